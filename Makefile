@@ -1,0 +1,59 @@
+# docmodel: PGXS build, plus the two newcomer commands (make demo, make test) and make bench.
+
+EXTENSION  = docmodel
+EXTVERSION = $(shell sed -n "s/^default_version *= *'\(.*\)'/\1/p" $(EXTENSION).control)
+MODULE_big = docmodel
+OBJS       = $(patsubst %.c,%.o,$(sort $(wildcard src/*.c)))
+DATA       = $(wildcard sql/$(EXTENSION)--*--*.sql) sql/$(EXTENSION)--$(EXTVERSION).sql
+EXTRA_CLEAN = sql/$(EXTENSION)--$(EXTVERSION).sql results output_iso regression.diffs \
+	regression.out tmp_check log
+
+# Every file in test/sql, test/specs and test/t is a suite member; no list to keep.
+REGRESS        = $(sort $(basename $(notdir $(wildcard test/sql/*.sql))))
+REGRESS_OPTS   = --inputdir=test --load-extension=$(EXTENSION)
+ISOLATION      = $(sort $(basename $(notdir $(wildcard test/specs/*.spec))))
+ISOLATION_OPTS = --inputdir=test --outputdir=. --load-extension=$(EXTENSION)
+
+PG_CONFIG ?= pg_config
+PG_CPPFLAGS += -I$(srcdir)/src
+PG_CFLAGS   += -Werror -Wall -Wmissing-prototypes
+SHLIB_LINK  +=
+
+PGXS := $(shell $(PG_CONFIG) --pgxs 2>/dev/null)
+ifeq ($(PGXS),)
+# pg_config is missing: only the set-up targets can run; they install it.
+all install installcheck:
+	@echo "pg_config not found: run 'make test' or 'make demo', which install PostgreSQL first" >&2; exit 1
+else
+include $(PGXS)
+endif
+
+# The install script is kept whole in sql/docmodel.sql and copied at build (as pgvector does).
+sql/$(EXTENSION)--$(EXTVERSION).sql: sql/$(EXTENSION).sql
+	cp $< $@
+all: sql/$(EXTENSION)--$(EXTVERSION).sql
+
+.PHONY: deps test demo bench tapcheck format
+
+# Install what a fresh Debian machine lacks (PostgreSQL 15, its headers, IPC::Run for TAP).
+deps:
+	@scripts/deps.sh
+
+# TAP suites in test/t, each starting its own clusters (run as postgres when we are root).
+tapcheck:
+	@scripts/tap.sh
+
+# Build, install, and run every suite (pg_regress, isolation, TAP) on a throwaway cluster.
+test: deps
+	@scripts/test.sh
+
+# Build, install, and run the tour (demo/*.sql in order) on a throwaway cluster.
+demo: deps
+	@scripts/demo.sh
+
+# Benchmarks against the hand-written SQL each feature replaces (test/bench/scenarios/*.sh).
+bench: deps
+	@scripts/bench.sh
+
+format:
+	clang-format -i src/*.c src/*.h

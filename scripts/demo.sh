@@ -1,0 +1,9 @@
+#!/usr/bin/env bash
+# make demo: build, install, and walk through the tour (demo/*.sql, in order, in one psql
+# session) on a throwaway cluster.
+set -eu
+source "$(dirname "$0")/env.sh"
+build_install
+args=()
+for f in demo/*.sql; do args+=(-f "$f"); done
+pg_virtualenv -v 15 psql -X -q -v ON_ERROR_STOP=1 -P pager=off "${args[@]}"

@@ -1,0 +1,14 @@
+# Sourced by the scripts: where PostgreSQL 15 is, and the make to build with.
+PGBIN=/usr/lib/postgresql/15/bin
+export PG_CONFIG="${PG_CONFIG:-$PGBIN/pg_config}"
+export PATH="$PGBIN:$PATH"
+TOP="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+cd "$TOP"
+sudo=""
+[ "$(id -u)" -eq 0 ] || sudo="sudo"
+
+# Build with -Werror and install into the PostgreSQL the server loads from.
+build_install() {
+	make -s PG_CONFIG="$PG_CONFIG" all >/dev/null &&
+		$sudo make -s PG_CONFIG="$PG_CONFIG" install >/dev/null
+}

@@ -1,0 +1,28 @@
+#!/usr/bin/env bash
+# Run the TAP suites of test/t with PostgreSQL::Test::Cluster. Its initdb refuses root, so as
+# root the tests run as the postgres user with a temporary directory it owns.
+set -u
+source "$(dirname "$0")/env.sh"
+shopt -s nullglob
+tests=(test/t/*.pl)
+[ ${#tests[@]} -eq 0 ] && { echo "no TAP tests"; exit 0; }
+pgxs=$(cd "$(dirname "$("$PG_CONFIG" --pgxs)")/../.." && pwd)
+tmp=$(mktemp -d /tmp/docmodel_tap.XXXXXX)
+chmod 755 "$tmp"
+run=()
+if [ "$(id -u)" -eq 0 ]; then
+	chown postgres "$tmp"
+	run=(runuser -u postgres --)
+fi
+rc=0
+for t in "${tests[@]}"; do
+	rm -rf "$tmp/tmp_check"
+	"${run[@]}" env TESTDIR="$tmp" PATH="$PATH" PG_REGRESS="$pgxs/src/test/regress/pg_regress" \
+		PGPORT=65432 TMPDIR="$tmp" \
+		prove -I "$pgxs/src/test/perl" -I test/t "$t" || {
+		rc=1
+		for l in "$tmp"/tmp_check/log/*; do echo "--- $l"; tail -40 "$l"; done
+	}
+done
+rm -rf "$tmp"
+exit $rc

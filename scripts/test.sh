@@ -1,0 +1,43 @@
+#!/usr/bin/env bash
+# make test: build, install, and run every suite (pg_regress, isolation, TAP) on throwaway
+# clusters; print each suite's member results and a closing "N passed, N failed".
+set -u
+source "$(dirname "$0")/env.sh"
+build_install || { echo "build failed"; echo "0 passed, 1 failed"; exit 1; }
+
+logdir=$(mktemp -d)
+rm -rf results regression.diffs regression.out
+
+# pg_regress and isolation share one throwaway cluster; each runs even if the other failed.
+pg_virtualenv -v 15 bash -c '
+	make -s PG_CONFIG="$0" installcheck ISOLATION= > "$1/regress.log" 2>&1; echo $? > "$1/regress.rc"
+	make -s PG_CONFIG="$0" installcheck REGRESS= > "$1/iso.log" 2>&1; echo $? > "$1/iso.rc"
+' "$PG_CONFIG" "$logdir" > "$logdir/virtualenv.log" 2>&1 || true
+cat "$logdir/regress.log" "$logdir/iso.log" 2>/dev/null
+if [ -f regression.diffs ] && [ -s regression.diffs ]; then
+	echo "--- regression.diffs (first 200 lines) ---"
+	head -200 regression.diffs
+fi
+
+# TAP: each test starts its own clusters.
+scripts/tap.sh > "$logdir/tap.log" 2>&1; echo $? > "$logdir/tap.rc"
+cat "$logdir/tap.log"
+
+pass=$(cat "$logdir/regress.log" "$logdir/iso.log" 2>/dev/null | grep -cE '\.\.\. ok( |$)')
+fail=$(cat "$logdir/regress.log" "$logdir/iso.log" 2>/dev/null | grep -cE '\.\.\. (FAILED|failed)')
+tpass=$(grep -cE '^test/t/.*\.\. ok$' "$logdir/tap.log")
+tfiles=$(ls test/t/*.pl 2>/dev/null | wc -l)
+pass=$((pass + tpass))
+fail=$((fail + tfiles - tpass))
+rc=0
+for s in regress iso tap; do
+	r=$(cat "$logdir/$s.rc" 2>/dev/null || echo 1)
+	[ "$r" = 0 ] || { rc=1; echo "suite $s exited $r"; }
+done
+if [ ! -f "$logdir/regress.rc" ]; then
+	echo "--- pg_virtualenv ---"; cat "$logdir/virtualenv.log"
+fi
+[ "$fail" -eq 0 ] || rc=1
+rm -rf "$logdir"
+echo "$pass passed, $fail failed"
+exit $rc

@@ -1,0 +1,22 @@
+/*-------------------------------------------------------------------------
+ *
+ * docmodel.h
+ *	  What the docmodel source files share: limits, settings, and the small
+ *	  interfaces one concern offers another (each concern's own header has
+ *	  the rest: key.h, version.h, ...).
+ *
+ *-------------------------------------------------------------------------
+ */
+#ifndef DOCMODEL_H
+#define DOCMODEL_H
+
+/* Couchbase's limits, kept by docmodel (PATTERNS.md section 1). */
+#define DOCMODEL_MAX_KEY_BYTES 250
+#define DOCMODEL_MAX_DOC_BYTES (20 * 1024 * 1024)
+#define DOCMODEL_MAX_DELIM_BYTES 4
+#define DOCMODEL_DEFAULT_DELIM "::"
+
+/* Settings (docmodel.c). */
+extern char *docmodel_actor;
+
+#endif /* DOCMODEL_H */

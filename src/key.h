@@ -1,0 +1,26 @@
+/*-------------------------------------------------------------------------
+ *
+ * key.h
+ *	  Key rules, offered to every concern that takes a key (collections,
+ *	  counters, revisions).
+ *
+ *-------------------------------------------------------------------------
+ */
+#ifndef DOCMODEL_KEY_H
+#define DOCMODEL_KEY_H
+
+/*
+ * Check a delimiter: 1 to 4 bytes, none a letter, digit or whitespace.
+ * Raises 22023 when it is not.
+ */
+extern void DocmodelCheckDelimiter(const char *delim, int dlen);
+
+/*
+ * Check a whole key (DESIGN.md key rules) for the given delimiter: at most
+ * 250 bytes (22001), no empty part, no control character (22023). When
+ * raise is false, return false instead of raising.
+ */
+extern bool DocmodelCheckKey(const char *key, int len, const char *delim,
+							 int dlen, bool raise);
+
+#endif /* DOCMODEL_KEY_H */

@@ -1,0 +1,57 @@
+# Benchmark helpers, sourced by test/bench/run.sh; scenarios in test/bench/scenarios/*.sh call them.
+# The machine is noisy: every pair runs in alternating rounds (A, B, A, B, ...) and we compare
+# medians. Each function prints one line: scenario, medians, ratio, and the issue's target.
+
+BENCH_ROUNDS=${BENCH_ROUNDS:-5}
+PSQL=(psql -X -q -v ON_ERROR_STOP=1)
+
+# Print the median of the numbers given as arguments.
+median() {
+	printf '%s\n' "$@" | sort -g | awk '{a[NR]=$1} END {if (NR%2) print a[(NR+1)/2]; else print (a[NR/2]+a[NR/2+1])/2}'
+}
+
+# Run SQL and print its elapsed milliseconds (server round trip of the one statement).
+time_sql() {
+	"${PSQL[@]}" -c '\timing on' -c "$1" | sed -n 's/^Time: \([0-9.]*\) ms.*/\1/p' | tail -1
+}
+
+# bench_sql NAME TARGET_RATIO 'docmodel SQL' 'baseline SQL'
+# Times two statements in alternating rounds; ratio = median(docmodel) / median(baseline);
+# the target is met when ratio <= TARGET_RATIO.
+bench_sql() {
+	local name=$1 target=$2 a=$3 b=$4 i ta=() tb=()
+	time_sql "$a" >/dev/null; time_sql "$b" >/dev/null   # warm both
+	for ((i = 0; i < BENCH_ROUNDS; i++)); do
+		ta+=("$(time_sql "$a")")
+		tb+=("$(time_sql "$b")")
+	done
+	local ma mb
+	ma=$(median "${ta[@]}"); mb=$(median "${tb[@]}")
+	awk -v n="$name" -v a="$ma" -v b="$mb" -v t="$target" 'BEGIN {
+		r = a / b; printf "%-44s %10.1f ms %10.1f ms   ratio %5.2fx   target <= %.2fx  %s\n",
+			n, a, b, r, t, (r <= t ? "met" : "MISSED") }'
+}
+
+# Run pgbench with a script file and print its tps (excluding connection time).
+tps_of() {
+	local file=$1 clients=$2 secs=$3
+	pgbench -n -f "$file" -c "$clients" -j "$clients" -T "$secs" 2>/dev/null |
+		sed -n 's/^tps = \([0-9.]*\).*/\1/p' | tail -1
+}
+
+# bench_tps NAME TARGET_RATIO docmodel.sql baseline.sql CLIENTS SECONDS
+# pgbench in alternating rounds; ratio = median tps(docmodel) / median tps(baseline);
+# the target is met when ratio >= TARGET_RATIO.
+bench_tps() {
+	local name=$1 target=$2 a=$3 b=$4 c=$5 s=$6 i ta=() tb=()
+	local rounds=${BENCH_TPS_ROUNDS:-3}
+	for ((i = 0; i < rounds; i++)); do
+		ta+=("$(tps_of "$a" "$c" "$s")")
+		tb+=("$(tps_of "$b" "$c" "$s")")
+	done
+	local ma mb
+	ma=$(median "${ta[@]}"); mb=$(median "${tb[@]}")
+	awk -v n="$name" -v a="$ma" -v b="$mb" -v t="$target" 'BEGIN {
+		r = a / b; printf "%-44s %10.0f tps %9.0f tps  ratio %5.2fx   target >= %.2fx  %s\n",
+			n, a, b, r, t, (r >= t ? "met" : "MISSED") }'
+}

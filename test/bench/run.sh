@@ -1,0 +1,14 @@
+#!/usr/bin/env bash
+# Benchmark runner: runs test/bench/scenarios/*.sh (or the ones named as arguments) against the
+# cluster in the environment (make bench gives it a throwaway one).
+set -eu
+cd "$(dirname "$0")"
+source ./lib.sh
+"${PSQL[@]}" -c 'CREATE EXTENSION IF NOT EXISTS docmodel'
+echo "docmodel benchmarks: medians of ${BENCH_ROUNDS} alternating rounds (pgbench: ${BENCH_TPS_ROUNDS:-3})"
+printf '%-44s %13s %13s\n' scenario docmodel baseline
+shopt -s nullglob
+if [ $# -gt 0 ]; then scenarios=("$@"); else scenarios=(scenarios/*.sh); fi
+for s in "${scenarios[@]}"; do
+	source "$s"
+done
