@@ -40,6 +40,417 @@
 -- Migrations (src/migrate.c)
 -------------------------------------------------------------------------------
 
+/*
+ * The registry: one row per rule, doc_type from_version -> to_version, by
+ * declarative steps or by a jsonb -> jsonb function (kept as its qualified
+ * signature text: pg_upgrade refuses regprocedure columns). A type's rules
+ * form one chain (register_migration keeps it so), so every registered
+ * version reaches the newest. A statement trigger tells every backend's
+ * cache (migrate.c) when the registry changes.
+ */
+CREATE TABLE docmodel.migration_rules (
+	doc_type      text NOT NULL,
+	from_version  docmodel.version NOT NULL,
+	to_version    docmodel.version NOT NULL,
+	steps         jsonb,
+	fn            text,
+	registered_at timestamptz NOT NULL DEFAULT pg_catalog.now(),
+	PRIMARY KEY (doc_type, from_version),
+	CHECK ((steps IS NULL) <> (fn IS NULL)),
+	CHECK (from_version OPERATOR(docmodel.<) to_version)
+);
+COMMENT ON TABLE docmodel.migration_rules IS
+	'docmodel: registered schema migrations, one chain of rules per document type';
+SELECT pg_catalog.pg_extension_config_dump('docmodel.migration_rules', '');
+
+CREATE FUNCTION docmodel._migration_rules_changed() RETURNS trigger
+	AS 'MODULE_PATHNAME', 'migration_rules_changed'
+	LANGUAGE C VOLATILE PARALLEL UNSAFE;
+COMMENT ON FUNCTION docmodel._migration_rules_changed() IS
+	'docmodel internal: invalidate every backend''s migration cache when the registry changes';
+CREATE TRIGGER migration_rules_changed
+	AFTER INSERT OR UPDATE OR DELETE OR TRUNCATE ON docmodel.migration_rules
+	FOR EACH STATEMENT EXECUTE FUNCTION docmodel._migration_rules_changed();
+
+/*
+ * Bulk runs of migrate_collection. status is running, done, failed or
+ * cancelled; the view shows a running row whose run holds no lock (its
+ * session crashed or was terminated) as interrupted. Not dumped: it is the
+ * state of this cluster's runs, not configuration.
+ */
+CREATE TABLE docmodel.migration_run (
+	run_id      bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+	coll        regclass NOT NULL,
+	doc_type    text,
+	target      docmodel.version,
+	targets     jsonb NOT NULL,
+	started_at  timestamptz NOT NULL DEFAULT pg_catalog.clock_timestamp(),
+	finished_at timestamptz,
+	last_key    text,
+	docs_done   bigint NOT NULL DEFAULT 0,
+	docs_total  bigint,
+	status      text NOT NULL DEFAULT 'running'
+		CHECK (status IN ('running', 'done', 'failed', 'cancelled')),
+	error       text
+);
+COMMENT ON TABLE docmodel.migration_run IS
+	'docmodel: state of migrate_collection runs (read docmodel.migration_runs)';
+
+CREATE VIEW docmodel.migration_runs AS
+SELECT r.run_id, r.coll, r.doc_type, r.target, r.started_at, r.finished_at,
+	r.last_key, r.docs_done, r.docs_total,
+	CASE WHEN r.status OPERATOR(pg_catalog.=) 'running' AND NOT EXISTS (
+			SELECT FROM pg_catalog.pg_locks l
+			WHERE l.locktype OPERATOR(pg_catalog.=) 'advisory'
+				AND l.classid OPERATOR(pg_catalog.=) 1835496052::pg_catalog.oid
+				AND l.objid OPERATOR(pg_catalog.=) r.coll::pg_catalog.oid
+				AND l.objsubid OPERATOR(pg_catalog.=) 2 AND l.granted)
+		THEN 'interrupted' ELSE r.status END AS status,
+	r.error
+FROM docmodel.migration_run r;
+COMMENT ON VIEW docmodel.migration_runs IS
+	'docmodel: every migrate_collection run: collection, type, target, progress (last key, docs), status';
+
+CREATE FUNCTION docmodel._check_migration_steps(steps jsonb) RETURNS void
+	AS 'MODULE_PATHNAME', 'migration_check_steps'
+	LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+COMMENT ON FUNCTION docmodel._check_migration_steps(jsonb) IS
+	'docmodel internal: raise 22023 naming the step index and op when a steps array is not well formed';
+
+CREATE FUNCTION docmodel.register_migration(doc_type text,
+	from_version docmodel.version, to_version docmodel.version,
+	steps jsonb DEFAULT NULL, fn regprocedure DEFAULT NULL) RETURNS void
+LANGUAGE plpgsql VOLATILE PARALLEL UNSAFE
+SET search_path = pg_catalog, pg_temp
+AS $$
+DECLARE
+	fn_text text;
+	p record;
+	same record;
+	first_from docmodel.version;
+	last_to docmodel.version;
+BEGIN
+	IF doc_type IS NULL OR doc_type = '' OR octet_length(doc_type) > 250 THEN
+		RAISE EXCEPTION USING ERRCODE = '22023',
+			MESSAGE = format('invalid document type %L', doc_type),
+			DETAIL = 'A document type is 1 to 250 bytes long.';
+	END IF;
+	IF from_version IS NULL OR to_version IS NULL THEN
+		RAISE EXCEPTION USING ERRCODE = '22023',
+			MESSAGE = 'from_version and to_version are required',
+			DETAIL = format('Type %L.', doc_type);
+	END IF;
+	IF (steps IS NULL) = (fn IS NULL) THEN
+		RAISE EXCEPTION USING ERRCODE = '22023',
+			MESSAGE = 'give exactly one of steps and fn',
+			DETAIL = format('Type %L, migration %s to %s.', doc_type, from_version, to_version),
+			HINT = 'steps => ''[{"op": ...}]'' for declarative steps, fn => ''my_step(jsonb)'' for a function.';
+	END IF;
+	IF NOT from_version OPERATOR(docmodel.<) to_version THEN
+		RAISE EXCEPTION USING ERRCODE = '22023',
+			MESSAGE = format('a migration must go to a newer version, not from %s to %s', from_version, to_version),
+			DETAIL = format('Type %L.', doc_type);
+	END IF;
+	IF steps IS NOT NULL THEN
+		PERFORM docmodel._check_migration_steps(steps);
+	ELSE
+		SELECT pr.pronargs, pr.proargtypes, pr.prorettype, pr.prokind, pr.proretset,
+			pr.proname, n.nspname
+		INTO p
+		FROM pg_proc pr JOIN pg_namespace n ON n.oid = pr.pronamespace
+		WHERE pr.oid = fn;
+		IF p.prokind <> 'f' OR p.pronargs <> 1 OR p.proargtypes[0] <> 'jsonb'::regtype
+			OR p.prorettype <> 'jsonb'::regtype OR p.proretset THEN
+			RAISE EXCEPTION USING ERRCODE = '22023',
+				MESSAGE = format('migration function %s must take jsonb and return jsonb', fn),
+				DETAIL = format('Type %L, migration %s to %s.', doc_type, from_version, to_version);
+		END IF;
+		fn_text := format('%I.%I(jsonb)', p.nspname, p.proname);
+	END IF;
+
+	-- One registration at a time, so two cannot fork the chain.
+	LOCK TABLE docmodel.migration_rules IN SHARE ROW EXCLUSIVE MODE;
+	SELECT r.to_version INTO same FROM docmodel.migration_rules r
+	WHERE r.doc_type = register_migration.doc_type
+		AND r.from_version OPERATOR(docmodel.=) register_migration.from_version;
+	IF FOUND THEN
+		IF same.to_version OPERATOR(docmodel.=) register_migration.to_version THEN
+			-- The same rule registered again replaces its steps (a fix).
+			UPDATE docmodel.migration_rules r
+			SET steps = register_migration.steps, fn = fn_text, registered_at = now()
+			WHERE r.doc_type = register_migration.doc_type
+				AND r.from_version OPERATOR(docmodel.=) register_migration.from_version;
+			RETURN;
+		END IF;
+		RAISE EXCEPTION USING ERRCODE = '22023',
+			MESSAGE = format('type %L already has a migration from version %s', doc_type, from_version),
+			DETAIL = format('It goes to version %s.', same.to_version),
+			HINT = 'Register the same from and to versions again to replace its steps.';
+	END IF;
+	SELECT r.from_version INTO first_from FROM docmodel.migration_rules r
+	WHERE r.doc_type = register_migration.doc_type ORDER BY r.from_version LIMIT 1;
+	SELECT r.to_version INTO last_to FROM docmodel.migration_rules r
+	WHERE r.doc_type = register_migration.doc_type ORDER BY r.to_version DESC LIMIT 1;
+	IF first_from IS NOT NULL
+		AND NOT from_version OPERATOR(docmodel.=) last_to
+		AND NOT to_version OPERATOR(docmodel.=) first_from THEN
+		RAISE EXCEPTION USING ERRCODE = '22023',
+			MESSAGE = format('a migration of type %L from %s to %s would not extend its chain',
+				doc_type, from_version, to_version),
+			DETAIL = format('Type %L goes from version %s to %s.', doc_type, first_from, last_to),
+			HINT = format('A new migration starts at %s or ends at %s.', last_to, first_from);
+	END IF;
+	INSERT INTO docmodel.migration_rules (doc_type, from_version, to_version, steps, fn)
+	VALUES (doc_type, from_version, to_version, steps, fn_text);
+END
+$$;
+COMMENT ON FUNCTION docmodel.register_migration(text, docmodel.version, docmodel.version, jsonb, regprocedure) IS
+	'docmodel: register the migration of a document type from one version to the next, by steps or by a jsonb -> jsonb function';
+
+CREATE FUNCTION docmodel.current_version(doc_type text) RETURNS docmodel.version
+	AS 'MODULE_PATHNAME', 'current_version'
+	LANGUAGE C STABLE STRICT PARALLEL SAFE;
+COMMENT ON FUNCTION docmodel.current_version(text) IS
+	'docmodel: the newest version of a document type that its migrations reach (NULL without migrations)';
+
+CREATE FUNCTION docmodel.migrate(doc jsonb, target docmodel.version DEFAULT NULL)
+	RETURNS jsonb
+	AS 'MODULE_PATHNAME', 'migrate'
+	LANGUAGE C STABLE PARALLEL SAFE;
+COMMENT ON FUNCTION docmodel.migrate(jsonb, docmodel.version) IS
+	'docmodel: migrate a document to target (default: its type''s current version); a document already there comes back as it is';
+
+CREATE FUNCTION docmodel._migrate_doc(doc jsonb, target docmodel.version, key text)
+	RETURNS jsonb
+	AS 'MODULE_PATHNAME', 'migrate_doc'
+	LANGUAGE C STABLE PARALLEL SAFE;
+COMMENT ON FUNCTION docmodel._migrate_doc(jsonb, docmodel.version, text) IS
+	'docmodel internal: migrate() whose errors name the document''s key';
+
+CREATE FUNCTION docmodel._migration_pending(doc jsonb, doc_type text, target docmodel.version)
+	RETURNS boolean
+	AS 'MODULE_PATHNAME', 'migration_pending'
+	LANGUAGE C STABLE PARALLEL SAFE;
+COMMENT ON FUNCTION docmodel._migration_pending(jsonb, text, docmodel.version) IS
+	'docmodel internal: would migrate() change this document (of this type, to this target)?';
+
+CREATE FUNCTION docmodel._migration_steps(doc_type text, version docmodel.version, target docmodel.version)
+	RETURNS integer
+	AS 'MODULE_PATHNAME', 'migration_steps'
+	LANGUAGE C STABLE PARALLEL SAFE;
+COMMENT ON FUNCTION docmodel._migration_steps(text, docmodel.version, docmodel.version) IS
+	'docmodel internal: how many steps take a document of a type from version (NULL: oldest) to target (NULL: current)';
+
+CREATE FUNCTION docmodel._doc_type(doc jsonb) RETURNS text
+	AS 'MODULE_PATHNAME', 'migration_doc_type'
+	LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+COMMENT ON FUNCTION docmodel._doc_type(jsonb) IS
+	'docmodel internal: a document''s type field (_type, meta.type or type)';
+
+CREATE FUNCTION docmodel._doc_version(doc jsonb) RETURNS docmodel.version
+	AS 'MODULE_PATHNAME', 'migration_doc_version'
+	LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+COMMENT ON FUNCTION docmodel._doc_version(jsonb) IS
+	'docmodel internal: a document''s schema version field (_schema, meta.schema or schema)';
+
+CREATE FUNCTION docmodel.migration_plan(coll regclass)
+	RETURNS TABLE(doc_type text, version docmodel.version, docs bigint,
+		target docmodel.version, steps integer)
+LANGUAGE plpgsql STABLE PARALLEL SAFE
+SET search_path = pg_catalog, pg_temp
+AS $$
+BEGIN
+	RETURN QUERY EXECUTE format(
+		'SELECT s.t, s.v, s.n, docmodel.current_version(s.t),
+			docmodel._migration_steps(s.t, s.v, NULL)
+		FROM (SELECT docmodel._doc_type(doc) AS t, docmodel._doc_version(doc) AS v,
+				count(*) AS n
+			FROM %s GROUP BY 1, 2) s
+		ORDER BY 1, 2', coll);
+END
+$$;
+COMMENT ON FUNCTION docmodel.migration_plan(regclass) IS
+	'docmodel: the dry run of migrate_collection: documents per type and version, the target and the steps each needs';
+
+/*
+ * The bulk run. No SET search_path (a procedure with SET cannot COMMIT), so
+ * every name is qualified. Per-document work is the C _migrate_doc(); this
+ * only walks the keys batch by batch. The lock is a session advisory lock
+ * (1835496052, coll oid), released on every exit; a crashed session drops
+ * it with its connection.
+ */
+CREATE PROCEDURE docmodel.migrate_collection(coll regclass, doc_type text DEFAULT NULL,
+	target docmodel.version DEFAULT NULL, batch_size integer DEFAULT 5000)
+LANGUAGE plpgsql
+AS $$
+DECLARE
+	k1 constant integer := 1835496052;
+	k2 integer;
+	run_id bigint;
+	last text;
+	batch_end text;
+	done bigint;
+	total bigint;
+	remaining bigint;
+	n bigint;
+	this_run bigint := 0;
+	started timestamptz;
+	secs float8;
+	rate float8;
+	targets jsonb;
+	old record;
+	st text;
+	msg text;
+	det text;
+	hnt text;
+	failed boolean := false;
+BEGIN
+	IF batch_size IS NULL OR batch_size OPERATOR(pg_catalog.<) 1 THEN
+		RAISE EXCEPTION USING ERRCODE = '22023',
+			MESSAGE = pg_catalog.format('batch_size must be at least 1, not %s', batch_size);
+	END IF;
+	IF coll IS NULL THEN
+		RAISE EXCEPTION USING ERRCODE = '22023', MESSAGE = 'coll is required';
+	END IF;
+	IF target IS NOT NULL AND doc_type IS NULL THEN
+		RAISE EXCEPTION USING ERRCODE = '22023',
+			MESSAGE = 'a target version needs a doc_type',
+			HINT = 'CALL docmodel.migrate_collection(coll, ''user'', ''2.0'').';
+	END IF;
+	IF doc_type IS NOT NULL THEN
+		IF docmodel.current_version(doc_type) IS NULL THEN
+			RAISE EXCEPTION USING ERRCODE = '22023',
+				MESSAGE = pg_catalog.format('type %L has no migrations', doc_type),
+				HINT = 'Register one with docmodel.register_migration().';
+		END IF;
+		-- raises 22023 when no chain reaches target
+		PERFORM docmodel._migration_steps(doc_type, NULL, target);
+	END IF;
+	IF (SELECT pg_catalog.count(*) FROM pg_catalog.pg_attribute a
+		WHERE a.attrelid OPERATOR(pg_catalog.=) coll AND NOT a.attisdropped
+			AND ((a.attname OPERATOR(pg_catalog.=) 'id' AND a.atttypid OPERATOR(pg_catalog.=) 'pg_catalog.text'::pg_catalog.regtype)
+				OR (a.attname OPERATOR(pg_catalog.=) 'doc' AND a.atttypid OPERATOR(pg_catalog.=) 'pg_catalog.jsonb'::pg_catalog.regtype)))
+		OPERATOR(pg_catalog.<>) 2 THEN
+		RAISE EXCEPTION USING ERRCODE = '22023',
+			MESSAGE = pg_catalog.format('%s has no columns id text and doc jsonb', coll),
+			HINT = 'migrate_collection works on collections, and on any table with those two columns.';
+	END IF;
+
+	k2 := (coll::pg_catalog.oid::pg_catalog.int8 OPERATOR(pg_catalog.-)
+		CASE WHEN coll::pg_catalog.oid::pg_catalog.int8 OPERATOR(pg_catalog.>=) 2147483648
+			THEN 4294967296 ELSE 0 END)::pg_catalog.int4;
+	IF NOT pg_catalog.pg_try_advisory_lock(k1, k2) THEN
+		RAISE EXCEPTION USING ERRCODE = '55P03',
+			MESSAGE = pg_catalog.format('a migration of %s is already running', coll),
+			HINT = 'Wait for it to finish (see docmodel.migration_runs), then call again.';
+	END IF;
+
+	BEGIN
+		SELECT pg_catalog.jsonb_object_agg(t.d, docmodel.current_version(t.d)::pg_catalog.text)
+		INTO targets
+		FROM (SELECT DISTINCT r.doc_type AS d FROM docmodel.migration_rules r) t;
+		targets := pg_catalog.coalesce(targets, '{}');
+
+		-- Resume the unfinished run with the same arguments, if there is one.
+		SELECT r.run_id, r.last_key, r.docs_done, r.targets INTO old
+		FROM docmodel.migration_run r
+		WHERE r.coll OPERATOR(pg_catalog.=) migrate_collection.coll
+			AND r.doc_type IS NOT DISTINCT FROM migrate_collection.doc_type
+			AND r.target IS NOT DISTINCT FROM migrate_collection.target
+			AND r.status OPERATOR(pg_catalog.<>) 'done'
+		ORDER BY r.run_id DESC LIMIT 1;
+		IF FOUND THEN
+			run_id := old.run_id;
+			done := old.docs_done;
+			-- Rules changed since: documents before last_key may be behind.
+			IF old.targets OPERATOR(pg_catalog.=) targets THEN
+				last := old.last_key;
+			END IF;
+			RAISE NOTICE 'resuming run % of % after key %', run_id, coll,
+				pg_catalog.coalesce(pg_catalog.quote_literal(last), '(start)');
+		ELSE
+			INSERT INTO docmodel.migration_run (coll, doc_type, target, targets)
+			VALUES (coll, doc_type, target, targets)
+			RETURNING docmodel.migration_run.run_id INTO run_id;
+			done := 0;
+		END IF;
+		EXECUTE pg_catalog.format('SELECT pg_catalog.count(*) FROM %s
+			WHERE ($1 IS NULL OR id OPERATOR(pg_catalog.>) $1)
+				AND docmodel._migration_pending(doc, $2, $3)', coll)
+		INTO remaining USING last, doc_type, target;
+		total := done OPERATOR(pg_catalog.+) remaining;
+		UPDATE docmodel.migration_run r
+		SET status = 'running', docs_total = total, targets = migrate_collection.targets,
+			finished_at = NULL, error = NULL
+		WHERE r.run_id OPERATOR(pg_catalog.=) migrate_collection.run_id;
+	EXCEPTION WHEN query_canceled OR others THEN
+		PERFORM pg_catalog.pg_advisory_unlock(k1, k2);
+		RAISE;
+	END;
+	COMMIT;
+
+	started := pg_catalog.clock_timestamp();
+	LOOP
+		BEGIN
+			EXECUTE pg_catalog.format('SELECT pg_catalog.max(id), pg_catalog.count(*)
+				FROM (SELECT id FROM %s
+					WHERE ($1 IS NULL OR id OPERATOR(pg_catalog.>) $1)
+						AND docmodel._migration_pending(doc, $2, $3)
+					ORDER BY id LIMIT $4) b', coll)
+			INTO batch_end, n USING last, doc_type, target, batch_size;
+			EXIT WHEN n OPERATOR(pg_catalog.=) 0;
+			EXECUTE pg_catalog.format('UPDATE %s
+				SET doc = docmodel._migrate_doc(doc, $3, id)
+				WHERE ($1 IS NULL OR id OPERATOR(pg_catalog.>) $1)
+					AND id OPERATOR(pg_catalog.<=) $4
+					AND docmodel._migration_pending(doc, $2, $3)', coll)
+			USING last, doc_type, target, batch_end;
+			GET DIAGNOSTICS n = ROW_COUNT;
+			done := done OPERATOR(pg_catalog.+) n;
+			this_run := this_run OPERATOR(pg_catalog.+) n;
+			last := batch_end;
+			UPDATE docmodel.migration_run r SET last_key = last, docs_done = done
+			WHERE r.run_id OPERATOR(pg_catalog.=) migrate_collection.run_id;
+		EXCEPTION WHEN query_canceled OR others THEN
+			GET STACKED DIAGNOSTICS st = RETURNED_SQLSTATE, msg = MESSAGE_TEXT,
+				det = PG_EXCEPTION_DETAIL, hnt = PG_EXCEPTION_HINT;
+			failed := true;
+		END;
+		EXIT WHEN failed;
+		COMMIT;
+		secs := pg_catalog.date_part('epoch', pg_catalog.clock_timestamp() OPERATOR(pg_catalog.-) started);
+		rate := this_run::pg_catalog.float8 OPERATOR(pg_catalog./) pg_catalog.greatest(secs, 0.001);
+		RAISE NOTICE 'migrated %/% (%%), % docs/s, eta %s', done, total,
+			pg_catalog.floor(100 OPERATOR(pg_catalog.*) done::pg_catalog.numeric OPERATOR(pg_catalog./) pg_catalog.greatest(total, 1)),
+			pg_catalog.round(rate::pg_catalog.numeric),
+			pg_catalog.ceil(pg_catalog.greatest(total OPERATOR(pg_catalog.-) done, 0)::pg_catalog.float8 OPERATOR(pg_catalog./) pg_catalog.greatest(rate, 1));
+	END LOOP;
+
+	IF failed THEN
+		-- The failing batch rolled back; record why, keep what committed.
+		UPDATE docmodel.migration_run r
+		SET status = CASE WHEN st OPERATOR(pg_catalog.=) '57014' THEN 'cancelled' ELSE 'failed' END,
+			error = msg OPERATOR(pg_catalog.||) pg_catalog.coalesce(' (' OPERATOR(pg_catalog.||) pg_catalog.nullif(det, '') OPERATOR(pg_catalog.||) ')', '')
+		WHERE r.run_id OPERATOR(pg_catalog.=) migrate_collection.run_id;
+		COMMIT;
+		PERFORM pg_catalog.pg_advisory_unlock(k1, k2);
+		IF pg_catalog.coalesce(hnt, '') OPERATOR(pg_catalog.=) '' THEN
+			RAISE EXCEPTION USING ERRCODE = st, MESSAGE = msg, DETAIL = pg_catalog.coalesce(det, '');
+		ELSE
+			RAISE EXCEPTION USING ERRCODE = st, MESSAGE = msg, DETAIL = pg_catalog.coalesce(det, ''), HINT = hnt;
+		END IF;
+	END IF;
+	UPDATE docmodel.migration_run r
+	SET status = 'done', finished_at = pg_catalog.clock_timestamp(), docs_total = done
+	WHERE r.run_id OPERATOR(pg_catalog.=) migrate_collection.run_id;
+	COMMIT;
+	PERFORM pg_catalog.pg_advisory_unlock(k1, k2);
+	RAISE NOTICE 'run % done: % documents of % at their target version', run_id, done, coll;
+END
+$$;
+COMMENT ON PROCEDURE docmodel.migrate_collection(regclass, text, docmodel.version, integer) IS
+	'docmodel: migrate every outdated document of a collection, committing batch by batch in key order, resumable; see docmodel.migration_runs';
+
 -- (end of migrations)
 
 
