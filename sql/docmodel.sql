@@ -132,24 +132,24 @@ DECLARE
 BEGIN
 	IF doc_type IS NULL OR doc_type = '' OR octet_length(doc_type) > 250 THEN
 		RAISE EXCEPTION USING ERRCODE = '22023',
-			MESSAGE = format('invalid document type %L', doc_type),
+			MESSAGE = format('invalid document type "%s"', doc_type),
 			DETAIL = 'A document type is 1 to 250 bytes long.';
 	END IF;
 	IF from_version IS NULL OR to_version IS NULL THEN
 		RAISE EXCEPTION USING ERRCODE = '22023',
 			MESSAGE = 'from_version and to_version are required',
-			DETAIL = format('Type %L.', doc_type);
+			DETAIL = format('Type "%s".', doc_type);
 	END IF;
 	IF (steps IS NULL) = (fn IS NULL) THEN
 		RAISE EXCEPTION USING ERRCODE = '22023',
 			MESSAGE = 'give exactly one of steps and fn',
-			DETAIL = format('Type %L, migration %s to %s.', doc_type, from_version, to_version),
+			DETAIL = format('Type "%s", migration %s to %s.', doc_type, from_version, to_version),
 			HINT = 'steps => ''[{"op": ...}]'' for declarative steps, fn => ''my_step(jsonb)'' for a function.';
 	END IF;
 	IF NOT from_version OPERATOR(docmodel.<) to_version THEN
 		RAISE EXCEPTION USING ERRCODE = '22023',
 			MESSAGE = format('a migration must go to a newer version, not from %s to %s', from_version, to_version),
-			DETAIL = format('Type %L.', doc_type);
+			DETAIL = format('Type "%s".', doc_type);
 	END IF;
 	IF steps IS NOT NULL THEN
 		PERFORM docmodel._check_migration_steps(steps);
@@ -163,7 +163,7 @@ BEGIN
 			OR p.prorettype <> 'jsonb'::regtype OR p.proretset THEN
 			RAISE EXCEPTION USING ERRCODE = '22023',
 				MESSAGE = format('migration function %s must take jsonb and return jsonb', fn),
-				DETAIL = format('Type %L, migration %s to %s.', doc_type, from_version, to_version);
+				DETAIL = format('Type "%s", migration %s to %s.', doc_type, from_version, to_version);
 		END IF;
 		fn_text := format('%I.%I(jsonb)', p.nspname, p.proname);
 	END IF;
@@ -183,7 +183,7 @@ BEGIN
 			RETURN;
 		END IF;
 		RAISE EXCEPTION USING ERRCODE = '22023',
-			MESSAGE = format('type %L already has a migration from version %s', doc_type, from_version),
+			MESSAGE = format('type "%s" already has a migration from version %s', doc_type, from_version),
 			DETAIL = format('It goes to version %s.', same.to_version),
 			HINT = 'Register the same from and to versions again to replace its steps.';
 	END IF;
@@ -195,9 +195,9 @@ BEGIN
 		AND NOT from_version OPERATOR(docmodel.=) last_to
 		AND NOT to_version OPERATOR(docmodel.=) first_from THEN
 		RAISE EXCEPTION USING ERRCODE = '22023',
-			MESSAGE = format('a migration of type %L from %s to %s would not extend its chain',
+			MESSAGE = format('a migration of type "%s" from %s to %s would not extend its chain',
 				doc_type, from_version, to_version),
-			DETAIL = format('Type %L goes from version %s to %s.', doc_type, first_from, last_to),
+			DETAIL = format('Type "%s" goes from version %s to %s.', doc_type, first_from, last_to),
 			HINT = format('A new migration starts at %s or ends at %s.', last_to, first_from);
 	END IF;
 	INSERT INTO docmodel.migration_rules (doc_type, from_version, to_version, steps, fn)
@@ -283,6 +283,7 @@ CREATE PROCEDURE docmodel.migrate_collection(coll regclass, doc_type text DEFAUL
 	target docmodel.version DEFAULT NULL, batch_size integer DEFAULT 5000)
 LANGUAGE plpgsql
 AS $$
+<<mc>>
 DECLARE
 	k1 constant integer := 1835496052;
 	k2 integer;
@@ -320,7 +321,7 @@ BEGIN
 	IF doc_type IS NOT NULL THEN
 		IF docmodel.current_version(doc_type) IS NULL THEN
 			RAISE EXCEPTION USING ERRCODE = '22023',
-				MESSAGE = pg_catalog.format('type %L has no migrations', doc_type),
+				MESSAGE = pg_catalog.format('type "%s" has no migrations', doc_type),
 				HINT = 'Register one with docmodel.register_migration().';
 		END IF;
 		-- raises 22023 when no chain reaches target
@@ -349,14 +350,15 @@ BEGIN
 		SELECT pg_catalog.jsonb_object_agg(t.d, docmodel.current_version(t.d)::pg_catalog.text)
 		INTO targets
 		FROM (SELECT DISTINCT r.doc_type AS d FROM docmodel.migration_rules r) t;
-		targets := pg_catalog.coalesce(targets, '{}');
+		targets := coalesce(targets, '{}'::pg_catalog.jsonb);
 
 		-- Resume the unfinished run with the same arguments, if there is one.
 		SELECT r.run_id, r.last_key, r.docs_done, r.targets INTO old
 		FROM docmodel.migration_run r
 		WHERE r.coll OPERATOR(pg_catalog.=) migrate_collection.coll
 			AND r.doc_type IS NOT DISTINCT FROM migrate_collection.doc_type
-			AND r.target IS NOT DISTINCT FROM migrate_collection.target
+			AND ((r.target IS NULL AND migrate_collection.target IS NULL)
+				OR r.target OPERATOR(docmodel.=) migrate_collection.target)
 			AND r.status OPERATOR(pg_catalog.<>) 'done'
 		ORDER BY r.run_id DESC LIMIT 1;
 		IF FOUND THEN
@@ -367,7 +369,7 @@ BEGIN
 				last := old.last_key;
 			END IF;
 			RAISE NOTICE 'resuming run % of % after key %', run_id, coll,
-				pg_catalog.coalesce(pg_catalog.quote_literal(last), '(start)');
+				coalesce(pg_catalog.quote_literal(last), '(start)');
 		ELSE
 			INSERT INTO docmodel.migration_run (coll, doc_type, target, targets)
 			VALUES (coll, doc_type, target, targets)
@@ -380,9 +382,9 @@ BEGIN
 		INTO remaining USING last, doc_type, target;
 		total := done OPERATOR(pg_catalog.+) remaining;
 		UPDATE docmodel.migration_run r
-		SET status = 'running', docs_total = total, targets = migrate_collection.targets,
+		SET status = 'running', docs_total = total, targets = mc.targets,
 			finished_at = NULL, error = NULL
-		WHERE r.run_id OPERATOR(pg_catalog.=) migrate_collection.run_id;
+		WHERE r.run_id OPERATOR(pg_catalog.=) mc.run_id;
 	EXCEPTION WHEN query_canceled OR others THEN
 		PERFORM pg_catalog.pg_advisory_unlock(k1, k2);
 		RAISE;
@@ -410,7 +412,7 @@ BEGIN
 			this_run := this_run OPERATOR(pg_catalog.+) n;
 			last := batch_end;
 			UPDATE docmodel.migration_run r SET last_key = last, docs_done = done
-			WHERE r.run_id OPERATOR(pg_catalog.=) migrate_collection.run_id;
+			WHERE r.run_id OPERATOR(pg_catalog.=) mc.run_id;
 		EXCEPTION WHEN query_canceled OR others THEN
 			GET STACKED DIAGNOSTICS st = RETURNED_SQLSTATE, msg = MESSAGE_TEXT,
 				det = PG_EXCEPTION_DETAIL, hnt = PG_EXCEPTION_HINT;
@@ -419,30 +421,30 @@ BEGIN
 		EXIT WHEN failed;
 		COMMIT;
 		secs := pg_catalog.date_part('epoch', pg_catalog.clock_timestamp() OPERATOR(pg_catalog.-) started);
-		rate := this_run::pg_catalog.float8 OPERATOR(pg_catalog./) pg_catalog.greatest(secs, 0.001);
-		RAISE NOTICE 'migrated %/% (%%), % docs/s, eta %s', done, total,
-			pg_catalog.floor(100 OPERATOR(pg_catalog.*) done::pg_catalog.numeric OPERATOR(pg_catalog./) pg_catalog.greatest(total, 1)),
+		rate := this_run::pg_catalog.float8 OPERATOR(pg_catalog./) greatest(secs, 0.001);
+		RAISE NOTICE '%', pg_catalog.format('migrated %s/%s (%s%%), %s docs/s, eta %ss', done, total,
+			pg_catalog.floor(100 OPERATOR(pg_catalog.*) done::pg_catalog.numeric OPERATOR(pg_catalog./) greatest(total, 1)),
 			pg_catalog.round(rate::pg_catalog.numeric),
-			pg_catalog.ceil(pg_catalog.greatest(total OPERATOR(pg_catalog.-) done, 0)::pg_catalog.float8 OPERATOR(pg_catalog./) pg_catalog.greatest(rate, 1));
+			pg_catalog.ceil(greatest(total OPERATOR(pg_catalog.-) done, 0)::pg_catalog.float8 OPERATOR(pg_catalog./) greatest(rate, 1)));
 	END LOOP;
 
 	IF failed THEN
 		-- The failing batch rolled back; record why, keep what committed.
 		UPDATE docmodel.migration_run r
 		SET status = CASE WHEN st OPERATOR(pg_catalog.=) '57014' THEN 'cancelled' ELSE 'failed' END,
-			error = msg OPERATOR(pg_catalog.||) pg_catalog.coalesce(' (' OPERATOR(pg_catalog.||) pg_catalog.nullif(det, '') OPERATOR(pg_catalog.||) ')', '')
-		WHERE r.run_id OPERATOR(pg_catalog.=) migrate_collection.run_id;
+			error = msg OPERATOR(pg_catalog.||) coalesce(' (' OPERATOR(pg_catalog.||) nullif(det, '') OPERATOR(pg_catalog.||) ')', '')
+		WHERE r.run_id OPERATOR(pg_catalog.=) mc.run_id;
 		COMMIT;
 		PERFORM pg_catalog.pg_advisory_unlock(k1, k2);
-		IF pg_catalog.coalesce(hnt, '') OPERATOR(pg_catalog.=) '' THEN
-			RAISE EXCEPTION USING ERRCODE = st, MESSAGE = msg, DETAIL = pg_catalog.coalesce(det, '');
+		IF coalesce(hnt, '') OPERATOR(pg_catalog.=) '' THEN
+			RAISE EXCEPTION USING ERRCODE = st, MESSAGE = msg, DETAIL = coalesce(det, '');
 		ELSE
-			RAISE EXCEPTION USING ERRCODE = st, MESSAGE = msg, DETAIL = pg_catalog.coalesce(det, ''), HINT = hnt;
+			RAISE EXCEPTION USING ERRCODE = st, MESSAGE = msg, DETAIL = coalesce(det, ''), HINT = hnt;
 		END IF;
 	END IF;
 	UPDATE docmodel.migration_run r
 	SET status = 'done', finished_at = pg_catalog.clock_timestamp(), docs_total = done
-	WHERE r.run_id OPERATOR(pg_catalog.=) migrate_collection.run_id;
+	WHERE r.run_id OPERATOR(pg_catalog.=) mc.run_id;
 	COMMIT;
 	PERFORM pg_catalog.pg_advisory_unlock(k1, k2);
 	RAISE NOTICE 'run % done: % documents of % at their target version', run_id, done, coll;

@@ -902,7 +902,9 @@ TakeVersion(DocFields *f, JsonbValue *v)
 		f->has_version = false;
 	else
 	{
-		f->version = "(not a string)";
+		/* a boolean, object or array: not a version */
+		f->version = v->type == jbvBool ? (v->val.boolean ? "true" : "false")
+										: "(a container)";
 		f->versionlen = strlen(f->version);
 		f->version_ok = false;
 	}
