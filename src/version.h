@@ -17,9 +17,9 @@
  */
 typedef struct DocVersion
 {
-	int32		vl_len_;		/* varlena header (do not touch directly) */
-	int32		nparts;			/* number of parts, at least 1 */
-	int32		parts[FLEXIBLE_ARRAY_MEMBER];
+	int32 vl_len_; /* varlena header (do not touch directly) */
+	int32 nparts;  /* number of parts, at least 1 */
+	int32 parts[FLEXIBLE_ARRAY_MEMBER];
 } DocVersion;
 
 #define DOCVERSION_MAX_PARTS 16
@@ -38,6 +38,6 @@ extern DocVersion *DocVersionFromCString(const char *str, bool raise);
 extern char *DocVersionToCString(const DocVersion *v);
 
 /* Compare two versions part by part; missing parts count as 0. */
-extern int	DocVersionCmp(const DocVersion *a, const DocVersion *b);
+extern int DocVersionCmp(const DocVersion *a, const DocVersion *b);
 
 #endif /* DOCMODEL_VERSION_H */
