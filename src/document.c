@@ -31,6 +31,7 @@
 
 #include "collection.h"
 #include "key.h"
+#include "migrate.h"
 
 PG_FUNCTION_INFO_V1(collection_trigger);
 
@@ -580,7 +581,13 @@ collection_trigger(PG_FUNCTION_ARGS)
 	}
 	st.cas = DocmodelNextCas(old_cas);
 
-	/* schema version: see migrate.c */
+	/* schema version: see migrate.c (migrate on write, stamp _schema) */
+	body = DocmodelMigrateOnWrite(
+		body, st.type, st.type_len,
+		cfg.meta_style == DOCMODEL_META_META    ? DOC_META_META
+		: cfg.meta_style == DOCMODEL_META_PLAIN ? DOC_META_PLAIN
+												: DOC_META_UNDERSCORE,
+		key, key_len, &st.schema);
 
 	result = DocmodelAssembleDocument(body, &st);
 	CheckSize(VARSIZE(result), key, key_len);

@@ -40,6 +40,7 @@
 #include "access/xact.h"
 
 #include "collection.h"
+#include "migrate.h"
 
 PG_FUNCTION_INFO_V1(kv_get);
 PG_FUNCTION_INFO_V1(kv_get_multi);
@@ -369,6 +370,15 @@ kv_get(PG_FUNCTION_ARGS)
 	if (isnull)
 		PG_RETURN_NULL();
 	/* schema version: see migrate.c (get returns the current version) */
+	{
+		Jsonb *doc = DatumGetJsonbP(result);
+		Jsonb *cur =
+			DocmodelMigrate(doc, DOC_META_AUTO, NULL,
+							text_to_cstring(PG_GETARG_TEXT_PP(1)), false);
+
+		if (cur != doc)
+			result = JsonbPGetDatum(cur);
+	}
 	PG_RETURN_DATUM(result);
 }
 
@@ -385,10 +395,12 @@ kv_get_multi(PG_FUNCTION_ARGS)
 	if (SPI_connect() != SPI_OK_CONNECT)
 		elog(ERROR, "SPI_connect failed");
 	KvExec(entry, KV_GET_MULTI, values, NULL, true, 0);
-	for (i = 0; i < SPI_processed; i++)
-		tuplestore_puttuple(rsinfo->setResult, SPI_tuptable->vals[i]);
-	SPI_finish();
 	/* schema version: see migrate.c (each doc at its current version) */
+	for (i = 0; i < SPI_processed; i++)
+		tuplestore_puttuple(rsinfo->setResult,
+							DocmodelMigrateTuple(SPI_tuptable->vals[i],
+												 SPI_tuptable->tupdesc, 1, 2));
+	SPI_finish();
 	return (Datum) 0;
 }
 

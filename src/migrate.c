@@ -20,6 +20,7 @@
 
 #include <math.h>
 
+#include "access/htup_details.h"
 #include "catalog/namespace.h"
 #include "catalog/pg_type.h"
 #include "commands/trigger.h"
@@ -950,11 +951,13 @@ FindFields(JsonbContainer *root, DocMetaStyle style, DocFields *f)
 		tkey = "type";
 		vkey = "schema";
 	}
-	if (!getKeyJsonValueFromContainer(where, tkey, strlen(tkey), &tv) ||
-		tv.type != jbvString)
-		return;
-	f->type = tv.val.string.val;
-	f->typelen = tv.val.string.len;
+	if (getKeyJsonValueFromContainer(where, tkey, strlen(tkey), &tv) &&
+		tv.type == jbvString)
+	{
+		f->type = tv.val.string.val;
+		f->typelen = tv.val.string.len;
+	}
+	/* read even without a type field: the trigger knows the type */
 	if (getKeyJsonValueFromContainer(where, vkey, strlen(vkey), &vv))
 		TakeVersion(f, &vv);
 }
@@ -1932,52 +1935,18 @@ CheckTarget(TypeRules *tr, const DocVersion *target)
 						   DocVersionToCString(tr->oldest), tr->current_text)));
 }
 
-/* See migrate.h. */
-Jsonb *
-DocmodelMigrate(Jsonb *doc, DocMetaStyle style, const DocVersion *target,
-				const char *key, bool stamp_absent)
+/*
+ * Apply the rules of tr to doc, from version v up to tgt, and return the
+ * new document (built once, unless a fn rule sits in the chain). style is
+ * resolved (not AUTO): it says where the schema field goes.
+ */
+static Jsonb *
+ApplyChain(Jsonb *doc, TypeRules *tr, DocMetaStyle style, const DocVersion *v,
+		   const DocVersion *tgt, const char *key)
 {
-	DocFields f;
-	TypeRules *tr;
-	const DocVersion *v;
-	const DocVersion *tgt;
 	JsonbValue *tree = NULL;
 	Jsonb *cur = doc;
 	ApplyCx cx;
-
-	if (!JB_ROOT_IS_OBJECT(doc))
-		return doc;
-	FindFields(&doc->root, style, &f);
-	if (f.type == NULL)
-		return doc;
-	tr = LookupType(f.type, f.typelen);
-	if (tr == NULL)
-		return doc;
-
-	/* The fast path: a current document comes back as it is. */
-	if (f.has_version && target == NULL &&
-		f.versionlen == (int) strlen(tr->current_text) &&
-		memcmp(f.version, tr->current_text, f.versionlen) == 0)
-		return doc;
-
-	tgt = target ? target : tr->current;
-	if (target)
-		CheckTarget(tr, target);
-	if (!f.has_version)
-	{
-		if (stamp_absent)
-		{
-			tree = TreeFromContainer(&doc->root);
-			SetVersion(tree, f.style,
-					   target ? DocVersionToCString(target) : tr->current_text);
-			return JsonbValueToJsonb(tree);
-		}
-		v = tr->oldest;
-	}
-	else
-		v = ParseDocVersion(&f, key);
-	if (DocVersionCmp(v, tgt) >= 0)
-		return doc;
 
 	cx.key = key;
 	cx.type = tr->name;
@@ -2019,10 +1988,130 @@ DocmodelMigrate(Jsonb *doc, DocMetaStyle style, const DocVersion *target,
 							errmsg("migration of type \"%s\" from %s to %s did "
 								   "not leave an object",
 								   tr->name, r->from_text, r->to_text)));
-		SetVersion(tree, f.style, r->to_text);
+		SetVersion(tree, style, r->to_text);
 		v = r->to;
 	}
 	return JsonbValueToJsonb(tree);
+}
+
+/* See migrate.h. */
+Jsonb *
+DocmodelMigrate(Jsonb *doc, DocMetaStyle style, const DocVersion *target,
+				const char *key, bool stamp_absent)
+{
+	DocFields f;
+	TypeRules *tr;
+	const DocVersion *v;
+	const DocVersion *tgt;
+
+	if (!JB_ROOT_IS_OBJECT(doc))
+		return doc;
+	FindFields(&doc->root, style, &f);
+	if (f.type == NULL)
+		return doc;
+	tr = LookupType(f.type, f.typelen);
+	if (tr == NULL)
+		return doc;
+
+	/* The fast path: a current document comes back as it is. */
+	if (f.has_version && target == NULL &&
+		f.versionlen == (int) strlen(tr->current_text) &&
+		memcmp(f.version, tr->current_text, f.versionlen) == 0)
+		return doc;
+
+	tgt = target ? target : tr->current;
+	if (target)
+		CheckTarget(tr, target);
+	if (!f.has_version)
+	{
+		if (stamp_absent)
+		{
+			JsonbValue *tree = TreeFromContainer(&doc->root);
+
+			SetVersion(tree, f.style,
+					   target ? DocVersionToCString(target) : tr->current_text);
+			return JsonbValueToJsonb(tree);
+		}
+		v = tr->oldest;
+	}
+	else
+		v = ParseDocVersion(&f, key);
+	if (DocVersionCmp(v, tgt) >= 0)
+		return doc;
+	return ApplyChain(doc, tr, f.style, v, tgt, key);
+}
+
+/* See migrate.h. */
+Jsonb *
+DocmodelMigrateOnWrite(Jsonb *body, const char *type, int type_len,
+					   DocMetaStyle style, const char *key, int key_len,
+					   JsonbValue **schema)
+{
+	DocFields f;
+	TypeRules *tr;
+	const DocVersion *v;
+	char *keyz;
+	JsonbValue *sv;
+
+	*schema = NULL;
+	if (!JB_ROOT_IS_OBJECT(body))
+		return body;
+	tr = LookupType(type, type_len);
+	if (tr == NULL)
+		return body;
+	FindFields(&body->root, style, &f);
+	f.type = (char *) type;
+	f.typelen = type_len;
+	if (f.has_version && f.versionlen == (int) strlen(tr->current_text) &&
+		memcmp(f.version, tr->current_text, f.versionlen) == 0)
+		return body;
+	sv = palloc(sizeof(JsonbValue));
+	sv->type = jbvString;
+	sv->val.string.val = pstrdup(tr->current_text);
+	sv->val.string.len = strlen(tr->current_text);
+	if (!f.has_version)
+	{
+		/* a new shape written without a version is the current one */
+		*schema = sv;
+		return body;
+	}
+	keyz = pnstrdup(key, key_len);
+	v = ParseDocVersion(&f, keyz);
+	if (DocVersionCmp(v, tr->current) >= 0)
+		return body; /* newer than we know: keep it */
+	*schema = sv;
+	return ApplyChain(body, tr, f.style, v, tr->current, keyz);
+}
+
+/* See migrate.h. */
+HeapTuple
+DocmodelMigrateTuple(HeapTuple tup, TupleDesc desc, int keycol, int doccol)
+{
+	bool isnull;
+	Datum d = heap_getattr(tup, doccol, desc, &isnull);
+	Jsonb *doc;
+	Jsonb *cur;
+	Datum values[1];
+	bool nulls[1] = {false};
+	int cols[1];
+	char *key = NULL;
+
+	if (isnull)
+		return tup;
+	doc = DatumGetJsonbP(d);
+	if (keycol > 0)
+	{
+		Datum k = heap_getattr(tup, keycol, desc, &isnull);
+
+		if (!isnull)
+			key = TextDatumGetCString(k);
+	}
+	cur = DocmodelMigrate(doc, DOC_META_AUTO, NULL, key, false);
+	if (cur == doc)
+		return tup;
+	values[0] = JsonbPGetDatum(cur);
+	cols[0] = doccol;
+	return heap_modify_tuple_by_cols(tup, desc, 1, cols, values, nulls);
 }
 
 /* ---------------------------------------------------------------------

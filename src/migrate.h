@@ -9,6 +9,8 @@
 #ifndef DOCMODEL_MIGRATE_H
 #define DOCMODEL_MIGRATE_H
 
+#include "access/htup.h"
+#include "access/tupdesc.h"
 #include "utils/jsonb.h"
 
 #include "version.h"
@@ -45,5 +47,27 @@ typedef enum DocMetaStyle
 extern Jsonb *DocmodelMigrate(Jsonb *doc, DocMetaStyle style,
 							  const DocVersion *target, const char *key,
 							  bool stamp_absent);
+
+/*
+ * Migrate on write (the collection trigger, at its "schema version" marker):
+ * body is a document of type (the key prefix; the body need not carry its
+ * type field) in the collection's style. When the type has migrations:
+ * a body at an older version is migrated to the current one, and a body
+ * without a version is taken to be current; *schema is then set to the
+ * current version (a string value to write as the schema field). Otherwise
+ * *schema is NULL and body comes back as it is. Errors as DocmodelMigrate.
+ */
+extern Jsonb *DocmodelMigrateOnWrite(Jsonb *body, const char *type,
+									 int type_len, DocMetaStyle style,
+									 const char *key, int key_len,
+									 JsonbValue **schema);
+
+/*
+ * Return tup with its jsonb column doccol migrated like DocmodelMigrate
+ * (style AUTO, to the current version; errors name the text key in keycol),
+ * or tup itself when nothing changes. For readers such as get_multi().
+ */
+extern HeapTuple DocmodelMigrateTuple(HeapTuple tup, TupleDesc desc, int keycol,
+									  int doccol);
 
 #endif /* DOCMODEL_MIGRATE_H */

@@ -288,6 +288,48 @@ RESET client_min_messages;
 SELECT id, doc FROM migrate_users2 ORDER BY id;
 SELECT run_id, coll, doc_type, target, docs_done, status FROM docmodel.migration_runs WHERE run_id > 2;
 
+
+\echo == collections: _schema stamped, migrate on write, get() migrates
+CREATE FUNCTION pg_temp.body(doc jsonb) RETURNS jsonb LANGUAGE sql AS $$
+  SELECT doc - '_created' - '_createdBy' - '_modified' - '_modifiedBy'
+$$;
+SELECT docmodel.create_collection('migrate_coll');
+-- Without _schema: the current version, nothing migrated.
+INSERT INTO migrate_coll (id, doc) VALUES ('user::1', '{"firstName": "Ann", "phones": []}');
+-- An outdated application writes a 1.0 document: stored as 3.0.
+INSERT INTO migrate_coll (id, doc) VALUES ('user::2', '{"_schema": "1.0", "name": "Joe Smith", "phone": "555"}');
+UPDATE migrate_coll SET doc = '{"_schema": "2.0", "firstName": "Ann", "lastName": "Lee", "phone": "7"}' WHERE id = 'user::1';
+SELECT docmodel.upsert('migrate_coll', 'user::3', '{"_schema": "2.0", "firstName": "Bo", "phone": "8"}') > 0 AS upserted;
+-- A type without migrations gets no _schema.
+INSERT INTO migrate_coll (id, doc) VALUES ('order::1', '{"total": 5}');
+SELECT id, pg_temp.body(doc) FROM migrate_coll ORDER BY id;
+-- A write whose migration cannot apply is refused, naming the key.
+SELECT pg_temp.try($$INSERT INTO migrate_coll (id, doc) VALUES ('user::9', '{"_schema": "2.0", "phone": "1", "phones": []}')$$);
+SELECT pg_temp.try($$INSERT INTO migrate_coll (id, doc) VALUES ('user::9', '{"_schema": "x.1"}')$$);
+SELECT count(*) FROM migrate_coll WHERE id = 'user::9';
+-- A document stored before its type had migrations is migrated on read by
+-- get() and get_multi() (stored as it was until written).
+INSERT INTO migrate_coll (id, doc) VALUES ('widget::1', '{"_schema": "1", "color": "red"}');
+SELECT docmodel.register_migration('widget', '1', '2', steps => '[{"op": "wrap", "path": "/color", "into": "/colors"}]');
+SELECT pg_temp.body(docmodel.get('migrate_coll', 'widget::1'));
+SELECT key, pg_temp.body(doc) FROM docmodel.get_multi('migrate_coll', '{widget::1,user::1,order::1}');
+SELECT pg_temp.body(doc) FROM migrate_coll WHERE id = 'widget::1';
+-- migrate_collection on a collection: the trigger stamps each write.
+SET client_min_messages = warning;
+CALL docmodel.migrate_collection('migrate_coll');
+RESET client_min_messages;
+SELECT id, doc->'_ver' AS ver, pg_temp.body(doc) FROM migrate_coll WHERE id = 'widget::1';
+-- The meta and plain styles.
+SELECT docmodel.create_collection('migrate_meta', meta_style => 'meta');
+INSERT INTO migrate_meta (id, doc) VALUES ('user::1', '{"meta": {"schema": "1.0"}, "name": "Joe Smith"}'),
+  ('user::2', '{"name": "Ann"}');
+SELECT id, doc->'meta'->'schema' AS schema, doc - 'meta' AS body FROM migrate_meta ORDER BY id;
+SELECT docmodel.create_collection('migrate_plain', meta_style => 'plain');
+INSERT INTO migrate_plain (id, doc) VALUES ('user::1', '{"schema": "2.0", "phone": "1"}');
+SELECT doc->'schema' AS schema, doc->'phones' AS phones, doc ? 'phone' AS has_phone FROM migrate_plain;
+SELECT docmodel.drop_collection('migrate_coll'), docmodel.drop_collection('migrate_meta'),
+  docmodel.drop_collection('migrate_plain');
+
 DROP TABLE migrate_users, migrate_users2;
 DELETE FROM docmodel.migration_run;
 DELETE FROM docmodel.migration_rules;
