@@ -137,6 +137,7 @@ typedef struct TypeRules
 	DocVersion *oldest;
 	DocVersion *current;
 	char *current_text;
+	int current_len;
 } TypeRules;
 
 /* The cache; see the file banner. */
@@ -147,6 +148,7 @@ static bool migrate_cache_valid = false;
 static bool migrate_callbacks_registered = false;
 static Oid migrate_registry_relid = InvalidOid;
 static int migrate_depth = 0;
+static TypeRules *migrate_last_type = NULL; /* the last type found */
 
 /* What an error while applying steps names. */
 typedef struct ApplyCx
@@ -165,7 +167,7 @@ typedef struct DocFields
 	char *type;
 	int typelen;
 	bool has_version;
-	char *version; /* NUL-terminated text of the version field */
+	const char *version; /* the version field's text (not terminated) */
 	int versionlen;
 	bool version_ok; /* a string or a number */
 } DocFields;
@@ -836,15 +838,20 @@ LoadCache(void)
 			while ((r = FindRuleFrom(tr, tr->current)) != NULL)
 				tr->current = r->to;
 			tr->current_text = DocVersionToCString(tr->current);
+			tr->current_len = strlen(tr->current_text);
 			/* keep the text as registered (e.g. "3.0") when there is one */
 			for (int k = 0; k < tr->nrules; k++)
 				if (DocVersionCmp(tr->rules[k].to, tr->current) == 0)
+				{
 					tr->current_text = tr->rules[k].to_text;
+					tr->current_len = strlen(tr->current_text);
+				}
 			n++;
 		}
 		migrate_ntypes = n;
 	}
 	migrate_types = types;
+	migrate_last_type = NULL;
 	MigrateCacheContext = cxt;
 
 	/*
@@ -867,13 +874,22 @@ LookupType(const char *type, int len)
 {
 	char name[TYPE_NAME_MAX];
 
+	TypeRules *tr;
+
 	if (!migrate_cache_valid)
 		LoadCache();
 	if (migrate_ntypes == 0 || len >= TYPE_NAME_MAX)
 		return NULL;
+	/* most calls of a statement ask for the same type */
+	tr = migrate_last_type;
+	if (tr && memcmp(tr->name, type, len) == 0 && tr->name[len] == '\0')
+		return tr;
 	memcpy(name, type, len);
 	name[len] = '\0';
-	return hash_search(migrate_types, name, HASH_FIND, NULL);
+	tr = hash_search(migrate_types, name, HASH_FIND, NULL);
+	if (tr)
+		migrate_last_type = tr;
+	return tr;
 }
 
 /* ---------------------------------------------------------------------
@@ -888,7 +904,7 @@ TakeVersion(DocFields *f, JsonbValue *v)
 	f->has_version = true;
 	if (v->type == jbvString)
 	{
-		f->version = pnstrdup(v->val.string.val, v->val.string.len);
+		f->version = v->val.string.val; /* not NUL-terminated */
 		f->versionlen = v->val.string.len;
 		f->version_ok = true;
 	}
@@ -911,55 +927,165 @@ TakeVersion(DocFields *f, JsonbValue *v)
 	}
 }
 
+/* Where the management keys sit in one object (pair index, or -1). */
+typedef struct KeyHits
+{
+	int meta;
+	int type_p;   /* "type" */
+	int schema_p; /* "schema" */
+	int type_u;   /* "_type" */
+	int schema_u; /* "_schema" */
+} KeyHits;
+
+/*
+ * Find the management keys of an object in one pass over its keys, which
+ * jsonb keeps sorted by length first: stop at the first key longer than
+ * "_schema". (getKeyJsonValueFromContainer's binary searches, one per key,
+ * cost more than the whole rest of migrate() on a current document.)
+ */
+static void
+ScanKeys(JsonbContainer *c, KeyHits *h)
+{
+	uint32 count = JsonContainerSize(c);
+	JEntry *children = c->children;
+	char *base = (char *) (children + count * 2);
+	uint32 off = 0;
+	uint32 i;
+
+	h->meta = h->type_p = h->schema_p = h->type_u = h->schema_u = -1;
+	for (i = 0; i < count; i++)
+	{
+		uint32 start = off;
+		const char *k = base + start;
+
+		JBE_ADVANCE_OFFSET(off, children[i]);
+		switch (off - start)
+		{
+			case 4:
+				if (memcmp(k, "meta", 4) == 0)
+					h->meta = i;
+				else if (memcmp(k, "type", 4) == 0)
+					h->type_p = i;
+				break;
+			case 5:
+				if (memcmp(k, "_type", 5) == 0)
+					h->type_u = i;
+				break;
+			case 6:
+				if (memcmp(k, "schema", 6) == 0)
+					h->schema_p = i;
+				break;
+			case 7:
+				if (memcmp(k, "_schema", 7) == 0)
+					h->schema_u = i;
+				break;
+			default:
+				if (off - start > 7)
+					return;
+		}
+	}
+}
+
+/* Fill v with the value of pair i of an object (as fillJsonbValue does). */
+static void
+PairValue(JsonbContainer *c, int i, JsonbValue *v)
+{
+	uint32 count = JsonContainerSize(c);
+	uint32 idx = count + i;
+	JEntry e = c->children[idx];
+	char *base = (char *) (c->children + count * 2);
+	uint32 off = getJsonbOffset(c, idx);
+	uint32 len = JBE_HAS_OFF(e) ? JBE_OFFLENFLD(e) - off : JBE_OFFLENFLD(e);
+
+	if (JBE_ISSTRING(e))
+	{
+		v->type = jbvString;
+		v->val.string.val = base + off;
+		v->val.string.len = len;
+	}
+	else if (JBE_ISNUMERIC(e))
+	{
+		v->type = jbvNumeric;
+		v->val.numeric = (Numeric) (base + INTALIGN(off));
+	}
+	else if (JBE_ISBOOL_TRUE(e) || JBE_ISBOOL_FALSE(e))
+	{
+		v->type = jbvBool;
+		v->val.boolean = JBE_ISBOOL_TRUE(e);
+	}
+	else if (JBE_ISNULL(e))
+		v->type = jbvNull;
+	else
+	{
+		v->type = jbvBinary;
+		v->val.binary.data = (JsonbContainer *) (base + INTALIGN(off));
+		v->val.binary.len = len - (INTALIGN(off) - off);
+	}
+}
+
 /* Find the type and version fields of a document in the given style. */
 static void
 FindFields(JsonbContainer *root, DocMetaStyle style, DocFields *f)
 {
-	JsonbValue tv;
-	JsonbValue vv;
-	JsonbValue mv;
+	JsonbValue v;
+	KeyHits h;
+	KeyHits mh;
 	JsonbContainer *where = root;
-	const char *tkey = "_type";
-	const char *vkey = "_schema";
+	int ti;
+	int vi;
 
 	memset(f, 0, sizeof(DocFields));
-	if (style == DOC_META_AUTO)
+	ScanKeys(root, &h);
+	mh.meta = mh.type_p = mh.schema_p = mh.type_u = mh.schema_u = -1;
+	if (h.meta >= 0 &&
+		(style == DOC_META_META || (style == DOC_META_AUTO && h.type_u < 0)))
 	{
-		if (getKeyJsonValueFromContainer(root, "_type", 5, &tv))
-			style = DOC_META_UNDERSCORE;
-		else if (getKeyJsonValueFromContainer(root, "meta", 4, &mv) &&
-				 mv.type == jbvBinary &&
-				 JsonContainerIsObject(mv.val.binary.data) &&
-				 getKeyJsonValueFromContainer(mv.val.binary.data, "type", 4,
-											  &tv))
-			style = DOC_META_META;
-		else
-			style = DOC_META_PLAIN;
+		PairValue(root, h.meta, &v);
+		if (v.type == jbvBinary && JsonContainerIsObject(v.val.binary.data))
+		{
+			where = v.val.binary.data;
+			ScanKeys(where, &mh);
+		}
 	}
+	if (style == DOC_META_AUTO)
+		style = h.type_u >= 0    ? DOC_META_UNDERSCORE
+				: mh.type_p >= 0 ? DOC_META_META
+								 : DOC_META_PLAIN;
 	f->style = style;
 	if (style == DOC_META_META)
 	{
-		if (!getKeyJsonValueFromContainer(root, "meta", 4, &mv) ||
-			mv.type != jbvBinary || !JsonContainerIsObject(mv.val.binary.data))
-			return;
-		where = mv.val.binary.data;
-		tkey = "type";
-		vkey = "schema";
+		if (where == root)
+			return; /* no "meta" object */
+		ti = mh.type_p;
+		vi = mh.schema_p;
 	}
 	else if (style == DOC_META_PLAIN)
 	{
-		tkey = "type";
-		vkey = "schema";
+		where = root;
+		ti = h.type_p;
+		vi = h.schema_p;
 	}
-	if (getKeyJsonValueFromContainer(where, tkey, strlen(tkey), &tv) &&
-		tv.type == jbvString)
+	else
 	{
-		f->type = tv.val.string.val;
-		f->typelen = tv.val.string.len;
+		where = root;
+		ti = h.type_u;
+		vi = h.schema_u;
+	}
+	if (ti >= 0)
+	{
+		PairValue(where, ti, &v);
+		if (v.type == jbvString)
+		{
+			f->type = v.val.string.val;
+			f->typelen = v.val.string.len;
+		}
 	}
 	/* read even without a type field: the trigger knows the type */
-	if (getKeyJsonValueFromContainer(where, vkey, strlen(vkey), &vv))
-		TakeVersion(f, &vv);
+	if (vi >= 0)
+	{
+		PairValue(where, vi, &v);
+		TakeVersion(f, &v);
+	}
 }
 
 /* Parse the document's version; raise 22P02 naming the key when bad. */
@@ -967,16 +1093,18 @@ static DocVersion *
 ParseDocVersion(DocFields *f, const char *key)
 {
 	DocVersion *v =
-		f->version_ok ? DocVersionFromCString(f->version, false) : NULL;
+		f->version_ok
+			? DocVersionFromCString(pnstrdup(f->version, f->versionlen), false)
+			: NULL;
 
 	if (v == NULL)
-		ereport(
-			ERROR,
-			(errcode(ERRCODE_INVALID_TEXT_REPRESENTATION),
-			 errmsg("invalid schema version \"%s\" in document", f->version),
-			 key ? errdetail("Key \"%s\", type \"%.*s\".", key, f->typelen,
-							 f->type)
-				 : errdetail("Type \"%.*s\".", f->typelen, f->type)));
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_TEXT_REPRESENTATION),
+				 errmsg("invalid schema version \"%.*s\" in document",
+						f->versionlen, f->version),
+				 key ? errdetail("Key \"%s\", type \"%.*s\".", key, f->typelen,
+								 f->type)
+					 : errdetail("Type \"%.*s\".", f->typelen, f->type)));
 	return v;
 }
 
@@ -2014,8 +2142,7 @@ DocmodelMigrate(Jsonb *doc, DocMetaStyle style, const DocVersion *target,
 		return doc;
 
 	/* The fast path: a current document comes back as it is. */
-	if (f.has_version && target == NULL &&
-		f.versionlen == (int) strlen(tr->current_text) &&
+	if (f.has_version && target == NULL && f.versionlen == tr->current_len &&
 		memcmp(f.version, tr->current_text, f.versionlen) == 0)
 		return doc;
 
@@ -2062,7 +2189,7 @@ DocmodelMigrateOnWrite(Jsonb *body, const char *type, int type_len,
 	FindFields(&body->root, style, &f);
 	f.type = (char *) type;
 	f.typelen = type_len;
-	if (f.has_version && f.versionlen == (int) strlen(tr->current_text) &&
+	if (f.has_version && f.versionlen == tr->current_len &&
 		memcmp(f.version, tr->current_text, f.versionlen) == 0)
 		return body;
 	sv = palloc(sizeof(JsonbValue));
@@ -2130,7 +2257,9 @@ migrate(PG_FUNCTION_ARGS)
 	if (PG_ARGISNULL(0))
 		PG_RETURN_NULL();
 	d = PG_GETARG_DATUM(0);
-	doc = DatumGetJsonbP(d);
+	/* a plain in-line datum needs no detoasting call */
+	doc = VARATT_IS_EXTENDED(DatumGetPointer(d)) ? DatumGetJsonbP(d)
+												 : (Jsonb *) DatumGetPointer(d);
 	res = DocmodelMigrate(doc, DOC_META_AUTO,
 						  PG_ARGISNULL(1) ? NULL : PG_GETARG_DOCVERSION_P(1),
 						  NULL, false);
@@ -2210,12 +2339,12 @@ migration_pending(PG_FUNCTION_ARGS)
 	tgt = PG_ARGISNULL(2) ? tr->current : PG_GETARG_DOCVERSION_P(2);
 	if (!f.has_version)
 		v = tr->oldest;
-	else if (PG_ARGISNULL(2) &&
-			 f.versionlen == (int) strlen(tr->current_text) &&
+	else if (PG_ARGISNULL(2) && f.versionlen == tr->current_len &&
 			 memcmp(f.version, tr->current_text, f.versionlen) == 0)
 		PG_RETURN_BOOL(false);
 	else if (!f.version_ok ||
-			 (v = DocVersionFromCString(f.version, false)) == NULL)
+			 (v = DocVersionFromCString(pnstrdup(f.version, f.versionlen),
+										false)) == NULL)
 		PG_RETURN_BOOL(true);
 	PG_RETURN_BOOL(DocVersionCmp(v, tgt) < 0);
 }
