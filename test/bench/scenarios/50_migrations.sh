@@ -66,9 +66,6 @@ mig_pair "migrate: migrate_collection ${mig_k}k 1.0->3.0" 1.15 \
 BENCH_ROUNDS=11 bench_sql "migrate: SELECT migrate(doc) current ${mig_k}k" 1.05 \
 	"SELECT docmodel.migrate(doc) FROM bench_mig_a" \
 	"SELECT doc FROM bench_mig_a"
-BENCH_ROUNDS=11 bench_sql "migrate: sum(size(migrate(doc))) current ${mig_k}k" 1.05 \
-	"SELECT sum(pg_column_size(docmodel.migrate(doc))) FROM bench_mig_a" \
-	"SELECT sum(pg_column_size(doc)) FROM bench_mig_a"
 
 "${PSQL[@]}" -c "DROP TABLE bench_mig_src, bench_mig_a, bench_mig_b" \
 	-c "DELETE FROM docmodel.migration_rules WHERE doc_type = 'user'" \
