@@ -201,7 +201,7 @@ static void
 PairFromValue(OutPair *p, const char *key, JsonbValue *v)
 {
 	p->key = key;
-	p->keylen = strlen(key);
+	p->keylen = strlen(key); /* constant-folded for literals when inlined */
 	p->data = NULL;
 	p->len = 0;
 	switch (v->type)
@@ -381,23 +381,14 @@ WriteObject(StringInfo buf, OutPair *pairs, int n)
 }
 
 /*
- * Merge the sorted pairs a (na) and the pairs b (nb, any order, few) into
- * out, sorted. Returns na + nb.
+ * Merge the sorted pairs a (na) and the sorted pairs b (nb) into out.
+ * Returns na + nb.
  */
 static int
 MergePairs(OutPair *a, int na, OutPair *b, int nb, OutPair *out)
 {
 	int i, j, k = 0;
 
-	/* insertion-sort the few management pairs */
-	for (i = 1; i < nb; i++)
-	{
-		OutPair t = b[i];
-
-		for (j = i; j > 0 && PairCmp(&b[j - 1], &t) > 0; j--)
-			b[j] = b[j - 1];
-		b[j] = t;
-	}
 	i = j = 0;
 	while (i < na || j < nb)
 	{
@@ -415,29 +406,26 @@ MergePairs(OutPair *a, int na, OutPair *b, int nb, OutPair *out)
  */
 static int
 ManagedPairs(const FieldNames *names, DocmodelStamp *st, JsonbValue *timeval,
-			 JsonbValue *ver, OutPair *m)
+			 JsonbValue *ver, int wholen, OutPair *m)
 {
 	int k = 0;
-	int wholen = strlen(st->who);
 
+	/* in key order (shorter first): ver, type, schema, created, modified,
+	 * createdBy, modifiedBy, in both namings */
+	PairFromValue(&m[k++], names->ver, ver);
 	PairString(&m[k++], names->type, st->type, st->type_len);
 	if (st->schema != NULL)
 		PairFromValue(&m[k++], names->schema, st->schema);
 	if (st->is_insert)
-	{
 		PairFromValue(&m[k++], names->created, timeval);
-		PairString(&m[k++], names->created_by, st->who, wholen);
-	}
-	else
-	{
-		if (st->created != NULL)
-			PairFromValue(&m[k++], names->created, st->created);
-		if (st->created_by != NULL)
-			PairFromValue(&m[k++], names->created_by, st->created_by);
-	}
+	else if (st->created != NULL)
+		PairFromValue(&m[k++], names->created, st->created);
 	PairFromValue(&m[k++], names->modified, timeval);
+	if (st->is_insert)
+		PairString(&m[k++], names->created_by, st->who, wholen);
+	else if (st->created_by != NULL)
+		PairFromValue(&m[k++], names->created_by, st->created_by);
 	PairString(&m[k++], names->modified_by, st->who, wholen);
-	PairFromValue(&m[k++], names->ver, ver);
 	return k;
 }
 
@@ -492,6 +480,7 @@ DocmodelAssembleDocument(Jsonb *body, DocmodelStamp *st)
 	JsonbValue *timeval = CachedTimeValue(st->now, st->cfg->time_unit);
 	JsonbValue ver;
 	StringInfoData buf;
+	int wholen = strlen(st->who);
 	int nuser;
 	int nmanaged;
 	int nout;
@@ -506,7 +495,7 @@ DocmodelAssembleDocument(Jsonb *body, DocmodelStamp *st)
 	ver.type = jbvNumeric;
 	ver.val.numeric = st->ver == 1 ? VerOne : int64_to_numeric(st->ver);
 	initStringInfo(&buf);
-	appendStringInfoSpaces(&buf, VARHDRSZ);
+	buf.len = VARHDRSZ; /* filled by SET_VARSIZE */
 	if (st->cfg->meta_style == DOCMODEL_META_META)
 	{
 		JsonbContainer *meta = NULL;
@@ -524,7 +513,8 @@ DocmodelAssembleDocument(Jsonb *body, DocmodelStamp *st)
 		mout = palloc((nm + 1 + MAX_MANAGED) * sizeof(OutPair));
 		if (meta != NULL)
 			nmuser = ReadPairs(meta, &PlainNames, st, false, NULL, muser);
-		nmanaged = ManagedPairs(&PlainNames, st, timeval, &ver, managed);
+		nmanaged =
+			ManagedPairs(&PlainNames, st, timeval, &ver, wholen, managed);
 		nout = MergePairs(muser, nmuser, managed, nmanaged, mout);
 		initStringInfo(&mbuf);
 		WriteObject(&mbuf, mout, nout);
@@ -542,7 +532,7 @@ DocmodelAssembleDocument(Jsonb *body, DocmodelStamp *st)
 									  : &UnderscoreNames;
 
 		nuser = ReadPairs(&body->root, names, st, false, NULL, user);
-		nmanaged = ManagedPairs(names, st, timeval, &ver, managed);
+		nmanaged = ManagedPairs(names, st, timeval, &ver, wholen, managed);
 		nout = MergePairs(user, nuser, managed, nmanaged, out);
 	}
 	WriteObject(&buf, out, nout);
