@@ -27,6 +27,7 @@
 #include "lib/stringinfo.h"
 #include "mb/pg_wchar.h"
 #include "port.h"
+#include "port/pg_bitutils.h"
 #include "utils/array.h"
 #include "utils/builtins.h"
 #include "utils/fmgrprotos.h"
@@ -106,6 +107,19 @@ typedef struct KeyCallCache
 
 static const char hexdigits[] = "0123456789abcdef";
 
+/* Return a text argument, detoasted only when it must be (as pg_detoast_datum_packed). */
+static inline text *
+ArgText(Datum d)
+{
+	struct varlena *v = (struct varlena *) DatumGetPointer(d);
+
+	if (unlikely(VARATT_IS_COMPRESSED(v) || VARATT_IS_EXTERNAL(v)))
+		v = pg_detoast_datum_packed(v);
+	return (text *) v;
+}
+
+#define KEY_GETARG_TEXT_PP(n) ArgText(PG_GETARG_DATUM(n))
+
 /* Return whether the byte is a control character for the key rules. */
 static inline bool
 IsKeyControl(unsigned char c)
@@ -113,8 +127,17 @@ IsKeyControl(unsigned char c)
 	return c < 0x20 || c == 0x7f;
 }
 
+/* Return whether a byte may not be in a delimiter: letter, digit, space, control. */
+static inline bool
+IsBadDelimiterByte(unsigned char c)
+{
+	/* every ASCII whitespace and control byte is <= ' ' or 0x7f */
+	return c <= ' ' || c == 0x7f || (c >= '0' && c <= '9') ||
+		   ((c | 0x20) >= 'a' && (c | 0x20) <= 'z');
+}
+
 /* Return whether a delimiter is 1-4 bytes, none a letter, digit, space or control. */
-static bool
+static inline bool
 DelimiterIsValid(const char *delim, int dlen, int *badbyte)
 {
 	int i;
@@ -124,11 +147,7 @@ DelimiterIsValid(const char *delim, int dlen, int *badbyte)
 		return false;
 	for (i = 0; i < dlen; i++)
 	{
-		unsigned char c = (unsigned char) delim[i];
-
-		if ((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
-			(c >= '0' && c <= '9') || c == ' ' || c == '\t' || c == '\n' ||
-			c == '\r' || c == '\f' || c == '\v' || IsKeyControl(c))
+		if (IsBadDelimiterByte((unsigned char) delim[i]))
 		{
 			*badbyte = i;
 			return false;
@@ -192,16 +211,48 @@ DocmodelCheckDelimiter(const char *delim, int dlen)
 		 errhint("Use a delimiter such as \"::\", \":\" or \"_\".")));
 }
 
+/* Return whether bytes 1.. of the delimiter follow p[0] (which matched). */
+static inline bool
+DelimRestAt(const char *p, const char *delim, int dlen)
+{
+	int j;
+
+	for (j = 1; j < dlen; j++)
+		if (p[j] != delim[j])
+			return false;
+	return true;
+}
+
+/*
+ * Return, for eight key bytes read little-endian, a mask with the high bit
+ * of each byte set that may be "special": the first delimiter byte, a
+ * control character. The lowest set bit is always a true hit (the borrows of
+ * the zero-byte trick only give false hits above a true one).
+ */
+static inline uint64
+SpecialBytes(uint64 w, uint64 d0s)
+{
+	const uint64 ones = UINT64CONST(0x0101010101010101);
+	const uint64 highs = UINT64CONST(0x8080808080808080);
+	uint64 x = w ^ d0s;
+	uint64 y = w ^ (ones * 0x7f);
+
+	return (((x - ones) & ~x) | ((y - ones) & ~y) | ((w - ones * 0x20) & ~w)) &
+		   highs;
+}
+
 /*
  * Scan a key against the key rules, finding every occurrence of the
  * delimiter (overlapping ones too). The caller has checked the delimiter.
+ * Ordinary bytes are skipped eight at a time.
  */
 static KeyFault
 ScanKey(const char *key, int len, const char *delim, int dlen, KeyScan *s)
 {
 	unsigned char d0 = (unsigned char) delim[0];
+	uint64 d0s = UINT64CONST(0x0101010101010101) * d0;
 	int partstart = 0;
-	int i;
+	int i = 0;
 
 	s->nparts = 1;
 	s->firstend = -1;
@@ -210,32 +261,65 @@ ScanKey(const char *key, int len, const char *delim, int dlen, KeyScan *s)
 	s->pos = 0;
 	if (len > DOCMODEL_MAX_KEY_BYTES)
 		return s->fault = KEY_TOO_LONG;
-	for (i = 0; i < len; i++)
+	while (i < len)
 	{
-		unsigned char c = (unsigned char) key[i];
+		unsigned char c;
 
-		if (c == d0 && i + dlen <= len &&
-			(dlen == 1 || memcmp(key + i + 1, delim + 1, dlen - 1) == 0))
+#ifndef WORDS_BIGENDIAN
+		if (len >= 8)
 		{
-			s->pos = i;
-			s->part = s->nparts;
-			if (i < partstart)
-				return s->fault = KEY_OVERLAP;
-			if (i == partstart)
-				return s->fault = KEY_EMPTY_PART;
-			if (s->firstend < 0)
-				s->firstend = i;
-			s->lastsep = i;
-			s->nparts++;
-			partstart = i + dlen;
-			continue;
+			uint64 w;
+			uint64 m;
+
+			/* find the next special byte, at i or after */
+			if (len - i >= 8)
+			{
+				memcpy(&w, key + i, 8);
+				m = SpecialBytes(w, d0s);
+				if (m == 0)
+				{
+					i += 8;
+					continue;
+				}
+				i += pg_rightmost_one_pos64(m) >> 3;
+			}
+			else
+			{
+				/* the last 8 bytes, less those already seen */
+				memcpy(&w, key + len - 8, 8);
+				m = SpecialBytes(w, d0s) &
+					(~UINT64CONST(0) << (8 * (8 - (len - i))));
+				if (m == 0)
+					break;
+				i = len - 8 + (pg_rightmost_one_pos64(m) >> 3);
+			}
 		}
-		if (IsKeyControl(c))
+#endif
+		c = (unsigned char) key[i];
+		if (c == d0)
+		{
+			if (i + dlen <= len && DelimRestAt(key + i, delim, dlen))
+			{
+				s->pos = i;
+				s->part = s->nparts;
+				if (i < partstart)
+					return s->fault = KEY_OVERLAP;
+				if (i == partstart)
+					return s->fault = KEY_EMPTY_PART;
+				if (s->firstend < 0)
+					s->firstend = i;
+				s->lastsep = i;
+				s->nparts++;
+				partstart = i + dlen;
+			}
+		}
+		else if (IsKeyControl(c))
 		{
 			s->pos = i;
 			s->part = s->nparts;
 			return s->fault = KEY_CONTROL_CHAR;
 		}
+		i++;
 	}
 	if (partstart == len)
 	{
@@ -329,8 +413,11 @@ CheckKeyArgs(text *key, text *delim, KeyScan *s)
 	const char *d = VARDATA_ANY(delim);
 	int dlen = VARSIZE_ANY_EXHDR(delim);
 
-	DocmodelCheckDelimiter(d, dlen);
-	if (ScanKey(k, klen, d, dlen, s) != KEY_OK)
+	int badbyte;
+
+	if (unlikely(!DelimiterIsValid(d, dlen, &badbyte)))
+		DocmodelCheckDelimiter(d, dlen);
+	if (unlikely(ScanKey(k, klen, d, dlen, s) != KEY_OK))
 		ReportKeyFault(k, klen, d, dlen, s);
 }
 
@@ -656,7 +743,11 @@ BuildKey(FunctionCallInfo fcinfo, int first, const char *delim, int dlen)
 		ArrayType *arr;
 
 		if (PG_ARGISNULL(first))
-			ReportNullPart(1);
+			ereport(ERROR,
+					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+					 errmsg("VARIADIC array of key parts is null"),
+					 errdetail("A key needs at least one part, and no part may "
+							   "be NULL.")));
 		arr = PG_GETARG_ARRAYTYPE_P(first);
 		deconstruct_array(arr, cache->elemtype, cache->elemlen,
 						  cache->elembyval, cache->elemalign, &elems, &nulls,
@@ -735,12 +826,15 @@ Datum
 key_with(PG_FUNCTION_ARGS)
 {
 	text *delim;
+	int badbyte;
 
 	if (PG_ARGISNULL(0))
 		ereport(ERROR, (errcode(ERRCODE_INVALID_PARAMETER_VALUE),
 						errmsg("key delimiter is null")));
-	delim = PG_GETARG_TEXT_PP(0);
-	DocmodelCheckDelimiter(VARDATA_ANY(delim), VARSIZE_ANY_EXHDR(delim));
+	delim = KEY_GETARG_TEXT_PP(0);
+	if (unlikely(!DelimiterIsValid(VARDATA_ANY(delim), VARSIZE_ANY_EXHDR(delim),
+								   &badbyte)))
+		DocmodelCheckDelimiter(VARDATA_ANY(delim), VARSIZE_ANY_EXHDR(delim));
 	PG_RETURN_TEXT_P(
 		BuildKey(fcinfo, 1, VARDATA_ANY(delim), VARSIZE_ANY_EXHDR(delim)));
 }
@@ -749,8 +843,8 @@ key_with(PG_FUNCTION_ARGS)
 Datum
 key_parts(PG_FUNCTION_ARGS)
 {
-	text *k = PG_GETARG_TEXT_PP(0);
-	text *delim = PG_GETARG_TEXT_PP(1);
+	text *k = KEY_GETARG_TEXT_PP(0);
+	text *delim = KEY_GETARG_TEXT_PP(1);
 	const char *kp = VARDATA_ANY(k);
 	int klen = VARSIZE_ANY_EXHDR(k);
 	const char *d = VARDATA_ANY(delim);
@@ -783,10 +877,10 @@ key_parts(PG_FUNCTION_ARGS)
 Datum
 key_type(PG_FUNCTION_ARGS)
 {
-	text *k = PG_GETARG_TEXT_PP(0);
+	text *k = KEY_GETARG_TEXT_PP(0);
 	KeyScan s;
 
-	CheckKeyArgs(k, PG_GETARG_TEXT_PP(1), &s);
+	CheckKeyArgs(k, KEY_GETARG_TEXT_PP(1), &s);
 	PG_RETURN_TEXT_P(cstring_to_text_with_len(VARDATA_ANY(k), s.firstend));
 }
 
@@ -794,10 +888,10 @@ key_type(PG_FUNCTION_ARGS)
 Datum
 key_id(PG_FUNCTION_ARGS)
 {
-	text *k = PG_GETARG_TEXT_PP(0);
+	text *k = KEY_GETARG_TEXT_PP(0);
 	KeyScan s;
 
-	CheckKeyArgs(k, PG_GETARG_TEXT_PP(1), &s);
+	CheckKeyArgs(k, KEY_GETARG_TEXT_PP(1), &s);
 	PG_RETURN_TEXT_P(cstring_to_text_with_len(
 		VARDATA_ANY(k) + s.laststart, VARSIZE_ANY_EXHDR(k) - s.laststart));
 }
@@ -806,10 +900,10 @@ key_id(PG_FUNCTION_ARGS)
 Datum
 key_parent(PG_FUNCTION_ARGS)
 {
-	text *k = PG_GETARG_TEXT_PP(0);
+	text *k = KEY_GETARG_TEXT_PP(0);
 	KeyScan s;
 
-	CheckKeyArgs(k, PG_GETARG_TEXT_PP(1), &s);
+	CheckKeyArgs(k, KEY_GETARG_TEXT_PP(1), &s);
 	if (s.nparts < 2)
 		PG_RETURN_NULL();
 	PG_RETURN_TEXT_P(cstring_to_text_with_len(VARDATA_ANY(k), s.lastsep));
@@ -819,8 +913,8 @@ key_parent(PG_FUNCTION_ARGS)
 Datum
 key_is_valid(PG_FUNCTION_ARGS)
 {
-	text *k = PG_GETARG_TEXT_PP(0);
-	text *delim = PG_GETARG_TEXT_PP(1);
+	text *k = KEY_GETARG_TEXT_PP(0);
+	text *delim = KEY_GETARG_TEXT_PP(1);
 	int badbyte;
 	KeyScan s;
 
@@ -859,7 +953,7 @@ AscendingNanoseconds(void)
 Datum
 uuid_key(PG_FUNCTION_ARGS)
 {
-	text *doctype = PG_GETARG_TEXT_PP(0);
+	text *doctype = KEY_GETARG_TEXT_PP(0);
 	const char *t = VARDATA_ANY(doctype);
 	int tlen = VARSIZE_ANY_EXHDR(doctype);
 	const char *delim = DOCMODEL_DEFAULT_DELIM;
@@ -919,9 +1013,9 @@ uuid_key(PG_FUNCTION_ARGS)
 Datum
 revision_key(PG_FUNCTION_ARGS)
 {
-	text *k = PG_GETARG_TEXT_PP(0);
+	text *k = KEY_GETARG_TEXT_PP(0);
 	int32 ver = PG_GETARG_INT32(1);
-	text *delim = PG_GETARG_TEXT_PP(2);
+	text *delim = KEY_GETARG_TEXT_PP(2);
 	const char *kp = VARDATA_ANY(k);
 	int klen = VARSIZE_ANY_EXHDR(k);
 	const char *d = VARDATA_ANY(delim);
