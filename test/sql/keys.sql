@@ -125,6 +125,8 @@ SELECT docmodel.key_parts('user_foo.org_563', '_') AS parts,
 SELECT docmodel.key_with(':', 'user', 'foo.org', -5) AS k;
 -- with '-' or '.' as delimiter, negative numbers and decimals would contain it (errors file)
 SELECT docmodel.key_with('.', 'user', 5) AS dot, docmodel.key_with('-', 'user', 5) AS dash;
+-- a multibyte delimiter is checked byte by byte (only ASCII letters, digits, space, controls are refused)
+SELECT docmodel.key_with('→', 'a', 'b') AS k, docmodel.key_parts('a→b→c', '→') AS parts;
 -- split and join are inverses
 SELECT docmodel.key_with('_', VARIADIC docmodel.key_parts('a_b_c', '_')) AS rejoined;
 
