@@ -21,6 +21,9 @@
 #include "postgres.h"
 
 #include <time.h>
+#ifdef __SSE2__
+#include <emmintrin.h>
+#endif
 
 #include "catalog/pg_type.h"
 #include "fmgr.h"
@@ -225,12 +228,13 @@ DelimRestAt(const char *p, const char *delim, int dlen)
 
 /*
  * Return, for eight key bytes read little-endian, a mask with the high bit
- * of each byte set that may be "special": the first delimiter byte, a
- * control character. The lowest set bit is always a true hit (the borrows of
- * the zero-byte trick only give false hits above a true one).
+ * set of each byte that may be "special": the first delimiter byte or a
+ * control character. The lowest set bit is always a true hit; the borrows
+ * of the zero-byte trick may add false hits above it, which the caller
+ * checks away.
  */
 static inline uint64
-SpecialBytes(uint64 w, uint64 d0s)
+SpecialBytes8(uint64 w, uint64 d0s)
 {
 	const uint64 ones = UINT64CONST(0x0101010101010101);
 	const uint64 highs = UINT64CONST(0x8080808080808080);
@@ -242,17 +246,55 @@ SpecialBytes(uint64 w, uint64 d0s)
 }
 
 /*
+ * Look at key byte i, a candidate special byte: record a separator, or
+ * return the fault it makes (KEY_OK when it is neither).
+ */
+static inline KeyFault
+ScanByte(const char *key, int len, int i, const char *delim, int dlen,
+		 int *partstart, KeyScan *s)
+{
+	unsigned char c = (unsigned char) key[i];
+
+	if (c == (unsigned char) delim[0])
+	{
+		if (i + dlen <= len && DelimRestAt(key + i, delim, dlen))
+		{
+			s->pos = i;
+			s->part = s->nparts;
+			if (i < *partstart)
+				return KEY_OVERLAP;
+			if (i == *partstart)
+				return KEY_EMPTY_PART;
+			if (s->firstend < 0)
+				s->firstend = i;
+			s->lastsep = i;
+			s->nparts++;
+			*partstart = i + dlen;
+		}
+	}
+	else if (IsKeyControl(c))
+	{
+		s->pos = i;
+		s->part = s->nparts;
+		return KEY_CONTROL_CHAR;
+	}
+	return KEY_OK;
+}
+
+/*
  * Scan a key against the key rules, finding every occurrence of the
  * delimiter (overlapping ones too). The caller has checked the delimiter.
- * Ordinary bytes are skipped eight at a time.
+ * Ordinary bytes are skipped 16 (SSE2) or 8 at a time; blocks never read
+ * outside the key (a short tail is read as the last whole block, its bytes
+ * already seen masked off).
  */
 static KeyFault
 ScanKey(const char *key, int len, const char *delim, int dlen, KeyScan *s)
 {
 	unsigned char d0 = (unsigned char) delim[0];
-	uint64 d0s = UINT64CONST(0x0101010101010101) * d0;
 	int partstart = 0;
-	int i = 0;
+	int pos = 0; /* first byte not yet looked at */
+	KeyFault f;
 
 	s->nparts = 1;
 	s->firstend = -1;
@@ -261,65 +303,71 @@ ScanKey(const char *key, int len, const char *delim, int dlen, KeyScan *s)
 	s->pos = 0;
 	if (len > DOCMODEL_MAX_KEY_BYTES)
 		return s->fault = KEY_TOO_LONG;
-	while (i < len)
+
+#ifdef __SSE2__
+	if (len >= 16)
 	{
-		unsigned char c;
+		const __m128i vd0 = _mm_set1_epi8((char) d0);
+		const __m128i v1f = _mm_set1_epi8(0x1f);
+		const __m128i v7f = _mm_set1_epi8(0x7f);
 
-#ifndef WORDS_BIGENDIAN
-		if (len >= 8)
+		while (pos < len)
 		{
-			uint64 w;
-			uint64 m;
+			int base = (len - pos >= 16) ? pos : len - 16;
+			__m128i v = _mm_loadu_si128((const __m128i *) (key + base));
+			__m128i sp = _mm_or_si128(
+				_mm_or_si128(_mm_cmpeq_epi8(v, vd0), _mm_cmpeq_epi8(v, v7f)),
+				_mm_cmpeq_epi8(_mm_min_epu8(v, v1f), v));
+			uint32 mask = (uint32) _mm_movemask_epi8(sp);
 
-			/* find the next special byte, at i or after */
-			if (len - i >= 8)
+			mask &= ~(uint32) 0 << (pos - base);
+			while (mask != 0)
 			{
-				memcpy(&w, key + i, 8);
-				m = SpecialBytes(w, d0s);
-				if (m == 0)
-				{
-					i += 8;
-					continue;
-				}
-				i += pg_rightmost_one_pos64(m) >> 3;
+				int i = base + pg_rightmost_one_pos32(mask);
+
+				mask &= mask - 1;
+				if ((f = ScanByte(key, len, i, delim, dlen, &partstart, s)) !=
+					KEY_OK)
+					return s->fault = f;
 			}
-			else
-			{
-				/* the last 8 bytes, less those already seen */
-				memcpy(&w, key + len - 8, 8);
-				m = SpecialBytes(w, d0s) &
-					(~UINT64CONST(0) << (8 * (8 - (len - i))));
-				if (m == 0)
-					break;
-				i = len - 8 + (pg_rightmost_one_pos64(m) >> 3);
-			}
+			pos = base + 16;
 		}
+	}
 #endif
-		c = (unsigned char) key[i];
-		if (c == d0)
+#ifndef WORDS_BIGENDIAN
+	if (len >= 8)
+	{
+		uint64 d0s = UINT64CONST(0x0101010101010101) * d0;
+
+		while (pos < len)
 		{
-			if (i + dlen <= len && DelimRestAt(key + i, delim, dlen))
+			int base = (len - pos >= 8) ? pos : len - 8;
+			uint64 w;
+			uint64 mask;
+
+			memcpy(&w, key + base, 8);
+			mask =
+				SpecialBytes8(w, d0s) & (~UINT64CONST(0) << (8 * (pos - base)));
+			while (mask != 0)
 			{
-				s->pos = i;
-				s->part = s->nparts;
-				if (i < partstart)
-					return s->fault = KEY_OVERLAP;
-				if (i == partstart)
-					return s->fault = KEY_EMPTY_PART;
-				if (s->firstend < 0)
-					s->firstend = i;
-				s->lastsep = i;
-				s->nparts++;
-				partstart = i + dlen;
+				int i = base + (pg_rightmost_one_pos64(mask) >> 3);
+
+				mask &= mask - 1;
+				if ((f = ScanByte(key, len, i, delim, dlen, &partstart, s)) !=
+					KEY_OK)
+					return s->fault = f;
 			}
+			pos = base + 8;
 		}
-		else if (IsKeyControl(c))
-		{
-			s->pos = i;
-			s->part = s->nparts;
-			return s->fault = KEY_CONTROL_CHAR;
-		}
-		i++;
+	}
+#endif
+	for (; pos < len; pos++)
+	{
+		unsigned char c = (unsigned char) key[pos];
+
+		if ((c == d0 || IsKeyControl(c)) &&
+			(f = ScanByte(key, len, pos, delim, dlen, &partstart, s)) != KEY_OK)
+			return s->fault = f;
 	}
 	if (partstart == len)
 	{

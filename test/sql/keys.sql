@@ -189,3 +189,37 @@ DROP TABLE keys_people;
 SELECT docmodel.key(t, n) AS k
 FROM (VALUES ('a', 1), ('b', 2)) v(t, n)
 ORDER BY 1;
+
+-- the checker against a plain SQL statement of the rules, on random strings of
+-- every length up to 80 bytes (the C reads 16 or 8 bytes at a time)
+CREATE FUNCTION pg_temp.rules_hold(k text, d text) RETURNS boolean LANGUAGE sql AS $$
+  SELECT octet_length(k) <= 250
+     AND k !~ '[\x01-\x1f\x7f]'
+     AND NOT EXISTS (SELECT 1 FROM unnest(string_to_array(k, d)) p WHERE p = '')
+     AND NOT EXISTS (SELECT 1 FROM generate_series(1, length(k)) i, generate_series(1, length(d) - 1) j
+                     WHERE substr(k, i, length(d)) = d AND substr(k, i + j, length(d)) = d)
+$$;
+SELECT setseed(0.25);
+CREATE TEMP TABLE keys_random AS
+SELECT d, g, string_agg(substr(E'ab:\x01-.>x:\x7f', (random() * 9)::int + 1, 1), '') AS k
+FROM (VALUES ('::'), (':'), ('-.-'), ('-->'), (':::')) v(d), generate_series(1, 2000) g,
+     LATERAL generate_series(1, 1 + g % 80) n
+GROUP BY d, g;
+INSERT INTO keys_random
+SELECT d, g, string_agg(substr('ab:-.>xyz', (random() * 8)::int + 1, 1), '')
+FROM (VALUES ('::'), (':'), ('-.-'), ('-->')) v(d), generate_series(2001, 4000) g,
+     LATERAL generate_series(1, 1 + g % 80) n
+GROUP BY d, g;
+SELECT d,
+       count(*) FILTER (WHERE docmodel.key_is_valid(k, d) <> pg_temp.rules_hold(k, d)) AS checker_disagrees,
+       count(*) FILTER (WHERE docmodel.key_is_valid(k, d) AND (
+            docmodel.key_parts(k, d) <> string_to_array(k, d)
+         OR docmodel.key_with(d, VARIADIC docmodel.key_parts(k, d)) <> k
+         OR docmodel.key_type(k, d) <> (string_to_array(k, d))[1]
+         OR docmodel.key_id(k, d) <> (string_to_array(k, d))[cardinality(string_to_array(k, d))]
+         OR docmodel.key_parent(k, d) IS DISTINCT FROM
+            nullif(array_to_string((string_to_array(k, d))[1:cardinality(string_to_array(k, d)) - 1], d), '')
+         )) AS split_disagrees,
+       count(*) FILTER (WHERE docmodel.key_is_valid(k, d)) > 100 AS enough_valid
+FROM keys_random GROUP BY d ORDER BY d;
+DROP TABLE keys_random;
