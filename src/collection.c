@@ -38,6 +38,7 @@ PG_FUNCTION_INFO_V1(_collection_config_changed);
 PG_FUNCTION_INFO_V1(_check_collection_options);
 
 static HTAB *CollCache = NULL;
+static DocmodelCollection *LastEntry = NULL; /* the last lookup, or NULL */
 static Oid ConfigRelid = InvalidOid;
 static int64 LastCas = 0;
 static Oid WhoRoleId = InvalidOid;
@@ -53,6 +54,7 @@ CollectionRelcacheCallback(Datum arg, Oid relid)
 
 	if (CollCache == NULL)
 		return;
+	LastEntry = NULL;
 	all = (relid == InvalidOid || relid == ConfigRelid);
 	if (all)
 		ConfigRelid = InvalidOid; /* looked up again: the extension may
@@ -204,10 +206,12 @@ DocmodelCollectionById(int32 id)
 	DocmodelCollection cfg;
 	bool found;
 
+	if (LastEntry != NULL && LastEntry->id == id)
+		return LastEntry;
 	CollectionCacheInit();
 	entry = hash_search(CollCache, &id, HASH_FIND, NULL);
 	if (entry != NULL)
-		return entry;
+		return LastEntry = entry;
 	if (!OidIsValid(ConfigRelid))
 		(void) DocmodelConfigRelid();
 	if (!LoadCollection(id, &cfg))
@@ -222,7 +226,7 @@ DocmodelCollectionById(int32 id)
 						 "docmodel.create_collection().")));
 	entry = hash_search(CollCache, &id, HASH_ENTER, &found);
 	memcpy(entry, &cfg, sizeof(cfg));
-	return entry;
+	return LastEntry = entry;
 }
 
 /*

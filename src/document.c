@@ -24,6 +24,7 @@
 #include "utils/datetime.h"
 #include "utils/datum.h"
 #include "utils/jsonb.h"
+#include "utils/memutils.h"
 #include "utils/numeric.h"
 #include "utils/rel.h"
 #include "utils/timestamp.h"
@@ -73,6 +74,13 @@ static ManagedField
 Managed(const FieldNames *names, const char *s, int len)
 {
 #define IS(f) (strlen(names->f) == len && memcmp(names->f, s, len) == 0)
+	/* every management name is 3 to 11 bytes; cheap gates first */
+	if (len < 3 || len > 11)
+		return MF_NONE;
+	if (names == &UnderscoreNames ? s[0] != '_'
+								  : (s[0] != 't' && s[0] != 's' &&
+									 s[0] != 'c' && s[0] != 'm' && s[0] != 'v'))
+		return MF_NONE;
 	if (IS(type))
 		return MF_TYPE;
 	if (IS(schema))
@@ -109,36 +117,6 @@ MetaContainer(const DocmodelCollection *cfg, Jsonb *doc)
 		!JsonContainerIsObject(meta->val.binary.data))
 		return NULL;
 	return meta->val.binary.data;
-}
-
-/* Push a string pair. */
-static void
-PushString(JsonbParseState **ps, const char *key, const char *val, int len)
-{
-	JsonbValue k;
-	JsonbValue v;
-
-	k.type = jbvString;
-	k.val.string.val = (char *) key;
-	k.val.string.len = strlen(key);
-	v.type = jbvString;
-	v.val.string.val = (char *) val;
-	v.val.string.len = len;
-	pushJsonbValue(ps, WJB_KEY, &k);
-	pushJsonbValue(ps, WJB_VALUE, &v);
-}
-
-/* Push a pair with a ready value. */
-static void
-PushValue(JsonbParseState **ps, const char *key, JsonbValue *v)
-{
-	JsonbValue k;
-
-	k.type = jbvString;
-	k.val.string.val = (char *) key;
-	k.val.string.len = strlen(key);
-	pushJsonbValue(ps, WJB_KEY, &k);
-	pushJsonbValue(ps, WJB_VALUE, v);
 }
 
 /* Return a time stamp as a JSON value in the given unit. */
@@ -196,105 +174,357 @@ DocmodelTimeValue(TimestampTz ts, DocmodelTimeUnit unit)
 	return v;
 }
 
-/* Push the management fields of the stamp (except schema unless set). */
-static void
-PushManaged(JsonbParseState **ps, const FieldNames *names, DocmodelStamp *st)
+/*
+ * One pair of an object being written: the key, and the value as its
+ * on-disk bytes (string bytes, a numeric varlena, a container) with its
+ * JEntry type. Values of the body are never decoded, only copied.
+ */
+typedef struct OutPair
 {
-	JsonbValue ver;
-	JsonbValue *modified = DocmodelTimeValue(st->now, st->cfg->time_unit);
-	int wholen = strlen(st->who);
+	const char *key;
+	int keylen;
+	uint32 type; /* JENTRY_ISSTRING, ISNUMERIC, ... */
+	const char *data;
+	int len;
+} OutPair;
 
-	PushString(ps, names->type, st->type, st->type_len);
-	if (st->schema != NULL)
-		PushValue(ps, names->schema, st->schema);
-	if (st->is_insert)
+/* Order of keys in a jsonb object: shorter first, then bytewise. */
+static int
+PairCmp(const OutPair *a, const OutPair *b)
+{
+	if (a->keylen != b->keylen)
+		return a->keylen < b->keylen ? -1 : 1;
+	return memcmp(a->key, b->key, a->keylen);
+}
+
+/* Set p to key and the JSON value v (scalar or binary container). */
+static void
+PairFromValue(OutPair *p, const char *key, JsonbValue *v)
+{
+	p->key = key;
+	p->keylen = strlen(key); /* constant-folded for literals when inlined */
+	p->data = NULL;
+	p->len = 0;
+	switch (v->type)
 	{
-		PushValue(ps, names->created, modified);
-		PushString(ps, names->created_by, st->who, wholen);
+		case jbvString:
+			p->type = JENTRY_ISSTRING;
+			p->data = v->val.string.val;
+			p->len = v->val.string.len;
+			break;
+		case jbvNumeric:
+			p->type = JENTRY_ISNUMERIC;
+			p->data = (const char *) v->val.numeric;
+			p->len = VARSIZE_ANY(v->val.numeric);
+			break;
+		case jbvBool:
+			p->type = v->val.boolean ? JENTRY_ISBOOL_TRUE : JENTRY_ISBOOL_FALSE;
+			break;
+		case jbvNull:
+			p->type = JENTRY_ISNULL;
+			break;
+		case jbvBinary:
+			p->type = JENTRY_ISCONTAINER;
+			p->data = (const char *) v->val.binary.data;
+			p->len = v->val.binary.len;
+			break;
+		default:
+			elog(ERROR, "unexpected jsonb value type %d", (int) v->type);
 	}
-	else
-	{
-		if (st->created != NULL)
-			PushValue(ps, names->created, st->created);
-		if (st->created_by != NULL)
-			PushValue(ps, names->created_by, st->created_by);
-	}
-	PushValue(ps, names->modified, modified);
-	PushString(ps, names->modified_by, st->who, wholen);
-	ver.type = jbvNumeric;
-	ver.val.numeric = int64_to_numeric(st->ver);
-	PushValue(ps, names->ver, &ver);
+}
+
+/* Set p to a string pair. */
+static void
+PairString(OutPair *p, const char *key, const char *val, int len)
+{
+	p->key = key;
+	p->keylen = strlen(key);
+	p->type = JENTRY_ISSTRING;
+	p->data = val;
+	p->len = len;
 }
 
 /*
- * Copy the pairs of object container c into *ps, leaving out management
- * fields (which PushManaged writes). The schema field is kept unless the
- * stamp sets one.
+ * Read the pairs of object container c into out (in their stored order,
+ * which is the key order), leaving out the keys skip() names. Returns the
+ * number of pairs read.
  */
-static void
-PushUserPairs(JsonbParseState **ps, JsonbContainer *c, const FieldNames *names,
-			  DocmodelStamp *st, bool skip_meta, JsonbContainer **meta)
+static int
+ReadPairs(JsonbContainer *c, const FieldNames *names, DocmodelStamp *st,
+		  bool skip_meta, JsonbContainer **meta, OutPair *out)
 {
-	JsonbIterator *it = JsonbIteratorInit(c);
-	JsonbValue k;
-	JsonbValue v;
-	JsonbIteratorToken tok;
+	int n = JsonContainerSize(c);
+	char *base = (char *) &c->children[2 * n];
+	uint32 koff = 0;
+	uint32 voff;
+	int i;
+	int k = 0;
 
-	tok = JsonbIteratorNext(&it, &k, true);
-	Assert(tok == WJB_BEGIN_OBJECT);
-	while ((tok = JsonbIteratorNext(&it, &k, true)) == WJB_KEY)
+	/* the values' data follows all keys' data */
+	voff = 0;
+	for (i = 0; i < n; i++)
+		JBE_ADVANCE_OFFSET(voff, c->children[i]);
+	for (i = 0; i < n; i++)
 	{
-		ManagedField mf;
+		JEntry ke = c->children[i];
+		JEntry ve = c->children[n + i];
+		uint32 kstart = koff;
+		uint32 vstart = voff;
+		uint32 klen;
+		uint32 vlen;
+		OutPair *p = &out[k];
 
-		tok = JsonbIteratorNext(&it, &v, true);
-		Assert(tok == WJB_VALUE);
-		if (skip_meta && k.val.string.len == 4 &&
-			memcmp(k.val.string.val, "meta", 4) == 0)
+		JBE_ADVANCE_OFFSET(koff, ke);
+		JBE_ADVANCE_OFFSET(voff, ve);
+		klen = koff - kstart;
+		vlen = voff - vstart;
+		p->key = base + kstart;
+		p->keylen = klen;
+		p->type = ve & JENTRY_TYPEMASK;
+		if (JBE_ISNUMERIC(ve) || JBE_ISCONTAINER(ve))
 		{
-			if (v.type == jbvBinary && JsonContainerIsObject(v.val.binary.data))
-				*meta = v.val.binary.data;
+			uint32 a = INTALIGN(vstart);
+
+			p->data = base + a;
+			p->len = vlen - (a - vstart);
+		}
+		else
+		{
+			p->data = base + vstart;
+			p->len = vlen;
+		}
+		if (skip_meta && klen == 4 && memcmp(p->key, "meta", 4) == 0)
+		{
+			if (JBE_ISCONTAINER(ve) &&
+				JsonContainerIsObject((JsonbContainer *) p->data))
+				*meta = (JsonbContainer *) p->data;
 			continue;
 		}
 		if (names != NULL)
 		{
-			mf = Managed(names, k.val.string.val, k.val.string.len);
+			ManagedField mf = Managed(names, p->key, klen);
+
 			if (mf == MF_TYPE || mf == MF_OTHER ||
 				(mf == MF_SCHEMA && st->schema != NULL))
 				continue;
 		}
-		pushJsonbValue(ps, WJB_KEY, &k);
-		pushJsonbValue(ps, WJB_VALUE, &v);
+		k++;
 	}
+	return k;
+}
+
+/*
+ * Write an object of n pairs (sorted by key, no duplicates) to buf in the
+ * jsonb on-disk format, as convertJsonbObject() does; buf's length must be
+ * a multiple of 4 (alignment is relative to the buffer's start).
+ */
+static void
+WriteObject(StringInfo buf, OutPair *pairs, int n)
+{
+	uint32 header = (uint32) n | JB_FOBJECT;
+	Size need = sizeof(uint32) + 2 * n * sizeof(JEntry);
+	JEntry *jentries;
+	char *start;
+	char *p;
+	uint32 totallen = 0;
+	int i;
+
+	Assert(buf->len % 4 == 0);
+	for (i = 0; i < n; i++)
+		need += pairs[i].keylen + pairs[i].len + 3;
+	if (need > JENTRY_OFFLENMASK)
+		ereport(ERROR,
+				(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
+				 errmsg("total size of jsonb object elements exceeds the "
+						"maximum of %u bytes",
+						JENTRY_OFFLENMASK)));
+	enlargeStringInfo(buf, need);
+	start = buf->data + buf->len;
+	memcpy(start, &header, sizeof(uint32));
+	jentries = (JEntry *) (start + sizeof(uint32));
+	p = (char *) &jentries[2 * n];
+	for (i = 0; i < 2 * n; i++)
+	{
+		OutPair *pr = &pairs[i % n];
+		char *from = p;
+		uint32 type;
+		uint32 len;
+
+		if (i < n)
+		{
+			type = JENTRY_ISSTRING;
+			memcpy(p, pr->key, pr->keylen);
+			p += pr->keylen;
+		}
+		else
+		{
+			type = pr->type;
+			if (type == JENTRY_ISNUMERIC || type == JENTRY_ISCONTAINER)
+			{
+				/* pad to int alignment, counted from the buffer start */
+				while ((buf->len + (p - start)) % 4 != 0)
+					*p++ = '\0';
+			}
+			if (pr->len > 0)
+			{
+				memcpy(p, pr->data, pr->len);
+				p += pr->len;
+			}
+		}
+		len = p - from;
+		totallen += len;
+		jentries[i] = (i % JB_OFFSET_STRIDE == 0)
+						  ? (type | totallen | JENTRY_HAS_OFF)
+						  : (type | len);
+	}
+	buf->len += p - start;
+	buf->data[buf->len] = '\0';
+}
+
+/*
+ * Merge the sorted pairs a (na) and the sorted pairs b (nb) into out.
+ * Returns na + nb.
+ */
+static int
+MergePairs(OutPair *a, int na, OutPair *b, int nb, OutPair *out)
+{
+	int i, j, k = 0;
+
+	i = j = 0;
+	while (i < na || j < nb)
+	{
+		if (j >= nb || (i < na && PairCmp(&a[i], &b[j]) < 0))
+			out[k++] = a[i++];
+		else
+			out[k++] = b[j++];
+	}
+	return k;
+}
+
+/*
+ * Fill m with the management pairs of the stamp in the given names;
+ * timeval is the JSON value of st->now. Returns how many.
+ */
+static int
+ManagedPairs(const FieldNames *names, DocmodelStamp *st, JsonbValue *timeval,
+			 JsonbValue *ver, int wholen, OutPair *m)
+{
+	int k = 0;
+
+	/* in key order (shorter first): ver, type, schema, created, modified,
+	 * createdBy, modifiedBy, in both namings */
+	PairFromValue(&m[k++], names->ver, ver);
+	PairString(&m[k++], names->type, st->type, st->type_len);
+	if (st->schema != NULL)
+		PairFromValue(&m[k++], names->schema, st->schema);
+	if (st->is_insert)
+		PairFromValue(&m[k++], names->created, timeval);
+	else if (st->created != NULL)
+		PairFromValue(&m[k++], names->created, st->created);
+	PairFromValue(&m[k++], names->modified, timeval);
+	if (st->is_insert)
+		PairString(&m[k++], names->created_by, st->who, wholen);
+	else if (st->created_by != NULL)
+		PairFromValue(&m[k++], names->created_by, st->created_by);
+	PairString(&m[k++], names->modified_by, st->who, wholen);
+	return k;
+}
+
+#define MAX_MANAGED 8
+
+/* The last time value made (a transaction stamps one now() throughout). */
+static TimestampTz TimeCacheTs;
+static int TimeCacheUnit = -1;
+static JsonbValue TimeCacheVal;
+static Numeric VerOne = NULL;
+
+/* Return DocmodelTimeValue(ts, unit), made once per transaction. */
+static JsonbValue *
+CachedTimeValue(TimestampTz ts, DocmodelTimeUnit unit)
+{
+	if (TimeCacheUnit != (int) unit || TimeCacheTs != ts)
+	{
+		MemoryContext old = MemoryContextSwitchTo(TopMemoryContext);
+		JsonbValue *v;
+
+		if (TimeCacheUnit >= 0)
+		{
+			TimeCacheUnit = -1;
+			if (TimeCacheVal.type == jbvString)
+				pfree(TimeCacheVal.val.string.val);
+			else
+				pfree(TimeCacheVal.val.numeric);
+		}
+		v = DocmodelTimeValue(ts, unit);
+		TimeCacheVal = *v;
+		pfree(v);
+		MemoryContextSwitchTo(old);
+		TimeCacheTs = ts;
+		TimeCacheUnit = (int) unit;
+	}
+	return &TimeCacheVal;
 }
 
 /*
  * Build the document to store: the body's own fields plus the management
  * fields of the stamp, in the collection's meta style. The one place where
  * a stored document is assembled: every write of a collection passes here
- * exactly once.
+ * exactly once. The body's values are copied as bytes, not decoded.
  */
 Jsonb *
 DocmodelAssembleDocument(Jsonb *body, DocmodelStamp *st)
 {
-	JsonbParseState *ps = NULL;
-	JsonbValue *res;
+	int n = JsonContainerSize(&body->root);
+	OutPair *user = palloc((n + 1) * sizeof(OutPair));
+	OutPair *out = palloc((n + 1 + MAX_MANAGED) * sizeof(OutPair));
+	OutPair managed[MAX_MANAGED];
+	JsonbValue *timeval = CachedTimeValue(st->now, st->cfg->time_unit);
+	JsonbValue ver;
+	StringInfoData buf;
+	int wholen = strlen(st->who);
+	int nuser;
+	int nmanaged;
+	int nout;
 
-	pushJsonbValue(&ps, WJB_BEGIN_OBJECT, NULL);
+	if (VerOne == NULL)
+	{
+		MemoryContext old = MemoryContextSwitchTo(TopMemoryContext);
+
+		VerOne = int64_to_numeric(1);
+		MemoryContextSwitchTo(old);
+	}
+	ver.type = jbvNumeric;
+	ver.val.numeric = st->ver == 1 ? VerOne : int64_to_numeric(st->ver);
+	initStringInfo(&buf);
+	buf.len = VARHDRSZ; /* filled by SET_VARSIZE */
 	if (st->cfg->meta_style == DOCMODEL_META_META)
 	{
 		JsonbContainer *meta = NULL;
-		JsonbValue k;
+		OutPair *muser;
+		OutPair *mout;
+		OutPair metapair;
+		StringInfoData mbuf;
+		int nm = 0;
+		int nmuser = 0;
 
-		PushUserPairs(&ps, &body->root, NULL, st, true, &meta);
-		k.type = jbvString;
-		k.val.string.val = "meta";
-		k.val.string.len = 4;
-		pushJsonbValue(&ps, WJB_KEY, &k);
-		pushJsonbValue(&ps, WJB_BEGIN_OBJECT, NULL);
+		nuser = ReadPairs(&body->root, NULL, st, true, &meta, user);
 		if (meta != NULL)
-			PushUserPairs(&ps, meta, &PlainNames, st, false, NULL);
-		PushManaged(&ps, &PlainNames, st);
-		pushJsonbValue(&ps, WJB_END_OBJECT, NULL);
+			nm = JsonContainerSize(meta);
+		muser = palloc((nm + 1) * sizeof(OutPair));
+		mout = palloc((nm + 1 + MAX_MANAGED) * sizeof(OutPair));
+		if (meta != NULL)
+			nmuser = ReadPairs(meta, &PlainNames, st, false, NULL, muser);
+		nmanaged =
+			ManagedPairs(&PlainNames, st, timeval, &ver, wholen, managed);
+		nout = MergePairs(muser, nmuser, managed, nmanaged, mout);
+		initStringInfo(&mbuf);
+		WriteObject(&mbuf, mout, nout);
+		metapair.key = "meta";
+		metapair.keylen = 4;
+		metapair.type = JENTRY_ISCONTAINER;
+		metapair.data = mbuf.data;
+		metapair.len = mbuf.len;
+		nout = MergePairs(user, nuser, &metapair, 1, out);
 	}
 	else
 	{
@@ -302,11 +532,13 @@ DocmodelAssembleDocument(Jsonb *body, DocmodelStamp *st)
 									  ? &PlainNames
 									  : &UnderscoreNames;
 
-		PushUserPairs(&ps, &body->root, names, st, false, NULL);
-		PushManaged(&ps, names, st);
+		nuser = ReadPairs(&body->root, names, st, false, NULL, user);
+		nmanaged = ManagedPairs(names, st, timeval, &ver, wholen, managed);
+		nout = MergePairs(user, nuser, managed, nmanaged, out);
 	}
-	res = pushJsonbValue(&ps, WJB_END_OBJECT, NULL);
-	return JsonbValueToJsonb(res);
+	WriteObject(&buf, out, nout);
+	SET_VARSIZE(buf.data, buf.len);
+	return (Jsonb *) buf.data;
 }
 
 /* Name a JSON container's kind for messages. */
@@ -379,6 +611,18 @@ JsonInt(JsonbValue *v, int32 dflt)
 		DirectFunctionCall1(numeric_int4, NumericGetDatum(v->val.numeric)));
 }
 
+/* Form the row to store, keeping the trigger tuple's identity fields. */
+static HeapTuple
+FormResult(TupleDesc desc, HeapTuple from, Datum *values, bool *nulls)
+{
+	HeapTuple tup = heap_form_tuple(desc, values, nulls);
+
+	tup->t_data->t_ctid = from->t_data->t_ctid;
+	tup->t_self = from->t_self;
+	tup->t_tableOid = from->t_tableOid;
+	return tup;
+}
+
 /*
  * The collection trigger: BEFORE INSERT OR UPDATE, FOR EACH ROW, with the
  * collection's configuration id as its one argument. Works the same for
@@ -397,7 +641,6 @@ collection_trigger(PG_FUNCTION_ARGS)
 	Datum d;
 	Datum docd;
 	Datum olddocd = (Datum) 0;
-	bool isnull;
 	text *keyt;
 	const char *key;
 	int key_len;
@@ -408,9 +651,10 @@ collection_trigger(PG_FUNCTION_ARGS)
 	JsonbValue *typev;
 	int64 old_cas = 0;
 	const FieldNames *names;
-	int cols[2] = {COLL_ATT_DOC, COLL_ATT_CAS};
-	Datum values[2];
-	bool nulls[2] = {false, false};
+	Datum *nv;
+	bool *nn;
+	Datum *ov = NULL;
+	bool *on = NULL;
 
 	if (!CALLED_AS_TRIGGER(fcinfo) || !TRIGGER_FIRED_BEFORE(td->tg_event) ||
 		!TRIGGER_FIRED_FOR_ROW(td->tg_event))
@@ -435,10 +679,20 @@ collection_trigger(PG_FUNCTION_ARGS)
 	}
 	else
 		newtup = td->tg_trigtuple;
+	/* One pass over each tuple's columns, one heap_form_tuple at the end. */
+	nv = palloc(desc->natts * sizeof(Datum));
+	nn = palloc(desc->natts * sizeof(bool));
+	heap_deform_tuple(newtup, desc, nv, nn);
+	if (oldtup != NULL)
+	{
+		ov = palloc(desc->natts * sizeof(Datum));
+		on = palloc(desc->natts * sizeof(bool));
+		heap_deform_tuple(oldtup, desc, ov, on);
+	}
 
 	/* The key: present, valid, unchanged by an update. */
-	d = heap_getattr(newtup, COLL_ATT_ID, desc, &isnull);
-	if (isnull)
+	d = nv[COLL_ATT_ID - 1];
+	if (nn[COLL_ATT_ID - 1])
 		ereport(ERROR, (errcode(ERRCODE_NOT_NULL_VIOLATION),
 						errmsg("document key must not be null"),
 						errdetail("A row of collection \"%s\" has a null id.",
@@ -449,8 +703,7 @@ collection_trigger(PG_FUNCTION_ARGS)
 	DocmodelCheckKey(key, key_len, cfg.delim, cfg.delim_len, true);
 	if (oldtup != NULL)
 	{
-		text *oldkey =
-			DatumGetTextPP(heap_getattr(oldtup, COLL_ATT_ID, desc, &isnull));
+		text *oldkey = DatumGetTextPP(ov[COLL_ATT_ID - 1]);
 
 		if (VARSIZE_ANY_EXHDR(oldkey) != key_len ||
 			memcmp(VARDATA_ANY(oldkey), key, key_len) != 0)
@@ -465,8 +718,8 @@ collection_trigger(PG_FUNCTION_ARGS)
 	}
 
 	/* The body: let NOT NULL refuse a missing one. */
-	docd = heap_getattr(newtup, COLL_ATT_DOC, desc, &isnull);
-	if (isnull)
+	docd = nv[COLL_ATT_DOC - 1];
+	if (nn[COLL_ATT_DOC - 1])
 		return PointerGetDatum(newtup);
 
 	st.key = key;
@@ -475,28 +728,23 @@ collection_trigger(PG_FUNCTION_ARGS)
 	st.now = GetCurrentTransactionStartTimestamp();
 	if (oldtup != NULL)
 	{
-		Datum exp;
-
 		old_cas =
-			DatumGetInt64(heap_getattr(oldtup, COLL_ATT_CAS, desc, &isnull));
-		if (isnull)
-			old_cas = 0;
-		exp = heap_getattr(oldtup, COLL_ATT_EXPIRES, desc, &isnull);
+			on[COLL_ATT_CAS - 1] ? 0 : DatumGetInt64(ov[COLL_ATT_CAS - 1]);
 		/* An expired document is absent: writing over it is an insert. */
-		st.is_insert = !isnull && DatumGetTimestampTz(exp) <= st.now;
+		st.is_insert = !on[COLL_ATT_EXPIRES - 1] &&
+					   DatumGetTimestampTz(ov[COLL_ATT_EXPIRES - 1]) <= st.now;
 		if (!st.is_insert)
 		{
-			olddocd = heap_getattr(oldtup, COLL_ATT_DOC, desc, &isnull);
-			if (isnull)
+			olddocd = ov[COLL_ATT_DOC - 1];
+			if (on[COLL_ATT_DOC - 1])
 				st.is_insert = true;
 			else if (datumIsEqual(olddocd, docd, false, -1))
 			{
 				/* The body is untouched (touch, expiry change): only a new
 				 * cas, the document and its _ver stay. */
-				values[0] = docd;
-				values[1] = Int64GetDatum(DocmodelNextCas(old_cas));
-				return PointerGetDatum(heap_modify_tuple_by_cols(
-					newtup, desc, 2, cols, values, nulls));
+				nv[COLL_ATT_CAS - 1] = Int64GetDatum(DocmodelNextCas(old_cas));
+				nn[COLL_ATT_CAS - 1] = false;
+				return PointerGetDatum(FormResult(desc, newtup, nv, nn));
 			}
 		}
 	}
@@ -594,8 +842,8 @@ collection_trigger(PG_FUNCTION_ARGS)
 
 	/* revisions: see revision.c */
 
-	values[0] = JsonbPGetDatum(result);
-	values[1] = Int64GetDatum(st.cas);
-	return PointerGetDatum(
-		heap_modify_tuple_by_cols(newtup, desc, 2, cols, values, nulls));
+	nv[COLL_ATT_DOC - 1] = JsonbPGetDatum(result);
+	nv[COLL_ATT_CAS - 1] = Int64GetDatum(st.cas);
+	nn[COLL_ATT_CAS - 1] = false;
+	return PointerGetDatum(FormResult(desc, newtup, nv, nn));
 }

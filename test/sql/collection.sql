@@ -85,6 +85,24 @@ SELECT u.cas > b.cas AS cas_grew, u.doc->'_ver' AS ver
 FROM collection_users u JOIN collection_before b USING (id) WHERE id = 'user::1';
 UPDATE collection_users SET expires_at = NULL WHERE id = 'user::1';
 
+-- The stored document is valid jsonb for any body: many keys (past the
+-- 32-entry offset stride), numbers, nested containers, booleans, nulls,
+-- unicode; it reads back equal to its own text form.
+SELECT docmodel.create_collection('collection_shapes');
+INSERT INTO collection_shapes
+SELECT 'shape::' || n, (SELECT jsonb_object_agg('k' || i, CASE i % 6
+    WHEN 0 THEN to_jsonb(i * 1.5) WHEN 1 THEN to_jsonb('s' || repeat('x', i))
+    WHEN 2 THEN jsonb_build_object('a', i, 'b', jsonb_build_array(1, 'two', NULL, true))
+    WHEN 3 THEN to_jsonb(i % 2 = 0) WHEN 4 THEN 'null'::jsonb ELSE to_jsonb('ü€' || i) END)
+  FROM generate_series(1, n) AS i)
+FROM unnest(ARRAY[1, 5, 31, 32, 33, 70]) AS n;
+INSERT INTO collection_shapes VALUES ('shape::0', '{}');
+UPDATE collection_shapes SET doc = doc || '{"extra": [1, {"z": 2.25}]}' WHERE id IN ('shape::33', 'shape::0');
+SELECT id, doc = (doc::text)::jsonb AS reads_back, (SELECT count(*) FROM jsonb_each(doc)) AS keys,
+       doc->'k33' AS k33, doc->'k32'->'b'->1 AS nested, doc->'extra' AS extra, doc->'_ver' AS ver
+FROM collection_shapes ORDER BY length(id), id;
+SELECT docmodel.drop_collection('collection_shapes');
+
 -- _type is set from the key's first part; a body may carry the same one.
 SELECT docmodel.create_collection('collection_any');
 INSERT INTO collection_any VALUES ('order::7', '{}'), ('order::8', '{"_type": "order"}'),
