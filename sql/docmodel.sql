@@ -252,6 +252,9 @@ CREATE TABLE docmodel.migration_rules (
 COMMENT ON TABLE docmodel.migration_rules IS
 	'docmodel: registered schema migrations, one chain of rules per document type';
 SELECT pg_catalog.pg_extension_config_dump('docmodel.migration_rules', '');
+-- Every role that reads or writes documents reads the rules (migrate on read
+-- and write); registering them takes the owner's rights.
+GRANT SELECT ON docmodel.migration_rules TO PUBLIC;
 
 CREATE FUNCTION docmodel._migration_rules_changed() RETURNS trigger
 	AS 'MODULE_PATHNAME', 'migration_rules_changed'
@@ -298,6 +301,9 @@ SELECT r.run_id, r.coll, r.doc_type, r.target, r.started_at, r.finished_at,
 		THEN 'interrupted' ELSE r.status END AS status,
 	r.error
 FROM docmodel.migration_run r;
+-- Whoever may update a collection may run (and so record) its migration.
+GRANT SELECT, INSERT, UPDATE ON docmodel.migration_run TO PUBLIC;
+GRANT SELECT ON docmodel.migration_runs TO PUBLIC;
 COMMENT ON VIEW docmodel.migration_runs IS
 	'docmodel: every migrate_collection run: collection, type, target, progress (last key, docs), status';
 

@@ -330,6 +330,26 @@ SELECT doc->'schema' AS schema, doc->'phones' AS phones, doc ? 'phone' AS has_ph
 SELECT docmodel.drop_collection('migrate_coll'), docmodel.drop_collection('migrate_meta'),
   docmodel.drop_collection('migrate_plain');
 
+
+\echo == privileges: any role reads the rules, registering takes the owner rights
+CREATE ROLE migrate_app;
+GRANT SELECT, INSERT, UPDATE ON migrate_users TO migrate_app;
+-- a change of the registry makes every backend reload the rules on next use
+SELECT docmodel.register_migration('user', '2.0', '3.0', steps => '[
+  {"op": "wrap", "path": "/phone", "into": "/phones", "template": {"type": "other", "number": "$"}}]');
+SET ROLE migrate_app;
+SELECT docmodel.migrate('{"_type": "user", "_schema": "2.0", "phone": "1"}');
+INSERT INTO migrate_users VALUES ('user::app', '{"_type": "user", "_schema": "1.0", "name": "App User"}');
+SET client_min_messages = warning;
+CALL docmodel.migrate_collection('migrate_users');
+RESET client_min_messages;
+SELECT doc FROM migrate_users WHERE id = 'user::app';
+SELECT docmodel.register_migration('user', '3.0', '4.0', steps => '[]');
+SELECT :'LAST_ERROR_SQLSTATE' AS sqlstate;
+RESET ROLE;
+REVOKE ALL ON migrate_users FROM migrate_app;
+DROP ROLE migrate_app;
+
 DROP TABLE migrate_users, migrate_users2;
 DELETE FROM docmodel.migration_run;
 DELETE FROM docmodel.migration_rules;
