@@ -536,7 +536,17 @@ BEGIN
 	k2 := (coll::pg_catalog.oid::pg_catalog.int8 OPERATOR(pg_catalog.-)
 		CASE WHEN coll::pg_catalog.oid::pg_catalog.int8 OPERATOR(pg_catalog.>=) 2147483648
 			THEN 4294967296 ELSE 0 END)::pg_catalog.int4;
-	IF NOT pg_catalog.pg_try_advisory_lock(k1, k2) THEN
+	-- A call of this session that was interrupted outside its error handling
+	-- may have left the lock held: take it over rather than stack it.
+	IF EXISTS (SELECT FROM pg_catalog.pg_locks l
+			WHERE l.locktype OPERATOR(pg_catalog.=) 'advisory'
+				AND l.classid OPERATOR(pg_catalog.=) k1::pg_catalog.oid
+				AND l.objid OPERATOR(pg_catalog.=) coll::pg_catalog.oid
+				AND l.objsubid OPERATOR(pg_catalog.=) 2
+				AND l.pid OPERATOR(pg_catalog.=) pg_catalog.pg_backend_pid()
+				AND l.granted) THEN
+		NULL;
+	ELSIF NOT pg_catalog.pg_try_advisory_lock(k1, k2) THEN
 		RAISE EXCEPTION USING ERRCODE = '55P03',
 			MESSAGE = pg_catalog.format('a migration of %s is already running', coll),
 			HINT = 'Wait for it to finish (see docmodel.migration_runs), then call again.';

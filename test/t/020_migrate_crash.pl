@@ -80,5 +80,50 @@ is($node->safe_psql('postgres',
 		"SELECT count(*) FROM crash_users WHERE doc->>'firstName' = 'User' AND doc ? 'lastName' AND NOT doc ? 'name'"),
 	'2000', 'every document split once');
 
+# A cancelled run keeps its committed batches, records itself cancelled,
+# releases its lock, and the next run resumes it.
+$node->safe_psql('postgres', q{
+	SELECT docmodel.create_collection('cancel_users');
+	DELETE FROM docmodel.migration_rules;
+	INSERT INTO cancel_users (id, doc)
+	SELECT 'user::' || lpad(i::text, 5, '0'),
+		jsonb_build_object('_schema', '1', 'name', 'User ' || i, 'applied', '[]'::jsonb)
+	FROM generate_series(1, 1000) i;
+	SELECT docmodel.register_migration('user', '1', '2', steps => '[
+		{"op": "add", "path": "/applied/-", "value": "1to2"},
+		{"op": "split", "path": "/name", "into": ["/firstName", "/lastName"]}]');
+	SELECT docmodel.register_migration('user', '2', '3', fn => 'crash_step(jsonb)');
+});
+($out, $err) = ('', '');
+$h = IPC::Run::start(
+	[
+		'psql', '-X', '-d', $node->connstr('postgres'), '-c',
+		"CALL docmodel.migrate_collection('cancel_users', batch_size => 50)"
+	],
+	'>', \$out, '2>', \$err);
+$node->poll_query_until('postgres',
+	"SELECT coalesce(max(docs_done), 0) >= 100 FROM docmodel.migration_runs WHERE coll = 'cancel_users'::regclass")
+  or die "the run made no progress";
+$node->safe_psql('postgres', q{
+	SELECT pg_cancel_backend(pid) FROM pg_stat_activity
+	WHERE query LIKE 'CALL docmodel.migrate_collection(''cancel_users''%'});
+eval { $h->finish; };
+like($err, qr/canceling statement due to user request/, 'the run was cancelled');
+($done, $status) = split /\|/, $node->safe_psql('postgres',
+	"SELECT docs_done, status FROM docmodel.migration_runs WHERE coll = 'cancel_users'::regclass");
+is($status, 'cancelled', 'the cancelled run shows as cancelled');
+is($node->safe_psql('postgres',
+		"SELECT count(*) FROM cancel_users WHERE doc->>'_schema' = '3'"),
+	$done, 'its committed batches stay migrated');
+($ret, $stdout, $stderr) = $node->psql('postgres',
+	"CALL docmodel.migrate_collection('cancel_users', batch_size => 50)");
+is($ret, 0, 'the lock was released: a new call runs');
+like($stderr, qr/resuming run \d+ of cancel_users/, 'and resumes the cancelled run');
+is($node->safe_psql('postgres', q{
+		SELECT doc->>'_schema', doc->'applied', count(*) FROM cancel_users
+		GROUP BY 1, 2}),
+	'3|["1to2", "2to3"]|1000',
+	'every document at version 3 with each step applied exactly once');
+
 $node->stop;
 done_testing();
