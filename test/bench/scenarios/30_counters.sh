@@ -3,6 +3,7 @@
 # Sourced by test/bench/run.sh (lib.sh's bench_tps / bench_sql are in scope).
 cdir=$(mktemp -d)
 "${PSQL[@]}" >/dev/null <<'SQL'
+SET client_min_messages = warning;
 DROP TABLE IF EXISTS bench_counters;
 DROP SEQUENCE IF EXISTS bench_counter_seq;
 CREATE SEQUENCE bench_counter_seq;
