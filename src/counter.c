@@ -493,6 +493,8 @@ CounterAdd(text *name, int64 delta, bool create, int64 start, bool return_start)
 			Oid types[2] = {TEXTOID, INT8OID};
 			Datum values[2];
 
+			if (result > PG_INT64_MAX - delta)
+				CounterOverflow(name, delta);
 			values[0] = PointerGetDatum(name);
 			values[1] = Int64GetDatum(delta);
 			if (CounterRunPlan(&planGaplessAdd,
@@ -790,9 +792,13 @@ counter_keys(PG_FUNCTION_ARGS)
 	funcctx = SRF_PERCALL_SETUP();
 	st = funcctx->user_fctx;
 	if ((int64) funcctx->call_cntr < st->last)
-		SRF_RETURN_NEXT(funcctx, PointerGetDatum(cstring_to_text(psprintf(
-									 "%s" INT64_FORMAT, st->prefix,
-									 (int64) funcctx->call_cntr + 1))));
+	{
+		/* SRF_RETURN_NEXT advances call_cntr before it evaluates its value */
+		text *key = cstring_to_text(psprintf("%s" INT64_FORMAT, st->prefix,
+											 (int64) funcctx->call_cntr + 1));
+
+		SRF_RETURN_NEXT(funcctx, PointerGetDatum(key));
+	}
 	SRF_RETURN_DONE(funcctx);
 }
 

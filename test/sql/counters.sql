@@ -53,8 +53,8 @@ BEGIN;
 SELECT docmodel.incr('ct::g');
 ROLLBACK;
 SELECT docmodel.incr('ct::g');
-SELECT docmodel.counter_advance('ct::g', 50), docmodel.counter_advance('ct::g', 7),
-       docmodel.counter_value('ct::g');
+SELECT docmodel.counter_advance('ct::g', 50), docmodel.counter_advance('ct::g', 7);
+SELECT docmodel.counter_value('ct::g');
 SELECT name, value, gapless FROM docmodel.counters WHERE name LIKE 'ct::%' ORDER BY name;
 
 -- Creation and drop are transactional, like CREATE/DROP SEQUENCE.
