@@ -57,6 +57,15 @@ $node->stop('immediate');
 $node->start;
 @max = check_above('after checkpoint, page WAL by others, immediate shutdown', @max);
 
+# 2b. VACUUM FULL rewrites counter_state (new relfilenode): increments go on from the
+# rewritten rows, and a crash after it still continues above every value handed out.
+@max = burst(50);
+$node->safe_psql('postgres', 'VACUUM FULL docmodel.counter_state');
+@max = burst(50);
+$node->stop('immediate');
+$node->start;
+@max = check_above('after VACUUM FULL, immediate shutdown', @max);
+
 # 3. A value handed out inside a transaction that is still open at the crash.
 my $bg = $node->background_psql('postgres');
 $bg->query_safe('BEGIN');
