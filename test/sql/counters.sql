@@ -66,6 +66,16 @@ SELECT docmodel.counter_drop('ct::b');
 SELECT docmodel.counter_value('ct::b') IS NULL AS dropped;
 SELECT docmodel.incr('ct::b', initial => 7);         -- re-created
 
+-- A row from another server life (restored by pg_dump, or replayed after a crash)
+-- continues above its WAL-logged bound, never at its possibly stale value.
+INSERT INTO docmodel.counter_state (value, reserved, life, gapless, name)
+VALUES (10, 42, 12345, false, 'ct::restored');
+SELECT docmodel.counter_value('ct::restored') AS value,
+       (SELECT value FROM docmodel.counters WHERE name = 'ct::restored') AS in_view;
+SELECT docmodel.incr('ct::restored'), docmodel.incr('ct::restored');
+SELECT value, reserved, life <> 12345 AS relogged FROM docmodel.counter_state
+ WHERE name = 'ct::restored';
+
 -- The row of a non-gapless counter changes only in place.
 SELECT pg_temp.try($q$UPDATE docmodel.counter_state SET value = 0 WHERE name = 'ct::a'$q$);
 SELECT pg_temp.try($q$UPDATE docmodel.counter_state SET name = 'ct::h' WHERE name = 'ct::g'$q$);
