@@ -67,6 +67,7 @@
 #include "miscadmin.h"
 #include "storage/bufmgr.h"
 #include "tcop/utility.h"
+#include "utils/acl.h"
 #include "utils/array.h"
 #include "utils/builtins.h"
 #include "utils/fmgroids.h"
@@ -115,6 +116,8 @@ static Oid stateIndexid = InvalidOid;
 static bool callbackRegistered = false;
 static int64 serverLife = 0;
 static XLogRecPtr knownFlushed = InvalidXLogRecPtr;
+static Oid aclUser = InvalidOid;
+static AclMode aclGranted = 0;
 static SPIPlanPtr planInsert = NULL;
 static SPIPlanPtr planGaplessAdd = NULL;
 static SPIPlanPtr planGaplessRaise = NULL;
@@ -139,7 +142,30 @@ CounterRelcacheCallback(Datum arg, Oid relid)
 	{
 		stateRelid = InvalidOid;
 		stateIndexid = InvalidOid;
+		aclGranted = 0;
 	}
+}
+
+/*
+ * Check that the current user holds mode on counter_state (SELECT to read a
+ * counter, UPDATE to change one in place); remembered until the table's
+ * relcache entry is invalidated (GRANT and REVOKE do that).
+ */
+static void
+CounterCheckAcl(Oid relid, AclMode mode)
+{
+	Oid user = GetUserId();
+
+	if (user != aclUser)
+	{
+		aclUser = user;
+		aclGranted = 0;
+	}
+	if ((aclGranted & mode) == mode)
+		return;
+	if (pg_class_aclcheck(relid, user, mode) != ACLCHECK_OK)
+		aclcheck_error(ACLCHECK_NO_PRIV, OBJECT_TABLE, "counter_state");
+	aclGranted |= mode;
 }
 
 /* Find counter_state and its primary key index (cached per backend). */
@@ -360,6 +386,7 @@ CounterAccess(text *name, CounterOp op, int64 arg, int64 *result, bool *gapless)
 	bool wrote = false;
 
 	CounterResolve(&relid, &indexid);
+	CounterCheckAcl(relid, op == COUNTER_READ ? ACL_SELECT : ACL_UPDATE);
 	rel = table_open(relid,
 					 op == COUNTER_READ ? AccessShareLock : RowExclusiveLock);
 	idx = index_open(indexid, AccessShareLock);

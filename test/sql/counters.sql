@@ -120,6 +120,24 @@ SELECT pg_temp.try($q$SELECT docmodel.next_id('ctuser')$q$);
 SELECT docmodel.counter_value('count::ctuser');
 ROLLBACK;
 
+-- Privileges: the caller needs them on docmodel.counter_state (SELECT to read,
+-- UPDATE to increment, INSERT to create, DELETE to drop), like USAGE on a sequence.
+CREATE ROLE regress_counter_app NOLOGIN;
+GRANT USAGE ON SCHEMA docmodel TO regress_counter_app;
+SET ROLE regress_counter_app;
+SELECT pg_temp.try($q$SELECT docmodel.incr('ct::a')$q$);
+SELECT pg_temp.try($q$SELECT docmodel.counter_value('ct::a')$q$);
+SELECT pg_temp.try($q$SELECT docmodel.next_id('ctnew')$q$);
+RESET ROLE;
+GRANT SELECT, INSERT, UPDATE ON docmodel.counter_state TO regress_counter_app;
+SET ROLE regress_counter_app;
+SELECT docmodel.incr('ct::a') > 0 AS incremented, docmodel.next_id('ctnew') AS created;
+SELECT pg_temp.try($q$SELECT docmodel.counter_drop('count::ctnew')$q$);
+RESET ROLE;
+REVOKE ALL ON docmodel.counter_state FROM regress_counter_app;
+REVOKE USAGE ON SCHEMA docmodel FROM regress_counter_app;
+DROP ROLE regress_counter_app;
+
 -- Clean up.
 SELECT count(docmodel.counter_drop(name)) FROM docmodel.counters
  WHERE name LIKE 'ct::%' OR name LIKE 'count::%ct%';
