@@ -545,6 +545,21 @@ CounterAdd(text *name, int64 delta, bool create, int64 start, bool return_start)
 	return 0; /* keep the compiler quiet */
 }
 
+/* Return whether a key part contains the delimiter. */
+static bool
+CounterHasDelim(text *part)
+{
+	const char *d = VARDATA_ANY(part);
+	int len = VARSIZE_ANY_EXHDR(part);
+	int dlen = strlen(DOCMODEL_DEFAULT_DELIM);
+	int i;
+
+	for (i = 0; i + dlen <= len; i++)
+		if (memcmp(d + i, DOCMODEL_DEFAULT_DELIM, dlen) == 0)
+			return true;
+	return false;
+}
+
 /* Build count::[parents::]doc_type from next_id's arguments. */
 static text *
 CounterIdName(FunctionCallInfo fcinfo)
@@ -574,7 +589,7 @@ CounterIdName(FunctionCallInfo fcinfo)
 				ereport(ERROR, (errcode(ERRCODE_INVALID_PARAMETER_VALUE),
 								errmsg("parent %d must not be null", i + 1)));
 			p = DatumGetTextPP(elems[i]);
-			if (strstr(text_to_cstring(p), DOCMODEL_DEFAULT_DELIM) != NULL)
+			if (CounterHasDelim(p))
 				ereport(ERROR,
 						(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
 						 errmsg("invalid key part \"%s\"", text_to_cstring(p)),
@@ -585,7 +600,7 @@ CounterIdName(FunctionCallInfo fcinfo)
 			appendStringInfoString(&buf, DOCMODEL_DEFAULT_DELIM);
 		}
 	}
-	if (strstr(text_to_cstring(doc_type), DOCMODEL_DEFAULT_DELIM) != NULL)
+	if (CounterHasDelim(doc_type))
 		ereport(
 			ERROR,
 			(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
