@@ -71,6 +71,8 @@
 #include "utils/array.h"
 #include "utils/builtins.h"
 #include "utils/fmgroids.h"
+#include "utils/hsearch.h"
+#include "utils/memutils.h"
 #include "utils/inval.h"
 #include "utils/lsyscache.h"
 #include "utils/rel.h"
@@ -82,6 +84,16 @@
 
 /* How many values an increment WAL-logs ahead (sequence.c's SEQ_LOG_VALS). */
 #define COUNTER_LOG_VALS 32
+
+/* At most this many name -> TID entries are cached per backend. */
+#define COUNTER_TID_CACHE_SIZE 1024
+
+/* A cached location of a counter's row (validated on every use). */
+typedef struct CounterTidEntry
+{
+	char name[DOCMODEL_MAX_KEY_BYTES + 1]; /* hash key */
+	ItemPointerData tid;
+} CounterTidEntry;
 
 /* The fixed-width head of a counter_state tuple (no NULLs: all NOT NULL). */
 typedef struct CounterRow
@@ -116,6 +128,7 @@ static Oid stateIndexid = InvalidOid;
 static bool callbackRegistered = false;
 static int64 serverLife = 0;
 static XLogRecPtr knownFlushed = InvalidXLogRecPtr;
+static HTAB *tidCache = NULL;
 static Oid aclUser = InvalidOid;
 static AclMode aclGranted = 0;
 static SPIPlanPtr planInsert = NULL;
@@ -143,6 +156,11 @@ CounterRelcacheCallback(Datum arg, Oid relid)
 		stateRelid = InvalidOid;
 		stateIndexid = InvalidOid;
 		aclGranted = 0;
+		if (tidCache != NULL)
+		{
+			hash_destroy(tidCache);
+			tidCache = NULL;
+		}
 	}
 }
 
@@ -271,16 +289,17 @@ CounterMakeDurable(XLogRecPtr lsn, bool wrote)
 }
 
 /*
- * Apply op to the counter row that tid (from the index) leads to, under
- * the buffer's content lock. Returns COUNTER_ABSENT when no version of the
- * HOT chain is visible to snapshot. For a non-gapless row and a writing op,
+ * Apply op to the counter row that tid (from the index or the TID cache)
+ * leads to, under the buffer's content lock. Returns COUNTER_ABSENT when no
+ * version of the HOT chain is visible to snapshot, or when verify is given
+ * and the row found is not named verify. For a non-gapless row and a writing op,
  * the change is made in place (and WAL-logged ahead when needed); a
  * gapless row is only read. *lsn gets the page LSN the result depends on.
  */
 static CounterFound
-CounterAtTid(Relation rel, ItemPointer tid, Snapshot snapshot, CounterOp op,
-			 int64 arg, int64 *result, bool *gapless, XLogRecPtr *lsn,
-			 bool *wrote)
+CounterAtTid(Relation rel, ItemPointer tid, text *verify, Snapshot snapshot,
+			 CounterOp op, int64 arg, int64 *result, bool *gapless,
+			 XLogRecPtr *lsn, bool *wrote)
 {
 	Buffer buf;
 	Page page;
@@ -303,6 +322,20 @@ CounterAtTid(Relation rel, ItemPointer tid, Snapshot snapshot, CounterOp op,
 	if (HeapTupleHasNulls(&tup) ||
 		tup.t_len - tup.t_data->t_hoff < offsetof(CounterRow, gapless) + 1)
 		elog(ERROR, "malformed docmodel.counter_state tuple");
+	if (verify != NULL)
+	{
+		bool isnull;
+		text *stored = (text *) DatumGetPointer(
+			heap_getattr(&tup, 5, RelationGetDescr(rel), &isnull));
+
+		if (isnull || VARSIZE_ANY_EXHDR(stored) != VARSIZE_ANY_EXHDR(verify) ||
+			memcmp(VARDATA_ANY(stored), VARDATA_ANY(verify),
+				   VARSIZE_ANY_EXHDR(verify)) != 0)
+		{
+			UnlockReleaseBuffer(buf);
+			return COUNTER_ABSENT;
+		}
+	}
 	row = (CounterRow *) GETSTRUCT(&tup);
 	*gapless = row->gapless;
 	cur = CounterCurrent(row, life);
@@ -365,10 +398,50 @@ CounterAtTid(Relation rel, ItemPointer tid, Snapshot snapshot, CounterOp op,
 	return COUNTER_DONE;
 }
 
+/* Return the cache entry for name (creating the cache), or NULL. */
+static CounterTidEntry *
+CounterTidLookup(text *name, bool create)
+{
+	char key[DOCMODEL_MAX_KEY_BYTES + 1];
+	int len = VARSIZE_ANY_EXHDR(name);
+	bool found;
+	CounterTidEntry *e;
+
+	if (len > DOCMODEL_MAX_KEY_BYTES)
+		return NULL;
+	if (tidCache == NULL)
+	{
+		HASHCTL ctl;
+
+		if (!create)
+			return NULL;
+		ctl.keysize = DOCMODEL_MAX_KEY_BYTES + 1;
+		ctl.entrysize = sizeof(CounterTidEntry);
+		ctl.hcxt = CacheMemoryContext;
+		tidCache = hash_create("docmodel counter TIDs", 256, &ctl,
+							   HASH_ELEM | HASH_STRINGS | HASH_CONTEXT);
+	}
+	memcpy(key, VARDATA_ANY(name), len);
+	key[len] = '\0';
+	if (create && hash_get_num_entries(tidCache) >= COUNTER_TID_CACHE_SIZE)
+	{
+		/* full: start over rather than track recency */
+		hash_destroy(tidCache);
+		tidCache = NULL;
+		return CounterTidLookup(name, true);
+	}
+	e = hash_search(tidCache, key, create ? HASH_ENTER : HASH_FIND, &found);
+	if (e != NULL && create && !found)
+		ItemPointerSetInvalid(&e->tid);
+	return e;
+}
+
 /*
- * Look the counter up by name through the primary key and apply op (see
- * CounterAtTid). Writers use SnapshotSelf (latest committed row, or our
- * own); readers use the active snapshot.
+ * Look the counter up by name and apply op (see CounterAtTid): first at the
+ * TID this backend found it at before (checked: the block still exists, the
+ * row there is visible and has this name), else through the primary key.
+ * Writers use SnapshotSelf (latest committed row, or our own); readers use
+ * the active snapshot.
  */
 static CounterFound
 CounterAccess(text *name, CounterOp op, int64 arg, int64 *result, bool *gapless)
@@ -376,39 +449,64 @@ CounterAccess(text *name, CounterOp op, int64 arg, int64 *result, bool *gapless)
 	Oid relid;
 	Oid indexid;
 	Relation rel;
-	Relation idx;
-	IndexScanDesc scan;
-	ScanKeyData key;
-	ItemPointer tid;
 	Snapshot snapshot;
 	CounterFound found = COUNTER_ABSENT;
 	XLogRecPtr lsn = InvalidXLogRecPtr;
 	bool wrote = false;
+	CounterTidEntry *cached;
 
 	CounterResolve(&relid, &indexid);
 	CounterCheckAcl(relid, op == COUNTER_READ ? ACL_SELECT : ACL_UPDATE);
 	rel = table_open(relid,
 					 op == COUNTER_READ ? AccessShareLock : RowExclusiveLock);
-	idx = index_open(indexid, AccessShareLock);
 	snapshot = op == COUNTER_READ ? GetActiveSnapshot() : SnapshotSelf;
 	if (snapshot == NULL)
 		snapshot = GetTransactionSnapshot();
 
-	ScanKeyEntryInitialize(&key, 0, 1, BTEqualStrategyNumber, InvalidOid,
-						   C_COLLATION_OID, F_TEXTEQ, PointerGetDatum(name));
-	scan = index_beginscan(rel, idx, snapshot, 1, 0);
-	index_rescan(scan, &key, 1, NULL, 0);
-	while ((tid = index_getnext_tid(scan, ForwardScanDirection)) != NULL)
+	/*
+	 * The cached TID's block may have been truncated away by VACUUM since it
+	 * was cached (that needs AccessExclusiveLock, which our lock now keeps
+	 * out), so check it against the relation's size before reading it.
+	 */
+	cached = CounterTidLookup(name, false);
+	if (cached != NULL && ItemPointerIsValid(&cached->tid) &&
+		ItemPointerGetBlockNumber(&cached->tid) <
+			RelationGetNumberOfBlocks(rel))
 	{
-		ItemPointerData t = *tid;
+		ItemPointerData t = cached->tid;
 
-		found = CounterAtTid(rel, &t, snapshot, op, arg, result, gapless, &lsn,
-							 &wrote);
-		if (found != COUNTER_ABSENT)
-			break;
+		found = CounterAtTid(rel, &t, name, snapshot, op, arg, result, gapless,
+							 &lsn, &wrote);
 	}
-	index_endscan(scan);
-	index_close(idx, AccessShareLock);
+	if (found == COUNTER_ABSENT)
+	{
+		Relation idx = index_open(indexid, AccessShareLock);
+		IndexScanDesc scan;
+		ScanKeyData key;
+		ItemPointer tid;
+
+		ScanKeyEntryInitialize(&key, 0, 1, BTEqualStrategyNumber, InvalidOid,
+							   C_COLLATION_OID, F_TEXTEQ,
+							   PointerGetDatum(name));
+		scan = index_beginscan(rel, idx, snapshot, 1, 0);
+		index_rescan(scan, &key, 1, NULL, 0);
+		while ((tid = index_getnext_tid(scan, ForwardScanDirection)) != NULL)
+		{
+			ItemPointerData t = *tid;
+
+			found = CounterAtTid(rel, &t, NULL, snapshot, op, arg, result,
+								 gapless, &lsn, &wrote);
+			if (found != COUNTER_ABSENT)
+			{
+				cached = CounterTidLookup(name, true);
+				if (cached != NULL)
+					cached->tid = t;
+				break;
+			}
+		}
+		index_endscan(scan);
+		index_close(idx, AccessShareLock);
+	}
 	table_close(rel, NoLock);
 
 	if (found == COUNTER_DONE && op != COUNTER_READ && !*gapless)

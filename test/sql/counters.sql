@@ -76,6 +76,27 @@ SELECT docmodel.incr('ct::restored'), docmodel.incr('ct::restored');
 SELECT value, reserved, life <> 12345 AS relogged FROM docmodel.counter_state
  WHERE name = 'ct::restored';
 
+-- Each backend remembers where a counter's row is; the place is checked on every use,
+-- so drops, re-creations, VACUUM (which may truncate the table), VACUUM FULL and a
+-- rolled-back TRUNCATE never send an increment to the wrong row.
+SELECT docmodel.incr('ct::cache', initial => 1), docmodel.incr('ct::cache');
+SELECT docmodel.counter_drop('ct::cache');
+SELECT pg_temp.try($q$SELECT docmodel.incr('ct::cache')$q$);
+SELECT docmodel.incr('ct::cache', initial => 50), docmodel.incr('ct::cache');
+SELECT count(docmodel.incr('ct::fill' || g, initial => 0)) FROM generate_series(1, 600) g;
+SELECT docmodel.incr('ct::fill600');
+DELETE FROM docmodel.counter_state WHERE name LIKE 'ct::fill%';
+VACUUM docmodel.counter_state;
+SELECT docmodel.incr('ct::fill600', initial => 7), docmodel.incr('ct::fill600');
+SELECT docmodel.counter_drop('ct::fill600');
+VACUUM FULL docmodel.counter_state;
+SELECT docmodel.incr('ct::cache');
+BEGIN;
+TRUNCATE docmodel.counter_state;
+SELECT pg_temp.try($q$SELECT docmodel.incr('ct::cache')$q$);
+ROLLBACK;
+SELECT docmodel.incr('ct::cache'), docmodel.counter_value('ct::cache');
+
 -- The row of a non-gapless counter changes only in place.
 SELECT pg_temp.try($q$UPDATE docmodel.counter_state SET value = 0 WHERE name = 'ct::a'$q$);
 SELECT pg_temp.try($q$UPDATE docmodel.counter_state SET name = 'ct::h' WHERE name = 'ct::g'$q$);
