@@ -37,8 +37,11 @@
  *	  Shared state: the counter_state rows. Locking rule: an in-place
  *	  change holds the buffer's exclusive content lock from reading the
  *	  tuple to writing it (and its WAL record); readers hold the share
- *	  lock. Backend-local caches: the table and index OIDs (reset by a
- *	  relcache callback), this server life's id, prepared SPI plans.
+ *	  lock. Backend-local caches: the table and index OIDs, the privileges
+ *	  checked, and where each counter's row was found (name -> TID, checked
+ *	  on every use: block still in the relation, row visible, same name);
+ *	  all reset by a relcache callback on counter_state. Also this server
+ *	  life's id and the prepared SPI plans.
  *
  *-------------------------------------------------------------------------
  */
