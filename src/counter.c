@@ -597,9 +597,10 @@ CounterOverflow(text *name, int64 arg)
 }
 
 /*
- * Add delta to a counter and return the new value; when absent and
- * create_at >= 0, create it at create_at first (next_id) or return
- * create_at itself (*created, incr's initial).
+ * Add delta to a counter and return the new value. When it is absent and
+ * create is true, create it at start (non-gapless); then return start
+ * itself when return_start (incr's initial), else add delta to it
+ * (next_id). When absent and not create, raise P0002.
  */
 static int64
 CounterAdd(text *name, int64 delta, bool create, int64 start, bool return_start)

@@ -9,7 +9,6 @@
 #ifndef DOCMODEL_COUNTER_H
 #define DOCMODEL_COUNTER_H
 
-#include "postgres.h"
 
 /*
  * Add delta (>= 0) to the non-transactional or gapless counter named name
