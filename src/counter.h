@@ -9,7 +9,6 @@
 #ifndef DOCMODEL_COUNTER_H
 #define DOCMODEL_COUNTER_H
 
-
 /*
  * Add delta (>= 0) to the non-transactional or gapless counter named name
  * and return the new value, exactly as docmodel.incr(name, delta) does;
