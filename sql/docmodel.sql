@@ -566,42 +566,30 @@ COMMENT ON FUNCTION docmodel.migration_plan(regclass) IS
 	'docmodel: the dry run of migrate_collection: documents per type and version, the target and the steps each needs';
 
 /*
- * The bulk run. No SET search_path (a procedure with SET cannot COMMIT), so
- * every name is qualified. Per-document work is the C _migrate_doc(); this
- * only walks the keys batch by batch. The lock is a session advisory lock
- * (1835496052, coll oid), released on every exit; a crashed session drops
- * it with its connection.
+ * The bulk run: CALL migrate_collection() is a C procedure (migrate.c) that
+ * commits after each batch; the SQL work is in the three functions below
+ * (search_path pinned; a procedure with SET could not commit). The lock is
+ * a session advisory lock (1835496052, coll oid): a crashed session drops it
+ * with its connection.
  */
-CREATE PROCEDURE docmodel.migrate_collection(coll regclass, doc_type text DEFAULT NULL,
-	target docmodel.version DEFAULT NULL, batch_size integer DEFAULT 5000)
-LANGUAGE plpgsql
+CREATE FUNCTION docmodel._migration_start(coll regclass, doc_type text,
+	target docmodel.version, batch_size integer) RETURNS bigint
+LANGUAGE plpgsql VOLATILE PARALLEL UNSAFE
+SET search_path = pg_catalog, pg_temp
 AS $$
-<<mc>>
 DECLARE
 	k1 constant integer := 1835496052;
 	k2 integer;
-	run_id bigint;
+	run bigint;
 	last text;
-	batch_end text;
 	done bigint;
-	total bigint;
 	remaining bigint;
-	n bigint;
-	this_run bigint := 0;
-	started timestamptz;
-	secs float8;
-	rate float8;
-	targets jsonb;
+	cur_targets jsonb;
 	old record;
-	st text;
-	msg text;
-	det text;
-	hnt text;
-	failed boolean := false;
 BEGIN
-	IF batch_size IS NULL OR batch_size OPERATOR(pg_catalog.<) 1 THEN
+	IF batch_size IS NULL OR batch_size < 1 THEN
 		RAISE EXCEPTION USING ERRCODE = '22023',
-			MESSAGE = pg_catalog.format('batch_size must be at least 1, not %s', batch_size);
+			MESSAGE = format('batch_size must be at least 1, not %s', batch_size);
 	END IF;
 	IF coll IS NULL THEN
 		RAISE EXCEPTION USING ERRCODE = '22023', MESSAGE = 'coll is required';
@@ -614,145 +602,147 @@ BEGIN
 	IF doc_type IS NOT NULL THEN
 		IF docmodel.current_version(doc_type) IS NULL THEN
 			RAISE EXCEPTION USING ERRCODE = '22023',
-				MESSAGE = pg_catalog.format('type "%s" has no migrations', doc_type),
+				MESSAGE = format('type "%s" has no migrations', doc_type),
 				HINT = 'Register one with docmodel.register_migration().';
 		END IF;
 		-- raises 22023 when no chain reaches target
 		PERFORM docmodel._migration_steps(doc_type, NULL, target);
 	END IF;
-	IF (SELECT pg_catalog.count(*) FROM pg_catalog.pg_attribute a
-		WHERE a.attrelid OPERATOR(pg_catalog.=) coll AND NOT a.attisdropped
-			AND ((a.attname OPERATOR(pg_catalog.=) 'id' AND a.atttypid OPERATOR(pg_catalog.=) 'pg_catalog.text'::pg_catalog.regtype)
-				OR (a.attname OPERATOR(pg_catalog.=) 'doc' AND a.atttypid OPERATOR(pg_catalog.=) 'pg_catalog.jsonb'::pg_catalog.regtype)))
-		OPERATOR(pg_catalog.<>) 2 THEN
+	IF (SELECT count(*) FROM pg_attribute a
+		WHERE a.attrelid = coll AND NOT a.attisdropped
+			AND ((a.attname = 'id' AND a.atttypid = 'text'::regtype)
+				OR (a.attname = 'doc' AND a.atttypid = 'jsonb'::regtype))) <> 2 THEN
 		RAISE EXCEPTION USING ERRCODE = '22023',
-			MESSAGE = pg_catalog.format('%s has no columns id text and doc jsonb', coll),
+			MESSAGE = format('%s has no columns id text and doc jsonb', coll),
 			HINT = 'migrate_collection works on collections, and on any table with those two columns.';
 	END IF;
 
-	k2 := (coll::pg_catalog.oid::pg_catalog.int8 OPERATOR(pg_catalog.-)
-		CASE WHEN coll::pg_catalog.oid::pg_catalog.int8 OPERATOR(pg_catalog.>=) 2147483648
-			THEN 4294967296 ELSE 0 END)::pg_catalog.int4;
+	k2 := (coll::oid::int8 - CASE WHEN coll::oid::int8 >= 2147483648 THEN 4294967296 ELSE 0 END)::int4;
 	-- A call of this session that was interrupted outside its error handling
 	-- may have left the lock held: take it over rather than stack it.
-	IF EXISTS (SELECT FROM pg_catalog.pg_locks l
-			WHERE l.locktype OPERATOR(pg_catalog.=) 'advisory'
-				AND l.classid OPERATOR(pg_catalog.=) k1::pg_catalog.oid
-				AND l.objid OPERATOR(pg_catalog.=) coll::pg_catalog.oid
-				AND l.objsubid OPERATOR(pg_catalog.=) 2
-				AND l.pid OPERATOR(pg_catalog.=) pg_catalog.pg_backend_pid()
-				AND l.granted) THEN
+	IF EXISTS (SELECT FROM pg_locks l
+			WHERE l.locktype = 'advisory' AND l.classid = k1::oid AND l.objid = coll::oid
+				AND l.objsubid = 2 AND l.pid = pg_backend_pid() AND l.granted) THEN
 		NULL;
-	ELSIF NOT pg_catalog.pg_try_advisory_lock(k1, k2) THEN
+	ELSIF NOT pg_try_advisory_lock(k1, k2) THEN
 		RAISE EXCEPTION USING ERRCODE = '55P03',
-			MESSAGE = pg_catalog.format('a migration of %s is already running', coll),
+			MESSAGE = format('a migration of %s is already running', coll),
 			HINT = 'Wait for it to finish (see docmodel.migration_runs), then call again.';
 	END IF;
 
 	BEGIN
-		SELECT pg_catalog.jsonb_object_agg(t.d, docmodel.current_version(t.d)::pg_catalog.text)
-		INTO targets
+		SELECT jsonb_object_agg(t.d, docmodel.current_version(t.d)::text) INTO cur_targets
 		FROM (SELECT DISTINCT r.doc_type AS d FROM docmodel.migration_rules r) t;
-		targets := coalesce(targets, '{}'::pg_catalog.jsonb);
+		cur_targets := coalesce(cur_targets, '{}'::jsonb);
 
 		-- Resume the unfinished run with the same arguments, if there is one.
 		SELECT r.run_id, r.last_key, r.docs_done, r.targets INTO old
 		FROM docmodel.migration_run r
-		WHERE r.coll OPERATOR(pg_catalog.=) migrate_collection.coll
-			AND r.doc_type IS NOT DISTINCT FROM migrate_collection.doc_type
-			AND ((r.target IS NULL AND migrate_collection.target IS NULL)
-				OR r.target OPERATOR(docmodel.=) migrate_collection.target)
-			AND r.status OPERATOR(pg_catalog.<>) 'done'
+		WHERE r.coll = _migration_start.coll
+			AND r.doc_type IS NOT DISTINCT FROM _migration_start.doc_type
+			AND ((r.target IS NULL AND _migration_start.target IS NULL)
+				OR r.target OPERATOR(docmodel.=) _migration_start.target)
+			AND r.status <> 'done'
 		ORDER BY r.run_id DESC LIMIT 1;
 		IF FOUND THEN
-			run_id := old.run_id;
+			run := old.run_id;
 			done := old.docs_done;
 			-- Rules changed since: documents before last_key may be behind.
-			IF old.targets OPERATOR(pg_catalog.=) targets THEN
+			IF old.targets = cur_targets THEN
 				last := old.last_key;
 			END IF;
-			RAISE NOTICE 'resuming run % of % after key %', run_id, coll,
-				coalesce(pg_catalog.quote_literal(last), '(start)');
+			RAISE NOTICE 'resuming run % of % after key %', run, coll,
+				coalesce(quote_literal(last), '(start)');
 		ELSE
 			INSERT INTO docmodel.migration_run (coll, doc_type, target, targets)
-			VALUES (coll, doc_type, target, targets)
-			RETURNING docmodel.migration_run.run_id INTO run_id;
+			VALUES (coll, doc_type, target, cur_targets)
+			RETURNING docmodel.migration_run.run_id INTO run;
 			done := 0;
 		END IF;
-		EXECUTE pg_catalog.format('SELECT pg_catalog.count(*) FROM %s
-			WHERE ($1 IS NULL OR id OPERATOR(pg_catalog.>) $1)
-				AND docmodel._migration_pending(doc, $2, $3)', coll)
+		EXECUTE format('SELECT count(*) FROM %s
+			WHERE ($1 IS NULL OR id > $1) AND docmodel._migration_pending(doc, $2, $3)', coll)
 		INTO remaining USING last, doc_type, target;
-		total := done OPERATOR(pg_catalog.+) remaining;
 		UPDATE docmodel.migration_run r
-		SET status = 'running', docs_total = total, targets = mc.targets,
-			finished_at = NULL, error = NULL
-		WHERE r.run_id OPERATOR(pg_catalog.=) mc.run_id;
+		SET status = 'running', docs_total = done + remaining, targets = cur_targets,
+			last_key = last, finished_at = NULL, error = NULL
+		WHERE r.run_id = run;
 	EXCEPTION WHEN query_canceled OR others THEN
-		PERFORM pg_catalog.pg_advisory_unlock(k1, k2);
+		PERFORM pg_advisory_unlock(k1, k2);
 		RAISE;
 	END;
-	COMMIT;
-
-	started := pg_catalog.clock_timestamp();
-	LOOP
-		BEGIN
-			EXECUTE pg_catalog.format('SELECT pg_catalog.max(id), pg_catalog.count(*)
-				FROM (SELECT id FROM %s
-					WHERE ($1 IS NULL OR id OPERATOR(pg_catalog.>) $1)
-						AND docmodel._migration_pending(doc, $2, $3)
-					ORDER BY id LIMIT $4) b', coll)
-			INTO batch_end, n USING last, doc_type, target, batch_size;
-			EXIT WHEN n OPERATOR(pg_catalog.=) 0;
-			EXECUTE pg_catalog.format('UPDATE %s
-				SET doc = docmodel._migrate_doc(doc, $3, id)
-				WHERE ($1 IS NULL OR id OPERATOR(pg_catalog.>) $1)
-					AND id OPERATOR(pg_catalog.<=) $4
-					AND docmodel._migration_pending(doc, $2, $3)', coll)
-			USING last, doc_type, target, batch_end;
-			GET DIAGNOSTICS n = ROW_COUNT;
-			done := done OPERATOR(pg_catalog.+) n;
-			this_run := this_run OPERATOR(pg_catalog.+) n;
-			last := batch_end;
-			UPDATE docmodel.migration_run r SET last_key = last, docs_done = done
-			WHERE r.run_id OPERATOR(pg_catalog.=) mc.run_id;
-		EXCEPTION WHEN query_canceled OR others THEN
-			GET STACKED DIAGNOSTICS st = RETURNED_SQLSTATE, msg = MESSAGE_TEXT,
-				det = PG_EXCEPTION_DETAIL, hnt = PG_EXCEPTION_HINT;
-			failed := true;
-		END;
-		EXIT WHEN failed;
-		COMMIT;
-		secs := pg_catalog.date_part('epoch', pg_catalog.clock_timestamp() OPERATOR(pg_catalog.-) started);
-		rate := this_run::pg_catalog.float8 OPERATOR(pg_catalog./) greatest(secs, 0.001);
-		RAISE NOTICE '%', pg_catalog.format('migrated %s/%s (%s%%), %s docs/s, eta %ss', done, total,
-			pg_catalog.floor(100 OPERATOR(pg_catalog.*) done::pg_catalog.numeric OPERATOR(pg_catalog./) greatest(total, 1)),
-			pg_catalog.round(rate::pg_catalog.numeric),
-			pg_catalog.ceil(greatest(total OPERATOR(pg_catalog.-) done, 0)::pg_catalog.float8 OPERATOR(pg_catalog./) greatest(rate, 1)));
-	END LOOP;
-
-	IF failed THEN
-		-- The failing batch rolled back; record why, keep what committed.
-		UPDATE docmodel.migration_run r
-		SET status = CASE WHEN st OPERATOR(pg_catalog.=) '57014' THEN 'cancelled' ELSE 'failed' END,
-			error = msg OPERATOR(pg_catalog.||) coalesce(' (' OPERATOR(pg_catalog.||) nullif(det, '') OPERATOR(pg_catalog.||) ')', '')
-		WHERE r.run_id OPERATOR(pg_catalog.=) mc.run_id;
-		COMMIT;
-		PERFORM pg_catalog.pg_advisory_unlock(k1, k2);
-		IF coalesce(hnt, '') OPERATOR(pg_catalog.=) '' THEN
-			RAISE EXCEPTION USING ERRCODE = st, MESSAGE = msg, DETAIL = coalesce(det, '');
-		ELSE
-			RAISE EXCEPTION USING ERRCODE = st, MESSAGE = msg, DETAIL = coalesce(det, ''), HINT = hnt;
-		END IF;
-	END IF;
-	UPDATE docmodel.migration_run r
-	SET status = 'done', finished_at = pg_catalog.clock_timestamp(), docs_total = done
-	WHERE r.run_id OPERATOR(pg_catalog.=) mc.run_id;
-	COMMIT;
-	PERFORM pg_catalog.pg_advisory_unlock(k1, k2);
-	RAISE NOTICE 'run % done: % documents of % at their target version', run_id, done, coll;
+	RETURN run;
 END
 $$;
+COMMENT ON FUNCTION docmodel._migration_start(regclass, text, docmodel.version, integer) IS
+	'docmodel internal: check the arguments of migrate_collection, take its lock, start or resume its run';
+
+CREATE FUNCTION docmodel._migration_batch(run bigint, batch_size integer,
+	OUT n bigint, OUT done bigint, OUT total bigint,
+	OUT err_state text, OUT err_message text, OUT err_detail text, OUT err_hint text)
+LANGUAGE plpgsql VOLATILE PARALLEL UNSAFE
+SET search_path = pg_catalog, pg_temp
+AS $$
+DECLARE
+	r docmodel.migration_run;
+	batch_end text;
+BEGIN
+	SELECT * INTO STRICT r FROM docmodel.migration_run m WHERE m.run_id = run;
+	done := r.docs_done;
+	total := r.docs_total;
+	BEGIN
+		EXECUTE format('SELECT max(id), count(*)
+			FROM (SELECT id FROM %s
+				WHERE ($1 IS NULL OR id > $1) AND docmodel._migration_pending(doc, $2, $3)
+				ORDER BY id LIMIT $4) b', r.coll)
+		INTO batch_end, n USING r.last_key, r.doc_type, r.target, batch_size;
+		IF n = 0 THEN
+			UPDATE docmodel.migration_run m
+			SET status = 'done', finished_at = clock_timestamp(), docs_total = done
+			WHERE m.run_id = run;
+			total := done;
+			RETURN;
+		END IF;
+		EXECUTE format('UPDATE %s SET doc = docmodel._migrate_doc(doc, $3, id)
+			WHERE ($1 IS NULL OR id > $1) AND id <= $4
+				AND docmodel._migration_pending(doc, $2, $3)', r.coll)
+		USING r.last_key, r.doc_type, r.target, batch_end;
+		GET DIAGNOSTICS n = ROW_COUNT;
+		done := done + n;
+		UPDATE docmodel.migration_run m SET last_key = batch_end, docs_done = done
+		WHERE m.run_id = run;
+		-- n = 0 means finished: a batch whose documents were all migrated
+		-- meanwhile by their writers still counts as progress
+		n := greatest(n, 1);
+	EXCEPTION WHEN query_canceled OR others THEN
+		-- The batch rolled back; record why, keep what committed.
+		GET STACKED DIAGNOSTICS err_state = RETURNED_SQLSTATE, err_message = MESSAGE_TEXT,
+			err_detail = PG_EXCEPTION_DETAIL, err_hint = PG_EXCEPTION_HINT;
+		UPDATE docmodel.migration_run m
+		SET status = CASE WHEN err_state = '57014' THEN 'cancelled' ELSE 'failed' END,
+			error = err_message || coalesce(' (' || nullif(err_detail, '') || ')', '')
+		WHERE m.run_id = run;
+		n := 0;
+	END;
+END
+$$;
+COMMENT ON FUNCTION docmodel._migration_batch(bigint, integer) IS
+	'docmodel internal: migrate the next batch of a run (n = 0: finished, or failed with err_state and err_message)';
+
+CREATE FUNCTION docmodel._migration_unlock(run bigint) RETURNS boolean
+LANGUAGE sql VOLATILE PARALLEL UNSAFE
+SET search_path = pg_catalog, pg_temp
+AS $$
+	SELECT pg_advisory_unlock(1835496052,
+		(r.coll::oid::int8 - CASE WHEN r.coll::oid::int8 >= 2147483648 THEN 4294967296 ELSE 0 END)::int4)
+	FROM docmodel.migration_run r WHERE r.run_id = run
+$$;
+COMMENT ON FUNCTION docmodel._migration_unlock(bigint) IS
+	'docmodel internal: release the lock of a run of migrate_collection';
+
+CREATE PROCEDURE docmodel.migrate_collection(coll regclass, doc_type text DEFAULT NULL,
+	target docmodel.version DEFAULT NULL, batch_size integer DEFAULT 5000)
+	AS 'MODULE_PATHNAME', 'migrate_collection'
+	LANGUAGE C;
 COMMENT ON PROCEDURE docmodel.migrate_collection(regclass, text, docmodel.version, integer) IS
 	'docmodel: migrate every outdated document of a collection, committing batch by batch in key order, resumable; see docmodel.migration_runs';
 
@@ -817,30 +807,22 @@ CREATE FUNCTION docmodel.collection_trigger() RETURNS trigger
 COMMENT ON FUNCTION docmodel.collection_trigger() IS
     'the collection trigger: checks keys and types, stamps management fields, sets cas';
 
--- No SET search_path here: an unqualified name must be created in the
--- caller's current schema. Everything inside is schema-qualified instead.
-CREATE FUNCTION docmodel.create_collection(name text, doc_type text DEFAULT NULL,
-    revisions integer DEFAULT 0, meta_style text DEFAULT 'underscore',
-    time_unit text DEFAULT 'ms', delimiter text DEFAULT '::')
+-- create_collection is C: it resolves an unqualified name against the
+-- caller's search_path (a pinned search_path would hide it), then calls
+-- _create_collection with the schema spelled out.
+CREATE FUNCTION docmodel._create_collection(schema_name text, table_name text,
+    doc_type text, revisions integer, meta_style text, time_unit text,
+    delimiter text)
     RETURNS regclass
     LANGUAGE plpgsql VOLATILE PARALLEL UNSAFE
+    SET search_path = pg_catalog, pg_temp
     AS $$
 DECLARE
-    parts text[];
-    qname text;
+    qname text := pg_catalog.quote_ident(schema_name) OPERATOR(pg_catalog.||) '.'
+        OPERATOR(pg_catalog.||) pg_catalog.quote_ident(table_name);
     rel regclass;
     cid integer;
 BEGIN
-    PERFORM docmodel._check_collection_options(name, doc_type, revisions,
-        meta_style, time_unit, delimiter);
-    parts := pg_catalog.parse_ident(name);
-    IF pg_catalog.cardinality(parts) OPERATOR(pg_catalog.>) 2 THEN
-        RAISE EXCEPTION 'invalid collection name "%"', name
-            USING ERRCODE = 'invalid_parameter_value',
-                  DETAIL = 'A collection name is a table name, optionally schema-qualified.';
-    END IF;
-    qname := pg_catalog.array_to_string(ARRAY(
-        SELECT pg_catalog.quote_ident(p) FROM pg_catalog.unnest(parts) AS p), '.');
     EXECUTE pg_catalog.format('CREATE TABLE %s (id text COLLATE "C" PRIMARY KEY, '
         'doc jsonb NOT NULL, cas bigint NOT NULL, expires_at timestamptz)', qname);
     rel := qname::regclass;
@@ -859,6 +841,15 @@ BEGIN
     RETURN rel;
 END
 $$;
+COMMENT ON FUNCTION docmodel._create_collection(text, text, text, integer, text, text, text) IS
+    'internal: create_collection once the schema is resolved';
+
+CREATE FUNCTION docmodel.create_collection(name text, doc_type text DEFAULT NULL,
+    revisions integer DEFAULT 0, meta_style text DEFAULT 'underscore',
+    time_unit text DEFAULT 'ms', delimiter text DEFAULT '::')
+    RETURNS regclass
+    LANGUAGE c VOLATILE PARALLEL UNSAFE
+    AS 'MODULE_PATHNAME', 'create_collection';
 COMMENT ON FUNCTION docmodel.create_collection(text, text, integer, text, text, text) IS
     'create a collection table (id, doc, cas, expires_at) with its trigger';
 

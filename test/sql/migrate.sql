@@ -239,12 +239,23 @@ INSERT INTO migrate_users VALUES ('order::1', '{"_type": "order", "total": 5}'),
 -- user::021 has a name that is not a string: splitting it fails.
 UPDATE migrate_users SET doc = doc || '{"name": 21}' WHERE id = 'user::021';
 SELECT * FROM docmodel.migration_plan('migrate_users');
--- Bad arguments.
-SELECT pg_temp.try($$CALL docmodel.migrate_collection('migrate_users', batch_size => 0)$$);
-SELECT pg_temp.try($$CALL docmodel.migrate_collection('migrate_users', target => '2.0')$$);
-SELECT pg_temp.try($$CALL docmodel.migrate_collection('migrate_users', 'order')$$);
-SELECT pg_temp.try($$CALL docmodel.migrate_collection('migrate_users', 'user', '2.5')$$);
-SELECT pg_temp.try($$CALL docmodel.migrate_collection('pg_class')$$);
+-- Bad arguments (a CALL cannot run inside try(): it commits).
+CALL docmodel.migrate_collection('migrate_users', batch_size => 0);
+SELECT :'LAST_ERROR_SQLSTATE' AS sqlstate;
+CALL docmodel.migrate_collection('migrate_users', target => '2.0');
+SELECT :'LAST_ERROR_SQLSTATE' AS sqlstate;
+CALL docmodel.migrate_collection('migrate_users', 'order');
+SELECT :'LAST_ERROR_SQLSTATE' AS sqlstate;
+CALL docmodel.migrate_collection('migrate_users', 'user', '2.5');
+SELECT :'LAST_ERROR_SQLSTATE' AS sqlstate;
+CALL docmodel.migrate_collection('pg_class');
+SELECT :'LAST_ERROR_SQLSTATE' AS sqlstate;
+-- It commits batch by batch, so not inside a transaction block or a function.
+BEGIN;
+CALL docmodel.migrate_collection('migrate_users');
+ROLLBACK;
+SELECT :'LAST_ERROR_SQLSTATE' AS sqlstate;
+SELECT pg_temp.try($$CALL docmodel.migrate_collection('migrate_users')$$);
 -- A run in batches of 4 stops at user::021, in its 4th batch: the three
 -- batches before stay migrated, the failing batch is untouched.
 SET client_min_messages = warning;

@@ -66,7 +66,7 @@ is($node->safe_psql('postgres',
 my ($ret, $stdout, $stderr) = $node->psql('postgres',
 	"CALL docmodel.migrate_collection('crash_users', batch_size => 50)");
 is($ret, 0, 'the second run succeeds');
-like($stderr, qr/resuming run 1 of crash_users after key 'user::\d+'/,
+like($stderr, qr/resuming run 1 of (public\.)?crash_users after key 'user::\d+'/,
 	'the second run resumes the first');
 is($node->safe_psql('postgres',
 		"SELECT run_id, docs_done, docs_total, status FROM docmodel.migration_runs"),
@@ -118,7 +118,7 @@ is($node->safe_psql('postgres',
 ($ret, $stdout, $stderr) = $node->psql('postgres',
 	"CALL docmodel.migrate_collection('cancel_users', batch_size => 50)");
 is($ret, 0, 'the lock was released: a new call runs');
-like($stderr, qr/resuming run \d+ of cancel_users/, 'and resumes the cancelled run');
+like($stderr, qr/resuming run \d+ of (public\.)?cancel_users/, 'and resumes the cancelled run');
 is($node->safe_psql('postgres', q{
 		SELECT doc->>'_schema', doc->'applied', count(*) FROM cancel_users
 		GROUP BY 1, 2}),
