@@ -929,21 +929,27 @@ TakeVersion(DocFields *f, JsonbValue *v)
 	}
 }
 
-/* Where the management keys sit in one object (pair index, or -1). */
+/* The management keys of one object: pair index (or -1) and value bounds. */
+#define HIT_META 0
+#define HIT_TYPE_P 1   /* "type" */
+#define HIT_SCHEMA_P 2 /* "schema" */
+#define HIT_TYPE_U 3   /* "_type" */
+#define HIT_SCHEMA_U 4 /* "_schema" */
+#define NHITS 5
+
 typedef struct KeyHits
 {
-	int meta;
-	int type_p;   /* "type" */
-	int schema_p; /* "schema" */
-	int type_u;   /* "_type" */
-	int schema_u; /* "_schema" */
+	int idx[NHITS];
+	uint32 start[NHITS]; /* value offsets, when idx >= 0 */
+	uint32 end[NHITS];
 } KeyHits;
 
 /*
- * Find the management keys of an object in one pass over its keys, which
- * jsonb keeps sorted by length first: stop at the first key longer than
- * "_schema". (getKeyJsonValueFromContainer's binary searches, one per key,
- * cost more than the whole rest of migrate() on a current document.)
+ * Find the management keys of an object in one forward pass over its
+ * entries (keys, then the values up to the last one wanted), computing the
+ * offsets as it goes. getKeyJsonValueFromContainer's binary search per key,
+ * and getJsonbOffset per value, cost more than the rest of migrate() on a
+ * current document.
  */
 static void
 ScanKeys(JsonbContainer *c, KeyHits *h)
@@ -953,51 +959,81 @@ ScanKeys(JsonbContainer *c, KeyHits *h)
 	char *base = (char *) (children + count * 2);
 	uint32 off = 0;
 	uint32 i;
+	int last = -1;
+	int k;
 
-	h->meta = h->type_p = h->schema_p = h->type_u = h->schema_u = -1;
+	for (k = 0; k < NHITS; k++)
+		h->idx[k] = -1;
 	for (i = 0; i < count; i++)
 	{
 		uint32 start = off;
-		const char *k = base + start;
+		const char *key = base + start;
+		int hit = -1;
 
 		JBE_ADVANCE_OFFSET(off, children[i]);
 		switch (off - start)
 		{
 			case 4:
-				if (memcmp(k, "meta", 4) == 0)
-					h->meta = i;
-				else if (memcmp(k, "type", 4) == 0)
-					h->type_p = i;
+				if (key[0] == 'm' && key[1] == 'e' && key[2] == 't' &&
+					key[3] == 'a')
+					hit = HIT_META;
+				else if (key[0] == 't' && key[1] == 'y' && key[2] == 'p' &&
+						 key[3] == 'e')
+					hit = HIT_TYPE_P;
 				break;
 			case 5:
-				if (memcmp(k, "_type", 5) == 0)
-					h->type_u = i;
+				if (key[0] == '_' && key[1] == 't' && key[2] == 'y' &&
+					key[3] == 'p' && key[4] == 'e')
+					hit = HIT_TYPE_U;
 				break;
 			case 6:
-				if (memcmp(k, "schema", 6) == 0)
-					h->schema_p = i;
+				if (key[0] == 's' && memcmp(key, "schema", 6) == 0)
+					hit = HIT_SCHEMA_P;
 				break;
 			case 7:
-				if (memcmp(k, "_schema", 7) == 0)
-					h->schema_u = i;
+				if (key[0] == '_' && key[1] == 's' &&
+					memcmp(key, "_schema", 7) == 0)
+					hit = HIT_SCHEMA_U;
 				break;
 			default:
 				if (off - start > 7)
-					return;
+				{
+					/* keys sort by length: no more hits; just skip them */
+					for (i++; i < count; i++)
+						JBE_ADVANCE_OFFSET(off, children[i]);
+				}
+				break;
 		}
+		if (hit >= 0)
+		{
+			h->idx[hit] = i;
+			last = i;
+		}
+	}
+	/* the values' offsets continue after the keys' */
+	for (i = 0; (int) i <= last; i++)
+	{
+		uint32 start = off;
+
+		JBE_ADVANCE_OFFSET(off, children[count + i]);
+		for (k = 0; k < NHITS; k++)
+			if (h->idx[k] == (int) i)
+			{
+				h->start[k] = start;
+				h->end[k] = off;
+			}
 	}
 }
 
-/* Fill v with the value of pair i of an object (as fillJsonbValue does). */
+/* Fill v with the value of hit k of an object (as fillJsonbValue does). */
 static void
-PairValue(JsonbContainer *c, int i, JsonbValue *v)
+HitValue(JsonbContainer *c, const KeyHits *h, int k, JsonbValue *v)
 {
 	uint32 count = JsonContainerSize(c);
-	uint32 idx = count + i;
-	JEntry e = c->children[idx];
+	JEntry e = c->children[count + h->idx[k]];
 	char *base = (char *) (c->children + count * 2);
-	uint32 off = getJsonbOffset(c, idx);
-	uint32 len = JBE_HAS_OFF(e) ? JBE_OFFLENFLD(e) - off : JBE_OFFLENFLD(e);
+	uint32 off = h->start[k];
+	uint32 len = h->end[k] - off;
 
 	if (JBE_ISSTRING(e))
 	{
@@ -1032,17 +1068,24 @@ FindFields(JsonbContainer *root, DocMetaStyle style, DocFields *f)
 	JsonbValue v;
 	KeyHits h;
 	KeyHits mh;
+	KeyHits *wh = &h;
 	JsonbContainer *where = root;
-	int ti;
-	int vi;
+	int tk;
+	int vk;
 
-	memset(f, 0, sizeof(DocFields));
+	f->type = NULL;
+	f->typelen = 0;
+	f->has_version = false;
+	f->version = NULL;
+	f->versionlen = 0;
+	f->version_ok = false;
 	ScanKeys(root, &h);
-	mh.meta = mh.type_p = mh.schema_p = mh.type_u = mh.schema_u = -1;
-	if (h.meta >= 0 &&
-		(style == DOC_META_META || (style == DOC_META_AUTO && h.type_u < 0)))
+	mh.idx[HIT_TYPE_P] = -1;
+	if (h.idx[HIT_META] >= 0 &&
+		(style == DOC_META_META ||
+		 (style == DOC_META_AUTO && h.idx[HIT_TYPE_U] < 0)))
 	{
-		PairValue(root, h.meta, &v);
+		HitValue(root, &h, HIT_META, &v);
 		if (v.type == jbvBinary && JsonContainerIsObject(v.val.binary.data))
 		{
 			where = v.val.binary.data;
@@ -1050,32 +1093,27 @@ FindFields(JsonbContainer *root, DocMetaStyle style, DocFields *f)
 		}
 	}
 	if (style == DOC_META_AUTO)
-		style = h.type_u >= 0    ? DOC_META_UNDERSCORE
-				: mh.type_p >= 0 ? DOC_META_META
-								 : DOC_META_PLAIN;
+		style = h.idx[HIT_TYPE_U] >= 0    ? DOC_META_UNDERSCORE
+				: mh.idx[HIT_TYPE_P] >= 0 ? DOC_META_META
+										  : DOC_META_PLAIN;
 	f->style = style;
 	if (style == DOC_META_META)
 	{
 		if (where == root)
 			return; /* no "meta" object */
-		ti = mh.type_p;
-		vi = mh.schema_p;
-	}
-	else if (style == DOC_META_PLAIN)
-	{
-		where = root;
-		ti = h.type_p;
-		vi = h.schema_p;
+		wh = &mh;
+		tk = HIT_TYPE_P;
+		vk = HIT_SCHEMA_P;
 	}
 	else
 	{
 		where = root;
-		ti = h.type_u;
-		vi = h.schema_u;
+		tk = style == DOC_META_PLAIN ? HIT_TYPE_P : HIT_TYPE_U;
+		vk = style == DOC_META_PLAIN ? HIT_SCHEMA_P : HIT_SCHEMA_U;
 	}
-	if (ti >= 0)
+	if (wh->idx[tk] >= 0)
 	{
-		PairValue(where, ti, &v);
+		HitValue(where, wh, tk, &v);
 		if (v.type == jbvString)
 		{
 			f->type = v.val.string.val;
@@ -1083,9 +1121,9 @@ FindFields(JsonbContainer *root, DocMetaStyle style, DocFields *f)
 		}
 	}
 	/* read even without a type field: the trigger knows the type */
-	if (vi >= 0)
+	if (wh->idx[vk] >= 0)
 	{
-		PairValue(where, vi, &v);
+		HitValue(where, wh, vk, &v);
 		TakeVersion(f, &v);
 	}
 }
