@@ -146,6 +146,7 @@ static MemoryContext MigrateCacheContext = NULL;
 static HTAB *migrate_types = NULL;
 static long migrate_ntypes = 0;
 static bool migrate_cache_valid = false;
+static uint64 migrate_inval_count = 0; /* invalidations seen */
 static bool migrate_callbacks_registered = false;
 static Oid migrate_registry_relid = InvalidOid;
 static int migrate_depth = 0;
@@ -688,7 +689,10 @@ static void
 MigrateRelcacheCallback(Datum arg, Oid relid)
 {
 	if (relid == InvalidOid || relid == migrate_registry_relid)
+	{
 		migrate_cache_valid = false;
+		migrate_inval_count++;
+	}
 }
 
 /* Mark the cache stale when a function changes (fn steps hold FmgrInfo). */
@@ -696,6 +700,7 @@ static void
 MigrateProcCallback(Datum arg, int cacheid, uint32 hashvalue)
 {
 	migrate_cache_valid = false;
+	migrate_inval_count++;
 }
 
 /* Compare two rules by from version (for qsort). */
@@ -738,6 +743,7 @@ LoadCache(void)
 	HTAB *types;
 	Oid nsp;
 	uint64 i;
+	uint64 gen;
 	int ret;
 
 	if (!migrate_callbacks_registered)
@@ -751,8 +757,8 @@ LoadCache(void)
 	if (!OidIsValid(migrate_registry_relid))
 		elog(ERROR, "docmodel.migration_rules does not exist");
 
-	/* Set before reading, so an invalidation while loading wins. */
-	migrate_cache_valid = true;
+	/* Count invalidations from here on: one while loading wins. */
+	gen = migrate_inval_count;
 
 	cxt = AllocSetContextCreate(CacheMemoryContext, "docmodel migrations",
 								ALLOCSET_DEFAULT_SIZES);
@@ -763,65 +769,76 @@ LoadCache(void)
 	types = hash_create("docmodel migration types", 16, &ctl,
 						HASH_ELEM | HASH_STRINGS | HASH_CONTEXT);
 
-	if (SPI_connect() != SPI_OK_CONNECT)
-		elog(ERROR, "SPI_connect failed");
-	ret = SPI_execute("SELECT doc_type, from_version::pg_catalog.text, "
-					  "to_version::pg_catalog.text, steps, fn, "
-					  "pg_catalog.to_regprocedure(fn)::pg_catalog.oid "
-					  "FROM docmodel.migration_rules "
-					  "ORDER BY doc_type, from_version",
-					  true, 0);
-	if (ret != SPI_OK_SELECT)
-		elog(ERROR, "reading docmodel.migration_rules failed: %d", ret);
-
-	MemoryContextSwitchTo(cxt);
-	for (i = 0; i < SPI_processed; i++)
+	/* A registry that cannot be read (or parsed) leaves no half cache. */
+	PG_TRY();
 	{
-		HeapTuple tup = SPI_tuptable->vals[i];
-		TupleDesc td = SPI_tuptable->tupdesc;
-		char *type = SPI_getvalue(tup, td, 1);
-		bool found;
-		bool isnull;
-		TypeRules *tr;
-		Rule *r;
-		Datum d;
+		if (SPI_connect() != SPI_OK_CONNECT)
+			elog(ERROR, "SPI_connect failed");
+		ret = SPI_execute("SELECT doc_type, from_version::pg_catalog.text, "
+						  "to_version::pg_catalog.text, steps, fn, "
+						  "pg_catalog.to_regprocedure(fn)::pg_catalog.oid "
+						  "FROM docmodel.migration_rules "
+						  "ORDER BY doc_type, from_version",
+						  true, 0);
+		if (ret != SPI_OK_SELECT)
+			elog(ERROR, "reading docmodel.migration_rules failed: %d", ret);
 
-		if (strlen(type) >= TYPE_NAME_MAX)
-			continue;
-		tr = hash_search(types, type, HASH_ENTER, &found);
-		if (!found)
+		MemoryContextSwitchTo(cxt);
+		for (i = 0; i < SPI_processed; i++)
 		{
-			tr->nrules = 0;
-			tr->rules = NULL;
-		}
-		tr->rules = tr->rules
-						? repalloc(tr->rules, sizeof(Rule) * (tr->nrules + 1))
-						: palloc(sizeof(Rule));
-		r = &tr->rules[tr->nrules++];
-		memset(r, 0, sizeof(Rule));
-		r->from_text = SPI_getvalue(tup, td, 2);
-		r->to_text = SPI_getvalue(tup, td, 3);
-		r->from = DocVersionFromCString(r->from_text, true);
-		r->to = DocVersionFromCString(r->to_text, true);
-		d = SPI_getbinval(tup, td, 4, &isnull);
-		if (!isnull)
-		{
-			Jsonb *steps = DatumGetJsonbPCopy(d);
+			HeapTuple tup = SPI_tuptable->vals[i];
+			TupleDesc td = SPI_tuptable->tupdesc;
+			char *type = SPI_getvalue(tup, td, 1);
+			bool found;
+			bool isnull;
+			TypeRules *tr;
+			Rule *r;
+			Datum d;
 
-			r->steps = CheckSteps(steps, &r->nsteps);
+			if (strlen(type) >= TYPE_NAME_MAX)
+				continue;
+			tr = hash_search(types, type, HASH_ENTER, &found);
+			if (!found)
+			{
+				tr->nrules = 0;
+				tr->rules = NULL;
+			}
+			tr->rules =
+				tr->rules ? repalloc(tr->rules, sizeof(Rule) * (tr->nrules + 1))
+						  : palloc(sizeof(Rule));
+			r = &tr->rules[tr->nrules++];
+			memset(r, 0, sizeof(Rule));
+			r->from_text = SPI_getvalue(tup, td, 2);
+			r->to_text = SPI_getvalue(tup, td, 3);
+			r->from = DocVersionFromCString(r->from_text, true);
+			r->to = DocVersionFromCString(r->to_text, true);
+			d = SPI_getbinval(tup, td, 4, &isnull);
+			if (!isnull)
+			{
+				Jsonb *steps = DatumGetJsonbPCopy(d);
+
+				r->steps = CheckSteps(steps, &r->nsteps);
+			}
+			else
+			{
+				r->is_fn = true;
+				r->fn_text = SPI_getvalue(tup, td, 5);
+				d = SPI_getbinval(tup, td, 6, &isnull);
+				r->fn_oid = isnull ? InvalidOid : DatumGetObjectId(d);
+				if (OidIsValid(r->fn_oid))
+					fmgr_info_cxt(r->fn_oid, &r->flinfo, cxt);
+			}
 		}
-		else
-		{
-			r->is_fn = true;
-			r->fn_text = SPI_getvalue(tup, td, 5);
-			d = SPI_getbinval(tup, td, 6, &isnull);
-			r->fn_oid = isnull ? InvalidOid : DatumGetObjectId(d);
-			if (OidIsValid(r->fn_oid))
-				fmgr_info_cxt(r->fn_oid, &r->flinfo, cxt);
-		}
+		MemoryContextSwitchTo(caller);
+		SPI_finish();
 	}
-	MemoryContextSwitchTo(caller);
-	SPI_finish();
+	PG_CATCH();
+	{
+		MemoryContextSwitchTo(caller);
+		MemoryContextDelete(cxt);
+		PG_RE_THROW();
+	}
+	PG_END_TRY();
 
 	/* Sort each chain; the oldest version, and the newest reachable. */
 	{
@@ -854,6 +871,7 @@ LoadCache(void)
 	}
 	migrate_types = types;
 	migrate_last_type = NULL;
+	migrate_cache_valid = (gen == migrate_inval_count);
 	MigrateCacheContext = cxt;
 
 	/*

@@ -361,6 +361,14 @@ RESET ROLE;
 REVOKE ALL ON migrate_users FROM migrate_app;
 DROP ROLE migrate_app;
 
+
+\echo == a rule written into the registry by hand is checked when the rules load
+INSERT INTO docmodel.migration_rules (doc_type, from_version, to_version, steps)
+VALUES ('broken', '1', '2', '[{"op": "nope"}]');
+SELECT pg_temp.try($$SELECT docmodel.migrate('{"_type": "user", "_schema": "2.0", "phone": "1"}')$$);
+DELETE FROM docmodel.migration_rules WHERE doc_type = 'broken';
+SELECT docmodel.migrate('{"_type": "user", "_schema": "2.0", "phone": "1"}');
+
 DROP TABLE migrate_users, migrate_users2;
 DELETE FROM docmodel.migration_run;
 DELETE FROM docmodel.migration_rules;
