@@ -4,7 +4,9 @@
  *	  Schema-version migrations (DESIGN.md "Schema versions and
  *	  migrations"): the registered rules of each document type, the step
  *	  interpreter (RFC 6902 plus docmodel's ops) over a JsonbValue tree that
- *	  is built once and serialized once per document, and migrate().
+ *	  is built once and serialized once per document, migrate() and its
+ *	  hooks for the collection trigger and get(), and the loop of the
+ *	  migrate_collection procedure (its SQL work is in sql/docmodel.sql).
  *
  *	  Shared state: a backend-local cache of docmodel.migration_rules (one
  *	  entry per document type: its chain of rules with parsed steps), kept
