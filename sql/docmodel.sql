@@ -334,6 +334,198 @@ COMMENT ON VIEW docmodel.counters IS 'every counter with its current value';
 -- Collections and documents (src/collection.c, src/document.c, src/kv.c)
 -------------------------------------------------------------------------------
 
+
+-- Non-superusers call docmodel's functions (their table privileges apply).
+GRANT USAGE ON SCHEMA docmodel TO PUBLIC;
+
+CREATE SEQUENCE docmodel.collection_config_id_seq AS integer;
+
+-- One row per collection. The id is the argument of the collection's
+-- trigger, so the trigger finds its configuration without the relation's
+-- name or OID (which differ on Citus shards). Readable by everyone (the
+-- trigger of any writer reads it); changes invalidate every backend's cache.
+CREATE TABLE docmodel.collection_config (
+    id integer PRIMARY KEY
+        DEFAULT pg_catalog.nextval('docmodel.collection_config_id_seq'),
+    coll regclass NOT NULL UNIQUE,
+    doc_type text,
+    meta_style text NOT NULL DEFAULT 'underscore'
+        CHECK (meta_style IN ('underscore', 'meta', 'plain')),
+    time_unit text NOT NULL DEFAULT 'ms'
+        CHECK (time_unit IN ('ms', 's', 'min', 'h', 'day', 'iso')),
+    delimiter text NOT NULL DEFAULT '::',
+    revisions integer NOT NULL DEFAULT 0 CHECK (revisions >= 0),
+    revisions_table regclass
+);
+ALTER SEQUENCE docmodel.collection_config_id_seq
+    OWNED BY docmodel.collection_config.id;
+SELECT pg_catalog.pg_extension_config_dump('docmodel.collection_config', '');
+SELECT pg_catalog.pg_extension_config_dump('docmodel.collection_config_id_seq', '');
+GRANT SELECT ON docmodel.collection_config TO PUBLIC;
+COMMENT ON TABLE docmodel.collection_config IS
+    'docmodel collections: one row per collection, its trigger''s argument is id';
+
+CREATE FUNCTION docmodel._collection_config_changed() RETURNS trigger
+    LANGUAGE c VOLATILE PARALLEL UNSAFE
+    AS 'MODULE_PATHNAME', '_collection_config_changed';
+COMMENT ON FUNCTION docmodel._collection_config_changed() IS
+    'internal: invalidate every backend''s collection configuration cache';
+CREATE TRIGGER collection_config_changed
+    AFTER INSERT OR UPDATE OR DELETE OR TRUNCATE ON docmodel.collection_config
+    FOR EACH STATEMENT EXECUTE FUNCTION docmodel._collection_config_changed();
+
+CREATE FUNCTION docmodel._check_collection_options(name text, doc_type text,
+    revisions integer, meta_style text, time_unit text, delimiter text)
+    RETURNS void
+    LANGUAGE c IMMUTABLE PARALLEL SAFE
+    AS 'MODULE_PATHNAME', '_check_collection_options';
+COMMENT ON FUNCTION docmodel._check_collection_options(text, text, integer, text, text, text) IS
+    'internal: raise 22023 for a bad option of create_collection';
+
+CREATE FUNCTION docmodel.collection_trigger() RETURNS trigger
+    LANGUAGE c VOLATILE PARALLEL UNSAFE
+    AS 'MODULE_PATHNAME', 'collection_trigger';
+COMMENT ON FUNCTION docmodel.collection_trigger() IS
+    'the collection trigger: checks keys and types, stamps management fields, sets cas';
+
+-- create_collection is C: it resolves an unqualified name against the
+-- caller's search_path (a pinned search_path would hide it), then calls
+-- _create_collection with the schema spelled out.
+CREATE FUNCTION docmodel._create_collection(schema_name text, table_name text,
+    doc_type text, revisions integer, meta_style text, time_unit text,
+    delimiter text)
+    RETURNS regclass
+    LANGUAGE plpgsql VOLATILE PARALLEL UNSAFE
+    SET search_path = pg_catalog, pg_temp
+    AS $$
+DECLARE
+    qname text := pg_catalog.quote_ident(schema_name) OPERATOR(pg_catalog.||) '.'
+        OPERATOR(pg_catalog.||) pg_catalog.quote_ident(table_name);
+    rel regclass;
+    cid integer;
+BEGIN
+    EXECUTE pg_catalog.format('CREATE TABLE %s (id text COLLATE "C" PRIMARY KEY, '
+        'doc jsonb NOT NULL, cas bigint NOT NULL, expires_at timestamptz)', qname);
+    rel := qname::regclass;
+    EXECUTE pg_catalog.format('CREATE INDEX ON %s (expires_at) '
+        'WHERE expires_at IS NOT NULL', rel);
+    -- A plain DROP TABLE of an earlier collection leaves its row; should
+    -- the new table reuse that OID, the row is stale.
+    DELETE FROM docmodel.collection_config AS c WHERE c.coll OPERATOR(pg_catalog.=) rel;
+    INSERT INTO docmodel.collection_config
+        (coll, doc_type, meta_style, time_unit, delimiter)
+        VALUES (rel, doc_type, meta_style, time_unit, delimiter)
+        RETURNING id INTO cid;
+    EXECUTE pg_catalog.format('CREATE TRIGGER docmodel_collection '
+        'BEFORE INSERT OR UPDATE ON %s FOR EACH ROW '
+        'EXECUTE FUNCTION docmodel.collection_trigger(%s)', rel, cid);
+    IF revisions OPERATOR(pg_catalog.>) 0 THEN
+        PERFORM docmodel.set_revisions(rel, revisions);
+    END IF;
+    RETURN rel;
+END
+$$;
+COMMENT ON FUNCTION docmodel._create_collection(text, text, text, integer, text, text, text) IS
+    'internal: create_collection once the schema is resolved';
+
+CREATE FUNCTION docmodel.create_collection(name text, doc_type text DEFAULT NULL,
+    revisions integer DEFAULT 0, meta_style text DEFAULT 'underscore',
+    time_unit text DEFAULT 'ms', delimiter text DEFAULT '::')
+    RETURNS regclass
+    LANGUAGE c VOLATILE PARALLEL UNSAFE
+    AS 'MODULE_PATHNAME', 'create_collection';
+COMMENT ON FUNCTION docmodel.create_collection(text, text, integer, text, text, text) IS
+    'create a collection table (id, doc, cas, expires_at) with its trigger';
+
+CREATE FUNCTION docmodel.drop_collection(coll regclass) RETURNS void
+    LANGUAGE plpgsql VOLATILE PARALLEL UNSAFE
+    SET search_path = pg_catalog, pg_temp
+    AS $$
+DECLARE
+    hist regclass;
+BEGIN
+    DELETE FROM docmodel.collection_config AS c
+        WHERE c.coll OPERATOR(pg_catalog.=) $1
+        RETURNING c.revisions_table INTO hist;
+    IF NOT FOUND THEN
+        RAISE EXCEPTION '"%" is not a docmodel collection', $1
+            USING ERRCODE = 'invalid_parameter_value',
+                  HINT = 'Drop a plain table with DROP TABLE.';
+    END IF;
+    IF hist IS NOT NULL THEN
+        EXECUTE pg_catalog.format('DROP TABLE %s', hist);
+    END IF;
+    EXECUTE pg_catalog.format('DROP TABLE %s', $1);
+END
+$$;
+COMMENT ON FUNCTION docmodel.drop_collection(regclass) IS
+    'drop a collection, its revisions table and its configuration';
+
+CREATE VIEW docmodel.collections AS
+    SELECT c.coll AS collection, c.doc_type, c.revisions, c.meta_style,
+           c.time_unit, c.delimiter, c.revisions_table, c.id AS config_id
+    FROM docmodel.collection_config AS c
+    WHERE EXISTS (SELECT FROM pg_catalog.pg_class AS r
+                  WHERE r.oid OPERATOR(pg_catalog.=) c.coll);
+GRANT SELECT ON docmodel.collections TO PUBLIC;
+COMMENT ON VIEW docmodel.collections IS
+    'every docmodel collection and its options';
+
+-- Key-value API (src/kv.c). Each runs as the caller: table privileges apply.
+CREATE FUNCTION docmodel.get(coll regclass, key text) RETURNS jsonb
+    LANGUAGE c STABLE STRICT PARALLEL RESTRICTED
+    AS 'MODULE_PATHNAME', 'kv_get';
+COMMENT ON FUNCTION docmodel.get(regclass, text) IS
+    'the document with this key, NULL when absent or expired';
+
+CREATE FUNCTION docmodel.get_multi(coll regclass, keys text[])
+    RETURNS TABLE (key text, doc jsonb, cas bigint)
+    LANGUAGE c STABLE STRICT PARALLEL RESTRICTED ROWS 10
+    AS 'MODULE_PATHNAME', 'kv_get_multi';
+COMMENT ON FUNCTION docmodel.get_multi(regclass, text[]) IS
+    'the present documents of these keys, in the order asked';
+
+CREATE FUNCTION docmodel.insert(coll regclass, key text, doc jsonb,
+    expiry interval DEFAULT NULL) RETURNS bigint
+    LANGUAGE c VOLATILE PARALLEL UNSAFE
+    AS 'MODULE_PATHNAME', 'kv_insert';
+COMMENT ON FUNCTION docmodel.insert(regclass, text, jsonb, interval) IS
+    'insert a new document and return its cas; 23505 when the key exists';
+
+CREATE FUNCTION docmodel.upsert(coll regclass, key text, doc jsonb,
+    expiry interval DEFAULT NULL) RETURNS bigint
+    LANGUAGE c VOLATILE PARALLEL UNSAFE
+    AS 'MODULE_PATHNAME', 'kv_upsert';
+COMMENT ON FUNCTION docmodel.upsert(regclass, text, jsonb, interval) IS
+    'insert or replace a document and return its new cas';
+
+CREATE FUNCTION docmodel.replace(coll regclass, key text, doc jsonb,
+    cas bigint DEFAULT NULL, expiry interval DEFAULT NULL) RETURNS bigint
+    LANGUAGE c VOLATILE PARALLEL UNSAFE
+    AS 'MODULE_PATHNAME', 'kv_replace';
+COMMENT ON FUNCTION docmodel.replace(regclass, text, jsonb, bigint, interval) IS
+    'replace a present document (only at this cas when given) and return its new cas';
+
+CREATE FUNCTION docmodel.remove(coll regclass, key text, cas bigint DEFAULT NULL)
+    RETURNS bigint
+    LANGUAGE c VOLATILE PARALLEL UNSAFE
+    AS 'MODULE_PATHNAME', 'kv_remove';
+COMMENT ON FUNCTION docmodel.remove(regclass, text, bigint) IS
+    'delete a present document (only at this cas when given); returns the cas it had';
+
+CREATE FUNCTION docmodel.touch(coll regclass, key text, expiry interval)
+    RETURNS bigint
+    LANGUAGE c VOLATILE PARALLEL UNSAFE
+    AS 'MODULE_PATHNAME', 'kv_touch';
+COMMENT ON FUNCTION docmodel.touch(regclass, text, interval) IS
+    'set (or clear with NULL) a present document''s expiry; returns its new cas';
+
+CREATE FUNCTION docmodel.purge_expired(coll regclass) RETURNS bigint
+    LANGUAGE c VOLATILE STRICT PARALLEL UNSAFE
+    AS 'MODULE_PATHNAME', 'kv_purge_expired';
+COMMENT ON FUNCTION docmodel.purge_expired(regclass) IS
+    'delete the expired documents of a collection and return how many';
+
 -- (end of collections)
 
 

@@ -1,0 +1,127 @@
+/*-------------------------------------------------------------------------
+ *
+ * collection.h
+ *	  Collections: the per-collection configuration cache (collection.c),
+ *	  the document stamping done by the collection trigger (document.c),
+ *	  and what other concerns (revisions, migrations) hook into.
+ *
+ * Integration points for other concerns:
+ *	- A collection's configuration lives in docmodel.collection_config; its
+ *	  stable integer id is the argument of every trigger docmodel puts on
+ *	  the collection (on Citus the trigger fires on shard relations, so
+ *	  neither the relation name nor its OID identifies the collection).
+ *	- DocmodelCollectionById(id) returns the cached configuration for a
+ *	  trigger argument; DocmodelCollectionIdByRelid(relid) finds the id for
+ *	  a SQL-callable function that takes the collection as a regclass.
+ *	- Any change of docmodel.collection_config (INSERT, UPDATE, DELETE)
+ *	  invalidates every backend's cache at commit (a statement trigger on
+ *	  the table does it), so set_revisions() only has to UPDATE the row.
+ *	- document.c assembles the stored document in exactly one place,
+ *	  DocmodelAssembleDocument(body, &stamp). In collection_trigger() the
+ *	  order is: key checks; the untouched-body shortcut (an UPDATE that
+ *	  leaves doc as stored, e.g. touch, only gets a new cas and returns);
+ *	  size and object checks; the _type checks; the stamp (ver, created,
+ *	  who, cas); then the marker "schema version: see migrate.c", where
+ *	  migrations may replace `body` (a migrated Jsonb) and set stamp.schema;
+ *	  then the assembly; then the marker "revisions: see revision.c", where
+ *	  the new document (result), stamp.old_doc and stamp.ver are known.
+ *	- kv.c's get() and get_multi() have the same schema marker where a
+ *	  document read may be migrated before it is returned.
+ *
+ *-------------------------------------------------------------------------
+ */
+#ifndef DOCMODEL_COLLECTION_H
+#define DOCMODEL_COLLECTION_H
+
+#include "utils/jsonb.h"
+#include "utils/timestamp.h"
+
+#include "docmodel.h"
+
+/* How management fields are laid out in a document (DESIGN.md). */
+typedef enum DocmodelMetaStyle
+{
+	DOCMODEL_META_UNDERSCORE, /* root _type, _schema, _created, ... */
+	DOCMODEL_META_META,       /* "meta": {"type", "schema", "created", ...} */
+	DOCMODEL_META_PLAIN       /* root type, schema, created, ... */
+} DocmodelMetaStyle;
+
+/* How _created / _modified are written. */
+typedef enum DocmodelTimeUnit
+{
+	DOCMODEL_TIME_MS,
+	DOCMODEL_TIME_S,
+	DOCMODEL_TIME_MIN,
+	DOCMODEL_TIME_H,
+	DOCMODEL_TIME_DAY,
+	DOCMODEL_TIME_ISO /* ISO-8601 text, UTC, milliseconds */
+} DocmodelTimeUnit;
+
+/*
+ * One collection's configuration, as cached per backend (a copy of its
+ * docmodel.collection_config row). The pointer returned by the lookup
+ * functions stays valid until the next cache invalidation is processed,
+ * i.e. do not keep it across anything that may accept invalidation
+ * messages (opening or locking a relation, SPI, CommandCounterIncrement);
+ * copy what you need instead.
+ */
+typedef struct DocmodelCollection
+{
+	int32 id;  /* hash key: collection_config.id */
+	Oid relid; /* the collection table (parent, not shard) */
+	bool has_doc_type;
+	int doc_type_len;
+	char doc_type[DOCMODEL_MAX_KEY_BYTES + 1]; /* when has_doc_type */
+	DocmodelMetaStyle meta_style;
+	DocmodelTimeUnit time_unit;
+	int delim_len;
+	char delim[DOCMODEL_MAX_DELIM_BYTES + 1];
+	int32 revisions;     /* keep this many revisions; 0 = off */
+	Oid revisions_relid; /* history table, or InvalidOid */
+} DocmodelCollection;
+
+/*
+ * The management fields of one write, gathered by collection_trigger() and
+ * written by DocmodelAssembleDocument(). Names are the style-independent
+ * ones; the meta style decides where they go.
+ *
+ * is_insert: a new document (also when it replaces an expired one), as
+ * opposed to an update of a live one. key/type point into the row (not
+ * NUL-terminated); type is the key's first part. schema: NULL leaves the
+ * body's schema field as written; non-NULL (a jbvString, jbvNumeric or
+ * jbvBinary value) is written as the schema field instead: migrations set
+ * it. ver: the _ver to write. created/created_by: on update the stored
+ * values (NULL when the stored document lacks them). now/who: the time and
+ * writer stamped. old_doc: the stored document on update, else NULL. cas:
+ * the new cas (already chosen when the hooks run).
+ */
+typedef struct DocmodelStamp
+{
+	const DocmodelCollection *cfg;
+	bool is_insert;
+	const char *key;
+	int key_len;
+	const char *type;
+	int type_len;
+	JsonbValue *schema;
+	int32 ver;
+	JsonbValue *created;
+	JsonbValue *created_by;
+	TimestampTz now;
+	const char *who;
+	Jsonb *old_doc;
+	int64 cas;
+} DocmodelStamp;
+
+/* collection.c */
+extern DocmodelCollection *DocmodelCollectionById(int32 id);
+extern int32 DocmodelCollectionIdByRelid(Oid relid, bool missing_ok);
+extern Oid DocmodelConfigRelid(void);
+extern int64 DocmodelNextCas(int64 old_cas);
+extern const char *DocmodelWho(void);
+
+/* document.c */
+extern Jsonb *DocmodelAssembleDocument(Jsonb *body, DocmodelStamp *stamp);
+extern JsonbValue *DocmodelTimeValue(TimestampTz ts, DocmodelTimeUnit unit);
+
+#endif /* DOCMODEL_COLLECTION_H */
