@@ -1,0 +1,923 @@
+/*-------------------------------------------------------------------------
+ *
+ * revision.c
+ *	  Document revisions (DESIGN.md "Revisions", PATTERNS.md section 6):
+ *	  RFC 6902 JSON Patch (diff and patch), and the per-row history writer
+ *	  that the collection trigger calls after an UPDATE or DELETE really
+ *	  happened.
+ *
+ *	  diff and patch keep no state. The history writer is in
+ *	  revision_history.c.
+ *
+ *-------------------------------------------------------------------------
+ */
+#include "postgres.h"
+
+#include "fmgr.h"
+#include "lib/stringinfo.h"
+#include "miscadmin.h"
+#include "utils/builtins.h"
+#include "utils/jsonb.h"
+#include "utils/numeric.h"
+
+#include "docmodel.h"
+#include "revision.h"
+
+PG_FUNCTION_INFO_V1(diff);
+PG_FUNCTION_INFO_V1(patch);
+
+/* ------------------------------------------------------------------------
+ * Shared helpers
+ * ------------------------------------------------------------------------
+ */
+
+/* Return true when two scalar JsonbValues are equal as jsonb compares them. */
+static bool
+ScalarsEqual(JsonbValue *a, JsonbValue *b)
+{
+	if (a->type != b->type)
+		return false;
+	switch (a->type)
+	{
+		case jbvNull:
+			return true;
+		case jbvBool:
+			return a->val.boolean == b->val.boolean;
+		case jbvString:
+			return a->val.string.len == b->val.string.len &&
+				memcmp(a->val.string.val, b->val.string.val,
+					   a->val.string.len) == 0;
+		case jbvNumeric:
+			return DatumGetBool(
+				DirectFunctionCall2(numeric_eq,
+									NumericGetDatum(a->val.numeric),
+									NumericGetDatum(b->val.numeric)));
+		default:
+			elog(ERROR, "unexpected jsonb value type %d", (int) a->type);
+	}
+	return false;
+}
+
+/*
+ * Return true when two values, each a scalar or a jbvBinary container, are
+ * equal as jsonb's = operator says.
+ */
+static bool
+FlatValuesEqual(JsonbValue *a, JsonbValue *b)
+{
+	if (a->type == jbvBinary && b->type == jbvBinary)
+	{
+		JsonbContainer *ca = a->val.binary.data;
+		JsonbContainer *cb = b->val.binary.data;
+
+		if (a->val.binary.len == b->val.binary.len &&
+			memcmp(ca, cb, a->val.binary.len) == 0)
+			return true;
+		return compareJsonbContainers(ca, cb) == 0;
+	}
+	if (a->type == jbvBinary || b->type == jbvBinary)
+		return false;
+	return ScalarsEqual(a, b);
+}
+
+/* Append a JSON JsonPointer reference token to buf, escaping ~ and /. */
+static void
+AppendPointerToken(StringInfo buf, const char *tok, int len)
+{
+	int			i;
+
+	appendStringInfoChar(buf, '/');
+	for (i = 0; i < len; i++)
+	{
+		if (tok[i] == '~')
+			appendBinaryStringInfo(buf, "~0", 2);
+		else if (tok[i] == '/')
+			appendBinaryStringInfo(buf, "~1", 2);
+		else
+			appendStringInfoChar(buf, tok[i]);
+	}
+}
+
+/* Make a jbvString JsonbValue over a NUL-terminated C string. */
+static void
+MakeString(JsonbValue *v, const char *s)
+{
+	v->type = jbvString;
+	v->val.string.val = (char *) s;
+	v->val.string.len = strlen(s);
+}
+
+/* ------------------------------------------------------------------------
+ * diff
+ *
+ * Objects are compared member by member, recursively: a member only in a is
+ * removed, only in b is added, in both is diffed. Arrays are compared
+ * position by position: the common positions are diffed recursively, extra
+ * elements of b are added at the tail in ascending order, extra elements of
+ * a are removed from the tail in descending order. Any other difference
+ * (types differ, scalars differ) is a "replace" of the whole value. Equal
+ * values (as jsonb = says, so 1.0 equals 1) give no operation.
+ * ------------------------------------------------------------------------
+ */
+
+typedef struct DiffState
+{
+	JsonbParseState *ps;		/* the result array being built */
+	StringInfoData path;		/* JSON JsonPointer of the current location */
+} DiffState;
+
+static void DiffValues(DiffState *st, JsonbValue *a, JsonbValue *b);
+
+/* Emit one operation {op, path[, value]} at the current path. */
+static void
+EmitOp(DiffState *st, const char *op, JsonbValue *value)
+{
+	JsonbValue	k;
+	JsonbValue	v;
+
+	pushJsonbValue(&st->ps, WJB_BEGIN_OBJECT, NULL);
+	MakeString(&k, "op");
+	pushJsonbValue(&st->ps, WJB_KEY, &k);
+	MakeString(&v, op);
+	pushJsonbValue(&st->ps, WJB_VALUE, &v);
+	MakeString(&k, "path");
+	pushJsonbValue(&st->ps, WJB_KEY, &k);
+	MakeString(&v, pstrdup(st->path.data));
+	pushJsonbValue(&st->ps, WJB_VALUE, &v);
+	if (value != NULL)
+	{
+		MakeString(&k, "value");
+		pushJsonbValue(&st->ps, WJB_KEY, &k);
+		pushJsonbValue(&st->ps, WJB_VALUE, value);
+	}
+	pushJsonbValue(&st->ps, WJB_END_OBJECT, NULL);
+}
+
+/* Diff two objects member by member. */
+static void
+DiffObjects(DiffState *st, JsonbContainer *ca, JsonbContainer *cb)
+{
+	int			base = st->path.len;
+	JsonbIterator *it;
+	JsonbIteratorToken tok;
+	JsonbValue	k;
+	JsonbValue	v;
+	JsonbValue	found;
+
+	/* Members of a: removed, or diffed against b's. */
+	it = JsonbIteratorInit(ca);
+	while ((tok = JsonbIteratorNext(&it, &k, true)) != WJB_DONE)
+	{
+		JsonbValue *vb;
+
+		if (tok != WJB_KEY)
+			continue;
+		tok = JsonbIteratorNext(&it, &v, true);
+		Assert(tok == WJB_VALUE);
+		AppendPointerToken(&st->path, k.val.string.val, k.val.string.len);
+		vb = getKeyJsonValueFromContainer(cb, k.val.string.val,
+										  k.val.string.len, &found);
+		if (vb == NULL)
+			EmitOp(st, "remove", NULL);
+		else
+			DiffValues(st, &v, vb);
+		st->path.len = base;
+		st->path.data[base] = '\0';
+	}
+
+	/* Members only in b: added. */
+	it = JsonbIteratorInit(cb);
+	while ((tok = JsonbIteratorNext(&it, &k, true)) != WJB_DONE)
+	{
+		if (tok != WJB_KEY)
+			continue;
+		tok = JsonbIteratorNext(&it, &v, true);
+		Assert(tok == WJB_VALUE);
+		if (getKeyJsonValueFromContainer(ca, k.val.string.val,
+										 k.val.string.len, &found) != NULL)
+			continue;
+		AppendPointerToken(&st->path, k.val.string.val, k.val.string.len);
+		EmitOp(st, "add", &v);
+		st->path.len = base;
+		st->path.data[base] = '\0';
+	}
+}
+
+/* Diff two arrays position by position; see the section comment. */
+static void
+DiffArrays(DiffState *st, JsonbContainer *ca, JsonbContainer *cb)
+{
+	int			base = st->path.len;
+	int			na = JsonContainerSize(ca);
+	int			nb = JsonContainerSize(cb);
+	int			i;
+
+	for (i = 0; i < Min(na, nb); i++)
+	{
+		JsonbValue *ea = getIthJsonbValueFromContainer(ca, i);
+		JsonbValue *eb = getIthJsonbValueFromContainer(cb, i);
+
+		appendStringInfo(&st->path, "/%d", i);
+		DiffValues(st, ea, eb);
+		st->path.len = base;
+		st->path.data[base] = '\0';
+	}
+	for (i = na; i < nb; i++)
+	{
+		appendStringInfo(&st->path, "/%d", i);
+		EmitOp(st, "add", getIthJsonbValueFromContainer(cb, i));
+		st->path.len = base;
+		st->path.data[base] = '\0';
+	}
+	for (i = na - 1; i >= nb; i--)
+	{
+		appendStringInfo(&st->path, "/%d", i);
+		EmitOp(st, "remove", NULL);
+		st->path.len = base;
+		st->path.data[base] = '\0';
+	}
+}
+
+/* Diff two values (scalars or jbvBinary containers) at the current path. */
+static void
+DiffValues(DiffState *st, JsonbValue *a, JsonbValue *b)
+{
+	check_stack_depth();
+	if (a->type == jbvBinary && b->type == jbvBinary)
+	{
+		JsonbContainer *ca = a->val.binary.data;
+		JsonbContainer *cb = b->val.binary.data;
+
+		if (JsonContainerIsObject(ca) && JsonContainerIsObject(cb))
+		{
+			DiffObjects(st, ca, cb);
+			return;
+		}
+		if (JsonContainerIsArray(ca) && JsonContainerIsArray(cb) &&
+			!JsonContainerIsScalar(ca) && !JsonContainerIsScalar(cb))
+		{
+			DiffArrays(st, ca, cb);
+			return;
+		}
+	}
+	if (!FlatValuesEqual(a, b))
+		EmitOp(st, "replace", b);
+}
+
+/* SQL: diff(a jsonb, b jsonb) -> jsonb, the RFC 6902 patch turning a into b. */
+Datum
+diff(PG_FUNCTION_ARGS)
+{
+	Jsonb	   *a = PG_GETARG_JSONB_P(0);
+	Jsonb	   *b = PG_GETARG_JSONB_P(1);
+	DiffState	st;
+	JsonbValue	va;
+	JsonbValue	vb;
+	JsonbValue *res;
+
+	st.ps = NULL;
+	initStringInfo(&st.path);
+	JsonbToJsonbValue(a, &va);
+	JsonbToJsonbValue(b, &vb);
+	pushJsonbValue(&st.ps, WJB_BEGIN_ARRAY, NULL);
+	DiffValues(&st, &va, &vb);
+	res = pushJsonbValue(&st.ps, WJB_END_ARRAY, NULL);
+	PG_RETURN_JSONB_P(JsonbValueToJsonb(res));
+}
+
+/* ------------------------------------------------------------------------
+ * patch
+ *
+ * The document is held as a JsonbValue tree that is expanded lazily: a
+ * container stays a jbvBinary until an operation descends into it, then it
+ * becomes a jbvObject / jbvArray whose children are again scalars or
+ * jbvBinary. Untouched subtrees are never copied. The tree is turned back
+ * into jsonb once, at the end.
+ * ------------------------------------------------------------------------
+ */
+
+typedef struct PatchCtx
+{
+	int			index;			/* operation's index in the patch, from 0 */
+	const char *op;				/* its "op" */
+	const char *path;			/* the pointer being resolved, for errors */
+} PatchCtx;
+
+typedef struct JsonPointer
+{
+	int			ntokens;
+	char	  **tokens;			/* unescaped reference tokens */
+	int		   *lens;
+} JsonPointer;
+
+/* Detail for "-" where an existing element is needed. */
+static const char *const PastEnd =
+"\"-\" names the position after the last element, which holds no value.";
+
+/* Raise 22023: the patch itself is malformed at operation cx->index. */
+static void
+pg_attribute_noreturn()
+Malformed(int index, const char *detail)
+{
+	ereport(ERROR,
+			(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+			 errmsg("invalid patch operation %d", index),
+			 errdetail("%s", detail),
+			 errhint("A patch is a JSON array of RFC 6902 operations, "
+					 "e.g. [{\"op\": \"add\", \"path\": \"/a\", \"value\": 1}].")));
+}
+
+/* Raise 22000: operation cx cannot apply to the document, for reason. */
+static void
+pg_attribute_noreturn()
+CannotApply(PatchCtx *cx, const char *reason)
+{
+	ereport(ERROR,
+			(errcode(ERRCODE_DATA_EXCEPTION),
+			 errmsg("cannot apply patch operation %d (\"%s\") at path \"%s\"",
+					cx->index, cx->op, cx->path),
+			 errdetail("%s", reason)));
+}
+
+/* Parse a JSON JsonPointer (RFC 6901); raise 22023 when it is malformed. */
+static JsonPointer
+ParsePointer(int index, const char *member, const char *s, int len)
+{
+	JsonPointer		p;
+	int			i;
+	int			cap = 4;
+
+	p.ntokens = 0;
+	p.tokens = palloc(sizeof(char *) * cap);
+	p.lens = palloc(sizeof(int) * cap);
+	if (len == 0)
+		return p;
+	if (s[0] != '/')
+		Malformed(index,
+				  psprintf("The \"%s\" pointer \"%.*s\" does not start with \"/\".",
+						   member, len, s));
+	i = 1;
+	for (;;)
+	{
+		StringInfoData tok;
+
+		initStringInfo(&tok);
+		while (i < len && s[i] != '/')
+		{
+			if (s[i] == '~')
+			{
+				if (i + 1 < len && s[i + 1] == '0')
+					appendStringInfoChar(&tok, '~');
+				else if (i + 1 < len && s[i + 1] == '1')
+					appendStringInfoChar(&tok, '/');
+				else
+					Malformed(index,
+							  psprintf("The \"%s\" pointer \"%.*s\" has a \"~\" "
+									   "not followed by 0 or 1.",
+									   member, len, s));
+				i += 2;
+			}
+			else
+				appendStringInfoChar(&tok, s[i++]);
+		}
+		if (p.ntokens == cap)
+		{
+			cap *= 2;
+			p.tokens = repalloc(p.tokens, sizeof(char *) * cap);
+			p.lens = repalloc(p.lens, sizeof(int) * cap);
+		}
+		p.tokens[p.ntokens] = tok.data;
+		p.lens[p.ntokens] = tok.len;
+		p.ntokens++;
+		if (i >= len)
+			break;
+		i++;					/* skip the '/' */
+	}
+	return p;
+}
+
+/* Expand a jbvBinary container one level in place; others are left alone. */
+static void
+ExpandNode(JsonbValue *v)
+{
+	JsonbContainer *c;
+	JsonbIterator *it;
+	JsonbIteratorToken tok;
+	JsonbValue	x;
+	int			n;
+	int			i = 0;
+
+	if (v->type != jbvBinary)
+		return;
+	c = v->val.binary.data;
+	n = JsonContainerSize(c);
+	it = JsonbIteratorInit(c);
+	if (JsonContainerIsObject(c))
+	{
+		JsonbPair  *pairs = palloc(sizeof(JsonbPair) * Max(n, 1));
+
+		while ((tok = JsonbIteratorNext(&it, &x, true)) != WJB_DONE)
+		{
+			if (tok == WJB_KEY)
+			{
+				pairs[i].key = x;
+				pairs[i].order = i;
+			}
+			else if (tok == WJB_VALUE)
+				pairs[i++].value = x;
+		}
+		v->type = jbvObject;
+		v->val.object.nPairs = i;
+		v->val.object.pairs = pairs;
+	}
+	else
+	{
+		JsonbValue *elems = palloc(sizeof(JsonbValue) * Max(n, 1));
+
+		while ((tok = JsonbIteratorNext(&it, &x, true)) != WJB_DONE)
+		{
+			if (tok == WJB_ELEM)
+				elems[i++] = x;
+		}
+		v->type = jbvArray;
+		v->val.array.nElems = i;
+		v->val.array.elems = elems;
+		v->val.array.rawScalar = false;
+	}
+}
+
+/* Return a copy of v that shares nothing mutable with it. */
+static JsonbValue
+DeepCopy(JsonbValue *v)
+{
+	JsonbValue	r = *v;
+	int			i;
+
+	if (v->type == jbvObject)
+	{
+		r.val.object.pairs =
+			palloc(sizeof(JsonbPair) * Max(v->val.object.nPairs, 1));
+		for (i = 0; i < v->val.object.nPairs; i++)
+		{
+			r.val.object.pairs[i] = v->val.object.pairs[i];
+			r.val.object.pairs[i].value =
+				DeepCopy(&v->val.object.pairs[i].value);
+		}
+	}
+	else if (v->type == jbvArray)
+	{
+		r.val.array.elems =
+			palloc(sizeof(JsonbValue) * Max(v->val.array.nElems, 1));
+		for (i = 0; i < v->val.array.nElems; i++)
+			r.val.array.elems[i] = DeepCopy(&v->val.array.elems[i]);
+	}
+	return r;
+}
+
+/* Push a tree node as the next value (tok WJB_VALUE or WJB_ELEM). */
+static JsonbValue *
+PushNode(JsonbParseState **ps, JsonbIteratorToken tok, JsonbValue *v)
+{
+	JsonbValue *res;
+	int			i;
+
+	check_stack_depth();
+	if (v->type == jbvObject)
+	{
+		pushJsonbValue(ps, WJB_BEGIN_OBJECT, NULL);
+		for (i = 0; i < v->val.object.nPairs; i++)
+		{
+			pushJsonbValue(ps, WJB_KEY, &v->val.object.pairs[i].key);
+			PushNode(ps, WJB_VALUE, &v->val.object.pairs[i].value);
+		}
+		res = pushJsonbValue(ps, WJB_END_OBJECT, NULL);
+	}
+	else if (v->type == jbvArray)
+	{
+		pushJsonbValue(ps, WJB_BEGIN_ARRAY, NULL);
+		for (i = 0; i < v->val.array.nElems; i++)
+			PushNode(ps, WJB_ELEM, &v->val.array.elems[i]);
+		res = pushJsonbValue(ps, WJB_END_ARRAY, NULL);
+	}
+	else
+		res = pushJsonbValue(ps, tok, v);
+	return res;
+}
+
+/* Turn a tree node into jsonb. */
+static Jsonb *
+NodeToJsonb(JsonbValue *v)
+{
+	JsonbParseState *ps = NULL;
+
+	if (v->type == jbvObject || v->type == jbvArray)
+		return JsonbValueToJsonb(PushNode(&ps, WJB_VALUE, v));
+	return JsonbValueToJsonb(v);
+}
+
+/* Return true when two tree nodes are equal as jsonb = says. */
+static bool
+NodesEqual(JsonbValue *a, JsonbValue *b)
+{
+	Jsonb	   *ja;
+	Jsonb	   *jb;
+
+	if (a->type != jbvObject && a->type != jbvArray &&
+		b->type != jbvObject && b->type != jbvArray)
+		return FlatValuesEqual(a, b);
+	ja = NodeToJsonb(a);
+	jb = NodeToJsonb(b);
+	return compareJsonbContainers(&ja->root, &jb->root) == 0;
+}
+
+/* Describe a node's JSON type for error details. */
+static const char *
+NodeTypeName(JsonbValue *v)
+{
+	switch (v->type)
+	{
+		case jbvObject:
+			return "an object";
+		case jbvArray:
+			return "an array";
+		case jbvBinary:
+			return JsonContainerIsObject(v->val.binary.data) ? "an object"
+				: "an array";
+		case jbvString:
+			return "a string";
+		case jbvNumeric:
+			return "a number";
+		case jbvBool:
+			return "a boolean";
+		case jbvNull:
+			return "null";
+		default:
+			return "unknown";
+	}
+}
+
+/*
+ * Parse an array index token. Return -1 for "-" (past the end); raise 22000
+ * for anything but "-", "0" or digits without a leading zero.
+ */
+static int
+ArrayIndex(PatchCtx *cx, const char *tok, int len)
+{
+	long		n = 0;
+	int			i;
+
+	if (len == 1 && tok[0] == '-')
+		return -1;
+	if (len == 0 || (len > 1 && tok[0] == '0'))
+		CannotApply(cx, psprintf("\"%s\" is not an array index.", tok));
+	for (i = 0; i < len; i++)
+	{
+		if (tok[i] < '0' || tok[i] > '9')
+			CannotApply(cx, psprintf("\"%s\" is not an array index.", tok));
+		n = n * 10 + (tok[i] - '0');
+		if (n > PG_INT32_MAX)
+			CannotApply(cx, psprintf("Array index %s is out of range.", tok));
+	}
+	return (int) n;
+}
+
+/* Return the index of member tok in expanded object v, or -1. */
+static int
+FindMember(JsonbValue *v, const char *tok, int len)
+{
+	int			i;
+
+	for (i = 0; i < v->val.object.nPairs; i++)
+	{
+		JsonbValue *k = &v->val.object.pairs[i].key;
+
+		if (k->val.string.len == len &&
+			memcmp(k->val.string.val, tok, len) == 0)
+			return i;
+	}
+	return -1;
+}
+
+/*
+ * Return the node at the first n tokens of p, expanding containers on the
+ * way. Raise 22000 when a member or element is missing.
+ */
+static JsonbValue *
+Resolve(PatchCtx *cx, JsonbValue *root, JsonPointer *p, int n)
+{
+	JsonbValue *cur = root;
+	int			t;
+
+	for (t = 0; t < n; t++)
+	{
+		const char *tok = p->tokens[t];
+		int			len = p->lens[t];
+
+		ExpandNode(cur);
+		if (cur->type == jbvObject)
+		{
+			int			m = FindMember(cur, tok, len);
+
+			if (m < 0)
+				CannotApply(cx, psprintf("Member \"%s\" does not exist.", tok));
+			cur = &cur->val.object.pairs[m].value;
+		}
+		else if (cur->type == jbvArray)
+		{
+			int			i = ArrayIndex(cx, tok, len);
+
+			if (i < 0)
+				CannotApply(cx, PastEnd);
+			if (i >= cur->val.array.nElems)
+				CannotApply(cx,
+							psprintf("Array index %s is out of range (array length %d).",
+									 tok, cur->val.array.nElems));
+			cur = &cur->val.array.elems[i];
+		}
+		else
+			CannotApply(cx,
+						psprintf("Cannot look up \"%s\" in %s.", tok,
+								 NodeTypeName(cur)));
+	}
+	return cur;
+}
+
+/* Return the parent of p's target, expanded; raise 22000 unless a container. */
+static JsonbValue *
+ResolveParent(PatchCtx *cx, JsonbValue *root, JsonPointer *p)
+{
+	JsonbValue *parent = Resolve(cx, root, p, p->ntokens - 1);
+
+	ExpandNode(parent);
+	if (parent->type != jbvObject && parent->type != jbvArray)
+		CannotApply(cx,
+					psprintf("Cannot look up \"%s\" in %s.",
+							 p->tokens[p->ntokens - 1], NodeTypeName(parent)));
+	return parent;
+}
+
+/* RFC 6902 "add": put value at p (replacing a member, inserting an element). */
+static void
+OpAdd(PatchCtx *cx, JsonbValue *root, JsonPointer *p, JsonbValue *value)
+{
+	JsonbValue *parent;
+	const char *tok;
+	int			len;
+
+	if (p->ntokens == 0)
+	{
+		*root = *value;
+		return;
+	}
+	parent = ResolveParent(cx, root, p);
+	tok = p->tokens[p->ntokens - 1];
+	len = p->lens[p->ntokens - 1];
+	if (parent->type == jbvObject)
+	{
+		int			m = FindMember(parent, tok, len);
+
+		if (m >= 0)
+			parent->val.object.pairs[m].value = *value;
+		else
+		{
+			int			n = parent->val.object.nPairs;
+			JsonbPair  *pair;
+
+			parent->val.object.pairs =
+				repalloc(parent->val.object.pairs, sizeof(JsonbPair) * (n + 1));
+			pair = &parent->val.object.pairs[n];
+			pair->key.type = jbvString;
+			pair->key.val.string.val = (char *) tok;
+			pair->key.val.string.len = len;
+			pair->value = *value;
+			pair->order = n;
+			parent->val.object.nPairs = n + 1;
+		}
+	}
+	else
+	{
+		int			n = parent->val.array.nElems;
+		int			i = ArrayIndex(cx, tok, len);
+
+		if (i < 0)
+			i = n;
+		if (i > n)
+			CannotApply(cx,
+						psprintf("Array index %s is out of range (array length %d).",
+								 tok, n));
+		parent->val.array.elems =
+			repalloc(parent->val.array.elems, sizeof(JsonbValue) * (n + 1));
+		memmove(&parent->val.array.elems[i + 1], &parent->val.array.elems[i],
+				sizeof(JsonbValue) * (n - i));
+		parent->val.array.elems[i] = *value;
+		parent->val.array.nElems = n + 1;
+	}
+}
+
+/* RFC 6902 "remove": take the value at p out and return it. */
+static JsonbValue
+OpRemove(PatchCtx *cx, JsonbValue *root, JsonPointer *p)
+{
+	JsonbValue *parent;
+	JsonbValue	removed;
+	const char *tok;
+	int			len;
+
+	if (p->ntokens == 0)
+		CannotApply(cx, "The whole document cannot be removed.");
+	parent = ResolveParent(cx, root, p);
+	tok = p->tokens[p->ntokens - 1];
+	len = p->lens[p->ntokens - 1];
+	if (parent->type == jbvObject)
+	{
+		int			m = FindMember(parent, tok, len);
+		int			n = parent->val.object.nPairs;
+
+		if (m < 0)
+			CannotApply(cx, psprintf("Member \"%s\" does not exist.", tok));
+		removed = parent->val.object.pairs[m].value;
+		memmove(&parent->val.object.pairs[m], &parent->val.object.pairs[m + 1],
+				sizeof(JsonbPair) * (n - m - 1));
+		parent->val.object.nPairs = n - 1;
+	}
+	else
+	{
+		int			n = parent->val.array.nElems;
+		int			i = ArrayIndex(cx, tok, len);
+
+		if (i < 0)
+			CannotApply(cx, PastEnd);
+		if (i >= n)
+			CannotApply(cx,
+						psprintf("Array index %s is out of range (array length %d).",
+								 tok, n));
+		removed = parent->val.array.elems[i];
+		memmove(&parent->val.array.elems[i], &parent->val.array.elems[i + 1],
+				sizeof(JsonbValue) * (n - i - 1));
+		parent->val.array.nElems = n - 1;
+	}
+	return removed;
+}
+
+/* Return the text of member name of operation object c, or raise 22023. */
+static char *
+OpMember(JsonbContainer *c, int index, const char *name, bool required,
+		 int *len)
+{
+	JsonbValue	buf;
+	JsonbValue *v = getKeyJsonValueFromContainer(c, name, strlen(name), &buf);
+
+	if (v == NULL)
+	{
+		if (!required)
+			return NULL;
+		Malformed(index, psprintf("Member \"%s\" is missing.", name));
+	}
+	if (v->type != jbvString)
+		Malformed(index, psprintf("Member \"%s\" is %s, not a string.", name,
+								  NodeTypeName(v)));
+	*len = v->val.string.len;
+	return pnstrdup(v->val.string.val, v->val.string.len);
+}
+
+/* Return operation object c's "value" member (a tree node), or raise 22023. */
+static JsonbValue *
+OpValue(JsonbContainer *c, int index)
+{
+	JsonbValue *v = getKeyJsonValueFromContainer(c, "value", 5,
+												   palloc(sizeof(JsonbValue)));
+
+	if (v == NULL)
+		Malformed(index, "Member \"value\" is missing.");
+	return v;
+}
+
+/* Return true when pointer a is a proper prefix of pointer b. */
+static bool
+PointerIsProperPrefix(JsonPointer *a, JsonPointer *b)
+{
+	int			i;
+
+	if (a->ntokens >= b->ntokens)
+		return false;
+	for (i = 0; i < a->ntokens; i++)
+		if (a->lens[i] != b->lens[i] ||
+			memcmp(a->tokens[i], b->tokens[i], a->lens[i]) != 0)
+			return false;
+	return true;
+}
+
+/* Apply one operation object (checked here) to the tree at root. */
+static void
+ApplyOp(JsonbValue *root, JsonbValue *opval, int index)
+{
+	JsonbContainer *c;
+	PatchCtx	cx;
+	char	   *op;
+	char	   *path;
+	char	   *from = NULL;
+	int			oplen;
+	int			pathlen;
+	int			fromlen = 0;
+	JsonPointer		p;
+	JsonPointer		fp;
+
+	if (opval->type != jbvBinary || !JsonContainerIsObject(opval->val.binary.data))
+		Malformed(index, psprintf("The operation is %s, not an object.",
+								  NodeTypeName(opval)));
+	c = opval->val.binary.data;
+	op = OpMember(c, index, "op", true, &oplen);
+	if (strcmp(op, "add") != 0 && strcmp(op, "remove") != 0 &&
+		strcmp(op, "replace") != 0 && strcmp(op, "move") != 0 &&
+		strcmp(op, "copy") != 0 && strcmp(op, "test") != 0)
+		Malformed(index, psprintf("Unknown op \"%s\".", op));
+	path = OpMember(c, index, "path", true, &pathlen);
+	p = ParsePointer(index, "path", path, pathlen);
+	if (strcmp(op, "move") == 0 || strcmp(op, "copy") == 0)
+	{
+		from = OpMember(c, index, "from", true, &fromlen);
+		fp = ParsePointer(index, "from", from, fromlen);
+	}
+	cx.index = index;
+	cx.op = op;
+	cx.path = path;
+
+	if (strcmp(op, "add") == 0)
+		OpAdd(&cx, root, &p, OpValue(c, index));
+	else if (strcmp(op, "remove") == 0)
+		(void) OpRemove(&cx, root, &p);
+	else if (strcmp(op, "replace") == 0)
+	{
+		JsonbValue *value = OpValue(c, index);
+
+		*Resolve(&cx, root, &p, p.ntokens) = *value;
+	}
+	else if (strcmp(op, "test") == 0)
+	{
+		JsonbValue *value = OpValue(c, index);
+		JsonbValue *cur = Resolve(&cx, root, &p, p.ntokens);
+
+		if (!NodesEqual(cur, value))
+			ereport(ERROR,
+					(errcode(ERRCODE_DATA_EXCEPTION),
+					 errmsg("patch test failed: operation %d (\"test\") at path \"%s\"",
+							index, path),
+					 errdetail("The value there is %s, not %s.",
+							   JsonbToCString(NULL, &NodeToJsonb(cur)->root, 0),
+							   JsonbToCString(NULL, &NodeToJsonb(value)->root, 0))));
+	}
+	else
+	{
+		JsonbValue	v;
+
+		/* move and copy: find the source while reporting "from" */
+		cx.path = from;
+		if (strcmp(op, "move") == 0)
+		{
+			if (PointerIsProperPrefix(&fp, &p))
+				CannotApply(&cx,
+							psprintf("A value cannot be moved into itself (to \"%s\").",
+									 path));
+			if (fromlen == pathlen && memcmp(from, path, pathlen) == 0)
+			{
+				(void) Resolve(&cx, root, &fp, fp.ntokens);
+				return;
+			}
+			v = OpRemove(&cx, root, &fp);
+		}
+		else
+			v = DeepCopy(Resolve(&cx, root, &fp, fp.ntokens));
+		cx.path = path;
+		OpAdd(&cx, root, &p, &v);
+	}
+}
+
+/* Apply patch to the document in doc (both jsonb) and return the result. */
+Jsonb *
+DocmodelPatch(Jsonb *doc, Jsonb *patchdoc)
+{
+	JsonbValue	root;
+	int			n;
+	int			i;
+
+	if (!JB_ROOT_IS_ARRAY(patchdoc) || JB_ROOT_IS_SCALAR(patchdoc))
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("a patch must be a JSON array of operations"),
+				 errhint("E.g. [{\"op\": \"replace\", \"path\": \"/a\", \"value\": 1}].")));
+	if (JB_ROOT_IS_SCALAR(doc))
+		JsonbExtractScalar(&doc->root, &root);
+	else
+		JsonbToJsonbValue(doc, &root);
+	n = JsonContainerSize(&patchdoc->root);
+	for (i = 0; i < n; i++)
+		ApplyOp(&root, getIthJsonbValueFromContainer(&patchdoc->root, i), i);
+	return NodeToJsonb(&root);
+}
+
+/* SQL: patch(doc jsonb, patch jsonb) -> jsonb, RFC 6902 applied to doc. */
+Datum
+patch(PG_FUNCTION_ARGS)
+{
+	PG_RETURN_JSONB_P(DocmodelPatch(PG_GETARG_JSONB_P(0), PG_GETARG_JSONB_P(1)));
+}
