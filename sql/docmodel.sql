@@ -47,6 +47,139 @@
 -- Collections and documents (src/collection.c, src/document.c, src/kv.c)
 -------------------------------------------------------------------------------
 
+
+-- Non-superusers call docmodel's functions (their table privileges apply).
+GRANT USAGE ON SCHEMA docmodel TO PUBLIC;
+
+CREATE SEQUENCE docmodel.collection_config_id_seq AS integer;
+
+-- One row per collection. The id is the argument of the collection's
+-- trigger, so the trigger finds its configuration without the relation's
+-- name or OID (which differ on Citus shards). Readable by everyone (the
+-- trigger of any writer reads it); changes invalidate every backend's cache.
+CREATE TABLE docmodel.collection_config (
+    id integer PRIMARY KEY
+        DEFAULT pg_catalog.nextval('docmodel.collection_config_id_seq'),
+    coll regclass NOT NULL UNIQUE,
+    doc_type text,
+    meta_style text NOT NULL DEFAULT 'underscore'
+        CHECK (meta_style IN ('underscore', 'meta', 'plain')),
+    time_unit text NOT NULL DEFAULT 'ms'
+        CHECK (time_unit IN ('ms', 's', 'min', 'h', 'day', 'iso')),
+    delimiter text NOT NULL DEFAULT '::',
+    revisions integer NOT NULL DEFAULT 0 CHECK (revisions >= 0),
+    revisions_table regclass
+);
+ALTER SEQUENCE docmodel.collection_config_id_seq
+    OWNED BY docmodel.collection_config.id;
+SELECT pg_catalog.pg_extension_config_dump('docmodel.collection_config', '');
+SELECT pg_catalog.pg_extension_config_dump('docmodel.collection_config_id_seq', '');
+GRANT SELECT ON docmodel.collection_config TO PUBLIC;
+COMMENT ON TABLE docmodel.collection_config IS
+    'docmodel collections: one row per collection, its trigger''s argument is id';
+
+CREATE FUNCTION docmodel._collection_config_changed() RETURNS trigger
+    LANGUAGE c VOLATILE PARALLEL UNSAFE
+    AS 'MODULE_PATHNAME', '_collection_config_changed';
+COMMENT ON FUNCTION docmodel._collection_config_changed() IS
+    'internal: invalidate every backend''s collection configuration cache';
+CREATE TRIGGER collection_config_changed
+    AFTER INSERT OR UPDATE OR DELETE OR TRUNCATE ON docmodel.collection_config
+    FOR EACH STATEMENT EXECUTE FUNCTION docmodel._collection_config_changed();
+
+CREATE FUNCTION docmodel._check_collection_options(name text, doc_type text,
+    revisions integer, meta_style text, time_unit text, delimiter text)
+    RETURNS void
+    LANGUAGE c IMMUTABLE PARALLEL SAFE
+    AS 'MODULE_PATHNAME', '_check_collection_options';
+COMMENT ON FUNCTION docmodel._check_collection_options(text, text, integer, text, text, text) IS
+    'internal: raise 22023 for a bad option of create_collection';
+
+CREATE FUNCTION docmodel.collection_trigger() RETURNS trigger
+    LANGUAGE c VOLATILE PARALLEL UNSAFE
+    AS 'MODULE_PATHNAME', 'collection_trigger';
+COMMENT ON FUNCTION docmodel.collection_trigger() IS
+    'the collection trigger: checks keys and types, stamps management fields, sets cas';
+
+-- No SET search_path here: an unqualified name must be created in the
+-- caller's current schema. Everything inside is schema-qualified instead.
+CREATE FUNCTION docmodel.create_collection(name text, doc_type text DEFAULT NULL,
+    revisions integer DEFAULT 0, meta_style text DEFAULT 'underscore',
+    time_unit text DEFAULT 'ms', delimiter text DEFAULT '::')
+    RETURNS regclass
+    LANGUAGE plpgsql VOLATILE PARALLEL UNSAFE
+    AS $$
+DECLARE
+    parts text[];
+    qname text;
+    rel regclass;
+    cid integer;
+BEGIN
+    PERFORM docmodel._check_collection_options(name, doc_type, revisions,
+        meta_style, time_unit, delimiter);
+    parts := pg_catalog.parse_ident(name);
+    IF pg_catalog.cardinality(parts) OPERATOR(pg_catalog.>) 2 THEN
+        RAISE EXCEPTION 'invalid collection name "%"', name
+            USING ERRCODE = 'invalid_parameter_value',
+                  DETAIL = 'A collection name is a table name, optionally schema-qualified.';
+    END IF;
+    qname := pg_catalog.array_to_string(ARRAY(
+        SELECT pg_catalog.quote_ident(p) FROM pg_catalog.unnest(parts) AS p), '.');
+    EXECUTE pg_catalog.format('CREATE TABLE %s (id text COLLATE "C" PRIMARY KEY, '
+        'doc jsonb NOT NULL, cas bigint NOT NULL, expires_at timestamptz)', qname);
+    rel := qname::regclass;
+    EXECUTE pg_catalog.format('CREATE INDEX ON %s (expires_at) '
+        'WHERE expires_at IS NOT NULL', rel);
+    INSERT INTO docmodel.collection_config
+        (coll, doc_type, meta_style, time_unit, delimiter)
+        VALUES (rel, doc_type, meta_style, time_unit, delimiter)
+        RETURNING id INTO cid;
+    EXECUTE pg_catalog.format('CREATE TRIGGER docmodel_collection '
+        'BEFORE INSERT OR UPDATE ON %s FOR EACH ROW '
+        'EXECUTE FUNCTION docmodel.collection_trigger(%s)', rel, cid);
+    IF revisions OPERATOR(pg_catalog.>) 0 THEN
+        PERFORM docmodel.set_revisions(rel, revisions);
+    END IF;
+    RETURN rel;
+END
+$$;
+COMMENT ON FUNCTION docmodel.create_collection(text, text, integer, text, text, text) IS
+    'create a collection table (id, doc, cas, expires_at) with its trigger';
+
+CREATE FUNCTION docmodel.drop_collection(coll regclass) RETURNS void
+    LANGUAGE plpgsql VOLATILE PARALLEL UNSAFE
+    SET search_path = pg_catalog, pg_temp
+    AS $$
+DECLARE
+    hist regclass;
+BEGIN
+    DELETE FROM docmodel.collection_config AS c
+        WHERE c.coll OPERATOR(pg_catalog.=) $1
+        RETURNING c.revisions_table INTO hist;
+    IF NOT FOUND THEN
+        RAISE EXCEPTION '"%" is not a docmodel collection', $1
+            USING ERRCODE = 'invalid_parameter_value',
+                  HINT = 'Drop a plain table with DROP TABLE.';
+    END IF;
+    IF hist IS NOT NULL THEN
+        EXECUTE pg_catalog.format('DROP TABLE %s', hist);
+    END IF;
+    EXECUTE pg_catalog.format('DROP TABLE %s', $1);
+END
+$$;
+COMMENT ON FUNCTION docmodel.drop_collection(regclass) IS
+    'drop a collection, its revisions table and its configuration';
+
+CREATE VIEW docmodel.collections AS
+    SELECT c.coll AS collection, c.doc_type, c.revisions, c.meta_style,
+           c.time_unit, c.delimiter, c.revisions_table, c.id AS config_id
+    FROM docmodel.collection_config AS c
+    WHERE EXISTS (SELECT FROM pg_catalog.pg_class AS r
+                  WHERE r.oid OPERATOR(pg_catalog.=) c.coll);
+GRANT SELECT ON docmodel.collections TO PUBLIC;
+COMMENT ON VIEW docmodel.collections IS
+    'every docmodel collection and its options';
+
 -- (end of collections)
 
 

@@ -1,0 +1,594 @@
+/*-------------------------------------------------------------------------
+ *
+ * document.c
+ *	  The collection trigger: one C BEFORE INSERT OR UPDATE row trigger per
+ *	  collection that checks the key, checks or sets the document type,
+ *	  stamps the management fields in the collection's meta style and time
+ *	  unit, and sets a new cas. The new document is built once, in
+ *	  DocmodelAssembleDocument().
+ *
+ * No shared state of its own: the configuration comes from collection.c's
+ * cache (copied to the stack, since detoasting may process invalidations).
+ * Per row there is no catalog access, no SPI and no parsing of SQL.
+ *
+ *-------------------------------------------------------------------------
+ */
+#include "postgres.h"
+
+#include "access/detoast.h"
+#include "access/htup_details.h"
+#include "catalog/pg_type.h"
+#include "commands/trigger.h"
+#include "fmgr.h"
+#include "utils/builtins.h"
+#include "utils/datetime.h"
+#include "utils/datum.h"
+#include "utils/jsonb.h"
+#include "utils/numeric.h"
+#include "utils/rel.h"
+#include "utils/timestamp.h"
+#include "access/xact.h"
+
+#include "collection.h"
+#include "key.h"
+
+PG_FUNCTION_INFO_V1(collection_trigger);
+
+/* Column numbers of a collection table. */
+#define COLL_ATT_ID 1
+#define COLL_ATT_DOC 2
+#define COLL_ATT_CAS 3
+#define COLL_ATT_EXPIRES 4
+
+/* The names of the management fields in one style. */
+typedef struct FieldNames
+{
+	const char *type;
+	const char *schema;
+	const char *created;
+	const char *created_by;
+	const char *modified;
+	const char *modified_by;
+	const char *ver;
+} FieldNames;
+
+static const FieldNames UnderscoreNames = {
+	"_type",     "_schema",     "_created", "_createdBy",
+	"_modified", "_modifiedBy", "_ver"};
+static const FieldNames PlainNames = {
+	"type", "schema", "created", "createdBy", "modified", "modifiedBy", "ver"};
+
+/* Which management field a key names. */
+typedef enum ManagedField
+{
+	MF_NONE,
+	MF_TYPE,
+	MF_SCHEMA,
+	MF_OTHER /* created, createdBy, modified, ... */
+} ManagedField;
+
+/* Return which management field (of names) the string s names. */
+static ManagedField
+Managed(const FieldNames *names, const char *s, int len)
+{
+#define IS(f) (strlen(names->f) == len && memcmp(names->f, s, len) == 0)
+	if (IS(type))
+		return MF_TYPE;
+	if (IS(schema))
+		return MF_SCHEMA;
+	if (IS(created) || IS(created_by) || IS(modified) || IS(modified_by) ||
+		IS(ver))
+		return MF_OTHER;
+	return MF_NONE;
+#undef IS
+}
+
+/* Return the value of field name in object container c, or NULL. */
+static JsonbValue *
+FindField(JsonbContainer *c, const char *name)
+{
+	JsonbValue k;
+
+	k.type = jbvString;
+	k.val.string.val = (char *) name;
+	k.val.string.len = strlen(name);
+	return findJsonbValueFromContainer(c, JB_FOBJECT, &k);
+}
+
+/* Return the object container holding the management fields, or NULL. */
+static JsonbContainer *
+MetaContainer(const DocmodelCollection *cfg, Jsonb *doc)
+{
+	JsonbValue *meta;
+
+	if (cfg->meta_style != DOCMODEL_META_META)
+		return &doc->root;
+	meta = FindField(&doc->root, "meta");
+	if (meta == NULL || meta->type != jbvBinary ||
+		!JsonContainerIsObject(meta->val.binary.data))
+		return NULL;
+	return meta->val.binary.data;
+}
+
+/* Push a string pair. */
+static void
+PushString(JsonbParseState **ps, const char *key, const char *val, int len)
+{
+	JsonbValue k;
+	JsonbValue v;
+
+	k.type = jbvString;
+	k.val.string.val = (char *) key;
+	k.val.string.len = strlen(key);
+	v.type = jbvString;
+	v.val.string.val = (char *) val;
+	v.val.string.len = len;
+	pushJsonbValue(ps, WJB_KEY, &k);
+	pushJsonbValue(ps, WJB_VALUE, &v);
+}
+
+/* Push a pair with a ready value. */
+static void
+PushValue(JsonbParseState **ps, const char *key, JsonbValue *v)
+{
+	JsonbValue k;
+
+	k.type = jbvString;
+	k.val.string.val = (char *) key;
+	k.val.string.len = strlen(key);
+	pushJsonbValue(ps, WJB_KEY, &k);
+	pushJsonbValue(ps, WJB_VALUE, v);
+}
+
+/* Return a time stamp as a JSON value in the given unit. */
+JsonbValue *
+DocmodelTimeValue(TimestampTz ts, DocmodelTimeUnit unit)
+{
+	JsonbValue *v = palloc(sizeof(JsonbValue));
+	int64 us;
+	int64 div = 1000;
+
+	if (unit == DOCMODEL_TIME_ISO)
+	{
+		struct pg_tm tm;
+		fsec_t fsec;
+		char buf[64];
+		int len;
+
+		if (timestamp2tm(ts, NULL, &tm, &fsec, NULL, NULL) != 0)
+			ereport(ERROR, (errcode(ERRCODE_DATETIME_VALUE_OUT_OF_RANGE),
+							errmsg("timestamp out of range")));
+		len = snprintf(buf, sizeof(buf), "%04d-%02d-%02dT%02d:%02d:%02d.%03dZ",
+					   tm.tm_year, tm.tm_mon, tm.tm_mday, tm.tm_hour, tm.tm_min,
+					   tm.tm_sec, (int) (fsec / 1000));
+		v->type = jbvString;
+		v->val.string.val = pstrdup(buf);
+		v->val.string.len = len;
+		return v;
+	}
+	us = (int64) ts +
+		 ((int64) (POSTGRES_EPOCH_JDATE - UNIX_EPOCH_JDATE) * USECS_PER_DAY);
+	switch (unit)
+	{
+		case DOCMODEL_TIME_MS:
+			div = INT64CONST(1000);
+			break;
+		case DOCMODEL_TIME_S:
+			div = INT64CONST(1000000);
+			break;
+		case DOCMODEL_TIME_MIN:
+			div = INT64CONST(60000000);
+			break;
+		case DOCMODEL_TIME_H:
+			div = INT64CONST(3600000000);
+			break;
+		case DOCMODEL_TIME_DAY:
+			div = USECS_PER_DAY;
+			break;
+		case DOCMODEL_TIME_ISO:
+			break;
+	}
+	/* floor division, for times before 1970 */
+	us = (us >= 0) ? us / div : -((-us + div - 1) / div);
+	v->type = jbvNumeric;
+	v->val.numeric = int64_to_numeric(us);
+	return v;
+}
+
+/* Push the management fields of the stamp (except schema unless set). */
+static void
+PushManaged(JsonbParseState **ps, const FieldNames *names, DocmodelStamp *st)
+{
+	JsonbValue ver;
+	JsonbValue *modified = DocmodelTimeValue(st->now, st->cfg->time_unit);
+	int wholen = strlen(st->who);
+
+	PushString(ps, names->type, st->type, st->type_len);
+	if (st->schema != NULL)
+		PushValue(ps, names->schema, st->schema);
+	if (st->is_insert)
+	{
+		PushValue(ps, names->created, modified);
+		PushString(ps, names->created_by, st->who, wholen);
+	}
+	else
+	{
+		if (st->created != NULL)
+			PushValue(ps, names->created, st->created);
+		if (st->created_by != NULL)
+			PushValue(ps, names->created_by, st->created_by);
+	}
+	PushValue(ps, names->modified, modified);
+	PushString(ps, names->modified_by, st->who, wholen);
+	ver.type = jbvNumeric;
+	ver.val.numeric = int64_to_numeric(st->ver);
+	PushValue(ps, names->ver, &ver);
+}
+
+/*
+ * Copy the pairs of object container c into *ps, leaving out management
+ * fields (which PushManaged writes). The schema field is kept unless the
+ * stamp sets one.
+ */
+static void
+PushUserPairs(JsonbParseState **ps, JsonbContainer *c, const FieldNames *names,
+			  DocmodelStamp *st, bool skip_meta, JsonbContainer **meta)
+{
+	JsonbIterator *it = JsonbIteratorInit(c);
+	JsonbValue k;
+	JsonbValue v;
+	JsonbIteratorToken tok;
+
+	tok = JsonbIteratorNext(&it, &k, true);
+	Assert(tok == WJB_BEGIN_OBJECT);
+	while ((tok = JsonbIteratorNext(&it, &k, true)) == WJB_KEY)
+	{
+		ManagedField mf;
+
+		tok = JsonbIteratorNext(&it, &v, true);
+		Assert(tok == WJB_VALUE);
+		if (skip_meta && k.val.string.len == 4 &&
+			memcmp(k.val.string.val, "meta", 4) == 0)
+		{
+			if (v.type == jbvBinary && JsonContainerIsObject(v.val.binary.data))
+				*meta = v.val.binary.data;
+			continue;
+		}
+		if (names != NULL)
+		{
+			mf = Managed(names, k.val.string.val, k.val.string.len);
+			if (mf == MF_TYPE || mf == MF_OTHER ||
+				(mf == MF_SCHEMA && st->schema != NULL))
+				continue;
+		}
+		pushJsonbValue(ps, WJB_KEY, &k);
+		pushJsonbValue(ps, WJB_VALUE, &v);
+	}
+}
+
+/*
+ * Build the document to store: the body's own fields plus the management
+ * fields of the stamp, in the collection's meta style. The one place where
+ * a stored document is assembled: every write of a collection passes here
+ * exactly once.
+ */
+Jsonb *
+DocmodelAssembleDocument(Jsonb *body, DocmodelStamp *st)
+{
+	JsonbParseState *ps = NULL;
+	JsonbValue *res;
+
+	pushJsonbValue(&ps, WJB_BEGIN_OBJECT, NULL);
+	if (st->cfg->meta_style == DOCMODEL_META_META)
+	{
+		JsonbContainer *meta = NULL;
+		JsonbValue k;
+
+		PushUserPairs(&ps, &body->root, NULL, st, true, &meta);
+		k.type = jbvString;
+		k.val.string.val = "meta";
+		k.val.string.len = 4;
+		pushJsonbValue(&ps, WJB_KEY, &k);
+		pushJsonbValue(&ps, WJB_BEGIN_OBJECT, NULL);
+		if (meta != NULL)
+			PushUserPairs(&ps, meta, &PlainNames, st, false, NULL);
+		PushManaged(&ps, &PlainNames, st);
+		pushJsonbValue(&ps, WJB_END_OBJECT, NULL);
+	}
+	else
+	{
+		const FieldNames *names = st->cfg->meta_style == DOCMODEL_META_PLAIN
+									  ? &PlainNames
+									  : &UnderscoreNames;
+
+		PushUserPairs(&ps, &body->root, names, st, false, NULL);
+		PushManaged(&ps, names, st);
+	}
+	res = pushJsonbValue(&ps, WJB_END_OBJECT, NULL);
+	return JsonbValueToJsonb(res);
+}
+
+/* Name a JSON container's kind for messages. */
+static const char *
+JsonKind(Jsonb *jb)
+{
+	JsonbValue v;
+
+	if (JB_ROOT_IS_OBJECT(jb))
+		return "object";
+	if (!JB_ROOT_IS_SCALAR(jb))
+		return "array";
+	if (!JsonbExtractScalar(&jb->root, &v))
+		return "value";
+	switch (v.type)
+	{
+		case jbvNull:
+			return "null";
+		case jbvString:
+			return "string";
+		case jbvNumeric:
+			return "number";
+		case jbvBool:
+			return "boolean";
+		default:
+			return "value";
+	}
+}
+
+/* Raise 54000 when a document of this many bytes is over the limit. */
+static void
+CheckSize(Size bytes, const char *key, int key_len)
+{
+	if (bytes > DOCMODEL_MAX_DOC_BYTES)
+		ereport(ERROR,
+				(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
+				 errmsg("document \"%.*s\" is too large", key_len, key),
+				 errdetail("The document is %zu bytes; the limit is 20 MiB "
+						   "(%d bytes).",
+						   bytes, DOCMODEL_MAX_DOC_BYTES)));
+}
+
+/* Check the table has the collection layout (id, doc, cas, expires_at). */
+static void
+CheckLayout(Relation rel)
+{
+	TupleDesc desc = RelationGetDescr(rel);
+
+	if (desc->natts < 4 ||
+		TupleDescAttr(desc, COLL_ATT_ID - 1)->atttypid != TEXTOID ||
+		TupleDescAttr(desc, COLL_ATT_DOC - 1)->atttypid != JSONBOID ||
+		TupleDescAttr(desc, COLL_ATT_CAS - 1)->atttypid != INT8OID ||
+		TupleDescAttr(desc, COLL_ATT_EXPIRES - 1)->atttypid != TIMESTAMPTZOID)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("table \"%s\" does not have the layout of a "
+						"docmodel collection",
+						RelationGetRelationName(rel)),
+				 errdetail("A collection's columns are (id text, doc jsonb, "
+						   "cas bigint, expires_at timestamptz).")));
+}
+
+/* Return the int4 value of a JSON number, or dflt when it is not one. */
+static int32
+JsonInt(JsonbValue *v, int32 dflt)
+{
+	if (v == NULL || v->type != jbvNumeric)
+		return dflt;
+	return DatumGetInt32(
+		DirectFunctionCall1(numeric_int4, NumericGetDatum(v->val.numeric)));
+}
+
+/*
+ * The collection trigger: BEFORE INSERT OR UPDATE, FOR EACH ROW, with the
+ * collection's configuration id as its one argument. Works the same for
+ * INSERT, UPDATE, INSERT ... ON CONFLICT and COPY.
+ */
+Datum
+collection_trigger(PG_FUNCTION_ARGS)
+{
+	TriggerData *td = (TriggerData *) fcinfo->context;
+	Relation rel;
+	TupleDesc desc;
+	DocmodelCollection cfg;
+	DocmodelStamp st;
+	HeapTuple newtup;
+	HeapTuple oldtup = NULL;
+	Datum d;
+	Datum docd;
+	Datum olddocd = (Datum) 0;
+	bool isnull;
+	text *keyt;
+	const char *key;
+	int key_len;
+	int prefix_len;
+	Jsonb *body;
+	Jsonb *result;
+	JsonbContainer *mc;
+	JsonbValue *typev;
+	int64 old_cas = 0;
+	const FieldNames *names;
+	int cols[2] = {COLL_ATT_DOC, COLL_ATT_CAS};
+	Datum values[2];
+	bool nulls[2] = {false, false};
+
+	if (!CALLED_AS_TRIGGER(fcinfo) || !TRIGGER_FIRED_BEFORE(td->tg_event) ||
+		!TRIGGER_FIRED_FOR_ROW(td->tg_event))
+		elog(ERROR, "collection_trigger: must be a BEFORE ... FOR EACH ROW "
+					"trigger");
+	if (TRIGGER_FIRED_BY_DELETE(td->tg_event))
+		return PointerGetDatum(td->tg_trigtuple);
+	if (td->tg_trigger->tgnargs != 1)
+		elog(ERROR, "collection_trigger: needs the collection id argument");
+
+	rel = td->tg_relation;
+	desc = RelationGetDescr(rel);
+	CheckLayout(rel);
+	cfg = *DocmodelCollectionById(pg_strtoint32(td->tg_trigger->tgargs[0]));
+
+	memset(&st, 0, sizeof(st));
+	st.cfg = &cfg;
+	if (TRIGGER_FIRED_BY_UPDATE(td->tg_event))
+	{
+		oldtup = td->tg_trigtuple;
+		newtup = td->tg_newtuple;
+	}
+	else
+		newtup = td->tg_trigtuple;
+
+	/* The key: present, valid, unchanged by an update. */
+	d = heap_getattr(newtup, COLL_ATT_ID, desc, &isnull);
+	if (isnull)
+		ereport(ERROR, (errcode(ERRCODE_NOT_NULL_VIOLATION),
+						errmsg("document key must not be null"),
+						errdetail("A row of collection \"%s\" has a null id.",
+								  RelationGetRelationName(rel))));
+	keyt = DatumGetTextPP(d);
+	key = VARDATA_ANY(keyt);
+	key_len = VARSIZE_ANY_EXHDR(keyt);
+	DocmodelCheckKey(key, key_len, cfg.delim, cfg.delim_len, true);
+	if (oldtup != NULL)
+	{
+		text *oldkey =
+			DatumGetTextPP(heap_getattr(oldtup, COLL_ATT_ID, desc, &isnull));
+
+		if (VARSIZE_ANY_EXHDR(oldkey) != key_len ||
+			memcmp(VARDATA_ANY(oldkey), key, key_len) != 0)
+			ereport(
+				ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("the key of document \"%.*s\" cannot change",
+						(int) VARSIZE_ANY_EXHDR(oldkey), VARDATA_ANY(oldkey)),
+				 errdetail("An update set it to \"%.*s\".", key_len, key),
+				 errhint("Insert the document under the new key and "
+						 "delete the old one.")));
+	}
+
+	/* The body: let NOT NULL refuse a missing one. */
+	docd = heap_getattr(newtup, COLL_ATT_DOC, desc, &isnull);
+	if (isnull)
+		return PointerGetDatum(newtup);
+
+	st.key = key;
+	st.key_len = key_len;
+	st.is_insert = true;
+	st.now = GetCurrentTransactionStartTimestamp();
+	if (oldtup != NULL)
+	{
+		Datum exp;
+
+		old_cas =
+			DatumGetInt64(heap_getattr(oldtup, COLL_ATT_CAS, desc, &isnull));
+		if (isnull)
+			old_cas = 0;
+		exp = heap_getattr(oldtup, COLL_ATT_EXPIRES, desc, &isnull);
+		/* An expired document is absent: writing over it is an insert. */
+		st.is_insert = !isnull && DatumGetTimestampTz(exp) <= st.now;
+		if (!st.is_insert)
+		{
+			olddocd = heap_getattr(oldtup, COLL_ATT_DOC, desc, &isnull);
+			if (isnull)
+				st.is_insert = true;
+			else if (datumIsEqual(olddocd, docd, false, -1))
+			{
+				/* The body is untouched (touch, expiry change): only a new
+				 * cas, the document and its _ver stay. */
+				values[0] = docd;
+				values[1] = Int64GetDatum(DocmodelNextCas(old_cas));
+				return PointerGetDatum(heap_modify_tuple_by_cols(
+					newtup, desc, 2, cols, values, nulls));
+			}
+		}
+	}
+
+	CheckSize(toast_raw_datum_size(docd), key, key_len);
+	body = DatumGetJsonbP(docd);
+	if (!JB_ROOT_IS_OBJECT(body))
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("document \"%.*s\" is not a JSON object", key_len, key),
+				 errdetail("A document must be a JSON object; this one is "
+						   "a%s %s.",
+						   JsonKind(body)[0] == 'a' || JsonKind(body)[0] == 'o'
+							   ? "n"
+							   : "",
+						   JsonKind(body))));
+
+	/* The type: the key's first part, and the collection's doc_type. */
+	for (prefix_len = 0; prefix_len < key_len; prefix_len++)
+		if (prefix_len + cfg.delim_len <= key_len &&
+			memcmp(key + prefix_len, cfg.delim, cfg.delim_len) == 0)
+			break;
+	names = cfg.meta_style == DOCMODEL_META_UNDERSCORE ? &UnderscoreNames
+													   : &PlainNames;
+	mc = MetaContainer(&cfg, body);
+	if (mc == NULL && FindField(&body->root, "meta") != NULL)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("field \"meta\" of document \"%.*s\" is not an object",
+						key_len, key),
+				 errdetail("Collection \"%s\" keeps the management fields in "
+						   "the object \"meta\".",
+						   RelationGetRelationName(rel))));
+	typev = mc ? FindField(mc, names->type) : NULL;
+	if (typev != NULL &&
+		(typev->type != jbvString || typev->val.string.len != prefix_len ||
+		 memcmp(typev->val.string.val, key, prefix_len) != 0))
+		ereport(
+			ERROR,
+			(errcode(ERRCODE_CHECK_VIOLATION),
+			 errmsg("document type does not match key \"%.*s\"", key_len, key),
+			 errdetail("The key's prefix is \"%.*s\"; the document's %s "
+					   "is %s.",
+					   prefix_len, key, names->type,
+					   typev->type == jbvString
+						   ? psprintf("\"%.*s\"", typev->val.string.len,
+									  typev->val.string.val)
+						   : "not a string"),
+			 errhint("Leave %s out to have it set from the key.",
+					 names->type)));
+	if (cfg.has_doc_type && (cfg.doc_type_len != prefix_len ||
+							 memcmp(cfg.doc_type, key, prefix_len) != 0))
+		ereport(ERROR,
+				(errcode(ERRCODE_CHECK_VIOLATION),
+				 errmsg("document type \"%.*s\" does not match collection "
+						"type \"%s\"",
+						prefix_len, key, cfg.doc_type),
+				 errdetail("Collection \"%s\" holds documents of type \"%s\"; "
+						   "key \"%.*s\" has type \"%.*s\".",
+						   RelationGetRelationName(rel), cfg.doc_type, key_len,
+						   key, prefix_len, key)));
+	st.type = key;
+	st.type_len = prefix_len;
+
+	/* What the update keeps: _created, _createdBy; _ver counts on. */
+	st.who = DocmodelWho();
+	st.ver = 1;
+	if (!st.is_insert)
+	{
+		Jsonb *old = DatumGetJsonbP(olddocd);
+		JsonbContainer *omc = MetaContainer(&cfg, old);
+
+		st.old_doc = old;
+		if (omc != NULL)
+		{
+			st.ver = JsonInt(FindField(omc, names->ver), 1) + 1;
+			st.created = FindField(omc, names->created);
+			st.created_by = FindField(omc, names->created_by);
+		}
+		else
+			st.ver = 2;
+	}
+	st.cas = DocmodelNextCas(old_cas);
+
+	/* schema version: see migrate.c */
+
+	result = DocmodelAssembleDocument(body, &st);
+	CheckSize(VARSIZE(result), key, key_len);
+
+	/* revisions: see revision.c */
+
+	values[0] = JsonbPGetDatum(result);
+	values[1] = Int64GetDatum(st.cas);
+	return PointerGetDatum(
+		heap_modify_tuple_by_cols(newtup, desc, 2, cols, values, nulls));
+}
