@@ -11,13 +11,18 @@ rm -rf results regression.diffs regression.out
 # pg_regress and isolation share one throwaway cluster; each runs even if the other failed.
 pg_virtualenv -v 15 bash -c '
 	make -s PG_CONFIG="$0" installcheck ISOLATION= > "$1/regress.log" 2>&1; echo $? > "$1/regress.rc"
+	[ -s regression.diffs ] && cp regression.diffs "$1/regress.diffs"
 	make -s PG_CONFIG="$0" installcheck REGRESS= > "$1/iso.log" 2>&1; echo $? > "$1/iso.rc"
+	[ -s regression.diffs ] && cp regression.diffs "$1/iso.diffs"
+	true
 ' "$PG_CONFIG" "$logdir" > "$logdir/virtualenv.log" 2>&1 || true
 cat "$logdir/regress.log" "$logdir/iso.log" 2>/dev/null
-if [ -f regression.diffs ] && [ -s regression.diffs ]; then
-	echo "--- regression.diffs (first 200 lines) ---"
-	head -200 regression.diffs
-fi
+for d in regress iso; do
+	if [ -s "$logdir/$d.diffs" ]; then
+		echo "--- $d diffs (first 300 lines) ---"
+		head -300 "$logdir/$d.diffs"
+	fi
+done
 
 # TAP: each test starts its own clusters.
 scripts/tap.sh > "$logdir/tap.log" 2>&1; echo $? > "$logdir/tap.rc"

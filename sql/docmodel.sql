@@ -26,6 +26,141 @@
 -- Versions (src/version.c)
 -------------------------------------------------------------------------------
 
+CREATE TYPE docmodel.version;
+
+CREATE FUNCTION docmodel.version_in(cstring) RETURNS docmodel.version
+	AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+CREATE FUNCTION docmodel.version_out(docmodel.version) RETURNS cstring
+	AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+CREATE FUNCTION docmodel.version_recv(internal) RETURNS docmodel.version
+	AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+CREATE FUNCTION docmodel.version_send(docmodel.version) RETURNS bytea
+	AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+
+CREATE TYPE docmodel.version (
+	INPUT = docmodel.version_in,
+	OUTPUT = docmodel.version_out,
+	RECEIVE = docmodel.version_recv,
+	SEND = docmodel.version_send,
+	INTERNALLENGTH = VARIABLE,
+	ALIGNMENT = int4,
+	STORAGE = plain
+);
+COMMENT ON TYPE docmodel.version IS
+	'schema version such as 1, 1.0, 1.10 or 2.5.1; compares part by part numerically (1.10 > 1.9, 2 = 2.0)';
+COMMENT ON FUNCTION docmodel.version_in(cstring) IS 'input function of type version';
+COMMENT ON FUNCTION docmodel.version_out(docmodel.version) IS 'output function of type version';
+COMMENT ON FUNCTION docmodel.version_recv(internal) IS 'binary input function of type version';
+COMMENT ON FUNCTION docmodel.version_send(docmodel.version) IS 'binary output function of type version';
+
+CREATE FUNCTION docmodel.version(text) RETURNS docmodel.version
+	AS 'MODULE_PATHNAME', 'version_from_text' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+COMMENT ON FUNCTION docmodel.version(text) IS 'parse text as a version (the text to version cast)';
+CREATE FUNCTION docmodel.version_text(docmodel.version) RETURNS text
+	AS 'MODULE_PATHNAME', 'version_to_text' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+COMMENT ON FUNCTION docmodel.version_text(docmodel.version) IS 'text form of a version (the version to text cast)';
+CREATE CAST (text AS docmodel.version) WITH FUNCTION docmodel.version(text) AS ASSIGNMENT;
+CREATE CAST (varchar AS docmodel.version) WITH FUNCTION docmodel.version(text) AS ASSIGNMENT;
+CREATE CAST (docmodel.version AS text) WITH FUNCTION docmodel.version_text(docmodel.version) AS ASSIGNMENT;
+
+CREATE FUNCTION docmodel.version_cmp(docmodel.version, docmodel.version) RETURNS integer
+	AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+COMMENT ON FUNCTION docmodel.version_cmp(docmodel.version, docmodel.version) IS 'compare two versions: -1, 0 or 1';
+CREATE FUNCTION docmodel.version_eq(docmodel.version, docmodel.version) RETURNS boolean
+	AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE LEAKPROOF;
+COMMENT ON FUNCTION docmodel.version_eq(docmodel.version, docmodel.version) IS 'implementation of = for versions';
+CREATE FUNCTION docmodel.version_ne(docmodel.version, docmodel.version) RETURNS boolean
+	AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE LEAKPROOF;
+COMMENT ON FUNCTION docmodel.version_ne(docmodel.version, docmodel.version) IS 'implementation of <> for versions';
+CREATE FUNCTION docmodel.version_lt(docmodel.version, docmodel.version) RETURNS boolean
+	AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE LEAKPROOF;
+COMMENT ON FUNCTION docmodel.version_lt(docmodel.version, docmodel.version) IS 'implementation of < for versions';
+CREATE FUNCTION docmodel.version_le(docmodel.version, docmodel.version) RETURNS boolean
+	AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE LEAKPROOF;
+COMMENT ON FUNCTION docmodel.version_le(docmodel.version, docmodel.version) IS 'implementation of <= for versions';
+CREATE FUNCTION docmodel.version_gt(docmodel.version, docmodel.version) RETURNS boolean
+	AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE LEAKPROOF;
+COMMENT ON FUNCTION docmodel.version_gt(docmodel.version, docmodel.version) IS 'implementation of > for versions';
+CREATE FUNCTION docmodel.version_ge(docmodel.version, docmodel.version) RETURNS boolean
+	AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE LEAKPROOF;
+COMMENT ON FUNCTION docmodel.version_ge(docmodel.version, docmodel.version) IS 'implementation of >= for versions';
+CREATE FUNCTION docmodel.version_larger(docmodel.version, docmodel.version) RETURNS docmodel.version
+	AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+COMMENT ON FUNCTION docmodel.version_larger(docmodel.version, docmodel.version) IS 'the larger of two versions';
+CREATE FUNCTION docmodel.version_smaller(docmodel.version, docmodel.version) RETURNS docmodel.version
+	AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+COMMENT ON FUNCTION docmodel.version_smaller(docmodel.version, docmodel.version) IS 'the smaller of two versions';
+CREATE FUNCTION docmodel.version_hash(docmodel.version) RETURNS integer
+	AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+COMMENT ON FUNCTION docmodel.version_hash(docmodel.version) IS 'hash of a version (equal versions such as 2 and 2.0 hash alike)';
+CREATE FUNCTION docmodel.version_hash_extended(docmodel.version, bigint) RETURNS bigint
+	AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+COMMENT ON FUNCTION docmodel.version_hash_extended(docmodel.version, bigint) IS 'seeded 64-bit hash of a version';
+
+CREATE OPERATOR docmodel.= (
+	LEFTARG = docmodel.version, RIGHTARG = docmodel.version,
+	FUNCTION = docmodel.version_eq,
+	COMMUTATOR = OPERATOR(docmodel.=), NEGATOR = OPERATOR(docmodel.<>),
+	RESTRICT = pg_catalog.eqsel, JOIN = pg_catalog.eqjoinsel, HASHES, MERGES
+);
+CREATE OPERATOR docmodel.<> (
+	LEFTARG = docmodel.version, RIGHTARG = docmodel.version,
+	FUNCTION = docmodel.version_ne,
+	COMMUTATOR = OPERATOR(docmodel.<>), NEGATOR = OPERATOR(docmodel.=),
+	RESTRICT = pg_catalog.neqsel, JOIN = pg_catalog.neqjoinsel
+);
+CREATE OPERATOR docmodel.< (
+	LEFTARG = docmodel.version, RIGHTARG = docmodel.version,
+	FUNCTION = docmodel.version_lt,
+	COMMUTATOR = OPERATOR(docmodel.>), NEGATOR = OPERATOR(docmodel.>=),
+	RESTRICT = pg_catalog.scalarltsel, JOIN = pg_catalog.scalarltjoinsel
+);
+CREATE OPERATOR docmodel.<= (
+	LEFTARG = docmodel.version, RIGHTARG = docmodel.version,
+	FUNCTION = docmodel.version_le,
+	COMMUTATOR = OPERATOR(docmodel.>=), NEGATOR = OPERATOR(docmodel.>),
+	RESTRICT = pg_catalog.scalarlesel, JOIN = pg_catalog.scalarlejoinsel
+);
+CREATE OPERATOR docmodel.> (
+	LEFTARG = docmodel.version, RIGHTARG = docmodel.version,
+	FUNCTION = docmodel.version_gt,
+	COMMUTATOR = OPERATOR(docmodel.<), NEGATOR = OPERATOR(docmodel.<=),
+	RESTRICT = pg_catalog.scalargtsel, JOIN = pg_catalog.scalargtjoinsel
+);
+CREATE OPERATOR docmodel.>= (
+	LEFTARG = docmodel.version, RIGHTARG = docmodel.version,
+	FUNCTION = docmodel.version_ge,
+	COMMUTATOR = OPERATOR(docmodel.<=), NEGATOR = OPERATOR(docmodel.<),
+	RESTRICT = pg_catalog.scalargesel, JOIN = pg_catalog.scalargejoinsel
+);
+
+CREATE OPERATOR CLASS docmodel.version_ops
+	DEFAULT FOR TYPE docmodel.version USING btree AS
+	OPERATOR 1 docmodel.<,
+	OPERATOR 2 docmodel.<=,
+	OPERATOR 3 docmodel.=,
+	OPERATOR 4 docmodel.>=,
+	OPERATOR 5 docmodel.>,
+	FUNCTION 1 docmodel.version_cmp(docmodel.version, docmodel.version);
+CREATE OPERATOR CLASS docmodel.version_hash_ops
+	DEFAULT FOR TYPE docmodel.version USING hash AS
+	OPERATOR 1 docmodel.=,
+	FUNCTION 1 docmodel.version_hash(docmodel.version),
+	FUNCTION 2 docmodel.version_hash_extended(docmodel.version, bigint);
+
+CREATE AGGREGATE docmodel.max(docmodel.version) (
+	SFUNC = docmodel.version_larger, STYPE = docmodel.version,
+	SORTOP = OPERATOR(docmodel.>), COMBINEFUNC = docmodel.version_larger,
+	PARALLEL = SAFE
+);
+COMMENT ON AGGREGATE docmodel.max(docmodel.version) IS 'the newest version';
+CREATE AGGREGATE docmodel.min(docmodel.version) (
+	SFUNC = docmodel.version_smaller, STYPE = docmodel.version,
+	SORTOP = OPERATOR(docmodel.<), COMBINEFUNC = docmodel.version_smaller,
+	PARALLEL = SAFE
+);
+COMMENT ON AGGREGATE docmodel.min(docmodel.version) IS 'the oldest version';
+
 -- (end of versions)
 
 

@@ -17,22 +17,19 @@
 PG_MODULE_MAGIC;
 
 /* docmodel.actor: who writes, stamped as _createdBy/_modifiedBy. */
-char	   *docmodel_actor = NULL;
+char *docmodel_actor = NULL;
 
-void		_PG_init(void);
+void _PG_init(void);
 
 /* Define the docmodel.* settings. */
 void
 _PG_init(void)
 {
-	DefineCustomStringVariable("docmodel.actor",
-							   "Who is writing, stamped into _createdBy and _modifiedBy.",
-							   "When empty, session_user is stamped.",
-							   &docmodel_actor,
-							   "",
-							   PGC_USERSET,
-							   0,
-							   NULL, NULL, NULL);
+	DefineCustomStringVariable(
+		"docmodel.actor",
+		"Who is writing, stamped into _createdBy and _modifiedBy.",
+		"When empty, session_user is stamped.", &docmodel_actor, "",
+		PGC_USERSET, 0, NULL, NULL, NULL);
 
 	MarkGUCPrefixReserved("docmodel");
 }

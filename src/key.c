@@ -17,14 +17,13 @@
 void
 DocmodelCheckDelimiter(const char *delim, int dlen)
 {
-	int			i;
+	int i;
 
 	if (dlen < 1 || dlen > DOCMODEL_MAX_DELIM_BYTES)
-		ereport(ERROR,
-				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-				 errmsg("invalid key delimiter \"%.*s\"", dlen, delim),
-				 errdetail("A delimiter is 1 to %d bytes long.",
-						   DOCMODEL_MAX_DELIM_BYTES)));
+		ereport(ERROR, (errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+						errmsg("invalid key delimiter \"%.*s\"", dlen, delim),
+						errdetail("A delimiter is 1 to %d bytes long.",
+								  DOCMODEL_MAX_DELIM_BYTES)));
 	for (i = 0; i < dlen; i++)
 	{
 		unsigned char c = (unsigned char) delim[i];
@@ -45,9 +44,9 @@ bool
 DocmodelCheckKey(const char *key, int len, const char *delim, int dlen,
 				 bool raise)
 {
-	int			i;
-	int			partstart = 0;
-	int			partno = 1;
+	int i;
+	int partstart = 0;
+	int partno = 1;
 
 	if (len > DOCMODEL_MAX_KEY_BYTES)
 	{
