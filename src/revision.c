@@ -6,20 +6,37 @@
  *	  that the collection trigger calls after an UPDATE or DELETE really
  *	  happened.
  *
- *	  diff and patch keep no state. The history writer is in
- *	  revision_history.c.
+ *	  No shared state: diff and patch are pure; the history writer takes
+ *	  its configuration from collection.c's cache (copied to the stack per
+ *	  call) and opens the history table by OID on every call.
  *
  *-------------------------------------------------------------------------
  */
 #include "postgres.h"
 
+#include "access/genam.h"
+#include "access/htup_details.h"
+#include "access/table.h"
+#include "access/tableam.h"
+#include "access/xact.h"
+#include "catalog/pg_class.h"
+#include "catalog/pg_type.h"
+#include "commands/trigger.h"
+#include "executor/executor.h"
 #include "fmgr.h"
 #include "lib/stringinfo.h"
 #include "miscadmin.h"
+#include "nodes/makefuncs.h"
 #include "utils/builtins.h"
+#include "utils/datum.h"
+#include "utils/fmgroids.h"
 #include "utils/jsonb.h"
+#include "utils/lsyscache.h"
 #include "utils/numeric.h"
+#include "utils/rel.h"
+#include "utils/snapmgr.h"
 
+#include "collection.h"
 #include "docmodel.h"
 #include "revision.h"
 
@@ -45,12 +62,11 @@ ScalarsEqual(JsonbValue *a, JsonbValue *b)
 			return a->val.boolean == b->val.boolean;
 		case jbvString:
 			return a->val.string.len == b->val.string.len &&
-				memcmp(a->val.string.val, b->val.string.val,
-					   a->val.string.len) == 0;
+				   memcmp(a->val.string.val, b->val.string.val,
+						  a->val.string.len) == 0;
 		case jbvNumeric:
 			return DatumGetBool(
-				DirectFunctionCall2(numeric_eq,
-									NumericGetDatum(a->val.numeric),
+				DirectFunctionCall2(numeric_eq, NumericGetDatum(a->val.numeric),
 									NumericGetDatum(b->val.numeric)));
 		default:
 			elog(ERROR, "unexpected jsonb value type %d", (int) a->type);
@@ -84,7 +100,7 @@ FlatValuesEqual(JsonbValue *a, JsonbValue *b)
 static void
 AppendPointerToken(StringInfo buf, const char *tok, int len)
 {
-	int			i;
+	int i;
 
 	appendStringInfoChar(buf, '/');
 	for (i = 0; i < len; i++)
@@ -122,8 +138,8 @@ MakeString(JsonbValue *v, const char *s)
 
 typedef struct DiffState
 {
-	JsonbParseState *ps;		/* the result array being built */
-	StringInfoData path;		/* JSON JsonPointer of the current location */
+	JsonbParseState *ps; /* the result array being built */
+	StringInfoData path; /* JSON JsonPointer of the current location */
 } DiffState;
 
 static void DiffValues(DiffState *st, JsonbValue *a, JsonbValue *b);
@@ -132,8 +148,8 @@ static void DiffValues(DiffState *st, JsonbValue *a, JsonbValue *b);
 static void
 EmitOp(DiffState *st, const char *op, JsonbValue *value)
 {
-	JsonbValue	k;
-	JsonbValue	v;
+	JsonbValue k;
+	JsonbValue v;
 
 	pushJsonbValue(&st->ps, WJB_BEGIN_OBJECT, NULL);
 	MakeString(&k, "op");
@@ -157,12 +173,12 @@ EmitOp(DiffState *st, const char *op, JsonbValue *value)
 static void
 DiffObjects(DiffState *st, JsonbContainer *ca, JsonbContainer *cb)
 {
-	int			base = st->path.len;
+	int base = st->path.len;
 	JsonbIterator *it;
 	JsonbIteratorToken tok;
-	JsonbValue	k;
-	JsonbValue	v;
-	JsonbValue	found;
+	JsonbValue k;
+	JsonbValue v;
+	JsonbValue found;
 
 	/* Members of a: removed, or diffed against b's. */
 	it = JsonbIteratorInit(ca);
@@ -193,8 +209,8 @@ DiffObjects(DiffState *st, JsonbContainer *ca, JsonbContainer *cb)
 			continue;
 		tok = JsonbIteratorNext(&it, &v, true);
 		Assert(tok == WJB_VALUE);
-		if (getKeyJsonValueFromContainer(ca, k.val.string.val,
-										 k.val.string.len, &found) != NULL)
+		if (getKeyJsonValueFromContainer(ca, k.val.string.val, k.val.string.len,
+										 &found) != NULL)
 			continue;
 		AppendPointerToken(&st->path, k.val.string.val, k.val.string.len);
 		EmitOp(st, "add", &v);
@@ -207,10 +223,10 @@ DiffObjects(DiffState *st, JsonbContainer *ca, JsonbContainer *cb)
 static void
 DiffArrays(DiffState *st, JsonbContainer *ca, JsonbContainer *cb)
 {
-	int			base = st->path.len;
-	int			na = JsonContainerSize(ca);
-	int			nb = JsonContainerSize(cb);
-	int			i;
+	int base = st->path.len;
+	int na = JsonContainerSize(ca);
+	int nb = JsonContainerSize(cb);
+	int i;
 
 	for (i = 0; i < Min(na, nb); i++)
 	{
@@ -268,11 +284,11 @@ DiffValues(DiffState *st, JsonbValue *a, JsonbValue *b)
 Datum
 diff(PG_FUNCTION_ARGS)
 {
-	Jsonb	   *a = PG_GETARG_JSONB_P(0);
-	Jsonb	   *b = PG_GETARG_JSONB_P(1);
-	DiffState	st;
-	JsonbValue	va;
-	JsonbValue	vb;
+	Jsonb *a = PG_GETARG_JSONB_P(0);
+	Jsonb *b = PG_GETARG_JSONB_P(1);
+	DiffState st;
+	JsonbValue va;
+	JsonbValue vb;
 	JsonbValue *res;
 
 	st.ps = NULL;
@@ -298,39 +314,37 @@ diff(PG_FUNCTION_ARGS)
 
 typedef struct PatchCtx
 {
-	int			index;			/* operation's index in the patch, from 0 */
-	const char *op;				/* its "op" */
-	const char *path;			/* the pointer being resolved, for errors */
+	int index;        /* operation's index in the patch, from 0 */
+	const char *op;   /* its "op" */
+	const char *path; /* the pointer being resolved, for errors */
 } PatchCtx;
 
 typedef struct JsonPointer
 {
-	int			ntokens;
-	char	  **tokens;			/* unescaped reference tokens */
-	int		   *lens;
+	int ntokens;
+	char **tokens; /* unescaped reference tokens */
+	int *lens;
 } JsonPointer;
 
 /* Detail for "-" where an existing element is needed. */
 static const char *const PastEnd =
-"\"-\" names the position after the last element, which holds no value.";
+	"\"-\" names the position after the last element, which holds no value.";
 
 /* Raise 22023: the patch itself is malformed at operation cx->index. */
 static void
-pg_attribute_noreturn()
-Malformed(int index, const char *detail)
+pg_attribute_noreturn() Malformed(int index, const char *detail)
 {
-	ereport(ERROR,
-			(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-			 errmsg("invalid patch operation %d", index),
-			 errdetail("%s", detail),
-			 errhint("A patch is a JSON array of RFC 6902 operations, "
-					 "e.g. [{\"op\": \"add\", \"path\": \"/a\", \"value\": 1}].")));
+	ereport(
+		ERROR,
+		(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+		 errmsg("invalid patch operation %d", index), errdetail("%s", detail),
+		 errhint("A patch is a JSON array of RFC 6902 operations, "
+				 "e.g. [{\"op\": \"add\", \"path\": \"/a\", \"value\": 1}].")));
 }
 
 /* Raise 22000: operation cx cannot apply to the document, for reason. */
 static void
-pg_attribute_noreturn()
-CannotApply(PatchCtx *cx, const char *reason)
+pg_attribute_noreturn() CannotApply(PatchCtx *cx, const char *reason)
 {
 	ereport(ERROR,
 			(errcode(ERRCODE_DATA_EXCEPTION),
@@ -343,9 +357,9 @@ CannotApply(PatchCtx *cx, const char *reason)
 static JsonPointer
 ParsePointer(int index, const char *member, const char *s, int len)
 {
-	JsonPointer		p;
-	int			i;
-	int			cap = 4;
+	JsonPointer p;
+	int i;
+	int cap = 4;
 
 	p.ntokens = 0;
 	p.tokens = palloc(sizeof(char *) * cap);
@@ -353,9 +367,10 @@ ParsePointer(int index, const char *member, const char *s, int len)
 	if (len == 0)
 		return p;
 	if (s[0] != '/')
-		Malformed(index,
-				  psprintf("The \"%s\" pointer \"%.*s\" does not start with \"/\".",
-						   member, len, s));
+		Malformed(
+			index,
+			psprintf("The \"%s\" pointer \"%.*s\" does not start with \"/\".",
+					 member, len, s));
 	i = 1;
 	for (;;)
 	{
@@ -371,10 +386,11 @@ ParsePointer(int index, const char *member, const char *s, int len)
 				else if (i + 1 < len && s[i + 1] == '1')
 					appendStringInfoChar(&tok, '/');
 				else
-					Malformed(index,
-							  psprintf("The \"%s\" pointer \"%.*s\" has a \"~\" "
-									   "not followed by 0 or 1.",
-									   member, len, s));
+					Malformed(
+						index,
+						psprintf("The \"%s\" pointer \"%.*s\" has a \"~\" "
+								 "not followed by 0 or 1.",
+								 member, len, s));
 				i += 2;
 			}
 			else
@@ -391,7 +407,7 @@ ParsePointer(int index, const char *member, const char *s, int len)
 		p.ntokens++;
 		if (i >= len)
 			break;
-		i++;					/* skip the '/' */
+		i++; /* skip the '/' */
 	}
 	return p;
 }
@@ -403,9 +419,9 @@ ExpandNode(JsonbValue *v)
 	JsonbContainer *c;
 	JsonbIterator *it;
 	JsonbIteratorToken tok;
-	JsonbValue	x;
-	int			n;
-	int			i = 0;
+	JsonbValue x;
+	int n;
+	int i = 0;
 
 	if (v->type != jbvBinary)
 		return;
@@ -414,7 +430,7 @@ ExpandNode(JsonbValue *v)
 	it = JsonbIteratorInit(c);
 	if (JsonContainerIsObject(c))
 	{
-		JsonbPair  *pairs = palloc(sizeof(JsonbPair) * Max(n, 1));
+		JsonbPair *pairs = palloc(sizeof(JsonbPair) * Max(n, 1));
 
 		while ((tok = JsonbIteratorNext(&it, &x, true)) != WJB_DONE)
 		{
@@ -450,8 +466,8 @@ ExpandNode(JsonbValue *v)
 static JsonbValue
 DeepCopy(JsonbValue *v)
 {
-	JsonbValue	r = *v;
-	int			i;
+	JsonbValue r = *v;
+	int i;
 
 	if (v->type == jbvObject)
 	{
@@ -479,7 +495,7 @@ static JsonbValue *
 PushNode(JsonbParseState **ps, JsonbIteratorToken tok, JsonbValue *v)
 {
 	JsonbValue *res;
-	int			i;
+	int i;
 
 	check_stack_depth();
 	if (v->type == jbvObject)
@@ -519,11 +535,11 @@ NodeToJsonb(JsonbValue *v)
 static bool
 NodesEqual(JsonbValue *a, JsonbValue *b)
 {
-	Jsonb	   *ja;
-	Jsonb	   *jb;
+	Jsonb *ja;
+	Jsonb *jb;
 
-	if (a->type != jbvObject && a->type != jbvArray &&
-		b->type != jbvObject && b->type != jbvArray)
+	if (a->type != jbvObject && a->type != jbvArray && b->type != jbvObject &&
+		b->type != jbvArray)
 		return FlatValuesEqual(a, b);
 	ja = NodeToJsonb(a);
 	jb = NodeToJsonb(b);
@@ -542,7 +558,7 @@ NodeTypeName(JsonbValue *v)
 			return "an array";
 		case jbvBinary:
 			return JsonContainerIsObject(v->val.binary.data) ? "an object"
-				: "an array";
+															 : "an array";
 		case jbvString:
 			return "a string";
 		case jbvNumeric:
@@ -563,8 +579,8 @@ NodeTypeName(JsonbValue *v)
 static int
 ArrayIndex(PatchCtx *cx, const char *tok, int len)
 {
-	long		n = 0;
-	int			i;
+	long n = 0;
+	int i;
 
 	if (len == 1 && tok[0] == '-')
 		return -1;
@@ -585,7 +601,7 @@ ArrayIndex(PatchCtx *cx, const char *tok, int len)
 static int
 FindMember(JsonbValue *v, const char *tok, int len)
 {
-	int			i;
+	int i;
 
 	for (i = 0; i < v->val.object.nPairs; i++)
 	{
@@ -606,17 +622,17 @@ static JsonbValue *
 Resolve(PatchCtx *cx, JsonbValue *root, JsonPointer *p, int n)
 {
 	JsonbValue *cur = root;
-	int			t;
+	int t;
 
 	for (t = 0; t < n; t++)
 	{
 		const char *tok = p->tokens[t];
-		int			len = p->lens[t];
+		int len = p->lens[t];
 
 		ExpandNode(cur);
 		if (cur->type == jbvObject)
 		{
-			int			m = FindMember(cur, tok, len);
+			int m = FindMember(cur, tok, len);
 
 			if (m < 0)
 				CannotApply(cx, psprintf("Member \"%s\" does not exist.", tok));
@@ -624,20 +640,20 @@ Resolve(PatchCtx *cx, JsonbValue *root, JsonPointer *p, int n)
 		}
 		else if (cur->type == jbvArray)
 		{
-			int			i = ArrayIndex(cx, tok, len);
+			int i = ArrayIndex(cx, tok, len);
 
 			if (i < 0)
 				CannotApply(cx, PastEnd);
 			if (i >= cur->val.array.nElems)
-				CannotApply(cx,
-							psprintf("Array index %s is out of range (array length %d).",
-									 tok, cur->val.array.nElems));
+				CannotApply(
+					cx, psprintf(
+							"Array index %s is out of range (array length %d).",
+							tok, cur->val.array.nElems));
 			cur = &cur->val.array.elems[i];
 		}
 		else
-			CannotApply(cx,
-						psprintf("Cannot look up \"%s\" in %s.", tok,
-								 NodeTypeName(cur)));
+			CannotApply(cx, psprintf("Cannot look up \"%s\" in %s.", tok,
+									 NodeTypeName(cur)));
 	}
 	return cur;
 }
@@ -662,7 +678,7 @@ OpAdd(PatchCtx *cx, JsonbValue *root, JsonPointer *p, JsonbValue *value)
 {
 	JsonbValue *parent;
 	const char *tok;
-	int			len;
+	int len;
 
 	if (p->ntokens == 0)
 	{
@@ -674,14 +690,14 @@ OpAdd(PatchCtx *cx, JsonbValue *root, JsonPointer *p, JsonbValue *value)
 	len = p->lens[p->ntokens - 1];
 	if (parent->type == jbvObject)
 	{
-		int			m = FindMember(parent, tok, len);
+		int m = FindMember(parent, tok, len);
 
 		if (m >= 0)
 			parent->val.object.pairs[m].value = *value;
 		else
 		{
-			int			n = parent->val.object.nPairs;
-			JsonbPair  *pair;
+			int n = parent->val.object.nPairs;
+			JsonbPair *pair;
 
 			parent->val.object.pairs =
 				repalloc(parent->val.object.pairs, sizeof(JsonbPair) * (n + 1));
@@ -696,15 +712,16 @@ OpAdd(PatchCtx *cx, JsonbValue *root, JsonPointer *p, JsonbValue *value)
 	}
 	else
 	{
-		int			n = parent->val.array.nElems;
-		int			i = ArrayIndex(cx, tok, len);
+		int n = parent->val.array.nElems;
+		int i = ArrayIndex(cx, tok, len);
 
 		if (i < 0)
 			i = n;
 		if (i > n)
-			CannotApply(cx,
-						psprintf("Array index %s is out of range (array length %d).",
-								 tok, n));
+			CannotApply(
+				cx,
+				psprintf("Array index %s is out of range (array length %d).",
+						 tok, n));
 		parent->val.array.elems =
 			repalloc(parent->val.array.elems, sizeof(JsonbValue) * (n + 1));
 		memmove(&parent->val.array.elems[i + 1], &parent->val.array.elems[i],
@@ -719,9 +736,9 @@ static JsonbValue
 OpRemove(PatchCtx *cx, JsonbValue *root, JsonPointer *p)
 {
 	JsonbValue *parent;
-	JsonbValue	removed;
+	JsonbValue removed;
 	const char *tok;
-	int			len;
+	int len;
 
 	if (p->ntokens == 0)
 		CannotApply(cx, "The whole document cannot be removed.");
@@ -730,8 +747,8 @@ OpRemove(PatchCtx *cx, JsonbValue *root, JsonPointer *p)
 	len = p->lens[p->ntokens - 1];
 	if (parent->type == jbvObject)
 	{
-		int			m = FindMember(parent, tok, len);
-		int			n = parent->val.object.nPairs;
+		int m = FindMember(parent, tok, len);
+		int n = parent->val.object.nPairs;
 
 		if (m < 0)
 			CannotApply(cx, psprintf("Member \"%s\" does not exist.", tok));
@@ -742,15 +759,16 @@ OpRemove(PatchCtx *cx, JsonbValue *root, JsonPointer *p)
 	}
 	else
 	{
-		int			n = parent->val.array.nElems;
-		int			i = ArrayIndex(cx, tok, len);
+		int n = parent->val.array.nElems;
+		int i = ArrayIndex(cx, tok, len);
 
 		if (i < 0)
 			CannotApply(cx, PastEnd);
 		if (i >= n)
-			CannotApply(cx,
-						psprintf("Array index %s is out of range (array length %d).",
-								 tok, n));
+			CannotApply(
+				cx,
+				psprintf("Array index %s is out of range (array length %d).",
+						 tok, n));
 		removed = parent->val.array.elems[i];
 		memmove(&parent->val.array.elems[i], &parent->val.array.elems[i + 1],
 				sizeof(JsonbValue) * (n - i - 1));
@@ -764,7 +782,7 @@ static char *
 OpMember(JsonbContainer *c, int index, const char *name, bool required,
 		 int *len)
 {
-	JsonbValue	buf;
+	JsonbValue buf;
 	JsonbValue *v = getKeyJsonValueFromContainer(c, name, strlen(name), &buf);
 
 	if (v == NULL)
@@ -784,8 +802,8 @@ OpMember(JsonbContainer *c, int index, const char *name, bool required,
 static JsonbValue *
 OpValue(JsonbContainer *c, int index)
 {
-	JsonbValue *v = getKeyJsonValueFromContainer(c, "value", 5,
-												   palloc(sizeof(JsonbValue)));
+	JsonbValue *v =
+		getKeyJsonValueFromContainer(c, "value", 5, palloc(sizeof(JsonbValue)));
 
 	if (v == NULL)
 		Malformed(index, "Member \"value\" is missing.");
@@ -796,7 +814,7 @@ OpValue(JsonbContainer *c, int index)
 static bool
 PointerIsProperPrefix(JsonPointer *a, JsonPointer *b)
 {
-	int			i;
+	int i;
 
 	if (a->ntokens >= b->ntokens)
 		return false;
@@ -812,17 +830,18 @@ static void
 ApplyOp(JsonbValue *root, JsonbValue *opval, int index)
 {
 	JsonbContainer *c;
-	PatchCtx	cx;
-	char	   *op;
-	char	   *path;
-	char	   *from = NULL;
-	int			oplen;
-	int			pathlen;
-	int			fromlen = 0;
-	JsonPointer		p;
-	JsonPointer		fp;
+	PatchCtx cx;
+	char *op;
+	char *path;
+	char *from = NULL;
+	int oplen;
+	int pathlen;
+	int fromlen = 0;
+	JsonPointer p;
+	JsonPointer fp;
 
-	if (opval->type != jbvBinary || !JsonContainerIsObject(opval->val.binary.data))
+	if (opval->type != jbvBinary ||
+		!JsonContainerIsObject(opval->val.binary.data))
 		Malformed(index, psprintf("The operation is %s, not an object.",
 								  NodeTypeName(opval)));
 	c = opval->val.binary.data;
@@ -860,24 +879,27 @@ ApplyOp(JsonbValue *root, JsonbValue *opval, int index)
 		if (!NodesEqual(cur, value))
 			ereport(ERROR,
 					(errcode(ERRCODE_DATA_EXCEPTION),
-					 errmsg("patch test failed: operation %d (\"test\") at path \"%s\"",
+					 errmsg("patch test failed: operation %d (\"test\") at "
+							"path \"%s\"",
 							index, path),
-					 errdetail("The value there is %s, not %s.",
-							   JsonbToCString(NULL, &NodeToJsonb(cur)->root, 0),
-							   JsonbToCString(NULL, &NodeToJsonb(value)->root, 0))));
+					 errdetail(
+						 "The value there is %s, not %s.",
+						 JsonbToCString(NULL, &NodeToJsonb(cur)->root, 0),
+						 JsonbToCString(NULL, &NodeToJsonb(value)->root, 0))));
 	}
 	else
 	{
-		JsonbValue	v;
+		JsonbValue v;
 
 		/* move and copy: find the source while reporting "from" */
 		cx.path = from;
 		if (strcmp(op, "move") == 0)
 		{
 			if (PointerIsProperPrefix(&fp, &p))
-				CannotApply(&cx,
-							psprintf("A value cannot be moved into itself (to \"%s\").",
-									 path));
+				CannotApply(
+					&cx,
+					psprintf("A value cannot be moved into itself (to \"%s\").",
+							 path));
 			if (fromlen == pathlen && memcmp(from, path, pathlen) == 0)
 			{
 				(void) Resolve(&cx, root, &fp, fp.ntokens);
@@ -896,15 +918,15 @@ ApplyOp(JsonbValue *root, JsonbValue *opval, int index)
 Jsonb *
 DocmodelPatch(Jsonb *doc, Jsonb *patchdoc)
 {
-	JsonbValue	root;
-	int			n;
-	int			i;
+	JsonbValue root;
+	int n;
+	int i;
 
 	if (!JB_ROOT_IS_ARRAY(patchdoc) || JB_ROOT_IS_SCALAR(patchdoc))
-		ereport(ERROR,
-				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-				 errmsg("a patch must be a JSON array of operations"),
-				 errhint("E.g. [{\"op\": \"replace\", \"path\": \"/a\", \"value\": 1}].")));
+		ereport(ERROR, (errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+						errmsg("a patch must be a JSON array of operations"),
+						errhint("E.g. [{\"op\": \"replace\", \"path\": \"/a\", "
+								"\"value\": 1}].")));
 	if (JB_ROOT_IS_SCALAR(doc))
 		JsonbExtractScalar(&doc->root, &root);
 	else
@@ -919,5 +941,502 @@ DocmodelPatch(Jsonb *doc, Jsonb *patchdoc)
 Datum
 patch(PG_FUNCTION_ARGS)
 {
-	PG_RETURN_JSONB_P(DocmodelPatch(PG_GETARG_JSONB_P(0), PG_GETARG_JSONB_P(1)));
+	PG_RETURN_JSONB_P(
+		DocmodelPatch(PG_GETARG_JSONB_P(0), PG_GETARG_JSONB_P(1)));
+}
+
+/* ------------------------------------------------------------------------
+ * History
+ *
+ * A collection with revisions has a history table <name>_revisions(id,
+ * ver, op, changed_at, changed_by, doc) with PRIMARY KEY (id, ver), found
+ * by the OID in the collection's configuration (never by name). Revision v
+ * of a key holds the body that had _ver v, and op says what ended it:
+ * 'update', 'delete', 'expire' (written over after its expiry) or
+ * 'truncate'. After revision N is written, revisions <= N - keep of that
+ * key are deleted.
+ *
+ * The collection trigger calls in here: DocmodelRevisionTrigger() for the
+ * AFTER UPDATE OR DELETE row event and the BEFORE TRUNCATE statement event,
+ * and DocmodelRevisionFirstVer() for the _ver of a new document. History is
+ * written straight into the heap and its indexes (no SPI, no planning); the
+ * history table's own triggers and rules do not fire, and a writer of the
+ * collection needs no privilege on it. Writers of one key are serialized by
+ * the row lock on the collection row, so history of one key is written by
+ * one transaction at a time.
+ * ------------------------------------------------------------------------
+ */
+
+/* Column numbers of a history table. */
+#define REV_ATT_ID 1
+#define REV_ATT_VER 2
+#define REV_ATT_OP 3
+#define REV_ATT_AT 4
+#define REV_ATT_BY 5
+#define REV_ATT_DOC 6
+
+/* Column numbers of a collection table. */
+#define COLL_ATT_ID 1
+#define COLL_ATT_DOC 2
+#define COLL_ATT_EXPIRES 4
+
+/* An open history table, ready to take revisions. */
+typedef struct HistoryWriter
+{
+	Relation rel;
+	Relation pkey; /* its (id, ver) primary key index */
+	EState *estate;
+	ResultRelInfo *rri;
+	TupleTableSlot *slot;     /* for inserts */
+	TupleTableSlot *scanslot; /* for the pruning scan */
+	int32 keep;
+	Datum who;
+	Datum at;
+} HistoryWriter;
+
+/*
+ * Open the history table relid and its primary key; raise 42P01 when it
+ * is gone and 22023 when it lost its layout. For pruning and numbering
+ * only (no writes), pass write = false.
+ */
+static Relation
+HistoryOpenRel(const DocmodelCollection *cfg, LOCKMODE mode, Relation *pkey)
+{
+	Relation rel = try_table_open(cfg->revisions_relid, mode);
+	TupleDesc desc;
+	Oid pk;
+
+	if (rel == NULL)
+		ereport(
+			ERROR,
+			(errcode(ERRCODE_UNDEFINED_TABLE),
+			 errmsg("the revisions table of collection \"%s\" does not exist",
+					get_rel_name(cfg->relid) ? get_rel_name(cfg->relid) : "?"),
+			 errdetail(
+				 "Its configuration names relation %u, which was dropped.",
+				 cfg->revisions_relid),
+			 errhint("Call docmodel.set_revisions() to create a new one, "
+					 "or with 0 to turn history off.")));
+	desc = RelationGetDescr(rel);
+	pk = RelationGetPrimaryKeyIndex(rel);
+	if (rel->rd_rel->relkind != RELKIND_RELATION || desc->natts < 6 ||
+		TupleDescAttr(desc, REV_ATT_ID - 1)->atttypid != TEXTOID ||
+		TupleDescAttr(desc, REV_ATT_VER - 1)->atttypid != INT4OID ||
+		TupleDescAttr(desc, REV_ATT_OP - 1)->atttypid != TEXTOID ||
+		TupleDescAttr(desc, REV_ATT_AT - 1)->atttypid != TIMESTAMPTZOID ||
+		TupleDescAttr(desc, REV_ATT_BY - 1)->atttypid != TEXTOID ||
+		TupleDescAttr(desc, REV_ATT_DOC - 1)->atttypid != JSONBOID ||
+		!OidIsValid(pk))
+		ereport(
+			ERROR,
+			(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+			 errmsg("table \"%s\" does not have the layout of a docmodel "
+					"revisions table",
+					RelationGetRelationName(rel)),
+			 errdetail("A revisions table is (id text, ver integer, op text, "
+					   "changed_at timestamptz, changed_by text, doc jsonb, "
+					   "PRIMARY KEY (id, ver)).")));
+	*pkey = index_open(pk, mode);
+	if ((*pkey)->rd_index->indnkeyatts != 2 ||
+		(*pkey)->rd_index->indkey.values[0] != REV_ATT_ID ||
+		(*pkey)->rd_index->indkey.values[1] != REV_ATT_VER)
+		ereport(
+			ERROR,
+			(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+			 errmsg(
+				 "the primary key of revisions table \"%s\" is not (id, ver)",
+				 RelationGetRelationName(rel))));
+	return rel;
+}
+
+/* Open the history table of cfg for writing revisions. */
+static void
+HistoryOpen(HistoryWriter *w, const DocmodelCollection *cfg)
+{
+	w->rel = HistoryOpenRel(cfg, RowExclusiveLock, &w->pkey);
+	w->keep = cfg->revisions;
+	w->estate = CreateExecutorState();
+	w->rri = makeNode(ResultRelInfo);
+	InitResultRelInfo(w->rri, w->rel, 1, NULL, 0);
+	ExecOpenIndices(w->rri, false);
+	w->slot = table_slot_create(w->rel, NULL);
+	w->scanslot = table_slot_create(w->rel, NULL);
+	w->who = CStringGetTextDatum(DocmodelWho());
+	w->at = TimestampTzGetDatum(GetCurrentTransactionStartTimestamp());
+}
+
+/* Close what HistoryOpen opened (locks are kept to the end of transaction). */
+static void
+HistoryClose(HistoryWriter *w)
+{
+	ExecDropSingleTupleTableSlot(w->slot);
+	ExecDropSingleTupleTableSlot(w->scanslot);
+	ExecCloseIndices(w->rri);
+	FreeExecutorState(w->estate);
+	index_close(w->pkey, NoLock);
+	table_close(w->rel, NoLock);
+}
+
+/* Initialize the scan keys id = key [AND ver <= upto] on the primary key. */
+static int
+HistoryKeys(Relation pkey, ScanKeyData *sk, Datum id, int32 upto)
+{
+	ScanKeyEntryInitialize(&sk[0], 0, 1, BTEqualStrategyNumber, InvalidOid,
+						   pkey->rd_indcollation[0], F_TEXTEQ, id);
+	if (upto == PG_INT32_MAX)
+		return 1;
+	ScanKeyEntryInitialize(&sk[1], 0, 2, BTLessEqualStrategyNumber, InvalidOid,
+						   InvalidOid, F_INT4LE, Int32GetDatum(upto));
+	return 2;
+}
+
+/* Delete the revisions of key id numbered upto or less. */
+static void
+HistoryPrune(HistoryWriter *w, Datum id, int32 upto)
+{
+	ScanKeyData sk[2];
+	int nkeys = HistoryKeys(w->pkey, sk, id, upto);
+	IndexScanDesc scan;
+
+	/* SnapshotSelf: what exists now, committed or ours, whatever the
+	 * statement's snapshot is. */
+	scan = index_beginscan(w->rel, w->pkey, SnapshotSelf, nkeys, 0);
+	index_rescan(scan, sk, nkeys, NULL, 0);
+	while (index_getnext_slot(scan, ForwardScanDirection, w->scanslot))
+	{
+		TM_FailureData tmfd;
+		TM_Result res;
+
+		res = table_tuple_delete(w->rel, &w->scanslot->tts_tid,
+								 GetCurrentCommandId(true), InvalidSnapshot,
+								 InvalidSnapshot, true, &tmfd, false);
+		/* Deleted meanwhile by someone else: it is gone, as wanted. */
+		if (res != TM_Ok && res != TM_Updated && res != TM_Deleted &&
+			res != TM_SelfModified)
+			elog(ERROR, "could not delete an old revision: %d", (int) res);
+	}
+	index_endscan(scan);
+}
+
+/* Write revision ver of key id (op, body doc), then prune to keep. */
+static void
+HistoryWrite(HistoryWriter *w, Datum id, int32 ver, const char *op, Datum doc)
+{
+	TupleTableSlot *slot = w->slot;
+	int i;
+
+	ExecClearTuple(slot);
+	for (i = 0; i < slot->tts_tupleDescriptor->natts; i++)
+		slot->tts_isnull[i] = true;
+	slot->tts_values[REV_ATT_ID - 1] = id;
+	slot->tts_isnull[REV_ATT_ID - 1] = false;
+	slot->tts_values[REV_ATT_VER - 1] = Int32GetDatum(ver);
+	slot->tts_isnull[REV_ATT_VER - 1] = false;
+	slot->tts_values[REV_ATT_OP - 1] = CStringGetTextDatum(op);
+	slot->tts_isnull[REV_ATT_OP - 1] = false;
+	slot->tts_values[REV_ATT_AT - 1] = w->at;
+	slot->tts_isnull[REV_ATT_AT - 1] = false;
+	slot->tts_values[REV_ATT_BY - 1] = w->who;
+	slot->tts_isnull[REV_ATT_BY - 1] = false;
+	slot->tts_values[REV_ATT_DOC - 1] = doc;
+	slot->tts_isnull[REV_ATT_DOC - 1] = false;
+	ExecStoreVirtualTuple(slot);
+	table_tuple_insert(w->rel, slot, GetCurrentCommandId(true), 0, NULL);
+	ExecInsertIndexTuples(w->rri, slot, w->estate, false, false, NULL, NIL);
+	ResetPerTupleExprContext(w->estate);
+	if (ver > w->keep)
+		HistoryPrune(w, id, ver - w->keep);
+}
+
+/* Return the _ver of a stored document (in cfg's meta style), or -1. */
+static int32
+DocVer(const DocmodelCollection *cfg, Jsonb *doc)
+{
+	JsonbContainer *c = &doc->root;
+	JsonbValue buf;
+	JsonbValue *v;
+
+	if (!JB_ROOT_IS_OBJECT(doc))
+		return -1;
+	if (cfg->meta_style == DOCMODEL_META_META)
+	{
+		v = getKeyJsonValueFromContainer(c, "meta", 4, &buf);
+		if (v == NULL || v->type != jbvBinary ||
+			!JsonContainerIsObject(v->val.binary.data))
+			return -1;
+		c = v->val.binary.data;
+	}
+	if (cfg->meta_style == DOCMODEL_META_UNDERSCORE)
+		v = getKeyJsonValueFromContainer(c, "_ver", 4, &buf);
+	else
+		v = getKeyJsonValueFromContainer(c, "ver", 3, &buf);
+	if (v == NULL || v->type != jbvNumeric)
+		return -1;
+	return DatumGetInt32(
+		DirectFunctionCall1(numeric_int4, NumericGetDatum(v->val.numeric)));
+}
+
+/* Is key k one of the fields every write restamps (modified, modifiedBy, ver)? */
+static bool
+Restamped(JsonbValue *k, bool underscore)
+{
+	const char *s = k->val.string.val;
+	int len = k->val.string.len;
+
+	if (underscore)
+	{
+		if (len < 1 || s[0] != '_')
+			return false;
+		s++;
+		len--;
+	}
+	return (len == 3 && memcmp(s, "ver", 3) == 0) ||
+		   (len == 8 && memcmp(s, "modified", 8) == 0) ||
+		   (len == 10 && memcmp(s, "modifiedBy", 10) == 0);
+}
+
+/* Advance it to the next pair whose key is not restamped (nor skipkey). */
+static bool
+NextPair(JsonbIterator **it, JsonbValue *k, JsonbValue *v, bool underscore,
+		 const char *skipkey)
+{
+	JsonbIteratorToken tok;
+
+	while ((tok = JsonbIteratorNext(it, k, true)) != WJB_DONE)
+	{
+		if (tok != WJB_KEY)
+			continue;
+		tok = JsonbIteratorNext(it, v, true);
+		if (skipkey != NULL && k->val.string.len == strlen(skipkey) &&
+			memcmp(k->val.string.val, skipkey, k->val.string.len) == 0)
+			continue;
+		if (skipkey == NULL && Restamped(k, underscore))
+			continue;
+		return true;
+	}
+	return false;
+}
+
+/*
+ * Return true when objects a and b are equal but for the restamped fields
+ * (or, with skipkey, but for that member).
+ */
+static bool
+SameIgnoring(JsonbContainer *a, JsonbContainer *b, bool underscore,
+			 const char *skipkey)
+{
+	JsonbIterator *ia = JsonbIteratorInit(a);
+	JsonbIterator *ib = JsonbIteratorInit(b);
+	JsonbValue ka, va, kb, vb;
+
+	for (;;)
+	{
+		bool ha = NextPair(&ia, &ka, &va, underscore, skipkey);
+		bool hb = NextPair(&ib, &kb, &vb, underscore, skipkey);
+
+		if (!ha || !hb)
+			return ha == hb;
+		if (ka.val.string.len != kb.val.string.len ||
+			memcmp(ka.val.string.val, kb.val.string.val, ka.val.string.len) !=
+				0 ||
+			!FlatValuesEqual(&va, &vb))
+			return false;
+	}
+}
+
+/*
+ * Return true when an update from old to new changed the body, that is
+ * more than the fields every write restamps (_modified, _modifiedBy,
+ * _ver, in cfg's meta style).
+ */
+static bool
+BodyChanged(const DocmodelCollection *cfg, Datum oldd, Datum newd)
+{
+	Jsonb *o;
+	Jsonb *n;
+	JsonbValue bo, bn;
+	JsonbValue *mo;
+	JsonbValue *mn;
+
+	if (datumIsEqual(oldd, newd, false, -1))
+		return false;
+	o = DatumGetJsonbP(oldd);
+	n = DatumGetJsonbP(newd);
+	if (!JB_ROOT_IS_OBJECT(o) || !JB_ROOT_IS_OBJECT(n))
+		return compareJsonbContainers(&o->root, &n->root) != 0;
+	if (cfg->meta_style != DOCMODEL_META_META)
+		return !SameIgnoring(&o->root, &n->root,
+							 cfg->meta_style == DOCMODEL_META_UNDERSCORE, NULL);
+	if (!SameIgnoring(&o->root, &n->root, false, "meta"))
+		return true;
+	mo = getKeyJsonValueFromContainer(&o->root, "meta", 4, &bo);
+	mn = getKeyJsonValueFromContainer(&n->root, "meta", 4, &bn);
+	if (mo == NULL || mn == NULL || mo->type != jbvBinary ||
+		mn->type != jbvBinary || !JsonContainerIsObject(mo->val.binary.data) ||
+		!JsonContainerIsObject(mn->val.binary.data))
+		return !(mo == NULL && mn == NULL);
+	return !SameIgnoring(mo->val.binary.data, mn->val.binary.data, false, NULL);
+}
+
+/* Is the row's expires_at at or before the transaction's start? */
+static bool
+RowExpired(HeapTuple tup, TupleDesc desc)
+{
+	bool isnull;
+	Datum d;
+
+	if (desc->natts < COLL_ATT_EXPIRES)
+		return false;
+	d = heap_getattr(tup, COLL_ATT_EXPIRES, desc, &isnull);
+	return !isnull &&
+		   DatumGetTimestampTz(d) <= GetCurrentTransactionStartTimestamp();
+}
+
+/* Write every document of the collection as a 'truncate' revision. */
+static void
+HistoryOfTruncate(const DocmodelCollection *cfg, Relation coll)
+{
+	HistoryWriter w;
+	Snapshot snap = RegisterSnapshot(GetLatestSnapshot());
+	TableScanDesc scan = table_beginscan(coll, snap, 0, NULL);
+	TupleTableSlot *slot = table_slot_create(coll, NULL);
+	MemoryContext rowcxt =
+		AllocSetContextCreate(CurrentMemoryContext, "docmodel truncate history",
+							  ALLOCSET_DEFAULT_SIZES);
+	MemoryContext old;
+
+	HistoryOpen(&w, cfg);
+	while (table_scan_getnextslot(scan, ForwardScanDirection, slot))
+	{
+		bool isnull;
+		bool docnull;
+		Datum id = slot_getattr(slot, COLL_ATT_ID, &isnull);
+		Datum doc = slot_getattr(slot, COLL_ATT_DOC, &docnull);
+		int32 ver;
+
+		if (isnull || docnull)
+			continue;
+		old = MemoryContextSwitchTo(rowcxt);
+		ver = DocVer(cfg, DatumGetJsonbP(doc));
+		if (ver > 0)
+			HistoryWrite(&w, id, ver, "truncate", doc);
+		MemoryContextSwitchTo(old);
+		MemoryContextReset(rowcxt);
+	}
+	ExecDropSingleTupleTableSlot(slot);
+	table_endscan(scan);
+	UnregisterSnapshot(snap);
+	HistoryClose(&w);
+	MemoryContextDelete(rowcxt);
+}
+
+/*
+ * The history half of the collection trigger, for the AFTER UPDATE OR
+ * DELETE row event and the BEFORE TRUNCATE statement event (argument: the
+ * collection's configuration id). Being an AFTER trigger, it sees only
+ * writes that really happened: an update a later BEFORE trigger cancelled
+ * never reaches it, and a later error rolls its writes back.
+ */
+Datum
+DocmodelRevisionTrigger(FunctionCallInfo fcinfo)
+{
+	TriggerData *td = (TriggerData *) fcinfo->context;
+	DocmodelCollection cfg;
+	TupleDesc desc = RelationGetDescr(td->tg_relation);
+	HeapTuple oldtup = td->tg_trigtuple;
+	HistoryWriter w;
+	Datum id;
+	Datum olddoc;
+	bool isnull;
+	const char *op;
+	int32 ver;
+
+	if (td->tg_trigger->tgnargs != 1)
+		elog(ERROR, "collection_trigger: needs the collection id argument");
+	cfg = *DocmodelCollectionById(pg_strtoint32(td->tg_trigger->tgargs[0]));
+	if (cfg.revisions <= 0 || !OidIsValid(cfg.revisions_relid))
+		return PointerGetDatum(NULL);
+
+	if (TRIGGER_FIRED_BY_TRUNCATE(td->tg_event))
+	{
+		if (TRIGGER_FIRED_BEFORE(td->tg_event))
+			HistoryOfTruncate(&cfg, td->tg_relation);
+		return PointerGetDatum(NULL);
+	}
+	if (!TRIGGER_FIRED_AFTER(td->tg_event) ||
+		!TRIGGER_FIRED_FOR_ROW(td->tg_event))
+		elog(ERROR, "collection_trigger: history needs AFTER UPDATE OR DELETE "
+					"FOR EACH ROW");
+
+	id = heap_getattr(oldtup, COLL_ATT_ID, desc, &isnull);
+	if (isnull)
+		return PointerGetDatum(NULL);
+	olddoc = heap_getattr(oldtup, COLL_ATT_DOC, desc, &isnull);
+	if (isnull)
+		return PointerGetDatum(NULL);
+	if (TRIGGER_FIRED_BY_UPDATE(td->tg_event))
+	{
+		Datum newdoc =
+			heap_getattr(td->tg_newtuple, COLL_ATT_DOC, desc, &isnull);
+
+		if (RowExpired(oldtup, desc))
+			op = "expire";
+		else if (isnull || !BodyChanged(&cfg, olddoc, newdoc))
+			return PointerGetDatum(NULL); /* a no-op update */
+		else
+			op = "update";
+	}
+	else if (TRIGGER_FIRED_BY_DELETE(td->tg_event))
+		op = "delete";
+	else
+		return PointerGetDatum(NULL);
+
+	ver = DocVer(&cfg, DatumGetJsonbP(olddoc));
+	if (ver <= 0)
+		return PointerGetDatum(NULL); /* never stamped: no number to file */
+	HistoryOpen(&w, &cfg);
+	HistoryWrite(&w, id, ver, op, olddoc);
+	HistoryClose(&w);
+	return PointerGetDatum(NULL);
+}
+
+/*
+ * Return the _ver a new document with key id starts at: one above the
+ * newest revision of the key (so numbering never restarts after a delete),
+ * and at least floor. Without a history table, floor.
+ */
+int32
+DocmodelRevisionFirstVer(const DocmodelCollection *cfg, Datum id, int32 floor)
+{
+	Relation rel;
+	Relation pkey;
+	ScanKeyData sk[1];
+	IndexScanDesc scan;
+	TupleTableSlot *slot;
+	int32 ver = floor;
+
+	if (!OidIsValid(cfg->revisions_relid))
+		return floor;
+	rel = try_table_open(cfg->revisions_relid, AccessShareLock);
+	if (rel == NULL)
+		return floor; /* dropped: nothing to continue after */
+	table_close(rel, NoLock);
+	rel = HistoryOpenRel(cfg, AccessShareLock, &pkey);
+	slot = table_slot_create(rel, NULL);
+	(void) HistoryKeys(pkey, sk, id, PG_INT32_MAX);
+	scan = index_beginscan(rel, pkey, SnapshotSelf, 1, 0);
+	index_rescan(scan, sk, 1, NULL, 0);
+	if (index_getnext_slot(scan, BackwardScanDirection, slot))
+	{
+		bool isnull;
+		Datum d = slot_getattr(slot, REV_ATT_VER, &isnull);
+
+		if (!isnull && DatumGetInt32(d) >= floor)
+			ver = DatumGetInt32(d) + 1;
+	}
+	index_endscan(scan);
+	ExecDropSingleTupleTableSlot(slot);
+	index_close(pkey, NoLock);
+	table_close(rel, NoLock);
+	return ver;
 }
