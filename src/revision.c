@@ -15,10 +15,12 @@
 #include "postgres.h"
 
 #include "access/genam.h"
+#include "access/heapam.h"
 #include "access/htup_details.h"
 #include "access/table.h"
 #include "access/tableam.h"
 #include "access/xact.h"
+#include "catalog/pg_am.h"
 #include "catalog/pg_class.h"
 #include "catalog/pg_type.h"
 #include "commands/trigger.h"
@@ -984,15 +986,19 @@ patch(PG_FUNCTION_ARGS)
 typedef struct HistoryWriter
 {
 	Relation rel;
-	Relation pkey; /* its (id, ver) primary key index */
-	EState *estate;
-	ResultRelInfo *rri;
-	TupleTableSlot *slot;     /* for inserts */
-	TupleTableSlot *scanslot; /* for the pruning scan */
+	Relation pkey;            /* its (id, ver) primary key index */
+	bool fast;                /* a heap whose one index is pkey: no executor */
+	EState *estate;           /* when !fast */
+	ResultRelInfo *rri;       /* when !fast */
+	TupleTableSlot *slot;     /* for inserts, when !fast */
+	TupleTableSlot *scanslot; /* for the pruning scan, made on first use */
 	int32 keep;
 	Datum who;
 	Datum at;
 } HistoryWriter;
+
+/* IndexInfo of every (id, ver) primary key, built once (fast path). */
+static IndexInfo *PkeyInfo = NULL;
 
 /*
  * Open the history table relid and its primary key; raise 42P01 when it
@@ -1049,18 +1055,49 @@ HistoryOpenRel(const DocmodelCollection *cfg, LOCKMODE mode, Relation *pkey)
 	return rel;
 }
 
-/* Open the history table of cfg for writing revisions. */
+/*
+ * Open the history table of cfg for writing revisions. A plain heap whose
+ * only index is the primary key takes the fast path: heap_insert and
+ * index_insert directly, no executor state. Any other index (a user may
+ * add some) goes through ExecInsertIndexTuples.
+ */
 static void
 HistoryOpen(HistoryWriter *w, const DocmodelCollection *cfg)
 {
+	List *indexes;
+
 	w->rel = HistoryOpenRel(cfg, RowExclusiveLock, &w->pkey);
 	w->keep = cfg->revisions;
-	w->estate = CreateExecutorState();
-	w->rri = makeNode(ResultRelInfo);
-	InitResultRelInfo(w->rri, w->rel, 1, NULL, 0);
-	ExecOpenIndices(w->rri, false);
-	w->slot = table_slot_create(w->rel, NULL);
-	w->scanslot = table_slot_create(w->rel, NULL);
+	indexes = RelationGetIndexList(w->rel);
+	w->fast = list_length(indexes) == 1 &&
+			  w->rel->rd_rel->relam == HEAP_TABLE_AM_OID &&
+			  w->pkey->rd_rel->relam == BTREE_AM_OID;
+	list_free(indexes);
+	w->scanslot = NULL;
+	if (w->fast)
+	{
+		if (PkeyInfo == NULL)
+		{
+			MemoryContext old = MemoryContextSwitchTo(TopMemoryContext);
+
+			PkeyInfo = makeIndexInfo(2, 2, BTREE_AM_OID, NIL, NIL, true, false,
+									 true, false);
+			PkeyInfo->ii_IndexAttrNumbers[0] = REV_ATT_ID;
+			PkeyInfo->ii_IndexAttrNumbers[1] = REV_ATT_VER;
+			MemoryContextSwitchTo(old);
+		}
+		w->estate = NULL;
+		w->rri = NULL;
+		w->slot = NULL;
+	}
+	else
+	{
+		w->estate = CreateExecutorState();
+		w->rri = makeNode(ResultRelInfo);
+		InitResultRelInfo(w->rri, w->rel, 1, NULL, 0);
+		ExecOpenIndices(w->rri, false);
+		w->slot = table_slot_create(w->rel, NULL);
+	}
 	w->who = CStringGetTextDatum(DocmodelWho());
 	w->at = TimestampTzGetDatum(GetCurrentTransactionStartTimestamp());
 }
@@ -1069,10 +1106,14 @@ HistoryOpen(HistoryWriter *w, const DocmodelCollection *cfg)
 static void
 HistoryClose(HistoryWriter *w)
 {
-	ExecDropSingleTupleTableSlot(w->slot);
-	ExecDropSingleTupleTableSlot(w->scanslot);
-	ExecCloseIndices(w->rri);
-	FreeExecutorState(w->estate);
+	if (w->scanslot != NULL)
+		ExecDropSingleTupleTableSlot(w->scanslot);
+	if (!w->fast)
+	{
+		ExecDropSingleTupleTableSlot(w->slot);
+		ExecCloseIndices(w->rri);
+		FreeExecutorState(w->estate);
+	}
 	index_close(w->pkey, NoLock);
 	table_close(w->rel, NoLock);
 }
@@ -1100,6 +1141,8 @@ HistoryPrune(HistoryWriter *w, Datum id, int32 upto)
 
 	/* SnapshotSelf: what exists now, committed or ours, whatever the
 	 * statement's snapshot is. */
+	if (w->scanslot == NULL)
+		w->scanslot = table_slot_create(w->rel, NULL);
 	scan = index_beginscan(w->rel, w->pkey, SnapshotSelf, nkeys, 0);
 	index_rescan(scan, sk, nkeys, NULL, 0);
 	while (index_getnext_slot(scan, ForwardScanDirection, w->scanslot))
@@ -1122,28 +1165,44 @@ HistoryPrune(HistoryWriter *w, Datum id, int32 upto)
 static void
 HistoryWrite(HistoryWriter *w, Datum id, int32 ver, const char *op, Datum doc)
 {
-	TupleTableSlot *slot = w->slot;
+	TupleDesc desc = RelationGetDescr(w->rel);
+	Datum *values = palloc(sizeof(Datum) * desc->natts);
+	bool *nulls = palloc(sizeof(bool) * desc->natts);
 	int i;
 
-	ExecClearTuple(slot);
-	for (i = 0; i < slot->tts_tupleDescriptor->natts; i++)
-		slot->tts_isnull[i] = true;
-	slot->tts_values[REV_ATT_ID - 1] = id;
-	slot->tts_isnull[REV_ATT_ID - 1] = false;
-	slot->tts_values[REV_ATT_VER - 1] = Int32GetDatum(ver);
-	slot->tts_isnull[REV_ATT_VER - 1] = false;
-	slot->tts_values[REV_ATT_OP - 1] = CStringGetTextDatum(op);
-	slot->tts_isnull[REV_ATT_OP - 1] = false;
-	slot->tts_values[REV_ATT_AT - 1] = w->at;
-	slot->tts_isnull[REV_ATT_AT - 1] = false;
-	slot->tts_values[REV_ATT_BY - 1] = w->who;
-	slot->tts_isnull[REV_ATT_BY - 1] = false;
-	slot->tts_values[REV_ATT_DOC - 1] = doc;
-	slot->tts_isnull[REV_ATT_DOC - 1] = false;
-	ExecStoreVirtualTuple(slot);
-	table_tuple_insert(w->rel, slot, GetCurrentCommandId(true), 0, NULL);
-	ExecInsertIndexTuples(w->rri, slot, w->estate, false, false, NULL, NIL);
-	ResetPerTupleExprContext(w->estate);
+	for (i = 0; i < desc->natts; i++)
+		nulls[i] = true;
+	values[REV_ATT_ID - 1] = id;
+	values[REV_ATT_VER - 1] = Int32GetDatum(ver);
+	values[REV_ATT_OP - 1] = CStringGetTextDatum(op);
+	values[REV_ATT_AT - 1] = w->at;
+	values[REV_ATT_BY - 1] = w->who;
+	values[REV_ATT_DOC - 1] = doc;
+	for (i = 0; i < REV_ATT_DOC; i++)
+		nulls[i] = false;
+	if (w->fast)
+	{
+		HeapTuple tup = heap_form_tuple(desc, values, nulls);
+
+		simple_heap_insert(w->rel, tup);
+		index_insert(w->pkey, values, nulls, &tup->t_self, w->rel,
+					 UNIQUE_CHECK_YES, false, PkeyInfo);
+		heap_freetuple(tup);
+	}
+	else
+	{
+		TupleTableSlot *slot = w->slot;
+
+		ExecClearTuple(slot);
+		memcpy(slot->tts_values, values, sizeof(Datum) * desc->natts);
+		memcpy(slot->tts_isnull, nulls, sizeof(bool) * desc->natts);
+		ExecStoreVirtualTuple(slot);
+		table_tuple_insert(w->rel, slot, GetCurrentCommandId(true), 0, NULL);
+		ExecInsertIndexTuples(w->rri, slot, w->estate, false, false, NULL, NIL);
+		ResetPerTupleExprContext(w->estate);
+	}
+	pfree(values);
+	pfree(nulls);
 	if (ver > w->keep)
 		HistoryPrune(w, id, ver - w->keep);
 }
