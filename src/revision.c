@@ -992,6 +992,7 @@ typedef struct HistoryWriter
 	ResultRelInfo *rri;       /* when !fast */
 	TupleTableSlot *slot;     /* for inserts, when !fast */
 	TupleTableSlot *scanslot; /* for the pruning scan, made on first use */
+	MemoryContext cxt;        /* where HistoryOpen ran: the slots live here */
 	int32 keep;
 	Datum who;
 	Datum at;
@@ -1002,8 +1003,7 @@ static IndexInfo *PkeyInfo = NULL;
 
 /*
  * Open the history table relid and its primary key; raise 42P01 when it
- * is gone and 22023 when it lost its layout. For pruning and numbering
- * only (no writes), pass write = false.
+ * is gone and 22023 when it lost its layout.
  */
 static Relation
 HistoryOpenRel(const DocmodelCollection *cfg, LOCKMODE mode, Relation *pkey)
@@ -1018,9 +1018,8 @@ HistoryOpenRel(const DocmodelCollection *cfg, LOCKMODE mode, Relation *pkey)
 			(errcode(ERRCODE_UNDEFINED_TABLE),
 			 errmsg("the revisions table of collection \"%s\" does not exist",
 					get_rel_name(cfg->relid) ? get_rel_name(cfg->relid) : "?"),
-			 errdetail(
-				 "Its configuration names relation %u, which was dropped.",
-				 cfg->revisions_relid),
+			 errdetail("The collection's configuration names a table that "
+					   "was dropped."),
 			 errhint("Call docmodel.set_revisions() to create a new one, "
 					 "or with 0 to turn history off.")));
 	desc = RelationGetDescr(rel);
@@ -1074,6 +1073,7 @@ HistoryOpen(HistoryWriter *w, const DocmodelCollection *cfg)
 			  w->pkey->rd_rel->relam == BTREE_AM_OID;
 	list_free(indexes);
 	w->scanslot = NULL;
+	w->cxt = CurrentMemoryContext;
 	if (w->fast)
 	{
 		if (PkeyInfo == NULL)
@@ -1142,7 +1142,12 @@ HistoryPrune(HistoryWriter *w, Datum id, int32 upto)
 	/* SnapshotSelf: what exists now, committed or ours, whatever the
 	 * statement's snapshot is. */
 	if (w->scanslot == NULL)
+	{
+		MemoryContext old = MemoryContextSwitchTo(w->cxt);
+
 		w->scanslot = table_slot_create(w->rel, NULL);
+		MemoryContextSwitchTo(old);
+	}
 	scan = index_beginscan(w->rel, w->pkey, SnapshotSelf, nkeys, 0);
 	index_rescan(scan, sk, nkeys, NULL, 0);
 	while (index_getnext_slot(scan, ForwardScanDirection, w->scanslot))
