@@ -315,6 +315,61 @@ GRANT SELECT ON docmodel.collections TO PUBLIC;
 COMMENT ON VIEW docmodel.collections IS
     'every docmodel collection and its options';
 
+-- Key-value API (src/kv.c). Each runs as the caller: table privileges apply.
+CREATE FUNCTION docmodel.get(coll regclass, key text) RETURNS jsonb
+    LANGUAGE c STABLE STRICT PARALLEL RESTRICTED
+    AS 'MODULE_PATHNAME', 'kv_get';
+COMMENT ON FUNCTION docmodel.get(regclass, text) IS
+    'the document with this key, NULL when absent or expired';
+
+CREATE FUNCTION docmodel.get_multi(coll regclass, keys text[])
+    RETURNS TABLE (key text, doc jsonb, cas bigint)
+    LANGUAGE c STABLE STRICT PARALLEL RESTRICTED ROWS 10
+    AS 'MODULE_PATHNAME', 'kv_get_multi';
+COMMENT ON FUNCTION docmodel.get_multi(regclass, text[]) IS
+    'the present documents of these keys, in the order asked';
+
+CREATE FUNCTION docmodel.insert(coll regclass, key text, doc jsonb,
+    expiry interval DEFAULT NULL) RETURNS bigint
+    LANGUAGE c VOLATILE PARALLEL UNSAFE
+    AS 'MODULE_PATHNAME', 'kv_insert';
+COMMENT ON FUNCTION docmodel.insert(regclass, text, jsonb, interval) IS
+    'insert a new document and return its cas; 23505 when the key exists';
+
+CREATE FUNCTION docmodel.upsert(coll regclass, key text, doc jsonb,
+    expiry interval DEFAULT NULL) RETURNS bigint
+    LANGUAGE c VOLATILE PARALLEL UNSAFE
+    AS 'MODULE_PATHNAME', 'kv_upsert';
+COMMENT ON FUNCTION docmodel.upsert(regclass, text, jsonb, interval) IS
+    'insert or replace a document and return its new cas';
+
+CREATE FUNCTION docmodel.replace(coll regclass, key text, doc jsonb,
+    cas bigint DEFAULT NULL, expiry interval DEFAULT NULL) RETURNS bigint
+    LANGUAGE c VOLATILE PARALLEL UNSAFE
+    AS 'MODULE_PATHNAME', 'kv_replace';
+COMMENT ON FUNCTION docmodel.replace(regclass, text, jsonb, bigint, interval) IS
+    'replace a present document (only at this cas when given) and return its new cas';
+
+CREATE FUNCTION docmodel.remove(coll regclass, key text, cas bigint DEFAULT NULL)
+    RETURNS bigint
+    LANGUAGE c VOLATILE PARALLEL UNSAFE
+    AS 'MODULE_PATHNAME', 'kv_remove';
+COMMENT ON FUNCTION docmodel.remove(regclass, text, bigint) IS
+    'delete a present document (only at this cas when given); returns the cas it had';
+
+CREATE FUNCTION docmodel.touch(coll regclass, key text, expiry interval)
+    RETURNS bigint
+    LANGUAGE c VOLATILE PARALLEL UNSAFE
+    AS 'MODULE_PATHNAME', 'kv_touch';
+COMMENT ON FUNCTION docmodel.touch(regclass, text, interval) IS
+    'set (or clear with NULL) a present document''s expiry; returns its new cas';
+
+CREATE FUNCTION docmodel.purge_expired(coll regclass) RETURNS bigint
+    LANGUAGE c VOLATILE STRICT PARALLEL UNSAFE
+    AS 'MODULE_PATHNAME', 'kv_purge_expired';
+COMMENT ON FUNCTION docmodel.purge_expired(regclass) IS
+    'delete the expired documents of a collection and return how many';
+
 -- (end of collections)
 
 

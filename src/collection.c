@@ -262,9 +262,8 @@ DocmodelCollectionIdByRelid(Oid relid, bool missing_ok)
 		ereport(ERROR, (errcode(ERRCODE_INVALID_PARAMETER_VALUE),
 						errmsg("\"%s\" is not a docmodel collection",
 							   name ? name : "(dropped)"),
-						errdetail("Relation %u has no row in "
-								  "docmodel.collection_config.",
-								  relid),
+						errdetail("The table has no row in "
+								  "docmodel.collection_config."),
 						errhint("Create collections with "
 								"docmodel.create_collection().")));
 	}

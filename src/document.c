@@ -111,36 +111,6 @@ MetaContainer(const DocmodelCollection *cfg, Jsonb *doc)
 	return meta->val.binary.data;
 }
 
-/* Push a string pair. */
-static void
-PushString(JsonbParseState **ps, const char *key, const char *val, int len)
-{
-	JsonbValue k;
-	JsonbValue v;
-
-	k.type = jbvString;
-	k.val.string.val = (char *) key;
-	k.val.string.len = strlen(key);
-	v.type = jbvString;
-	v.val.string.val = (char *) val;
-	v.val.string.len = len;
-	pushJsonbValue(ps, WJB_KEY, &k);
-	pushJsonbValue(ps, WJB_VALUE, &v);
-}
-
-/* Push a pair with a ready value. */
-static void
-PushValue(JsonbParseState **ps, const char *key, JsonbValue *v)
-{
-	JsonbValue k;
-
-	k.type = jbvString;
-	k.val.string.val = (char *) key;
-	k.val.string.len = strlen(key);
-	pushJsonbValue(ps, WJB_KEY, &k);
-	pushJsonbValue(ps, WJB_VALUE, v);
-}
-
 /* Return a time stamp as a JSON value in the given unit. */
 JsonbValue *
 DocmodelTimeValue(TimestampTz ts, DocmodelTimeUnit unit)
@@ -196,105 +166,322 @@ DocmodelTimeValue(TimestampTz ts, DocmodelTimeUnit unit)
 	return v;
 }
 
-/* Push the management fields of the stamp (except schema unless set). */
-static void
-PushManaged(JsonbParseState **ps, const FieldNames *names, DocmodelStamp *st)
+/*
+ * One pair of an object being written: the key, and the value as its
+ * on-disk bytes (string bytes, a numeric varlena, a container) with its
+ * JEntry type. Values of the body are never decoded, only copied.
+ */
+typedef struct OutPair
 {
-	JsonbValue ver;
-	JsonbValue *modified = DocmodelTimeValue(st->now, st->cfg->time_unit);
-	int wholen = strlen(st->who);
+	const char *key;
+	int keylen;
+	uint32 type; /* JENTRY_ISSTRING, ISNUMERIC, ... */
+	const char *data;
+	int len;
+} OutPair;
 
-	PushString(ps, names->type, st->type, st->type_len);
-	if (st->schema != NULL)
-		PushValue(ps, names->schema, st->schema);
-	if (st->is_insert)
+/* Order of keys in a jsonb object: shorter first, then bytewise. */
+static int
+PairCmp(const OutPair *a, const OutPair *b)
+{
+	if (a->keylen != b->keylen)
+		return a->keylen < b->keylen ? -1 : 1;
+	return memcmp(a->key, b->key, a->keylen);
+}
+
+/* Set p to key and the JSON value v (scalar or binary container). */
+static void
+PairFromValue(OutPair *p, const char *key, JsonbValue *v)
+{
+	p->key = key;
+	p->keylen = strlen(key);
+	p->data = NULL;
+	p->len = 0;
+	switch (v->type)
 	{
-		PushValue(ps, names->created, modified);
-		PushString(ps, names->created_by, st->who, wholen);
+		case jbvString:
+			p->type = JENTRY_ISSTRING;
+			p->data = v->val.string.val;
+			p->len = v->val.string.len;
+			break;
+		case jbvNumeric:
+			p->type = JENTRY_ISNUMERIC;
+			p->data = (const char *) v->val.numeric;
+			p->len = VARSIZE_ANY(v->val.numeric);
+			break;
+		case jbvBool:
+			p->type = v->val.boolean ? JENTRY_ISBOOL_TRUE : JENTRY_ISBOOL_FALSE;
+			break;
+		case jbvNull:
+			p->type = JENTRY_ISNULL;
+			break;
+		case jbvBinary:
+			p->type = JENTRY_ISCONTAINER;
+			p->data = (const char *) v->val.binary.data;
+			p->len = v->val.binary.len;
+			break;
+		default:
+			elog(ERROR, "unexpected jsonb value type %d", (int) v->type);
 	}
-	else
-	{
-		if (st->created != NULL)
-			PushValue(ps, names->created, st->created);
-		if (st->created_by != NULL)
-			PushValue(ps, names->created_by, st->created_by);
-	}
-	PushValue(ps, names->modified, modified);
-	PushString(ps, names->modified_by, st->who, wholen);
-	ver.type = jbvNumeric;
-	ver.val.numeric = int64_to_numeric(st->ver);
-	PushValue(ps, names->ver, &ver);
+}
+
+/* Set p to a string pair. */
+static void
+PairString(OutPair *p, const char *key, const char *val, int len)
+{
+	p->key = key;
+	p->keylen = strlen(key);
+	p->type = JENTRY_ISSTRING;
+	p->data = val;
+	p->len = len;
 }
 
 /*
- * Copy the pairs of object container c into *ps, leaving out management
- * fields (which PushManaged writes). The schema field is kept unless the
- * stamp sets one.
+ * Read the pairs of object container c into out (in their stored order,
+ * which is the key order), leaving out the keys skip() names. Returns the
+ * number of pairs read.
  */
-static void
-PushUserPairs(JsonbParseState **ps, JsonbContainer *c, const FieldNames *names,
-			  DocmodelStamp *st, bool skip_meta, JsonbContainer **meta)
+static int
+ReadPairs(JsonbContainer *c, const FieldNames *names, DocmodelStamp *st,
+		  bool skip_meta, JsonbContainer **meta, OutPair *out)
 {
-	JsonbIterator *it = JsonbIteratorInit(c);
-	JsonbValue k;
-	JsonbValue v;
-	JsonbIteratorToken tok;
+	int n = JsonContainerSize(c);
+	char *base = (char *) &c->children[2 * n];
+	uint32 koff = 0;
+	uint32 voff;
+	int i;
+	int k = 0;
 
-	tok = JsonbIteratorNext(&it, &k, true);
-	Assert(tok == WJB_BEGIN_OBJECT);
-	while ((tok = JsonbIteratorNext(&it, &k, true)) == WJB_KEY)
+	/* the values' data follows all keys' data */
+	voff = 0;
+	for (i = 0; i < n; i++)
+		JBE_ADVANCE_OFFSET(voff, c->children[i]);
+	for (i = 0; i < n; i++)
 	{
-		ManagedField mf;
+		JEntry ke = c->children[i];
+		JEntry ve = c->children[n + i];
+		uint32 kstart = koff;
+		uint32 vstart = voff;
+		uint32 klen;
+		uint32 vlen;
+		OutPair *p = &out[k];
 
-		tok = JsonbIteratorNext(&it, &v, true);
-		Assert(tok == WJB_VALUE);
-		if (skip_meta && k.val.string.len == 4 &&
-			memcmp(k.val.string.val, "meta", 4) == 0)
+		JBE_ADVANCE_OFFSET(koff, ke);
+		JBE_ADVANCE_OFFSET(voff, ve);
+		klen = koff - kstart;
+		vlen = voff - vstart;
+		p->key = base + kstart;
+		p->keylen = klen;
+		p->type = ve & JENTRY_TYPEMASK;
+		if (JBE_ISNUMERIC(ve) || JBE_ISCONTAINER(ve))
 		{
-			if (v.type == jbvBinary && JsonContainerIsObject(v.val.binary.data))
-				*meta = v.val.binary.data;
+			uint32 a = INTALIGN(vstart);
+
+			p->data = base + a;
+			p->len = vlen - (a - vstart);
+		}
+		else
+		{
+			p->data = base + vstart;
+			p->len = vlen;
+		}
+		if (skip_meta && klen == 4 && memcmp(p->key, "meta", 4) == 0)
+		{
+			if (JBE_ISCONTAINER(ve) &&
+				JsonContainerIsObject((JsonbContainer *) p->data))
+				*meta = (JsonbContainer *) p->data;
 			continue;
 		}
 		if (names != NULL)
 		{
-			mf = Managed(names, k.val.string.val, k.val.string.len);
+			ManagedField mf = Managed(names, p->key, klen);
+
 			if (mf == MF_TYPE || mf == MF_OTHER ||
 				(mf == MF_SCHEMA && st->schema != NULL))
 				continue;
 		}
-		pushJsonbValue(ps, WJB_KEY, &k);
-		pushJsonbValue(ps, WJB_VALUE, &v);
+		k++;
+	}
+	return k;
+}
+
+/* Append zero bytes until buf's length is a multiple of 4. */
+static void
+PadToInt(StringInfo buf)
+{
+	static const char zeros[4] = {0, 0, 0, 0};
+	int pad = INTALIGN(buf->len) - buf->len;
+
+	if (pad > 0)
+		appendBinaryStringInfo(buf, zeros, pad);
+}
+
+/*
+ * Write an object of n pairs (sorted by key, no duplicates) to buf in the
+ * jsonb on-disk format, as convertJsonbObject() does; buf's length must be
+ * a multiple of 4 (alignment is relative to the buffer's start).
+ */
+static void
+WriteObject(StringInfo buf, OutPair *pairs, int n)
+{
+	uint32 header = (uint32) n | JB_FOBJECT;
+	int jpos;
+	uint32 totallen = 0;
+	int i;
+
+	appendBinaryStringInfo(buf, (char *) &header, sizeof(uint32));
+	jpos = buf->len;
+	enlargeStringInfo(buf, 2 * n * sizeof(JEntry));
+	buf->len += 2 * n * sizeof(JEntry);
+	for (i = 0; i < 2 * n; i++)
+	{
+		OutPair *p = &pairs[i % n];
+		int start = buf->len;
+		uint32 type;
+		uint32 len;
+		JEntry je;
+
+		if (i < n)
+		{
+			type = JENTRY_ISSTRING;
+			appendBinaryStringInfo(buf, p->key, p->keylen);
+		}
+		else
+		{
+			type = p->type;
+			if (type == JENTRY_ISNUMERIC || type == JENTRY_ISCONTAINER)
+				PadToInt(buf);
+			if (p->len > 0)
+				appendBinaryStringInfo(buf, p->data, p->len);
+		}
+		len = buf->len - start;
+		totallen += len;
+		if (totallen > JENTRY_OFFLENMASK)
+			ereport(ERROR,
+					(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
+					 errmsg("total size of jsonb object elements exceeds the "
+							"maximum of %u bytes",
+							JENTRY_OFFLENMASK)));
+		je = (i % JB_OFFSET_STRIDE == 0) ? (type | totallen | JENTRY_HAS_OFF)
+										 : (type | len);
+		memcpy(buf->data + jpos + i * sizeof(JEntry), &je, sizeof(JEntry));
 	}
 }
+
+/*
+ * Merge the sorted pairs a (na) and the pairs b (nb, any order, few) into
+ * out, sorted. Returns na + nb.
+ */
+static int
+MergePairs(OutPair *a, int na, OutPair *b, int nb, OutPair *out)
+{
+	int i, j, k = 0;
+
+	/* insertion-sort the few management pairs */
+	for (i = 1; i < nb; i++)
+	{
+		OutPair t = b[i];
+
+		for (j = i; j > 0 && PairCmp(&b[j - 1], &t) > 0; j--)
+			b[j] = b[j - 1];
+		b[j] = t;
+	}
+	i = j = 0;
+	while (i < na || j < nb)
+	{
+		if (j >= nb || (i < na && PairCmp(&a[i], &b[j]) < 0))
+			out[k++] = a[i++];
+		else
+			out[k++] = b[j++];
+	}
+	return k;
+}
+
+/*
+ * Fill m with the management pairs of the stamp in the given names;
+ * timeval is the JSON value of st->now. Returns how many.
+ */
+static int
+ManagedPairs(const FieldNames *names, DocmodelStamp *st, JsonbValue *timeval,
+			 JsonbValue *ver, OutPair *m)
+{
+	int k = 0;
+	int wholen = strlen(st->who);
+
+	PairString(&m[k++], names->type, st->type, st->type_len);
+	if (st->schema != NULL)
+		PairFromValue(&m[k++], names->schema, st->schema);
+	if (st->is_insert)
+	{
+		PairFromValue(&m[k++], names->created, timeval);
+		PairString(&m[k++], names->created_by, st->who, wholen);
+	}
+	else
+	{
+		if (st->created != NULL)
+			PairFromValue(&m[k++], names->created, st->created);
+		if (st->created_by != NULL)
+			PairFromValue(&m[k++], names->created_by, st->created_by);
+	}
+	PairFromValue(&m[k++], names->modified, timeval);
+	PairString(&m[k++], names->modified_by, st->who, wholen);
+	PairFromValue(&m[k++], names->ver, ver);
+	return k;
+}
+
+#define MAX_MANAGED 8
 
 /*
  * Build the document to store: the body's own fields plus the management
  * fields of the stamp, in the collection's meta style. The one place where
  * a stored document is assembled: every write of a collection passes here
- * exactly once.
+ * exactly once. The body's values are copied as bytes, not decoded.
  */
 Jsonb *
 DocmodelAssembleDocument(Jsonb *body, DocmodelStamp *st)
 {
-	JsonbParseState *ps = NULL;
-	JsonbValue *res;
+	int n = JsonContainerSize(&body->root);
+	OutPair *user = palloc((n + 1) * sizeof(OutPair));
+	OutPair *out = palloc((n + 1 + MAX_MANAGED) * sizeof(OutPair));
+	OutPair managed[MAX_MANAGED];
+	JsonbValue *timeval = DocmodelTimeValue(st->now, st->cfg->time_unit);
+	JsonbValue ver;
+	StringInfoData buf;
+	int nuser;
+	int nmanaged;
+	int nout;
 
-	pushJsonbValue(&ps, WJB_BEGIN_OBJECT, NULL);
+	ver.type = jbvNumeric;
+	ver.val.numeric = int64_to_numeric(st->ver);
+	initStringInfo(&buf);
+	appendStringInfoSpaces(&buf, VARHDRSZ);
 	if (st->cfg->meta_style == DOCMODEL_META_META)
 	{
 		JsonbContainer *meta = NULL;
-		JsonbValue k;
+		OutPair *muser;
+		OutPair *mout;
+		OutPair metapair;
+		StringInfoData mbuf;
+		int nm = 0;
+		int nmuser = 0;
 
-		PushUserPairs(&ps, &body->root, NULL, st, true, &meta);
-		k.type = jbvString;
-		k.val.string.val = "meta";
-		k.val.string.len = 4;
-		pushJsonbValue(&ps, WJB_KEY, &k);
-		pushJsonbValue(&ps, WJB_BEGIN_OBJECT, NULL);
+		nuser = ReadPairs(&body->root, NULL, st, true, &meta, user);
 		if (meta != NULL)
-			PushUserPairs(&ps, meta, &PlainNames, st, false, NULL);
-		PushManaged(&ps, &PlainNames, st);
-		pushJsonbValue(&ps, WJB_END_OBJECT, NULL);
+			nm = JsonContainerSize(meta);
+		muser = palloc((nm + 1) * sizeof(OutPair));
+		mout = palloc((nm + 1 + MAX_MANAGED) * sizeof(OutPair));
+		if (meta != NULL)
+			nmuser = ReadPairs(meta, &PlainNames, st, false, NULL, muser);
+		nmanaged = ManagedPairs(&PlainNames, st, timeval, &ver, managed);
+		nout = MergePairs(muser, nmuser, managed, nmanaged, mout);
+		initStringInfo(&mbuf);
+		WriteObject(&mbuf, mout, nout);
+		metapair.key = "meta";
+		metapair.keylen = 4;
+		metapair.type = JENTRY_ISCONTAINER;
+		metapair.data = mbuf.data;
+		metapair.len = mbuf.len;
+		nout = MergePairs(user, nuser, &metapair, 1, out);
 	}
 	else
 	{
@@ -302,11 +489,13 @@ DocmodelAssembleDocument(Jsonb *body, DocmodelStamp *st)
 									  ? &PlainNames
 									  : &UnderscoreNames;
 
-		PushUserPairs(&ps, &body->root, names, st, false, NULL);
-		PushManaged(&ps, names, st);
+		nuser = ReadPairs(&body->root, names, st, false, NULL, user);
+		nmanaged = ManagedPairs(names, st, timeval, &ver, managed);
+		nout = MergePairs(user, nuser, managed, nmanaged, out);
 	}
-	res = pushJsonbValue(&ps, WJB_END_OBJECT, NULL);
-	return JsonbValueToJsonb(res);
+	WriteObject(&buf, out, nout);
+	SET_VARSIZE(buf.data, buf.len);
+	return (Jsonb *) buf.data;
 }
 
 /* Name a JSON container's kind for messages. */
