@@ -1131,16 +1131,21 @@ HistoryKeys(Relation pkey, ScanKeyData *sk, Datum id, int32 upto)
 	return 2;
 }
 
-/* Delete the revisions of key id numbered upto or less. */
-static void
-HistoryPrune(HistoryWriter *w, Datum id, int32 upto)
+/*
+ * Delete the revisions of key id numbered upto or less. With newtup (fast
+ * path only), turn the first of them into newtup instead (heap_update: the
+ * row's space is reused, no new page) and return true; return false when
+ * there was none to recycle.
+ */
+static bool
+HistoryPrune(HistoryWriter *w, Datum id, int32 upto, HeapTuple newtup)
 {
 	ScanKeyData sk[2];
 	int nkeys = HistoryKeys(w->pkey, sk, id, upto);
 	IndexScanDesc scan;
+	Snapshot snap;
+	bool recycled = false;
 
-	/* SnapshotSelf: what exists now, committed or ours, whatever the
-	 * statement's snapshot is. */
 	if (w->scanslot == NULL)
 	{
 		MemoryContext old = MemoryContextSwitchTo(w->cxt);
@@ -1148,25 +1153,48 @@ HistoryPrune(HistoryWriter *w, Datum id, int32 upto)
 		w->scanslot = table_slot_create(w->rel, NULL);
 		MemoryContextSwitchTo(old);
 	}
-	scan = index_beginscan(w->rel, w->pkey, SnapshotSelf, nkeys, 0);
+	/*
+	 * A fresh MVCC snapshot: what others committed by now (whatever the
+	 * statement's snapshot is) and what this transaction wrote in earlier
+	 * commands; not rows of the current command, which heap_update and
+	 * heap_delete could not take.
+	 */
+	snap = RegisterSnapshot(GetLatestSnapshot());
+	scan = index_beginscan(w->rel, w->pkey, snap, nkeys, 0);
 	index_rescan(scan, sk, nkeys, NULL, 0);
 	while (index_getnext_slot(scan, ForwardScanDirection, w->scanslot))
 	{
 		TM_FailureData tmfd;
 		TM_Result res;
 
-		res = table_tuple_delete(w->rel, &w->scanslot->tts_tid,
-								 GetCurrentCommandId(true), InvalidSnapshot,
-								 InvalidSnapshot, true, &tmfd, false);
-		/* Deleted meanwhile by someone else: it is gone, as wanted. */
+		if (newtup != NULL && !recycled)
+		{
+			LockTupleMode mode;
+
+			res = heap_update(w->rel, &w->scanslot->tts_tid, newtup,
+							  GetCurrentCommandId(true), InvalidSnapshot, true,
+							  &tmfd, &mode);
+			recycled = (res == TM_Ok);
+		}
+		else
+			res = table_tuple_delete(w->rel, &w->scanslot->tts_tid,
+									 GetCurrentCommandId(true), InvalidSnapshot,
+									 InvalidSnapshot, true, &tmfd, false);
+		/* Changed meanwhile by someone else: it is gone, as wanted. */
 		if (res != TM_Ok && res != TM_Updated && res != TM_Deleted &&
 			res != TM_SelfModified)
 			elog(ERROR, "could not delete an old revision: %d", (int) res);
 	}
 	index_endscan(scan);
+	UnregisterSnapshot(snap);
+	return recycled;
 }
 
-/* Write revision ver of key id (op, body doc), then prune to keep. */
+/*
+ * Write revision ver of key id (op, body doc), then prune to keep. On the
+ * fast path the revision that falls out of the window is overwritten in
+ * place by the new one.
+ */
 static void
 HistoryWrite(HistoryWriter *w, Datum id, int32 ver, const char *op, Datum doc)
 {
@@ -1188,10 +1216,15 @@ HistoryWrite(HistoryWriter *w, Datum id, int32 ver, const char *op, Datum doc)
 	if (w->fast)
 	{
 		HeapTuple tup = heap_form_tuple(desc, values, nulls);
+		bool recycled = false;
 
-		simple_heap_insert(w->rel, tup);
-		index_insert(w->pkey, values, nulls, &tup->t_self, w->rel,
-					 UNIQUE_CHECK_YES, false, PkeyInfo);
+		if (ver > w->keep)
+			recycled = HistoryPrune(w, id, ver - w->keep, tup);
+		if (!recycled)
+			simple_heap_insert(w->rel, tup);
+		if (!HeapTupleIsHeapOnly(tup))
+			index_insert(w->pkey, values, nulls, &tup->t_self, w->rel,
+						 UNIQUE_CHECK_YES, false, PkeyInfo);
 		heap_freetuple(tup);
 	}
 	else
@@ -1205,11 +1238,11 @@ HistoryWrite(HistoryWriter *w, Datum id, int32 ver, const char *op, Datum doc)
 		table_tuple_insert(w->rel, slot, GetCurrentCommandId(true), 0, NULL);
 		ExecInsertIndexTuples(w->rri, slot, w->estate, false, false, NULL, NIL);
 		ResetPerTupleExprContext(w->estate);
+		if (ver > w->keep)
+			(void) HistoryPrune(w, id, ver - w->keep, NULL);
 	}
 	pfree(values);
 	pfree(nulls);
-	if (ver > w->keep)
-		HistoryPrune(w, id, ver - w->keep);
 }
 
 /* Return the _ver of a stored document (in cfg's meta style), or -1. */
