@@ -152,6 +152,20 @@ SELECT * FROM pg_temp.hist('revisions_meta', 'user::m');
 SELECT doc->'ver' AS plain_ver FROM revisions_plain;
 SELECT * FROM pg_temp.hist('revisions_plain', 'user::p');
 
+-- The key-value functions keep history the same way (touch and a replace with
+-- the same body file none; insert after remove continues the numbering).
+SELECT docmodel.create_collection('revisions_kv', revisions => 5);
+SELECT docmodel.insert('revisions_kv', 'user::k', '{"n": 1}') > 0 AS inserted;
+SELECT docmodel.upsert('revisions_kv', 'user::k', '{"n": 2}') > 0 AS upserted;
+SELECT docmodel.replace('revisions_kv', 'user::k', '{"n": 3}') > 0 AS replaced;
+SELECT docmodel.touch('revisions_kv', 'user::k', interval '1 hour') > 0 AS touched;
+SELECT docmodel.replace('revisions_kv', 'user::k', '{"n": 3}') > 0 AS same_body;
+SELECT docmodel.remove('revisions_kv', 'user::k') > 0 AS removed;
+SELECT docmodel.insert('revisions_kv', 'user::k', '{"n": 4}') > 0 AS reinserted;
+SELECT docmodel.get('revisions_kv', 'user::k')->'_ver' AS ver;
+SELECT * FROM pg_temp.hist('revisions_kv', 'user::k');
+SELECT docmodel.drop_collection('revisions_kv');
+
 -- diff between two revisions.
 SELECT docmodel.diff(docmodel.get_revision('revisions_meta', 'user::m', 2) - 'meta',
                      docmodel.get_revision('revisions_meta', 'user::m', 3) - 'meta') AS diff_2_3;
