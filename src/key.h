@@ -10,17 +10,26 @@
 #define DOCMODEL_KEY_H
 
 /*
- * Check a delimiter: 1 to 4 bytes, none a letter, digit or whitespace.
- * Raises 22023 when it is not.
+ * Check a delimiter: 1 to 4 bytes, none a letter, digit, whitespace or
+ * control character. Raises 22023 when it is not.
  */
 extern void DocmodelCheckDelimiter(const char *delim, int dlen);
 
 /*
- * Check a whole key (DESIGN.md key rules) for the given delimiter: at most
- * 250 bytes (22001), no empty part, no control character (22023). When
- * raise is false, return false instead of raising.
+ * Check a whole key (DESIGN.md key rules) for the given delimiter, which the
+ * caller has checked: at most 250 bytes (22001), no empty part, no control
+ * character, no two occurrences of the delimiter overlapping ("a:::b" with
+ * "::") (22023). When raise is false, return false instead of raising.
  */
 extern bool DocmodelCheckKey(const char *key, int len, const char *delim,
 							 int dlen, bool raise);
+
+/*
+ * Return the byte length of the key's first part (its document type; the
+ * whole key when it has one part), raising as DocmodelCheckKey does when the
+ * key breaks the rules. The caller has checked the delimiter.
+ */
+extern int DocmodelKeyTypeLength(const char *key, int len, const char *delim,
+								 int dlen);
 
 #endif /* DOCMODEL_KEY_H */

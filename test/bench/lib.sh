@@ -10,9 +10,17 @@ median() {
 	printf '%s\n' "$@" | sort -g | awk '{a[NR]=$1} END {if (NR%2) print a[(NR+1)/2]; else print (a[NR/2]+a[NR/2+1])/2}'
 }
 
-# Run SQL and print its elapsed milliseconds (server round trip of the one statement).
+# Run SQL and print its elapsed milliseconds (server round trip of the one statement);
+# a failing statement stops the whole run instead of passing for a fast one.
 time_sql() {
-	"${PSQL[@]}" -c '\timing on' -c "$1" | sed -n 's/^Time: \([0-9.]*\) ms.*/\1/p' | tail -1
+	local out
+	out=$("${PSQL[@]}" -c '\timing on' -c "$1" 2>&1) || {
+		echo "bench: statement failed: $1" >&2
+		echo "$out" >&2
+		kill -TERM $$
+		exit 1
+	}
+	sed -n 's/^Time: \([0-9.]*\) ms.*/\1/p' <<<"$out" | tail -1
 }
 
 # bench_sql NAME TARGET_RATIO 'docmodel SQL' 'baseline SQL'
@@ -35,8 +43,14 @@ bench_sql() {
 # Run pgbench with a script file and print its tps (excluding connection time).
 tps_of() {
 	local file=$1 clients=$2 secs=$3
-	pgbench -n -f "$file" -c "$clients" -j "$clients" -T "$secs" 2>/dev/null |
-		sed -n 's/^tps = \([0-9.]*\).*/\1/p' | tail -1
+	local out
+	out=$(pgbench -n -f "$file" -c "$clients" -j "$clients" -T "$secs" 2>&1) || {
+		echo "bench: pgbench failed on $file" >&2
+		echo "$out" | tail -5 >&2
+		kill -TERM $$
+		exit 1
+	}
+	sed -n 's/^tps = \([0-9.]*\).*/\1/p' <<<"$out" | tail -1
 }
 
 # bench_tps NAME TARGET_RATIO docmodel.sql baseline.sql CLIENTS SECONDS
