@@ -291,30 +291,22 @@ CREATE FUNCTION docmodel.collection_trigger() RETURNS trigger
 COMMENT ON FUNCTION docmodel.collection_trigger() IS
     'the collection trigger: checks keys and types, stamps management fields, sets cas';
 
--- No SET search_path here: an unqualified name must be created in the
--- caller's current schema. Everything inside is schema-qualified instead.
-CREATE FUNCTION docmodel.create_collection(name text, doc_type text DEFAULT NULL,
-    revisions integer DEFAULT 0, meta_style text DEFAULT 'underscore',
-    time_unit text DEFAULT 'ms', delimiter text DEFAULT '::')
+-- create_collection is C: it resolves an unqualified name against the
+-- caller's search_path (a pinned search_path would hide it), then calls
+-- _create_collection with the schema spelled out.
+CREATE FUNCTION docmodel._create_collection(schema_name text, table_name text,
+    doc_type text, revisions integer, meta_style text, time_unit text,
+    delimiter text)
     RETURNS regclass
     LANGUAGE plpgsql VOLATILE PARALLEL UNSAFE
+    SET search_path = pg_catalog, pg_temp
     AS $$
 DECLARE
-    parts text[];
-    qname text;
+    qname text := pg_catalog.quote_ident(schema_name) OPERATOR(pg_catalog.||) '.'
+        OPERATOR(pg_catalog.||) pg_catalog.quote_ident(table_name);
     rel regclass;
     cid integer;
 BEGIN
-    PERFORM docmodel._check_collection_options(name, doc_type, revisions,
-        meta_style, time_unit, delimiter);
-    parts := pg_catalog.parse_ident(name);
-    IF pg_catalog.cardinality(parts) OPERATOR(pg_catalog.>) 2 THEN
-        RAISE EXCEPTION 'invalid collection name "%"', name
-            USING ERRCODE = 'invalid_parameter_value',
-                  DETAIL = 'A collection name is a table name, optionally schema-qualified.';
-    END IF;
-    qname := pg_catalog.array_to_string(ARRAY(
-        SELECT pg_catalog.quote_ident(p) FROM pg_catalog.unnest(parts) AS p), '.');
     EXECUTE pg_catalog.format('CREATE TABLE %s (id text COLLATE "C" PRIMARY KEY, '
         'doc jsonb NOT NULL, cas bigint NOT NULL, expires_at timestamptz)', qname);
     rel := qname::regclass;
@@ -333,6 +325,15 @@ BEGIN
     RETURN rel;
 END
 $$;
+COMMENT ON FUNCTION docmodel._create_collection(text, text, text, integer, text, text, text) IS
+    'internal: create_collection once the schema is resolved';
+
+CREATE FUNCTION docmodel.create_collection(name text, doc_type text DEFAULT NULL,
+    revisions integer DEFAULT 0, meta_style text DEFAULT 'underscore',
+    time_unit text DEFAULT 'ms', delimiter text DEFAULT '::')
+    RETURNS regclass
+    LANGUAGE c VOLATILE PARALLEL UNSAFE
+    AS 'MODULE_PATHNAME', 'create_collection';
 COMMENT ON FUNCTION docmodel.create_collection(text, text, integer, text, text, text) IS
     'create a collection table (id, doc, cas, expires_at) with its trigger';
 

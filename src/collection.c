@@ -19,6 +19,8 @@
 #include "postgres.h"
 
 #include "catalog/namespace.h"
+#include "nodes/makefuncs.h"
+#include "utils/varlena.h"
 #include "catalog/pg_type.h"
 #include "commands/trigger.h"
 #include "executor/spi.h"
@@ -36,8 +38,10 @@
 
 PG_FUNCTION_INFO_V1(_collection_config_changed);
 PG_FUNCTION_INFO_V1(_check_collection_options);
+PG_FUNCTION_INFO_V1(create_collection);
 
 static HTAB *CollCache = NULL;
+static DocmodelCollection *LastEntry = NULL; /* the last lookup, or NULL */
 static Oid ConfigRelid = InvalidOid;
 static int64 LastCas = 0;
 static Oid WhoRoleId = InvalidOid;
@@ -53,6 +57,7 @@ CollectionRelcacheCallback(Datum arg, Oid relid)
 
 	if (CollCache == NULL)
 		return;
+	LastEntry = NULL;
 	all = (relid == InvalidOid || relid == ConfigRelid);
 	if (all)
 		ConfigRelid = InvalidOid; /* looked up again: the extension may
@@ -204,10 +209,12 @@ DocmodelCollectionById(int32 id)
 	DocmodelCollection cfg;
 	bool found;
 
+	if (LastEntry != NULL && LastEntry->id == id)
+		return LastEntry;
 	CollectionCacheInit();
 	entry = hash_search(CollCache, &id, HASH_FIND, NULL);
 	if (entry != NULL)
-		return entry;
+		return LastEntry = entry;
 	if (!OidIsValid(ConfigRelid))
 		(void) DocmodelConfigRelid();
 	if (!LoadCollection(id, &cfg))
@@ -222,7 +229,7 @@ DocmodelCollectionById(int32 id)
 						 "docmodel.create_collection().")));
 	entry = hash_search(CollCache, &id, HASH_ENTER, &found);
 	memcpy(entry, &cfg, sizeof(cfg));
-	return entry;
+	return LastEntry = entry;
 }
 
 /*
@@ -377,4 +384,55 @@ _check_collection_options(PG_FUNCTION_ARGS)
 						 true);
 	}
 	PG_RETURN_VOID();
+}
+
+/*
+ * create_collection(name, doc_type, revisions, meta_style, time_unit,
+ * delimiter) -> regclass: check the options, resolve the name against the
+ * caller's search_path, and let _create_collection() do the rest.
+ */
+Datum
+create_collection(PG_FUNCTION_ARGS)
+{
+	Oid argtypes[7] = {TEXTOID, TEXTOID, TEXTOID, INT4OID,
+					   TEXTOID, TEXTOID, TEXTOID};
+	Datum args[7];
+	char nulls[7] = {' ', ' ', ' ', ' ', ' ', ' ', ' '};
+	List *names;
+	RangeVar *rv;
+	Oid nsp;
+	int ret;
+	int i;
+	bool isnull;
+	Datum result;
+
+	(void) _check_collection_options(fcinfo);
+	names = textToQualifiedNameList(PG_GETARG_TEXT_PP(0));
+	if (list_length(names) > 2)
+		ereport(ERROR, (errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+						errmsg("invalid collection name \"%s\"",
+							   text_to_cstring(PG_GETARG_TEXT_PP(0))),
+						errdetail("A collection name is a table name, "
+								  "optionally schema-qualified.")));
+	rv = makeRangeVarFromNameList(names);
+	nsp = RangeVarGetCreationNamespace(rv);
+	args[0] = CStringGetTextDatum(get_namespace_name(nsp));
+	args[1] = CStringGetTextDatum(rv->relname);
+	for (i = 1; i < 6; i++)
+	{
+		args[i + 1] = PG_GETARG_DATUM(i);
+		if (PG_ARGISNULL(i))
+			nulls[i + 1] = 'n';
+	}
+	if (SPI_connect() != SPI_OK_CONNECT)
+		elog(ERROR, "SPI_connect failed");
+	ret = SPI_execute_with_args("SELECT docmodel._create_collection($1, $2, "
+								"$3, $4, $5, $6, $7)",
+								7, argtypes, args, nulls, false, 1);
+	if (ret != SPI_OK_SELECT || SPI_processed != 1)
+		elog(ERROR, "docmodel._create_collection failed: %d", ret);
+	result =
+		SPI_getbinval(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 1, &isnull);
+	SPI_finish();
+	PG_RETURN_DATUM(result);
 }

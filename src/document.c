@@ -24,6 +24,7 @@
 #include "utils/datetime.h"
 #include "utils/datum.h"
 #include "utils/jsonb.h"
+#include "utils/memutils.h"
 #include "utils/numeric.h"
 #include "utils/rel.h"
 #include "utils/timestamp.h"
@@ -73,6 +74,13 @@ static ManagedField
 Managed(const FieldNames *names, const char *s, int len)
 {
 #define IS(f) (strlen(names->f) == len && memcmp(names->f, s, len) == 0)
+	/* every management name is 3 to 11 bytes; cheap gates first */
+	if (len < 3 || len > 11)
+		return MF_NONE;
+	if (names == &UnderscoreNames ? s[0] != '_'
+								  : (s[0] != 't' && s[0] != 's' &&
+									 s[0] != 'c' && s[0] != 'm' && s[0] != 'v'))
+		return MF_NONE;
 	if (IS(type))
 		return MF_TYPE;
 	if (IS(schema))
@@ -194,7 +202,7 @@ static void
 PairFromValue(OutPair *p, const char *key, JsonbValue *v)
 {
 	p->key = key;
-	p->keylen = strlen(key);
+	p->keylen = strlen(key); /* constant-folded for literals when inlined */
 	p->data = NULL;
 	p->len = 0;
 	switch (v->type)
@@ -305,17 +313,6 @@ ReadPairs(JsonbContainer *c, const FieldNames *names, DocmodelStamp *st,
 	return k;
 }
 
-/* Append zero bytes until buf's length is a multiple of 4. */
-static void
-PadToInt(StringInfo buf)
-{
-	static const char zeros[4] = {0, 0, 0, 0};
-	int pad = INTALIGN(buf->len) - buf->len;
-
-	if (pad > 0)
-		appendBinaryStringInfo(buf, zeros, pad);
-}
-
 /*
  * Write an object of n pairs (sorted by key, no duplicates) to buf in the
  * jsonb on-disk format, as convertJsonbObject() does; buf's length must be
@@ -325,67 +322,74 @@ static void
 WriteObject(StringInfo buf, OutPair *pairs, int n)
 {
 	uint32 header = (uint32) n | JB_FOBJECT;
-	int jpos;
+	Size need = sizeof(uint32) + 2 * n * sizeof(JEntry);
+	JEntry *jentries;
+	char *start;
+	char *p;
 	uint32 totallen = 0;
 	int i;
 
-	appendBinaryStringInfo(buf, (char *) &header, sizeof(uint32));
-	jpos = buf->len;
-	enlargeStringInfo(buf, 2 * n * sizeof(JEntry));
-	buf->len += 2 * n * sizeof(JEntry);
+	Assert(buf->len % 4 == 0);
+	for (i = 0; i < n; i++)
+		need += pairs[i].keylen + pairs[i].len + 3;
+	if (need > JENTRY_OFFLENMASK)
+		ereport(ERROR,
+				(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
+				 errmsg("total size of jsonb object elements exceeds the "
+						"maximum of %u bytes",
+						JENTRY_OFFLENMASK)));
+	enlargeStringInfo(buf, need);
+	start = buf->data + buf->len;
+	memcpy(start, &header, sizeof(uint32));
+	jentries = (JEntry *) (start + sizeof(uint32));
+	p = (char *) &jentries[2 * n];
 	for (i = 0; i < 2 * n; i++)
 	{
-		OutPair *p = &pairs[i % n];
-		int start = buf->len;
+		OutPair *pr = &pairs[i % n];
+		char *from = p;
 		uint32 type;
 		uint32 len;
-		JEntry je;
 
 		if (i < n)
 		{
 			type = JENTRY_ISSTRING;
-			appendBinaryStringInfo(buf, p->key, p->keylen);
+			memcpy(p, pr->key, pr->keylen);
+			p += pr->keylen;
 		}
 		else
 		{
-			type = p->type;
+			type = pr->type;
 			if (type == JENTRY_ISNUMERIC || type == JENTRY_ISCONTAINER)
-				PadToInt(buf);
-			if (p->len > 0)
-				appendBinaryStringInfo(buf, p->data, p->len);
+			{
+				/* pad to int alignment, counted from the buffer start */
+				while ((buf->len + (p - start)) % 4 != 0)
+					*p++ = '\0';
+			}
+			if (pr->len > 0)
+			{
+				memcpy(p, pr->data, pr->len);
+				p += pr->len;
+			}
 		}
-		len = buf->len - start;
+		len = p - from;
 		totallen += len;
-		if (totallen > JENTRY_OFFLENMASK)
-			ereport(ERROR,
-					(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
-					 errmsg("total size of jsonb object elements exceeds the "
-							"maximum of %u bytes",
-							JENTRY_OFFLENMASK)));
-		je = (i % JB_OFFSET_STRIDE == 0) ? (type | totallen | JENTRY_HAS_OFF)
-										 : (type | len);
-		memcpy(buf->data + jpos + i * sizeof(JEntry), &je, sizeof(JEntry));
+		jentries[i] = (i % JB_OFFSET_STRIDE == 0)
+						  ? (type | totallen | JENTRY_HAS_OFF)
+						  : (type | len);
 	}
+	buf->len += p - start;
+	buf->data[buf->len] = '\0';
 }
 
 /*
- * Merge the sorted pairs a (na) and the pairs b (nb, any order, few) into
- * out, sorted. Returns na + nb.
+ * Merge the sorted pairs a (na) and the sorted pairs b (nb) into out.
+ * Returns na + nb.
  */
 static int
 MergePairs(OutPair *a, int na, OutPair *b, int nb, OutPair *out)
 {
 	int i, j, k = 0;
 
-	/* insertion-sort the few management pairs */
-	for (i = 1; i < nb; i++)
-	{
-		OutPair t = b[i];
-
-		for (j = i; j > 0 && PairCmp(&b[j - 1], &t) > 0; j--)
-			b[j] = b[j - 1];
-		b[j] = t;
-	}
 	i = j = 0;
 	while (i < na || j < nb)
 	{
@@ -403,33 +407,63 @@ MergePairs(OutPair *a, int na, OutPair *b, int nb, OutPair *out)
  */
 static int
 ManagedPairs(const FieldNames *names, DocmodelStamp *st, JsonbValue *timeval,
-			 JsonbValue *ver, OutPair *m)
+			 JsonbValue *ver, int wholen, OutPair *m)
 {
 	int k = 0;
-	int wholen = strlen(st->who);
 
+	/* in key order (shorter first): ver, type, schema, created, modified,
+	 * createdBy, modifiedBy, in both namings */
+	PairFromValue(&m[k++], names->ver, ver);
 	PairString(&m[k++], names->type, st->type, st->type_len);
 	if (st->schema != NULL)
 		PairFromValue(&m[k++], names->schema, st->schema);
 	if (st->is_insert)
-	{
 		PairFromValue(&m[k++], names->created, timeval);
-		PairString(&m[k++], names->created_by, st->who, wholen);
-	}
-	else
-	{
-		if (st->created != NULL)
-			PairFromValue(&m[k++], names->created, st->created);
-		if (st->created_by != NULL)
-			PairFromValue(&m[k++], names->created_by, st->created_by);
-	}
+	else if (st->created != NULL)
+		PairFromValue(&m[k++], names->created, st->created);
 	PairFromValue(&m[k++], names->modified, timeval);
+	if (st->is_insert)
+		PairString(&m[k++], names->created_by, st->who, wholen);
+	else if (st->created_by != NULL)
+		PairFromValue(&m[k++], names->created_by, st->created_by);
 	PairString(&m[k++], names->modified_by, st->who, wholen);
-	PairFromValue(&m[k++], names->ver, ver);
 	return k;
 }
 
 #define MAX_MANAGED 8
+
+/* The last time value made (a transaction stamps one now() throughout). */
+static TimestampTz TimeCacheTs;
+static int TimeCacheUnit = -1;
+static JsonbValue TimeCacheVal;
+static Numeric VerOne = NULL;
+
+/* Return DocmodelTimeValue(ts, unit), made once per transaction. */
+static JsonbValue *
+CachedTimeValue(TimestampTz ts, DocmodelTimeUnit unit)
+{
+	if (TimeCacheUnit != (int) unit || TimeCacheTs != ts)
+	{
+		MemoryContext old = MemoryContextSwitchTo(TopMemoryContext);
+		JsonbValue *v;
+
+		if (TimeCacheUnit >= 0)
+		{
+			TimeCacheUnit = -1;
+			if (TimeCacheVal.type == jbvString)
+				pfree(TimeCacheVal.val.string.val);
+			else
+				pfree(TimeCacheVal.val.numeric);
+		}
+		v = DocmodelTimeValue(ts, unit);
+		TimeCacheVal = *v;
+		pfree(v);
+		MemoryContextSwitchTo(old);
+		TimeCacheTs = ts;
+		TimeCacheUnit = (int) unit;
+	}
+	return &TimeCacheVal;
+}
 
 /*
  * Build the document to store: the body's own fields plus the management
@@ -444,17 +478,25 @@ DocmodelAssembleDocument(Jsonb *body, DocmodelStamp *st)
 	OutPair *user = palloc((n + 1) * sizeof(OutPair));
 	OutPair *out = palloc((n + 1 + MAX_MANAGED) * sizeof(OutPair));
 	OutPair managed[MAX_MANAGED];
-	JsonbValue *timeval = DocmodelTimeValue(st->now, st->cfg->time_unit);
+	JsonbValue *timeval = CachedTimeValue(st->now, st->cfg->time_unit);
 	JsonbValue ver;
 	StringInfoData buf;
+	int wholen = strlen(st->who);
 	int nuser;
 	int nmanaged;
 	int nout;
 
+	if (VerOne == NULL)
+	{
+		MemoryContext old = MemoryContextSwitchTo(TopMemoryContext);
+
+		VerOne = int64_to_numeric(1);
+		MemoryContextSwitchTo(old);
+	}
 	ver.type = jbvNumeric;
-	ver.val.numeric = int64_to_numeric(st->ver);
+	ver.val.numeric = st->ver == 1 ? VerOne : int64_to_numeric(st->ver);
 	initStringInfo(&buf);
-	appendStringInfoSpaces(&buf, VARHDRSZ);
+	buf.len = VARHDRSZ; /* filled by SET_VARSIZE */
 	if (st->cfg->meta_style == DOCMODEL_META_META)
 	{
 		JsonbContainer *meta = NULL;
@@ -472,7 +514,8 @@ DocmodelAssembleDocument(Jsonb *body, DocmodelStamp *st)
 		mout = palloc((nm + 1 + MAX_MANAGED) * sizeof(OutPair));
 		if (meta != NULL)
 			nmuser = ReadPairs(meta, &PlainNames, st, false, NULL, muser);
-		nmanaged = ManagedPairs(&PlainNames, st, timeval, &ver, managed);
+		nmanaged =
+			ManagedPairs(&PlainNames, st, timeval, &ver, wholen, managed);
 		nout = MergePairs(muser, nmuser, managed, nmanaged, mout);
 		initStringInfo(&mbuf);
 		WriteObject(&mbuf, mout, nout);
@@ -490,7 +533,7 @@ DocmodelAssembleDocument(Jsonb *body, DocmodelStamp *st)
 									  : &UnderscoreNames;
 
 		nuser = ReadPairs(&body->root, names, st, false, NULL, user);
-		nmanaged = ManagedPairs(names, st, timeval, &ver, managed);
+		nmanaged = ManagedPairs(names, st, timeval, &ver, wholen, managed);
 		nout = MergePairs(user, nuser, managed, nmanaged, out);
 	}
 	WriteObject(&buf, out, nout);
@@ -568,6 +611,18 @@ JsonInt(JsonbValue *v, int32 dflt)
 		DirectFunctionCall1(numeric_int4, NumericGetDatum(v->val.numeric)));
 }
 
+/* Form the row to store, keeping the trigger tuple's identity fields. */
+static HeapTuple
+FormResult(TupleDesc desc, HeapTuple from, Datum *values, bool *nulls)
+{
+	HeapTuple tup = heap_form_tuple(desc, values, nulls);
+
+	tup->t_data->t_ctid = from->t_data->t_ctid;
+	tup->t_self = from->t_self;
+	tup->t_tableOid = from->t_tableOid;
+	return tup;
+}
+
 /*
  * The collection trigger: BEFORE INSERT OR UPDATE, FOR EACH ROW, with the
  * collection's configuration id as its one argument. Works the same for
@@ -586,7 +641,6 @@ collection_trigger(PG_FUNCTION_ARGS)
 	Datum d;
 	Datum docd;
 	Datum olddocd = (Datum) 0;
-	bool isnull;
 	text *keyt;
 	const char *key;
 	int key_len;
@@ -597,9 +651,10 @@ collection_trigger(PG_FUNCTION_ARGS)
 	JsonbValue *typev;
 	int64 old_cas = 0;
 	const FieldNames *names;
-	int cols[2] = {COLL_ATT_DOC, COLL_ATT_CAS};
-	Datum values[2];
-	bool nulls[2] = {false, false};
+	Datum *nv;
+	bool *nn;
+	Datum *ov = NULL;
+	bool *on = NULL;
 
 	/* revisions: the AFTER UPDATE OR DELETE row event and the BEFORE
 	 * TRUNCATE statement event write history (revision.c) */
@@ -631,10 +686,20 @@ collection_trigger(PG_FUNCTION_ARGS)
 	}
 	else
 		newtup = td->tg_trigtuple;
+	/* One pass over each tuple's columns, one heap_form_tuple at the end. */
+	nv = palloc(desc->natts * sizeof(Datum));
+	nn = palloc(desc->natts * sizeof(bool));
+	heap_deform_tuple(newtup, desc, nv, nn);
+	if (oldtup != NULL)
+	{
+		ov = palloc(desc->natts * sizeof(Datum));
+		on = palloc(desc->natts * sizeof(bool));
+		heap_deform_tuple(oldtup, desc, ov, on);
+	}
 
 	/* The key: present, valid, unchanged by an update. */
-	d = heap_getattr(newtup, COLL_ATT_ID, desc, &isnull);
-	if (isnull)
+	d = nv[COLL_ATT_ID - 1];
+	if (nn[COLL_ATT_ID - 1])
 		ereport(ERROR, (errcode(ERRCODE_NOT_NULL_VIOLATION),
 						errmsg("document key must not be null"),
 						errdetail("A row of collection \"%s\" has a null id.",
@@ -645,8 +710,7 @@ collection_trigger(PG_FUNCTION_ARGS)
 	DocmodelCheckKey(key, key_len, cfg.delim, cfg.delim_len, true);
 	if (oldtup != NULL)
 	{
-		text *oldkey =
-			DatumGetTextPP(heap_getattr(oldtup, COLL_ATT_ID, desc, &isnull));
+		text *oldkey = DatumGetTextPP(ov[COLL_ATT_ID - 1]);
 
 		if (VARSIZE_ANY_EXHDR(oldkey) != key_len ||
 			memcmp(VARDATA_ANY(oldkey), key, key_len) != 0)
@@ -661,8 +725,8 @@ collection_trigger(PG_FUNCTION_ARGS)
 	}
 
 	/* The body: let NOT NULL refuse a missing one. */
-	docd = heap_getattr(newtup, COLL_ATT_DOC, desc, &isnull);
-	if (isnull)
+	docd = nv[COLL_ATT_DOC - 1];
+	if (nn[COLL_ATT_DOC - 1])
 		return PointerGetDatum(newtup);
 
 	st.key = key;
@@ -671,28 +735,23 @@ collection_trigger(PG_FUNCTION_ARGS)
 	st.now = GetCurrentTransactionStartTimestamp();
 	if (oldtup != NULL)
 	{
-		Datum exp;
-
 		old_cas =
-			DatumGetInt64(heap_getattr(oldtup, COLL_ATT_CAS, desc, &isnull));
-		if (isnull)
-			old_cas = 0;
-		exp = heap_getattr(oldtup, COLL_ATT_EXPIRES, desc, &isnull);
+			on[COLL_ATT_CAS - 1] ? 0 : DatumGetInt64(ov[COLL_ATT_CAS - 1]);
 		/* An expired document is absent: writing over it is an insert. */
-		st.is_insert = !isnull && DatumGetTimestampTz(exp) <= st.now;
+		st.is_insert = !on[COLL_ATT_EXPIRES - 1] &&
+					   DatumGetTimestampTz(ov[COLL_ATT_EXPIRES - 1]) <= st.now;
 		if (!st.is_insert)
 		{
-			olddocd = heap_getattr(oldtup, COLL_ATT_DOC, desc, &isnull);
-			if (isnull)
+			olddocd = ov[COLL_ATT_DOC - 1];
+			if (on[COLL_ATT_DOC - 1])
 				st.is_insert = true;
 			else if (datumIsEqual(olddocd, docd, false, -1))
 			{
 				/* The body is untouched (touch, expiry change): only a new
 				 * cas, the document and its _ver stay. */
-				values[0] = docd;
-				values[1] = Int64GetDatum(DocmodelNextCas(old_cas));
-				return PointerGetDatum(heap_modify_tuple_by_cols(
-					newtup, desc, 2, cols, values, nulls));
+				nv[COLL_ATT_CAS - 1] = Int64GetDatum(DocmodelNextCas(old_cas));
+				nn[COLL_ATT_CAS - 1] = false;
+				return PointerGetDatum(FormResult(desc, newtup, nv, nn));
 			}
 		}
 	}
@@ -803,8 +862,8 @@ collection_trigger(PG_FUNCTION_ARGS)
 
 	/* revisions: see revision.c */
 
-	values[0] = JsonbPGetDatum(result);
-	values[1] = Int64GetDatum(st.cas);
-	return PointerGetDatum(
-		heap_modify_tuple_by_cols(newtup, desc, 2, cols, values, nulls));
+	nv[COLL_ATT_DOC - 1] = JsonbPGetDatum(result);
+	nv[COLL_ATT_CAS - 1] = Int64GetDatum(st.cas);
+	nn[COLL_ATT_CAS - 1] = false;
+	return PointerGetDatum(FormResult(desc, newtup, nv, nn));
 }

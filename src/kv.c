@@ -57,6 +57,7 @@ typedef enum KvStmt
 	KV_GET_MULTI,
 	KV_INSERT,
 	KV_UPSERT,
+	KV_UPDATE,
 	KV_REPLACE,
 	KV_STORED_CAS,
 	KV_REMOVE,
@@ -87,6 +88,9 @@ static const char *const KvSql[KV_NSTMTS] = {
 				  "VALUES ($1, $2, pg_catalog.now() OPERATOR(pg_catalog.+) $3) "
 				  "ON CONFLICT (id) DO UPDATE SET doc = EXCLUDED.doc, "
 				  "expires_at = EXCLUDED.expires_at RETURNING c.cas",
+	[KV_UPDATE] = "UPDATE %s AS c SET doc = $2, "
+				  "expires_at = pg_catalog.now() OPERATOR(pg_catalog.+) $3 "
+				  "WHERE c.id OPERATOR(pg_catalog.=) $1 RETURNING c.cas",
 	[KV_REPLACE] = "UPDATE %s AS c SET doc = $2, "
 				   "expires_at = pg_catalog.now() OPERATOR(pg_catalog.+) $3 "
 				   "WHERE c.id OPERATOR(pg_catalog.=) $1 AND " LIVE(
@@ -112,6 +116,7 @@ static const Oid KvArgs[KV_NSTMTS][4] = {
 	[KV_GET_MULTI] = {TEXTARRAYOID},
 	[KV_INSERT] = {TEXTOID, JSONBOID, INTERVALOID},
 	[KV_UPSERT] = {TEXTOID, JSONBOID, INTERVALOID},
+	[KV_UPDATE] = {TEXTOID, JSONBOID, INTERVALOID},
 	[KV_REPLACE] = {TEXTOID, JSONBOID, INTERVALOID, INT8OID},
 	[KV_STORED_CAS] = {TEXTOID},
 	[KV_REMOVE] = {TEXTOID, INT8OID},
@@ -119,9 +124,9 @@ static const Oid KvArgs[KV_NSTMTS][4] = {
 	[KV_PURGE] = {InvalidOid},
 };
 static const int KvNargs[KV_NSTMTS] = {
-	[KV_GET] = 1,    [KV_GET_MULTI] = 1, [KV_INSERT] = 3,
-	[KV_UPSERT] = 3, [KV_REPLACE] = 4,   [KV_STORED_CAS] = 1,
-	[KV_REMOVE] = 2, [KV_TOUCH] = 2,     [KV_PURGE] = 0,
+	[KV_GET] = 1,    [KV_GET_MULTI] = 1, [KV_INSERT] = 3,     [KV_UPSERT] = 3,
+	[KV_UPDATE] = 3, [KV_REPLACE] = 4,   [KV_STORED_CAS] = 1, [KV_REMOVE] = 2,
+	[KV_TOUCH] = 2,  [KV_PURGE] = 0,
 };
 
 /* One collection's prepared plans. */
@@ -415,7 +420,14 @@ KvWrite(FunctionCallInfo fcinfo, KvStmt stmt)
 		nulls[2] = 'n';
 	if (SPI_connect() != SPI_OK_CONNECT)
 		elog(ERROR, "SPI_connect failed");
-	KvExec(entry, stmt, values, nulls, false, 0);
+	/*
+	 * upsert of a present key: a plain UPDATE fires the trigger once, where
+	 * INSERT ... ON CONFLICT would stamp the row as an insert first.
+	 */
+	if (stmt == KV_UPSERT)
+		KvExec(entry, KV_UPDATE, values, nulls, false, 0);
+	if (stmt != KV_UPSERT || SPI_processed == 0)
+		KvExec(entry, stmt, values, nulls, false, 0);
 	if (SPI_processed == 0)
 		ereport(ERROR,
 				(errcode(ERRCODE_UNIQUE_VIOLATION),
