@@ -842,17 +842,15 @@ collection_trigger(PG_FUNCTION_ARGS)
 	{
 		int32 floor = 1;
 
-		if (oldtup != NULL)
+		if (oldtup != NULL && !on[COLL_ATT_DOC - 1])
 		{
-			Datum od = heap_getattr(oldtup, COLL_ATT_DOC, desc, &isnull);
 			JsonbContainer *omc =
-				isnull ? NULL : MetaContainer(&cfg, DatumGetJsonbP(od));
+				MetaContainer(&cfg, DatumGetJsonbP(ov[COLL_ATT_DOC - 1]));
 
 			if (omc != NULL)
 				floor = JsonInt(FindField(omc, names->ver), 0) + 1;
 		}
-		st.ver = DocmodelRevisionFirstVer(
-			&cfg, heap_getattr(newtup, COLL_ATT_ID, desc, &isnull), floor);
+		st.ver = DocmodelRevisionFirstVer(&cfg, nv[COLL_ATT_ID - 1], floor);
 	}
 
 	/* schema version: see migrate.c */
