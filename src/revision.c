@@ -6,9 +6,13 @@
  *	  that the collection trigger calls after an UPDATE or DELETE really
  *	  happened.
  *
- *	  No shared state: diff and patch are pure; the history writer takes
- *	  its configuration from collection.c's cache (copied to the stack per
- *	  call) and opens the history table by OID on every call.
+ *	  Shared state: none between backends. diff and patch are pure; the
+ *	  history writer takes its configuration from collection.c's cache
+ *	  (copied to the stack per call, as that cache asks) and opens the
+ *	  history table by OID on every call. The only backend-local static is
+ *	  PkeyInfo, the IndexInfo of an (id, ver) btree, built once in
+ *	  TopMemoryContext and never changed. Writers of one key are serialized
+ *	  by the row lock on its collection row.
  *
  *-------------------------------------------------------------------------
  */
