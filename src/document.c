@@ -658,9 +658,8 @@ collection_trigger(PG_FUNCTION_ARGS)
 
 	/* revisions: the AFTER UPDATE OR DELETE row event and the BEFORE
 	 * TRUNCATE statement event write history (revision.c) */
-	if (CALLED_AS_TRIGGER(fcinfo) &&
-		(TRIGGER_FIRED_AFTER(td->tg_event) ||
-		 TRIGGER_FIRED_BY_TRUNCATE(td->tg_event)))
+	if (CALLED_AS_TRIGGER(fcinfo) && (TRIGGER_FIRED_AFTER(td->tg_event) ||
+									  TRIGGER_FIRED_BY_TRUNCATE(td->tg_event)))
 		return DocmodelRevisionTrigger(fcinfo);
 
 	if (!CALLED_AS_TRIGGER(fcinfo) || !TRIGGER_FIRED_BEFORE(td->tg_event) ||
