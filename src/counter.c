@@ -1,0 +1,1026 @@
+/*-------------------------------------------------------------------------
+ *
+ * counter.c
+ *	  Atomic counters that hand out IDs like sequences (DESIGN.md
+ *	  "Counters"): count::user -> user::124. A counter is one row of
+ *	  docmodel.counter_state, not a catalog object, so 100,000 per-parent
+ *	  counters cost 100,000 small rows.
+ *
+ *	  Non-gapless counters change in place, outside MVCC, the way
+ *	  sequence.c changes a sequence's tuple: the incrementer finds the row
+ *	  through the primary key, takes the buffer's exclusive content lock
+ *	  for a few instructions, writes the new value into the tuple and
+ *	  releases the lock. No row lock is held to transaction end, so an
+ *	  open transaction never blocks another incrementer, and a rolled-back
+ *	  increment leaves a gap.
+ *
+ *	  Crash safety follows sequence.c's "log ahead" scheme. The row keeps
+ *	  value (last value handed out) and reserved (a bound WAL-logged ahead
+ *	  of value). When an increment passes reserved, or the page has not
+ *	  been WAL-logged since the last checkpoint, it raises reserved by
+ *	  COUNTER_LOG_VALS and writes an ordinary XLOG_HEAP_INPLACE record of
+ *	  the tuple (page image and WAL image are the same, so full-page
+ *	  images and redo stay standard); the other increments change value
+ *	  only in the buffer. Every value handed out is <= a reserved that is
+ *	  flushed before the value is returned (when synchronous_commit is
+ *	  on). After a crash the replayed row may carry an old value but
+ *	  always a reserved >= every value handed out, so the first increment
+ *	  of a new server life continues above reserved: the row's "life"
+ *	  column records the server life (postmaster start time and end of
+ *	  crash recovery) in which reserved was last logged.
+ *
+ *	  Gapless counters are ordinary MVCC rows updated by a prepared
+ *	  UPDATE: transactional, no gaps, writers serialize. A row is either
+ *	  gapless or not for its whole life (counter_state_guard refuses other
+ *	  UPDATEs), so in-place writes and MVCC updates never meet on a row.
+ *
+ *	  Shared state: the counter_state rows. Locking rule: an in-place
+ *	  change holds the buffer's exclusive content lock from reading the
+ *	  tuple to writing it (and its WAL record); readers hold the share
+ *	  lock. Backend-local caches: the table and index OIDs, the privileges
+ *	  checked, and where each counter's row was found (name -> TID, checked
+ *	  on every use: block still in the relation, row visible, same name);
+ *	  all reset by a relcache callback on counter_state. Also this server
+ *	  life's id and the prepared SPI plans.
+ *
+ *-------------------------------------------------------------------------
+ */
+#include "postgres.h"
+
+#include "access/genam.h"
+#include "access/heapam.h"
+#include "access/heapam_xlog.h"
+#include "access/htup_details.h"
+#include "access/relation.h"
+#include "access/skey.h"
+#include "access/table.h"
+#include "access/xact.h"
+#include "access/xlog.h"
+#include "access/xloginsert.h"
+#include "access/xlogrecovery.h"
+#include "catalog/namespace.h"
+#include "catalog/pg_collation.h"
+#include "catalog/pg_type.h"
+#include "common/int.h"
+#include "commands/trigger.h"
+#include "common/hashfn.h"
+#include "executor/spi.h"
+#include "fmgr.h"
+#include "funcapi.h"
+#include "miscadmin.h"
+#include "storage/bufmgr.h"
+#include "tcop/utility.h"
+#include "utils/acl.h"
+#include "utils/array.h"
+#include "utils/builtins.h"
+#include "utils/fmgroids.h"
+#include "utils/hsearch.h"
+#include "utils/memutils.h"
+#include "utils/inval.h"
+#include "utils/lsyscache.h"
+#include "utils/rel.h"
+#include "utils/snapmgr.h"
+#include "utils/timestamp.h"
+
+#include "counter.h"
+#include "docmodel.h"
+#include "key.h"
+
+/* How many values an increment WAL-logs ahead (sequence.c's SEQ_LOG_VALS). */
+#define COUNTER_LOG_VALS 32
+
+/* At most this many name -> TID entries are cached per backend. */
+#define COUNTER_TID_CACHE_SIZE 1024
+
+/* A cached location of a counter's row (validated on every use). */
+typedef struct CounterTidEntry
+{
+	char name[DOCMODEL_MAX_KEY_BYTES + 1]; /* hash key */
+	ItemPointerData tid;
+} CounterTidEntry;
+
+/* The fixed-width head of a counter_state tuple (no NULLs: all NOT NULL). */
+typedef struct CounterRow
+{
+	int64 value;    /* last value handed out */
+	int64 reserved; /* WAL-logged bound: value <= reserved */
+	int64 life;     /* server life that logged reserved */
+	bool gapless;   /* MVCC counter, never changed in place */
+					/* name text follows */
+} CounterRow;
+
+/* What an in-place operation does to the value. */
+typedef enum CounterOp
+{
+	COUNTER_READ, /* read the current value */
+	COUNTER_ADD,  /* value + arg */
+	COUNTER_RAISE /* greatest(value, arg) */
+} CounterOp;
+
+/* Outcome of looking a counter up. */
+typedef enum CounterFound
+{
+	COUNTER_ABSENT,
+	COUNTER_DONE,
+	COUNTER_IS_GAPLESS,
+	COUNTER_OVERFLOW
+} CounterFound;
+
+/* Backend-local caches (see banner). */
+static Oid stateRelid = InvalidOid;
+static Oid stateIndexid = InvalidOid;
+static bool callbackRegistered = false;
+static int64 serverLife = 0;
+static XLogRecPtr knownFlushed = InvalidXLogRecPtr;
+static HTAB *tidCache = NULL;
+static Oid aclUser = InvalidOid;
+static AclMode aclGranted = 0;
+static SPIPlanPtr planInsert = NULL;
+static SPIPlanPtr planGaplessAdd = NULL;
+static SPIPlanPtr planGaplessRaise = NULL;
+static SPIPlanPtr planDelete = NULL;
+
+PG_FUNCTION_INFO_V1(counter_create);
+PG_FUNCTION_INFO_V1(incr);
+PG_FUNCTION_INFO_V1(counter_value);
+PG_FUNCTION_INFO_V1(counter_advance);
+PG_FUNCTION_INFO_V1(counter_drop);
+PG_FUNCTION_INFO_V1(next_id);
+PG_FUNCTION_INFO_V1(next_key);
+PG_FUNCTION_INFO_V1(counter_keys);
+PG_FUNCTION_INFO_V1(counter_state_value);
+PG_FUNCTION_INFO_V1(counter_state_guard);
+
+/* Forget the cached OIDs when counter_state or its index changes. */
+static void
+CounterRelcacheCallback(Datum arg, Oid relid)
+{
+	if (relid == InvalidOid || relid == stateRelid || relid == stateIndexid)
+	{
+		stateRelid = InvalidOid;
+		stateIndexid = InvalidOid;
+		aclGranted = 0;
+		if (tidCache != NULL)
+		{
+			hash_destroy(tidCache);
+			tidCache = NULL;
+		}
+	}
+}
+
+/*
+ * Check that the current user holds mode on counter_state (SELECT to read a
+ * counter, UPDATE to change one in place); remembered until the table's
+ * relcache entry is invalidated (GRANT and REVOKE do that).
+ */
+static void
+CounterCheckAcl(Oid relid, AclMode mode)
+{
+	Oid user = GetUserId();
+
+	if (user != aclUser)
+	{
+		aclUser = user;
+		aclGranted = 0;
+	}
+	if ((aclGranted & mode) == mode)
+		return;
+	if (pg_class_aclcheck(relid, user, mode) != ACLCHECK_OK)
+		aclcheck_error(ACLCHECK_NO_PRIV, OBJECT_TABLE, "counter_state");
+	aclGranted |= mode;
+}
+
+/* Find counter_state and its primary key index (cached per backend). */
+static void
+CounterResolve(Oid *relid, Oid *indexid)
+{
+	if (!OidIsValid(stateRelid) || !OidIsValid(stateIndexid))
+	{
+		Oid nsp = get_namespace_oid("docmodel", false);
+		Oid r = get_relname_relid("counter_state", nsp);
+		Oid i = get_relname_relid("counter_state_pkey", nsp);
+
+		if (!OidIsValid(r) || !OidIsValid(i))
+			elog(ERROR, "docmodel.counter_state or its primary key is missing");
+		if (!callbackRegistered)
+		{
+			CacheRegisterRelcacheCallback(CounterRelcacheCallback, (Datum) 0);
+			callbackRegistered = true;
+		}
+		stateRelid = r;
+		stateIndexid = i;
+	}
+	*relid = stateRelid;
+	*indexid = stateIndexid;
+}
+
+/*
+ * Return this server life's id: a hash of the postmaster's start time and
+ * the end of the last crash recovery, so it changes with every restart and
+ * every crash restart. 0 while in recovery (a standby has no stable life).
+ */
+static int64
+CounterLife(void)
+{
+	if (serverLife == 0)
+	{
+		uint64 h;
+
+		if (RecoveryInProgress())
+			return 0;
+		h = hash_combine64((uint64) PgStartTime,
+						   (uint64) GetXLogReplayRecPtr(NULL));
+		if (h == 0)
+			h = 1;
+		serverLife = (int64) h;
+	}
+	return serverLife;
+}
+
+/* Return the value a row stands for, seen from this server life. */
+static int64
+CounterCurrent(const CounterRow *row, int64 life)
+{
+	if (row->gapless || row->life == life)
+		return row->value;
+	/* reserved was logged in an earlier life: values up to it may be out */
+	return Max(row->value, row->reserved);
+}
+
+/* Raise 22023 naming the argument when it is NULL. */
+static void
+CounterNotNull(FunctionCallInfo fcinfo, int argno, const char *what)
+{
+	if (PG_ARGISNULL(argno))
+		ereport(ERROR, (errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+						errmsg("%s must not be null", what)));
+}
+
+/* Check a counter name against the key rules (22023, 22001). */
+static void
+CounterCheckName(text *name)
+{
+	DocmodelCheckKey(VARDATA_ANY(name), VARSIZE_ANY_EXHDR(name),
+					 DOCMODEL_DEFAULT_DELIM, strlen(DOCMODEL_DEFAULT_DELIM),
+					 true);
+}
+
+/* Refuse writes where a sequence refuses them (read-only, standby). */
+static void
+CounterCheckWritable(const char *fn)
+{
+	PreventCommandIfReadOnly(fn);
+	PreventCommandDuringRecovery(fn);
+}
+
+/* Make the WAL up to lsn durable as a commit would (synchronous_commit). */
+static void
+CounterMakeDurable(XLogRecPtr lsn, bool wrote)
+{
+	if (lsn <= knownFlushed)
+		return;
+	if (synchronous_commit > SYNCHRONOUS_COMMIT_OFF)
+	{
+		knownFlushed = GetFlushRecPtr(NULL);
+		if (lsn > knownFlushed)
+		{
+			XLogFlush(lsn);
+			knownFlushed = lsn;
+		}
+	}
+	else if (wrote)
+		XLogSetAsyncXactLSN(lsn);
+}
+
+/*
+ * Apply op to the counter row that tid (from the index or the TID cache)
+ * leads to, under the buffer's content lock. Returns COUNTER_ABSENT when no
+ * version of the HOT chain is visible to snapshot, or when verify is given
+ * and the row found is not named verify. For a non-gapless row and a writing op,
+ * the change is made in place (and WAL-logged ahead when needed); a
+ * gapless row is only read. *lsn gets the page LSN the result depends on.
+ */
+static CounterFound
+CounterAtTid(Relation rel, ItemPointer tid, text *verify, Snapshot snapshot,
+			 CounterOp op, int64 arg, int64 *result, bool *gapless,
+			 XLogRecPtr *lsn, bool *wrote)
+{
+	Buffer buf;
+	Page page;
+	HeapTupleData tup;
+	bool all_dead;
+	CounterRow *row;
+	int64 life = CounterLife();
+	int64 cur;
+	int64 next;
+	bool needlog;
+
+	buf = ReadBuffer(rel, ItemPointerGetBlockNumber(tid));
+	LockBuffer(buf,
+			   op == COUNTER_READ ? BUFFER_LOCK_SHARE : BUFFER_LOCK_EXCLUSIVE);
+	if (!heap_hot_search_buffer(tid, rel, buf, snapshot, &tup, &all_dead, true))
+	{
+		UnlockReleaseBuffer(buf);
+		return COUNTER_ABSENT;
+	}
+	if (HeapTupleHasNulls(&tup) ||
+		tup.t_len - tup.t_data->t_hoff < offsetof(CounterRow, gapless) + 1)
+		elog(ERROR, "malformed docmodel.counter_state tuple");
+	if (verify != NULL)
+	{
+		bool isnull;
+		text *stored = (text *) DatumGetPointer(
+			heap_getattr(&tup, 5, RelationGetDescr(rel), &isnull));
+
+		if (isnull || VARSIZE_ANY_EXHDR(stored) != VARSIZE_ANY_EXHDR(verify) ||
+			memcmp(VARDATA_ANY(stored), VARDATA_ANY(verify),
+				   VARSIZE_ANY_EXHDR(verify)) != 0)
+		{
+			UnlockReleaseBuffer(buf);
+			return COUNTER_ABSENT;
+		}
+	}
+	row = (CounterRow *) GETSTRUCT(&tup);
+	*gapless = row->gapless;
+	cur = CounterCurrent(row, life);
+	if (op == COUNTER_READ || row->gapless)
+	{
+		*result = cur;
+		*lsn = InvalidXLogRecPtr;
+		UnlockReleaseBuffer(buf);
+		return row->gapless && op != COUNTER_READ ? COUNTER_IS_GAPLESS
+												  : COUNTER_DONE;
+	}
+
+	if (op == COUNTER_ADD)
+	{
+		if (pg_add_s64_overflow(cur, arg, &next))
+		{
+			UnlockReleaseBuffer(buf);
+			return COUNTER_OVERFLOW;
+		}
+	}
+	else
+		next = Max(cur, arg);
+
+	page = BufferGetPage(buf);
+	needlog = row->life != life || next > row->reserved ||
+			  PageGetLSN(page) <= GetRedoRecPtr();
+
+	START_CRIT_SECTION();
+	row->value = next;
+	if (needlog)
+	{
+		int64 ahead;
+
+		if (pg_add_s64_overflow(next, COUNTER_LOG_VALS, &ahead))
+			ahead = PG_INT64_MAX;
+		row->reserved = ahead;
+		row->life = life;
+	}
+	MarkBufferDirty(buf);
+	if (needlog && RelationNeedsWAL(rel))
+	{
+		xl_heap_inplace xlrec;
+		XLogRecPtr recptr;
+
+		xlrec.offnum = ItemPointerGetOffsetNumber(&tup.t_self);
+		XLogBeginInsert();
+		XLogRegisterData((char *) &xlrec, SizeOfHeapInplace);
+		XLogRegisterBuffer(0, buf, REGBUF_STANDARD);
+		XLogRegisterBufData(0, (char *) tup.t_data + tup.t_data->t_hoff,
+							tup.t_len - tup.t_data->t_hoff);
+		recptr = XLogInsert(RM_HEAP_ID, XLOG_HEAP_INPLACE);
+		PageSetLSN(page, recptr);
+	}
+	END_CRIT_SECTION();
+
+	*result = next;
+	*lsn = PageGetLSN(page);
+	*wrote = needlog;
+	UnlockReleaseBuffer(buf);
+	return COUNTER_DONE;
+}
+
+/* Return the cache entry for name (creating the cache), or NULL. */
+static CounterTidEntry *
+CounterTidLookup(text *name, bool create)
+{
+	char key[DOCMODEL_MAX_KEY_BYTES + 1];
+	int len = VARSIZE_ANY_EXHDR(name);
+	bool found;
+	CounterTidEntry *e;
+
+	if (len > DOCMODEL_MAX_KEY_BYTES)
+		return NULL;
+	if (tidCache == NULL)
+	{
+		HASHCTL ctl;
+
+		if (!create)
+			return NULL;
+		ctl.keysize = DOCMODEL_MAX_KEY_BYTES + 1;
+		ctl.entrysize = sizeof(CounterTidEntry);
+		ctl.hcxt = CacheMemoryContext;
+		tidCache = hash_create("docmodel counter TIDs", 256, &ctl,
+							   HASH_ELEM | HASH_STRINGS | HASH_CONTEXT);
+	}
+	memcpy(key, VARDATA_ANY(name), len);
+	key[len] = '\0';
+	if (create && hash_get_num_entries(tidCache) >= COUNTER_TID_CACHE_SIZE)
+	{
+		/* full: start over rather than track recency */
+		hash_destroy(tidCache);
+		tidCache = NULL;
+		return CounterTidLookup(name, true);
+	}
+	e = hash_search(tidCache, key, create ? HASH_ENTER : HASH_FIND, &found);
+	if (e != NULL && create && !found)
+		ItemPointerSetInvalid(&e->tid);
+	return e;
+}
+
+/*
+ * Look the counter up by name and apply op (see CounterAtTid): first at the
+ * TID this backend found it at before (checked: the block still exists, the
+ * row there is visible and has this name), else through the primary key.
+ * Writers use SnapshotSelf (latest committed row, or our own); readers use
+ * the active snapshot.
+ */
+static CounterFound
+CounterAccess(text *name, CounterOp op, int64 arg, int64 *result, bool *gapless)
+{
+	Oid relid;
+	Oid indexid;
+	Relation rel;
+	Snapshot snapshot;
+	CounterFound found = COUNTER_ABSENT;
+	XLogRecPtr lsn = InvalidXLogRecPtr;
+	bool wrote = false;
+	CounterTidEntry *cached;
+
+	CounterResolve(&relid, &indexid);
+	CounterCheckAcl(relid, op == COUNTER_READ ? ACL_SELECT : ACL_UPDATE);
+	rel = table_open(relid,
+					 op == COUNTER_READ ? AccessShareLock : RowExclusiveLock);
+	snapshot = op == COUNTER_READ ? GetActiveSnapshot() : SnapshotSelf;
+	if (snapshot == NULL)
+		snapshot = GetTransactionSnapshot();
+
+	/*
+	 * The cached TID's block may have been truncated away by VACUUM since it
+	 * was cached (that needs AccessExclusiveLock, which our lock now keeps
+	 * out), so check it against the relation's size before reading it.
+	 */
+	cached = CounterTidLookup(name, false);
+	if (cached != NULL && ItemPointerIsValid(&cached->tid) &&
+		ItemPointerGetBlockNumber(&cached->tid) <
+			RelationGetNumberOfBlocks(rel))
+	{
+		ItemPointerData t = cached->tid;
+
+		found = CounterAtTid(rel, &t, name, snapshot, op, arg, result, gapless,
+							 &lsn, &wrote);
+	}
+	if (found == COUNTER_ABSENT)
+	{
+		Relation idx = index_open(indexid, AccessShareLock);
+		IndexScanDesc scan;
+		ScanKeyData key;
+		ItemPointer tid;
+
+		ScanKeyEntryInitialize(&key, 0, 1, BTEqualStrategyNumber, InvalidOid,
+							   C_COLLATION_OID, F_TEXTEQ,
+							   PointerGetDatum(name));
+		scan = index_beginscan(rel, idx, snapshot, 1, 0);
+		index_rescan(scan, &key, 1, NULL, 0);
+		while ((tid = index_getnext_tid(scan, ForwardScanDirection)) != NULL)
+		{
+			ItemPointerData t = *tid;
+
+			found = CounterAtTid(rel, &t, NULL, snapshot, op, arg, result,
+								 gapless, &lsn, &wrote);
+			if (found != COUNTER_ABSENT)
+			{
+				cached = CounterTidLookup(name, true);
+				if (cached != NULL)
+					cached->tid = t;
+				break;
+			}
+		}
+		index_endscan(scan);
+		index_close(idx, AccessShareLock);
+	}
+	table_close(rel, NoLock);
+
+	if (found == COUNTER_DONE && op != COUNTER_READ && !*gapless)
+		CounterMakeDurable(lsn, wrote);
+	return found;
+}
+
+/* Prepare (once) and run a plan on counter_state; return rows processed. */
+static uint64
+CounterRunPlan(SPIPlanPtr *plan, const char *sql, int nargs, Oid *types,
+			   Datum *values, int64 *result)
+{
+	int rc;
+	uint64 n;
+
+	if (SPI_connect() != SPI_OK_CONNECT)
+		elog(ERROR, "SPI_connect failed");
+	if (*plan == NULL)
+	{
+		SPIPlanPtr p = SPI_prepare(sql, nargs, types);
+
+		if (p == NULL)
+			elog(ERROR, "SPI_prepare failed for \"%s\": %s", sql,
+				 SPI_result_code_string(SPI_result));
+		SPI_keepplan(p);
+		*plan = p;
+	}
+	rc = SPI_execute_plan(*plan, values, NULL, false, 0);
+	if (rc < 0)
+		elog(ERROR, "SPI_execute_plan failed for \"%s\": %s", sql,
+			 SPI_result_code_string(rc));
+	n = SPI_processed;
+	if (n > 0 && result != NULL && SPI_tuptable != NULL)
+	{
+		bool isnull;
+		Datum d = SPI_getbinval(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 1,
+								&isnull);
+
+		*result = isnull ? 0 : DatumGetInt64(d);
+	}
+	SPI_finish();
+	return n;
+}
+
+/* Insert a counter row unless the name exists; return whether inserted. */
+static bool
+CounterInsert(text *name, int64 start, bool gapless)
+{
+	Oid types[3] = {INT8OID, BOOLOID, TEXTOID};
+	Datum values[3];
+
+	values[0] = Int64GetDatum(start);
+	values[1] = BoolGetDatum(gapless);
+	values[2] = PointerGetDatum(name);
+	return CounterRunPlan(&planInsert,
+						  "INSERT INTO docmodel.counter_state "
+						  "(value, reserved, life, gapless, name) "
+						  "VALUES ($1, $1, 0, $2, $3) "
+						  "ON CONFLICT (name) DO NOTHING",
+						  3, types, values, NULL) > 0;
+}
+
+/* Raise P0002 for an absent counter. */
+static void
+CounterAbsent(text *name)
+{
+	ereport(ERROR,
+			(errcode(ERRCODE_NO_DATA_FOUND),
+			 errmsg("counter \"%s\" does not exist", text_to_cstring(name)),
+			 errhint("Create it with docmodel.counter_create(), or pass "
+					 "initial to docmodel.incr().")));
+}
+
+/* Raise 2200H when a counter would pass the largest bigint. */
+static void
+CounterOverflow(text *name, int64 arg)
+{
+	ereport(ERROR,
+			(errcode(ERRCODE_SEQUENCE_GENERATOR_LIMIT_EXCEEDED),
+			 errmsg("counter \"%s\" reached its maximum value",
+					text_to_cstring(name)),
+			 errdetail("Adding " INT64_FORMAT " would pass " INT64_FORMAT ".",
+					   arg, PG_INT64_MAX)));
+}
+
+/*
+ * Add delta to a counter and return the new value. When it is absent and
+ * create is true, create it at start (non-gapless); then return start
+ * itself when return_start (incr's initial), else add delta to it
+ * (next_id). When absent and not create, raise P0002.
+ */
+static int64
+CounterAdd(text *name, int64 delta, bool create, int64 start, bool return_start)
+{
+	int attempt;
+
+	for (attempt = 0; attempt < 3; attempt++)
+	{
+		int64 result = 0;
+		bool gapless = false;
+		CounterFound found;
+
+		found = CounterAccess(name, COUNTER_ADD, delta, &result, &gapless);
+		if (found == COUNTER_DONE)
+			return result;
+		if (found == COUNTER_OVERFLOW)
+			CounterOverflow(name, delta);
+		if (found == COUNTER_IS_GAPLESS)
+		{
+			Oid types[2] = {TEXTOID, INT8OID};
+			Datum values[2];
+
+			if (result > PG_INT64_MAX - delta)
+				CounterOverflow(name, delta);
+			values[0] = PointerGetDatum(name);
+			values[1] = Int64GetDatum(delta);
+			if (CounterRunPlan(&planGaplessAdd,
+							   "UPDATE docmodel.counter_state "
+							   "SET value = value OPERATOR(pg_catalog.+) $2, "
+							   "reserved = value OPERATOR(pg_catalog.+) $2 "
+							   "WHERE name OPERATOR(pg_catalog.=) $1 "
+							   "RETURNING value",
+							   2, types, values, &result) > 0)
+				return result;
+			continue; /* dropped meanwhile: absent */
+		}
+		/* absent */
+		if (!create)
+			CounterAbsent(name);
+		if (CounterInsert(name, start, false) && return_start)
+			return start;
+		/* inserted (next_id: increment it now) or created meanwhile */
+	}
+	CounterAbsent(name);
+	return 0; /* keep the compiler quiet */
+}
+
+/* Return whether a key part contains the delimiter. */
+static bool
+CounterHasDelim(text *part)
+{
+	const char *d = VARDATA_ANY(part);
+	int len = VARSIZE_ANY_EXHDR(part);
+	int dlen = strlen(DOCMODEL_DEFAULT_DELIM);
+	int i;
+
+	for (i = 0; i + dlen <= len; i++)
+		if (memcmp(d + i, DOCMODEL_DEFAULT_DELIM, dlen) == 0)
+			return true;
+	return false;
+}
+
+/* Add delta to a counter for another concern (see counter.h). */
+int64
+DocmodelCounterAdd(text *name, int64 delta, bool create)
+{
+	CounterCheckName(name);
+	if (delta < 0)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("counter delta must not be negative"),
+				 errdetail("Counter \"%s\" was given delta " INT64_FORMAT ".",
+						   text_to_cstring(name), delta)));
+	CounterCheckWritable("docmodel.incr()");
+	return CounterAdd(name, delta, create, 0, false);
+}
+
+/* Build count::[parents::]doc_type from next_id's arguments. */
+static text *
+CounterIdName(FunctionCallInfo fcinfo)
+{
+	StringInfoData buf;
+	text *doc_type;
+	int i;
+
+	CounterNotNull(fcinfo, 0, "doc_type");
+	CounterNotNull(fcinfo, 1, "parents");
+	doc_type = PG_GETARG_TEXT_PP(0);
+	initStringInfo(&buf);
+	appendStringInfoString(&buf, "count" DOCMODEL_DEFAULT_DELIM);
+	{
+		ArrayType *parents = PG_GETARG_ARRAYTYPE_P(1);
+		Datum *elems;
+		bool *nulls;
+		int n;
+
+		deconstruct_array(parents, TEXTOID, -1, false, TYPALIGN_INT, &elems,
+						  &nulls, &n);
+		for (i = 0; i < n; i++)
+		{
+			text *p;
+
+			if (nulls[i])
+				ereport(ERROR, (errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+								errmsg("parent %d must not be null", i + 1)));
+			p = DatumGetTextPP(elems[i]);
+			if (CounterHasDelim(p))
+				ereport(ERROR,
+						(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+						 errmsg("invalid key part \"%s\"", text_to_cstring(p)),
+						 errdetail("A key part may not contain the delimiter "
+								   "\"%s\".",
+								   DOCMODEL_DEFAULT_DELIM)));
+			appendBinaryStringInfo(&buf, VARDATA_ANY(p), VARSIZE_ANY_EXHDR(p));
+			appendStringInfoString(&buf, DOCMODEL_DEFAULT_DELIM);
+		}
+	}
+	if (CounterHasDelim(doc_type))
+		ereport(
+			ERROR,
+			(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+			 errmsg("invalid document type \"%s\"", text_to_cstring(doc_type)),
+			 errdetail("A key part may not contain the delimiter \"%s\".",
+					   DOCMODEL_DEFAULT_DELIM)));
+	appendBinaryStringInfo(&buf, VARDATA_ANY(doc_type),
+						   VARSIZE_ANY_EXHDR(doc_type));
+	DocmodelCheckKey(buf.data, buf.len, DOCMODEL_DEFAULT_DELIM,
+					 strlen(DOCMODEL_DEFAULT_DELIM), true);
+	return cstring_to_text_with_len(buf.data, buf.len);
+}
+
+/* Build doc_type::[parents::] (the key prefix next_key and counter_keys use). */
+static char *
+CounterKeyPrefix(FunctionCallInfo fcinfo)
+{
+	StringInfoData buf;
+	ArrayType *parents = PG_GETARG_ARRAYTYPE_P(1);
+	Datum *elems;
+	bool *nulls;
+	int n;
+	int i;
+
+	initStringInfo(&buf);
+	appendStringInfoString(&buf, text_to_cstring(PG_GETARG_TEXT_PP(0)));
+	appendStringInfoString(&buf, DOCMODEL_DEFAULT_DELIM);
+	deconstruct_array(parents, TEXTOID, -1, false, TYPALIGN_INT, &elems, &nulls,
+					  &n);
+	for (i = 0; i < n; i++)
+	{
+		appendStringInfoString(&buf, TextDatumGetCString(elems[i]));
+		appendStringInfoString(&buf, DOCMODEL_DEFAULT_DELIM);
+	}
+	return buf.data;
+}
+
+/* counter_create(name, start, gapless): create a counter; 23505 if it exists. */
+Datum
+counter_create(PG_FUNCTION_ARGS)
+{
+	text *name;
+	int64 start;
+
+	CounterNotNull(fcinfo, 0, "counter name");
+	CounterNotNull(fcinfo, 1, "start");
+	CounterNotNull(fcinfo, 2, "gapless");
+	name = PG_GETARG_TEXT_PP(0);
+	start = PG_GETARG_INT64(1);
+	CounterCheckName(name);
+	CounterCheckWritable("docmodel.counter_create()");
+	if (start < 0)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("counter start must not be negative"),
+				 errdetail("Counter \"%s\" was given start " INT64_FORMAT ".",
+						   text_to_cstring(name), start)));
+	if (!CounterInsert(name, start, PG_GETARG_BOOL(2)))
+		ereport(ERROR,
+				(errcode(ERRCODE_UNIQUE_VIOLATION),
+				 errmsg("counter \"%s\" already exists", text_to_cstring(name)),
+				 errhint("Use docmodel.counter_advance() to raise an existing "
+						 "counter.")));
+	PG_RETURN_VOID();
+}
+
+/* incr(name, delta, initial): add delta >= 0 and return the new value. */
+Datum
+incr(PG_FUNCTION_ARGS)
+{
+	text *name;
+	int64 delta;
+	bool has_initial = !PG_ARGISNULL(2);
+	int64 initial = has_initial ? PG_GETARG_INT64(2) : 0;
+
+	CounterNotNull(fcinfo, 0, "counter name");
+	CounterNotNull(fcinfo, 1, "delta");
+	name = PG_GETARG_TEXT_PP(0);
+	delta = PG_GETARG_INT64(1);
+	CounterCheckName(name);
+	if (delta < 0)
+		ereport(
+			ERROR,
+			(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+			 errmsg("counter delta must not be negative"),
+			 errdetail("Counter \"%s\" was given delta " INT64_FORMAT ".",
+					   text_to_cstring(name), delta),
+			 errhint("Counters only go up; a delta of 0 reads the value.")));
+	if (initial < 0)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("counter initial value must not be negative"),
+				 errdetail("Counter \"%s\" was given initial " INT64_FORMAT ".",
+						   text_to_cstring(name), initial)));
+	CounterCheckWritable("docmodel.incr()");
+	PG_RETURN_INT64(CounterAdd(name, delta, has_initial, initial, true));
+}
+
+/* counter_value(name): the current value, NULL when absent. */
+Datum
+counter_value(PG_FUNCTION_ARGS)
+{
+	text *name = PG_GETARG_TEXT_PP(0);
+	int64 result = 0;
+	bool gapless = false;
+
+	CounterCheckName(name);
+	if (CounterAccess(name, COUNTER_READ, 0, &result, &gapless) != COUNTER_DONE)
+		PG_RETURN_NULL();
+	PG_RETURN_INT64(result);
+}
+
+/* counter_advance(name, at_least): raise to at least at_least, never lower. */
+Datum
+counter_advance(PG_FUNCTION_ARGS)
+{
+	text *name;
+	int64 at_least;
+	int64 result = 0;
+	bool gapless = false;
+	CounterFound found;
+
+	CounterNotNull(fcinfo, 0, "counter name");
+	CounterNotNull(fcinfo, 1, "at_least");
+	name = PG_GETARG_TEXT_PP(0);
+	at_least = PG_GETARG_INT64(1);
+	CounterCheckName(name);
+	CounterCheckWritable("docmodel.counter_advance()");
+	found = CounterAccess(name, COUNTER_RAISE, at_least, &result, &gapless);
+	if (found == COUNTER_IS_GAPLESS)
+	{
+		Oid types[2] = {TEXTOID, INT8OID};
+		Datum values[2];
+
+		values[0] = PointerGetDatum(name);
+		values[1] = Int64GetDatum(at_least);
+		if (CounterRunPlan(&planGaplessRaise,
+						   "UPDATE docmodel.counter_state "
+						   "SET value = GREATEST(value, $2), "
+						   "reserved = GREATEST(value, $2) "
+						   "WHERE name OPERATOR(pg_catalog.=) $1 "
+						   "RETURNING value",
+						   2, types, values, &result) == 0)
+			found = COUNTER_ABSENT;
+		else
+			found = COUNTER_DONE;
+	}
+	if (found != COUNTER_DONE)
+		CounterAbsent(name);
+	PG_RETURN_INT64(result);
+}
+
+/* counter_drop(name): delete a counter; P0002 when absent. */
+Datum
+counter_drop(PG_FUNCTION_ARGS)
+{
+	text *name;
+	Oid types[1] = {TEXTOID};
+	Datum values[1];
+
+	CounterNotNull(fcinfo, 0, "counter name");
+	name = PG_GETARG_TEXT_PP(0);
+	CounterCheckName(name);
+	CounterCheckWritable("docmodel.counter_drop()");
+	values[0] = PointerGetDatum(name);
+	if (CounterRunPlan(&planDelete,
+					   "DELETE FROM docmodel.counter_state "
+					   "WHERE name OPERATOR(pg_catalog.=) $1",
+					   1, types, values, NULL) == 0)
+		CounterAbsent(name);
+	PG_RETURN_VOID();
+}
+
+/* next_id(doc_type, VARIADIC parents): increment count::[parents::]doc_type. */
+Datum
+next_id(PG_FUNCTION_ARGS)
+{
+	text *name = CounterIdName(fcinfo);
+
+	CounterCheckWritable("docmodel.next_id()");
+	PG_RETURN_INT64(CounterAdd(name, 1, true, 0, false));
+}
+
+/* next_key(doc_type, VARIADIC parents): doc_type::[parents::]next_id. */
+Datum
+next_key(PG_FUNCTION_ARGS)
+{
+	text *name = CounterIdName(fcinfo);
+	int64 id;
+	char *prefix;
+
+	CounterCheckWritable("docmodel.next_key()");
+	id = CounterAdd(name, 1, true, 0, false);
+	prefix = CounterKeyPrefix(fcinfo);
+	PG_RETURN_TEXT_P(cstring_to_text(psprintf("%s" INT64_FORMAT, prefix, id)));
+}
+
+/* State of a counter_keys scan. */
+typedef struct CounterKeysState
+{
+	char *prefix;
+	int64 last;
+} CounterKeysState;
+
+/* counter_keys(doc_type, VARIADIC parents): every key from 1 to the value. */
+Datum
+counter_keys(PG_FUNCTION_ARGS)
+{
+	FuncCallContext *funcctx;
+	CounterKeysState *st;
+
+	if (SRF_IS_FIRSTCALL())
+	{
+		MemoryContext old;
+		text *name;
+		int64 value = 0;
+		bool gapless = false;
+
+		funcctx = SRF_FIRSTCALL_INIT();
+		name = CounterIdName(fcinfo);
+		old = MemoryContextSwitchTo(funcctx->multi_call_memory_ctx);
+		st = palloc(sizeof(CounterKeysState));
+		st->prefix = CounterKeyPrefix(fcinfo);
+		MemoryContextSwitchTo(old);
+		if (CounterAccess(name, COUNTER_READ, 0, &value, &gapless) !=
+			COUNTER_DONE)
+			value = 0;
+		st->last = value;
+		funcctx->user_fctx = st;
+	}
+	funcctx = SRF_PERCALL_SETUP();
+	st = funcctx->user_fctx;
+	if ((int64) funcctx->call_cntr < st->last)
+	{
+		/* SRF_RETURN_NEXT advances call_cntr before it evaluates its value */
+		text *key = cstring_to_text(psprintf("%s" INT64_FORMAT, st->prefix,
+											 (int64) funcctx->call_cntr + 1));
+
+		SRF_RETURN_NEXT(funcctx, PointerGetDatum(key));
+	}
+	SRF_RETURN_DONE(funcctx);
+}
+
+/*
+ * counter_state_value(value, reserved, life, gapless): the value a raw
+ * counter_state row stands for in this server life (the view's column).
+ */
+Datum
+counter_state_value(PG_FUNCTION_ARGS)
+{
+	CounterRow row;
+
+	row.value = PG_GETARG_INT64(0);
+	row.reserved = PG_GETARG_INT64(1);
+	row.life = PG_GETARG_INT64(2);
+	row.gapless = PG_GETARG_BOOL(3);
+	PG_RETURN_INT64(CounterCurrent(&row, CounterLife()));
+}
+
+/*
+ * counter_state_guard(): BEFORE UPDATE trigger on counter_state. Only a
+ * gapless row may be updated (non-gapless rows change in place, which an
+ * MVCC update would race with), and name and gapless never change.
+ */
+Datum
+counter_state_guard(PG_FUNCTION_ARGS)
+{
+	TriggerData *trigdata = (TriggerData *) fcinfo->context;
+	TupleDesc desc;
+	HeapTuple oldtup;
+	HeapTuple newtup;
+	bool isnull;
+	bool oldgapless;
+	Datum oldname;
+	Datum newname;
+
+	if (!CALLED_AS_TRIGGER(fcinfo) ||
+		!TRIGGER_FIRED_BY_UPDATE(trigdata->tg_event) ||
+		!TRIGGER_FIRED_FOR_ROW(trigdata->tg_event))
+		elog(ERROR, "counter_state_guard must be a row trigger on UPDATE");
+	desc = trigdata->tg_relation->rd_att;
+	oldtup = trigdata->tg_trigtuple;
+	newtup = trigdata->tg_newtuple;
+	oldgapless = DatumGetBool(heap_getattr(oldtup, 4, desc, &isnull));
+	oldname = heap_getattr(oldtup, 5, desc, &isnull);
+	newname = heap_getattr(newtup, 5, desc, &isnull);
+	if (!oldgapless)
+		ereport(
+			ERROR,
+			(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
+			 errmsg("counter \"%s\" is not gapless and cannot be updated",
+					TextDatumGetCString(oldname)),
+			 errdetail("A non-gapless counter changes in place, outside "
+					   "transactions."),
+			 errhint("Use docmodel.incr() or docmodel.counter_advance().")));
+	if (isnull ||
+		!DatumGetBool(DirectFunctionCall2Coll(texteq, C_COLLATION_OID, oldname,
+											  newname)) ||
+		DatumGetBool(heap_getattr(newtup, 4, desc, &isnull)) != oldgapless)
+		ereport(ERROR,
+				(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
+				 errmsg("cannot change the name or kind of counter \"%s\"",
+						TextDatumGetCString(oldname))));
+	return PointerGetDatum(newtup);
+}
