@@ -409,6 +409,9 @@ BEGIN
     rel := qname::regclass;
     EXECUTE pg_catalog.format('CREATE INDEX ON %s (expires_at) '
         'WHERE expires_at IS NOT NULL', rel);
+    -- A plain DROP TABLE of an earlier collection leaves its row; should
+    -- the new table reuse that OID, the row is stale.
+    DELETE FROM docmodel.collection_config AS c WHERE c.coll OPERATOR(pg_catalog.=) rel;
     INSERT INTO docmodel.collection_config
         (coll, doc_type, meta_style, time_unit, delimiter)
         VALUES (rel, doc_type, meta_style, time_unit, delimiter)

@@ -17,9 +17,16 @@
  *	  invalidates every backend's cache at commit (a statement trigger on
  *	  the table does it), so set_revisions() only has to UPDATE the row.
  *	- document.c assembles the stored document in exactly one place,
- *	  DocmodelAssembleDocument(); migrations fill DocmodelStamp.schema
- *	  before it runs, revisions read DocmodelStamp after it ran (see the
- *	  markers in collection_trigger()).
+ *	  DocmodelAssembleDocument(body, &stamp). In collection_trigger() the
+ *	  order is: key checks; the untouched-body shortcut (an UPDATE that
+ *	  leaves doc as stored, e.g. touch, only gets a new cas and returns);
+ *	  size and object checks; the _type checks; the stamp (ver, created,
+ *	  who, cas); then the marker "schema version: see migrate.c", where
+ *	  migrations may replace `body` (a migrated Jsonb) and set stamp.schema;
+ *	  then the assembly; then the marker "revisions: see revision.c", where
+ *	  the new document (result), stamp.old_doc and stamp.ver are known.
+ *	- kv.c's get() and get_multi() have the same schema marker where a
+ *	  document read may be migrated before it is returned.
  *
  *-------------------------------------------------------------------------
  */
@@ -77,25 +84,33 @@ typedef struct DocmodelCollection
  * The management fields of one write, gathered by collection_trigger() and
  * written by DocmodelAssembleDocument(). Names are the style-independent
  * ones; the meta style decides where they go.
+ *
+ * is_insert: a new document (also when it replaces an expired one), as
+ * opposed to an update of a live one. key/type point into the row (not
+ * NUL-terminated); type is the key's first part. schema: NULL leaves the
+ * body's schema field as written; non-NULL (a jbvString, jbvNumeric or
+ * jbvBinary value) is written as the schema field instead: migrations set
+ * it. ver: the _ver to write. created/created_by: on update the stored
+ * values (NULL when the stored document lacks them). now/who: the time and
+ * writer stamped. old_doc: the stored document on update, else NULL. cas:
+ * the new cas (already chosen when the hooks run).
  */
 typedef struct DocmodelStamp
 {
 	const DocmodelCollection *cfg;
-	bool is_insert;  /* new document (also: replacing an expired
-								 * one) rather than an update */
-	const char *key; /* not NUL-terminated */
+	bool is_insert;
+	const char *key;
 	int key_len;
-	const char *type; /* the document type (= key prefix) */
+	const char *type;
 	int type_len;
-	JsonbValue *schema;     /* when non-NULL, written as the schema field
-								 * (replacing the body's); migrations set it */
-	int32 ver;              /* _ver to write */
-	JsonbValue *created;    /* _created to write (kept on update), or NULL */
-	JsonbValue *created_by; /* _createdBy to write, or NULL */
-	TimestampTz now;        /* _modified (and _created on insert) */
-	const char *who;        /* _modifiedBy (and _createdBy on insert) */
-	Jsonb *old_doc;         /* the stored document on update, else NULL */
-	int64 cas;              /* the new cas */
+	JsonbValue *schema;
+	int32 ver;
+	JsonbValue *created;
+	JsonbValue *created_by;
+	TimestampTz now;
+	const char *who;
+	Jsonb *old_doc;
+	int64 cas;
 } DocmodelStamp;
 
 /* collection.c */

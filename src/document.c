@@ -202,7 +202,7 @@ static void
 PairFromValue(OutPair *p, const char *key, JsonbValue *v)
 {
 	p->key = key;
-	p->keylen = strlen(key); /* constant-folded for literals when inlined */
+	p->keylen = strlen(key);
 	p->data = NULL;
 	p->len = 0;
 	switch (v->type)
@@ -246,8 +246,10 @@ PairString(OutPair *p, const char *key, const char *val, int len)
 
 /*
  * Read the pairs of object container c into out (in their stored order,
- * which is the key order), leaving out the keys skip() names. Returns the
- * number of pairs read.
+ * which is the key order) without decoding values, leaving out management
+ * fields of names (when given; the schema field only when the stamp sets
+ * one) and, with skip_meta, the key "meta" (its object is returned in
+ * *meta). Returns the number of pairs kept.
  */
 static int
 ReadPairs(JsonbContainer *c, const FieldNames *names, DocmodelStamp *st,

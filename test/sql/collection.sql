@@ -212,7 +212,27 @@ SELECT docmodel.create_collection('collection_s."Mixed Case"');
 INSERT INTO collection_s."Mixed Case" VALUES ('a::1', '{}');
 SELECT docmodel.get('collection_s."Mixed Case"', 'a::1')->'_ver' AS ver;
 SELECT docmodel.drop_collection('collection_s."Mixed Case"');
+-- An unqualified name is created in the caller's current schema.
+SET search_path = collection_s, public;
+SELECT docmodel.create_collection('in_s');
+RESET search_path;
+SELECT collection FROM docmodel.collections WHERE collection::text LIKE '%in_s';
+SELECT docmodel.drop_collection('collection_s.in_s');
 DROP SCHEMA collection_s;
+
+-- A change of the configuration reaches the trigger (the cache is invalidated).
+SELECT docmodel.create_collection('collection_cfg');
+INSERT INTO collection_cfg VALUES ('c::1', '{}');
+UPDATE docmodel.collection_config SET time_unit = 'iso', meta_style = 'plain'
+WHERE coll = 'collection_cfg'::regclass;
+INSERT INTO collection_cfg VALUES ('c::2', '{}');
+SELECT id, jsonb_typeof(doc->'_modified') AS underscore_modified, jsonb_typeof(doc->'modified') AS plain_modified
+FROM collection_cfg ORDER BY id;
+-- Without its configuration row, the trigger refuses to guess.
+DELETE FROM docmodel.collection_config WHERE coll = 'collection_cfg'::regclass;
+SELECT regexp_replace(pg_temp.try($$INSERT INTO collection_cfg VALUES ('c::3', '{}')$$),
+                      '(collection|configuration) \d+', '\1 N', 'g') AS try;
+DROP TABLE collection_cfg;
 
 -- drop_collection drops the table and its configuration.
 SELECT docmodel.drop_collection(c) FROM unnest(ARRAY['collection_any', 'collection_colon',
