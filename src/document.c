@@ -33,6 +33,7 @@
 #include "collection.h"
 #include "key.h"
 #include "migrate.h"
+#include "revision.h"
 
 PG_FUNCTION_INFO_V1(collection_trigger);
 
@@ -658,6 +659,12 @@ collection_trigger(PG_FUNCTION_ARGS)
 	Datum *ov = NULL;
 	bool *on = NULL;
 
+	/* revisions: the AFTER UPDATE OR DELETE row event and the BEFORE
+	 * TRUNCATE statement event write history (revision.c) */
+	if (CALLED_AS_TRIGGER(fcinfo) && (TRIGGER_FIRED_AFTER(td->tg_event) ||
+									  TRIGGER_FIRED_BY_TRUNCATE(td->tg_event)))
+		return DocmodelRevisionTrigger(fcinfo);
+
 	if (!CALLED_AS_TRIGGER(fcinfo) || !TRIGGER_FIRED_BEFORE(td->tg_event) ||
 		!TRIGGER_FIRED_FOR_ROW(td->tg_event))
 		elog(ERROR, "collection_trigger: must be a BEFORE ... FOR EACH ROW "
@@ -830,6 +837,23 @@ collection_trigger(PG_FUNCTION_ARGS)
 			st.ver = 2;
 	}
 	st.cas = DocmodelNextCas(old_cas);
+
+	/* revisions: a new document continues after its key's history (and
+	 * after the expired document it replaces), so numbers never repeat */
+	if (st.is_insert && OidIsValid(cfg.revisions_relid))
+	{
+		int32 floor = 1;
+
+		if (oldtup != NULL && !on[COLL_ATT_DOC - 1])
+		{
+			JsonbContainer *omc =
+				MetaContainer(&cfg, DatumGetJsonbP(ov[COLL_ATT_DOC - 1]));
+
+			if (omc != NULL)
+				floor = JsonInt(FindField(omc, names->ver), 0) + 1;
+		}
+		st.ver = DocmodelRevisionFirstVer(&cfg, nv[COLL_ATT_ID - 1], floor);
+	}
 
 	/* schema version: see migrate.c (migrate on write, stamp _schema) */
 	body = DocmodelMigrateOnWrite(
