@@ -6,7 +6,7 @@
 
 MIG_DOCS=${MIG_DOCS:-200000}
 
-"${PSQL[@]}" <<SQL
+"${PSQL[@]}" >/dev/null <<SQL
 SET client_min_messages = warning;
 DROP TABLE IF EXISTS bench_mig_src, bench_mig_a, bench_mig_b;
 DELETE FROM docmodel.migration_rules WHERE doc_type = 'user';
