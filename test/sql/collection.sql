@@ -1,15 +1,7 @@
 -- Collections: create/drop, the trigger's stamping in every meta style and
 -- time unit, and the same result from INSERT, UPDATE, ON CONFLICT, COPY and
 -- the key-value functions.
-CREATE FUNCTION pg_temp.try(sql text) RETURNS text LANGUAGE plpgsql AS $$
-DECLARE st text; msg text; det text;
-BEGIN
-  EXECUTE sql;
-  RETURN 'ok';
-EXCEPTION WHEN OTHERS THEN
-  GET STACKED DIAGNOSTICS st = RETURNED_SQLSTATE, msg = MESSAGE_TEXT, det = PG_EXCEPTION_DETAIL;
-  RETURN st || ': ' || msg || coalesce(' (' || nullif(det, '') || ')', '');
-END $$;
+\i test/sql/include/try.sql
 -- A document with its time stamps replaced by whether they equal now() in
 -- the collection's unit (so the output does not depend on the clock).
 CREATE FUNCTION pg_temp.stamped(doc jsonb, unit text DEFAULT 'ms') RETURNS jsonb

@@ -1,14 +1,6 @@
 -- The key-value API: get, get_multi, insert, upsert, replace, remove, touch,
 -- purge_expired; CAS, expiry, privileges, renames.
-CREATE FUNCTION pg_temp.try(sql text) RETURNS text LANGUAGE plpgsql AS $$
-DECLARE st text; msg text; det text;
-BEGIN
-  EXECUTE sql;
-  RETURN 'ok';
-EXCEPTION WHEN OTHERS THEN
-  GET STACKED DIAGNOSTICS st = RETURNED_SQLSTATE, msg = MESSAGE_TEXT, det = PG_EXCEPTION_DETAIL;
-  RETURN st || ': ' || msg || coalesce(' (' || nullif(det, '') || ')', '');
-END $$;
+\i test/sql/include/try.sql
 -- The same, with CAS values (clock-based) masked.
 CREATE FUNCTION pg_temp.try_cas(sql text) RETURNS text LANGUAGE sql AS $$
   SELECT regexp_replace(pg_temp.try(sql), '\d{12,}', '<cas>', 'g')

@@ -1,13 +1,5 @@
 -- Counters (src/counter.c): every function, every error with its SQLSTATE.
-CREATE FUNCTION pg_temp.try(sql text) RETURNS text LANGUAGE plpgsql AS $$
-DECLARE st text; msg text; det text;
-BEGIN
-  EXECUTE sql;
-  RETURN 'ok';
-EXCEPTION WHEN OTHERS THEN
-  GET STACKED DIAGNOSTICS st = RETURNED_SQLSTATE, msg = MESSAGE_TEXT, det = PG_EXCEPTION_DETAIL;
-  RETURN st || ': ' || msg || coalesce(' (' || nullif(det, '') || ')', '');
-END $$;
+\i test/sql/include/try.sql
 
 -- next_id / next_key: counter count::[parents::]doc_type, created at 0, first id 1.
 SELECT docmodel.next_id('ctuser'), docmodel.next_id('ctuser'), docmodel.next_id('ctuser');

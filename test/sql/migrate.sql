@@ -2,15 +2,7 @@
 -- current_version, migrate() with every step op, migration_plan and
 -- migrate_collection. Every error shows its SQLSTATE.
 \set SHOW_CONTEXT never
-CREATE FUNCTION pg_temp.try(sql text) RETURNS text LANGUAGE plpgsql AS $$
-DECLARE st text; msg text; det text;
-BEGIN
-  EXECUTE sql;
-  RETURN 'ok';
-EXCEPTION WHEN OTHERS THEN
-  GET STACKED DIAGNOSTICS st = RETURNED_SQLSTATE, msg = MESSAGE_TEXT, det = PG_EXCEPTION_DETAIL;
-  RETURN st || ': ' || msg || coalesce(' (' || nullif(det, '') || ')', '');
-END $$;
+\i test/sql/include/try.sql
 
 -- Apply steps (one rule 1 -> 2 of type "optest") to a document; show the
 -- result without the type and schema fields.

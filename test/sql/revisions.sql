@@ -1,13 +1,5 @@
 -- Revisions: history kept by the collection trigger (DESIGN.md "Revisions").
-CREATE FUNCTION pg_temp.try(sql text) RETURNS text LANGUAGE plpgsql AS $$
-DECLARE st text; msg text; det text;
-BEGIN
-  EXECUTE sql;
-  RETURN 'ok';
-EXCEPTION WHEN OTHERS THEN
-  GET STACKED DIAGNOSTICS st = RETURNED_SQLSTATE, msg = MESSAGE_TEXT, det = PG_EXCEPTION_DETAIL;
-  RETURN st || ': ' || msg || coalesce(' (' || nullif(det, '') || ')', '');
-END $$;
+\i test/sql/include/try.sql
 -- The revisions of a key, compactly: ver, op, the body's n and _ver.
 CREATE FUNCTION pg_temp.hist(coll regclass, key text) RETURNS TABLE(ver integer, revision_key text, op text, n jsonb, body_ver jsonb)
 LANGUAGE sql AS $$

@@ -1,13 +1,5 @@
 -- Revisions, part 1: docmodel.diff and docmodel.patch (RFC 6902).
-CREATE FUNCTION pg_temp.try(sql text) RETURNS text LANGUAGE plpgsql AS $$
-DECLARE st text; msg text; det text;
-BEGIN
-  EXECUTE sql;
-  RETURN 'ok';
-EXCEPTION WHEN OTHERS THEN
-  GET STACKED DIAGNOSTICS st = RETURNED_SQLSTATE, msg = MESSAGE_TEXT, det = PG_EXCEPTION_DETAIL;
-  RETURN st || ': ' || msg || coalesce(' (' || nullif(det, '') || ')', '');
-END $$;
+\i test/sql/include/try.sql
 
 -- diff: what the patch looks like (objects by member, arrays by position).
 SELECT docmodel.diff('{"a": 1, "b": 2}', '{"a": 1, "b": 2}') AS same;
