@@ -41,10 +41,11 @@ bench_sql() {
 }
 
 # Run pgbench with a script file and print its tps (excluding connection time).
+# PGBENCH_ARGS adds options (e.g. PGBENCH_ARGS="-M prepared" bench_tps ...).
 tps_of() {
 	local file=$1 clients=$2 secs=$3
 	local out
-	out=$(pgbench -n -f "$file" -c "$clients" -j "$clients" -T "$secs" 2>&1) || {
+	out=$(pgbench -n ${PGBENCH_ARGS:-} -f "$file" -c "$clients" -j "$clients" -T "$secs" 2>&1) || {
 		echo "bench: pgbench failed on $file" >&2
 		echo "$out" | tail -5 >&2
 		kill -TERM $$

@@ -2,7 +2,7 @@
 # they replace. pgbench runs in prepared mode (-M prepared) with random keys
 # over 100k documents; the bulk insert is 100k documents, INSERT ... SELECT.
 
-"${PSQL[@]}" <<'SQL'
+"${PSQL[@]}" >/dev/null <<'SQL'
 SET client_min_messages = warning;
 DROP TABLE IF EXISTS bench_coll, bench_plain, bench_src, bench_ins_coll, bench_ins_plain;
 DELETE FROM docmodel.collection_config
@@ -43,19 +43,11 @@ INSERT INTO bench_plain AS p (id, doc, cas) VALUES ('user::' || :k::int, jsonb_b
 ON CONFLICT (id) DO UPDATE SET doc = EXCLUDED.doc, cas = p.cas + 1;
 SQL
 
-# pgbench in prepared mode for these pairs (restored afterwards).
-eval "collections_saved_$(declare -f tps_of)"
-tps_of() {
-	local file=$1 clients=$2 secs=$3
-	pgbench -n -M prepared -f "$file" -c "$clients" -j "$clients" -T "$secs" 2>/dev/null |
-		sed -n 's/^tps = \([0-9.]*\).*/\1/p' | tail -1
-}
-bench_tps "collections: get vs SELECT doc (prepared)" 0.85 \
+# pgbench in prepared mode for these pairs.
+PGBENCH_ARGS="-M prepared" bench_tps "collections: get vs SELECT doc (prepared)" 0.85 \
 	"$bench_dir/get.sql" "$bench_dir/select.sql" 2 8
-bench_tps "collections: upsert vs INSERT ON CONFLICT" 0.80 \
+PGBENCH_ARGS="-M prepared" bench_tps "collections: upsert vs INSERT ON CONFLICT" 0.80 \
 	"$bench_dir/upsert.sql" "$bench_dir/on_conflict.sql" 2 8
-eval "$(declare -f collections_saved_tps_of | sed 's/^collections_saved_tps_of/tps_of/')"
-unset -f collections_saved_tps_of
 
 bench_sql "collections: INSERT 100k docs vs plain table" 1.5 \
 	"TRUNCATE bench_ins_coll; INSERT INTO bench_ins_coll (id, doc) SELECT id, doc FROM bench_src" \
