@@ -9,11 +9,15 @@ tests=(test/t/*.pl)
 pgxs=$(cd "$(dirname "$("$PG_CONFIG" --pgxs)")/../.." && pwd)
 tmp=$(mktemp -d /tmp/docmodel_tap.XXXXXX)
 chmod 755 "$tmp"
+# The tests run from a copy, so the postgres user can read them wherever the checkout is.
+mkdir -p "$tmp/test/t"
+cp test/t/*.pl "$tmp/test/t/"
 run=()
 if [ "$(id -u)" -eq 0 ]; then
-	chown postgres "$tmp"
+	chown -R postgres "$tmp"
 	run=(runuser -u postgres --)
 fi
+cd "$tmp"
 rc=0
 for t in "${tests[@]}"; do
 	rm -rf "$tmp/tmp_check"
