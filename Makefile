@@ -20,10 +20,10 @@ PG_CFLAGS   += -Werror -Wall -Wmissing-prototypes
 SHLIB_LINK  +=
 
 PGXS := $(shell $(PG_CONFIG) --pgxs 2>/dev/null)
-ifeq ($(PGXS),)
-# pg_config is missing: only the set-up targets can run; they install it.
+ifeq ($(wildcard $(PGXS)),)
+# PostgreSQL's server headers are missing: only the set-up targets can run; they install them.
 all install installcheck:
-	@echo "pg_config not found: run 'make test' or 'make demo', which install PostgreSQL first" >&2; exit 1
+	@echo "PGXS not found: run 'make test' or 'make demo', which install PostgreSQL 15 and its headers first" >&2; exit 1
 else
 include $(PGXS)
 endif
