@@ -25,11 +25,15 @@ time_sql() {
 
 # bench_sql NAME TARGET_RATIO 'docmodel SQL' 'baseline SQL'
 # Times two statements in alternating rounds; ratio = median(docmodel) / median(baseline);
-# the target is met when ratio <= TARGET_RATIO.
+# the target is met when ratio <= TARGET_RATIO. When BENCH_RESET names a command, it runs
+# before every round (for statements that change the data they time) and replaces the warm-up.
 bench_sql() {
 	local name=$1 target=$2 a=$3 b=$4 i ta=() tb=()
-	time_sql "$a" >/dev/null; time_sql "$b" >/dev/null   # warm both
+	if [ -z "${BENCH_RESET:-}" ]; then
+		time_sql "$a" >/dev/null; time_sql "$b" >/dev/null   # warm both
+	fi
 	for ((i = 0; i < BENCH_ROUNDS; i++)); do
+		[ -n "${BENCH_RESET:-}" ] && $BENCH_RESET
 		ta+=("$(time_sql "$a")")
 		tb+=("$(time_sql "$b")")
 	done

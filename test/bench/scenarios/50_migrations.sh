@@ -39,20 +39,9 @@ mig_reset() {
 		-c "VACUUM ANALYZE bench_mig_a, bench_mig_b" -c "CHECKPOINT" >/dev/null
 }
 
-# mig_pair NAME TARGET 'docmodel SQL' : alternating rounds against MIG_HAND,
-# each timed statement on freshly reloaded tables; prints like bench_sql.
+# Each pair times its statement on freshly reloaded tables (BENCH_RESET), against MIG_HAND.
 mig_pair() {
-	local name=$1 target=$2 a=$3 i ta=() tb=()
-	for ((i = 0; i < BENCH_ROUNDS; i++)); do
-		mig_reset
-		ta+=("$(PGOPTIONS='-c client_min_messages=warning' time_sql "$a")")
-		tb+=("$(time_sql "$MIG_HAND")")
-	done
-	local ma mb
-	ma=$(median "${ta[@]}"); mb=$(median "${tb[@]}")
-	awk -v n="$name" -v a="$ma" -v b="$mb" -v t="$target" 'BEGIN {
-		r = a / b; printf "%-44s %10.1f ms %10.1f ms   ratio %5.2fx   target <= %.2fx  %s\n",
-			n, a, b, r, t, (r <= t ? "met" : "MISSED") }'
+	PGOPTIONS='-c client_min_messages=warning' BENCH_RESET=mig_reset bench_sql "$1" "$2" "$3" "$MIG_HAND"
 }
 
 mig_k=$((MIG_DOCS / 1000))
