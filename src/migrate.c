@@ -43,6 +43,7 @@
 #include "utils/timestamp.h"
 
 #include "docmodel.h"
+#include "jsonutil.h"
 #include "migrate.h"
 #include "version.h"
 
@@ -192,6 +193,31 @@ PG_FUNCTION_INFO_V1(migrate_collection);
  * ---------------------------------------------------------------------
  */
 
+/*
+ * Initialize buf and fill it with fmt formatted with args,
+ * growing it as needed (args is only read through copies).
+ */
+static void FormatReason(StringInfo buf, const char *fmt, va_list args)
+	pg_attribute_printf(2, 0);
+
+static void
+FormatReason(StringInfo buf, const char *fmt, va_list args)
+{
+	initStringInfo(buf);
+	for (;;)
+	{
+		va_list copy;
+		int needed;
+
+		va_copy(copy, args);
+		needed = appendStringInfoVA(buf, fmt, copy);
+		va_end(copy);
+		if (needed == 0)
+			break;
+		enlargeStringInfo(buf, needed);
+	}
+}
+
 /* Raise 22023 for a step that is not well formed. */
 static void pg_attribute_noreturn()
 	BadStep(const char *label, const char *op, const char *fmt, ...)
@@ -201,20 +227,11 @@ static void
 BadStep(const char *label, const char *op, const char *fmt, ...)
 {
 	StringInfoData reason;
+	va_list args;
 
-	initStringInfo(&reason);
-	for (;;)
-	{
-		va_list args;
-		int needed;
-
-		va_start(args, fmt);
-		needed = appendStringInfoVA(&reason, fmt, args);
-		va_end(args);
-		if (needed == 0)
-			break;
-		enlargeStringInfo(&reason, needed);
-	}
+	va_start(args, fmt);
+	FormatReason(&reason, fmt, args);
+	va_end(args);
 	if (op)
 		ereport(ERROR, (errcode(ERRCODE_INVALID_PARAMETER_VALUE),
 						errmsg("invalid migration step %s (%s): %s", label, op,
@@ -1345,55 +1362,6 @@ CopyValue(const JsonbValue *src, const JsonbValue *dollar)
 	return dst;
 }
 
-/* Tell whether two trees are equal JSON values. */
-static bool
-ValueEqual(const JsonbValue *a, const JsonbValue *b)
-{
-	int i;
-
-	if (a->type != b->type)
-		return false;
-	switch (a->type)
-	{
-		case jbvNull:
-			return true;
-		case jbvBool:
-			return a->val.boolean == b->val.boolean;
-		case jbvString:
-			return a->val.string.len == b->val.string.len &&
-				   memcmp(a->val.string.val, b->val.string.val,
-						  a->val.string.len) == 0;
-		case jbvNumeric:
-			return DatumGetBool(
-				DirectFunctionCall2(numeric_eq, NumericGetDatum(a->val.numeric),
-									NumericGetDatum(b->val.numeric)));
-		case jbvArray:
-			if (a->val.array.nElems != b->val.array.nElems)
-				return false;
-			for (i = 0; i < a->val.array.nElems; i++)
-				if (!ValueEqual(&a->val.array.elems[i], &b->val.array.elems[i]))
-					return false;
-			return true;
-		case jbvObject:
-			if (a->val.object.nPairs != b->val.object.nPairs)
-				return false;
-			for (i = 0; i < a->val.object.nPairs; i++)
-			{
-				const JsonbPair *pa = &a->val.object.pairs[i];
-				const JsonbPair *pb = &b->val.object.pairs[i];
-
-				if (KeyCmp(pa->key.val.string.val, pa->key.val.string.len,
-						   pb->key.val.string.val,
-						   pb->key.val.string.len) != 0 ||
-					!ValueEqual(&pa->value, &pb->value))
-					return false;
-			}
-			return true;
-		default:
-			return false;
-	}
-}
-
 /* Return a JSON type name for messages. */
 static const char *
 KindName(const JsonbValue *v)
@@ -1443,21 +1411,12 @@ static void
 StepFail(ApplyCx *cx, const Step *st, const char *path, const char *fmt, ...)
 {
 	StringInfoData reason;
+	va_list args;
 	StringInfoData detail;
 
-	initStringInfo(&reason);
-	for (;;)
-	{
-		va_list args;
-		int needed;
-
-		va_start(args, fmt);
-		needed = appendStringInfoVA(&reason, fmt, args);
-		va_end(args);
-		if (needed == 0)
-			break;
-		enlargeStringInfo(&reason, needed);
-	}
+	va_start(args, fmt);
+	FormatReason(&reason, fmt, args);
+	va_end(args);
 	initStringInfo(&detail);
 	if (cx->key)
 		appendStringInfo(&detail, "Key \"%s\", type", cx->key);
@@ -1780,7 +1739,7 @@ ApplyStep(ApplyCx *cx, const Step *st, JsonbValue *root)
 			if (v == NULL)
 				StepFail(cx, st, st->path.text,
 						 "test failed: \"%s\" does not exist", st->path.text);
-			if (!ValueEqual(v, st->value))
+			if (!DocmodelJsonbValueEqual(v, st->value))
 				StepFail(cx, st, st->path.text,
 						 "test failed: the value at \"%s\" differs",
 						 st->path.text);

@@ -44,6 +44,7 @@
 
 #include "collection.h"
 #include "docmodel.h"
+#include "jsonutil.h"
 #include "revision.h"
 
 PG_FUNCTION_INFO_V1(diff);
@@ -53,32 +54,6 @@ PG_FUNCTION_INFO_V1(patch);
  * Shared helpers
  * ------------------------------------------------------------------------
  */
-
-/* Return true when two scalar JsonbValues are equal as jsonb compares them. */
-static bool
-ScalarsEqual(JsonbValue *a, JsonbValue *b)
-{
-	if (a->type != b->type)
-		return false;
-	switch (a->type)
-	{
-		case jbvNull:
-			return true;
-		case jbvBool:
-			return a->val.boolean == b->val.boolean;
-		case jbvString:
-			return a->val.string.len == b->val.string.len &&
-				   memcmp(a->val.string.val, b->val.string.val,
-						  a->val.string.len) == 0;
-		case jbvNumeric:
-			return DatumGetBool(
-				DirectFunctionCall2(numeric_eq, NumericGetDatum(a->val.numeric),
-									NumericGetDatum(b->val.numeric)));
-		default:
-			elog(ERROR, "unexpected jsonb value type %d", (int) a->type);
-	}
-	return false;
-}
 
 /*
  * Return true when two values, each a scalar or a jbvBinary container, are
@@ -99,7 +74,7 @@ FlatValuesEqual(JsonbValue *a, JsonbValue *b)
 	}
 	if (a->type == jbvBinary || b->type == jbvBinary)
 		return false;
-	return ScalarsEqual(a, b);
+	return DocmodelJsonbValueEqual(a, b);
 }
 
 /* Append a JSON JsonPointer reference token to buf, escaping ~ and /. */
