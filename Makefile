@@ -33,7 +33,7 @@ sql/$(EXTENSION)--$(EXTVERSION).sql: sql/$(EXTENSION).sql
 	cp $< $@
 all: sql/$(EXTENSION)--$(EXTVERSION).sql
 
-.PHONY: deps test demo bench tapcheck format
+.PHONY: deps test demo bench bench-instr tapcheck format
 
 # Install what a fresh Debian machine lacks (PostgreSQL 15, its headers, IPC::Run for TAP).
 deps:
@@ -53,7 +53,11 @@ demo: deps
 
 # Benchmarks against the hand-written SQL each feature replaces (test/bench/scenarios/*.sh).
 bench: deps
-	@scripts/bench.sh
+	@scripts/bench.sh $(SCENARIOS)
+
+# The same pairs counted in CPU instructions under valgrind (steady on a noisy machine).
+bench-instr: deps
+	@scripts/instr.sh $(SCENARIOS)
 
 format:
 	clang-format -i src/*.c src/*.h

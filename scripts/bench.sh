@@ -3,5 +3,10 @@
 set -eu
 source "$(dirname "$0")/env.sh"
 build_install
+# The periods extension is one of the revisions anchors; without its package that line is left out.
+if ! dpkg -s postgresql-15-periods >/dev/null 2>&1; then
+	$sudo env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends \
+		postgresql-15-periods >/dev/null 2>&1 || echo "bench: postgresql-15-periods not installable; its anchor is left out"
+fi
 pg_virtualenv -v 15 -o shared_buffers=512MB -o max_wal_size=4GB -o synchronous_commit=off \
 	bash test/bench/run.sh "$@"

@@ -5,7 +5,11 @@ set -eu
 cd "$(dirname "$0")"
 source ./lib.sh
 "${PSQL[@]}" -c 'CREATE EXTENSION IF NOT EXISTS docmodel'
-echo "docmodel benchmarks: medians of ${BENCH_ROUNDS} alternating rounds (pgbench: ${BENCH_TPS_ROUNDS:-3})"
+if [ -n "${BENCH_INSTR:-}" ]; then
+	echo "docmodel benchmarks in instructions (thousands per statement, or per pgbench transaction)"
+else
+	echo "docmodel benchmarks: medians of ${BENCH_ROUNDS} alternating rounds (pgbench: ${BENCH_TPS_ROUNDS:-3})"
+fi
 printf '%-44s %13s %13s\n' scenario docmodel baseline
 shopt -s nullglob
 if [ $# -gt 0 ]; then scenarios=("$@"); else scenarios=(scenarios/*.sh); fi

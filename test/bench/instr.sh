@@ -1,0 +1,105 @@
+# Instruction counts for the benchmark pairs (make bench-instr, scripts/instr.sh). Sourced by
+# lib.sh when BENCH_INSTR is set: bench_sql and bench_tps then count instead of timing.
+# Environment (from scripts/instr.sh): INSTR_DIR (cluster data and sockets), INSTR_PORT,
+# INSTR_AS_PG (the command prefix that runs as the cluster's owner), PGBIN.
+#
+# A statement is counted in a single-user backend (postgres --single) under callgrind, from
+# parse to commit (the functions named by INSTR_TOGGLES): the server is stopped for it and
+# started again after. pgbench scripts are expanded into plain statements: \set v random(a, b)
+# picks a value (the same seed for both scripts of a pair), \sleep is dropped.
+
+INSTR_SETTINGS="-c shared_buffers=512MB -c synchronous_commit=off -c autovacuum=off -c full_page_writes=off -c max_wal_size=4GB"
+INSTR_TOGGLES="PortalRun pg_parse_query pg_analyze_and_rewrite_fixedparams pg_plan_queries StartTransactionCommand CommitTransactionCommand"
+INSTR_TX=${INSTR_TX:-1000} # pgbench transactions counted per script (plus 200 to warm up)
+
+instr_start() {
+	# No autovacuum (it would run at random moments) and no full-page images (every restart
+	# checkpoints, and the first write of each page after it would carry one).
+	$INSTR_AS_PG "$PGBIN/pg_ctl" -D "$INSTR_DIR/data" -w -l "$INSTR_DIR/server.log" \
+		-o "-p $INSTR_PORT -k $INSTR_DIR -c listen_addresses= $INSTR_SETTINGS" start >/dev/null
+}
+
+instr_stop() {
+	$INSTR_AS_PG "$PGBIN/pg_ctl" -D "$INSTR_DIR/data" -w -m fast stop >/dev/null
+}
+
+# instr_count FILE: print the instructions the statements of FILE (each ending with ";" and
+# an empty line) take in one single-user backend; a statement that fails stops the run.
+instr_count() {
+	local file=$1 out=$INSTR_DIR/callgrind.out toggles=() t
+	for t in $INSTR_TOGGLES; do toggles+=(--toggle-collect="$t"); done
+	instr_stop
+	# shellcheck disable=SC2086
+	$INSTR_AS_PG valgrind -q --tool=callgrind --callgrind-out-file="$out" "${toggles[@]}" \
+		"$PGBIN/postgres" --single -j -D "$INSTR_DIR/data" $INSTR_SETTINGS postgres \
+		<"$file" >"$INSTR_DIR/single.out" 2>"$INSTR_DIR/single.err"
+	instr_start
+	if grep -q 'ERROR:' "$INSTR_DIR/single.err"; then
+		echo "bench-instr: a statement failed:" >&2
+		grep -A1 'ERROR:' "$INSTR_DIR/single.err" | head -4 >&2
+		kill -TERM $$
+		exit 1
+	fi
+	sed -n 's/^totals: *\([0-9]*\).*/\1/p' "$out" | head -1
+}
+
+# instr_expand SCRIPT COUNT: write COUNT pgbench transactions of SCRIPT as plain statements.
+instr_expand() {
+	awk -v n="$2" -v seed=4711 '
+		{ lines[++nl] = $0 }
+		END {
+			srand(seed)
+			for (i = 0; i < n; i++) {
+				delete val; stmt = ""
+				for (l = 1; l <= nl; l++) {
+					s = lines[l]
+					if (s ~ /^\\set [a-z_]+ random\(/) {
+						split(s, w, /[ (,)]+/)
+						val[w[2]] = w[4] + int(rand() * (w[5] - w[4] + 1))
+						continue
+					}
+					if (s ~ /^\\sleep/ || s ~ /^[ \t]*$/) continue
+					if (s ~ /^\\/) { print "bench-instr: cannot expand " s > "/dev/stderr"; exit 1 }
+					for (v in val) gsub(":" v "([^a-zA-Z0-9_]|$)", val[v] "&", s)
+					for (v in val) gsub(val[v] ":" v, val[v], s)
+					stmt = stmt s "\n"
+					if (s ~ /;[ \t]*$/) { printf "%s\n", stmt; stmt = "" }
+				}
+			}
+		}' "$1"
+}
+
+# One result line: NAME, the two counts (thousands of instructions per statement or
+# transaction), and RATIO as the timed pair would give it.
+instr_line() {
+	awk -v n="$1" -v a="$2" -v b="$3" -v r="$4" -v how="$5" 'BEGIN {
+		printf "%-44s %10.0f kI %10.0f kI   ratio %5.2fx   (%s)\n", n, a / 1000, b / 1000, r, how }'
+}
+
+# bench_sql NAME TARGET 'docmodel SQL' 'baseline SQL': one execution each (after BENCH_RESET).
+bench_sql() {
+	local name=$1 a=$3 b=$4 f=$INSTR_DIR/stmt.sql ia ib
+	[ -n "${BENCH_RESET:-}" ] && $BENCH_RESET
+	printf '%s;\n\n' "$a" >"$f"
+	ia=$(instr_count "$f")
+	[ -n "${BENCH_RESET:-}" ] && $BENCH_RESET
+	printf '%s;\n\n' "$b" >"$f"
+	ib=$(instr_count "$f")
+	instr_line "$name" "$ia" "$ib" "$(awk -v a="$ia" -v b="$ib" 'BEGIN { print a / b }')" \
+		"docmodel/baseline"
+}
+
+# bench_tps NAME TARGET docmodel.sql baseline.sql CLIENTS SECONDS: INSTR_TX transactions of
+# each script (the count of 200 more minus the count of 200: the warm-up is left out).
+bench_tps() {
+	local name=$1 a=$3 b=$4 n=$INSTR_TX f=$INSTR_DIR/tx.sql ia ib s i0 i1
+	for s in a b; do
+		instr_expand "${!s}" 200 >"$f"
+		i0=$(instr_count "$f")
+		instr_expand "${!s}" $((n + 200)) >"$f"
+		i1=$(instr_count "$f")
+		printf -v "i$s" '%s' "$(awk -v x="$i0" -v y="$i1" -v n="$n" 'BEGIN { print (y - x) / n }')"
+	done
+	instr_line "$name" "$ia" "$ib" "$(awk -v a="$ia" -v b="$ib" 'BEGIN { print b / a }')" \
+		"baseline/docmodel, like tps; simple protocol"
+}
