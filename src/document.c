@@ -866,6 +866,22 @@ collection_trigger(PG_FUNCTION_ARGS)
 	result = DocmodelAssembleDocument(body, &st);
 	CheckSize(VARSIZE(result), key, key_len);
 
+	/*
+	 * An update that would change nothing but the restamped fields (the
+	 * same body again, a body without _modified, a client's own _ver) is a
+	 * no-op like a byte-identical one: the document and its _ver stay, so
+	 * _ver counts the writes that changed something, and a collection with
+	 * history has a revision for every _ver but the current one.
+	 */
+	if (!st.is_insert &&
+		!DocmodelBodyChanged(&cfg, olddocd, JsonbPGetDatum(result)))
+	{
+		nv[COLL_ATT_DOC - 1] = olddocd;
+		nv[COLL_ATT_CAS - 1] = Int64GetDatum(st.cas);
+		nn[COLL_ATT_CAS - 1] = false;
+		return PointerGetDatum(FormResult(desc, newtup, nv, nn));
+	}
+
 	/* revisions: see revision.c */
 
 	nv[COLL_ATT_DOC - 1] = JsonbPGetDatum(result);

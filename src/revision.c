@@ -1325,8 +1325,8 @@ SameIgnoring(JsonbContainer *a, JsonbContainer *b, bool underscore,
  * more than the fields every write restamps (_modified, _modifiedBy,
  * _ver, in cfg's meta style).
  */
-static bool
-BodyChanged(const DocmodelCollection *cfg, Datum oldd, Datum newd)
+bool
+DocmodelBodyChanged(const DocmodelCollection *cfg, Datum oldd, Datum newd)
 {
 	Jsonb *o;
 	Jsonb *n;
@@ -1457,7 +1457,7 @@ DocmodelRevisionTrigger(FunctionCallInfo fcinfo)
 
 		if (RowExpired(oldtup, desc))
 			op = "expire";
-		else if (isnull || !BodyChanged(&cfg, olddoc, newdoc))
+		else if (isnull || !DocmodelBodyChanged(&cfg, olddoc, newdoc))
 			return PointerGetDatum(NULL); /* a no-op update */
 		else
 			op = "update";

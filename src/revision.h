@@ -41,4 +41,12 @@ extern Datum DocmodelRevisionTrigger(FunctionCallInfo fcinfo);
 extern int32 DocmodelRevisionFirstVer(const DocmodelCollection *cfg, Datum id,
 									  int32 floor);
 
+/*
+ * True when a document stored as newd (jsonb datum) differs from oldd in
+ * more than the fields every write restamps (_modified, _modifiedBy, _ver,
+ * in cfg's meta style): the test for a no-op update.
+ */
+extern bool DocmodelBodyChanged(const DocmodelCollection *cfg, Datum oldd,
+								Datum newd);
+
 #endif /* DOCMODEL_REVISION_H */

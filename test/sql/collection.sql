@@ -76,6 +76,16 @@ UPDATE collection_users SET expires_at = now() + interval '1 day' WHERE id = 'us
 SELECT u.cas > b.cas AS cas_grew, u.doc->'_ver' AS ver
 FROM collection_users u JOIN collection_before b USING (id) WHERE id = 'user::1';
 UPDATE collection_users SET expires_at = NULL WHERE id = 'user::1';
+-- So does one that would change nothing but the restamped fields (_ver,
+-- _modified, _modifiedBy): the stored document stays as it is, _ver included.
+CREATE TEMP TABLE collection_before_noop AS SELECT id, cas, doc FROM collection_users;
+UPDATE collection_users SET doc = doc - '_modified' WHERE id = 'user::1';
+UPDATE collection_users SET doc = doc || '{"_ver": 42, "_modifiedBy": "x"}' WHERE id = 'user::2';
+UPDATE collection_users SET doc = doc || '{"_created": 1}' WHERE id = 'user::3';
+SELECT u.id, u.cas > b.cas AS cas_grew, u.doc = b.doc AS doc_kept, u.doc->'_ver' AS ver
+FROM collection_users u JOIN collection_before_noop b USING (id)
+WHERE id IN ('user::1', 'user::2', 'user::3') ORDER BY id;
+DROP TABLE collection_before_noop;
 
 -- The stored document is valid jsonb for any body: many keys (past the
 -- 32-entry offset stride), numbers, nested containers, booleans, nulls,

@@ -34,11 +34,17 @@ SELECT docmodel.get_revision('revisions_users', 'user::1', 8)->'n' AS n_of_8,
        docmodel.get_revision('revisions_users', 'user::nobody', 1) AS absent;
 SELECT count(*) AS rows_in_history FROM revisions_users_revisions;
 
--- A no-op update writes no revision: the same body, or only restamped fields differ.
+-- A no-op update writes no revision and keeps the document, _ver included
+-- (so there is no gap in the numbering): the same body, or one where only
+-- restamped fields differ. cas still moves on.
+CREATE TEMP TABLE revisions_before_noop AS SELECT doc, cas FROM revisions_users;
 UPDATE revisions_users SET doc = doc;
 UPDATE revisions_users SET doc = doc - '_modified' - '_modifiedBy';
+UPDATE revisions_users SET doc = doc || '{"_ver": 99}';
 UPDATE revisions_users SET expires_at = NULL;
-SELECT doc->'_ver' AS ver FROM revisions_users;
+SELECT u.doc = b.doc AS doc_kept, u.cas > b.cas AS cas_grew, u.doc->'_ver' AS ver
+FROM revisions_users u, revisions_before_noop b;
+DROP TABLE revisions_before_noop;
 SELECT ver FROM docmodel.revisions('revisions_users', 'user::1');
 
 -- A write that does not happen leaves no revision: an update cancelled by a
@@ -64,11 +70,11 @@ ALTER TABLE revisions_users DROP CONSTRAINT revisions_no_bad;
 UPDATE revisions_users SET doc = jsonb_set(doc, '{n}', '10') WHERE id = 'user::1';
 DELETE FROM revisions_users WHERE id = 'user::1';
 SELECT * FROM pg_temp.hist('revisions_users', 'user::1');
-SELECT docmodel.restore('revisions_users', 'user::1', 12) AS restored_cas \gset
+SELECT docmodel.restore('revisions_users', 'user::1', 11) AS restored_cas \gset
 SELECT cas = :restored_cas AS returns_new_cas, doc->'_ver' AS ver, doc->'n' AS n FROM revisions_users;
 SELECT * FROM pg_temp.hist('revisions_users', 'user::1');
 -- Restoring a live document is an update: the current body becomes a revision.
-SELECT docmodel.restore('revisions_users', 'user::1', 11) > 0 AS restored;
+SELECT docmodel.restore('revisions_users', 'user::1', 10) > 0 AS restored;
 SELECT doc->'_ver' AS ver, doc->'n' AS n FROM revisions_users;
 SELECT * FROM pg_temp.hist('revisions_users', 'user::1');
 -- A plain re-insert after a delete continues the numbering too.

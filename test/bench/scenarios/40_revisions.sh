@@ -76,7 +76,7 @@ SQL
 fi
 "${PSQL[@]}" -c "DROP TABLE rev_bench_src" >/dev/null
 
-rev_update="SET doc = doc || jsonb_build_object('n', (doc->>'n')::numeric + 1)"
+rev_update="SET doc = doc || jsonb_build_object('n', (doc->>'n')::int + 1)"
 bench_sql "revisions: UPDATE ${rev_n} docs, keep=10" 1.8 \
 	"UPDATE rev_bench_on $rev_update" "UPDATE rev_bench_off $rev_update"
 bench_sql "  anchor: PL/pgSQL history trigger, keep=10" - \
