@@ -1001,16 +1001,36 @@ BEGIN
             FROM pg_catalog.pg_class AS r
             JOIN pg_catalog.pg_namespace AS n ON n.oid OPERATOR(pg_catalog.=) r.relnamespace
             WHERE r.oid OPERATOR(pg_catalog.=) $1;
-        EXECUTE pg_catalog.format('CREATE TABLE %I.%I (id text COLLATE "C" NOT NULL, '
-            'ver integer NOT NULL, op text NOT NULL, changed_at timestamptz NOT NULL, '
-            'changed_by text, doc jsonb, PRIMARY KEY (id, ver))',
-            nsp, base OPERATOR(pg_catalog.||) '_revisions');
-        hist := pg_catalog.format('%I.%I', nsp, base OPERATOR(pg_catalog.||) '_revisions')::regclass;
-        IF owner OPERATOR(pg_catalog.<>) CURRENT_USER THEN
-            EXECUTE pg_catalog.format('ALTER TABLE %s OWNER TO %I', hist, owner);
+        hist := pg_catalog.to_regclass(pg_catalog.format('%I.%I', nsp,
+            base OPERATOR(pg_catalog.||) '_revisions'));
+        IF hist IS NOT NULL THEN
+            -- The name is taken. The history a plain DROP TABLE of a collection
+            -- left behind is taken over (its numbering continues); any other
+            -- table is refused.
+            DELETE FROM docmodel.collection_config AS c
+                WHERE c.revisions_table OPERATOR(pg_catalog.=) hist
+                  AND NOT EXISTS (SELECT FROM pg_catalog.pg_class AS r
+                                  WHERE r.oid OPERATOR(pg_catalog.=) c.coll);
+            IF NOT FOUND THEN
+                RAISE EXCEPTION 'cannot create the revisions table of collection "%": "%" already exists',
+                    $1, hist
+                    USING ERRCODE = 'duplicate_table',
+                          DETAIL = 'That table is not the history of a dropped collection.',
+                          HINT = 'Rename or drop that table, then turn history on again.';
+            END IF;
+        ELSE
+            EXECUTE pg_catalog.format('CREATE TABLE %I.%I (id text COLLATE "C" NOT NULL, '
+                'ver integer NOT NULL, op text NOT NULL, changed_at timestamptz NOT NULL, '
+                'changed_by text, doc jsonb, PRIMARY KEY (id, ver))',
+                nsp, base OPERATOR(pg_catalog.||) '_revisions');
+            hist := pg_catalog.format('%I.%I', nsp,
+                base OPERATOR(pg_catalog.||) '_revisions')::regclass;
+            IF owner OPERATOR(pg_catalog.<>) CURRENT_USER THEN
+                EXECUTE pg_catalog.format('ALTER TABLE %s OWNER TO %I', hist, owner);
+            END IF;
+            EXECUTE pg_catalog.format('COMMENT ON TABLE %s IS %L', hist,
+                pg_catalog.format('docmodel revisions of collection %s', $1));
         END IF;
-        EXECUTE pg_catalog.format('COMMENT ON TABLE %s IS %L', hist,
-            pg_catalog.format('docmodel revisions of collection %s', $1));
     END IF;
     UPDATE docmodel.collection_config AS c
         SET revisions = keep, revisions_table = hist

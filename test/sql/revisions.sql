@@ -206,7 +206,27 @@ SELECT ver, changed_by FROM docmodel.revisions('revisions_meta', 'user::m');
 REVOKE ALL ON revisions_meta FROM revisions_writer;
 DROP ROLE revisions_writer;
 
+-- A plain DROP TABLE of a collection leaves its history behind; creating the
+-- collection again takes it over, and numbering continues after it. Any other
+-- table with the history table's name is refused.
+SELECT docmodel.create_collection('revisions_again', revisions => 2);
+INSERT INTO revisions_again (id, doc, cas) VALUES ('user::a', '{"n": 1}', 0);
+UPDATE revisions_again SET doc = '{"n": 2}';
+DROP TABLE revisions_again;
+SELECT docmodel.create_collection('revisions_again', revisions => 2);
+INSERT INTO revisions_again (id, doc, cas) VALUES ('user::a', '{"n": 3}', 0);
+UPDATE revisions_again SET doc = '{"n": 4}';
+SELECT doc->'_ver' AS ver, doc->'n' AS n FROM revisions_again;
+SELECT ver, op, doc->'n' AS n FROM docmodel.revisions('revisions_again', 'user::a');
+SELECT count(*) AS configs_naming_it FROM docmodel.collection_config
+  WHERE revisions_table = 'revisions_again_revisions'::regclass;
+CREATE TABLE revisions_taken_revisions (a integer);
+SELECT pg_temp.try($q$SELECT docmodel.create_collection('revisions_taken', revisions => 1)$q$);
+SELECT to_regclass('revisions_taken') IS NULL AS nothing_created;
+DROP TABLE revisions_taken_revisions;
+
 -- drop_collection drops the history table too.
+SELECT docmodel.drop_collection('revisions_again');
 SELECT docmodel.drop_collection('revisions_people');
 SELECT docmodel.drop_collection('revisions_meta');
 SELECT docmodel.drop_collection('revisions_plain');
