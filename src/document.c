@@ -31,6 +31,7 @@
 #include "access/xact.h"
 
 #include "collection.h"
+#include "jsonutil.h"
 #include "key.h"
 #include "migrate.h"
 #include "revision.h"
@@ -91,6 +92,99 @@ Managed(const FieldNames *names, const char *s, int len)
 		return MF_OTHER;
 	return MF_NONE;
 #undef IS
+}
+
+/* Is key k one of the fields every write restamps (names' ver, modified,
+ * modifiedBy)? */
+static bool
+Restamped(const FieldNames *names, JsonbValue *k)
+{
+#define IS(f)                                 \
+	(strlen(names->f) == k->val.string.len && \
+	 memcmp(names->f, k->val.string.val, k->val.string.len) == 0)
+	return IS(ver) || IS(modified) || IS(modified_by);
+#undef IS
+}
+
+/*
+ * Advance it to the next pair whose key is not skipkey or, without
+ * skipkey, not restamped (in names).
+ */
+static bool
+NextPair(JsonbIterator **it, JsonbValue *k, JsonbValue *v,
+		 const FieldNames *names, const char *skipkey)
+{
+	JsonbIteratorToken tok;
+
+	while ((tok = JsonbIteratorNext(it, k, true)) != WJB_DONE)
+	{
+		if (tok != WJB_KEY)
+			continue;
+		tok = JsonbIteratorNext(it, v, true);
+		if (skipkey != NULL
+				? (k->val.string.len == strlen(skipkey) &&
+				   memcmp(k->val.string.val, skipkey, k->val.string.len) == 0)
+				: Restamped(names, k))
+			continue;
+		return true;
+	}
+	return false;
+}
+
+/*
+ * Return true when objects a and b are equal but for the restamped fields
+ * (or, with skipkey, but for that member).
+ */
+static bool
+SameIgnoring(JsonbContainer *a, JsonbContainer *b, const FieldNames *names,
+			 const char *skipkey)
+{
+	JsonbIterator *ia = JsonbIteratorInit(a);
+	JsonbIterator *ib = JsonbIteratorInit(b);
+	JsonbValue ka, va, kb, vb;
+
+	for (;;)
+	{
+		bool ha = NextPair(&ia, &ka, &va, names, skipkey);
+		bool hb = NextPair(&ib, &kb, &vb, names, skipkey);
+
+		if (!ha || !hb)
+			return ha == hb;
+		if (ka.val.string.len != kb.val.string.len ||
+			memcmp(ka.val.string.val, kb.val.string.val, ka.val.string.len) !=
+				0 ||
+			!DocmodelFlatValuesEqual(&va, &vb))
+			return false;
+	}
+}
+
+/*
+ * Return true when storing n over o (both objects, in cfg's meta style)
+ * would change more than the fields every write restamps.
+ */
+static bool
+BodyChanged(const DocmodelCollection *cfg, Jsonb *o, Jsonb *n)
+{
+	JsonbValue bo, bn;
+	JsonbValue *mo;
+	JsonbValue *mn;
+
+	if (cfg->meta_style != DOCMODEL_META_META)
+		return !SameIgnoring(&o->root, &n->root,
+							 cfg->meta_style == DOCMODEL_META_UNDERSCORE
+								 ? &UnderscoreNames
+								 : &PlainNames,
+							 NULL);
+	if (!SameIgnoring(&o->root, &n->root, NULL, "meta"))
+		return true;
+	mo = getKeyJsonValueFromContainer(&o->root, "meta", 4, &bo);
+	mn = getKeyJsonValueFromContainer(&n->root, "meta", 4, &bn);
+	if (mo == NULL || mn == NULL || mo->type != jbvBinary ||
+		mn->type != jbvBinary || !JsonContainerIsObject(mo->val.binary.data) ||
+		!JsonContainerIsObject(mn->val.binary.data))
+		return !(mo == NULL && mn == NULL);
+	return !SameIgnoring(mo->val.binary.data, mn->val.binary.data, &PlainNames,
+						 NULL);
 }
 
 /* Return the value of field name in object container c, or NULL. */
@@ -873,8 +967,8 @@ collection_trigger(PG_FUNCTION_ARGS)
 	 * _ver counts the writes that changed something, and a collection with
 	 * history has a revision for every _ver but the current one.
 	 */
-	if (!st.is_insert &&
-		!DocmodelBodyChanged(&cfg, olddocd, JsonbPGetDatum(result)))
+	if (!st.is_insert && JB_ROOT_IS_OBJECT(st.old_doc) &&
+		!BodyChanged(&cfg, st.old_doc, result))
 	{
 		nv[COLL_ATT_DOC - 1] = olddocd;
 		nv[COLL_ATT_CAS - 1] = Int64GetDatum(st.cas);

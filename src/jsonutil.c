@@ -2,7 +2,7 @@
  *
  * jsonutil.c
  *	  Small jsonb helpers shared by the concerns that work on JsonbValue
- *	  trees (migrate.c, revision.c). No shared state.
+ *	  trees (migrate.c, revision.c, document.c). No shared state.
  *
  *-------------------------------------------------------------------------
  */
@@ -63,4 +63,23 @@ DocmodelJsonbValueEqual(const JsonbValue *a, const JsonbValue *b)
 		default:
 			return false;
 	}
+}
+
+/* Tell whether two flat values are equal JSON; see jsonutil.h. */
+bool
+DocmodelFlatValuesEqual(JsonbValue *a, JsonbValue *b)
+{
+	if (a->type == jbvBinary && b->type == jbvBinary)
+	{
+		JsonbContainer *ca = a->val.binary.data;
+		JsonbContainer *cb = b->val.binary.data;
+
+		if (a->val.binary.len == b->val.binary.len &&
+			memcmp(ca, cb, a->val.binary.len) == 0)
+			return true;
+		return compareJsonbContainers(ca, cb) == 0;
+	}
+	if (a->type == jbvBinary || b->type == jbvBinary)
+		return false;
+	return DocmodelJsonbValueEqual(a, b);
 }

@@ -2,7 +2,7 @@
  *
  * jsonutil.h
  *	  Small jsonb helpers shared by the concerns that work on JsonbValue
- *	  trees (migrate.c, revision.c).
+ *	  trees (migrate.c, revision.c, document.c).
  *
  *-------------------------------------------------------------------------
  */
@@ -17,5 +17,11 @@
  * pair (their pairs sorted as jsonb keeps them). jbvBinary is not compared.
  */
 extern bool DocmodelJsonbValueEqual(const JsonbValue *a, const JsonbValue *b);
+
+/*
+ * The same for two values as an iterator (unexpanded) hands them out: each
+ * a scalar or a jbvBinary container.
+ */
+extern bool DocmodelFlatValuesEqual(JsonbValue *a, JsonbValue *b);
 
 #endif /* DOCMODEL_JSONUTIL_H */

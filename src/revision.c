@@ -55,28 +55,6 @@ PG_FUNCTION_INFO_V1(patch);
  * ------------------------------------------------------------------------
  */
 
-/*
- * Return true when two values, each a scalar or a jbvBinary container, are
- * equal as jsonb's = operator says.
- */
-static bool
-FlatValuesEqual(JsonbValue *a, JsonbValue *b)
-{
-	if (a->type == jbvBinary && b->type == jbvBinary)
-	{
-		JsonbContainer *ca = a->val.binary.data;
-		JsonbContainer *cb = b->val.binary.data;
-
-		if (a->val.binary.len == b->val.binary.len &&
-			memcmp(ca, cb, a->val.binary.len) == 0)
-			return true;
-		return compareJsonbContainers(ca, cb) == 0;
-	}
-	if (a->type == jbvBinary || b->type == jbvBinary)
-		return false;
-	return DocmodelJsonbValueEqual(a, b);
-}
-
 /* Append a JSON JsonPointer reference token to buf, escaping ~ and /. */
 static void
 AppendPointerToken(StringInfo buf, const char *tok, int len)
@@ -257,7 +235,7 @@ DiffValues(DiffState *st, JsonbValue *a, JsonbValue *b)
 			return;
 		}
 	}
-	if (!FlatValuesEqual(a, b))
+	if (!DocmodelFlatValuesEqual(a, b))
 		EmitOp(st, "replace", b);
 }
 
@@ -521,7 +499,7 @@ NodesEqual(JsonbValue *a, JsonbValue *b)
 
 	if (a->type != jbvObject && a->type != jbvArray && b->type != jbvObject &&
 		b->type != jbvArray)
-		return FlatValuesEqual(a, b);
+		return DocmodelFlatValuesEqual(a, b);
 	ja = NodeToJsonb(a);
 	jb = NodeToJsonb(b);
 	return compareJsonbContainers(&ja->root, &jb->root) == 0;
@@ -1252,108 +1230,6 @@ DocVer(const DocmodelCollection *cfg, Jsonb *doc)
 		DirectFunctionCall1(numeric_int4, NumericGetDatum(v->val.numeric)));
 }
 
-/* Is key k one of the fields every write restamps (modified, modifiedBy, ver)? */
-static bool
-Restamped(JsonbValue *k, bool underscore)
-{
-	const char *s = k->val.string.val;
-	int len = k->val.string.len;
-
-	if (underscore)
-	{
-		if (len < 1 || s[0] != '_')
-			return false;
-		s++;
-		len--;
-	}
-	return (len == 3 && memcmp(s, "ver", 3) == 0) ||
-		   (len == 8 && memcmp(s, "modified", 8) == 0) ||
-		   (len == 10 && memcmp(s, "modifiedBy", 10) == 0);
-}
-
-/* Advance it to the next pair whose key is not restamped (nor skipkey). */
-static bool
-NextPair(JsonbIterator **it, JsonbValue *k, JsonbValue *v, bool underscore,
-		 const char *skipkey)
-{
-	JsonbIteratorToken tok;
-
-	while ((tok = JsonbIteratorNext(it, k, true)) != WJB_DONE)
-	{
-		if (tok != WJB_KEY)
-			continue;
-		tok = JsonbIteratorNext(it, v, true);
-		if (skipkey != NULL && k->val.string.len == strlen(skipkey) &&
-			memcmp(k->val.string.val, skipkey, k->val.string.len) == 0)
-			continue;
-		if (skipkey == NULL && Restamped(k, underscore))
-			continue;
-		return true;
-	}
-	return false;
-}
-
-/*
- * Return true when objects a and b are equal but for the restamped fields
- * (or, with skipkey, but for that member).
- */
-static bool
-SameIgnoring(JsonbContainer *a, JsonbContainer *b, bool underscore,
-			 const char *skipkey)
-{
-	JsonbIterator *ia = JsonbIteratorInit(a);
-	JsonbIterator *ib = JsonbIteratorInit(b);
-	JsonbValue ka, va, kb, vb;
-
-	for (;;)
-	{
-		bool ha = NextPair(&ia, &ka, &va, underscore, skipkey);
-		bool hb = NextPair(&ib, &kb, &vb, underscore, skipkey);
-
-		if (!ha || !hb)
-			return ha == hb;
-		if (ka.val.string.len != kb.val.string.len ||
-			memcmp(ka.val.string.val, kb.val.string.val, ka.val.string.len) !=
-				0 ||
-			!FlatValuesEqual(&va, &vb))
-			return false;
-	}
-}
-
-/*
- * Return true when an update from old to new changed the body, that is
- * more than the fields every write restamps (_modified, _modifiedBy,
- * _ver, in cfg's meta style).
- */
-bool
-DocmodelBodyChanged(const DocmodelCollection *cfg, Datum oldd, Datum newd)
-{
-	Jsonb *o;
-	Jsonb *n;
-	JsonbValue bo, bn;
-	JsonbValue *mo;
-	JsonbValue *mn;
-
-	if (datumIsEqual(oldd, newd, false, -1))
-		return false;
-	o = DatumGetJsonbP(oldd);
-	n = DatumGetJsonbP(newd);
-	if (!JB_ROOT_IS_OBJECT(o) || !JB_ROOT_IS_OBJECT(n))
-		return compareJsonbContainers(&o->root, &n->root) != 0;
-	if (cfg->meta_style != DOCMODEL_META_META)
-		return !SameIgnoring(&o->root, &n->root,
-							 cfg->meta_style == DOCMODEL_META_UNDERSCORE, NULL);
-	if (!SameIgnoring(&o->root, &n->root, false, "meta"))
-		return true;
-	mo = getKeyJsonValueFromContainer(&o->root, "meta", 4, &bo);
-	mn = getKeyJsonValueFromContainer(&n->root, "meta", 4, &bn);
-	if (mo == NULL || mn == NULL || mo->type != jbvBinary ||
-		mn->type != jbvBinary || !JsonContainerIsObject(mo->val.binary.data) ||
-		!JsonContainerIsObject(mn->val.binary.data))
-		return !(mo == NULL && mn == NULL);
-	return !SameIgnoring(mo->val.binary.data, mn->val.binary.data, false, NULL);
-}
-
 /* Is the row's expires_at at or before the transaction's start? */
 static bool
 RowExpired(HeapTuple tup, TupleDesc desc)
@@ -1450,14 +1326,21 @@ DocmodelRevisionTrigger(FunctionCallInfo fcinfo)
 	olddoc = heap_getattr(oldtup, COLL_ATT_DOC, desc, &isnull);
 	if (isnull)
 		return PointerGetDatum(NULL);
+	ver = DocVer(&cfg, DatumGetJsonbP(olddoc));
+	if (ver <= 0)
+		return PointerGetDatum(NULL); /* never stamped: no number to file */
 	if (TRIGGER_FIRED_BY_UPDATE(td->tg_event))
 	{
 		Datum newdoc =
 			heap_getattr(td->tg_newtuple, COLL_ATT_DOC, desc, &isnull);
 
+		/*
+		 * The BEFORE event keeps _ver on a no-op update (see document.c),
+		 * so a revision is due exactly when _ver moved on.
+		 */
 		if (RowExpired(oldtup, desc))
 			op = "expire";
-		else if (isnull || !DocmodelBodyChanged(&cfg, olddoc, newdoc))
+		else if (isnull || DocVer(&cfg, DatumGetJsonbP(newdoc)) == ver)
 			return PointerGetDatum(NULL); /* a no-op update */
 		else
 			op = "update";
@@ -1466,10 +1349,6 @@ DocmodelRevisionTrigger(FunctionCallInfo fcinfo)
 		op = "delete";
 	else
 		return PointerGetDatum(NULL);
-
-	ver = DocVer(&cfg, DatumGetJsonbP(olddoc));
-	if (ver <= 0)
-		return PointerGetDatum(NULL); /* never stamped: no number to file */
 	HistoryOpen(&w, &cfg);
 	HistoryWrite(&w, id, ver, op, olddoc);
 	HistoryClose(&w);

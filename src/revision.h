@@ -28,7 +28,8 @@ extern Jsonb *DocmodelPatch(Jsonb *doc, Jsonb *patch);
  * function for an AFTER UPDATE OR DELETE row event or a BEFORE TRUNCATE
  * statement event (the trigger's one argument is the configuration id).
  * Writes the prior body as revision _ver (op 'update', 'delete', 'expire'
- * when written over after its expiry, 'truncate'), skips no-op updates,
+ * when written over after its expiry, 'truncate'), skips no-op updates
+ * (those that leave _ver as it was),
  * prunes to the configured number of revisions, returns NULL.
  */
 extern Datum DocmodelRevisionTrigger(FunctionCallInfo fcinfo);
@@ -40,13 +41,5 @@ extern Datum DocmodelRevisionTrigger(FunctionCallInfo fcinfo);
  */
 extern int32 DocmodelRevisionFirstVer(const DocmodelCollection *cfg, Datum id,
 									  int32 floor);
-
-/*
- * True when a document stored as newd (jsonb datum) differs from oldd in
- * more than the fields every write restamps (_modified, _modifiedBy, _ver,
- * in cfg's meta style): the test for a no-op update.
- */
-extern bool DocmodelBodyChanged(const DocmodelCollection *cfg, Datum oldd,
-								Datum newd);
 
 #endif /* DOCMODEL_REVISION_H */
