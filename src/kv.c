@@ -352,6 +352,31 @@ KvNothingMatched(KvRel *entry, Datum keyd, const char *key, bool has_cas,
 					 "cas.")));
 }
 
+/*
+ * Run stmt, a write that must match the live document (replace, remove,
+ * touch), and return the cas it leaves. cas_arg is the argument holding the
+ * caller's cas (-1 for none): nothing matched is DocumentNotFound, or
+ * CasMismatch when a cas was given and the document is there.
+ */
+static int64
+KvWriteLive(FunctionCallInfo fcinfo, KvRel *entry, KvStmt stmt, Datum *values,
+			const char *nulls, const char *key, int cas_arg)
+{
+	int64 cas;
+
+	if (SPI_connect() != SPI_OK_CONNECT)
+		elog(ERROR, "SPI_connect failed");
+	KvExec(entry, stmt, values, nulls, false, 0);
+	if (SPI_processed == 0 && cas_arg < 0)
+		KvNotFound(entry->relid, key);
+	if (SPI_processed == 0)
+		KvNothingMatched(entry, values[0], key, !PG_ARGISNULL(cas_arg),
+						 PG_ARGISNULL(cas_arg) ? 0 : PG_GETARG_INT64(cas_arg));
+	cas = KvResultCas();
+	SPI_finish();
+	return cas;
+}
+
 /* get(coll, key) -> jsonb: the live document, or NULL. */
 Datum
 kv_get(PG_FUNCTION_ARGS)
@@ -475,7 +500,6 @@ kv_replace(PG_FUNCTION_ARGS)
 	char *key;
 	Datum values[4];
 	char nulls[4] = {' ', ' ', ' ', ' '};
-	int64 cas;
 
 	KvRequire(fcinfo, 0, "collection");
 	KvRequire(fcinfo, 1, "key");
@@ -491,15 +515,8 @@ kv_replace(PG_FUNCTION_ARGS)
 		nulls[2] = 'n';
 	if (PG_ARGISNULL(3))
 		nulls[3] = 'n';
-	if (SPI_connect() != SPI_OK_CONNECT)
-		elog(ERROR, "SPI_connect failed");
-	KvExec(entry, KV_REPLACE, values, nulls, false, 0);
-	if (SPI_processed == 0)
-		KvNothingMatched(entry, values[0], key, !PG_ARGISNULL(3),
-						 PG_ARGISNULL(3) ? 0 : PG_GETARG_INT64(3));
-	cas = KvResultCas();
-	SPI_finish();
-	PG_RETURN_INT64(cas);
+	PG_RETURN_INT64(
+		KvWriteLive(fcinfo, entry, KV_REPLACE, values, nulls, key, 3));
 }
 
 /* remove(coll, key, cas) -> the removed document's cas. */
@@ -510,7 +527,6 @@ kv_remove(PG_FUNCTION_ARGS)
 	char *key;
 	Datum values[2];
 	char nulls[2] = {' ', ' '};
-	int64 cas;
 
 	KvRequire(fcinfo, 0, "collection");
 	KvRequire(fcinfo, 1, "key");
@@ -520,15 +536,8 @@ kv_remove(PG_FUNCTION_ARGS)
 	values[1] = PG_ARGISNULL(2) ? (Datum) 0 : PG_GETARG_DATUM(2);
 	if (PG_ARGISNULL(2))
 		nulls[1] = 'n';
-	if (SPI_connect() != SPI_OK_CONNECT)
-		elog(ERROR, "SPI_connect failed");
-	KvExec(entry, KV_REMOVE, values, nulls, false, 0);
-	if (SPI_processed == 0)
-		KvNothingMatched(entry, values[0], key, !PG_ARGISNULL(2),
-						 PG_ARGISNULL(2) ? 0 : PG_GETARG_INT64(2));
-	cas = KvResultCas();
-	SPI_finish();
-	PG_RETURN_INT64(cas);
+	PG_RETURN_INT64(
+		KvWriteLive(fcinfo, entry, KV_REMOVE, values, nulls, key, 2));
 }
 
 /* touch(coll, key, expiry) -> new cas: set or clear (NULL) the expiry. */
@@ -539,7 +548,6 @@ kv_touch(PG_FUNCTION_ARGS)
 	char *key;
 	Datum values[2];
 	char nulls[2] = {' ', ' '};
-	int64 cas;
 
 	KvRequire(fcinfo, 0, "collection");
 	KvRequire(fcinfo, 1, "key");
@@ -550,14 +558,8 @@ kv_touch(PG_FUNCTION_ARGS)
 	values[1] = PG_ARGISNULL(2) ? (Datum) 0 : PG_GETARG_DATUM(2);
 	if (PG_ARGISNULL(2))
 		nulls[1] = 'n';
-	if (SPI_connect() != SPI_OK_CONNECT)
-		elog(ERROR, "SPI_connect failed");
-	KvExec(entry, KV_TOUCH, values, nulls, false, 0);
-	if (SPI_processed == 0)
-		KvNotFound(entry->relid, key);
-	cas = KvResultCas();
-	SPI_finish();
-	PG_RETURN_INT64(cas);
+	PG_RETURN_INT64(
+		KvWriteLive(fcinfo, entry, KV_TOUCH, values, nulls, key, -1));
 }
 
 /* purge_expired(coll) -> how many expired documents were deleted. */
