@@ -4,7 +4,10 @@ EXTENSION  = docmodel
 EXTVERSION = $(shell sed -n "s/^default_version *= *'\(.*\)'/\1/p" $(EXTENSION).control)
 MODULE_big = docmodel
 OBJS       = $(patsubst %.c,%.o,$(sort $(wildcard src/*.c)))
-DATA       = $(wildcard sql/$(EXTENSION)--*--*.sql) sql/$(EXTENSION)--$(EXTVERSION).sql
+# sql/docmodel.sql is the install script of the version in development; released versions'
+# scripts (sql/docmodel--0.1.0.sql) are frozen, and upgrade scripts carry every change since.
+DATA       = $(filter-out sql/$(EXTENSION)--$(EXTVERSION).sql,$(wildcard sql/$(EXTENSION)--*.sql)) \
+	sql/$(EXTENSION)--$(EXTVERSION).sql
 EXTRA_CLEAN = sql/$(EXTENSION)--$(EXTVERSION).sql results output_iso regression.diffs \
 	regression.out tmp_check log
 
@@ -26,6 +29,12 @@ all install installcheck:
 	@echo "PGXS not found: run 'make test' or 'make demo', which install PostgreSQL 15 and its headers first" >&2; exit 1
 else
 include $(PGXS)
+# pgxs.mk ships with the client package; the server headers are what the build needs.
+ifeq ($(wildcard $(shell $(PG_CONFIG) --includedir-server)/postgres.h),)
+$(OBJS): missing-headers
+missing-headers:
+	@echo "postgres.h not found (postgresql-server-dev-15): run 'make test' or 'make demo', which install it" >&2; exit 1
+endif
 endif
 
 # The install script is kept whole in sql/docmodel.sql and copied at build (as pgvector does).

@@ -1,10 +1,13 @@
 #!/usr/bin/env bash
-# Install what a fresh Debian machine lacks to build and test docmodel:
-# PostgreSQL 15 server and headers, pg_virtualenv (postgresql-common), IPC::Run for TAP.
+# Install what a fresh Debian machine lacks to build and test docmodel: PostgreSQL 15 server,
+# its server headers (postgres.h, from postgresql-server-dev-15; pgxs.mk alone comes with the
+# client package and proves nothing), pg_virtualenv (postgresql-common), IPC::Run for TAP,
+# make and a C compiler.
 set -eu
 need=()
 [ -x /usr/lib/postgresql/15/bin/postgres ] || need+=(postgresql-15)
-[ -f /usr/lib/postgresql/15/lib/pgxs/src/makefiles/pgxs.mk ] || need+=(postgresql-server-dev-15)
+incdir=$(/usr/lib/postgresql/15/bin/pg_config --includedir-server 2>/dev/null || echo /usr/include/postgresql/15/server)
+[ -f "$incdir/postgres.h" ] || need+=(postgresql-server-dev-15)
 command -v pg_virtualenv >/dev/null 2>&1 || need+=(postgresql-common)
 perl -MIPC::Run -e 1 >/dev/null 2>&1 || need+=(libipc-run-perl)
 command -v make >/dev/null 2>&1 || need+=(make)
@@ -16,3 +19,5 @@ sudo=""
 export DEBIAN_FRONTEND=noninteractive
 $sudo apt-get update -qq
 $sudo apt-get install -y -qq --no-install-recommends "${need[@]}" >/dev/null
+incdir=$(/usr/lib/postgresql/15/bin/pg_config --includedir-server)
+[ -f "$incdir/postgres.h" ] || { echo "docmodel: $incdir/postgres.h still missing" >&2; exit 1; }

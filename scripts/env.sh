@@ -7,8 +7,13 @@ cd "$TOP"
 sudo=""
 [ "$(id -u)" -eq 0 ] || sudo="sudo"
 
-# Build with -Werror and install into the PostgreSQL the server loads from.
+# Build with -Werror and install into the PostgreSQL the server loads from. The installed
+# library is shared by every checkout on the machine, so one run at a time holds
+# /tmp/docmodel-install.lock from its install to its end (two checkouts testing at once
+# would otherwise test each other's code).
 build_install() {
+	exec 9>>/tmp/docmodel-install.lock
+	flock 9
 	make -s PG_CONFIG="$PG_CONFIG" all >/dev/null &&
 		$sudo make -s PG_CONFIG="$PG_CONFIG" install >/dev/null
 }

@@ -11,6 +11,6 @@ $node->safe_psql('postgres', 'CREATE EXTENSION docmodel');
 $node->restart;
 is($node->safe_psql('postgres',
 		"SELECT extversion FROM pg_extension WHERE extname = 'docmodel'"),
-	'0.1.0', 'extension present after restart');
+	'0.2.0', 'extension present after restart');
 $node->stop;
 done_testing();

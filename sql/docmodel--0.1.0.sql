@@ -1,0 +1,1160 @@
+/*
+ * docmodel install script (the whole current version; copied to
+ * docmodel--<version>.sql at build).
+ *
+ * Security (PostgreSQL's "Security Considerations for Extensions"): every
+ * object is created in schema docmodel, which the extension creates and owns;
+ * nothing is CREATE OR REPLACE; references are schema-qualified; SQL-language
+ * and PL/pgSQL functions pin search_path; operators are written
+ * OPERATOR(pg_catalog.=) where a user's search_path could hijack them.
+ *
+ * One section per concern, in dependency order; each section belongs to the
+ * concern's source file named in its heading.
+ */
+
+-- complain if script is sourced in psql, rather than via CREATE EXTENSION
+\echo Use "CREATE EXTENSION docmodel" to load this file. \quit
+
+-------------------------------------------------------------------------------
+-- Keys (src/key.c)
+-------------------------------------------------------------------------------
+
+-- key() and key_with() are not STRICT: a NULL part is an error, never skipped.
+CREATE FUNCTION docmodel.key(VARIADIC parts "any") RETURNS text
+	AS 'MODULE_PATHNAME', 'key'
+	LANGUAGE C IMMUTABLE PARALLEL SAFE;
+COMMENT ON FUNCTION docmodel.key("any") IS
+	'Join key parts (text, varchar, char, name, integers, numeric, uuid, boolean) with "::", checking the key rules; a NULL part is an error';
+
+CREATE FUNCTION docmodel.key_with(delimiter text, VARIADIC parts "any") RETURNS text
+	AS 'MODULE_PATHNAME', 'key_with'
+	LANGUAGE C IMMUTABLE PARALLEL SAFE;
+COMMENT ON FUNCTION docmodel.key_with(text, "any") IS
+	'Join key parts with the given delimiter (1-4 bytes, no letters, digits or whitespace), checking the key rules';
+
+CREATE FUNCTION docmodel.key_parts(key text, delimiter text DEFAULT '::') RETURNS text[]
+	AS 'MODULE_PATHNAME', 'key_parts'
+	LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+COMMENT ON FUNCTION docmodel.key_parts(text, text) IS
+	'Split a key into its parts';
+
+CREATE FUNCTION docmodel.key_type(key text, delimiter text DEFAULT '::') RETURNS text
+	AS 'MODULE_PATHNAME', 'key_type'
+	LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+COMMENT ON FUNCTION docmodel.key_type(text, text) IS
+	'First part of a key (its document type)';
+
+CREATE FUNCTION docmodel.key_id(key text, delimiter text DEFAULT '::') RETURNS text
+	AS 'MODULE_PATHNAME', 'key_id'
+	LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+COMMENT ON FUNCTION docmodel.key_id(text, text) IS
+	'Last part of a key (its id)';
+
+CREATE FUNCTION docmodel.key_parent(key text, delimiter text DEFAULT '::') RETURNS text
+	AS 'MODULE_PATHNAME', 'key_parent'
+	LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+COMMENT ON FUNCTION docmodel.key_parent(text, text) IS
+	'All but the last part of a key; NULL for a one-part key';
+
+CREATE FUNCTION docmodel.key_is_valid(key text, delimiter text DEFAULT '::') RETURNS boolean
+	AS 'MODULE_PATHNAME', 'key_is_valid'
+	LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+COMMENT ON FUNCTION docmodel.key_is_valid(text, text) IS
+	'Whether the key and delimiter keep the key rules; never raises an error';
+
+CREATE FUNCTION docmodel.uuid_key(doc_type text) RETURNS text
+	AS 'MODULE_PATHNAME', 'uuid_key'
+	LANGUAGE C VOLATILE STRICT PARALLEL SAFE;
+COMMENT ON FUNCTION docmodel.uuid_key(text) IS
+	'New key doc_type::<32 hex digits of a UUIDv7>; keys made by one session sort in creation order';
+
+CREATE FUNCTION docmodel.revision_key(key text, ver integer, delimiter text DEFAULT '::') RETURNS text
+	AS 'MODULE_PATHNAME', 'revision_key'
+	LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+COMMENT ON FUNCTION docmodel.revision_key(text, integer, text) IS
+	'Key of revision ver of a document: key::v::ver (user::123::v::4)';
+
+-- (end of keys)
+
+
+-------------------------------------------------------------------------------
+-- Versions (src/version.c)
+-------------------------------------------------------------------------------
+
+CREATE TYPE docmodel.version;
+
+CREATE FUNCTION docmodel.version_in(cstring) RETURNS docmodel.version
+	AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+CREATE FUNCTION docmodel.version_out(docmodel.version) RETURNS cstring
+	AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+CREATE FUNCTION docmodel.version_recv(internal) RETURNS docmodel.version
+	AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+CREATE FUNCTION docmodel.version_send(docmodel.version) RETURNS bytea
+	AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+
+CREATE TYPE docmodel.version (
+	INPUT = docmodel.version_in,
+	OUTPUT = docmodel.version_out,
+	RECEIVE = docmodel.version_recv,
+	SEND = docmodel.version_send,
+	INTERNALLENGTH = VARIABLE,
+	ALIGNMENT = int4,
+	STORAGE = plain
+);
+COMMENT ON TYPE docmodel.version IS
+	'schema version such as 1, 1.0, 1.10 or 2.5.1; compares part by part numerically (1.10 > 1.9, 2 = 2.0)';
+COMMENT ON FUNCTION docmodel.version_in(cstring) IS 'input function of type version';
+COMMENT ON FUNCTION docmodel.version_out(docmodel.version) IS 'output function of type version';
+COMMENT ON FUNCTION docmodel.version_recv(internal) IS 'binary input function of type version';
+COMMENT ON FUNCTION docmodel.version_send(docmodel.version) IS 'binary output function of type version';
+
+CREATE FUNCTION docmodel.version(text) RETURNS docmodel.version
+	AS 'MODULE_PATHNAME', 'version_from_text' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+COMMENT ON FUNCTION docmodel.version(text) IS 'parse text as a version (the text to version cast)';
+CREATE FUNCTION docmodel.version_text(docmodel.version) RETURNS text
+	AS 'MODULE_PATHNAME', 'version_to_text' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+COMMENT ON FUNCTION docmodel.version_text(docmodel.version) IS 'text form of a version (the version to text cast)';
+CREATE CAST (text AS docmodel.version) WITH FUNCTION docmodel.version(text) AS ASSIGNMENT;
+CREATE CAST (varchar AS docmodel.version) WITH FUNCTION docmodel.version(text) AS ASSIGNMENT;
+CREATE CAST (docmodel.version AS text) WITH FUNCTION docmodel.version_text(docmodel.version) AS ASSIGNMENT;
+
+CREATE FUNCTION docmodel.version_cmp(docmodel.version, docmodel.version) RETURNS integer
+	AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+COMMENT ON FUNCTION docmodel.version_cmp(docmodel.version, docmodel.version) IS 'compare two versions: -1, 0 or 1';
+CREATE FUNCTION docmodel.version_eq(docmodel.version, docmodel.version) RETURNS boolean
+	AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE LEAKPROOF;
+COMMENT ON FUNCTION docmodel.version_eq(docmodel.version, docmodel.version) IS 'implementation of = for versions';
+CREATE FUNCTION docmodel.version_ne(docmodel.version, docmodel.version) RETURNS boolean
+	AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE LEAKPROOF;
+COMMENT ON FUNCTION docmodel.version_ne(docmodel.version, docmodel.version) IS 'implementation of <> for versions';
+CREATE FUNCTION docmodel.version_lt(docmodel.version, docmodel.version) RETURNS boolean
+	AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE LEAKPROOF;
+COMMENT ON FUNCTION docmodel.version_lt(docmodel.version, docmodel.version) IS 'implementation of < for versions';
+CREATE FUNCTION docmodel.version_le(docmodel.version, docmodel.version) RETURNS boolean
+	AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE LEAKPROOF;
+COMMENT ON FUNCTION docmodel.version_le(docmodel.version, docmodel.version) IS 'implementation of <= for versions';
+CREATE FUNCTION docmodel.version_gt(docmodel.version, docmodel.version) RETURNS boolean
+	AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE LEAKPROOF;
+COMMENT ON FUNCTION docmodel.version_gt(docmodel.version, docmodel.version) IS 'implementation of > for versions';
+CREATE FUNCTION docmodel.version_ge(docmodel.version, docmodel.version) RETURNS boolean
+	AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE LEAKPROOF;
+COMMENT ON FUNCTION docmodel.version_ge(docmodel.version, docmodel.version) IS 'implementation of >= for versions';
+CREATE FUNCTION docmodel.version_larger(docmodel.version, docmodel.version) RETURNS docmodel.version
+	AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+COMMENT ON FUNCTION docmodel.version_larger(docmodel.version, docmodel.version) IS 'the larger of two versions';
+CREATE FUNCTION docmodel.version_smaller(docmodel.version, docmodel.version) RETURNS docmodel.version
+	AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+COMMENT ON FUNCTION docmodel.version_smaller(docmodel.version, docmodel.version) IS 'the smaller of two versions';
+CREATE FUNCTION docmodel.version_hash(docmodel.version) RETURNS integer
+	AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+COMMENT ON FUNCTION docmodel.version_hash(docmodel.version) IS 'hash of a version (equal versions such as 2 and 2.0 hash alike)';
+CREATE FUNCTION docmodel.version_hash_extended(docmodel.version, bigint) RETURNS bigint
+	AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+COMMENT ON FUNCTION docmodel.version_hash_extended(docmodel.version, bigint) IS 'seeded 64-bit hash of a version';
+
+CREATE OPERATOR docmodel.= (
+	LEFTARG = docmodel.version, RIGHTARG = docmodel.version,
+	FUNCTION = docmodel.version_eq,
+	COMMUTATOR = OPERATOR(docmodel.=), NEGATOR = OPERATOR(docmodel.<>),
+	RESTRICT = pg_catalog.eqsel, JOIN = pg_catalog.eqjoinsel, HASHES, MERGES
+);
+CREATE OPERATOR docmodel.<> (
+	LEFTARG = docmodel.version, RIGHTARG = docmodel.version,
+	FUNCTION = docmodel.version_ne,
+	COMMUTATOR = OPERATOR(docmodel.<>), NEGATOR = OPERATOR(docmodel.=),
+	RESTRICT = pg_catalog.neqsel, JOIN = pg_catalog.neqjoinsel
+);
+CREATE OPERATOR docmodel.< (
+	LEFTARG = docmodel.version, RIGHTARG = docmodel.version,
+	FUNCTION = docmodel.version_lt,
+	COMMUTATOR = OPERATOR(docmodel.>), NEGATOR = OPERATOR(docmodel.>=),
+	RESTRICT = pg_catalog.scalarltsel, JOIN = pg_catalog.scalarltjoinsel
+);
+CREATE OPERATOR docmodel.<= (
+	LEFTARG = docmodel.version, RIGHTARG = docmodel.version,
+	FUNCTION = docmodel.version_le,
+	COMMUTATOR = OPERATOR(docmodel.>=), NEGATOR = OPERATOR(docmodel.>),
+	RESTRICT = pg_catalog.scalarlesel, JOIN = pg_catalog.scalarlejoinsel
+);
+CREATE OPERATOR docmodel.> (
+	LEFTARG = docmodel.version, RIGHTARG = docmodel.version,
+	FUNCTION = docmodel.version_gt,
+	COMMUTATOR = OPERATOR(docmodel.<), NEGATOR = OPERATOR(docmodel.<=),
+	RESTRICT = pg_catalog.scalargtsel, JOIN = pg_catalog.scalargtjoinsel
+);
+CREATE OPERATOR docmodel.>= (
+	LEFTARG = docmodel.version, RIGHTARG = docmodel.version,
+	FUNCTION = docmodel.version_ge,
+	COMMUTATOR = OPERATOR(docmodel.<=), NEGATOR = OPERATOR(docmodel.<),
+	RESTRICT = pg_catalog.scalargesel, JOIN = pg_catalog.scalargejoinsel
+);
+
+CREATE OPERATOR CLASS docmodel.version_ops
+	DEFAULT FOR TYPE docmodel.version USING btree AS
+	OPERATOR 1 docmodel.<,
+	OPERATOR 2 docmodel.<=,
+	OPERATOR 3 docmodel.=,
+	OPERATOR 4 docmodel.>=,
+	OPERATOR 5 docmodel.>,
+	FUNCTION 1 docmodel.version_cmp(docmodel.version, docmodel.version);
+CREATE OPERATOR CLASS docmodel.version_hash_ops
+	DEFAULT FOR TYPE docmodel.version USING hash AS
+	OPERATOR 1 docmodel.=,
+	FUNCTION 1 docmodel.version_hash(docmodel.version),
+	FUNCTION 2 docmodel.version_hash_extended(docmodel.version, bigint);
+
+CREATE AGGREGATE docmodel.max(docmodel.version) (
+	SFUNC = docmodel.version_larger, STYPE = docmodel.version,
+	SORTOP = OPERATOR(docmodel.>), COMBINEFUNC = docmodel.version_larger,
+	PARALLEL = SAFE
+);
+COMMENT ON AGGREGATE docmodel.max(docmodel.version) IS 'the newest version';
+CREATE AGGREGATE docmodel.min(docmodel.version) (
+	SFUNC = docmodel.version_smaller, STYPE = docmodel.version,
+	SORTOP = OPERATOR(docmodel.<), COMBINEFUNC = docmodel.version_smaller,
+	PARALLEL = SAFE
+);
+COMMENT ON AGGREGATE docmodel.min(docmodel.version) IS 'the oldest version';
+
+-- (end of versions)
+
+
+-------------------------------------------------------------------------------
+-- Counters (src/counter.c)
+-------------------------------------------------------------------------------
+
+-- One row per counter; non-gapless rows change in place (see src/counter.c).
+-- Columns: value = last value handed out; reserved = bound WAL-logged ahead
+-- of value; life = server life that logged reserved (a row from an earlier
+-- life, or restored from a dump, continues above reserved); gapless = MVCC
+-- counter. The fixed-width columns come first: the C code reads them at
+-- fixed offsets. Change rows only through the functions below.
+CREATE TABLE docmodel.counter_state (
+    value    bigint  NOT NULL,
+    reserved bigint  NOT NULL,
+    life     bigint  NOT NULL DEFAULT 0,
+    gapless  boolean NOT NULL DEFAULT false,
+    name     text    COLLATE "C" NOT NULL,
+    CONSTRAINT counter_state_pkey PRIMARY KEY (name)
+) WITH (fillfactor = 90);
+COMMENT ON TABLE docmodel.counter_state IS
+    'docmodel counters, one row each; read docmodel.counters, change them only through the counter functions';
+SELECT pg_catalog.pg_extension_config_dump('docmodel.counter_state', '');
+
+CREATE FUNCTION docmodel.counter_state_guard() RETURNS trigger
+    LANGUAGE c VOLATILE PARALLEL UNSAFE
+    AS 'MODULE_PATHNAME', 'counter_state_guard';
+COMMENT ON FUNCTION docmodel.counter_state_guard() IS
+    'refuses UPDATEs of non-gapless counter rows (they change in place) and of a counter''s name or kind';
+CREATE TRIGGER counter_state_guard BEFORE UPDATE ON docmodel.counter_state
+    FOR EACH ROW EXECUTE FUNCTION docmodel.counter_state_guard();
+
+CREATE FUNCTION docmodel.counter_state_value(value bigint, reserved bigint, life bigint, gapless boolean)
+    RETURNS bigint
+    LANGUAGE c VOLATILE STRICT PARALLEL SAFE
+    AS 'MODULE_PATHNAME', 'counter_state_value';
+COMMENT ON FUNCTION docmodel.counter_state_value(bigint, bigint, bigint, boolean) IS
+    'internal: the value a raw counter_state row stands for in this server life';
+
+CREATE FUNCTION docmodel.counter_create(name text, start bigint DEFAULT 0, gapless boolean DEFAULT false)
+    RETURNS void
+    LANGUAGE c VOLATILE PARALLEL UNSAFE
+    AS 'MODULE_PATHNAME', 'counter_create';
+COMMENT ON FUNCTION docmodel.counter_create(text, bigint, boolean) IS
+    'create a counter at start (transactional, like CREATE SEQUENCE); 23505 if it exists';
+
+CREATE FUNCTION docmodel.incr(name text, delta bigint DEFAULT 1, "initial" bigint DEFAULT NULL)
+    RETURNS bigint
+    LANGUAGE c VOLATILE PARALLEL UNSAFE
+    AS 'MODULE_PATHNAME', 'incr';
+COMMENT ON FUNCTION docmodel.incr(text, bigint, bigint) IS
+    'add delta >= 0 and return the new value (the delta values up to it are the caller''s alone); an absent counter is created at initial, which is returned, or P0002 without initial';
+
+CREATE FUNCTION docmodel.counter_value(name text)
+    RETURNS bigint
+    LANGUAGE c VOLATILE STRICT PARALLEL SAFE
+    AS 'MODULE_PATHNAME', 'counter_value';
+COMMENT ON FUNCTION docmodel.counter_value(text) IS
+    'the counter''s current value (the last value handed out); NULL when absent';
+
+CREATE FUNCTION docmodel.counter_advance(name text, at_least bigint)
+    RETURNS bigint
+    LANGUAGE c VOLATILE PARALLEL UNSAFE
+    AS 'MODULE_PATHNAME', 'counter_advance';
+COMMENT ON FUNCTION docmodel.counter_advance(text, bigint) IS
+    'raise the counter to at least at_least (for adopting existing IDs), never lower; returns the value';
+
+CREATE FUNCTION docmodel.counter_drop(name text)
+    RETURNS void
+    LANGUAGE c VOLATILE PARALLEL UNSAFE
+    AS 'MODULE_PATHNAME', 'counter_drop';
+COMMENT ON FUNCTION docmodel.counter_drop(text) IS
+    'delete a counter (transactional); P0002 when absent';
+
+CREATE FUNCTION docmodel.next_id(doc_type text, VARIADIC parents text[] DEFAULT '{}')
+    RETURNS bigint
+    LANGUAGE c VOLATILE PARALLEL UNSAFE
+    AS 'MODULE_PATHNAME', 'next_id';
+COMMENT ON FUNCTION docmodel.next_id(text, text[]) IS
+    'increment counter count::[parents::]doc_type (created at 0, so the first id is 1) and return it';
+
+CREATE FUNCTION docmodel.next_key(doc_type text, VARIADIC parents text[] DEFAULT '{}')
+    RETURNS text
+    LANGUAGE c VOLATILE PARALLEL UNSAFE
+    AS 'MODULE_PATHNAME', 'next_key';
+COMMENT ON FUNCTION docmodel.next_key(text, text[]) IS
+    'the next key doc_type::[parents::]id, e.g. user::1 or user::foo.org::1 (counter count::foo.org::user)';
+
+CREATE FUNCTION docmodel.counter_keys(doc_type text, VARIADIC parents text[] DEFAULT '{}')
+    RETURNS SETOF text
+    LANGUAGE c VOLATILE PARALLEL SAFE ROWS 1000
+    AS 'MODULE_PATHNAME', 'counter_keys';
+COMMENT ON FUNCTION docmodel.counter_keys(text, text[]) IS
+    'every key from doc_type::[parents::]1 to the counter''s value, for the range multi-get; none when absent';
+
+CREATE VIEW docmodel.counters AS
+    SELECT s.name,
+           docmodel.counter_state_value(s.value, s.reserved, s.life, s.gapless) AS value,
+           s.gapless
+      FROM docmodel.counter_state s;
+COMMENT ON VIEW docmodel.counters IS 'every counter with its current value';
+
+
+-- (end of counters)
+
+
+-------------------------------------------------------------------------------
+-- Migrations (src/migrate.c)
+-------------------------------------------------------------------------------
+
+/*
+ * The registry: one row per rule, doc_type from_version -> to_version, by
+ * declarative steps or by a jsonb -> jsonb function (kept as its qualified
+ * signature text: pg_upgrade refuses regprocedure columns). A type's rules
+ * form one chain (register_migration keeps it so), so every registered
+ * version reaches the newest. A statement trigger tells every backend's
+ * cache (migrate.c) when the registry changes.
+ */
+CREATE TABLE docmodel.migration_rules (
+	doc_type      text NOT NULL,
+	from_version  docmodel.version NOT NULL,
+	to_version    docmodel.version NOT NULL,
+	steps         jsonb,
+	fn            text,
+	registered_at timestamptz NOT NULL DEFAULT pg_catalog.now(),
+	PRIMARY KEY (doc_type, from_version),
+	CHECK ((steps IS NULL) <> (fn IS NULL)),
+	CHECK (from_version OPERATOR(docmodel.<) to_version)
+);
+COMMENT ON TABLE docmodel.migration_rules IS
+	'docmodel: registered schema migrations, one chain of rules per document type';
+SELECT pg_catalog.pg_extension_config_dump('docmodel.migration_rules', '');
+-- Every role that reads or writes documents reads the rules (migrate on read
+-- and write); registering them takes the owner's rights.
+GRANT SELECT ON docmodel.migration_rules TO PUBLIC;
+
+CREATE FUNCTION docmodel._migration_rules_changed() RETURNS trigger
+	AS 'MODULE_PATHNAME', 'migration_rules_changed'
+	LANGUAGE C VOLATILE PARALLEL UNSAFE;
+COMMENT ON FUNCTION docmodel._migration_rules_changed() IS
+	'docmodel internal: invalidate every backend''s migration cache when the registry changes';
+CREATE TRIGGER migration_rules_changed
+	AFTER INSERT OR UPDATE OR DELETE OR TRUNCATE ON docmodel.migration_rules
+	FOR EACH STATEMENT EXECUTE FUNCTION docmodel._migration_rules_changed();
+
+/*
+ * Bulk runs of migrate_collection. status is running, done, failed or
+ * cancelled; the view shows a running row whose run holds no lock (its
+ * session crashed or was terminated) as interrupted. Not dumped: it is the
+ * state of this cluster's runs, not configuration.
+ */
+CREATE TABLE docmodel.migration_run (
+	run_id      bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+	coll        regclass NOT NULL,
+	doc_type    text,
+	target      docmodel.version,
+	targets     jsonb NOT NULL,
+	started_at  timestamptz NOT NULL DEFAULT pg_catalog.clock_timestamp(),
+	finished_at timestamptz,
+	last_key    text,
+	docs_done   bigint NOT NULL DEFAULT 0,
+	docs_total  bigint,
+	status      text NOT NULL DEFAULT 'running'
+		CHECK (status IN ('running', 'done', 'failed', 'cancelled')),
+	error       text
+);
+COMMENT ON TABLE docmodel.migration_run IS
+	'docmodel: state of migrate_collection runs (read docmodel.migration_runs)';
+
+CREATE VIEW docmodel.migration_runs AS
+SELECT r.run_id, r.coll, r.doc_type, r.target, r.started_at, r.finished_at,
+	r.last_key, r.docs_done, r.docs_total,
+	CASE WHEN r.status OPERATOR(pg_catalog.=) 'running' AND NOT EXISTS (
+			SELECT FROM pg_catalog.pg_locks l
+			WHERE l.locktype OPERATOR(pg_catalog.=) 'advisory'
+				AND l.classid OPERATOR(pg_catalog.=) 1835496052::pg_catalog.oid
+				AND l.objid OPERATOR(pg_catalog.=) r.coll::pg_catalog.oid
+				AND l.objsubid OPERATOR(pg_catalog.=) 2 AND l.granted)
+		THEN 'interrupted' ELSE r.status END AS status,
+	r.error
+FROM docmodel.migration_run r;
+-- Whoever may update a collection may run (and so record) its migration.
+GRANT SELECT, INSERT, UPDATE ON docmodel.migration_run TO PUBLIC;
+GRANT SELECT ON docmodel.migration_runs TO PUBLIC;
+COMMENT ON VIEW docmodel.migration_runs IS
+	'docmodel: every migrate_collection run: collection, type, target, progress (last key, docs), status';
+
+CREATE FUNCTION docmodel._check_migration_steps(steps jsonb) RETURNS void
+	AS 'MODULE_PATHNAME', 'migration_check_steps'
+	LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+COMMENT ON FUNCTION docmodel._check_migration_steps(jsonb) IS
+	'docmodel internal: raise 22023 naming the step index and op when a steps array is not well formed';
+
+CREATE FUNCTION docmodel.register_migration(doc_type text,
+	from_version docmodel.version, to_version docmodel.version,
+	steps jsonb DEFAULT NULL, fn regprocedure DEFAULT NULL) RETURNS void
+LANGUAGE plpgsql VOLATILE PARALLEL UNSAFE
+SET search_path = pg_catalog, pg_temp
+AS $$
+DECLARE
+	fn_text text;
+	p record;
+	same record;
+	first_from docmodel.version;
+	last_to docmodel.version;
+BEGIN
+	IF doc_type IS NULL OR doc_type = '' OR octet_length(doc_type) > 250 THEN
+		RAISE EXCEPTION USING ERRCODE = '22023',
+			MESSAGE = format('invalid document type "%s"', doc_type),
+			DETAIL = 'A document type is 1 to 250 bytes long.';
+	END IF;
+	IF from_version IS NULL OR to_version IS NULL THEN
+		RAISE EXCEPTION USING ERRCODE = '22023',
+			MESSAGE = 'from_version and to_version are required',
+			DETAIL = format('Type "%s".', doc_type);
+	END IF;
+	IF (steps IS NULL) = (fn IS NULL) THEN
+		RAISE EXCEPTION USING ERRCODE = '22023',
+			MESSAGE = 'give exactly one of steps and fn',
+			DETAIL = format('Type "%s", migration %s to %s.', doc_type, from_version, to_version),
+			HINT = 'steps => ''[{"op": ...}]'' for declarative steps, fn => ''my_step(jsonb)'' for a function.';
+	END IF;
+	IF NOT from_version OPERATOR(docmodel.<) to_version THEN
+		RAISE EXCEPTION USING ERRCODE = '22023',
+			MESSAGE = format('a migration must go to a newer version, not from %s to %s', from_version, to_version),
+			DETAIL = format('Type "%s".', doc_type);
+	END IF;
+	IF steps IS NOT NULL THEN
+		PERFORM docmodel._check_migration_steps(steps);
+	ELSE
+		SELECT pr.pronargs, pr.proargtypes, pr.prorettype, pr.prokind, pr.proretset,
+			pr.proname, n.nspname
+		INTO p
+		FROM pg_proc pr JOIN pg_namespace n ON n.oid = pr.pronamespace
+		WHERE pr.oid = fn;
+		IF p.prokind <> 'f' OR p.pronargs <> 1 OR p.proargtypes[0] <> 'jsonb'::regtype
+			OR p.prorettype <> 'jsonb'::regtype OR p.proretset THEN
+			RAISE EXCEPTION USING ERRCODE = '22023',
+				MESSAGE = format('migration function %s must take jsonb and return jsonb', fn),
+				DETAIL = format('Type "%s", migration %s to %s.', doc_type, from_version, to_version);
+		END IF;
+		fn_text := format('%I.%I(jsonb)', p.nspname, p.proname);
+	END IF;
+
+	-- One registration at a time, so two cannot fork the chain.
+	LOCK TABLE docmodel.migration_rules IN SHARE ROW EXCLUSIVE MODE;
+	SELECT r.to_version INTO same FROM docmodel.migration_rules r
+	WHERE r.doc_type = register_migration.doc_type
+		AND r.from_version OPERATOR(docmodel.=) register_migration.from_version;
+	IF FOUND THEN
+		IF same.to_version OPERATOR(docmodel.=) register_migration.to_version THEN
+			-- The same rule registered again replaces its steps (a fix).
+			UPDATE docmodel.migration_rules r
+			SET steps = register_migration.steps, fn = fn_text, registered_at = now()
+			WHERE r.doc_type = register_migration.doc_type
+				AND r.from_version OPERATOR(docmodel.=) register_migration.from_version;
+			RETURN;
+		END IF;
+		RAISE EXCEPTION USING ERRCODE = '22023',
+			MESSAGE = format('type "%s" already has a migration from version %s', doc_type, from_version),
+			DETAIL = format('It goes to version %s.', same.to_version),
+			HINT = 'Register the same from and to versions again to replace its steps.';
+	END IF;
+	SELECT r.from_version INTO first_from FROM docmodel.migration_rules r
+	WHERE r.doc_type = register_migration.doc_type ORDER BY r.from_version LIMIT 1;
+	SELECT r.to_version INTO last_to FROM docmodel.migration_rules r
+	WHERE r.doc_type = register_migration.doc_type ORDER BY r.to_version DESC LIMIT 1;
+	IF first_from IS NOT NULL
+		AND NOT from_version OPERATOR(docmodel.=) last_to
+		AND NOT to_version OPERATOR(docmodel.=) first_from THEN
+		RAISE EXCEPTION USING ERRCODE = '22023',
+			MESSAGE = format('a migration of type "%s" from %s to %s would not extend its chain',
+				doc_type, from_version, to_version),
+			DETAIL = format('Type "%s" goes from version %s to %s.', doc_type, first_from, last_to),
+			HINT = format('A new migration starts at %s or ends at %s.', last_to, first_from);
+	END IF;
+	INSERT INTO docmodel.migration_rules (doc_type, from_version, to_version, steps, fn)
+	VALUES (doc_type, from_version, to_version, steps, fn_text);
+END
+$$;
+COMMENT ON FUNCTION docmodel.register_migration(text, docmodel.version, docmodel.version, jsonb, regprocedure) IS
+	'docmodel: register the migration of a document type from one version to the next, by steps or by a jsonb -> jsonb function';
+
+CREATE FUNCTION docmodel.current_version(doc_type text) RETURNS docmodel.version
+	AS 'MODULE_PATHNAME', 'current_version'
+	LANGUAGE C STABLE STRICT PARALLEL SAFE;
+COMMENT ON FUNCTION docmodel.current_version(text) IS
+	'docmodel: the newest version of a document type that its migrations reach (NULL without migrations)';
+
+CREATE FUNCTION docmodel.migrate(doc jsonb, target docmodel.version DEFAULT NULL)
+	RETURNS jsonb
+	AS 'MODULE_PATHNAME', 'migrate'
+	LANGUAGE C STABLE PARALLEL SAFE;
+COMMENT ON FUNCTION docmodel.migrate(jsonb, docmodel.version) IS
+	'docmodel: migrate a document to target (default: its type''s current version); a document already there comes back as it is';
+
+CREATE FUNCTION docmodel._migrate_doc(doc jsonb, target docmodel.version, key text)
+	RETURNS jsonb
+	AS 'MODULE_PATHNAME', 'migrate_doc'
+	LANGUAGE C STABLE PARALLEL SAFE;
+COMMENT ON FUNCTION docmodel._migrate_doc(jsonb, docmodel.version, text) IS
+	'docmodel internal: migrate() whose errors name the document''s key';
+
+CREATE FUNCTION docmodel._migration_pending(doc jsonb, doc_type text, target docmodel.version)
+	RETURNS boolean
+	AS 'MODULE_PATHNAME', 'migration_pending'
+	LANGUAGE C STABLE PARALLEL SAFE;
+COMMENT ON FUNCTION docmodel._migration_pending(jsonb, text, docmodel.version) IS
+	'docmodel internal: would migrate() change this document (of this type, to this target)?';
+
+CREATE FUNCTION docmodel._migration_steps(doc_type text, version docmodel.version, target docmodel.version)
+	RETURNS integer
+	AS 'MODULE_PATHNAME', 'migration_steps'
+	LANGUAGE C STABLE PARALLEL SAFE;
+COMMENT ON FUNCTION docmodel._migration_steps(text, docmodel.version, docmodel.version) IS
+	'docmodel internal: how many steps take a document of a type from version (NULL: oldest) to target (NULL: current)';
+
+CREATE FUNCTION docmodel._doc_type(doc jsonb) RETURNS text
+	AS 'MODULE_PATHNAME', 'migration_doc_type'
+	LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+COMMENT ON FUNCTION docmodel._doc_type(jsonb) IS
+	'docmodel internal: a document''s type field (_type, meta.type or type)';
+
+CREATE FUNCTION docmodel._doc_version(doc jsonb) RETURNS docmodel.version
+	AS 'MODULE_PATHNAME', 'migration_doc_version'
+	LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+COMMENT ON FUNCTION docmodel._doc_version(jsonb) IS
+	'docmodel internal: a document''s schema version field (_schema, meta.schema or schema)';
+
+CREATE FUNCTION docmodel.migration_plan(coll regclass)
+	RETURNS TABLE(doc_type text, version docmodel.version, docs bigint,
+		target docmodel.version, steps integer)
+LANGUAGE plpgsql STABLE PARALLEL SAFE
+SET search_path = pg_catalog, pg_temp
+AS $$
+BEGIN
+	RETURN QUERY EXECUTE format(
+		'SELECT s.t, s.v, s.n, docmodel.current_version(s.t),
+			docmodel._migration_steps(s.t, s.v, NULL)
+		FROM (SELECT docmodel._doc_type(doc) AS t, docmodel._doc_version(doc) AS v,
+				count(*) AS n
+			FROM %s GROUP BY 1, 2) s
+		ORDER BY 1, 2', coll);
+END
+$$;
+COMMENT ON FUNCTION docmodel.migration_plan(regclass) IS
+	'docmodel: the dry run of migrate_collection: documents per type and version, the target and the steps each needs';
+
+/*
+ * The bulk run: CALL migrate_collection() is a C procedure (migrate.c) that
+ * commits after each batch; the SQL work is in the three functions below
+ * (search_path pinned; a procedure with SET could not commit). The lock is
+ * a session advisory lock (1835496052, coll oid): a crashed session drops it
+ * with its connection.
+ */
+CREATE FUNCTION docmodel._migration_start(coll regclass, doc_type text,
+	target docmodel.version, batch_size integer) RETURNS bigint
+LANGUAGE plpgsql VOLATILE PARALLEL UNSAFE
+SET search_path = pg_catalog, pg_temp
+AS $$
+DECLARE
+	k1 constant integer := 1835496052;
+	k2 integer;
+	run bigint;
+	last text;
+	done bigint;
+	remaining bigint;
+	cur_targets jsonb;
+	old record;
+BEGIN
+	IF batch_size IS NULL OR batch_size < 1 THEN
+		RAISE EXCEPTION USING ERRCODE = '22023',
+			MESSAGE = format('batch_size must be at least 1, not %s', batch_size);
+	END IF;
+	IF coll IS NULL THEN
+		RAISE EXCEPTION USING ERRCODE = '22023', MESSAGE = 'coll is required';
+	END IF;
+	IF target IS NOT NULL AND doc_type IS NULL THEN
+		RAISE EXCEPTION USING ERRCODE = '22023',
+			MESSAGE = 'a target version needs a doc_type',
+			HINT = 'CALL docmodel.migrate_collection(coll, ''user'', ''2.0'').';
+	END IF;
+	IF doc_type IS NOT NULL THEN
+		IF docmodel.current_version(doc_type) IS NULL THEN
+			RAISE EXCEPTION USING ERRCODE = '22023',
+				MESSAGE = format('type "%s" has no migrations', doc_type),
+				HINT = 'Register one with docmodel.register_migration().';
+		END IF;
+		-- raises 22023 when no chain reaches target
+		PERFORM docmodel._migration_steps(doc_type, NULL, target);
+	END IF;
+	IF (SELECT count(*) FROM pg_attribute a
+		WHERE a.attrelid = coll AND NOT a.attisdropped
+			AND ((a.attname = 'id' AND a.atttypid = 'text'::regtype)
+				OR (a.attname = 'doc' AND a.atttypid = 'jsonb'::regtype))) <> 2 THEN
+		RAISE EXCEPTION USING ERRCODE = '22023',
+			MESSAGE = format('%s has no columns id text and doc jsonb', coll),
+			HINT = 'migrate_collection works on collections, and on any table with those two columns.';
+	END IF;
+
+	k2 := (coll::oid::int8 - CASE WHEN coll::oid::int8 >= 2147483648 THEN 4294967296 ELSE 0 END)::int4;
+	-- A call of this session that was interrupted outside its error handling
+	-- may have left the lock held: take it over rather than stack it.
+	IF EXISTS (SELECT FROM pg_locks l
+			WHERE l.locktype = 'advisory' AND l.classid = k1::oid AND l.objid = coll::oid
+				AND l.objsubid = 2 AND l.pid = pg_backend_pid() AND l.granted) THEN
+		NULL;
+	ELSIF NOT pg_try_advisory_lock(k1, k2) THEN
+		RAISE EXCEPTION USING ERRCODE = '55P03',
+			MESSAGE = format('a migration of %s is already running', coll),
+			HINT = 'Wait for it to finish (see docmodel.migration_runs), then call again.';
+	END IF;
+
+	BEGIN
+		SELECT jsonb_object_agg(t.d, docmodel.current_version(t.d)::text) INTO cur_targets
+		FROM (SELECT DISTINCT r.doc_type AS d FROM docmodel.migration_rules r) t;
+		cur_targets := coalesce(cur_targets, '{}'::jsonb);
+
+		-- Resume the unfinished run with the same arguments, if there is one.
+		SELECT r.run_id, r.last_key, r.docs_done, r.targets INTO old
+		FROM docmodel.migration_run r
+		WHERE r.coll = _migration_start.coll
+			AND r.doc_type IS NOT DISTINCT FROM _migration_start.doc_type
+			AND ((r.target IS NULL AND _migration_start.target IS NULL)
+				OR r.target OPERATOR(docmodel.=) _migration_start.target)
+			AND r.status <> 'done'
+		ORDER BY r.run_id DESC LIMIT 1;
+		IF FOUND THEN
+			run := old.run_id;
+			done := old.docs_done;
+			-- Rules changed since: documents before last_key may be behind.
+			IF old.targets = cur_targets THEN
+				last := old.last_key;
+			END IF;
+			RAISE NOTICE 'resuming run % of % after key %', run, coll,
+				coalesce(quote_literal(last), '(start)');
+		ELSE
+			INSERT INTO docmodel.migration_run (coll, doc_type, target, targets)
+			VALUES (coll, doc_type, target, cur_targets)
+			RETURNING docmodel.migration_run.run_id INTO run;
+			done := 0;
+		END IF;
+		EXECUTE format('SELECT count(*) FROM %s
+			WHERE ($1 IS NULL OR id > $1) AND docmodel._migration_pending(doc, $2, $3)', coll)
+		INTO remaining USING last, doc_type, target;
+		UPDATE docmodel.migration_run r
+		SET status = 'running', docs_total = done + remaining, targets = cur_targets,
+			last_key = last, finished_at = NULL, error = NULL
+		WHERE r.run_id = run;
+	EXCEPTION WHEN query_canceled OR others THEN
+		PERFORM pg_advisory_unlock(k1, k2);
+		RAISE;
+	END;
+	RETURN run;
+END
+$$;
+COMMENT ON FUNCTION docmodel._migration_start(regclass, text, docmodel.version, integer) IS
+	'docmodel internal: check the arguments of migrate_collection, take its lock, start or resume its run';
+
+CREATE FUNCTION docmodel._migration_batch(run bigint, batch_size integer,
+	OUT n bigint, OUT done bigint, OUT total bigint,
+	OUT err_state text, OUT err_message text, OUT err_detail text, OUT err_hint text)
+LANGUAGE plpgsql VOLATILE PARALLEL UNSAFE
+SET search_path = pg_catalog, pg_temp
+AS $$
+DECLARE
+	r docmodel.migration_run;
+	batch_end text;
+BEGIN
+	SELECT * INTO STRICT r FROM docmodel.migration_run m WHERE m.run_id = run;
+	done := r.docs_done;
+	total := r.docs_total;
+	BEGIN
+		EXECUTE format('SELECT max(id), count(*)
+			FROM (SELECT id FROM %s
+				WHERE ($1 IS NULL OR id > $1) AND docmodel._migration_pending(doc, $2, $3)
+				ORDER BY id LIMIT $4) b', r.coll)
+		INTO batch_end, n USING r.last_key, r.doc_type, r.target, batch_size;
+		IF n = 0 THEN
+			UPDATE docmodel.migration_run m
+			SET status = 'done', finished_at = clock_timestamp(), docs_total = done
+			WHERE m.run_id = run;
+			total := done;
+			RETURN;
+		END IF;
+		EXECUTE format('UPDATE %s SET doc = docmodel._migrate_doc(doc, $3, id)
+			WHERE ($1 IS NULL OR id > $1) AND id <= $4
+				AND docmodel._migration_pending(doc, $2, $3)', r.coll)
+		USING r.last_key, r.doc_type, r.target, batch_end;
+		GET DIAGNOSTICS n = ROW_COUNT;
+		done := done + n;
+		UPDATE docmodel.migration_run m SET last_key = batch_end, docs_done = done
+		WHERE m.run_id = run;
+		-- n = 0 means finished: a batch whose documents were all migrated
+		-- meanwhile by their writers still counts as progress
+		n := greatest(n, 1);
+	EXCEPTION WHEN query_canceled OR others THEN
+		-- The batch rolled back; record why, keep what committed.
+		GET STACKED DIAGNOSTICS err_state = RETURNED_SQLSTATE, err_message = MESSAGE_TEXT,
+			err_detail = PG_EXCEPTION_DETAIL, err_hint = PG_EXCEPTION_HINT;
+		UPDATE docmodel.migration_run m
+		SET status = CASE WHEN err_state = '57014' THEN 'cancelled' ELSE 'failed' END,
+			error = err_message || coalesce(' (' || nullif(err_detail, '') || ')', '')
+		WHERE m.run_id = run;
+		n := 0;
+	END;
+END
+$$;
+COMMENT ON FUNCTION docmodel._migration_batch(bigint, integer) IS
+	'docmodel internal: migrate the next batch of a run (n = 0: finished, or failed with err_state and err_message)';
+
+CREATE FUNCTION docmodel._migration_unlock(run bigint) RETURNS boolean
+LANGUAGE sql VOLATILE PARALLEL UNSAFE
+SET search_path = pg_catalog, pg_temp
+AS $$
+	SELECT pg_advisory_unlock(1835496052,
+		(r.coll::oid::int8 - CASE WHEN r.coll::oid::int8 >= 2147483648 THEN 4294967296 ELSE 0 END)::int4)
+	FROM docmodel.migration_run r WHERE r.run_id = run
+$$;
+COMMENT ON FUNCTION docmodel._migration_unlock(bigint) IS
+	'docmodel internal: release the lock of a run of migrate_collection';
+
+CREATE PROCEDURE docmodel.migrate_collection(coll regclass, doc_type text DEFAULT NULL,
+	target docmodel.version DEFAULT NULL, batch_size integer DEFAULT 5000)
+	AS 'MODULE_PATHNAME', 'migrate_collection'
+	LANGUAGE C;
+COMMENT ON PROCEDURE docmodel.migrate_collection(regclass, text, docmodel.version, integer) IS
+	'docmodel: migrate every outdated document of a collection, committing batch by batch in key order, resumable; see docmodel.migration_runs';
+
+-- (end of migrations)
+
+
+-------------------------------------------------------------------------------
+-- Collections and documents (src/collection.c, src/document.c, src/kv.c)
+-------------------------------------------------------------------------------
+
+
+-- Non-superusers call docmodel's functions (their table privileges apply).
+GRANT USAGE ON SCHEMA docmodel TO PUBLIC;
+
+CREATE SEQUENCE docmodel.collection_config_id_seq AS integer;
+
+-- One row per collection. The id is the argument of the collection's
+-- trigger, so the trigger finds its configuration without the relation's
+-- name or OID (which differ on Citus shards). Readable by everyone (the
+-- trigger of any writer reads it); changes invalidate every backend's cache.
+CREATE TABLE docmodel.collection_config (
+    id integer PRIMARY KEY
+        DEFAULT pg_catalog.nextval('docmodel.collection_config_id_seq'),
+    coll regclass NOT NULL UNIQUE,
+    doc_type text,
+    meta_style text NOT NULL DEFAULT 'underscore'
+        CHECK (meta_style IN ('underscore', 'meta', 'plain')),
+    time_unit text NOT NULL DEFAULT 'ms'
+        CHECK (time_unit IN ('ms', 's', 'min', 'h', 'day', 'iso')),
+    delimiter text NOT NULL DEFAULT '::',
+    revisions integer NOT NULL DEFAULT 0 CHECK (revisions >= 0),
+    revisions_table regclass
+);
+ALTER SEQUENCE docmodel.collection_config_id_seq
+    OWNED BY docmodel.collection_config.id;
+SELECT pg_catalog.pg_extension_config_dump('docmodel.collection_config', '');
+SELECT pg_catalog.pg_extension_config_dump('docmodel.collection_config_id_seq', '');
+GRANT SELECT ON docmodel.collection_config TO PUBLIC;
+COMMENT ON TABLE docmodel.collection_config IS
+    'docmodel collections: one row per collection, its trigger''s argument is id';
+
+CREATE FUNCTION docmodel._collection_config_changed() RETURNS trigger
+    LANGUAGE c VOLATILE PARALLEL UNSAFE
+    AS 'MODULE_PATHNAME', '_collection_config_changed';
+COMMENT ON FUNCTION docmodel._collection_config_changed() IS
+    'internal: invalidate every backend''s collection configuration cache';
+CREATE TRIGGER collection_config_changed
+    AFTER INSERT OR UPDATE OR DELETE OR TRUNCATE ON docmodel.collection_config
+    FOR EACH STATEMENT EXECUTE FUNCTION docmodel._collection_config_changed();
+
+CREATE FUNCTION docmodel._check_collection_options(name text, doc_type text,
+    revisions integer, meta_style text, time_unit text, delimiter text)
+    RETURNS void
+    LANGUAGE c IMMUTABLE PARALLEL SAFE
+    AS 'MODULE_PATHNAME', '_check_collection_options';
+COMMENT ON FUNCTION docmodel._check_collection_options(text, text, integer, text, text, text) IS
+    'internal: raise 22023 for a bad option of create_collection';
+
+CREATE FUNCTION docmodel.collection_trigger() RETURNS trigger
+    LANGUAGE c VOLATILE PARALLEL UNSAFE
+    AS 'MODULE_PATHNAME', 'collection_trigger';
+COMMENT ON FUNCTION docmodel.collection_trigger() IS
+    'the collection trigger: checks keys and types, stamps management fields, sets cas';
+
+-- create_collection is C: it resolves an unqualified name against the
+-- caller's search_path (a pinned search_path would hide it), then calls
+-- _create_collection with the schema spelled out.
+CREATE FUNCTION docmodel._create_collection(schema_name text, table_name text,
+    doc_type text, revisions integer, meta_style text, time_unit text,
+    delimiter text)
+    RETURNS regclass
+    LANGUAGE plpgsql VOLATILE PARALLEL UNSAFE
+    SET search_path = pg_catalog, pg_temp
+    AS $$
+DECLARE
+    qname text := pg_catalog.quote_ident(schema_name) OPERATOR(pg_catalog.||) '.'
+        OPERATOR(pg_catalog.||) pg_catalog.quote_ident(table_name);
+    rel regclass;
+    cid integer;
+BEGIN
+    EXECUTE pg_catalog.format('CREATE TABLE %s (id text COLLATE "C" PRIMARY KEY, '
+        'doc jsonb NOT NULL, cas bigint NOT NULL, expires_at timestamptz)', qname);
+    rel := qname::regclass;
+    EXECUTE pg_catalog.format('CREATE INDEX ON %s (expires_at) '
+        'WHERE expires_at IS NOT NULL', rel);
+    -- A plain DROP TABLE of an earlier collection leaves its row; should
+    -- the new table reuse that OID, the row is stale.
+    DELETE FROM docmodel.collection_config AS c WHERE c.coll OPERATOR(pg_catalog.=) rel;
+    INSERT INTO docmodel.collection_config
+        (coll, doc_type, meta_style, time_unit, delimiter)
+        VALUES (rel, doc_type, meta_style, time_unit, delimiter)
+        RETURNING id INTO cid;
+    EXECUTE pg_catalog.format('CREATE TRIGGER docmodel_collection '
+        'BEFORE INSERT OR UPDATE ON %s FOR EACH ROW '
+        'EXECUTE FUNCTION docmodel.collection_trigger(%s)', rel, cid);
+    IF revisions OPERATOR(pg_catalog.>) 0 THEN
+        PERFORM docmodel.set_revisions(rel, revisions);
+    END IF;
+    RETURN rel;
+END
+$$;
+COMMENT ON FUNCTION docmodel._create_collection(text, text, text, integer, text, text, text) IS
+    'internal: create_collection once the schema is resolved';
+
+CREATE FUNCTION docmodel.create_collection(name text, doc_type text DEFAULT NULL,
+    revisions integer DEFAULT 0, meta_style text DEFAULT 'underscore',
+    time_unit text DEFAULT 'ms', delimiter text DEFAULT '::')
+    RETURNS regclass
+    LANGUAGE c VOLATILE PARALLEL UNSAFE
+    AS 'MODULE_PATHNAME', 'create_collection';
+COMMENT ON FUNCTION docmodel.create_collection(text, text, integer, text, text, text) IS
+    'create a collection table (id, doc, cas, expires_at) with its trigger';
+
+CREATE FUNCTION docmodel.drop_collection(coll regclass) RETURNS void
+    LANGUAGE plpgsql VOLATILE PARALLEL UNSAFE
+    SET search_path = pg_catalog, pg_temp
+    AS $$
+DECLARE
+    hist regclass;
+BEGIN
+    DELETE FROM docmodel.collection_config AS c
+        WHERE c.coll OPERATOR(pg_catalog.=) $1
+        RETURNING c.revisions_table INTO hist;
+    IF NOT FOUND THEN
+        RAISE EXCEPTION '"%" is not a docmodel collection', $1
+            USING ERRCODE = 'invalid_parameter_value',
+                  HINT = 'Drop a plain table with DROP TABLE.';
+    END IF;
+    IF hist IS NOT NULL THEN
+        EXECUTE pg_catalog.format('DROP TABLE %s', hist);
+    END IF;
+    EXECUTE pg_catalog.format('DROP TABLE %s', $1);
+END
+$$;
+COMMENT ON FUNCTION docmodel.drop_collection(regclass) IS
+    'drop a collection, its revisions table and its configuration';
+
+CREATE VIEW docmodel.collections AS
+    SELECT c.coll AS collection, c.doc_type, c.revisions, c.meta_style,
+           c.time_unit, c.delimiter, c.revisions_table, c.id AS config_id
+    FROM docmodel.collection_config AS c
+    WHERE EXISTS (SELECT FROM pg_catalog.pg_class AS r
+                  WHERE r.oid OPERATOR(pg_catalog.=) c.coll);
+GRANT SELECT ON docmodel.collections TO PUBLIC;
+COMMENT ON VIEW docmodel.collections IS
+    'every docmodel collection and its options';
+
+-- Key-value API (src/kv.c). Each runs as the caller: table privileges apply.
+CREATE FUNCTION docmodel.get(coll regclass, key text) RETURNS jsonb
+    LANGUAGE c STABLE STRICT PARALLEL RESTRICTED
+    AS 'MODULE_PATHNAME', 'kv_get';
+COMMENT ON FUNCTION docmodel.get(regclass, text) IS
+    'the document with this key, NULL when absent or expired';
+
+CREATE FUNCTION docmodel.get_multi(coll regclass, keys text[])
+    RETURNS TABLE (key text, doc jsonb, cas bigint)
+    LANGUAGE c STABLE STRICT PARALLEL RESTRICTED ROWS 10
+    AS 'MODULE_PATHNAME', 'kv_get_multi';
+COMMENT ON FUNCTION docmodel.get_multi(regclass, text[]) IS
+    'the present documents of these keys, in the order asked';
+
+CREATE FUNCTION docmodel.insert(coll regclass, key text, doc jsonb,
+    expiry interval DEFAULT NULL) RETURNS bigint
+    LANGUAGE c VOLATILE PARALLEL UNSAFE
+    AS 'MODULE_PATHNAME', 'kv_insert';
+COMMENT ON FUNCTION docmodel.insert(regclass, text, jsonb, interval) IS
+    'insert a new document and return its cas; 23505 when the key exists';
+
+CREATE FUNCTION docmodel.upsert(coll regclass, key text, doc jsonb,
+    expiry interval DEFAULT NULL) RETURNS bigint
+    LANGUAGE c VOLATILE PARALLEL UNSAFE
+    AS 'MODULE_PATHNAME', 'kv_upsert';
+COMMENT ON FUNCTION docmodel.upsert(regclass, text, jsonb, interval) IS
+    'insert or replace a document and return its new cas';
+
+CREATE FUNCTION docmodel.replace(coll regclass, key text, doc jsonb,
+    cas bigint DEFAULT NULL, expiry interval DEFAULT NULL) RETURNS bigint
+    LANGUAGE c VOLATILE PARALLEL UNSAFE
+    AS 'MODULE_PATHNAME', 'kv_replace';
+COMMENT ON FUNCTION docmodel.replace(regclass, text, jsonb, bigint, interval) IS
+    'replace a present document (only at this cas when given) and return its new cas';
+
+CREATE FUNCTION docmodel.remove(coll regclass, key text, cas bigint DEFAULT NULL)
+    RETURNS bigint
+    LANGUAGE c VOLATILE PARALLEL UNSAFE
+    AS 'MODULE_PATHNAME', 'kv_remove';
+COMMENT ON FUNCTION docmodel.remove(regclass, text, bigint) IS
+    'delete a present document (only at this cas when given); returns the cas it had';
+
+CREATE FUNCTION docmodel.touch(coll regclass, key text, expiry interval)
+    RETURNS bigint
+    LANGUAGE c VOLATILE PARALLEL UNSAFE
+    AS 'MODULE_PATHNAME', 'kv_touch';
+COMMENT ON FUNCTION docmodel.touch(regclass, text, interval) IS
+    'set (or clear with NULL) a present document''s expiry; returns its new cas';
+
+CREATE FUNCTION docmodel.purge_expired(coll regclass) RETURNS bigint
+    LANGUAGE c VOLATILE STRICT PARALLEL UNSAFE
+    AS 'MODULE_PATHNAME', 'kv_purge_expired';
+COMMENT ON FUNCTION docmodel.purge_expired(regclass) IS
+    'delete the expired documents of a collection and return how many';
+
+-- (end of collections)
+
+
+-------------------------------------------------------------------------------
+-- Revisions (src/revision.c)
+-------------------------------------------------------------------------------
+
+CREATE FUNCTION docmodel.diff(a jsonb, b jsonb) RETURNS jsonb
+	AS 'MODULE_PATHNAME', 'diff'
+	LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+COMMENT ON FUNCTION docmodel.diff(jsonb, jsonb) IS
+	'RFC 6902 JSON Patch turning a into b (objects member by member, arrays position by position)';
+
+CREATE FUNCTION docmodel.patch(doc jsonb, patch jsonb) RETURNS jsonb
+	AS 'MODULE_PATHNAME', 'patch'
+	LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+COMMENT ON FUNCTION docmodel.patch(jsonb, jsonb) IS
+	'Apply an RFC 6902 JSON Patch to doc; an operation that cannot apply (or a failing test) is an error';
+
+CREATE FUNCTION docmodel.set_revisions(coll regclass, keep integer)
+    RETURNS regclass
+    LANGUAGE plpgsql VOLATILE PARALLEL UNSAFE
+    SET search_path = pg_catalog, pg_temp
+    AS $$
+DECLARE
+    cid integer;
+    hist regclass;
+    nsp name;
+    base name;
+    owner name;
+BEGIN
+    IF keep IS NULL OR keep OPERATOR(pg_catalog.<) 0 THEN
+        RAISE EXCEPTION 'invalid number of revisions to keep: %', coalesce(keep::text, 'NULL')
+            USING ERRCODE = 'invalid_parameter_value',
+                  DETAIL = pg_catalog.format('Collection "%s" was given keep => %s.', $1, coalesce(keep::text, 'NULL')),
+                  HINT = 'Give the number of revisions to keep per document, 0 to turn history off.';
+    END IF;
+    SELECT c.id, c.revisions_table INTO cid, hist
+        FROM docmodel.collection_config AS c
+        WHERE c.coll OPERATOR(pg_catalog.=) $1 FOR UPDATE;
+    IF NOT FOUND THEN
+        RAISE EXCEPTION '"%" is not a docmodel collection', $1
+            USING ERRCODE = 'invalid_parameter_value',
+                  HINT = 'Create collections with docmodel.create_collection().';
+    END IF;
+    -- A history table the user dropped is forgotten (and made again below).
+    IF hist IS NOT NULL AND NOT EXISTS (SELECT FROM pg_catalog.pg_class AS r
+                                        WHERE r.oid OPERATOR(pg_catalog.=) hist) THEN
+        hist := NULL;
+    END IF;
+    IF keep OPERATOR(pg_catalog.>) 0 AND hist IS NULL THEN
+        SELECT n.nspname, r.relname, pg_catalog.pg_get_userbyid(r.relowner)
+            INTO nsp, base, owner
+            FROM pg_catalog.pg_class AS r
+            JOIN pg_catalog.pg_namespace AS n ON n.oid OPERATOR(pg_catalog.=) r.relnamespace
+            WHERE r.oid OPERATOR(pg_catalog.=) $1;
+        hist := pg_catalog.to_regclass(pg_catalog.format('%I.%I', nsp,
+            base OPERATOR(pg_catalog.||) '_revisions'));
+        IF hist IS NOT NULL THEN
+            -- The name is taken. The history a plain DROP TABLE of a collection
+            -- left behind is taken over (its numbering continues); any other
+            -- table is refused.
+            DELETE FROM docmodel.collection_config AS c
+                WHERE c.revisions_table OPERATOR(pg_catalog.=) hist
+                  AND NOT EXISTS (SELECT FROM pg_catalog.pg_class AS r
+                                  WHERE r.oid OPERATOR(pg_catalog.=) c.coll);
+            IF NOT FOUND THEN
+                RAISE EXCEPTION 'cannot create the revisions table of collection "%": "%" already exists',
+                    $1, hist
+                    USING ERRCODE = 'duplicate_table',
+                          DETAIL = 'That table is not the history of a dropped collection.',
+                          HINT = 'Rename or drop that table, then turn history on again.';
+            END IF;
+        ELSE
+            EXECUTE pg_catalog.format('CREATE TABLE %I.%I (id text COLLATE "C" NOT NULL, '
+                'ver integer NOT NULL, op text NOT NULL, changed_at timestamptz NOT NULL, '
+                'changed_by text, doc jsonb, PRIMARY KEY (id, ver))',
+                nsp, base OPERATOR(pg_catalog.||) '_revisions');
+            hist := pg_catalog.format('%I.%I', nsp,
+                base OPERATOR(pg_catalog.||) '_revisions')::regclass;
+            IF owner OPERATOR(pg_catalog.<>) CURRENT_USER THEN
+                EXECUTE pg_catalog.format('ALTER TABLE %s OWNER TO %I', hist, owner);
+            END IF;
+            EXECUTE pg_catalog.format('COMMENT ON TABLE %s IS %L', hist,
+                pg_catalog.format('docmodel revisions of collection %s', $1));
+        END IF;
+    END IF;
+    UPDATE docmodel.collection_config AS c
+        SET revisions = keep, revisions_table = hist
+        WHERE c.id OPERATOR(pg_catalog.=) cid;
+    IF EXISTS (SELECT FROM pg_catalog.pg_trigger AS g WHERE g.tgrelid OPERATOR(pg_catalog.=) $1
+               AND g.tgname OPERATOR(pg_catalog.=) 'docmodel_revisions') THEN
+        EXECUTE pg_catalog.format('DROP TRIGGER docmodel_revisions ON %s', $1);
+    END IF;
+    IF EXISTS (SELECT FROM pg_catalog.pg_trigger AS g WHERE g.tgrelid OPERATOR(pg_catalog.=) $1
+               AND g.tgname OPERATOR(pg_catalog.=) 'docmodel_revisions_truncate') THEN
+        EXECUTE pg_catalog.format('DROP TRIGGER docmodel_revisions_truncate ON %s', $1);
+    END IF;
+    IF keep OPERATOR(pg_catalog.>) 0 THEN
+        EXECUTE pg_catalog.format('CREATE TRIGGER docmodel_revisions '
+            'AFTER UPDATE OR DELETE ON %s FOR EACH ROW '
+            'EXECUTE FUNCTION docmodel.collection_trigger(%s)', $1, cid);
+        EXECUTE pg_catalog.format('CREATE TRIGGER docmodel_revisions_truncate '
+            'BEFORE TRUNCATE ON %s FOR EACH STATEMENT '
+            'EXECUTE FUNCTION docmodel.collection_trigger(%s)', $1, cid);
+        -- Keep at most keep revisions per key from now on.
+        EXECUTE pg_catalog.format('DELETE FROM %1$s AS r USING '
+            '(SELECT h.id, pg_catalog.max(h.ver) AS newest FROM %1$s AS h GROUP BY h.id) AS n '
+            'WHERE r.id OPERATOR(pg_catalog.=) n.id '
+            'AND r.ver OPERATOR(pg_catalog.<=) (n.newest OPERATOR(pg_catalog.-) $1)', hist)
+            USING keep;
+    END IF;
+    RETURN hist;
+END
+$$;
+COMMENT ON FUNCTION docmodel.set_revisions(regclass, integer) IS
+    'keep the last keep revisions of every document of a collection (0 = off; the history table is kept)';
+
+-- The history table of a collection, or an error naming why there is none.
+CREATE FUNCTION docmodel._revisions_table(coll regclass, OUT hist regclass, OUT delim text)
+    LANGUAGE plpgsql STABLE PARALLEL SAFE STRICT
+    SET search_path = pg_catalog, pg_temp
+    AS $$
+BEGIN
+    SELECT c.revisions_table, c.delimiter INTO hist, delim
+        FROM docmodel.collection_config AS c
+        WHERE c.coll OPERATOR(pg_catalog.=) $1;
+    IF NOT FOUND THEN
+        RAISE EXCEPTION '"%" is not a docmodel collection', $1
+            USING ERRCODE = 'invalid_parameter_value',
+                  HINT = 'Create collections with docmodel.create_collection().';
+    END IF;
+    IF hist IS NULL THEN
+        RAISE EXCEPTION 'collection "%" keeps no revisions', $1
+            USING ERRCODE = 'invalid_parameter_value',
+                  HINT = 'Turn history on with docmodel.set_revisions(coll, keep).';
+    END IF;
+    IF NOT EXISTS (SELECT FROM pg_catalog.pg_class AS r WHERE r.oid OPERATOR(pg_catalog.=) hist) THEN
+        RAISE EXCEPTION 'the revisions table of collection "%" does not exist', $1
+            USING ERRCODE = 'undefined_table',
+                  HINT = 'Call docmodel.set_revisions() to create a new one.';
+    END IF;
+END
+$$;
+COMMENT ON FUNCTION docmodel._revisions_table(regclass) IS
+    'internal: the revisions table and key delimiter of a collection';
+
+CREATE FUNCTION docmodel.revisions(coll regclass, key text)
+    RETURNS TABLE(ver integer, revision_key text, op text, changed_at timestamptz,
+                  changed_by text, doc jsonb)
+    LANGUAGE plpgsql STABLE PARALLEL SAFE STRICT
+    SET search_path = pg_catalog, pg_temp
+    AS $$
+DECLARE
+    t record;
+BEGIN
+    t := docmodel._revisions_table($1);
+    RETURN QUERY EXECUTE pg_catalog.format('SELECT r.ver, r.id OPERATOR(pg_catalog.||) $2 '
+        'OPERATOR(pg_catalog.||) ''v'' OPERATOR(pg_catalog.||) $2 OPERATOR(pg_catalog.||) r.ver::text, '
+        'r.op, r.changed_at, r.changed_by, r.doc FROM %s AS r '
+        'WHERE r.id OPERATOR(pg_catalog.=) $1 ORDER BY r.ver DESC', t.hist)
+        USING $2, t.delim;
+END
+$$;
+COMMENT ON FUNCTION docmodel.revisions(regclass, text) IS
+    'the stored revisions of a document, newest first (also after it was deleted)';
+
+CREATE FUNCTION docmodel.get_revision(coll regclass, key text, ver integer) RETURNS jsonb
+    LANGUAGE plpgsql STABLE PARALLEL SAFE STRICT
+    SET search_path = pg_catalog, pg_temp
+    AS $$
+DECLARE
+    t record;
+    body jsonb;
+BEGIN
+    t := docmodel._revisions_table($1);
+    EXECUTE pg_catalog.format('SELECT r.doc FROM %s AS r WHERE r.id OPERATOR(pg_catalog.=) $1 '
+        'AND r.ver OPERATOR(pg_catalog.=) $2', t.hist)
+        INTO body USING $2, $3;
+    RETURN body;
+END
+$$;
+COMMENT ON FUNCTION docmodel.get_revision(regclass, text, integer) IS
+    'the body of revision ver of a document, NULL when there is none';
+
+CREATE FUNCTION docmodel.restore(coll regclass, key text, ver integer) RETURNS bigint
+    LANGUAGE plpgsql VOLATILE PARALLEL UNSAFE STRICT
+    SET search_path = pg_catalog, pg_temp
+    AS $$
+DECLARE
+    body jsonb;
+    newcas bigint;
+BEGIN
+    body := docmodel.get_revision($1, $2, $3);
+    IF body IS NULL THEN
+        RAISE EXCEPTION 'revision % of document "%" does not exist', $3, $2
+            USING ERRCODE = 'no_data_found',
+                  DETAIL = pg_catalog.format('Collection %s has no revision %s of key "%s".', $1, $3, $2),
+                  HINT = 'docmodel.revisions(coll, key) lists the stored revisions.';
+    END IF;
+    -- An insert after a delete, else an update; the trigger numbers and
+    -- stamps it, and the update files the current body as a revision.
+    EXECUTE pg_catalog.format('INSERT INTO %s AS t (id, doc, cas) VALUES ($1, $2, 0) '
+        'ON CONFLICT (id) DO UPDATE SET doc = excluded.doc, expires_at = NULL '
+        'RETURNING t.cas', $1)
+        INTO newcas USING $2, body;
+    RETURN newcas;
+END
+$$;
+COMMENT ON FUNCTION docmodel.restore(regclass, text, integer) IS
+    'write revision ver of a document back as its current body (a new revision; works after a delete); returns the new CAS';
+
+-- (end of revisions)
