@@ -42,7 +42,7 @@ sql/$(EXTENSION)--$(EXTVERSION).sql: sql/$(EXTENSION).sql
 	cp $< $@
 all: sql/$(EXTENSION)--$(EXTVERSION).sql
 
-.PHONY: deps test demo bench bench-instr tapcheck format
+.PHONY: deps test demo bench bench-instr tapcheck format quick
 
 # Install what a fresh Debian machine lacks (PostgreSQL 15, its headers, IPC::Run for TAP).
 deps:
@@ -67,6 +67,10 @@ bench: deps
 # The same pairs counted in CPU instructions under valgrind (steady on a noisy machine).
 bench-instr: deps
 	@scripts/instr.sh $(SCENARIOS)
+
+# The named tests only (TESTS="collection revisions_concurrent"): a contributor's short loop.
+quick: deps
+	@TESTS="$(TESTS)" scripts/quick.sh
 
 format:
 	clang-format -i src/*.c src/*.h

@@ -12,8 +12,11 @@ sudo=""
 # /tmp/docmodel-install.lock from its install to its end (two checkouts testing at once
 # would otherwise test each other's code).
 build_install() {
-	exec 9>>/tmp/docmodel-install.lock
-	flock 9
+	if [ -z "${DOCMODEL_LOCK_HELD:-}" ]; then
+		exec 9>>/tmp/docmodel-install.lock
+		flock 9
+		export DOCMODEL_LOCK_HELD=1
+	fi
 	make -s PG_CONFIG="$PG_CONFIG" all >/dev/null &&
 		$sudo make -s PG_CONFIG="$PG_CONFIG" install >/dev/null
 }
