@@ -1,11 +1,12 @@
-# The upgrade path: 0.1.0 with data, then ALTER EXTENSION docmodel UPDATE, gives the same
-# objects as a fresh install of the current version, and the data still works.
+# The upgrade path: every released version with data, then ALTER EXTENSION docmodel UPDATE,
+# gives the same objects as a fresh install of the current version, and the data still works.
 #
-# Two databases on one node: "upgraded" (CREATE EXTENSION docmodel VERSION '0.1.0', a
-# collection with revisions, documents and their history, counters, migration rules with
-# steps and with a function, then ALTER EXTENSION docmodel UPDATE) and "fresh" (CREATE
-# EXTENSION docmodel). Each catalog query below prints one line per object of the
-# extension, without OIDs; a mismatch prints the lines only one side has.
+# Databases on one node: "fresh" (CREATE EXTENSION docmodel) and, per released version (every
+# docmodel--X.sql installed besides the current one; 0.1.0 today), "from_X" (CREATE EXTENSION
+# docmodel VERSION 'X', a collection with revisions, documents and their history, counters,
+# migration rules with steps and with a function, then ALTER EXTENSION docmodel UPDATE). Each
+# catalog query below prints one line per object of the extension, without OIDs; a mismatch
+# prints the lines only one side has.
 use strict;
 use warnings;
 use PostgreSQL::Test::Cluster;
@@ -17,38 +18,15 @@ $node->start;
 
 my $current = $node->safe_psql('postgres',
 	"SELECT default_version FROM pg_available_extensions WHERE name = 'docmodel'");
+my @released = split /\n/, $node->safe_psql('postgres', q{
+	SELECT version FROM pg_available_extension_versions
+	WHERE name = 'docmodel' AND version <> (SELECT default_version FROM pg_available_extensions
+		WHERE name = 'docmodel')
+	ORDER BY string_to_array(version, '.')::int[]});
+ok(scalar(grep { $_ eq '0.1.0' } @released), 'released versions: ' . join(', ', @released));
 
-$node->safe_psql('postgres', 'CREATE DATABASE upgraded');
 $node->safe_psql('postgres', 'CREATE DATABASE fresh');
 $node->safe_psql('fresh', 'CREATE EXTENSION docmodel');
-
-# 0.1.0 with data of every concern.
-$node->safe_psql('upgraded', q{
-	CREATE EXTENSION docmodel VERSION '0.1.0';
-	SELECT docmodel.create_collection('users', revisions => 3);
-	SELECT docmodel.insert('users', 'user::1',
-		'{"_schema": "1.0", "name": "Joe Smith", "phone": "555-1234"}');
-	SELECT docmodel.upsert('users', 'user::1',
-		'{"_schema": "1.0", "name": "Joe Smith", "phone": "555-4321"}');
-	UPDATE users SET doc = doc || '{"phone": "555-0000"}' WHERE id = 'user::1';
-	SELECT docmodel.insert('users', 'user::2', '{"_schema": "1.0", "name": "Ann Lee"}');
-	SELECT docmodel.next_id('user') FROM generate_series(1, 3);
-	SELECT docmodel.incr('count::order', initial => 100);
-	SELECT docmodel.counter_create('count::invoice', gapless => true);
-	SELECT docmodel.incr('count::invoice');
-	SELECT docmodel.register_migration('user', '1.0', '2.0', steps => '[
-		{"op": "split", "path": "/name", "into": ["/firstName", "/lastName"], "separator": " "}]');
-	CREATE FUNCTION public.user_v3(doc jsonb) RETURNS jsonb LANGUAGE sql IMMUTABLE
-		AS $$ SELECT doc || '{"v3": true}' $$;
-	SELECT docmodel.register_migration('user', '2.0', '3.0', fn => 'public.user_v3(jsonb)');
-});
-is($node->safe_psql('upgraded',
-		q{SELECT string_agg(ver || ' ' || op, ', ' ORDER BY ver) FROM docmodel.revisions('users', 'user::1')}),
-	'1 update, 2 update', '0.1.0: history written');
-
-$node->safe_psql('upgraded', 'ALTER EXTENSION docmodel UPDATE');
-is($node->safe_psql('upgraded', "SELECT extversion FROM pg_extension WHERE extname = 'docmodel'"),
-	$current, "updated to $current");
 
 # The objects of the extension, one line each (members: pg_depend deptype 'e').
 my $members = q{
@@ -198,31 +176,8 @@ my %queries = (
 		FROM pg_init_privs i JOIN ($members) m ON m.classid = i.classoid AND m.objid = i.objoid},
 );
 
-# Every catalog query on both databases, sorted lines compared; on a mismatch the lines only
-# one side has (a changed object shows as one line on each side).
-foreach my $name (sort keys %queries)
-{
-	my $sql = "SELECT * FROM ($queries{$name}) q(line) ORDER BY 1";
-	my %out;
-	for my $db ('upgraded', 'fresh')
-	{
-		$out{$db} = $node->safe_psql($db, $sql);
-	}
-	# ok() rather than is(): is() would print both whole listings
-	my $ok = ok($out{upgraded} eq $out{fresh}, "$name: 0.1.0 + upgrade = fresh $current");
-	next if $ok;
-	my %seen;
-	$seen{$_} .= 'u' for split /\n/, $out{upgraded};
-	$seen{$_} .= 'f' for split /\n/, $out{fresh};
-	my @only_u = grep { $seen{$_} eq 'u' } split /\n/, $out{upgraded};
-	my @only_f = grep { $seen{$_} eq 'f' } split /\n/, $out{fresh};
-	diag("$name differ:");
-	diag("  only after the upgrade:  $_") for @only_u;
-	diag("  only in a fresh install: $_") for @only_f;
-}
-
-# Nothing of any concern is left empty by the queries above (a query that matches nothing
-# would compare equal and prove nothing).
+# Nothing of any concern is left empty by the queries (a query that matches nothing would
+# compare equal and prove nothing).
 for my $kind ('functions', 'types', 'relations', 'views', 'triggers', 'operators', 'casts',
 	'indexes', 'columns', 'config dump registrations', 'initial privileges (pg_dump)')
 {
@@ -230,39 +185,89 @@ for my $kind ('functions', 'types', 'relations', 'views', 'triggers', 'operators
 		'0', "$kind: the query sees objects");
 }
 
-# The data of 0.1.0 still works after the upgrade.
-is($node->safe_psql('upgraded', q{
-	SELECT (doc->>'firstName') || ' ' || (doc->>'_schema') || ' ' || (doc->>'v3')
-	FROM (SELECT docmodel.get('users', 'user::1') AS doc) g}),
-	'Joe 3.0 true', 'get migrates on read with the step rule and the function rule');
-$node->safe_psql('upgraded', q{
-	SELECT docmodel.upsert('users', 'user::1', '{"_schema": "3.0", "firstName": "Joe", "v3": true}')});
-is($node->safe_psql('upgraded',
-		q{SELECT string_agg(ver || ' ' || op, ', ' ORDER BY ver) FROM docmodel.revisions('users', 'user::1')}),
-	'1 update, 2 update, 3 update', 'upsert adds a revision');
-is($node->safe_psql('upgraded', q{SELECT doc->>'_ver' FROM users WHERE id = 'user::1'}),
-	'4', '_ver continues');
-is($node->safe_psql('upgraded', q{SELECT docmodel.get_revision('users', 'user::1', 1)->>'phone'}),
-	'555-1234', 'old revisions readable');
-is($node->safe_psql('upgraded', q{SELECT docmodel.next_id('user') > 3}),
-	't', 'counter continues above its value');
-is($node->safe_psql('upgraded', q{SELECT docmodel.incr('count::order', 5)}),
-	'105', 'incr continues');
-is($node->safe_psql('upgraded', q{SELECT docmodel.incr('count::invoice')}),
-	'2', 'gapless counter continues');
-is($node->safe_psql('upgraded', q{
-	SELECT docmodel.migrate('{"_type": "user", "_schema": "1.0", "name": "Ann Lee"}')::text}),
-	'{"v3": true, "_type": "user", "_schema": "3.0", "lastName": "Lee", "firstName": "Ann"}',
-	'migrate applies the steps and the function');
-$node->safe_psql('upgraded', q{CALL docmodel.migrate_collection('users')});
-is($node->safe_psql('upgraded', q{
-	SELECT status || ' ' || docs_done FROM docmodel.migration_runs}),
-	'done 1', 'migrate_collection migrates the outdated document');
-is($node->safe_psql('upgraded', q{SELECT doc->>'lastName' FROM users WHERE id = 'user::2'}),
-	'Lee', 'bulk-migrated document');
-$node->safe_psql('upgraded', q{SELECT docmodel.insert('users', 'user::3', '{"name": "Bo"}')});
-is($node->safe_psql('upgraded', q{SELECT doc->>'_schema' FROM users WHERE id = 'user::3'}),
-	'3.0', 'the trigger stamps the current version');
+foreach my $from (@released)
+{
+	(my $db = "from_$from") =~ s/\W/_/g;
+	$node->safe_psql('postgres', "CREATE DATABASE $db");
+
+	# The old version with data of every concern.
+	$node->safe_psql($db, qq{
+		CREATE EXTENSION docmodel VERSION '$from';
+		SELECT docmodel.create_collection('users', revisions => 3);
+		SELECT docmodel.insert('users', 'user::1',
+			'{"_schema": "1.0", "name": "Joe Smith", "phone": "555-1234"}');
+		SELECT docmodel.upsert('users', 'user::1',
+			'{"_schema": "1.0", "name": "Joe Smith", "phone": "555-4321"}');
+		UPDATE users SET doc = doc || '{"phone": "555-0000"}' WHERE id = 'user::1';
+		SELECT docmodel.insert('users', 'user::2', '{"_schema": "1.0", "name": "Ann Lee"}');
+		SELECT docmodel.next_id('user') FROM generate_series(1, 3);
+		SELECT docmodel.incr('count::order', initial => 100);
+		SELECT docmodel.counter_create('count::invoice', gapless => true);
+		SELECT docmodel.incr('count::invoice');
+		SELECT docmodel.register_migration('user', '1.0', '2.0', steps => '[
+			{"op": "split", "path": "/name", "into": ["/firstName", "/lastName"], "separator": " "}]');
+		CREATE FUNCTION public.user_v3(doc jsonb) RETURNS jsonb LANGUAGE sql IMMUTABLE
+			AS \$\$ SELECT doc || '{"v3": true}' \$\$;
+		SELECT docmodel.register_migration('user', '2.0', '3.0', fn => 'public.user_v3(jsonb)');
+	});
+	is($node->safe_psql($db,
+			q{SELECT string_agg(ver || ' ' || op, ', ' ORDER BY ver) FROM docmodel.revisions('users', 'user::1')}),
+		'1 update, 2 update', "$from: history written");
+
+	$node->safe_psql($db, 'ALTER EXTENSION docmodel UPDATE');
+	is($node->safe_psql($db, "SELECT extversion FROM pg_extension WHERE extname = 'docmodel'"),
+		$current, "$from: updated to $current");
+
+	# Every catalog query on both databases, sorted lines compared; on a mismatch the lines
+	# only one side has (a changed object shows as one line on each side).
+	foreach my $name (sort keys %queries)
+	{
+		my $sql = "SELECT * FROM ($queries{$name}) q(line) ORDER BY 1";
+		my $up = $node->safe_psql($db, $sql);
+		my $fresh = $node->safe_psql('fresh', $sql);
+		# ok() rather than is(): is() would print both whole listings
+		next if ok($up eq $fresh, "$name: $from + upgrade = fresh $current");
+		my %seen;
+		$seen{$_} .= 'u' for split /\n/, $up;
+		$seen{$_} .= 'f' for split /\n/, $fresh;
+		diag("$name differ:");
+		diag("  only after the upgrade from $from: $_") for grep { $seen{$_} eq 'u' } split /\n/, $up;
+		diag("  only in a fresh install:      $_") for grep { $seen{$_} eq 'f' } split /\n/, $fresh;
+	}
+
+	# The old data still works.
+	is($node->safe_psql($db, q{
+		SELECT (doc->>'firstName') || ' ' || (doc->>'_schema') || ' ' || (doc->>'v3')
+		FROM (SELECT docmodel.get('users', 'user::1') AS doc) g}),
+		'Joe 3.0 true', "$from: get migrates on read with the step rule and the function rule");
+	$node->safe_psql($db, q{
+		SELECT docmodel.upsert('users', 'user::1', '{"_schema": "3.0", "firstName": "Joe", "v3": true}')});
+	is($node->safe_psql($db,
+			q{SELECT string_agg(ver || ' ' || op, ', ' ORDER BY ver) FROM docmodel.revisions('users', 'user::1')}),
+		'1 update, 2 update, 3 update', "$from: upsert adds a revision");
+	is($node->safe_psql($db, q{SELECT doc->>'_ver' FROM users WHERE id = 'user::1'}),
+		'4', "$from: _ver continues");
+	is($node->safe_psql($db, q{SELECT docmodel.get_revision('users', 'user::1', 1)->>'phone'}),
+		'555-1234', "$from: old revisions readable");
+	is($node->safe_psql($db, q{SELECT docmodel.next_id('user') > 3}),
+		't', "$from: counter continues above its value");
+	is($node->safe_psql($db, q{SELECT docmodel.incr('count::order', 5)}),
+		'105', "$from: incr continues");
+	is($node->safe_psql($db, q{SELECT docmodel.incr('count::invoice')}),
+		'2', "$from: gapless counter continues");
+	is($node->safe_psql($db, q{
+		SELECT docmodel.migrate('{"_type": "user", "_schema": "1.0", "name": "Ann Lee"}')::text}),
+		'{"v3": true, "_type": "user", "_schema": "3.0", "lastName": "Lee", "firstName": "Ann"}',
+		"$from: migrate applies the steps and the function");
+	$node->safe_psql($db, q{CALL docmodel.migrate_collection('users')});
+	is($node->safe_psql($db, q{SELECT status || ' ' || docs_done FROM docmodel.migration_runs}),
+		'done 1', "$from: migrate_collection migrates the outdated document");
+	is($node->safe_psql($db, q{SELECT doc->>'lastName' FROM users WHERE id = 'user::2'}),
+		'Lee', "$from: bulk-migrated document");
+	$node->safe_psql($db, q{SELECT docmodel.insert('users', 'user::3', '{"name": "Bo"}')});
+	is($node->safe_psql($db, q{SELECT doc->>'_schema' FROM users WHERE id = 'user::3'}),
+		'3.0', "$from: the trigger stamps the current version");
+}
 
 $node->stop;
 done_testing();
