@@ -52,7 +52,7 @@ deps:
 tapcheck:
 	@scripts/tap.sh
 
-# Build, install, and run every suite (pg_regress, isolation, TAP) on a throwaway cluster.
+# Build, install, and run every suite (pg_regress, isolation, TAP, README examples) on throwaway clusters.
 test: deps
 	@scripts/test.sh
 

@@ -1,13 +1,16 @@
 #!/usr/bin/env bash
 # make quick TESTS="collection collection_cas": build, install, and run only the named
 # pg_regress (test/sql) and isolation (test/specs) tests on a throwaway cluster: the
-# contributor's short loop. make test runs everything.
+# contributor's short loop; the name "readme" runs the README's examples (test/readme/check.pl).
+# make test runs everything.
 set -u
 source "$(dirname "$0")/env.sh"
 build_install || { echo "build failed"; exit 1; }
 reg=""
 iso=""
+readme=""
 for t in ${TESTS:-}; do
+	[ "$t" = readme ] && readme=1
 	[ -f "test/sql/$t.sql" ] && reg="$reg $t"
 	[ -f "test/specs/$t.spec" ] && iso="$iso $t"
 done
@@ -16,5 +19,6 @@ pg_virtualenv -v 15 bash -c '
 	rc=0
 	if [ -n "$1" ]; then make -s PG_CONFIG="$0" installcheck REGRESS="$1" ISOLATION= || rc=1; fi
 	if [ -n "$2" ]; then make -s PG_CONFIG="$0" installcheck REGRESS= ISOLATION="$2" || rc=1; fi
+	if [ -n "$3" ]; then perl test/readme/check.pl README.md || rc=1; fi
 	exit $rc
-' "$PG_CONFIG" "$reg" "$iso"
+' "$PG_CONFIG" "$reg" "$iso" "$readme"
