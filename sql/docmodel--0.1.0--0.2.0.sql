@@ -556,7 +556,7 @@ DECLARE
     g record;
 BEGIN
     FOR g IN
-        SELECT c.oid::pg_catalog.regclass AS rel, c.relkind,
+        SELECT pg_catalog.format('docmodel.%I', c.relname) AS rel, c.relkind,
                a.grantee, a.privilege_type
         FROM pg_catalog.pg_class AS c,
              pg_catalog.aclexplode(c.relacl) AS a
@@ -570,7 +570,7 @@ BEGIN
             CASE WHEN g.relkind OPERATOR(pg_catalog.=) 'S' THEN 'SEQUENCE' ELSE 'TABLE' END, g.rel,
             CASE WHEN g.grantee OPERATOR(pg_catalog.=) 0 THEN 'PUBLIC'
                  ELSE pg_catalog.quote_ident(pg_catalog.pg_get_userbyid(g.grantee)) END);
-        RAISE NOTICE 'docmodel 0.2.0: revoked % on % from %', g.privilege_type, g.rel,
+        RAISE WARNING 'docmodel 0.2.0: revoked % on % from %', g.privilege_type, g.rel,
             CASE WHEN g.grantee OPERATOR(pg_catalog.=) 0 THEN 'PUBLIC'
                  ELSE pg_catalog.pg_get_userbyid(g.grantee)::text END;
     END LOOP;
