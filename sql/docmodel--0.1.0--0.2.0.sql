@@ -1,6 +1,6 @@
 -- docmodel 0.1.0 -> 0.2.0 (ALTER EXTENSION docmodel UPDATE TO '0.2.0').
 -- Every change to SQL objects since 0.1.0 goes both into sql/docmodel.sql (the fresh 0.2.0
--- install) and here; test/upgrade checks that both give the same objects.
+-- install) and here; test/t/040_upgrade.pl checks that both give the same objects.
 \echo Use "ALTER EXTENSION docmodel UPDATE TO '0.2.0'" to load this file. \quit
 
 -------------------------------------------------------------------------------
@@ -58,7 +58,7 @@ COMMENT ON FUNCTION docmodel._migration_run_set(bigint, text, text, bigint, bigi
 -- Pinned migration functions.
 CREATE FUNCTION docmodel._migration_fn_name(doc_type text, from_version docmodel.version)
 	RETURNS text
-	LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE
+	LANGUAGE sql STABLE STRICT PARALLEL SAFE
 	SET search_path = pg_catalog, pg_temp
 	RETURN '_migration_fn_' OPERATOR(pg_catalog.||) pg_catalog.substr(pg_catalog.encode(
 		pg_catalog.sha256(pg_catalog.convert_to(doc_type OPERATOR(pg_catalog.||) ' '

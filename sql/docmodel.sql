@@ -504,7 +504,7 @@ COMMENT ON FUNCTION docmodel._migration_run_set(bigint, text, text, bigint, bigi
  */
 CREATE FUNCTION docmodel._migration_fn_name(doc_type text, from_version docmodel.version)
 	RETURNS text
-	LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE
+	LANGUAGE sql STABLE STRICT PARALLEL SAFE
 	SET search_path = pg_catalog, pg_temp
 	RETURN '_migration_fn_' OPERATOR(pg_catalog.||) pg_catalog.substr(pg_catalog.encode(
 		pg_catalog.sha256(pg_catalog.convert_to(doc_type OPERATOR(pg_catalog.||) ' '
