@@ -2,3 +2,602 @@
 -- Every change to SQL objects since 0.1.0 goes both into sql/docmodel.sql (the fresh 0.2.0
 -- install) and here; test/t/040_upgrade.pl checks that both give the same objects.
 \echo Use "ALTER EXTENSION docmodel UPDATE TO '0.2.0'" to load this file. \quit
+
+-------------------------------------------------------------------------------
+-- Security (issue 17, findings 3, 4, 7, 8): docmodel's own tables are
+-- written only through docmodel's functions, which check the caller;
+-- migration functions are pinned. (The install-time refusal of a foreign
+-- schema docmodel concerns CREATE EXTENSION only.)
+-------------------------------------------------------------------------------
+
+-- The writers of collection_config and migration_run (src/catalog.c).
+CREATE FUNCTION docmodel._config_create(coll regclass, doc_type text,
+    meta_style text, time_unit text, delimiter text)
+    RETURNS integer
+    LANGUAGE c VOLATILE PARALLEL UNSAFE
+    AS 'MODULE_PATHNAME', 'config_create';
+COMMENT ON FUNCTION docmodel._config_create(regclass, text, text, text, text) IS
+    'internal: record a new collection the caller owns and return its id';
+
+CREATE FUNCTION docmodel._config_set_revisions(coll regclass, revisions integer,
+    revisions_table regclass)
+    RETURNS void
+    LANGUAGE c VOLATILE PARALLEL UNSAFE
+    AS 'MODULE_PATHNAME', 'config_set_revisions';
+COMMENT ON FUNCTION docmodel._config_set_revisions(regclass, integer, regclass) IS
+    'internal: set the history of a collection; the caller owns the collection and the history table';
+
+CREATE FUNCTION docmodel._config_adopt_history(hist regclass)
+    RETURNS boolean
+    LANGUAGE c VOLATILE STRICT PARALLEL UNSAFE
+    AS 'MODULE_PATHNAME', 'config_adopt_history';
+COMMENT ON FUNCTION docmodel._config_adopt_history(regclass) IS
+    'internal: forget dropped collections whose history is hist (the caller owns it); false when there are none';
+
+CREATE FUNCTION docmodel._config_drop(coll regclass)
+    RETURNS void
+    LANGUAGE c VOLATILE STRICT PARALLEL UNSAFE
+    AS 'MODULE_PATHNAME', 'config_drop';
+COMMENT ON FUNCTION docmodel._config_drop(regclass) IS
+    'internal: forget a collection the caller owns';
+
+CREATE FUNCTION docmodel._migration_run_new(coll regclass, doc_type text,
+	target text, targets jsonb) RETURNS bigint
+	AS 'MODULE_PATHNAME', 'migration_run_new'
+	LANGUAGE C VOLATILE PARALLEL UNSAFE;
+COMMENT ON FUNCTION docmodel._migration_run_new(regclass, text, text, jsonb) IS
+	'docmodel internal: record a new run of migrate_collection (42501 without UPDATE on coll)';
+
+CREATE FUNCTION docmodel._migration_run_set(run bigint, status text, last_key text,
+	docs_done bigint, docs_total bigint, targets jsonb, error text) RETURNS void
+	AS 'MODULE_PATHNAME', 'migration_run_set'
+	LANGUAGE C VOLATILE PARALLEL UNSAFE;
+COMMENT ON FUNCTION docmodel._migration_run_set(bigint, text, text, bigint, bigint, jsonb, text) IS
+	'docmodel internal: record the state of a run of migrate_collection (42501 without UPDATE on its collection)';
+
+-- Pinned migration functions.
+CREATE FUNCTION docmodel._migration_fn_name(doc_type text, from_version docmodel.version)
+	RETURNS text
+	LANGUAGE sql STABLE STRICT PARALLEL SAFE
+	SET search_path = pg_catalog, pg_temp
+	RETURN '_migration_fn_' OPERATOR(pg_catalog.||) pg_catalog.substr(pg_catalog.encode(
+		pg_catalog.sha256(pg_catalog.convert_to(doc_type OPERATOR(pg_catalog.||) ' '
+			OPERATOR(pg_catalog.||) docmodel.version_text(from_version), 'UTF8')),
+		'hex'), 1, 40);
+COMMENT ON FUNCTION docmodel._migration_fn_name(text, docmodel.version) IS
+	'docmodel internal: name of the function pinning the function of a type''s rule from a version';
+
+CREATE FUNCTION docmodel._migration_fn(doc_type text, from_version docmodel.version)
+	RETURNS oid
+	LANGUAGE sql STABLE STRICT PARALLEL SAFE
+	SET search_path = pg_catalog, pg_temp
+	BEGIN ATOMIC
+	SELECT d.refobjid FROM pg_catalog.pg_depend AS d
+	WHERE d.classid OPERATOR(pg_catalog.=) 'pg_catalog.pg_proc'::pg_catalog.regclass
+		AND d.objid OPERATOR(pg_catalog.=) pg_catalog.to_regprocedure(pg_catalog.format(
+			'docmodel.%I(pg_catalog.jsonb)', docmodel._migration_fn_name(doc_type, from_version)))
+		AND d.refclassid OPERATOR(pg_catalog.=) 'pg_catalog.pg_proc'::pg_catalog.regclass
+		AND d.deptype OPERATOR(pg_catalog.=) 'n';
+	END;
+COMMENT ON FUNCTION docmodel._migration_fn(text, docmodel.version) IS
+	'docmodel internal: the OID of the function a type''s rule from a version calls (NULL when not pinned)';
+
+CREATE FUNCTION docmodel._migration_pin(doc_type text, from_version docmodel.version,
+	to_version docmodel.version, fn regprocedure) RETURNS void
+LANGUAGE plpgsql VOLATILE PARALLEL UNSAFE
+SET search_path = pg_catalog, pg_temp
+AS $$
+DECLARE
+	name text := docmodel._migration_fn_name(doc_type, from_version);
+	p record;
+BEGIN
+	IF to_regprocedure(format('docmodel.%I(jsonb)', name)) IS NOT NULL THEN
+		EXECUTE format('DROP FUNCTION docmodel.%I(jsonb)', name);
+	END IF;
+	IF fn IS NULL THEN
+		RETURN;
+	END IF;
+	SELECT pr.proname, n.nspname INTO p
+	FROM pg_proc pr JOIN pg_namespace n ON n.oid = pr.pronamespace
+	WHERE pr.oid = fn;
+	EXECUTE format('CREATE FUNCTION docmodel.%I(doc jsonb) RETURNS jsonb LANGUAGE sql '
+		'BEGIN ATOMIC SELECT %I.%I(doc); END', name, p.nspname, p.proname);
+	IF docmodel._migration_fn(doc_type, from_version) IS DISTINCT FROM fn::oid THEN
+		RAISE EXCEPTION USING ERRCODE = '42725',
+			MESSAGE = format('migration function %s cannot be called unambiguously by its name', fn),
+			DETAIL = format('Type "%s", migration %s to %s.', doc_type, from_version, to_version);
+	END IF;
+	EXECUTE format('COMMENT ON FUNCTION docmodel.%I(jsonb) IS %L', name,
+		format('docmodel: pins %s, the function of the migration of type "%s" from %s to %s',
+			fn, doc_type, from_version, to_version));
+END
+$$;
+COMMENT ON FUNCTION docmodel._migration_pin(text, docmodel.version, docmodel.version, regprocedure) IS
+	'docmodel internal: pin the function of a rule (or unpin, with fn NULL), so that it cannot be dropped and is called by its OID';
+
+CREATE FUNCTION docmodel._migration_unpin_orphans() RETURNS trigger
+LANGUAGE plpgsql VOLATILE PARALLEL UNSAFE
+SET search_path = pg_catalog, pg_temp
+AS $$
+DECLARE
+	f record;
+BEGIN
+	FOR f IN SELECT p.oid::regprocedure AS pin FROM pg_proc p
+		WHERE p.pronamespace = 'docmodel'::regnamespace
+			AND p.proname LIKE '\_migration\_fn\_%' AND p.pronargs = 1
+			AND p.proname NOT IN (SELECT docmodel._migration_fn_name(r.doc_type, r.from_version)
+				FROM docmodel.migration_rules r)
+	LOOP
+		EXECUTE format('DROP FUNCTION %s', f.pin);
+	END LOOP;
+	RETURN NULL;
+END
+$$;
+COMMENT ON FUNCTION docmodel._migration_unpin_orphans() IS
+	'docmodel internal: statement trigger: drop the pins of functions no rule calls any more';
+CREATE TRIGGER migration_rules_unpin
+	AFTER UPDATE OR DELETE OR TRUNCATE ON docmodel.migration_rules
+	FOR EACH STATEMENT EXECUTE FUNCTION docmodel._migration_unpin_orphans();
+
+-- Changed to write through the functions above, and to pin.
+CREATE OR REPLACE FUNCTION docmodel._create_collection(schema_name text, table_name text,
+    doc_type text, revisions integer, meta_style text, time_unit text,
+    delimiter text)
+    RETURNS regclass
+    LANGUAGE plpgsql VOLATILE PARALLEL UNSAFE
+    SET search_path = pg_catalog, pg_temp
+    AS $$
+DECLARE
+    qname text := pg_catalog.quote_ident(schema_name) OPERATOR(pg_catalog.||) '.'
+        OPERATOR(pg_catalog.||) pg_catalog.quote_ident(table_name);
+    rel regclass;
+    cid integer;
+BEGIN
+    EXECUTE pg_catalog.format('CREATE TABLE %s (id text COLLATE "C" PRIMARY KEY, '
+        'doc jsonb NOT NULL, cas bigint NOT NULL, expires_at timestamptz)', qname);
+    rel := qname::regclass;
+    EXECUTE pg_catalog.format('CREATE INDEX ON %s (expires_at) '
+        'WHERE expires_at IS NOT NULL', rel);
+    -- A plain DROP TABLE of an earlier collection leaves its row; should
+    -- the new table reuse that OID, the row is stale (_config_create
+    -- replaces it).
+    cid := docmodel._config_create(rel, doc_type, meta_style, time_unit, delimiter);
+    EXECUTE pg_catalog.format('CREATE TRIGGER docmodel_collection '
+        'BEFORE INSERT OR UPDATE ON %s FOR EACH ROW '
+        'EXECUTE FUNCTION docmodel.collection_trigger(%s)', rel, cid);
+    IF revisions OPERATOR(pg_catalog.>) 0 THEN
+        PERFORM docmodel.set_revisions(rel, revisions);
+    END IF;
+    RETURN rel;
+END
+$$;
+COMMENT ON FUNCTION docmodel._create_collection(text, text, text, integer, text, text, text) IS
+    'internal: create_collection once the schema is resolved';
+
+CREATE OR REPLACE FUNCTION docmodel.drop_collection(coll regclass) RETURNS void
+    LANGUAGE plpgsql VOLATILE PARALLEL UNSAFE
+    SET search_path = pg_catalog, pg_temp
+    AS $$
+DECLARE
+    hist regclass;
+BEGIN
+    SELECT c.revisions_table INTO hist FROM docmodel.collection_config AS c
+        WHERE c.coll OPERATOR(pg_catalog.=) $1;
+    IF NOT FOUND THEN
+        RAISE EXCEPTION '"%" is not a docmodel collection', $1
+            USING ERRCODE = 'invalid_parameter_value',
+                  HINT = 'Drop a plain table with DROP TABLE.';
+    END IF;
+    PERFORM docmodel._config_drop($1);
+    IF hist IS NOT NULL THEN
+        EXECUTE pg_catalog.format('DROP TABLE %s', hist);
+    END IF;
+    EXECUTE pg_catalog.format('DROP TABLE %s', $1);
+END
+$$;
+COMMENT ON FUNCTION docmodel.drop_collection(regclass) IS
+    'drop a collection, its revisions table and its configuration';
+
+CREATE OR REPLACE FUNCTION docmodel.set_revisions(coll regclass, keep integer)
+    RETURNS regclass
+    LANGUAGE plpgsql VOLATILE PARALLEL UNSAFE
+    SET search_path = pg_catalog, pg_temp
+    AS $$
+DECLARE
+    cid integer;
+    hist regclass;
+    nsp name;
+    base name;
+    owner name;
+    owner_id oid;
+BEGIN
+    IF keep IS NULL OR keep OPERATOR(pg_catalog.<) 0 THEN
+        RAISE EXCEPTION 'invalid number of revisions to keep: %', coalesce(keep::text, 'NULL')
+            USING ERRCODE = 'invalid_parameter_value',
+                  DETAIL = pg_catalog.format('Collection "%s" was given keep => %s.', $1, coalesce(keep::text, 'NULL')),
+                  HINT = 'Give the number of revisions to keep per document, 0 to turn history off.';
+    END IF;
+    -- Configuration is the owner's, as ALTER TABLE is (_config_set_revisions
+    -- checks it too); one set_revisions at a time per collection.
+    SELECT r.relname, r.relowner INTO base, owner_id
+        FROM pg_catalog.pg_class AS r WHERE r.oid OPERATOR(pg_catalog.=) $1;
+    IF NOT pg_catalog.pg_has_role(owner_id, 'USAGE') THEN
+        RAISE EXCEPTION 'must be owner of table %', base
+            USING ERRCODE = 'insufficient_privilege',
+                  DETAIL = 'Changing the configuration of a collection takes its ownership.';
+    END IF;
+    EXECUTE pg_catalog.format('LOCK TABLE %s IN SHARE ROW EXCLUSIVE MODE', $1);
+    SELECT c.id, c.revisions_table INTO cid, hist
+        FROM docmodel.collection_config AS c
+        WHERE c.coll OPERATOR(pg_catalog.=) $1;
+    IF NOT FOUND THEN
+        RAISE EXCEPTION '"%" is not a docmodel collection', $1
+            USING ERRCODE = 'invalid_parameter_value',
+                  HINT = 'Create collections with docmodel.create_collection().';
+    END IF;
+    -- A history table the user dropped is forgotten (and made again below).
+    IF hist IS NOT NULL AND NOT EXISTS (SELECT FROM pg_catalog.pg_class AS r
+                                        WHERE r.oid OPERATOR(pg_catalog.=) hist) THEN
+        hist := NULL;
+    END IF;
+    IF keep OPERATOR(pg_catalog.>) 0 AND hist IS NULL THEN
+        SELECT n.nspname, r.relname, pg_catalog.pg_get_userbyid(r.relowner)
+            INTO nsp, base, owner
+            FROM pg_catalog.pg_class AS r
+            JOIN pg_catalog.pg_namespace AS n ON n.oid OPERATOR(pg_catalog.=) r.relnamespace
+            WHERE r.oid OPERATOR(pg_catalog.=) $1;
+        hist := pg_catalog.to_regclass(pg_catalog.format('%I.%I', nsp,
+            base OPERATOR(pg_catalog.||) '_revisions'));
+        IF hist IS NOT NULL THEN
+            -- The name is taken. The history a plain DROP TABLE of a collection
+            -- left behind is taken over (its numbering continues); any other
+            -- table is refused.
+            IF NOT docmodel._config_adopt_history(hist) THEN
+                RAISE EXCEPTION 'cannot create the revisions table of collection "%": "%" already exists',
+                    $1, hist
+                    USING ERRCODE = 'duplicate_table',
+                          DETAIL = 'That table is not the history of a dropped collection.',
+                          HINT = 'Rename or drop that table, then turn history on again.';
+            END IF;
+        ELSE
+            EXECUTE pg_catalog.format('CREATE TABLE %I.%I (id text COLLATE "C" NOT NULL, '
+                'ver integer NOT NULL, op text NOT NULL, changed_at timestamptz NOT NULL, '
+                'changed_by text, doc jsonb, PRIMARY KEY (id, ver))',
+                nsp, base OPERATOR(pg_catalog.||) '_revisions');
+            hist := pg_catalog.format('%I.%I', nsp,
+                base OPERATOR(pg_catalog.||) '_revisions')::regclass;
+            IF owner OPERATOR(pg_catalog.<>) CURRENT_USER THEN
+                EXECUTE pg_catalog.format('ALTER TABLE %s OWNER TO %I', hist, owner);
+            END IF;
+            EXECUTE pg_catalog.format('COMMENT ON TABLE %s IS %L', hist,
+                pg_catalog.format('docmodel revisions of collection %s', $1));
+        END IF;
+    END IF;
+    PERFORM docmodel._config_set_revisions($1, keep, hist);
+    IF EXISTS (SELECT FROM pg_catalog.pg_trigger AS g WHERE g.tgrelid OPERATOR(pg_catalog.=) $1
+               AND g.tgname OPERATOR(pg_catalog.=) 'docmodel_revisions') THEN
+        EXECUTE pg_catalog.format('DROP TRIGGER docmodel_revisions ON %s', $1);
+    END IF;
+    IF EXISTS (SELECT FROM pg_catalog.pg_trigger AS g WHERE g.tgrelid OPERATOR(pg_catalog.=) $1
+               AND g.tgname OPERATOR(pg_catalog.=) 'docmodel_revisions_truncate') THEN
+        EXECUTE pg_catalog.format('DROP TRIGGER docmodel_revisions_truncate ON %s', $1);
+    END IF;
+    IF keep OPERATOR(pg_catalog.>) 0 THEN
+        EXECUTE pg_catalog.format('CREATE TRIGGER docmodel_revisions '
+            'AFTER UPDATE OR DELETE ON %s FOR EACH ROW '
+            'EXECUTE FUNCTION docmodel.collection_trigger(%s)', $1, cid);
+        EXECUTE pg_catalog.format('CREATE TRIGGER docmodel_revisions_truncate '
+            'BEFORE TRUNCATE ON %s FOR EACH STATEMENT '
+            'EXECUTE FUNCTION docmodel.collection_trigger(%s)', $1, cid);
+        -- Keep at most keep revisions per key from now on.
+        EXECUTE pg_catalog.format('DELETE FROM %1$s AS r USING '
+            '(SELECT h.id, pg_catalog.max(h.ver) AS newest FROM %1$s AS h GROUP BY h.id) AS n '
+            'WHERE r.id OPERATOR(pg_catalog.=) n.id '
+            'AND r.ver OPERATOR(pg_catalog.<=) (n.newest OPERATOR(pg_catalog.-) $1)', hist)
+            USING keep;
+    END IF;
+    RETURN hist;
+END
+$$;
+COMMENT ON FUNCTION docmodel.set_revisions(regclass, integer) IS
+    'keep the last keep revisions of every document of a collection (0 = off; the history table is kept)';
+
+CREATE OR REPLACE FUNCTION docmodel.register_migration(doc_type text,
+	from_version docmodel.version, to_version docmodel.version,
+	steps jsonb DEFAULT NULL, fn regprocedure DEFAULT NULL) RETURNS void
+LANGUAGE plpgsql VOLATILE PARALLEL UNSAFE
+SET search_path = pg_catalog, pg_temp
+AS $$
+DECLARE
+	fn_text text;
+	p record;
+	same record;
+	first_from docmodel.version;
+	last_to docmodel.version;
+BEGIN
+	IF doc_type IS NULL OR doc_type = '' OR octet_length(doc_type) > 250 THEN
+		RAISE EXCEPTION USING ERRCODE = '22023',
+			MESSAGE = format('invalid document type "%s"', doc_type),
+			DETAIL = 'A document type is 1 to 250 bytes long.';
+	END IF;
+	IF from_version IS NULL OR to_version IS NULL THEN
+		RAISE EXCEPTION USING ERRCODE = '22023',
+			MESSAGE = 'from_version and to_version are required',
+			DETAIL = format('Type "%s".', doc_type);
+	END IF;
+	IF (steps IS NULL) = (fn IS NULL) THEN
+		RAISE EXCEPTION USING ERRCODE = '22023',
+			MESSAGE = 'give exactly one of steps and fn',
+			DETAIL = format('Type "%s", migration %s to %s.', doc_type, from_version, to_version),
+			HINT = 'steps => ''[{"op": ...}]'' for declarative steps, fn => ''my_step(jsonb)'' for a function.';
+	END IF;
+	IF NOT from_version OPERATOR(docmodel.<) to_version THEN
+		RAISE EXCEPTION USING ERRCODE = '22023',
+			MESSAGE = format('a migration must go to a newer version, not from %s to %s', from_version, to_version),
+			DETAIL = format('Type "%s".', doc_type);
+	END IF;
+	IF steps IS NOT NULL THEN
+		PERFORM docmodel._check_migration_steps(steps);
+	ELSE
+		SELECT pr.pronargs, pr.proargtypes, pr.prorettype, pr.prokind, pr.proretset,
+			pr.proname, n.nspname
+		INTO p
+		FROM pg_proc pr JOIN pg_namespace n ON n.oid = pr.pronamespace
+		WHERE pr.oid = fn;
+		IF p.prokind <> 'f' OR p.pronargs <> 1 OR p.proargtypes[0] <> 'jsonb'::regtype
+			OR p.prorettype <> 'jsonb'::regtype OR p.proretset THEN
+			RAISE EXCEPTION USING ERRCODE = '22023',
+				MESSAGE = format('migration function %s must take jsonb and return jsonb', fn),
+				DETAIL = format('Type "%s", migration %s to %s.', doc_type, from_version, to_version);
+		END IF;
+		fn_text := format('%I.%I(jsonb)', p.nspname, p.proname);
+	END IF;
+
+	-- One registration at a time, so two cannot fork the chain.
+	LOCK TABLE docmodel.migration_rules IN SHARE ROW EXCLUSIVE MODE;
+	SELECT r.from_version, r.to_version INTO same FROM docmodel.migration_rules r
+	WHERE r.doc_type = register_migration.doc_type
+		AND r.from_version OPERATOR(docmodel.=) register_migration.from_version;
+	IF FOUND THEN
+		IF same.to_version OPERATOR(docmodel.=) register_migration.to_version THEN
+			-- The same rule registered again replaces its steps (a fix).
+			UPDATE docmodel.migration_rules r
+			SET steps = register_migration.steps, fn = fn_text, registered_at = now()
+			WHERE r.doc_type = register_migration.doc_type
+				AND r.from_version OPERATOR(docmodel.=) register_migration.from_version;
+			PERFORM docmodel._migration_pin(doc_type, same.from_version, same.to_version, fn);
+			RETURN;
+		END IF;
+		RAISE EXCEPTION USING ERRCODE = '22023',
+			MESSAGE = format('type "%s" already has a migration from version %s', doc_type, from_version),
+			DETAIL = format('It goes to version %s.', same.to_version),
+			HINT = 'Register the same from and to versions again to replace its steps.';
+	END IF;
+	SELECT r.from_version INTO first_from FROM docmodel.migration_rules r
+	WHERE r.doc_type = register_migration.doc_type ORDER BY r.from_version LIMIT 1;
+	SELECT r.to_version INTO last_to FROM docmodel.migration_rules r
+	WHERE r.doc_type = register_migration.doc_type ORDER BY r.to_version DESC LIMIT 1;
+	IF first_from IS NOT NULL
+		AND NOT from_version OPERATOR(docmodel.=) last_to
+		AND NOT to_version OPERATOR(docmodel.=) first_from THEN
+		RAISE EXCEPTION USING ERRCODE = '22023',
+			MESSAGE = format('a migration of type "%s" from %s to %s would not extend its chain',
+				doc_type, from_version, to_version),
+			DETAIL = format('Type "%s" goes from version %s to %s.', doc_type, first_from, last_to),
+			HINT = format('A new migration starts at %s or ends at %s.', last_to, first_from);
+	END IF;
+	INSERT INTO docmodel.migration_rules (doc_type, from_version, to_version, steps, fn)
+	VALUES (doc_type, from_version, to_version, steps, fn_text);
+	PERFORM docmodel._migration_pin(doc_type, from_version, to_version, fn);
+END
+$$;
+COMMENT ON FUNCTION docmodel.register_migration(text, docmodel.version, docmodel.version, jsonb, regprocedure) IS
+	'docmodel: register the migration of a document type from one version to the next, by steps or by a jsonb -> jsonb function';
+
+CREATE OR REPLACE FUNCTION docmodel._migration_start(coll regclass, doc_type text,
+	target docmodel.version, batch_size integer) RETURNS bigint
+LANGUAGE plpgsql VOLATILE PARALLEL UNSAFE
+SET search_path = pg_catalog, pg_temp
+AS $$
+DECLARE
+	k1 constant integer := 1835496052;
+	k2 integer;
+	run bigint;
+	last text;
+	done bigint;
+	remaining bigint;
+	cur_targets jsonb;
+	old record;
+BEGIN
+	IF batch_size IS NULL OR batch_size < 1 THEN
+		RAISE EXCEPTION USING ERRCODE = '22023',
+			MESSAGE = format('batch_size must be at least 1, not %s', batch_size);
+	END IF;
+	IF coll IS NULL THEN
+		RAISE EXCEPTION USING ERRCODE = '22023', MESSAGE = 'coll is required';
+	END IF;
+	IF target IS NOT NULL AND doc_type IS NULL THEN
+		RAISE EXCEPTION USING ERRCODE = '22023',
+			MESSAGE = 'a target version needs a doc_type',
+			HINT = 'CALL docmodel.migrate_collection(coll, ''user'', ''2.0'').';
+	END IF;
+	IF doc_type IS NOT NULL THEN
+		IF docmodel.current_version(doc_type) IS NULL THEN
+			RAISE EXCEPTION USING ERRCODE = '22023',
+				MESSAGE = format('type "%s" has no migrations', doc_type),
+				HINT = 'Register one with docmodel.register_migration().';
+		END IF;
+		-- raises 22023 when no chain reaches target
+		PERFORM docmodel._migration_steps(doc_type, NULL, target);
+	END IF;
+	IF (SELECT count(*) FROM pg_attribute a
+		WHERE a.attrelid = coll AND NOT a.attisdropped
+			AND ((a.attname = 'id' AND a.atttypid = 'text'::regtype)
+				OR (a.attname = 'doc' AND a.atttypid = 'jsonb'::regtype))) <> 2 THEN
+		RAISE EXCEPTION USING ERRCODE = '22023',
+			MESSAGE = format('%s has no columns id text and doc jsonb', coll),
+			HINT = 'migrate_collection works on collections, and on any table with those two columns.';
+	END IF;
+
+	k2 := (coll::oid::int8 - CASE WHEN coll::oid::int8 >= 2147483648 THEN 4294967296 ELSE 0 END)::int4;
+	-- A call of this session that was interrupted outside its error handling
+	-- may have left the lock held: take it over rather than stack it.
+	IF EXISTS (SELECT FROM pg_locks l
+			WHERE l.locktype = 'advisory' AND l.classid = k1::oid AND l.objid = coll::oid
+				AND l.objsubid = 2 AND l.pid = pg_backend_pid() AND l.granted) THEN
+		NULL;
+	ELSIF NOT pg_try_advisory_lock(k1, k2) THEN
+		RAISE EXCEPTION USING ERRCODE = '55P03',
+			MESSAGE = format('a migration of %s is already running', coll),
+			HINT = 'Wait for it to finish (see docmodel.migration_runs), then call again.';
+	END IF;
+
+	BEGIN
+		SELECT jsonb_object_agg(t.d, docmodel.current_version(t.d)::text) INTO cur_targets
+		FROM (SELECT DISTINCT r.doc_type AS d FROM docmodel.migration_rules r) t;
+		cur_targets := coalesce(cur_targets, '{}'::jsonb);
+
+		-- Resume the unfinished run with the same arguments, if there is one.
+		SELECT r.run_id, r.last_key, r.docs_done, r.targets INTO old
+		FROM docmodel.migration_run r
+		WHERE r.coll = _migration_start.coll
+			AND r.doc_type IS NOT DISTINCT FROM _migration_start.doc_type
+			AND ((r.target IS NULL AND _migration_start.target IS NULL)
+				OR r.target OPERATOR(docmodel.=) _migration_start.target)
+			AND r.status <> 'done'
+		ORDER BY r.run_id DESC LIMIT 1;
+		IF FOUND THEN
+			run := old.run_id;
+			done := old.docs_done;
+			-- Rules changed since: documents before last_key may be behind.
+			IF old.targets = cur_targets THEN
+				last := old.last_key;
+			END IF;
+			RAISE NOTICE 'resuming run % of % after key %', run, coll,
+				coalesce(quote_literal(last), '(start)');
+		ELSE
+			run := docmodel._migration_run_new(coll, doc_type, target::text, cur_targets);
+			done := 0;
+		END IF;
+		EXECUTE format('SELECT count(*) FROM %s
+			WHERE ($1 IS NULL OR id > $1) AND docmodel._migration_pending(doc, $2, $3)', coll)
+		INTO remaining USING last, doc_type, target;
+		PERFORM docmodel._migration_run_set(run, 'running', last, done, done + remaining,
+			cur_targets, NULL);
+	EXCEPTION WHEN query_canceled OR others THEN
+		PERFORM pg_advisory_unlock(k1, k2);
+		RAISE;
+	END;
+	RETURN run;
+END
+$$;
+COMMENT ON FUNCTION docmodel._migration_start(regclass, text, docmodel.version, integer) IS
+	'docmodel internal: check the arguments of migrate_collection, take its lock, start or resume its run';
+
+CREATE OR REPLACE FUNCTION docmodel._migration_batch(run bigint, batch_size integer,
+	OUT n bigint, OUT done bigint, OUT total bigint,
+	OUT err_state text, OUT err_message text, OUT err_detail text, OUT err_hint text)
+LANGUAGE plpgsql VOLATILE PARALLEL UNSAFE
+SET search_path = pg_catalog, pg_temp
+AS $$
+DECLARE
+	r docmodel.migration_run;
+	batch_end text;
+BEGIN
+	SELECT * INTO STRICT r FROM docmodel.migration_run m WHERE m.run_id = run;
+	done := r.docs_done;
+	total := r.docs_total;
+	BEGIN
+		EXECUTE format('SELECT max(id), count(*)
+			FROM (SELECT id FROM %s
+				WHERE ($1 IS NULL OR id > $1) AND docmodel._migration_pending(doc, $2, $3)
+				ORDER BY id LIMIT $4) b', r.coll)
+		INTO batch_end, n USING r.last_key, r.doc_type, r.target, batch_size;
+		IF n = 0 THEN
+			PERFORM docmodel._migration_run_set(run, 'done', r.last_key, done, done,
+				NULL, r.error);
+			total := done;
+			RETURN;
+		END IF;
+		EXECUTE format('UPDATE %s SET doc = docmodel._migrate_doc(doc, $3, id)
+			WHERE ($1 IS NULL OR id > $1) AND id <= $4
+				AND docmodel._migration_pending(doc, $2, $3)', r.coll)
+		USING r.last_key, r.doc_type, r.target, batch_end;
+		GET DIAGNOSTICS n = ROW_COUNT;
+		done := done + n;
+		PERFORM docmodel._migration_run_set(run, r.status, batch_end, done,
+			r.docs_total, NULL, r.error);
+		-- n = 0 means finished: a batch whose documents were all migrated
+		-- meanwhile by their writers still counts as progress
+		n := greatest(n, 1);
+	EXCEPTION WHEN query_canceled OR others THEN
+		-- The batch rolled back; record why, keep what committed.
+		GET STACKED DIAGNOSTICS err_state = RETURNED_SQLSTATE, err_message = MESSAGE_TEXT,
+			err_detail = PG_EXCEPTION_DETAIL, err_hint = PG_EXCEPTION_HINT;
+		PERFORM docmodel._migration_run_set(run,
+			CASE WHEN err_state = '57014' THEN 'cancelled' ELSE 'failed' END,
+			r.last_key, r.docs_done, r.docs_total, NULL,
+			err_message || coalesce(' (' || nullif(err_detail, '') || ')', ''));
+		n := 0;
+	END;
+END
+$$;
+COMMENT ON FUNCTION docmodel._migration_batch(bigint, integer) IS
+	'docmodel internal: migrate the next batch of a run (n = 0: finished, or failed with err_state and err_message)';
+
+-- No role writes docmodel's tables directly: PUBLIC's INSERT and UPDATE on
+-- migration_run go, and so does every write a role was given on
+-- collection_config, its sequence or migration_run (0.1.0's README told to
+-- grant INSERT on collection_config for creating collections, which let a
+-- role rewrite other owners' collections).
+REVOKE INSERT, UPDATE ON docmodel.migration_run FROM PUBLIC;
+DO $$
+DECLARE
+    g record;
+BEGIN
+    FOR g IN
+        SELECT pg_catalog.format('docmodel.%I', c.relname) AS rel, c.relkind,
+               a.grantee, a.privilege_type
+        FROM pg_catalog.pg_class AS c,
+             pg_catalog.aclexplode(c.relacl) AS a
+        WHERE c.oid OPERATOR(pg_catalog.=) ANY (ARRAY['docmodel.collection_config'::pg_catalog.regclass,
+                'docmodel.collection_config_id_seq'::pg_catalog.regclass,
+                'docmodel.migration_run'::pg_catalog.regclass]::pg_catalog.oid[])
+          AND a.grantee OPERATOR(pg_catalog.<>) c.relowner
+          AND a.privilege_type OPERATOR(pg_catalog.<>) ALL (ARRAY['SELECT', 'REFERENCES']::text[])
+    LOOP
+        EXECUTE pg_catalog.format('REVOKE %s ON %s %s FROM %s', g.privilege_type,
+            CASE WHEN g.relkind OPERATOR(pg_catalog.=) 'S' THEN 'SEQUENCE' ELSE 'TABLE' END, g.rel,
+            CASE WHEN g.grantee OPERATOR(pg_catalog.=) 0 THEN 'PUBLIC'
+                 ELSE pg_catalog.quote_ident(pg_catalog.pg_get_userbyid(g.grantee)) END);
+        RAISE WARNING 'docmodel 0.2.0: revoked % on % from %', g.privilege_type, g.rel,
+            CASE WHEN g.grantee OPERATOR(pg_catalog.=) 0 THEN 'PUBLIC'
+                 ELSE pg_catalog.pg_get_userbyid(g.grantee)::text END;
+    END LOOP;
+END
+$$;
+
+-- Pin the function of every rule registered under 0.1.0 (its name resolves
+-- once more, now). A pin is not a member of the extension: pg_dump dumps it
+-- after the function it calls.
+DO $$
+DECLARE
+    r record;
+    f pg_catalog.regprocedure;
+BEGIN
+    FOR r IN SELECT m.doc_type, m.from_version, m.to_version, m.fn
+             FROM docmodel.migration_rules AS m WHERE m.fn IS NOT NULL
+    LOOP
+        f := pg_catalog.to_regprocedure(r.fn);
+        IF f IS NULL THEN
+            RAISE WARNING 'migration function % of type "%" (% to %) does not exist', r.fn,
+                r.doc_type, r.from_version, r.to_version
+                USING HINT = 'The rule fails with 42883 until it is registered again.';
+            CONTINUE;
+        END IF;
+        PERFORM docmodel._migration_pin(r.doc_type, r.from_version, r.to_version, f);
+        EXECUTE pg_catalog.format('ALTER EXTENSION docmodel DROP FUNCTION docmodel.%I(pg_catalog.jsonb)',
+            docmodel._migration_fn_name(r.doc_type, r.from_version));
+    END LOOP;
+END
+$$;

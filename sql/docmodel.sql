@@ -16,6 +16,77 @@
 \echo Use "CREATE EXTENSION docmodel" to load this file. \quit
 
 -------------------------------------------------------------------------------
+-- The schema (CVE-2022-2625 class; "Security Considerations for Extensions")
+-------------------------------------------------------------------------------
+
+-- CREATE EXTENSION installs into an existing schema docmodel. Whoever owns
+-- it, or may create objects in it, could plant objects that every role then
+-- runs (a docmodel.key(text, integer) resolves before the variadic one). So
+-- an existing schema is accepted only when it is empty, owned by the
+-- installing role or a superuser, and no other role may create in it: the
+-- schema pg_dump writes before CREATE EXTENSION is such a schema.
+DO $$
+DECLARE
+    nsp pg_catalog.oid;
+    owner pg_catalog.oid;
+    obj text;
+BEGIN
+    SELECT n.oid, n.nspowner INTO nsp, owner FROM pg_catalog.pg_namespace AS n
+        WHERE n.nspname OPERATOR(pg_catalog.=) 'docmodel';
+    IF NOT (owner OPERATOR(pg_catalog.=) (SELECT r.oid FROM pg_catalog.pg_roles AS r
+                                          WHERE r.rolname OPERATOR(pg_catalog.=) CURRENT_USER)
+            OR (SELECT r.rolsuper FROM pg_catalog.pg_roles AS r
+                WHERE r.oid OPERATOR(pg_catalog.=) owner)) THEN
+        RAISE EXCEPTION 'cannot install docmodel into the existing schema "docmodel"'
+            USING ERRCODE = 'duplicate_schema',
+                  DETAIL = pg_catalog.format('The schema is owned by role "%s", which is neither the installing role nor a superuser.',
+                      pg_catalog.pg_get_userbyid(owner)),
+                  HINT = 'Drop or rename that schema, then run CREATE EXTENSION docmodel again.';
+    END IF;
+    IF EXISTS (SELECT FROM pg_catalog.aclexplode((SELECT n.nspacl FROM pg_catalog.pg_namespace AS n
+                                                  WHERE n.oid OPERATOR(pg_catalog.=) nsp)) AS a
+               WHERE a.privilege_type OPERATOR(pg_catalog.=) 'CREATE'
+                 AND a.grantee OPERATOR(pg_catalog.<>) owner) THEN
+        RAISE EXCEPTION 'cannot install docmodel into the existing schema "docmodel"'
+            USING ERRCODE = 'duplicate_schema',
+                  DETAIL = 'Roles other than its owner may create objects in it.',
+                  HINT = 'Drop or rename that schema, then run CREATE EXTENSION docmodel again.';
+    END IF;
+    SELECT o.d INTO obj FROM (
+        SELECT pg_catalog.pg_describe_object('pg_catalog.pg_class'::pg_catalog.regclass, c.oid, 0) AS d
+            FROM pg_catalog.pg_class AS c WHERE c.relnamespace OPERATOR(pg_catalog.=) nsp
+        UNION ALL SELECT pg_catalog.pg_describe_object('pg_catalog.pg_proc'::pg_catalog.regclass, p.oid, 0)
+            FROM pg_catalog.pg_proc AS p WHERE p.pronamespace OPERATOR(pg_catalog.=) nsp
+        UNION ALL SELECT pg_catalog.pg_describe_object('pg_catalog.pg_type'::pg_catalog.regclass, t.oid, 0)
+            FROM pg_catalog.pg_type AS t WHERE t.typnamespace OPERATOR(pg_catalog.=) nsp
+        UNION ALL SELECT pg_catalog.pg_describe_object('pg_catalog.pg_operator'::pg_catalog.regclass, p.oid, 0)
+            FROM pg_catalog.pg_operator AS p WHERE p.oprnamespace OPERATOR(pg_catalog.=) nsp
+        UNION ALL SELECT pg_catalog.pg_describe_object('pg_catalog.pg_opfamily'::pg_catalog.regclass, f.oid, 0)
+            FROM pg_catalog.pg_opfamily AS f WHERE f.opfnamespace OPERATOR(pg_catalog.=) nsp
+        UNION ALL SELECT pg_catalog.pg_describe_object('pg_catalog.pg_collation'::pg_catalog.regclass, c.oid, 0)
+            FROM pg_catalog.pg_collation AS c WHERE c.collnamespace OPERATOR(pg_catalog.=) nsp
+        UNION ALL SELECT pg_catalog.pg_describe_object('pg_catalog.pg_conversion'::pg_catalog.regclass, c.oid, 0)
+            FROM pg_catalog.pg_conversion AS c WHERE c.connamespace OPERATOR(pg_catalog.=) nsp
+        UNION ALL SELECT pg_catalog.pg_describe_object('pg_catalog.pg_ts_config'::pg_catalog.regclass, c.oid, 0)
+            FROM pg_catalog.pg_ts_config AS c WHERE c.cfgnamespace OPERATOR(pg_catalog.=) nsp
+        UNION ALL SELECT pg_catalog.pg_describe_object('pg_catalog.pg_ts_dict'::pg_catalog.regclass, c.oid, 0)
+            FROM pg_catalog.pg_ts_dict AS c WHERE c.dictnamespace OPERATOR(pg_catalog.=) nsp
+        UNION ALL SELECT pg_catalog.pg_describe_object('pg_catalog.pg_statistic_ext'::pg_catalog.regclass, c.oid, 0)
+            FROM pg_catalog.pg_statistic_ext AS c WHERE c.stxnamespace OPERATOR(pg_catalog.=) nsp
+        UNION ALL SELECT pg_catalog.pg_describe_object('pg_catalog.pg_extension'::pg_catalog.regclass, e.oid, 0)
+            FROM pg_catalog.pg_extension AS e WHERE e.extnamespace OPERATOR(pg_catalog.=) nsp
+              AND e.extname OPERATOR(pg_catalog.<>) 'docmodel') AS o
+        LIMIT 1;
+    IF obj IS NOT NULL THEN
+        RAISE EXCEPTION 'cannot install docmodel into the existing schema "docmodel"'
+            USING ERRCODE = 'duplicate_schema',
+                  DETAIL = pg_catalog.format('The schema already holds %s.', obj),
+                  HINT = 'Drop or rename that schema, then run CREATE EXTENSION docmodel again.';
+    END IF;
+END
+$$;
+
+-------------------------------------------------------------------------------
 -- Keys (src/key.c)
 -------------------------------------------------------------------------------
 
@@ -329,8 +400,10 @@ COMMENT ON VIEW docmodel.counters IS 'every counter with its current value';
 
 /*
  * The registry: one row per rule, doc_type from_version -> to_version, by
- * declarative steps or by a jsonb -> jsonb function (kept as its qualified
- * signature text: pg_upgrade refuses regprocedure columns). A type's rules
+ * declarative steps or by a jsonb -> jsonb function (fn: its qualified
+ * signature when registered, for messages; the function itself is pinned
+ * by OID, see _migration_pin below: pg_upgrade refuses regprocedure
+ * columns). A type's rules
  * form one chain (register_migration keeps it so), so every registered
  * version reaches the newest. A statement trigger tells every backend's
  * cache (migrate.c) when the registry changes.
@@ -398,11 +471,120 @@ SELECT r.run_id, r.coll, r.doc_type, r.target, r.started_at, r.finished_at,
 		THEN 'interrupted' ELSE r.status END AS status,
 	r.error
 FROM docmodel.migration_run r;
--- Whoever may update a collection may run (and so record) its migration.
-GRANT SELECT, INSERT, UPDATE ON docmodel.migration_run TO PUBLIC;
+-- Everyone may read the runs; they are written only by
+-- _migration_run_new() and _migration_run_set(), which check UPDATE on the
+-- run's collection: whoever may update a collection may run its migration.
+GRANT SELECT ON docmodel.migration_run TO PUBLIC;
 GRANT SELECT ON docmodel.migration_runs TO PUBLIC;
 COMMENT ON VIEW docmodel.migration_runs IS
 	'docmodel: every migrate_collection run: collection, type, target, progress (last key, docs), status';
+
+CREATE FUNCTION docmodel._migration_run_new(coll regclass, doc_type text,
+	target text, targets jsonb) RETURNS bigint
+	AS 'MODULE_PATHNAME', 'migration_run_new'
+	LANGUAGE C VOLATILE PARALLEL UNSAFE;
+COMMENT ON FUNCTION docmodel._migration_run_new(regclass, text, text, jsonb) IS
+	'docmodel internal: record a new run of migrate_collection (42501 without UPDATE on coll)';
+
+CREATE FUNCTION docmodel._migration_run_set(run bigint, status text, last_key text,
+	docs_done bigint, docs_total bigint, targets jsonb, error text) RETURNS void
+	AS 'MODULE_PATHNAME', 'migration_run_set'
+	LANGUAGE C VOLATILE PARALLEL UNSAFE;
+COMMENT ON FUNCTION docmodel._migration_run_set(bigint, text, text, bigint, bigint, jsonb, text) IS
+	'docmodel internal: record the state of a run of migrate_collection (42501 without UPDATE on its collection)';
+
+/*
+ * A rule's function is pinned by a function docmodel creates per rule in
+ * its schema, whose SQL-standard body calls it: the body's dependency makes
+ * DROP FUNCTION of the rule's function fail (2BP01) as a view would, and
+ * names the function's OID, which is what the rule calls (the text in
+ * migration_rules.fn is only for messages). DROP FUNCTION ... CASCADE drops
+ * the pin: the rule stays and fails with 42883 until registered again.
+ * Such functions are dumped by pg_dump like any other.
+ */
+CREATE FUNCTION docmodel._migration_fn_name(doc_type text, from_version docmodel.version)
+	RETURNS text
+	LANGUAGE sql STABLE STRICT PARALLEL SAFE
+	SET search_path = pg_catalog, pg_temp
+	RETURN '_migration_fn_' OPERATOR(pg_catalog.||) pg_catalog.substr(pg_catalog.encode(
+		pg_catalog.sha256(pg_catalog.convert_to(doc_type OPERATOR(pg_catalog.||) ' '
+			OPERATOR(pg_catalog.||) docmodel.version_text(from_version), 'UTF8')),
+		'hex'), 1, 40);
+COMMENT ON FUNCTION docmodel._migration_fn_name(text, docmodel.version) IS
+	'docmodel internal: name of the function pinning the function of a type''s rule from a version';
+
+CREATE FUNCTION docmodel._migration_fn(doc_type text, from_version docmodel.version)
+	RETURNS oid
+	LANGUAGE sql STABLE STRICT PARALLEL SAFE
+	SET search_path = pg_catalog, pg_temp
+	BEGIN ATOMIC
+	SELECT d.refobjid FROM pg_catalog.pg_depend AS d
+	WHERE d.classid OPERATOR(pg_catalog.=) 'pg_catalog.pg_proc'::pg_catalog.regclass
+		AND d.objid OPERATOR(pg_catalog.=) pg_catalog.to_regprocedure(pg_catalog.format(
+			'docmodel.%I(pg_catalog.jsonb)', docmodel._migration_fn_name(doc_type, from_version)))
+		AND d.refclassid OPERATOR(pg_catalog.=) 'pg_catalog.pg_proc'::pg_catalog.regclass
+		AND d.deptype OPERATOR(pg_catalog.=) 'n';
+	END;
+COMMENT ON FUNCTION docmodel._migration_fn(text, docmodel.version) IS
+	'docmodel internal: the OID of the function a type''s rule from a version calls (NULL when not pinned)';
+
+CREATE FUNCTION docmodel._migration_pin(doc_type text, from_version docmodel.version,
+	to_version docmodel.version, fn regprocedure) RETURNS void
+LANGUAGE plpgsql VOLATILE PARALLEL UNSAFE
+SET search_path = pg_catalog, pg_temp
+AS $$
+DECLARE
+	name text := docmodel._migration_fn_name(doc_type, from_version);
+	p record;
+BEGIN
+	IF to_regprocedure(format('docmodel.%I(jsonb)', name)) IS NOT NULL THEN
+		EXECUTE format('DROP FUNCTION docmodel.%I(jsonb)', name);
+	END IF;
+	IF fn IS NULL THEN
+		RETURN;
+	END IF;
+	SELECT pr.proname, n.nspname INTO p
+	FROM pg_proc pr JOIN pg_namespace n ON n.oid = pr.pronamespace
+	WHERE pr.oid = fn;
+	EXECUTE format('CREATE FUNCTION docmodel.%I(doc jsonb) RETURNS jsonb LANGUAGE sql '
+		'BEGIN ATOMIC SELECT %I.%I(doc); END', name, p.nspname, p.proname);
+	IF docmodel._migration_fn(doc_type, from_version) IS DISTINCT FROM fn::oid THEN
+		RAISE EXCEPTION USING ERRCODE = '42725',
+			MESSAGE = format('migration function %s cannot be called unambiguously by its name', fn),
+			DETAIL = format('Type "%s", migration %s to %s.', doc_type, from_version, to_version);
+	END IF;
+	EXECUTE format('COMMENT ON FUNCTION docmodel.%I(jsonb) IS %L', name,
+		format('docmodel: pins %s, the function of the migration of type "%s" from %s to %s',
+			fn, doc_type, from_version, to_version));
+END
+$$;
+COMMENT ON FUNCTION docmodel._migration_pin(text, docmodel.version, docmodel.version, regprocedure) IS
+	'docmodel internal: pin the function of a rule (or unpin, with fn NULL), so that it cannot be dropped and is called by its OID';
+
+-- Rules deleted (or changed) directly let their functions go.
+CREATE FUNCTION docmodel._migration_unpin_orphans() RETURNS trigger
+LANGUAGE plpgsql VOLATILE PARALLEL UNSAFE
+SET search_path = pg_catalog, pg_temp
+AS $$
+DECLARE
+	f record;
+BEGIN
+	FOR f IN SELECT p.oid::regprocedure AS pin FROM pg_proc p
+		WHERE p.pronamespace = 'docmodel'::regnamespace
+			AND p.proname LIKE '\_migration\_fn\_%' AND p.pronargs = 1
+			AND p.proname NOT IN (SELECT docmodel._migration_fn_name(r.doc_type, r.from_version)
+				FROM docmodel.migration_rules r)
+	LOOP
+		EXECUTE format('DROP FUNCTION %s', f.pin);
+	END LOOP;
+	RETURN NULL;
+END
+$$;
+COMMENT ON FUNCTION docmodel._migration_unpin_orphans() IS
+	'docmodel internal: statement trigger: drop the pins of functions no rule calls any more';
+CREATE TRIGGER migration_rules_unpin
+	AFTER UPDATE OR DELETE OR TRUNCATE ON docmodel.migration_rules
+	FOR EACH STATEMENT EXECUTE FUNCTION docmodel._migration_unpin_orphans();
 
 CREATE FUNCTION docmodel._check_migration_steps(steps jsonb) RETURNS void
 	AS 'MODULE_PATHNAME', 'migration_check_steps'
@@ -463,7 +645,7 @@ BEGIN
 
 	-- One registration at a time, so two cannot fork the chain.
 	LOCK TABLE docmodel.migration_rules IN SHARE ROW EXCLUSIVE MODE;
-	SELECT r.to_version INTO same FROM docmodel.migration_rules r
+	SELECT r.from_version, r.to_version INTO same FROM docmodel.migration_rules r
 	WHERE r.doc_type = register_migration.doc_type
 		AND r.from_version OPERATOR(docmodel.=) register_migration.from_version;
 	IF FOUND THEN
@@ -473,6 +655,7 @@ BEGIN
 			SET steps = register_migration.steps, fn = fn_text, registered_at = now()
 			WHERE r.doc_type = register_migration.doc_type
 				AND r.from_version OPERATOR(docmodel.=) register_migration.from_version;
+			PERFORM docmodel._migration_pin(doc_type, same.from_version, same.to_version, fn);
 			RETURN;
 		END IF;
 		RAISE EXCEPTION USING ERRCODE = '22023',
@@ -495,6 +678,7 @@ BEGIN
 	END IF;
 	INSERT INTO docmodel.migration_rules (doc_type, from_version, to_version, steps, fn)
 	VALUES (doc_type, from_version, to_version, steps, fn_text);
+	PERFORM docmodel._migration_pin(doc_type, from_version, to_version, fn);
 END
 $$;
 COMMENT ON FUNCTION docmodel.register_migration(text, docmodel.version, docmodel.version, jsonb, regprocedure) IS
@@ -654,18 +838,14 @@ BEGIN
 			RAISE NOTICE 'resuming run % of % after key %', run, coll,
 				coalesce(quote_literal(last), '(start)');
 		ELSE
-			INSERT INTO docmodel.migration_run (coll, doc_type, target, targets)
-			VALUES (coll, doc_type, target, cur_targets)
-			RETURNING docmodel.migration_run.run_id INTO run;
+			run := docmodel._migration_run_new(coll, doc_type, target::text, cur_targets);
 			done := 0;
 		END IF;
 		EXECUTE format('SELECT count(*) FROM %s
 			WHERE ($1 IS NULL OR id > $1) AND docmodel._migration_pending(doc, $2, $3)', coll)
 		INTO remaining USING last, doc_type, target;
-		UPDATE docmodel.migration_run r
-		SET status = 'running', docs_total = done + remaining, targets = cur_targets,
-			last_key = last, finished_at = NULL, error = NULL
-		WHERE r.run_id = run;
+		PERFORM docmodel._migration_run_set(run, 'running', last, done, done + remaining,
+			cur_targets, NULL);
 	EXCEPTION WHEN query_canceled OR others THEN
 		PERFORM pg_advisory_unlock(k1, k2);
 		RAISE;
@@ -696,9 +876,8 @@ BEGIN
 				ORDER BY id LIMIT $4) b', r.coll)
 		INTO batch_end, n USING r.last_key, r.doc_type, r.target, batch_size;
 		IF n = 0 THEN
-			UPDATE docmodel.migration_run m
-			SET status = 'done', finished_at = clock_timestamp(), docs_total = done
-			WHERE m.run_id = run;
+			PERFORM docmodel._migration_run_set(run, 'done', r.last_key, done, done,
+				NULL, r.error);
 			total := done;
 			RETURN;
 		END IF;
@@ -708,8 +887,8 @@ BEGIN
 		USING r.last_key, r.doc_type, r.target, batch_end;
 		GET DIAGNOSTICS n = ROW_COUNT;
 		done := done + n;
-		UPDATE docmodel.migration_run m SET last_key = batch_end, docs_done = done
-		WHERE m.run_id = run;
+		PERFORM docmodel._migration_run_set(run, r.status, batch_end, done,
+			r.docs_total, NULL, r.error);
 		-- n = 0 means finished: a batch whose documents were all migrated
 		-- meanwhile by their writers still counts as progress
 		n := greatest(n, 1);
@@ -717,10 +896,10 @@ BEGIN
 		-- The batch rolled back; record why, keep what committed.
 		GET STACKED DIAGNOSTICS err_state = RETURNED_SQLSTATE, err_message = MESSAGE_TEXT,
 			err_detail = PG_EXCEPTION_DETAIL, err_hint = PG_EXCEPTION_HINT;
-		UPDATE docmodel.migration_run m
-		SET status = CASE WHEN err_state = '57014' THEN 'cancelled' ELSE 'failed' END,
-			error = err_message || coalesce(' (' || nullif(err_detail, '') || ')', '')
-		WHERE m.run_id = run;
+		PERFORM docmodel._migration_run_set(run,
+			CASE WHEN err_state = '57014' THEN 'cancelled' ELSE 'failed' END,
+			r.last_key, r.docs_done, r.docs_total, NULL,
+			err_message || coalesce(' (' || nullif(err_detail, '') || ')', ''));
 		n := 0;
 	END;
 END
@@ -762,7 +941,9 @@ CREATE SEQUENCE docmodel.collection_config_id_seq AS integer;
 -- One row per collection. The id is the argument of the collection's
 -- trigger, so the trigger finds its configuration without the relation's
 -- name or OID (which differ on Citus shards). Readable by everyone (the
--- trigger of any writer reads it); changes invalidate every backend's cache.
+-- trigger of any writer reads it); written only by the _config_* functions
+-- below, which check that the caller owns the collection; changes
+-- invalidate every backend's cache.
 CREATE TABLE docmodel.collection_config (
     id integer PRIMARY KEY
         DEFAULT pg_catalog.nextval('docmodel.collection_config_id_seq'),
@@ -792,6 +973,39 @@ COMMENT ON FUNCTION docmodel._collection_config_changed() IS
 CREATE TRIGGER collection_config_changed
     AFTER INSERT OR UPDATE OR DELETE OR TRUNCATE ON docmodel.collection_config
     FOR EACH STATEMENT EXECUTE FUNCTION docmodel._collection_config_changed();
+
+-- The only writers of docmodel.collection_config (src/catalog.c): each
+-- checks that the caller owns the collection (42501 otherwise, as ALTER
+-- TABLE), then writes as the table's owner.
+CREATE FUNCTION docmodel._config_create(coll regclass, doc_type text,
+    meta_style text, time_unit text, delimiter text)
+    RETURNS integer
+    LANGUAGE c VOLATILE PARALLEL UNSAFE
+    AS 'MODULE_PATHNAME', 'config_create';
+COMMENT ON FUNCTION docmodel._config_create(regclass, text, text, text, text) IS
+    'internal: record a new collection the caller owns and return its id';
+
+CREATE FUNCTION docmodel._config_set_revisions(coll regclass, revisions integer,
+    revisions_table regclass)
+    RETURNS void
+    LANGUAGE c VOLATILE PARALLEL UNSAFE
+    AS 'MODULE_PATHNAME', 'config_set_revisions';
+COMMENT ON FUNCTION docmodel._config_set_revisions(regclass, integer, regclass) IS
+    'internal: set the history of a collection; the caller owns the collection and the history table';
+
+CREATE FUNCTION docmodel._config_adopt_history(hist regclass)
+    RETURNS boolean
+    LANGUAGE c VOLATILE STRICT PARALLEL UNSAFE
+    AS 'MODULE_PATHNAME', 'config_adopt_history';
+COMMENT ON FUNCTION docmodel._config_adopt_history(regclass) IS
+    'internal: forget dropped collections whose history is hist (the caller owns it); false when there are none';
+
+CREATE FUNCTION docmodel._config_drop(coll regclass)
+    RETURNS void
+    LANGUAGE c VOLATILE STRICT PARALLEL UNSAFE
+    AS 'MODULE_PATHNAME', 'config_drop';
+COMMENT ON FUNCTION docmodel._config_drop(regclass) IS
+    'internal: forget a collection the caller owns';
 
 CREATE FUNCTION docmodel._check_collection_options(name text, doc_type text,
     revisions integer, meta_style text, time_unit text, delimiter text)
@@ -829,12 +1043,9 @@ BEGIN
     EXECUTE pg_catalog.format('CREATE INDEX ON %s (expires_at) '
         'WHERE expires_at IS NOT NULL', rel);
     -- A plain DROP TABLE of an earlier collection leaves its row; should
-    -- the new table reuse that OID, the row is stale.
-    DELETE FROM docmodel.collection_config AS c WHERE c.coll OPERATOR(pg_catalog.=) rel;
-    INSERT INTO docmodel.collection_config
-        (coll, doc_type, meta_style, time_unit, delimiter)
-        VALUES (rel, doc_type, meta_style, time_unit, delimiter)
-        RETURNING id INTO cid;
+    -- the new table reuse that OID, the row is stale (_config_create
+    -- replaces it).
+    cid := docmodel._config_create(rel, doc_type, meta_style, time_unit, delimiter);
     EXECUTE pg_catalog.format('CREATE TRIGGER docmodel_collection '
         'BEFORE INSERT OR UPDATE ON %s FOR EACH ROW '
         'EXECUTE FUNCTION docmodel.collection_trigger(%s)', rel, cid);
@@ -863,14 +1074,14 @@ CREATE FUNCTION docmodel.drop_collection(coll regclass) RETURNS void
 DECLARE
     hist regclass;
 BEGIN
-    DELETE FROM docmodel.collection_config AS c
-        WHERE c.coll OPERATOR(pg_catalog.=) $1
-        RETURNING c.revisions_table INTO hist;
+    SELECT c.revisions_table INTO hist FROM docmodel.collection_config AS c
+        WHERE c.coll OPERATOR(pg_catalog.=) $1;
     IF NOT FOUND THEN
         RAISE EXCEPTION '"%" is not a docmodel collection', $1
             USING ERRCODE = 'invalid_parameter_value',
                   HINT = 'Drop a plain table with DROP TABLE.';
     END IF;
+    PERFORM docmodel._config_drop($1);
     IF hist IS NOT NULL THEN
         EXECUTE pg_catalog.format('DROP TABLE %s', hist);
     END IF;
@@ -975,6 +1186,7 @@ DECLARE
     nsp name;
     base name;
     owner name;
+    owner_id oid;
 BEGIN
     IF keep IS NULL OR keep OPERATOR(pg_catalog.<) 0 THEN
         RAISE EXCEPTION 'invalid number of revisions to keep: %', coalesce(keep::text, 'NULL')
@@ -982,9 +1194,19 @@ BEGIN
                   DETAIL = pg_catalog.format('Collection "%s" was given keep => %s.', $1, coalesce(keep::text, 'NULL')),
                   HINT = 'Give the number of revisions to keep per document, 0 to turn history off.';
     END IF;
+    -- Configuration is the owner's, as ALTER TABLE is (_config_set_revisions
+    -- checks it too); one set_revisions at a time per collection.
+    SELECT r.relname, r.relowner INTO base, owner_id
+        FROM pg_catalog.pg_class AS r WHERE r.oid OPERATOR(pg_catalog.=) $1;
+    IF NOT pg_catalog.pg_has_role(owner_id, 'USAGE') THEN
+        RAISE EXCEPTION 'must be owner of table %', base
+            USING ERRCODE = 'insufficient_privilege',
+                  DETAIL = 'Changing the configuration of a collection takes its ownership.';
+    END IF;
+    EXECUTE pg_catalog.format('LOCK TABLE %s IN SHARE ROW EXCLUSIVE MODE', $1);
     SELECT c.id, c.revisions_table INTO cid, hist
         FROM docmodel.collection_config AS c
-        WHERE c.coll OPERATOR(pg_catalog.=) $1 FOR UPDATE;
+        WHERE c.coll OPERATOR(pg_catalog.=) $1;
     IF NOT FOUND THEN
         RAISE EXCEPTION '"%" is not a docmodel collection', $1
             USING ERRCODE = 'invalid_parameter_value',
@@ -1007,11 +1229,7 @@ BEGIN
             -- The name is taken. The history a plain DROP TABLE of a collection
             -- left behind is taken over (its numbering continues); any other
             -- table is refused.
-            DELETE FROM docmodel.collection_config AS c
-                WHERE c.revisions_table OPERATOR(pg_catalog.=) hist
-                  AND NOT EXISTS (SELECT FROM pg_catalog.pg_class AS r
-                                  WHERE r.oid OPERATOR(pg_catalog.=) c.coll);
-            IF NOT FOUND THEN
+            IF NOT docmodel._config_adopt_history(hist) THEN
                 RAISE EXCEPTION 'cannot create the revisions table of collection "%": "%" already exists',
                     $1, hist
                     USING ERRCODE = 'duplicate_table',
@@ -1032,9 +1250,7 @@ BEGIN
                 pg_catalog.format('docmodel revisions of collection %s', $1));
         END IF;
     END IF;
-    UPDATE docmodel.collection_config AS c
-        SET revisions = keep, revisions_table = hist
-        WHERE c.id OPERATOR(pg_catalog.=) cid;
+    PERFORM docmodel._config_set_revisions($1, keep, hist);
     IF EXISTS (SELECT FROM pg_catalog.pg_trigger AS g WHERE g.tgrelid OPERATOR(pg_catalog.=) $1
                AND g.tgname OPERATOR(pg_catalog.=) 'docmodel_revisions') THEN
         EXECUTE pg_catalog.format('DROP TRIGGER docmodel_revisions ON %s', $1);

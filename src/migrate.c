@@ -126,7 +126,7 @@ typedef struct Rule
 	int nsteps;
 	bool is_fn;
 	char *fn_text;
-	Oid fn_oid; /* InvalidOid: the function no longer exists */
+	Oid fn_oid; /* the pinned function; InvalidOid: its pin was dropped */
 	FmgrInfo flinfo;
 } Rule;
 
@@ -795,7 +795,7 @@ LoadCache(void)
 			elog(ERROR, "SPI_connect failed");
 		ret = SPI_execute("SELECT doc_type, from_version::pg_catalog.text, "
 						  "to_version::pg_catalog.text, steps, fn, "
-						  "pg_catalog.to_regprocedure(fn)::pg_catalog.oid "
+						  "docmodel._migration_fn(doc_type, from_version) "
 						  "FROM docmodel.migration_rules "
 						  "ORDER BY doc_type, from_version",
 						  true, 0);

@@ -211,7 +211,10 @@ SELECT docmodel.register_migration('gadget', '3', '4', fn => 'migrate_bad_null(j
 SELECT pg_temp.try($$SELECT docmodel.migrate('{"_type": "gadget", "_schema": "3"}')$$);
 SELECT docmodel.register_migration('gadget', '3', '4', fn => 'migrate_bad_array(jsonb)');
 SELECT pg_temp.try($$SELECT docmodel.migrate('{"_type": "gadget", "_schema": "3"}')$$);
-DROP FUNCTION migrate_bad_array(jsonb);
+-- The rule pins its function: DROP fails (2BP01); with CASCADE the pin goes
+-- and the rule fails (42883) until registered again.
+SELECT pg_temp.try($$DROP FUNCTION migrate_bad_array(jsonb)$$);
+DROP FUNCTION migrate_bad_array(jsonb) CASCADE;
 SELECT pg_temp.try($$SELECT docmodel.migrate('{"_type": "gadget", "_schema": "3"}')$$);
 DELETE FROM docmodel.migration_rules WHERE doc_type = 'gadget';
 DROP FUNCTION migrate_gadget_v2(jsonb), migrate_bad_null(jsonb), migrate_bad_sig(json);

@@ -1,0 +1,337 @@
+/*-------------------------------------------------------------------------
+ *
+ * catalog.c
+ *	  docmodel's own tables that record other roles' objects
+ *	  (docmodel.collection_config, docmodel.migration_run): no role but
+ *	  their owner may write them directly (DESIGN.md, "Privileges"), so
+ *	  every change goes through the functions here. Each checks the caller
+ *	  first, as PostgreSQL would for the object concerned (owner of the
+ *	  collection, as ALTER TABLE; UPDATE on it for a migration run: 42501
+ *	  otherwise), then runs one fixed statement as the owner of the
+ *	  docmodel table it writes.
+ *
+ *	  A SECURITY DEFINER function could not do this: inside it the caller
+ *	  is no longer known, so it could not check the caller's rights. The
+ *	  switch to the owner is a security-restricted operation (as in
+ *	  REFRESH MATERIALIZED VIEW) around one SPI statement whose every name
+ *	  and operator is schema-qualified, so the caller's search_path reaches
+ *	  nothing. No shared state.
+ *
+ *-------------------------------------------------------------------------
+ */
+#include "postgres.h"
+
+#include "access/htup_details.h"
+#include "catalog/namespace.h"
+#include "catalog/pg_class.h"
+#include "catalog/pg_type.h"
+#include "executor/spi.h"
+#include "fmgr.h"
+#include "miscadmin.h"
+#include "utils/acl.h"
+#include "utils/builtins.h"
+#include "utils/lsyscache.h"
+#include "utils/syscache.h"
+
+PG_FUNCTION_INFO_V1(config_create);
+PG_FUNCTION_INFO_V1(config_set_revisions);
+PG_FUNCTION_INFO_V1(config_adopt_history);
+PG_FUNCTION_INFO_V1(config_drop);
+PG_FUNCTION_INFO_V1(migration_run_new);
+PG_FUNCTION_INFO_V1(migration_run_set);
+
+/* Raise 42P01 unless relid is an existing relation; return its kind. */
+static char
+RequireRelation(Oid relid)
+{
+	char kind = get_rel_relkind(relid);
+
+	if (kind == '\0')
+		ereport(ERROR, (errcode(ERRCODE_UNDEFINED_TABLE),
+						errmsg("relation with OID %u does not exist", relid)));
+	return kind;
+}
+
+/* Raise 42501 unless the current user owns relid (as ALTER TABLE does). */
+static void
+RequireOwner(Oid relid)
+{
+	char kind = RequireRelation(relid);
+
+	if (!pg_class_ownercheck(relid, GetUserId()))
+		aclcheck_error(ACLCHECK_NOT_OWNER, get_relkind_objtype(kind),
+					   get_rel_name(relid));
+}
+
+/* Raise 42501 unless the current user has UPDATE on relid. */
+static void
+RequireUpdate(Oid relid, const char *why)
+{
+	RequireRelation(relid);
+	if (pg_class_aclcheck(relid, GetUserId(), ACL_UPDATE) != ACLCHECK_OK)
+		ereport(ERROR,
+				(errcode(ERRCODE_INSUFFICIENT_PRIVILEGE),
+				 errmsg("permission denied for table %s", get_rel_name(relid)),
+				 errdetail("%s needs UPDATE on the collection.", why)));
+}
+
+/* Return the OID of docmodel table name. */
+static Oid
+DocmodelTable(const char *name)
+{
+	Oid relid = get_relname_relid(name, get_namespace_oid("docmodel", false));
+
+	if (!OidIsValid(relid))
+		elog(ERROR, "docmodel.%s does not exist", name);
+	return relid;
+}
+
+/*
+ * Run one statement as the owner of docmodel table table (which it writes)
+ * and return the number of rows it processed; *result gets the first
+ * column of the first row (by-value types only) when wanted and present.
+ * The caller has checked the current user's rights.
+ */
+static uint64
+ExecAsTableOwner(const char *table, const char *sql, int nargs, Oid *types,
+				 Datum *values, const char *nulls, Datum *result,
+				 bool *result_null)
+{
+	Oid owner;
+	Oid save_userid;
+	int save_sec;
+	int ret;
+	uint64 n = 0;
+	HeapTuple tup;
+
+	tup = SearchSysCache1(RELOID, ObjectIdGetDatum(DocmodelTable(table)));
+	if (!HeapTupleIsValid(tup))
+		elog(ERROR, "docmodel.%s does not exist", table);
+	owner = ((Form_pg_class) GETSTRUCT(tup))->relowner;
+	ReleaseSysCache(tup);
+
+	if (result_null)
+		*result_null = true;
+	GetUserIdAndSecContext(&save_userid, &save_sec);
+	SetUserIdAndSecContext(owner, save_sec | SECURITY_LOCAL_USERID_CHANGE |
+									  SECURITY_RESTRICTED_OPERATION);
+	PG_TRY();
+	{
+		if (SPI_connect() != SPI_OK_CONNECT)
+			elog(ERROR, "SPI_connect failed");
+		ret = SPI_execute_with_args(sql, nargs, types, values, nulls, false, 0);
+		if (ret < 0)
+			elog(ERROR, "%s failed: %s", sql, SPI_result_code_string(ret));
+		n = SPI_processed;
+		if (result && SPI_tuptable != NULL && n > 0)
+			*result = SPI_getbinval(SPI_tuptable->vals[0],
+									SPI_tuptable->tupdesc, 1, result_null);
+		SPI_finish();
+	}
+	PG_FINALLY();
+	{
+		SetUserIdAndSecContext(save_userid, save_sec);
+	}
+	PG_END_TRY();
+	return n;
+}
+
+/* Fill values/nulls[i] from argument i of fcinfo. */
+static void
+TakeArg(FunctionCallInfo fcinfo, int i, Datum *values, char *nulls)
+{
+	nulls[i] = PG_ARGISNULL(i) ? 'n' : ' ';
+	values[i] = PG_ARGISNULL(i) ? (Datum) 0 : PG_GETARG_DATUM(i);
+}
+
+/*
+ * _config_create(coll, doc_type, meta_style, time_unit, delimiter) ->
+ * integer: record a new collection the caller owns; return its id (the
+ * argument of its triggers). A row a plain DROP TABLE left under the same
+ * OID is stale and replaced.
+ */
+Datum
+config_create(PG_FUNCTION_ARGS)
+{
+	Oid types[5] = {OIDOID, TEXTOID, TEXTOID, TEXTOID, TEXTOID};
+	Datum values[5];
+	char nulls[5];
+	Datum id;
+	bool isnull;
+	int i;
+
+	if (PG_ARGISNULL(0))
+		elog(ERROR, "_config_create: coll is null");
+	RequireOwner(PG_GETARG_OID(0));
+	for (i = 0; i < 5; i++)
+		TakeArg(fcinfo, i, values, nulls);
+	ExecAsTableOwner("collection_config",
+					 "DELETE FROM docmodel.collection_config AS c "
+					 "WHERE c.coll::pg_catalog.oid OPERATOR(pg_catalog.=) $1",
+					 1, types, values, nulls, NULL, NULL);
+	ExecAsTableOwner("collection_config",
+					 "INSERT INTO docmodel.collection_config "
+					 "(coll, doc_type, meta_style, time_unit, delimiter) "
+					 "VALUES ($1::pg_catalog.regclass, $2, $3, $4, $5) "
+					 "RETURNING id",
+					 5, types, values, nulls, &id, &isnull);
+	if (isnull)
+		elog(ERROR, "_config_create: no id");
+	PG_RETURN_DATUM(id);
+}
+
+/*
+ * _config_set_revisions(coll, revisions, revisions_table): set a
+ * collection's history; the caller owns the collection and the history
+ * table (the trigger writes history into it without further checks).
+ */
+Datum
+config_set_revisions(PG_FUNCTION_ARGS)
+{
+	Oid types[3] = {OIDOID, INT4OID, OIDOID};
+	Datum values[3];
+	char nulls[3];
+	int i;
+
+	if (PG_ARGISNULL(0) || PG_ARGISNULL(1))
+		elog(ERROR, "_config_set_revisions: null argument");
+	RequireOwner(PG_GETARG_OID(0));
+	if (!PG_ARGISNULL(2))
+		RequireOwner(PG_GETARG_OID(2));
+	for (i = 0; i < 3; i++)
+		TakeArg(fcinfo, i, values, nulls);
+	if (ExecAsTableOwner("collection_config",
+						 "UPDATE docmodel.collection_config AS c "
+						 "SET revisions = $2, "
+						 "revisions_table = $3::pg_catalog.regclass "
+						 "WHERE c.coll::pg_catalog.oid OPERATOR(pg_catalog.=) "
+						 "$1",
+						 3, types, values, nulls, NULL, NULL) == 0)
+		ereport(ERROR, (errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+						errmsg("\"%s\" is not a docmodel collection",
+							   get_rel_name(PG_GETARG_OID(0))),
+						errhint("Create collections with "
+								"docmodel.create_collection().")));
+	PG_RETURN_VOID();
+}
+
+/*
+ * _config_adopt_history(hist) -> boolean: forget the configuration of
+ * dropped collections whose history table is hist, so that a new
+ * collection can take that history over; false when there is none. Taking
+ * a history table over needs its ownership.
+ */
+Datum
+config_adopt_history(PG_FUNCTION_ARGS)
+{
+	Oid types[1] = {OIDOID};
+	Datum values[1];
+	char nulls[1] = {' '};
+	static const char *const orphans =
+		"FROM docmodel.collection_config AS c "
+		"WHERE c.revisions_table::pg_catalog.oid OPERATOR(pg_catalog.=) $1 "
+		"AND NOT EXISTS (SELECT FROM pg_catalog.pg_class AS r "
+		"WHERE r.oid OPERATOR(pg_catalog.=) c.coll::pg_catalog.oid)";
+	char *sql;
+
+	values[0] = PG_GETARG_DATUM(0);
+	sql = psprintf("SELECT %s", orphans);
+	if (ExecAsTableOwner("collection_config", sql, 1, types, values, nulls,
+						 NULL, NULL) == 0)
+		PG_RETURN_BOOL(false);
+	RequireOwner(PG_GETARG_OID(0));
+	sql = psprintf("DELETE %s", orphans);
+	PG_RETURN_BOOL(ExecAsTableOwner("collection_config", sql, 1, types, values,
+									nulls, NULL, NULL) > 0);
+}
+
+/* _config_drop(coll): forget a collection the caller owns. */
+Datum
+config_drop(PG_FUNCTION_ARGS)
+{
+	Oid types[1] = {OIDOID};
+	Datum values[1];
+	char nulls[1] = {' '};
+
+	RequireOwner(PG_GETARG_OID(0));
+	values[0] = PG_GETARG_DATUM(0);
+	ExecAsTableOwner("collection_config",
+					 "DELETE FROM docmodel.collection_config AS c "
+					 "WHERE c.coll::pg_catalog.oid OPERATOR(pg_catalog.=) $1",
+					 1, types, values, nulls, NULL, NULL);
+	PG_RETURN_VOID();
+}
+
+/*
+ * _migration_run_new(coll, doc_type, target, targets) -> bigint: record a
+ * new run of migrate_collection on a collection the caller may update.
+ */
+Datum
+migration_run_new(PG_FUNCTION_ARGS)
+{
+	Oid types[4] = {OIDOID, TEXTOID, TEXTOID, JSONBOID};
+	Datum values[4];
+	char nulls[4];
+	Datum run;
+	bool isnull;
+	int i;
+
+	if (PG_ARGISNULL(0) || PG_ARGISNULL(3))
+		elog(ERROR, "_migration_run_new: null argument");
+	RequireUpdate(PG_GETARG_OID(0), "Running a migration of a collection");
+	for (i = 0; i < 4; i++)
+		TakeArg(fcinfo, i, values, nulls);
+	ExecAsTableOwner(
+		"migration_run",
+		"INSERT INTO docmodel.migration_run (coll, doc_type, target, targets) "
+		"VALUES ($1::pg_catalog.regclass, $2, $3::docmodel.version, $4) "
+		"RETURNING run_id",
+		4, types, values, nulls, &run, &isnull);
+	if (isnull)
+		elog(ERROR, "_migration_run_new: no run_id");
+	PG_RETURN_DATUM(run);
+}
+
+/*
+ * _migration_run_set(run, status, last_key, docs_done, docs_total, targets,
+ * error): record the state of a run whose collection the caller may update.
+ * finished_at is set when the run is done and cleared while it runs.
+ */
+Datum
+migration_run_set(PG_FUNCTION_ARGS)
+{
+	Oid types[7] = {INT8OID, TEXTOID,  TEXTOID, INT8OID,
+					INT8OID, JSONBOID, TEXTOID};
+	Datum values[7];
+	char nulls[7];
+	Datum coll;
+	bool isnull;
+	int i;
+
+	if (PG_ARGISNULL(0) || PG_ARGISNULL(1))
+		elog(ERROR, "_migration_run_set: null argument");
+	for (i = 0; i < 7; i++)
+		TakeArg(fcinfo, i, values, nulls);
+	if (ExecAsTableOwner("migration_run",
+						 "SELECT r.coll::pg_catalog.oid "
+						 "FROM docmodel.migration_run AS r "
+						 "WHERE r.run_id OPERATOR(pg_catalog.=) $1",
+						 1, types, values, nulls, &coll, &isnull) == 0)
+		ereport(ERROR, (errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+						errmsg("migration run " INT64_FORMAT " does not exist",
+							   PG_GETARG_INT64(0))));
+	RequireUpdate(DatumGetObjectId(coll),
+				  "Recording a migration of a collection");
+	ExecAsTableOwner(
+		"migration_run",
+		"UPDATE docmodel.migration_run AS r SET status = $2, last_key = $3, "
+		"docs_done = COALESCE($4, r.docs_done), docs_total = $5, "
+		"targets = COALESCE($6, r.targets), error = $7, finished_at = CASE "
+		"WHEN $2 OPERATOR(pg_catalog.=) 'done' "
+		"THEN pg_catalog.clock_timestamp() "
+		"WHEN $2 OPERATOR(pg_catalog.=) 'running' THEN NULL "
+		"ELSE r.finished_at END "
+		"WHERE r.run_id OPERATOR(pg_catalog.=) $1",
+		7, types, values, nulls, NULL, NULL);
+	PG_RETURN_VOID();
+}
