@@ -6,13 +6,20 @@
  *	  collection trigger), the CAS clock, the writer's name, and the small
  *	  C helpers of create_collection().
  *
+ * It also checks the layout of the tables docmodel reads by column number
+ * (collections, history tables) and that the collection trigger fires on
+ * its own collection or a Citus shard of it.
+ *
  * Shared state: CollCache (a hash in TopMemoryContext, this backend only).
  * An entry is filled on first use by one SPI query and dropped by the
- * relcache callback when its collection table is invalidated (renamed,
- * altered, dropped) or when docmodel.collection_config itself is
- * invalidated, which its statement trigger does on every change. Nothing
- * per row reads the catalog. Callers must not keep an entry pointer across
- * anything that may process invalidation messages.
+ * relcache subscriber (DocmodelCollectionRelcache, called by docmodel.c's
+ * dispatcher) when its collection or history table is invalidated
+ * (renamed, altered, dropped) or when docmodel.collection_config itself is
+ * invalidated, which its statement trigger does on every change. RelChecks
+ * (relation OID -> layouts found, collection a trigger was verified for)
+ * is dropped per relation the same way. Nothing per row reads the catalog.
+ * Callers must not keep an entry pointer across anything that may process
+ * invalidation messages.
  *
  *-------------------------------------------------------------------------
  */
