@@ -170,6 +170,7 @@ typedef struct LayoutSpec
 	const char *what;      /* "collection", ... */
 	bool positional;       /* columns 1..n in this order (read by number) */
 	const char *signature; /* for errdetail */
+	const char *hint;      /* for a missing column */
 	int ncolumns;
 	LayoutColumn columns[6];
 } LayoutSpec;
@@ -179,6 +180,8 @@ static const LayoutSpec LayoutSpecs[] = {
 		{"collection",
 		 true,
 		 "(id text, doc jsonb, cas bigint, expires_at timestamptz)",
+		 "Columns of a docmodel collection must not be dropped, renamed or "
+		 "moved.",
 		 4,
 		 {{"id", TEXTOID},
 		  {"doc", JSONBOID},
@@ -188,6 +191,8 @@ static const LayoutSpec LayoutSpecs[] = {
 								 true,
 								 "(id text, ver integer, op text, changed_at "
 								 "timestamptz, changed_by text, doc jsonb)",
+								 "Columns of a docmodel revisions table must "
+								 "not be dropped, renamed or moved.",
 								 6,
 								 {{"id", TEXTOID},
 								  {"ver", INT4OID},
@@ -198,6 +203,8 @@ static const LayoutSpec LayoutSpecs[] = {
 	[DOCMODEL_LAYOUT_DOCUMENTS] = {"table",
 								   false,
 								   "id text and doc jsonb",
+								   "migrate_collection works on collections, "
+								   "and on any table with those two columns.",
 								   2,
 								   {{"id", TEXTOID}, {"doc", JSONBOID}}},
 };
@@ -277,9 +284,7 @@ CheckColumns(Relation rel, const LayoutSpec *spec)
 								 "order; \"%s\" is column %d here, not %d.",
 								 spec->what, spec->signature, col->name, at,
 								 i + 1),
-				 errhint("Columns of a docmodel %s must not be dropped, "
-						 "renamed or moved.",
-						 spec->what)));
+				 errhint("%s", spec->hint)));
 		type = TupleDescAttr(desc, at - 1)->atttypid;
 		if (type != col->type)
 			ereport(ERROR,
