@@ -10,12 +10,17 @@
  * Shared state: KvCache, a hash in TopMemoryContext from a collection's OID
  * to its prepared plans (this backend only). Plans are prepared on first
  * use from the relation's current qualified name and kept (SPI_keepplan).
- * A relcache invalidation of the relation (rename, ALTER, DROP) marks the
- * entry stale: its plans are dropped and prepared again under the new
- * name, since a cached plan re-analyzes its query text, and a renamed
- * table must not redirect it. Every call locks the relation first, which
+ * A relcache invalidation of the relation (rename, ALTER, DROP), or any
+ * change of a schema (pg_namespace: a renamed schema changes the qualified
+ * name), marks the entry stale: its plans are dropped and prepared again
+ * under the new name, since a cached plan re-analyzes its query text, and
+ * a renamed table or schema must not redirect it to a table that took the
+ * old name. A plan is checked when prepared to reach the collection's OID
+ * and no other relation. Revalidating an entry also checks the collection's
+ * layout (collection.c). Every call locks the relation first, which
  * processes pending invalidations before a plan is chosen. Stale plans are
  * freed only when no KV call is running in this backend (KvDepth == 0).
+ * The invalidation subscribers are called by docmodel.c's dispatchers.
  *
  *-------------------------------------------------------------------------
  */
