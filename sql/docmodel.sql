@@ -1015,6 +1015,12 @@ CREATE FUNCTION docmodel._check_collection_options(name text, doc_type text,
 COMMENT ON FUNCTION docmodel._check_collection_options(text, text, integer, text, text, text) IS
     'internal: raise 22023 for a bad option of create_collection';
 
+CREATE FUNCTION docmodel._check_layout(rel regclass, layout text) RETURNS void
+    LANGUAGE c STABLE STRICT PARALLEL SAFE
+    AS 'MODULE_PATHNAME', '_check_layout';
+COMMENT ON FUNCTION docmodel._check_layout(regclass, text) IS
+    'internal: raise 55000 or 42804 when a table lacks a column of a docmodel layout (collection, history, documents)';
+
 CREATE FUNCTION docmodel.collection_trigger() RETURNS trigger
     LANGUAGE c VOLATILE PARALLEL UNSAFE
     AS 'MODULE_PATHNAME', 'collection_trigger';
@@ -1303,6 +1309,7 @@ BEGIN
             USING ERRCODE = 'undefined_table',
                   HINT = 'Call docmodel.set_revisions() to create a new one.';
     END IF;
+    PERFORM docmodel._check_layout(hist, 'history');
 END
 $$;
 COMMENT ON FUNCTION docmodel._revisions_table(regclass) IS
@@ -1354,6 +1361,7 @@ DECLARE
     body jsonb;
     newcas bigint;
 BEGIN
+    PERFORM docmodel._check_layout($1, 'collection');
     body := docmodel.get_revision($1, $2, $3);
     IF body IS NULL THEN
         RAISE EXCEPTION 'revision % of document "%" does not exist', $3, $2

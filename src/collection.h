@@ -34,6 +34,7 @@
 #define DOCMODEL_COLLECTION_H
 
 #include "utils/jsonb.h"
+#include "utils/rel.h"
 #include "utils/timestamp.h"
 
 #include "docmodel.h"
@@ -113,7 +114,24 @@ typedef struct DocmodelStamp
 	int64 cas;
 } DocmodelStamp;
 
+/*
+ * The layouts docmodel reads and writes (collection.c's LayoutSpecs):
+ * a collection (id, doc, cas, expires_at, read by number), a history table
+ * (id, ver, op, changed_at, changed_by, doc, read by number), and a table
+ * of documents migrate_collection works on (id text and doc jsonb, by name).
+ */
+typedef enum DocmodelLayout
+{
+	DOCMODEL_LAYOUT_COLLECTION,
+	DOCMODEL_LAYOUT_HISTORY,
+	DOCMODEL_LAYOUT_DOCUMENTS
+} DocmodelLayout;
+
 /* collection.c */
+extern void DocmodelCheckLayout(Relation rel, DocmodelLayout layout);
+extern void DocmodelCheckLayoutOf(Oid relid, DocmodelLayout layout);
+extern void DocmodelCheckTriggerRelation(Relation rel, const char *tgname,
+										 const DocmodelCollection *cfg);
 extern DocmodelCollection *DocmodelCollectionById(int32 id);
 extern int32 DocmodelCollectionIdByRelid(Oid relid, bool missing_ok);
 extern Oid DocmodelConfigRelid(void);

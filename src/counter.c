@@ -40,8 +40,10 @@
  *	  lock. Backend-local caches: the table and index OIDs, the privileges
  *	  checked, and where each counter's row was found (name -> TID, checked
  *	  on every use: block still in the relation, row visible, same name);
- *	  all reset by a relcache callback on counter_state. Also this server
- *	  life's id and the prepared SPI plans.
+ *	  all reset by a relcache invalidation of counter_state; the privileges
+ *	  also by any change of a role or a membership (docmodel.c dispatches
+ *	  both to the subscribers here). Also this server life's id and the
+ *	  prepared SPI plans.
  *
  *-------------------------------------------------------------------------
  */
@@ -79,6 +81,7 @@
 #include "utils/inval.h"
 #include "utils/lsyscache.h"
 #include "utils/rel.h"
+#include "utils/rls.h"
 #include "utils/snapmgr.h"
 #include "utils/timestamp.h"
 
@@ -129,12 +132,13 @@ typedef enum CounterFound
 /* Backend-local caches (see banner). */
 static Oid stateRelid = InvalidOid;
 static Oid stateIndexid = InvalidOid;
-static bool callbackRegistered = false;
 static int64 serverLife = 0;
 static XLogRecPtr knownFlushed = InvalidXLogRecPtr;
 static HTAB *tidCache = NULL;
 static Oid aclUser = InvalidOid;
+static bool aclChecked = false; /* aclGranted and aclRls hold for aclUser */
 static AclMode aclGranted = 0;
+static bool aclRls = false; /* row-level security applies to aclUser */
 static SPIPlanPtr planInsert = NULL;
 static SPIPlanPtr planGaplessAdd = NULL;
 static SPIPlanPtr planGaplessRaise = NULL;
@@ -152,14 +156,14 @@ PG_FUNCTION_INFO_V1(counter_state_value);
 PG_FUNCTION_INFO_V1(counter_state_guard);
 
 /* Forget the cached OIDs when counter_state or its index changes. */
-static void
-CounterRelcacheCallback(Datum arg, Oid relid)
+void
+DocmodelCounterRelcache(Oid relid)
 {
 	if (relid == InvalidOid || relid == stateRelid || relid == stateIndexid)
 	{
 		stateRelid = InvalidOid;
 		stateIndexid = InvalidOid;
-		aclGranted = 0;
+		aclChecked = false;
 		if (tidCache != NULL)
 		{
 			hash_destroy(tidCache);
@@ -169,25 +173,54 @@ CounterRelcacheCallback(Datum arg, Oid relid)
 }
 
 /*
+ * Forget the privileges checked when any role's attributes (SUPERUSER,
+ * BYPASSRLS) or any membership change: pg_authid or pg_auth_members.
+ */
+void
+DocmodelCounterSyscache(int cacheid, uint32 hashvalue)
+{
+	aclChecked = false;
+}
+
+/*
  * Check that the current user holds mode on counter_state (SELECT to read a
- * counter, UPDATE to change one in place); remembered until the table's
- * relcache entry is invalidated (GRANT and REVOKE do that).
+ * counter, UPDATE to change one) and that no row-level security policy
+ * applies to it there: the in-place access reads and writes the row
+ * directly and could not honour one (0A000). Both verdicts are remembered
+ * per user until counter_state's relcache entry is invalidated (GRANT,
+ * REVOKE, ALTER TABLE ... ROW LEVEL SECURITY, CREATE POLICY) or a role or
+ * membership changes (ALTER ROLE, GRANT role): see the subscribers above.
  */
 static void
 CounterCheckAcl(Oid relid, AclMode mode)
 {
 	Oid user = GetUserId();
 
-	if (user != aclUser)
+	if (user != aclUser || !aclChecked)
 	{
 		aclUser = user;
 		aclGranted = 0;
+		aclChecked = true;
+		aclRls = check_enable_rls(relid, InvalidOid, true) == RLS_ENABLED;
 	}
-	if ((aclGranted & mode) == mode)
-		return;
-	if (pg_class_aclcheck(relid, user, mode) != ACLCHECK_OK)
-		aclcheck_error(ACLCHECK_NO_PRIV, OBJECT_TABLE, "counter_state");
-	aclGranted |= mode;
+	if ((aclGranted & mode) != mode)
+	{
+		if (pg_class_aclcheck(relid, user, mode) != ACLCHECK_OK)
+			aclcheck_error(ACLCHECK_NO_PRIV, OBJECT_TABLE, "counter_state");
+		aclGranted |= mode;
+	}
+	if (aclRls)
+		ereport(ERROR,
+				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+				 errmsg("counters cannot be used while row-level security "
+						"applies to docmodel.counter_state"),
+				 errdetail("Role \"%s\" is subject to the row security "
+						   "policies of docmodel.counter_state; counters are "
+						   "changed in place and cannot honour them.",
+						   GetUserNameFromId(user, false)),
+				 errhint("Disable row level security on "
+						 "docmodel.counter_state, or use a role that owns it "
+						 "or has BYPASSRLS.")));
 }
 
 /* Find counter_state and its primary key index (cached per backend). */
@@ -202,11 +235,6 @@ CounterResolve(Oid *relid, Oid *indexid)
 
 		if (!OidIsValid(r) || !OidIsValid(i))
 			elog(ERROR, "docmodel.counter_state or its primary key is missing");
-		if (!callbackRegistered)
-		{
-			CacheRegisterRelcacheCallback(CounterRelcacheCallback, (Datum) 0);
-			callbackRegistered = true;
-		}
 		stateRelid = r;
 		stateIndexid = i;
 	}

@@ -1,9 +1,14 @@
 /*-------------------------------------------------------------------------
  *
  * docmodel.c
- *	  Module entry point: PG_MODULE_MAGIC, _PG_init and the docmodel.*
- *	  settings. Each concern registers its own cache callbacks lazily, on
- *	  first use, so nothing here needs to know about them.
+ *	  Module entry point: PG_MODULE_MAGIC, _PG_init, the docmodel.*
+ *	  settings, and the one dispatcher per kind of cache invalidation.
+ *
+ * PostgreSQL 15 gives all libraries of a backend ten relcache callbacks
+ * together (Citus takes five) and a few dozen syscache callbacks. docmodel
+ * registers one relcache callback and one syscache callback per catalog
+ * cache it listens to, here in _PG_init; every cache of every concern is a
+ * subscriber in the static tables below and is called from them.
  *
  *-------------------------------------------------------------------------
  */
@@ -11,6 +16,8 @@
 
 #include "fmgr.h"
 #include "utils/guc.h"
+#include "utils/inval.h"
+#include "utils/syscache.h"
 
 #include "docmodel.h"
 
@@ -21,10 +28,75 @@ char *docmodel_actor = NULL;
 
 void _PG_init(void);
 
-/* Define the docmodel.* settings. */
+/* Every cache that drops entries on a relcache invalidation. */
+static void (*const RelcacheSubscribers[])(Oid relid) = {
+	DocmodelCollectionRelcache, /* collection.c */
+	DocmodelKvRelcache,         /* kv.c */
+	DocmodelMigrateRelcache,    /* migrate.c */
+	DocmodelCounterRelcache,    /* counter.c */
+};
+
+/* Every cache that drops entries when a catalog cache row changes. */
+typedef struct SyscacheSubscriber
+{
+	int cacheid;
+	void (*fn)(int cacheid, uint32 hashvalue);
+} SyscacheSubscriber;
+
+static const SyscacheSubscriber SyscacheSubscribers[] = {
+	{PROCOID, DocmodelMigrateSyscache},       /* fn steps: functions */
+	{NAMESPACEOID, DocmodelKvSyscache},       /* plans name the schema */
+	{AUTHOID, DocmodelCounterSyscache},       /* privileges: role attributes */
+	{AUTHMEMROLEMEM, DocmodelCounterSyscache} /* privileges: memberships */
+};
+
+/* Call every relcache subscriber (relid InvalidOid: every relation). */
+static void
+RelcacheDispatch(Datum arg, Oid relid)
+{
+	int i;
+
+	for (i = 0; i < lengthof(RelcacheSubscribers); i++)
+		RelcacheSubscribers[i](relid);
+}
+
+/* Call every subscriber of the catalog cache cacheid. */
+static void
+SyscacheDispatch(Datum arg, int cacheid, uint32 hashvalue)
+{
+	int i;
+
+	for (i = 0; i < lengthof(SyscacheSubscribers); i++)
+		if (SyscacheSubscribers[i].cacheid == cacheid)
+			SyscacheSubscribers[i].fn(cacheid, hashvalue);
+}
+
+/* Register the dispatchers: one relcache callback, one per catalog cache. */
+static void
+RegisterDispatchers(void)
+{
+	int i;
+	int j;
+
+	CacheRegisterRelcacheCallback(RelcacheDispatch, (Datum) 0);
+	for (i = 0; i < lengthof(SyscacheSubscribers); i++)
+	{
+		int id = SyscacheSubscribers[i].cacheid;
+		bool seen = false;
+
+		for (j = 0; j < i; j++)
+			seen |= SyscacheSubscribers[j].cacheid == id;
+		if (!seen)
+			CacheRegisterSyscacheCallback(id, SyscacheDispatch, (Datum) 0);
+	}
+}
+
+/* Define the docmodel.* settings and register the cache dispatchers. */
 void
 _PG_init(void)
 {
+	RegisterDispatchers();
+
 	DefineCustomStringVariable(
 		"docmodel.actor",
 		"Who is writing, stamped into _createdBy and _modifiedBy.",

@@ -19,4 +19,17 @@
 /* Settings (docmodel.c). */
 extern char *docmodel_actor;
 
+/*
+ * Cache invalidation subscribers, called by the one dispatcher per kind of
+ * invalidation in docmodel.c (relid InvalidOid: every relation). Each must
+ * only mark or drop entries: no catalog access, no error.
+ */
+extern void DocmodelCollectionRelcache(Oid relid);
+extern void DocmodelKvRelcache(Oid relid);
+extern void DocmodelMigrateRelcache(Oid relid);
+extern void DocmodelCounterRelcache(Oid relid);
+extern void DocmodelMigrateSyscache(int cacheid, uint32 hashvalue);
+extern void DocmodelKvSyscache(int cacheid, uint32 hashvalue);
+extern void DocmodelCounterSyscache(int cacheid, uint32 hashvalue);
+
 #endif /* DOCMODEL_H */

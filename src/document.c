@@ -678,26 +678,6 @@ CheckSize(Size bytes, const char *key, int key_len)
 						   bytes, DOCMODEL_MAX_DOC_BYTES)));
 }
 
-/* Check the table has the collection layout (id, doc, cas, expires_at). */
-static void
-CheckLayout(Relation rel)
-{
-	TupleDesc desc = RelationGetDescr(rel);
-
-	if (desc->natts < 4 ||
-		TupleDescAttr(desc, COLL_ATT_ID - 1)->atttypid != TEXTOID ||
-		TupleDescAttr(desc, COLL_ATT_DOC - 1)->atttypid != JSONBOID ||
-		TupleDescAttr(desc, COLL_ATT_CAS - 1)->atttypid != INT8OID ||
-		TupleDescAttr(desc, COLL_ATT_EXPIRES - 1)->atttypid != TIMESTAMPTZOID)
-		ereport(ERROR,
-				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-				 errmsg("table \"%s\" does not have the layout of a "
-						"docmodel collection",
-						RelationGetRelationName(rel)),
-				 errdetail("A collection's columns are (id text, doc jsonb, "
-						   "cas bigint, expires_at timestamptz).")));
-}
-
 /* Return the int4 value of a JSON number, or dflt when it is not one. */
 static int32
 JsonInt(JsonbValue *v, int32 dflt)
@@ -753,25 +733,34 @@ collection_trigger(PG_FUNCTION_ARGS)
 	Datum *ov = NULL;
 	bool *on = NULL;
 
+	if (!CALLED_AS_TRIGGER(fcinfo))
+		elog(ERROR, "collection_trigger: not called as a trigger");
+	if (td->tg_trigger->tgnargs != 1)
+		elog(ERROR, "collection_trigger: needs the collection id argument");
+
+	/*
+	 * Before anything is read or written, for every event: the trigger
+	 * fires on its own collection (or a shard of it), which has the layout
+	 * the code below and revision.c read by column number.
+	 */
+	rel = td->tg_relation;
+	desc = RelationGetDescr(rel);
+	cfg = *DocmodelCollectionById(pg_strtoint32(td->tg_trigger->tgargs[0]));
+	DocmodelCheckTriggerRelation(rel, td->tg_trigger->tgname, &cfg);
+	DocmodelCheckLayout(rel, DOCMODEL_LAYOUT_COLLECTION);
+
 	/* revisions: the AFTER UPDATE OR DELETE row event and the BEFORE
 	 * TRUNCATE statement event write history (revision.c) */
-	if (CALLED_AS_TRIGGER(fcinfo) && (TRIGGER_FIRED_AFTER(td->tg_event) ||
-									  TRIGGER_FIRED_BY_TRUNCATE(td->tg_event)))
+	if (TRIGGER_FIRED_AFTER(td->tg_event) ||
+		TRIGGER_FIRED_BY_TRUNCATE(td->tg_event))
 		return DocmodelRevisionTrigger(fcinfo);
 
-	if (!CALLED_AS_TRIGGER(fcinfo) || !TRIGGER_FIRED_BEFORE(td->tg_event) ||
+	if (!TRIGGER_FIRED_BEFORE(td->tg_event) ||
 		!TRIGGER_FIRED_FOR_ROW(td->tg_event))
 		elog(ERROR, "collection_trigger: must be a BEFORE ... FOR EACH ROW "
 					"trigger");
 	if (TRIGGER_FIRED_BY_DELETE(td->tg_event))
 		return PointerGetDatum(td->tg_trigtuple);
-	if (td->tg_trigger->tgnargs != 1)
-		elog(ERROR, "collection_trigger: needs the collection id argument");
-
-	rel = td->tg_relation;
-	desc = RelationGetDescr(rel);
-	CheckLayout(rel);
-	cfg = *DocmodelCollectionById(pg_strtoint32(td->tg_trigger->tgargs[0]));
 
 	memset(&st, 0, sizeof(st));
 	st.cfg = &cfg;

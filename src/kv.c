@@ -10,12 +10,17 @@
  * Shared state: KvCache, a hash in TopMemoryContext from a collection's OID
  * to its prepared plans (this backend only). Plans are prepared on first
  * use from the relation's current qualified name and kept (SPI_keepplan).
- * A relcache invalidation of the relation (rename, ALTER, DROP) marks the
- * entry stale: its plans are dropped and prepared again under the new
- * name, since a cached plan re-analyzes its query text, and a renamed
- * table must not redirect it. Every call locks the relation first, which
+ * A relcache invalidation of the relation (rename, ALTER, DROP), or any
+ * change of a schema (pg_namespace: a renamed schema changes the qualified
+ * name), marks the entry stale: its plans are dropped and prepared again
+ * under the new name, since a cached plan re-analyzes its query text, and
+ * a renamed table or schema must not redirect it to a table that took the
+ * old name. A plan is checked when prepared to reach the collection's OID
+ * and no other relation. Revalidating an entry also checks the collection's
+ * layout (collection.c). Every call locks the relation first, which
  * processes pending invalidations before a plan is chosen. Stale plans are
  * freed only when no KV call is running in this backend (KvDepth == 0).
+ * The invalidation subscribers are called by docmodel.c's dispatchers.
  *
  *-------------------------------------------------------------------------
  */
@@ -36,6 +41,7 @@
 #include "utils/jsonb.h"
 #include "utils/lsyscache.h"
 #include "utils/memutils.h"
+#include "utils/plancache.h"
 #include "utils/timestamp.h"
 #include "access/xact.h"
 
@@ -142,9 +148,9 @@ static HTAB *KvCache = NULL;
 static int KvDepth = 0;
 static List *KvStale = NIL; /* plans to free when KvDepth is 0 */
 
-/* Mark an invalidated collection's plans stale. */
-static void
-KvRelcacheCallback(Datum arg, Oid relid)
+/* Mark an invalidated collection's plans stale (relcache subscriber). */
+void
+DocmodelKvRelcache(Oid relid)
 {
 	HASH_SEQ_STATUS status;
 	KvRel *entry;
@@ -161,6 +167,17 @@ KvRelcacheCallback(Datum arg, Oid relid)
 	hash_seq_init(&status, KvCache);
 	while ((entry = hash_seq_search(&status)) != NULL)
 		entry->valid = false;
+}
+
+/*
+ * Mark every collection's plans stale when a schema changes (pg_namespace
+ * syscache subscriber): a renamed schema changes the qualified name the
+ * plans were prepared from, and their text would lead elsewhere.
+ */
+void
+DocmodelKvSyscache(int cacheid, uint32 hashvalue)
+{
+	DocmodelKvRelcache(InvalidOid);
 }
 
 /* Move a stale entry's plans to the free list, and free it when idle. */
@@ -207,7 +224,6 @@ KvLookup(Oid relid, LOCKMODE mode)
 		ctl.entrysize = sizeof(KvRel);
 		KvCache =
 			hash_create("docmodel kv plans", 64, &ctl, HASH_ELEM | HASH_BLOBS);
-		CacheRegisterRelcacheCallback(KvRelcacheCallback, (Datum) 0);
 	}
 	LockRelationOid(relid, mode);
 	entry = hash_search(KvCache, &relid, HASH_ENTER, &found);
@@ -220,9 +236,45 @@ KvLookup(Oid relid, LOCKMODE mode)
 	{
 		KvRetirePlans(entry);
 		(void) DocmodelCollectionIdByRelid(relid, false);
+		DocmodelCheckLayoutOf(relid, DOCMODEL_LAYOUT_COLLECTION);
+		/* the checks may have processed invalidations: entry is current */
+		entry = hash_search(KvCache, &relid, HASH_FIND, NULL);
 		entry->valid = true;
 	}
 	return entry;
+}
+
+/*
+ * Check that plan, prepared from the collection's qualified name, reads
+ * and writes the collection relid and no other relation.
+ */
+static void
+KvCheckPlanTarget(SPIPlanPtr plan, Oid relid)
+{
+	ListCell *lc;
+
+	foreach (lc, SPI_plan_get_plan_sources(plan))
+	{
+		CachedPlanSource *ps = (CachedPlanSource *) lfirst(lc);
+		ListCell *lq;
+
+		foreach (lq, ps->query_list)
+		{
+			Query *q = lfirst_node(Query, lq);
+			ListCell *lr;
+
+			foreach (lr, q->rtable)
+			{
+				RangeTblEntry *rte = lfirst_node(RangeTblEntry, lr);
+
+				if (rte->rtekind == RTE_RELATION && rte->relid != relid)
+					elog(ERROR,
+						 "docmodel: statement for relation %u reached "
+						 "relation %u",
+						 relid, rte->relid);
+			}
+		}
+	}
 }
 
 /* Return the prepared plan of stmt for the collection (SPI connected). */
@@ -243,6 +295,7 @@ KvPlan(KvRel *entry, KvStmt stmt)
 		if (plan == NULL)
 			elog(ERROR, "SPI_prepare failed: %s",
 				 SPI_result_code_string(SPI_result));
+		KvCheckPlanTarget(plan, entry->relid);
 		if (SPI_keepplan(plan) != 0)
 			elog(ERROR, "SPI_keepplan failed");
 		entry->plans[stmt] = plan;

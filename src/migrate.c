@@ -12,7 +12,8 @@
  *	  entry per document type: its chain of rules with parsed steps), kept
  *	  in MigrateCacheContext under CacheMemoryContext. A statement trigger on
  *	  the registry sends a relcache invalidation for it; our relcache and
- *	  pg_proc syscache callbacks only mark the cache stale, and the next call
+ *	  pg_proc syscache subscribers (called by docmodel.c's dispatchers)
+ *	  only mark the cache stale, and the next call
  *	  reloads it with one query. The cache is never freed while a migration
  *	  is running a fn step (which may re-enter migrate()): see migrate_depth.
  *
@@ -23,6 +24,7 @@
 #include <math.h>
 
 #include "access/htup_details.h"
+#include "access/relation.h"
 #include "catalog/namespace.h"
 #include "catalog/pg_type.h"
 #include "commands/trigger.h"
@@ -42,6 +44,7 @@
 #include "utils/syscache.h"
 #include "utils/timestamp.h"
 
+#include "collection.h"
 #include "docmodel.h"
 #include "jsonutil.h"
 #include "migrate.h"
@@ -150,7 +153,6 @@ static HTAB *migrate_types = NULL;
 static long migrate_ntypes = 0;
 static bool migrate_cache_valid = false;
 static uint64 migrate_inval_count = 0; /* invalidations seen */
-static bool migrate_callbacks_registered = false;
 static Oid migrate_registry_relid = InvalidOid;
 static int migrate_depth = 0;
 static TypeRules *migrate_last_type = NULL; /* the last type found */
@@ -704,8 +706,8 @@ CheckSteps(Jsonb *steps, int *nsteps)
  */
 
 /* Mark the cache stale when the registry (or every relation) changes. */
-static void
-MigrateRelcacheCallback(Datum arg, Oid relid)
+void
+DocmodelMigrateRelcache(Oid relid)
 {
 	if (relid == InvalidOid || relid == migrate_registry_relid)
 	{
@@ -715,8 +717,8 @@ MigrateRelcacheCallback(Datum arg, Oid relid)
 }
 
 /* Mark the cache stale when a function changes (fn steps hold FmgrInfo). */
-static void
-MigrateProcCallback(Datum arg, int cacheid, uint32 hashvalue)
+void
+DocmodelMigrateSyscache(int cacheid, uint32 hashvalue)
 {
 	migrate_cache_valid = false;
 	migrate_inval_count++;
@@ -765,12 +767,6 @@ LoadCache(void)
 	uint64 gen;
 	int ret;
 
-	if (!migrate_callbacks_registered)
-	{
-		CacheRegisterRelcacheCallback(MigrateRelcacheCallback, (Datum) 0);
-		CacheRegisterSyscacheCallback(PROCOID, MigrateProcCallback, (Datum) 0);
-		migrate_callbacks_registered = true;
-	}
 	nsp = get_namespace_oid("docmodel", false);
 	migrate_registry_relid = get_relname_relid("migration_rules", nsp);
 	if (!OidIsValid(migrate_registry_relid))
@@ -2476,6 +2472,23 @@ SpiText(int col)
 }
 
 /*
+ * Check that the table relid still has the columns a run reads and writes
+ * by name (id text, doc jsonb): 55000 or 42804 naming the column. Locks it
+ * for the current transaction; a table that is gone is left to the run's
+ * SQL, which reports it.
+ */
+static void
+CheckRunTable(Oid relid)
+{
+	Relation rel = try_relation_open(relid, AccessShareLock);
+
+	if (rel == NULL)
+		return;
+	DocmodelCheckLayout(rel, DOCMODEL_LAYOUT_DOCUMENTS);
+	relation_close(rel, NoLock);
+}
+
+/*
  * CALL migrate_collection(coll, doc_type, target, batch_size): start or
  * resume a run (_migration_start), then migrate batch after batch
  * (_migration_batch), committing after each and printing its progress. A
@@ -2524,6 +2537,8 @@ migrate_collection(PG_FUNCTION_ARGS)
 	else
 		values[3] = PG_GETARG_DATUM(3);
 
+	if (!PG_ARGISNULL(0))
+		CheckRunTable(PG_GETARG_OID(0));
 	if (SPI_connect_ext(SPI_OPT_NONATOMIC) != SPI_OK_CONNECT)
 		elog(ERROR, "SPI_connect failed");
 	RunSpi("SELECT docmodel._migration_start($1::pg_catalog.regclass, $2, "

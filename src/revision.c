@@ -960,13 +960,13 @@ static IndexInfo *PkeyInfo = NULL;
 
 /*
  * Open the history table relid and its primary key; raise 42P01 when it
- * is gone and 22023 when it lost its layout.
+ * is gone, 55000 or 42804 when a column was dropped or changed, and 22023
+ * when it lost its primary key.
  */
 static Relation
 HistoryOpenRel(const DocmodelCollection *cfg, LOCKMODE mode, Relation *pkey)
 {
 	Relation rel = try_table_open(cfg->revisions_relid, mode);
-	TupleDesc desc;
 	Oid pk;
 
 	if (rel == NULL)
@@ -979,16 +979,10 @@ HistoryOpenRel(const DocmodelCollection *cfg, LOCKMODE mode, Relation *pkey)
 					   "was dropped."),
 			 errhint("Call docmodel.set_revisions() to create a new one, "
 					 "or with 0 to turn history off.")));
-	desc = RelationGetDescr(rel);
+	/* columns: 55000 or 42804 naming the column (cached per relcache entry) */
+	DocmodelCheckLayout(rel, DOCMODEL_LAYOUT_HISTORY);
 	pk = RelationGetPrimaryKeyIndex(rel);
-	if (rel->rd_rel->relkind != RELKIND_RELATION || desc->natts < 6 ||
-		TupleDescAttr(desc, REV_ATT_ID - 1)->atttypid != TEXTOID ||
-		TupleDescAttr(desc, REV_ATT_VER - 1)->atttypid != INT4OID ||
-		TupleDescAttr(desc, REV_ATT_OP - 1)->atttypid != TEXTOID ||
-		TupleDescAttr(desc, REV_ATT_AT - 1)->atttypid != TIMESTAMPTZOID ||
-		TupleDescAttr(desc, REV_ATT_BY - 1)->atttypid != TEXTOID ||
-		TupleDescAttr(desc, REV_ATT_DOC - 1)->atttypid != JSONBOID ||
-		!OidIsValid(pk))
+	if (rel->rd_rel->relkind != RELKIND_RELATION || !OidIsValid(pk))
 		ereport(
 			ERROR,
 			(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
