@@ -511,15 +511,25 @@ $$;
 COMMENT ON FUNCTION docmodel._migration_start(regclass, text, docmodel.version, integer) IS
 	'docmodel internal: check the arguments of migrate_collection, take its lock, start or resume its run';
 
-CREATE OR REPLACE FUNCTION docmodel._migration_batch(run bigint, batch_size integer,
+-- ---------------------------------------------------------------------------
+-- issue 18 (integrity), findings 3, 7, 8, 9: migration errors say where.
+-- _migration_batch also returns the migration's error context (step, op,
+-- key, path), recorded with the run's error and raised by migrate_collection;
+-- (issue 17) it records the run through _migration_run_set. Its OUT columns
+-- change, so it is dropped and created again.
+-- ---------------------------------------------------------------------------
+DROP FUNCTION docmodel._migration_batch(bigint, integer);
+CREATE FUNCTION docmodel._migration_batch(run bigint, batch_size integer,
 	OUT n bigint, OUT done bigint, OUT total bigint,
-	OUT err_state text, OUT err_message text, OUT err_detail text, OUT err_hint text)
+	OUT err_state text, OUT err_message text, OUT err_detail text, OUT err_hint text,
+	OUT err_context text)
 LANGUAGE plpgsql VOLATILE PARALLEL UNSAFE
 SET search_path = pg_catalog, pg_temp
 AS $$
 DECLARE
 	r docmodel.migration_run;
 	batch_end text;
+	ctx text;
 BEGIN
 	SELECT * INTO STRICT r FROM docmodel.migration_run m WHERE m.run_id = run;
 	done := r.docs_done;
@@ -550,17 +560,23 @@ BEGIN
 	EXCEPTION WHEN query_canceled OR others THEN
 		-- The batch rolled back; record why, keep what committed.
 		GET STACKED DIAGNOSTICS err_state = RETURNED_SQLSTATE, err_message = MESSAGE_TEXT,
-			err_detail = PG_EXCEPTION_DETAIL, err_hint = PG_EXCEPTION_HINT;
+			err_detail = PG_EXCEPTION_DETAIL, err_hint = PG_EXCEPTION_HINT,
+			ctx = PG_EXCEPTION_CONTEXT;
+		-- where in the migration: the lines of docmodel's error context
+		SELECT string_agg(l, E'\n') INTO err_context
+		FROM regexp_split_to_table(ctx, E'\n') AS l
+		WHERE l LIKE 'migration %';
 		PERFORM docmodel._migration_run_set(run,
 			CASE WHEN err_state = '57014' THEN 'cancelled' ELSE 'failed' END,
 			r.last_key, r.docs_done, r.docs_total, NULL,
-			err_message || coalesce(' (' || nullif(err_detail, '') || ')', ''));
+			err_message || coalesce(' (' || nullif(err_detail, '') || ')', '')
+				|| coalesce('; ' || err_context, ''));
 		n := 0;
 	END;
 END
 $$;
 COMMENT ON FUNCTION docmodel._migration_batch(bigint, integer) IS
-	'docmodel internal: migrate the next batch of a run (n = 0: finished, or failed with err_state and err_message)';
+	'docmodel internal: migrate the next batch of a run (n = 0: finished, or failed with err_state, err_message and where in the migration, err_context)';
 
 -- No role writes docmodel's tables directly: PUBLIC's INSERT and UPDATE on
 -- migration_run go, and so does every write a role was given on
@@ -655,3 +671,4 @@ BEGIN
     RETURN newcas;
 END
 $$;
+	'docmodel internal: migrate the next batch of a run (n = 0: finished, or failed with err_state, err_message and where in the migration, err_context)';

@@ -224,20 +224,14 @@ DocmodelTimeValue(TimestampTz ts, DocmodelTimeUnit unit)
 
 	if (unit == DOCMODEL_TIME_ISO)
 	{
-		struct pg_tm tm;
-		fsec_t fsec;
-		char buf[64];
-		int len;
+		char *buf = palloc(DOCMODEL_ISO8601_LEN + 1);
 
-		if (timestamp2tm(ts, NULL, &tm, &fsec, NULL, NULL) != 0)
+		if (!DocmodelFormatIso8601(ts, buf))
 			ereport(ERROR, (errcode(ERRCODE_DATETIME_VALUE_OUT_OF_RANGE),
 							errmsg("timestamp out of range")));
-		len = snprintf(buf, sizeof(buf), "%04d-%02d-%02dT%02d:%02d:%02d.%03dZ",
-					   tm.tm_year, tm.tm_mon, tm.tm_mday, tm.tm_hour, tm.tm_min,
-					   tm.tm_sec, (int) (fsec / 1000));
 		v->type = jbvString;
-		v->val.string.val = pstrdup(buf);
-		v->val.string.len = len;
+		v->val.string.val = buf;
+		v->val.string.len = DOCMODEL_ISO8601_LEN;
 		return v;
 	}
 	us = (int64) ts +

@@ -43,6 +43,10 @@
 #include "utils/memutils.h"
 #include "utils/plancache.h"
 #include "utils/timestamp.h"
+#include "utils/tuplestore.h"
+#include "executor/tuptable.h"
+#include "nodes/params.h"
+#include "tcop/dest.h"
 #include "access/xact.h"
 
 #include "collection.h"
@@ -465,25 +469,103 @@ kv_get(PG_FUNCTION_ARGS)
 	PG_RETURN_DATUM(result);
 }
 
-/* get_multi(coll, keys) -> (key, doc, cas): the live ones, in order. */
+/*
+ * get_multi's DestReceiver: each row of the query, migrated in a context
+ * reset after the row, goes to the function's tuplestore (which spills
+ * past work_mem) as it comes, so memory stays that of one row whatever the
+ * result's size (as pgvector's SampleCallback does per sampled row).
+ */
+typedef struct KvMultiReceiver
+{
+	DestReceiver pub;
+	Tuplestorestate *store;
+	MemoryContext rowcxt;
+} KvMultiReceiver;
+
+/* Migrate one row and hand it to the tuplestore. */
+static bool
+KvMultiReceive(TupleTableSlot *slot, DestReceiver *self)
+{
+	KvMultiReceiver *r = (KvMultiReceiver *) self;
+	MemoryContext old = MemoryContextSwitchTo(r->rowcxt);
+	HeapTuple tup = ExecCopySlotHeapTuple(slot);
+
+	/* schema version: see migrate.c (each doc at its current version) */
+	tuplestore_puttuple(
+		r->store, DocmodelMigrateTuple(tup, slot->tts_tupleDescriptor, 1, 2));
+	MemoryContextSwitchTo(old);
+	MemoryContextReset(r->rowcxt);
+	return true;
+}
+
+/* Nothing to set up or tear down per query. */
+static void
+KvMultiStartup(DestReceiver *self, int operation, TupleDesc typeinfo)
+{
+}
+
+static void
+KvMultiShutdown(DestReceiver *self)
+{
+}
+
+static void
+KvMultiDestroy(DestReceiver *self)
+{
+}
+
+/*
+ * get_multi(coll, keys) -> (key, doc, cas): the live ones, in the order
+ * asked (a key asked twice comes twice), streamed through KvMultiReceiver.
+ */
 Datum
 kv_get_multi(PG_FUNCTION_ARGS)
 {
 	KvRel *entry = KvLookup(PG_GETARG_OID(0), AccessShareLock);
 	ReturnSetInfo *rsinfo = (ReturnSetInfo *) fcinfo->resultinfo;
-	Datum values[1] = {PG_GETARG_DATUM(1)};
-	uint64 i;
+	KvMultiReceiver recv;
+	SPIExecuteOptions options;
+	ParamListInfo params = makeParamList(1);
+	int ret;
 
 	InitMaterializedSRF(fcinfo, 0);
+	memset(&recv, 0, sizeof(recv));
+	recv.pub.receiveSlot = KvMultiReceive;
+	recv.pub.rStartup = KvMultiStartup;
+	recv.pub.rShutdown = KvMultiShutdown;
+	recv.pub.rDestroy = KvMultiDestroy;
+	recv.pub.mydest = DestNone;
+	recv.store = rsinfo->setResult;
+	recv.rowcxt = AllocSetContextCreate(
+		CurrentMemoryContext, "docmodel get_multi row", ALLOCSET_DEFAULT_SIZES);
+	/* the keys as they are: no copy of a large array */
+	params->params[0].value = PG_GETARG_DATUM(1);
+	params->params[0].isnull = false;
+	params->params[0].pflags = PARAM_FLAG_CONST;
+	params->params[0].ptype = TEXTARRAYOID;
+	memset(&options, 0, sizeof(options));
+	options.params = params;
+	options.read_only = true;
+	options.dest = (DestReceiver *) &recv;
+
 	if (SPI_connect() != SPI_OK_CONNECT)
 		elog(ERROR, "SPI_connect failed");
-	KvExec(entry, KV_GET_MULTI, values, NULL, true, 0);
-	/* schema version: see migrate.c (each doc at its current version) */
-	for (i = 0; i < SPI_processed; i++)
-		tuplestore_puttuple(rsinfo->setResult,
-							DocmodelMigrateTuple(SPI_tuptable->vals[i],
-												 SPI_tuptable->tupdesc, 1, 2));
+	/* KvDepth counts running calls so stale plans wait: see KvExec */
+	KvDepth++;
+	PG_TRY();
+	{
+		ret = SPI_execute_plan_extended(KvPlan(entry, KV_GET_MULTI), &options);
+	}
+	PG_FINALLY();
+	{
+		KvDepth--;
+	}
+	PG_END_TRY();
+	if (ret < 0)
+		elog(ERROR, "SPI_execute_plan_extended failed: %s",
+			 SPI_result_code_string(ret));
 	SPI_finish();
+	MemoryContextDelete(recv.rowcxt);
 	return (Datum) 0;
 }
 

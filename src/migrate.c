@@ -34,7 +34,6 @@
 #include "miscadmin.h"
 #include "nodes/parsenodes.h"
 #include "utils/builtins.h"
-#include "utils/datetime.h"
 #include "utils/hsearch.h"
 #include "utils/inval.h"
 #include "utils/jsonb.h"
@@ -157,13 +156,20 @@ static Oid migrate_registry_relid = InvalidOid;
 static int migrate_depth = 0;
 static TypeRules *migrate_last_type = NULL; /* the last type found */
 
-/* What an error while applying steps names. */
+/*
+ * What an error while applying a chain names: ApplyChain pushes an error
+ * context callback (MigrateErrorContext) with this as its argument, so an
+ * error of any SQLSTATE raised while a step works (numeric_in on a huge
+ * number, out of memory, ...) says which step, op, key and path.
+ */
 typedef struct ApplyCx
 {
 	const char *key;
 	const char *type;
-	const char *from;
+	const char *from; /* the rule running; NULL before the first */
 	const char *to;
+	const char *fn;     /* its function, for a fn rule; else NULL */
+	const Step *step;   /* the step running, or NULL */
 	const char *prefix; /* element path inside a for_each, or "" */
 } ApplyCx;
 
@@ -339,6 +345,14 @@ ParsePointer(JPointer *p, JsonbValue *v, const char *label, const char *op,
 		}
 		p->tok[ntok][p->toklen[ntok]++] = s[i];
 	}
+}
+
+/* Tell whether pointer a is b or an ancestor of b, token by token. */
+static bool
+PointerIsPrefix(const JPointer *a, const JPointer *b)
+{
+	return DocmodelPointerIsPrefix(a->tok, a->toklen, a->ntok, b->tok,
+								   b->toklen, b->ntok);
 }
 
 /* Return the field of a step object, or NULL when absent. */
@@ -524,10 +538,8 @@ ParseStep(Step *st, JsonbValue *sv, const char *label, bool nested)
 						 op, "from", false);
 			ParsePointer(&st->path, NeedField(obj, "path", label, op), label,
 						 op, "path", false);
-			if (st->op == OP_MOVE &&
-				strncmp(st->path.text, st->from.text, strlen(st->from.text)) ==
-					0 &&
-				st->path.text[strlen(st->from.text)] == '/')
+			if (st->op == OP_MOVE && st->from.ntok < st->path.ntok &&
+				PointerIsPrefix(&st->from, &st->path))
 				BadStep(label, op,
 						"cannot move \"%s\" into its own child \"%s\"",
 						st->from.text, st->path.text);
@@ -621,8 +633,7 @@ ParseStep(Step *st, JsonbValue *sv, const char *label, bool nested)
 			st->has_into = true;
 			st->path = st->into;
 			for (i = 0; i < st->nptrs; i++)
-				if (strncmp(st->into.text, st->ptrs[i].text,
-							strlen(st->ptrs[i].text)) == 0)
+				if (PointerIsPrefix(&st->ptrs[i], &st->into))
 					BadStep(
 						label, op,
 						"cannot nest \"%s\" into itself or its child \"%s\"",
@@ -1398,13 +1409,22 @@ StringValue(const char *s, int len)
  * ---------------------------------------------------------------------
  */
 
-/* Raise 22000 for a step that cannot apply, naming key, step, op, path. */
+/*
+ * Raise sqlstate (with hint, when not NULL) for a step that cannot apply,
+ * naming key, step, op, path.
+ */
 static void pg_attribute_noreturn()
-	StepFail(ApplyCx *cx, const Step *st, const char *path, const char *fmt,
-			 ...) pg_attribute_printf(4, 5);
+	StepFailCode(ApplyCx *cx, const Step *st, const char *path, int sqlstate,
+				 const char *hint, const char *fmt, ...)
+		pg_attribute_printf(6, 7);
+
+/* Raise 22000 for a step that cannot apply (StepFailCode's usual case). */
+#define StepFail(cx, st, path, ...) \
+	StepFailCode(cx, st, path, ERRCODE_DATA_EXCEPTION, NULL, __VA_ARGS__)
 
 static void
-StepFail(ApplyCx *cx, const Step *st, const char *path, const char *fmt, ...)
+StepFailCode(ApplyCx *cx, const Step *st, const char *path, int sqlstate,
+			 const char *hint, const char *fmt, ...)
 {
 	StringInfoData reason;
 	va_list args;
@@ -1423,10 +1443,42 @@ StepFail(ApplyCx *cx, const Step *st, const char *path, const char *fmt, ...)
 		" \"%s\", migration %s to %s, step %s, op \"%s\", path \"%s%s\".",
 		cx->type, cx->from, cx->to, st->label, op_names[st->op], cx->prefix,
 		path);
-	ereport(ERROR, (errcode(ERRCODE_DATA_EXCEPTION),
+	ereport(ERROR, (errcode(sqlstate),
 					errmsg("migration step %s (%s) cannot apply: %s", st->label,
 						   op_names[st->op], reason.data),
-					errdetail_internal("%s", detail.data)));
+					errdetail_internal("%s", detail.data),
+					hint ? errhint("%s", hint) : 0));
+}
+
+/*
+ * Error context of a migration: the rule, the step and op, the key and the
+ * step's path (cx is an ApplyCx; see ApplyChain).
+ */
+static void
+MigrateErrorContext(void *arg)
+{
+	ApplyCx *cx = (ApplyCx *) arg;
+	StringInfoData buf;
+
+	initStringInfo(&buf);
+	if (cx->step)
+		appendStringInfo(&buf, "migration step %s (%s) of type \"%s\"",
+						 cx->step->label, op_names[cx->step->op], cx->type);
+	else
+		appendStringInfo(&buf, "migration of type \"%s\"", cx->type);
+	if (cx->from)
+		appendStringInfo(&buf, " from %s to %s", cx->from, cx->to);
+	if (cx->fn)
+		appendStringInfo(&buf, " by function %s", cx->fn);
+	if (cx->key)
+		appendStringInfo(&buf, ", key \"%s\"", cx->key);
+	if (cx->step)
+		appendStringInfo(&buf, ", path \"%s%s\"", cx->prefix,
+						 cx->step->path.text);
+	if (cx->step && (cx->step->op == OP_MOVE || cx->step->op == OP_COPY))
+		appendStringInfo(&buf, " (from \"%s%s\")", cx->prefix,
+						 cx->step->from.text);
+	errcontext("%s", buf.data);
 }
 
 /* Add val at pointer p (RFC 6902 add); raise when the parent is missing. */
@@ -1617,35 +1669,30 @@ CastValue(ApplyCx *cx, const Step *st, const char *path, JsonbValue *v)
 	}
 }
 
-/* Replace an ISO-8601 string in slot v by its epoch in the step's unit. */
+/*
+ * Replace an ISO 8601 string in slot v by its epoch in the step's unit
+ * (floored). Only the forms DocmodelParseIso8601 reads, the same in every
+ * session; anything else is 22007.
+ */
 static void
 ToEpoch(ApplyCx *cx, const Step *st, const char *path, JsonbValue *v)
 {
-	char workbuf[MAXDATELEN + MAXDATEFIELDS];
-	char *field[MAXDATEFIELDS];
-	int ftype[MAXDATEFIELDS];
-	int nf;
-	int dtype;
-	struct pg_tm tm;
-	fsec_t fsec;
-	int tz;
 	TimestampTz ts;
 	int64 us;
 	int64 q;
-	char *s;
 
 	if (v->type == jbvNull)
 		return;
 	if (v->type != jbvString)
 		StepFail(cx, st, path, "expected an ISO-8601 string, found %s",
 				 KindName(v));
-	s = StringOf(v);
-	if (v->val.string.len >= MAXDATELEN ||
-		ParseDateTime(s, workbuf, sizeof(workbuf), field, ftype, MAXDATEFIELDS,
-					  &nf) != 0 ||
-		DecodeDateTime(field, ftype, nf, &dtype, &tm, &fsec, &tz) != 0 ||
-		dtype != DTK_DATE || tm2timestamp(&tm, fsec, &tz, &ts) != 0)
-		StepFail(cx, st, path, "\"%s\" is not an ISO-8601 timestamp", s);
+	if (!DocmodelParseIso8601(v->val.string.val, v->val.string.len, &ts))
+		StepFailCode(cx, st, path, ERRCODE_INVALID_DATETIME_FORMAT,
+					 "Write a date as 2024-01-02 or a date-time as "
+					 "2024-01-02T03:04:05.678+01:00; without an offset it is "
+					 "UTC.",
+					 "\"%.*s\" is not an ISO 8601 date or date-time",
+					 v->val.string.len, v->val.string.val);
 	us = ts + (int64) (POSTGRES_EPOCH_JDATE - UNIX_EPOCH_JDATE) * USECS_PER_DAY;
 	q = us / st->unit_us;
 	if (us % st->unit_us != 0 && us < 0)
@@ -1654,38 +1701,39 @@ ToEpoch(ApplyCx *cx, const Step *st, const char *path, JsonbValue *v)
 	v->val.numeric = int64_to_numeric(q);
 }
 
-/* Replace an epoch number in slot v by an ISO-8601 UTC string. */
+/*
+ * Replace an epoch number in slot v by ISO 8601 UTC text with milliseconds,
+ * computed in numeric (a double loses microseconds past the year 2255).
+ */
 static void
 FromEpoch(ApplyCx *cx, const Step *st, const char *path, JsonbValue *v)
 {
-	double n;
-	double us;
-	Timestamp ts;
-	struct pg_tm tm;
-	fsec_t fsec;
-	char buf[64];
-	int len;
+	Datum us;
+	double approx;
+	char *buf;
 
 	if (v->type == jbvNull)
 		return;
 	if (v->type != jbvNumeric)
 		StepFail(cx, st, path, "expected an epoch number, found %s",
 				 KindName(v));
-	n = DatumGetFloat8(
-		DirectFunctionCall1(numeric_float8, NumericGetDatum(v->val.numeric)));
-	us = rint(n * (double) st->unit_us) -
-		 (double) (POSTGRES_EPOCH_JDATE - UNIX_EPOCH_JDATE) * USECS_PER_DAY;
-	if (!(us > (double) MIN_TIMESTAMP && us < (double) END_TIMESTAMP))
-		StepFail(cx, st, path, "epoch %s is out of range",
-				 DatumGetCString(DirectFunctionCall1(
-					 numeric_out, NumericGetDatum(v->val.numeric))));
-	ts = (Timestamp) us;
-	if (timestamp2tm(ts, NULL, &tm, &fsec, NULL, NULL) != 0)
-		StepFail(cx, st, path, "epoch is out of range");
-	len = snprintf(buf, sizeof(buf), "%04d-%02d-%02dT%02d:%02d:%02d.%03dZ",
-				   tm.tm_year, tm.tm_mon, tm.tm_mday, tm.tm_hour, tm.tm_min,
-				   tm.tm_sec, (int) (fsec / 1000));
-	*v = StringValue(pstrdup(buf), len);
+	us = DirectFunctionCall2(numeric_mul, NumericGetDatum(v->val.numeric),
+							 NumericGetDatum(int64_to_numeric(st->unit_us)));
+	us = DirectFunctionCall2(numeric_round, us, Int32GetDatum(0));
+	approx = DatumGetFloat8(DirectFunctionCall1(numeric_float8, us));
+	buf = palloc(DOCMODEL_ISO8601_LEN + 1);
+	/* years 0000 to 9999 lie well inside int64 microseconds */
+	if (!(fabs(approx) < 1e18) ||
+		!DocmodelFormatIso8601(
+			DatumGetInt64(DirectFunctionCall1(numeric_int8, us)) -
+				(int64) (POSTGRES_EPOCH_JDATE - UNIX_EPOCH_JDATE) *
+					USECS_PER_DAY,
+			buf))
+		StepFailCode(cx, st, path, ERRCODE_DATETIME_VALUE_OUT_OF_RANGE, NULL,
+					 "epoch %s is out of range (years 0000 to 9999)",
+					 DatumGetCString(DirectFunctionCall1(
+						 numeric_out, NumericGetDatum(v->val.numeric))));
+	*v = StringValue(buf, DOCMODEL_ISO8601_LEN);
 }
 
 static void ApplySteps(ApplyCx *cx, const Step *steps, int nsteps,
@@ -1965,10 +2013,15 @@ ApplyStep(ApplyCx *cx, const Step *st, JsonbValue *root)
 static void
 ApplySteps(ApplyCx *cx, const Step *steps, int nsteps, JsonbValue *root)
 {
+	const Step *outer = cx->step; /* the for_each we are in, or NULL */
 	int i;
 
 	for (i = 0; i < nsteps; i++)
+	{
+		cx->step = &steps[i];
 		ApplyStep(cx, &steps[i], root);
+	}
+	cx->step = outer;
 }
 
 /* Set the schema version field of a document tree. */
@@ -2090,14 +2143,25 @@ ApplyChain(Jsonb *doc, TypeRules *tr, DocMetaStyle style, const DocVersion *v,
 	JsonbValue *tree = NULL;
 	Jsonb *cur = doc;
 	ApplyCx cx;
+	ErrorContextCallback errcb;
+	Jsonb *res;
 
 	cx.key = key;
 	cx.type = tr->name;
+	cx.from = NULL;
+	cx.to = NULL;
+	cx.fn = NULL;
+	cx.step = NULL;
 	cx.prefix = "";
+	errcb.callback = MigrateErrorContext;
+	errcb.arg = &cx;
+	errcb.previous = error_context_stack;
+	error_context_stack = &errcb;
 	while (DocVersionCmp(v, tgt) < 0)
 	{
 		Rule *r = FindRuleFrom(tr, v);
 
+		cx.from = cx.to = cx.fn = NULL;
 		if (r == NULL)
 			ereport(
 				ERROR,
@@ -2115,6 +2179,7 @@ ApplyChain(Jsonb *doc, TypeRules *tr, DocMetaStyle style, const DocVersion *v,
 						 DocVersionToCString(v))));
 		cx.from = r->from_text;
 		cx.to = r->to_text;
+		cx.fn = r->is_fn ? r->fn_text : NULL;
 		if (r->is_fn)
 		{
 			if (tree)
@@ -2134,7 +2199,9 @@ ApplyChain(Jsonb *doc, TypeRules *tr, DocMetaStyle style, const DocVersion *v,
 		SetVersion(tree, style, r->to_text);
 		v = r->to;
 	}
-	return JsonbValueToJsonb(tree);
+	res = JsonbValueToJsonb(tree);
+	error_context_stack = errcb.previous;
+	return res;
 }
 
 /* See migrate.h. */
@@ -2574,6 +2641,7 @@ migrate_collection(PG_FUNCTION_ARGS)
 			char *msg = SpiText(5);
 			char *detail = SpiText(6);
 			char *hint = SpiText(7);
+			char *where = SpiText(8); /* the step, key and path */
 
 			SPI_commit();
 			SPI_start_transaction();
@@ -2585,7 +2653,8 @@ migrate_collection(PG_FUNCTION_ARGS)
 									   state[4])),
 				 errmsg_internal("%s", msg),
 				 (detail && detail[0]) ? errdetail_internal("%s", detail) : 0,
-				 (hint && hint[0]) ? errhint("%s", hint) : 0));
+				 (hint && hint[0]) ? errhint("%s", hint) : 0,
+				 (where && where[0]) ? errcontext("%s", where) : 0));
 		}
 		SPI_commit();
 		SPI_start_transaction();

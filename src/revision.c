@@ -773,15 +773,9 @@ OpValue(JsonbContainer *c, int index)
 static bool
 PointerIsProperPrefix(JsonPointer *a, JsonPointer *b)
 {
-	int i;
-
-	if (a->ntokens >= b->ntokens)
-		return false;
-	for (i = 0; i < a->ntokens; i++)
-		if (a->lens[i] != b->lens[i] ||
-			memcmp(a->tokens[i], b->tokens[i], a->lens[i]) != 0)
-			return false;
-	return true;
+	return a->ntokens < b->ntokens &&
+		   DocmodelPointerIsPrefix(a->tokens, a->lens, a->ntokens, b->tokens,
+								   b->lens, b->ntokens);
 }
 
 /* Apply one operation object (checked here) to the tree at root. */
