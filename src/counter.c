@@ -16,18 +16,27 @@
  *
  *	  Crash safety follows sequence.c's "log ahead" scheme. The row keeps
  *	  value (last value handed out) and reserved (a bound WAL-logged ahead
- *	  of value). When an increment passes reserved, or the page has not
- *	  been WAL-logged since the last checkpoint, it raises reserved by
- *	  COUNTER_LOG_VALS and writes an ordinary XLOG_HEAP_INPLACE record of
- *	  the tuple (page image and WAL image are the same, so full-page
- *	  images and redo stay standard); the other increments change value
- *	  only in the buffer. Every value handed out is <= a reserved that is
- *	  flushed before the value is returned (when synchronous_commit is
- *	  on). After a crash the replayed row may carry an old value but
- *	  always a reserved >= every value handed out, so the first increment
- *	  of a new server life continues above reserved: the row's "life"
- *	  column records the server life (postmaster start time and end of
- *	  crash recovery) in which reserved was last logged.
+ *	  of value). When an increment leaves fewer than COUNTER_LOG_VALS / 2
+ *	  values below reserved, or the page has not been WAL-logged since the
+ *	  last checkpoint, it sets reserved COUNTER_LOG_VALS above the new value
+ *	  and writes an ordinary XLOG_HEAP_INPLACE record of the tuple (page
+ *	  image and WAL image are the same, so full-page images and redo stay
+ *	  standard); the other increments change value only in the buffer.
+ *	  Every value handed out is <= a reserved whose record is flushed
+ *	  before the value is returned (when synchronous_commit is on). Since a
+ *	  reservation is renewed while half of it is left, the value is
+ *	  normally covered by the previous, already flushed record: each
+ *	  backend remembers the last reservations it saw on a counter with a
+ *	  page LSN at or after their record, and waits only when none of them
+ *	  is known flushed; the backend that wrote a record flushes it at once
+ *	  (CounterMakeDurable). The first increment of a counter it creates
+ *	  inserts the row already holding the value and a reservation, so the
+ *	  value rests on the INSERT's WAL and lasts exactly when the creating
+ *	  transaction commits. After a crash the replayed row may carry an old
+ *	  value but always a reserved >= every value handed out, so the first
+ *	  increment of a new server life continues above reserved: the row's
+ *	  "life" column records the server life (postmaster start time and end
+ *	  of crash recovery) in which reserved was last logged.
  *
  *	  Gapless counters are ordinary MVCC rows updated by a prepared
  *	  UPDATE: transactional, no gaps, writers serialize. A row is either
@@ -39,7 +48,8 @@
  *	  tuple to writing it (and its WAL record); readers hold the share
  *	  lock. Backend-local caches: the table and index OIDs, the privileges
  *	  checked, and where each counter's row was found (name -> TID, checked
- *	  on every use: block still in the relation, row visible, same name);
+ *	  on every use: block still in the relation, row visible, same name,
+ *	  with the reservations last seen on that row, tied to its TID and xmin);
  *	  all reset by a relcache callback on counter_state. Also this server
  *	  life's id and the prepared SPI plans.
  *
