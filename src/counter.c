@@ -16,7 +16,7 @@
  *
  *	  Crash safety follows sequence.c's "log ahead" scheme. The row keeps
  *	  value (last value handed out) and reserved (a bound WAL-logged ahead
- *	  of value). When an increment leaves fewer than COUNTER_LOG_VALS / 2
+ *	  of value). When an increment leaves fewer than COUNTER_RENEW_LEFT
  *	  values below reserved, or the page has not been WAL-logged since the
  *	  last checkpoint, it sets reserved COUNTER_LOG_VALS above the new value
  *	  and writes an ordinary XLOG_HEAP_INPLACE record of the tuple (page
@@ -24,7 +24,7 @@
  *	  standard); the other increments change value only in the buffer.
  *	  Every value handed out is <= a reserved whose record is flushed
  *	  before the value is returned (when synchronous_commit is on). Since a
- *	  reservation is renewed while half of it is left, the value is
+ *	  reservation is renewed while some of it is left, the value is
  *	  normally covered by the previous, already flushed record: each
  *	  backend remembers the last reservations it saw on a counter with a
  *	  page LSN at or after their record, and waits only when none of them
@@ -98,10 +98,13 @@
 
 /*
  * How many values a reservation WAL-logs ahead (sequence.c's SEQ_LOG_VALS is
- * 32). A new reservation is logged once fewer than half of them are left, so
- * the value handed out is still covered by the previous, older reservation.
+ * 32), and how many must be left before a new one is logged: the value
+ * handed out is then still covered by the previous, older reservation, and
+ * a record (one flush) is written per COUNTER_LOG_VALS - COUNTER_RENEW_LEFT
+ * values.
  */
-#define COUNTER_LOG_VALS 64
+#define COUNTER_LOG_VALS 96
+#define COUNTER_RENEW_LEFT 32
 
 /* At most this many name -> TID entries are cached per backend. */
 #define COUNTER_TID_CACHE_SIZE 1024
@@ -317,8 +320,8 @@ CounterCheckWritable(const char *fn)
  * under the buffer lock is at or after that record, so each (reserved, page
  * LSN) pair this backend saw on the row is such a witness; the oldest one
  * covering value waits least, and is normally flushed already, because
- * reservations are logged half their size ahead and the backend that logs
- * one flushes it at once. A row created by our own open transaction needs
+ * reservations are renewed COUNTER_RENEW_LEFT values early and the backend
+ * that logs one flushes it at once. A row created by our own open transaction needs
  * no flush: it and its values last only if that transaction commits, and
  * the commit flushes its WAL.
  */
@@ -434,12 +437,11 @@ CounterAtTid(Relation rel, ItemPointer tid, text *verify, Snapshot snapshot,
 
 	/*
 	 * Log a new reservation in a new life, after a checkpoint (for the
-	 * full-page image), and once fewer than half of COUNTER_LOG_VALS are left:
-	 * next is then still covered by the reservation logged before.
+	 * full-page image), and once fewer than COUNTER_RENEW_LEFT values are
+	 * left: next is then still covered by the reservation logged before.
 	 */
 	page = BufferGetPage(buf);
-	needlog = row->life != life ||
-			  next > row->reserved - COUNTER_LOG_VALS / 2 ||
+	needlog = row->life != life || next > row->reserved - COUNTER_RENEW_LEFT ||
 			  PageGetLSN(page) <= GetRedoRecPtr();
 
 	START_CRIT_SECTION();

@@ -50,7 +50,7 @@ SELECT docmodel.counter_value('ct::g');
 SELECT name, value, gapless FROM docmodel.counters WHERE name LIKE 'ct::%' ORDER BY name;
 
 -- The first next_id of a new counter inserts its row holding the value handed out and a
--- reservation 64 ahead for this server life (no in-place write of its own); a creation
+-- reservation 96 ahead for this server life (no in-place write of its own); a creation
 -- rolled back takes its values with it, as CREATE SEQUENCE and nextval() in one transaction.
 SELECT docmodel.next_id('ctfresh');
 SELECT value, reserved,
