@@ -16,18 +16,27 @@
  *
  *	  Crash safety follows sequence.c's "log ahead" scheme. The row keeps
  *	  value (last value handed out) and reserved (a bound WAL-logged ahead
- *	  of value). When an increment passes reserved, or the page has not
- *	  been WAL-logged since the last checkpoint, it raises reserved by
- *	  COUNTER_LOG_VALS and writes an ordinary XLOG_HEAP_INPLACE record of
- *	  the tuple (page image and WAL image are the same, so full-page
- *	  images and redo stay standard); the other increments change value
- *	  only in the buffer. Every value handed out is <= a reserved that is
- *	  flushed before the value is returned (when synchronous_commit is
- *	  on). After a crash the replayed row may carry an old value but
- *	  always a reserved >= every value handed out, so the first increment
- *	  of a new server life continues above reserved: the row's "life"
- *	  column records the server life (postmaster start time and end of
- *	  crash recovery) in which reserved was last logged.
+ *	  of value). When an increment leaves fewer than COUNTER_RENEW_LEFT
+ *	  values below reserved, or the page has not been WAL-logged since the
+ *	  last checkpoint, it sets reserved COUNTER_LOG_VALS above the new value
+ *	  and writes an ordinary XLOG_HEAP_INPLACE record of the tuple (page
+ *	  image and WAL image are the same, so full-page images and redo stay
+ *	  standard); the other increments change value only in the buffer.
+ *	  Every value handed out is <= a reserved whose record is flushed
+ *	  before the value is returned (when synchronous_commit is on). Since a
+ *	  reservation is renewed while some of it is left, the value is
+ *	  normally covered by the previous, already flushed record: each
+ *	  backend remembers the last reservations it saw on a counter with a
+ *	  page LSN at or after their record, and waits only when none of them
+ *	  is known flushed; the backend that wrote a record flushes it at once
+ *	  (CounterMakeDurable). The first increment of a counter it creates
+ *	  inserts the row already holding the value and a reservation, so the
+ *	  value rests on the INSERT's WAL and lasts exactly when the creating
+ *	  transaction commits. After a crash the replayed row may carry an old
+ *	  value but always a reserved >= every value handed out, so the first
+ *	  increment of a new server life continues above reserved: the row's
+ *	  "life" column records the server life (postmaster start time and end
+ *	  of crash recovery) in which reserved was last logged.
  *
  *	  Gapless counters are ordinary MVCC rows updated by a prepared
  *	  UPDATE: transactional, no gaps, writers serialize. A row is either
@@ -39,7 +48,8 @@
  *	  tuple to writing it (and its WAL record); readers hold the share
  *	  lock. Backend-local caches: the table and index OIDs, the privileges
  *	  checked, and where each counter's row was found (name -> TID, checked
- *	  on every use: block still in the relation, row visible, same name);
+ *	  on every use: block still in the relation, row visible, same name,
+ *	  with the reservations last seen on that row, tied to its TID and xmin);
  *	  all reset by a relcache invalidation of counter_state; the privileges
  *	  also by any change of a role or a membership (docmodel.c dispatches
  *	  both to the subscribers here). Also this server life's id and the
@@ -89,18 +99,45 @@
 #include "docmodel.h"
 #include "key.h"
 
-/* How many values an increment WAL-logs ahead (sequence.c's SEQ_LOG_VALS). */
-#define COUNTER_LOG_VALS 32
+/*
+ * How many values a reservation WAL-logs ahead (sequence.c's SEQ_LOG_VALS is
+ * 32), and how many must be left before a new one is logged: the value
+ * handed out is then still covered by the previous, older reservation, and
+ * a record (one flush) is written per COUNTER_LOG_VALS - COUNTER_RENEW_LEFT
+ * values.
+ */
+#define COUNTER_LOG_VALS 96
+#define COUNTER_RENEW_LEFT 32
 
 /* At most this many name -> TID entries are cached per backend. */
 #define COUNTER_TID_CACHE_SIZE 1024
+
+/* A reservation seen: reserved, and a page LSN at or after its WAL record. */
+typedef struct CounterSeenRes
+{
+	int64 reserved;
+	XLogRecPtr lsn;
+} CounterSeenRes;
 
 /* A cached location of a counter's row (validated on every use). */
 typedef struct CounterTidEntry
 {
 	char name[DOCMODEL_MAX_KEY_BYTES + 1]; /* hash key */
 	ItemPointerData tid;
+	TransactionId xmin;     /* the row seen[] belong to (tid and xmin) */
+	int nseen;              /* how many of seen[] are valid */
+	CounterSeenRes seen[2]; /* this life's last two reservations seen */
 } CounterTidEntry;
+
+/* What an in-place change of a row saw and did (for its durability). */
+typedef struct CounterChange
+{
+	ItemPointerData tid; /* the row changed */
+	TransactionId xmin;  /* its raw xmin */
+	bool own;            /* created by this (sub)transaction, uncommitted */
+	bool wrote;          /* a reservation record was written */
+	CounterSeenRes now;  /* reserved after the change, page LSN */
+} CounterChange;
 
 /* The fixed-width head of a counter_state tuple (no NULLs: all NOT NULL). */
 typedef struct CounterRow
@@ -301,23 +338,59 @@ CounterCheckWritable(const char *fn)
 	PreventCommandDuringRecovery(fn);
 }
 
-/* Make the WAL up to lsn durable as a commit would (synchronous_commit). */
+/*
+ * Make value, just handed out by the change chg, durable as a commit would
+ * (synchronous_commit), then remember chg's reservation in e (the cache
+ * entry of the row, or NULL).
+ *
+ * value is durable once the WAL record that logged some reservation >= value
+ * in this server life is flushed. A page LSN seen together with reserved
+ * under the buffer lock is at or after that record, so each (reserved, page
+ * LSN) pair this backend saw on the row is such a witness; the oldest one
+ * covering value waits least, and is normally flushed already, because
+ * reservations are renewed COUNTER_RENEW_LEFT values early and the backend
+ * that logs one flushes it at once. A row created by our own open transaction needs
+ * no flush: it and its values last only if that transaction commits, and
+ * the commit flushes its WAL.
+ */
 static void
-CounterMakeDurable(XLogRecPtr lsn, bool wrote)
+CounterMakeDurable(CounterTidEntry *e, int64 value, const CounterChange *chg)
 {
-	if (lsn <= knownFlushed)
-		return;
-	if (synchronous_commit > SYNCHRONOUS_COMMIT_OFF)
+	XLogRecPtr need = chg->now.lsn;
+	int i;
+
+	if (chg->own)
+		;
+	else if (synchronous_commit > SYNCHRONOUS_COMMIT_OFF)
 	{
-		knownFlushed = GetFlushRecPtr(NULL);
-		if (lsn > knownFlushed)
+		if (!chg->wrote && e != NULL)
+			for (i = 0; i < e->nseen; i++)
+				if (e->seen[i].reserved >= value && e->seen[i].lsn < need)
+					need = e->seen[i].lsn;
+		if (need > knownFlushed)
 		{
-			XLogFlush(lsn);
-			knownFlushed = lsn;
+			knownFlushed = GetFlushRecPtr(NULL);
+			if (need > knownFlushed)
+			{
+				XLogFlush(need);
+				knownFlushed = need;
+			}
 		}
 	}
-	else if (wrote)
-		XLogSetAsyncXactLSN(lsn);
+	else if (chg->wrote)
+		XLogSetAsyncXactLSN(chg->now.lsn);
+
+	if (e == NULL)
+		return;
+	/* the first sighting of a reservation has the smallest LSN: keep it */
+	if (e->nseen > 0 && e->seen[e->nseen - 1].reserved == chg->now.reserved)
+		return;
+	if (e->nseen == lengthof(e->seen))
+	{
+		e->seen[0] = e->seen[1];
+		e->nseen--;
+	}
+	e->seen[e->nseen++] = chg->now;
 }
 
 /*
@@ -325,13 +398,13 @@ CounterMakeDurable(XLogRecPtr lsn, bool wrote)
  * leads to, under the buffer's content lock. Returns COUNTER_ABSENT when no
  * version of the HOT chain is visible to snapshot, or when verify is given
  * and the row found is not named verify. For a non-gapless row and a writing op,
- * the change is made in place (and WAL-logged ahead when needed); a
- * gapless row is only read. *lsn gets the page LSN the result depends on.
+ * the change is made in place (and WAL-logged ahead when needed) and *chg
+ * describes it; a gapless row is only read.
  */
 static CounterFound
 CounterAtTid(Relation rel, ItemPointer tid, text *verify, Snapshot snapshot,
 			 CounterOp op, int64 arg, int64 *result, bool *gapless,
-			 XLogRecPtr *lsn, bool *wrote)
+			 CounterChange *chg)
 {
 	Buffer buf;
 	Page page;
@@ -374,7 +447,6 @@ CounterAtTid(Relation rel, ItemPointer tid, text *verify, Snapshot snapshot,
 	if (op == COUNTER_READ || row->gapless)
 	{
 		*result = cur;
-		*lsn = InvalidXLogRecPtr;
 		UnlockReleaseBuffer(buf);
 		return row->gapless && op != COUNTER_READ ? COUNTER_IS_GAPLESS
 												  : COUNTER_DONE;
@@ -391,8 +463,13 @@ CounterAtTid(Relation rel, ItemPointer tid, text *verify, Snapshot snapshot,
 	else
 		next = Max(cur, arg);
 
+	/*
+	 * Log a new reservation in a new life, after a checkpoint (for the
+	 * full-page image), and once fewer than COUNTER_RENEW_LEFT values are
+	 * left: next is then still covered by the reservation logged before.
+	 */
 	page = BufferGetPage(buf);
-	needlog = row->life != life || next > row->reserved ||
+	needlog = row->life != life || next > row->reserved - COUNTER_RENEW_LEFT ||
 			  PageGetLSN(page) <= GetRedoRecPtr();
 
 	START_CRIT_SECTION();
@@ -424,8 +501,13 @@ CounterAtTid(Relation rel, ItemPointer tid, text *verify, Snapshot snapshot,
 	END_CRIT_SECTION();
 
 	*result = next;
-	*lsn = PageGetLSN(page);
-	*wrote = needlog;
+	chg->tid = tup.t_self;
+	chg->xmin = HeapTupleHeaderGetRawXmin(tup.t_data);
+	chg->own = !HeapTupleHeaderXminCommitted(tup.t_data) &&
+			   TransactionIdIsCurrentTransactionId(chg->xmin);
+	chg->wrote = needlog;
+	chg->now.reserved = row->reserved;
+	chg->now.lsn = PageGetLSN(page);
 	UnlockReleaseBuffer(buf);
 	return COUNTER_DONE;
 }
@@ -464,7 +546,11 @@ CounterTidLookup(text *name, bool create)
 	}
 	e = hash_search(tidCache, key, create ? HASH_ENTER : HASH_FIND, &found);
 	if (e != NULL && create && !found)
+	{
 		ItemPointerSetInvalid(&e->tid);
+		e->xmin = InvalidTransactionId;
+		e->nseen = 0;
+	}
 	return e;
 }
 
@@ -483,8 +569,7 @@ CounterAccess(text *name, CounterOp op, int64 arg, int64 *result, bool *gapless)
 	Relation rel;
 	Snapshot snapshot;
 	CounterFound found = COUNTER_ABSENT;
-	XLogRecPtr lsn = InvalidXLogRecPtr;
-	bool wrote = false;
+	CounterChange chg;
 	CounterTidEntry *cached;
 
 	CounterResolve(&relid, &indexid);
@@ -508,7 +593,7 @@ CounterAccess(text *name, CounterOp op, int64 arg, int64 *result, bool *gapless)
 		ItemPointerData t = cached->tid;
 
 		found = CounterAtTid(rel, &t, name, snapshot, op, arg, result, gapless,
-							 &lsn, &wrote);
+							 &chg);
 	}
 	if (found == COUNTER_ABSENT)
 	{
@@ -527,7 +612,7 @@ CounterAccess(text *name, CounterOp op, int64 arg, int64 *result, bool *gapless)
 			ItemPointerData t = *tid;
 
 			found = CounterAtTid(rel, &t, NULL, snapshot, op, arg, result,
-								 gapless, &lsn, &wrote);
+								 gapless, &chg);
 			if (found != COUNTER_ABSENT)
 			{
 				cached = CounterTidLookup(name, true);
@@ -542,7 +627,17 @@ CounterAccess(text *name, CounterOp op, int64 arg, int64 *result, bool *gapless)
 	table_close(rel, NoLock);
 
 	if (found == COUNTER_DONE && op != COUNTER_READ && !*gapless)
-		CounterMakeDurable(lsn, wrote);
+	{
+		/* reservations seen count only on the row they were seen on */
+		if (cached != NULL && (!ItemPointerEquals(&cached->tid, &chg.tid) ||
+							   cached->xmin != chg.xmin))
+		{
+			cached->tid = chg.tid;
+			cached->xmin = chg.xmin;
+			cached->nseen = 0;
+		}
+		CounterMakeDurable(cached, *result, &chg);
+	}
 	return found;
 }
 
@@ -583,22 +678,39 @@ CounterRunPlan(SPIPlanPtr *plan, const char *sql, int nargs, Oid *types,
 	return n;
 }
 
-/* Insert a counter row unless the name exists; return whether inserted. */
+/*
+ * Insert a counter row unless the name exists; return whether inserted.
+ * taken says whether value was handed out already (the first increment of
+ * a counter created by it): then the row is inserted with a reservation for
+ * this server life, so the value rests on the INSERT's WAL and is durable
+ * when the creating transaction commits, as a sequence created and used in
+ * one transaction is; no in-place change or flush of its own follows.
+ */
 static bool
-CounterInsert(text *name, int64 start, bool gapless)
+CounterInsert(text *name, int64 value, bool taken, bool gapless)
 {
-	Oid types[3] = {INT8OID, BOOLOID, TEXTOID};
-	Datum values[3];
+	Oid types[5] = {INT8OID, INT8OID, INT8OID, BOOLOID, TEXTOID};
+	Datum values[5];
+	int64 reserved = value;
+	int64 life = 0;
 
-	values[0] = Int64GetDatum(start);
-	values[1] = BoolGetDatum(gapless);
-	values[2] = PointerGetDatum(name);
+	if (taken)
+	{
+		if (pg_add_s64_overflow(value, COUNTER_LOG_VALS, &reserved))
+			reserved = PG_INT64_MAX;
+		life = CounterLife();
+	}
+	values[0] = Int64GetDatum(value);
+	values[1] = Int64GetDatum(reserved);
+	values[2] = Int64GetDatum(life);
+	values[3] = BoolGetDatum(gapless);
+	values[4] = PointerGetDatum(name);
 	return CounterRunPlan(&planInsert,
 						  "INSERT INTO docmodel.counter_state "
 						  "(value, reserved, life, gapless, name) "
-						  "VALUES ($1, $1, 0, $2, $3) "
+						  "VALUES ($1, $2, $3, $4, $5) "
 						  "ON CONFLICT (name) DO NOTHING",
-						  3, types, values, NULL) > 0;
+						  5, types, values, NULL) > 0;
 }
 
 /* Raise P0002 for an absent counter. */
@@ -626,9 +738,9 @@ CounterOverflow(text *name, int64 arg)
 
 /*
  * Add delta to a counter and return the new value. When it is absent and
- * create is true, create it at start (non-gapless); then return start
- * itself when return_start (incr's initial), else add delta to it
- * (next_id). When absent and not create, raise P0002.
+ * create is true, create it (non-gapless) holding the value returned: start
+ * itself when return_start (incr's initial), else start + delta (next_id).
+ * When absent and not create, raise P0002.
  */
 static int64
 CounterAdd(text *name, int64 delta, bool create, int64 start, bool return_start)
@@ -668,9 +780,13 @@ CounterAdd(text *name, int64 delta, bool create, int64 start, bool return_start)
 		/* absent */
 		if (!create)
 			CounterAbsent(name);
-		if (CounterInsert(name, start, false) && return_start)
-			return start;
-		/* inserted (next_id: increment it now) or created meanwhile */
+		if (return_start)
+			result = start;
+		else if (pg_add_s64_overflow(start, delta, &result))
+			CounterOverflow(name, delta);
+		if (CounterInsert(name, result, true, false))
+			return result;
+		/* created meanwhile by another session: increment that one */
 	}
 	CounterAbsent(name);
 	return 0; /* keep the compiler quiet */
@@ -804,7 +920,7 @@ counter_create(PG_FUNCTION_ARGS)
 				 errmsg("counter start must not be negative"),
 				 errdetail("Counter \"%s\" was given start " INT64_FORMAT ".",
 						   text_to_cstring(name), start)));
-	if (!CounterInsert(name, start, PG_GETARG_BOOL(2)))
+	if (!CounterInsert(name, start, false, PG_GETARG_BOOL(2)))
 		ereport(ERROR,
 				(errcode(ERRCODE_UNIQUE_VIOLATION),
 				 errmsg("counter \"%s\" already exists", text_to_cstring(name)),

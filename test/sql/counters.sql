@@ -49,6 +49,19 @@ SELECT docmodel.counter_advance('ct::g', 50), docmodel.counter_advance('ct::g', 
 SELECT docmodel.counter_value('ct::g');
 SELECT name, value, gapless FROM docmodel.counters WHERE name LIKE 'ct::%' ORDER BY name;
 
+-- The first next_id of a new counter inserts its row holding the value handed out and a
+-- reservation 96 ahead for this server life (no in-place write of its own); a creation
+-- rolled back takes its values with it, as CREATE SEQUENCE and nextval() in one transaction.
+SELECT docmodel.next_id('ctfresh');
+SELECT value, reserved,
+       (SELECT value FROM docmodel.counters c WHERE c.name = s.name) AS in_view
+  FROM docmodel.counter_state s WHERE name = 'count::ctfresh';
+BEGIN;
+SELECT docmodel.next_id('ctfresh', 'tx'), docmodel.next_id('ctfresh', 'tx');
+ROLLBACK;
+SELECT docmodel.counter_value('count::tx::ctfresh') IS NULL AS rolled_back,
+       docmodel.next_id('ctfresh', 'tx') AS again;
+
 -- Creation and drop are transactional, like CREATE/DROP SEQUENCE.
 BEGIN;
 SELECT docmodel.counter_create('ct::tx');
