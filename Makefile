@@ -75,11 +75,13 @@ quick: deps
 # Finding what tests miss (none of these is part of make test):
 # libFuzzer over the parsers (test/fuzz), FUZZ_TIME seconds per harness.
 FUZZ_TIME ?= 60
-fuzz: deps
+fuzz:
+	@DEPS_FOR=fuzz scripts/deps.sh
 	@FUZZ_TIME="$(FUZZ_TIME)" scripts/fuzz.sh
 
 # Every pg_regress and isolation suite against an ASan+UBSan build of the library.
-sanitize: deps
+sanitize:
+	@DEPS_FOR=sanitize scripts/deps.sh
 	@scripts/sanitize.sh
 
 # pgbench with 4 clients racing on the KV API, revisions and migrations, then the checks.

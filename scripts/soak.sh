@@ -47,8 +47,10 @@ pgbench -n -c 4 -j 2 -T "$SOAK_SECONDS" \
 	>"$work/pgbench.log" 2>&1
 prc=$?
 wait $loop
-grep -E '^(number of (transactions|failed)|tps|latency average|SQL script|  - [0-9]+ trans)' "$work/pgbench.log" |
-	sed 's/^/pgbench: /'
+# pgbench's totals, then each script's name and transaction count on one line
+grep -E '^(number of (transactions|failed)|tps|latency average)' "$work/pgbench.log" | sed 's/^/pgbench: /'
+awk '/^SQL script/ { name = $NF; sub(".*/", "", name) }
+	/^ - [0-9]+ transactions/ { print "pgbench: " name ": " $2 " transactions" }' "$work/pgbench.log"
 [ $prc -eq 0 ] || { echo "soak: pgbench exited $prc"; tail -20 "$work/pgbench.log"; }
 echo "migrate_collection runs completed: $(wc -l <"$work/migrate.runs" 2>/dev/null || echo 0)"
 if [ -s "$work/migrate.err" ]; then
