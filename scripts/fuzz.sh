@@ -59,7 +59,10 @@ single() {
 failed=""
 for h in $HARNESSES; do
 	# Every input once found (or written) for this harness: it must pass.
-	reg=$(ls test/fuzz/regressions/$h/* 2>/dev/null | sed "s|^|$TOP/|")
+	# (copies in the work directory: the postgres user may not read the checkout)
+	mkdir -p "$work/regressions/$h"
+	cp test/fuzz/regressions/$h/* "$work/regressions/$h/" 2>/dev/null
+	reg=$(ls "$work/regressions/$h"/* 2>/dev/null)
 	if [ -n "$reg" ]; then
 		if single "$h" -runs=1 $reg; then
 			echo "fuzz $h: $(echo "$reg" | wc -w) regression inputs pass"
@@ -70,9 +73,9 @@ for h in $HARNESSES; do
 	fi
 	mkdir -p "$work/corpus/$h" "$work/artifacts/$h"
 	cp test/fuzz/corpus/$h/* "$work/corpus/$h/" 2>/dev/null
-	[ "$(id -u)" -eq 0 ] && chown -R postgres "$work/corpus" "$work/artifacts"
+	[ "$(id -u)" -eq 0 ] && chown -R postgres "$work"
 	dict=""
-	[ -f test/fuzz/$h.dict ] && dict="-dict=$TOP/test/fuzz/$h.dict"
+	[ -f test/fuzz/$h.dict ] && cp -L test/fuzz/$h.dict "$work/$h.dict" && dict="-dict=$work/$h.dict"
 	if single "$h" -max_total_time="$FUZZ_TIME" -timeout=10 -rss_limit_mb=4096 -max_len=4096 \
 		-print_final_stats=1 -artifact_prefix="$work/artifacts/$h/" $dict "$work/corpus/$h"; then
 		echo "fuzz $h: $(grep -o 'stat::number_of_executed_units: *[0-9]*' "$work/$h.out" |
