@@ -57,7 +57,7 @@ CONF
 export ASAN_OPTIONS="detect_leaks=0:abort_on_error=1:log_path=$work/asan"
 export UBSAN_OPTIONS="print_stacktrace=1:halt_on_error=1:log_path=$work/ubsan"
 as_pg env LD_PRELOAD="$libasan $work/preload.so" ASAN_OPTIONS="$ASAN_OPTIONS" \
-	UBSAN_OPTIONS="$UBSAN_OPTIONS" pg_ctl -D "$data" -l "$work/server.log" -w start >/dev/null ||
+	UBSAN_OPTIONS="$UBSAN_OPTIONS" pg_ctl -D "$data" -l "$work/server.log" -w start >/dev/null 9>&- ||
 	{ cat "$work/server.log"; echo "sanitize: server did not start"; echo "0 passed, 1 failed"; exit 1; }
 unset ASAN_OPTIONS UBSAN_OPTIONS
 
