@@ -42,7 +42,7 @@ sql/$(EXTENSION)--$(EXTVERSION).sql: sql/$(EXTENSION).sql
 	cp $< $@
 all: sql/$(EXTENSION)--$(EXTVERSION).sql
 
-.PHONY: deps test demo bench bench-instr tapcheck format quick
+.PHONY: deps test demo bench bench-instr tapcheck format quick fuzz sanitize soak
 
 # Install what a fresh Debian machine lacks (PostgreSQL 15, its headers, IPC::Run for TAP).
 deps:
@@ -71,6 +71,23 @@ bench-instr: deps
 # The named tests only (TESTS="collection revisions_concurrent"): a contributor's short loop.
 quick: deps
 	@TESTS="$(TESTS)" scripts/quick.sh
+
+# Finding what tests miss (none of these is part of make test):
+# libFuzzer over the parsers (test/fuzz), FUZZ_TIME seconds per harness.
+FUZZ_TIME ?= 60
+fuzz:
+	@DEPS_FOR=fuzz scripts/deps.sh
+	@FUZZ_TIME="$(FUZZ_TIME)" scripts/fuzz.sh
+
+# Every pg_regress and isolation suite against an ASan+UBSan build of the library.
+sanitize:
+	@DEPS_FOR=sanitize scripts/deps.sh
+	@scripts/sanitize.sh
+
+# pgbench with 4 clients racing on the KV API, revisions and migrations, then the checks.
+SOAK_SECONDS ?= 300
+soak: deps
+	@SOAK_SECONDS="$(SOAK_SECONDS)" scripts/soak.sh
 
 format:
 	clang-format -i src/*.c src/*.h

@@ -12,6 +12,17 @@ command -v pg_virtualenv >/dev/null 2>&1 || need+=(postgresql-common)
 perl -MIPC::Run -e 1 >/dev/null 2>&1 || need+=(libipc-run-perl)
 command -v make >/dev/null 2>&1 || need+=(make)
 command -v gcc >/dev/null 2>&1 || need+=(gcc)
+# make fuzz: clang with its libFuzzer and sanitizer runtimes; make sanitize: gcc's libasan.
+case "${DEPS_FOR:-}" in
+fuzz)
+	command -v clang >/dev/null 2>&1 || need+=(clang)
+	ls /usr/lib/llvm-*/lib/clang/*/lib/linux/libclang_rt.fuzzer_no_main-x86_64.a >/dev/null 2>&1 ||
+		need+=(libclang-rt-14-dev)
+	;;
+sanitize)
+	[ -f /usr/lib/gcc/x86_64-linux-gnu/12/libasan.so ] || need+=(libgcc-12-dev)
+	;;
+esac
 [ ${#need[@]} -eq 0 ] && exit 0
 echo "docmodel: installing ${need[*]}"
 sudo=""
