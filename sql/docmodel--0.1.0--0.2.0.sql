@@ -228,23 +228,6 @@ BEGIN
     END IF;
     EXECUTE pg_catalog.format('LOCK TABLE %s IN SHARE ROW EXCLUSIVE MODE', $1);
     SELECT c.id, c.revisions_table INTO cid, hist
--- Issue 17 (1): tables whose columns were dropped or changed are refused
--- (55000, 42804) by the C paths and by the SQL functions reading history.
--------------------------------------------------------------------------------
-
-CREATE FUNCTION docmodel._check_layout(rel regclass, layout text) RETURNS void
-    LANGUAGE c STABLE STRICT PARALLEL SAFE
-    AS 'MODULE_PATHNAME', '_check_layout';
-COMMENT ON FUNCTION docmodel._check_layout(regclass, text) IS
-    'internal: raise 55000 or 42804 when a table lacks a column of a docmodel layout (collection, history, documents)';
-
--- The history table of a collection, or an error naming why there is none.
-CREATE OR REPLACE FUNCTION docmodel._revisions_table(coll regclass, OUT hist regclass, OUT delim text)
-    LANGUAGE plpgsql STABLE PARALLEL SAFE STRICT
-    SET search_path = pg_catalog, pg_temp
-    AS $$
-BEGIN
-    SELECT c.revisions_table, c.delimiter INTO hist, delim
         FROM docmodel.collection_config AS c
         WHERE c.coll OPERATOR(pg_catalog.=) $1;
     IF NOT FOUND THEN
@@ -511,12 +494,184 @@ $$;
 COMMENT ON FUNCTION docmodel._migration_start(regclass, text, docmodel.version, integer) IS
 	'docmodel internal: check the arguments of migrate_collection, take its lock, start or resume its run';
 
+CREATE OR REPLACE FUNCTION docmodel._migration_batch(run bigint, batch_size integer,
+	OUT n bigint, OUT done bigint, OUT total bigint,
+	OUT err_state text, OUT err_message text, OUT err_detail text, OUT err_hint text)
+LANGUAGE plpgsql VOLATILE PARALLEL UNSAFE
+SET search_path = pg_catalog, pg_temp
+AS $$
+DECLARE
+	r docmodel.migration_run;
+	batch_end text;
+BEGIN
+	SELECT * INTO STRICT r FROM docmodel.migration_run m WHERE m.run_id = run;
+	done := r.docs_done;
+	total := r.docs_total;
+	BEGIN
+		EXECUTE format('SELECT max(id), count(*)
+			FROM (SELECT id FROM %s
+				WHERE ($1 IS NULL OR id > $1) AND docmodel._migration_pending(doc, $2, $3)
+				ORDER BY id LIMIT $4) b', r.coll)
+		INTO batch_end, n USING r.last_key, r.doc_type, r.target, batch_size;
+		IF n = 0 THEN
+			PERFORM docmodel._migration_run_set(run, 'done', r.last_key, done, done,
+				NULL, r.error);
+			total := done;
+			RETURN;
+		END IF;
+		EXECUTE format('UPDATE %s SET doc = docmodel._migrate_doc(doc, $3, id)
+			WHERE ($1 IS NULL OR id > $1) AND id <= $4
+				AND docmodel._migration_pending(doc, $2, $3)', r.coll)
+		USING r.last_key, r.doc_type, r.target, batch_end;
+		GET DIAGNOSTICS n = ROW_COUNT;
+		done := done + n;
+		PERFORM docmodel._migration_run_set(run, r.status, batch_end, done,
+			r.docs_total, NULL, r.error);
+		-- n = 0 means finished: a batch whose documents were all migrated
+		-- meanwhile by their writers still counts as progress
+		n := greatest(n, 1);
+	EXCEPTION WHEN query_canceled OR others THEN
+		-- The batch rolled back; record why, keep what committed.
+		GET STACKED DIAGNOSTICS err_state = RETURNED_SQLSTATE, err_message = MESSAGE_TEXT,
+			err_detail = PG_EXCEPTION_DETAIL, err_hint = PG_EXCEPTION_HINT;
+		PERFORM docmodel._migration_run_set(run,
+			CASE WHEN err_state = '57014' THEN 'cancelled' ELSE 'failed' END,
+			r.last_key, r.docs_done, r.docs_total, NULL,
+			err_message || coalesce(' (' || nullif(err_detail, '') || ')', ''));
+		n := 0;
+	END;
+END
+$$;
+COMMENT ON FUNCTION docmodel._migration_batch(bigint, integer) IS
+	'docmodel internal: migrate the next batch of a run (n = 0: finished, or failed with err_state and err_message)';
+
+-- No role writes docmodel's tables directly: PUBLIC's INSERT and UPDATE on
+-- migration_run go, and so does every write a role was given on
+-- collection_config, its sequence or migration_run (0.1.0's README told to
+-- grant INSERT on collection_config for creating collections, which let a
+-- role rewrite other owners' collections).
+REVOKE INSERT, UPDATE ON docmodel.migration_run FROM PUBLIC;
+DO $$
+DECLARE
+    g record;
+BEGIN
+    FOR g IN
+        SELECT pg_catalog.format('docmodel.%I', c.relname) AS rel, c.relkind,
+               a.grantee, a.privilege_type
+        FROM pg_catalog.pg_class AS c,
+             pg_catalog.aclexplode(c.relacl) AS a
+        WHERE c.oid OPERATOR(pg_catalog.=) ANY (ARRAY['docmodel.collection_config'::pg_catalog.regclass,
+                'docmodel.collection_config_id_seq'::pg_catalog.regclass,
+                'docmodel.migration_run'::pg_catalog.regclass]::pg_catalog.oid[])
+          AND a.grantee OPERATOR(pg_catalog.<>) c.relowner
+          AND a.privilege_type OPERATOR(pg_catalog.<>) ALL (ARRAY['SELECT', 'REFERENCES']::text[])
+    LOOP
+        EXECUTE pg_catalog.format('REVOKE %s ON %s %s FROM %s', g.privilege_type,
+            CASE WHEN g.relkind OPERATOR(pg_catalog.=) 'S' THEN 'SEQUENCE' ELSE 'TABLE' END, g.rel,
+            CASE WHEN g.grantee OPERATOR(pg_catalog.=) 0 THEN 'PUBLIC'
+                 ELSE pg_catalog.quote_ident(pg_catalog.pg_get_userbyid(g.grantee)) END);
+        RAISE WARNING 'docmodel 0.2.0: revoked % on % from %', g.privilege_type, g.rel,
+            CASE WHEN g.grantee OPERATOR(pg_catalog.=) 0 THEN 'PUBLIC'
+                 ELSE pg_catalog.pg_get_userbyid(g.grantee)::text END;
+    END LOOP;
+END
+$$;
+
+-- Pin the function of every rule registered under 0.1.0 (its name resolves
+-- once more, now). A pin is not a member of the extension: pg_dump dumps it
+-- after the function it calls.
+DO $$
+DECLARE
+    r record;
+    f pg_catalog.regprocedure;
+BEGIN
+    FOR r IN SELECT m.doc_type, m.from_version, m.to_version, m.fn
+             FROM docmodel.migration_rules AS m WHERE m.fn IS NOT NULL
+    LOOP
+        f := pg_catalog.to_regprocedure(r.fn);
+        IF f IS NULL THEN
+            RAISE WARNING 'migration function % of type "%" (% to %) does not exist', r.fn,
+                r.doc_type, r.from_version, r.to_version
+                USING HINT = 'The rule fails with 42883 until it is registered again.';
+            CONTINUE;
+        END IF;
+        PERFORM docmodel._migration_pin(r.doc_type, r.from_version, r.to_version, f);
+        EXECUTE pg_catalog.format('ALTER EXTENSION docmodel DROP FUNCTION docmodel.%I(pg_catalog.jsonb)',
+            docmodel._migration_fn_name(r.doc_type, r.from_version));
+    END LOOP;
+END
+$$;
+
+-------------------------------------------------------------------------------
+-- Issue 17 (1): tables whose columns were dropped or changed are refused
+-- (55000, 42804) by the C paths and by the SQL functions reading history.
+-------------------------------------------------------------------------------
+
+CREATE FUNCTION docmodel._check_layout(rel regclass, layout text) RETURNS void
+    LANGUAGE c STABLE STRICT PARALLEL SAFE
+    AS 'MODULE_PATHNAME', '_check_layout';
+COMMENT ON FUNCTION docmodel._check_layout(regclass, text) IS
+    'internal: raise 55000 or 42804 when a table lacks a column of a docmodel layout (collection, history, documents)';
+
+-- The history table of a collection, or an error naming why there is none.
+CREATE OR REPLACE FUNCTION docmodel._revisions_table(coll regclass, OUT hist regclass, OUT delim text)
+    LANGUAGE plpgsql STABLE PARALLEL SAFE STRICT
+    SET search_path = pg_catalog, pg_temp
+    AS $$
+BEGIN
+    SELECT c.revisions_table, c.delimiter INTO hist, delim
+        FROM docmodel.collection_config AS c
+        WHERE c.coll OPERATOR(pg_catalog.=) $1;
+    IF NOT FOUND THEN
+        RAISE EXCEPTION '"%" is not a docmodel collection', $1
+            USING ERRCODE = 'invalid_parameter_value',
+                  HINT = 'Create collections with docmodel.create_collection().';
+    END IF;
+    IF hist IS NULL THEN
+        RAISE EXCEPTION 'collection "%" keeps no revisions', $1
+            USING ERRCODE = 'invalid_parameter_value',
+                  HINT = 'Turn history on with docmodel.set_revisions(coll, keep).';
+    END IF;
+    IF NOT EXISTS (SELECT FROM pg_catalog.pg_class AS r WHERE r.oid OPERATOR(pg_catalog.=) hist) THEN
+        RAISE EXCEPTION 'the revisions table of collection "%" does not exist', $1
+            USING ERRCODE = 'undefined_table',
+                  HINT = 'Call docmodel.set_revisions() to create a new one.';
+    END IF;
+    PERFORM docmodel._check_layout(hist, 'history');
+END
+$$;
+
+CREATE OR REPLACE FUNCTION docmodel.restore(coll regclass, key text, ver integer) RETURNS bigint
+    LANGUAGE plpgsql VOLATILE PARALLEL UNSAFE STRICT
+    SET search_path = pg_catalog, pg_temp
+    AS $$
+DECLARE
+    body jsonb;
+    newcas bigint;
+BEGIN
+    PERFORM docmodel._check_layout($1, 'collection');
+    body := docmodel.get_revision($1, $2, $3);
+    IF body IS NULL THEN
+        RAISE EXCEPTION 'revision % of document "%" does not exist', $3, $2
+            USING ERRCODE = 'no_data_found',
+                  DETAIL = pg_catalog.format('Collection %s has no revision %s of key "%s".', $1, $3, $2),
+                  HINT = 'docmodel.revisions(coll, key) lists the stored revisions.';
+    END IF;
+    -- An insert after a delete, else an update; the trigger numbers and
+    -- stamps it, and the update files the current body as a revision.
+    EXECUTE pg_catalog.format('INSERT INTO %s AS t (id, doc, cas) VALUES ($1, $2, 0) '
+        'ON CONFLICT (id) DO UPDATE SET doc = excluded.doc, expires_at = NULL '
+        'RETURNING t.cas', $1)
+        INTO newcas USING $2, body;
+    RETURN newcas;
+END
+$$;
+
 -- ---------------------------------------------------------------------------
 -- issue 18 (integrity), findings 3, 7, 8, 9: migration errors say where.
 -- _migration_batch also returns the migration's error context (step, op,
--- key, path), recorded with the run's error and raised by migrate_collection;
--- (issue 17) it records the run through _migration_run_set. Its OUT columns
--- change, so it is dropped and created again.
+-- key, path), recorded with the run's error and raised by migrate_collection.
+-- Its OUT columns change, so it is dropped and created again.
 -- ---------------------------------------------------------------------------
 DROP FUNCTION docmodel._migration_batch(bigint, integer);
 CREATE FUNCTION docmodel._migration_batch(run bigint, batch_size integer,
@@ -576,99 +731,4 @@ BEGIN
 END
 $$;
 COMMENT ON FUNCTION docmodel._migration_batch(bigint, integer) IS
-	'docmodel internal: migrate the next batch of a run (n = 0: finished, or failed with err_state, err_message and where in the migration, err_context)';
-
--- No role writes docmodel's tables directly: PUBLIC's INSERT and UPDATE on
--- migration_run go, and so does every write a role was given on
--- collection_config, its sequence or migration_run (0.1.0's README told to
--- grant INSERT on collection_config for creating collections, which let a
--- role rewrite other owners' collections).
-REVOKE INSERT, UPDATE ON docmodel.migration_run FROM PUBLIC;
-DO $$
-DECLARE
-    g record;
-BEGIN
-    FOR g IN
-        SELECT pg_catalog.format('docmodel.%I', c.relname) AS rel, c.relkind,
-               a.grantee, a.privilege_type
-        FROM pg_catalog.pg_class AS c,
-             pg_catalog.aclexplode(c.relacl) AS a
-        WHERE c.oid OPERATOR(pg_catalog.=) ANY (ARRAY['docmodel.collection_config'::pg_catalog.regclass,
-                'docmodel.collection_config_id_seq'::pg_catalog.regclass,
-                'docmodel.migration_run'::pg_catalog.regclass]::pg_catalog.oid[])
-          AND a.grantee OPERATOR(pg_catalog.<>) c.relowner
-          AND a.privilege_type OPERATOR(pg_catalog.<>) ALL (ARRAY['SELECT', 'REFERENCES']::text[])
-    LOOP
-        EXECUTE pg_catalog.format('REVOKE %s ON %s %s FROM %s', g.privilege_type,
-            CASE WHEN g.relkind OPERATOR(pg_catalog.=) 'S' THEN 'SEQUENCE' ELSE 'TABLE' END, g.rel,
-            CASE WHEN g.grantee OPERATOR(pg_catalog.=) 0 THEN 'PUBLIC'
-                 ELSE pg_catalog.quote_ident(pg_catalog.pg_get_userbyid(g.grantee)) END);
-        RAISE WARNING 'docmodel 0.2.0: revoked % on % from %', g.privilege_type, g.rel,
-            CASE WHEN g.grantee OPERATOR(pg_catalog.=) 0 THEN 'PUBLIC'
-                 ELSE pg_catalog.pg_get_userbyid(g.grantee)::text END;
-    END LOOP;
-END
-$$;
-
--- Pin the function of every rule registered under 0.1.0 (its name resolves
--- once more, now). A pin is not a member of the extension: pg_dump dumps it
--- after the function it calls.
-DO $$
-DECLARE
-    r record;
-    f pg_catalog.regprocedure;
-BEGIN
-    FOR r IN SELECT m.doc_type, m.from_version, m.to_version, m.fn
-             FROM docmodel.migration_rules AS m WHERE m.fn IS NOT NULL
-    LOOP
-        f := pg_catalog.to_regprocedure(r.fn);
-        IF f IS NULL THEN
-            RAISE WARNING 'migration function % of type "%" (% to %) does not exist', r.fn,
-                r.doc_type, r.from_version, r.to_version
-                USING HINT = 'The rule fails with 42883 until it is registered again.';
-            CONTINUE;
-        END IF;
-        PERFORM docmodel._migration_pin(r.doc_type, r.from_version, r.to_version, f);
-        EXECUTE pg_catalog.format('ALTER EXTENSION docmodel DROP FUNCTION docmodel.%I(pg_catalog.jsonb)',
-            docmodel._migration_fn_name(r.doc_type, r.from_version));
-    END LOOP;
-    IF hist IS NULL THEN
-        RAISE EXCEPTION 'collection "%" keeps no revisions', $1
-            USING ERRCODE = 'invalid_parameter_value',
-                  HINT = 'Turn history on with docmodel.set_revisions(coll, keep).';
-    END IF;
-    IF NOT EXISTS (SELECT FROM pg_catalog.pg_class AS r WHERE r.oid OPERATOR(pg_catalog.=) hist) THEN
-        RAISE EXCEPTION 'the revisions table of collection "%" does not exist', $1
-            USING ERRCODE = 'undefined_table',
-                  HINT = 'Call docmodel.set_revisions() to create a new one.';
-    END IF;
-    PERFORM docmodel._check_layout(hist, 'history');
-END
-$$;
-
-CREATE OR REPLACE FUNCTION docmodel.restore(coll regclass, key text, ver integer) RETURNS bigint
-    LANGUAGE plpgsql VOLATILE PARALLEL UNSAFE STRICT
-    SET search_path = pg_catalog, pg_temp
-    AS $$
-DECLARE
-    body jsonb;
-    newcas bigint;
-BEGIN
-    PERFORM docmodel._check_layout($1, 'collection');
-    body := docmodel.get_revision($1, $2, $3);
-    IF body IS NULL THEN
-        RAISE EXCEPTION 'revision % of document "%" does not exist', $3, $2
-            USING ERRCODE = 'no_data_found',
-                  DETAIL = pg_catalog.format('Collection %s has no revision %s of key "%s".', $1, $3, $2),
-                  HINT = 'docmodel.revisions(coll, key) lists the stored revisions.';
-    END IF;
-    -- An insert after a delete, else an update; the trigger numbers and
-    -- stamps it, and the update files the current body as a revision.
-    EXECUTE pg_catalog.format('INSERT INTO %s AS t (id, doc, cas) VALUES ($1, $2, 0) '
-        'ON CONFLICT (id) DO UPDATE SET doc = excluded.doc, expires_at = NULL '
-        'RETURNING t.cas', $1)
-        INTO newcas USING $2, body;
-    RETURN newcas;
-END
-$$;
 	'docmodel internal: migrate the next batch of a run (n = 0: finished, or failed with err_state, err_message and where in the migration, err_context)';
