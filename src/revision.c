@@ -29,10 +29,12 @@
 #include "catalog/pg_type.h"
 #include "commands/trigger.h"
 #include "executor/executor.h"
+#include "executor/nodeModifyTable.h"
 #include "fmgr.h"
 #include "lib/stringinfo.h"
 #include "miscadmin.h"
 #include "nodes/makefuncs.h"
+#include "rewrite/rewriteHandler.h"
 #include "utils/builtins.h"
 #include "utils/datum.h"
 #include "utils/fmgroids.h"
@@ -40,6 +42,7 @@
 #include "utils/lsyscache.h"
 #include "utils/numeric.h"
 #include "utils/rel.h"
+#include "storage/lmgr.h"
 #include "utils/snapmgr.h"
 
 #include "collection.h"
@@ -920,7 +923,10 @@ patch(PG_FUNCTION_ARGS)
  * and DocmodelRevisionFirstVer() for the _ver of a new document. History is
  * written straight into the heap and its indexes (no SPI, no planning); the
  * history table's own triggers and rules do not fire, and a writer of the
- * collection needs no privilege on it. Writers of one key are serialized by
+ * collection needs no privilege on it. Columns a user added to the history
+ * table get their defaults (or NULL), and its NOT NULL and CHECK constraints
+ * hold, as for an INSERT (HistoryOpen chooses the executor path then).
+ * Writers of one key are serialized by
  * the row lock on the collection row, so history of one key is written by
  * one transaction at a time.
  * ------------------------------------------------------------------------
@@ -944,7 +950,10 @@ typedef struct HistoryWriter
 {
 	Relation rel;
 	Relation pkey;            /* its (id, ver) primary key index */
-	bool fast;                /* a heap whose one index is pkey: no executor */
+	bool fast;                /* a heap whose one index is pkey, without
+							   * added columns or CHECKs: no executor */
+	ExprState **defaults;     /* when !fast: per column, its default or NULL */
+	bool constrained;         /* when !fast: CHECK or generated columns */
 	EState *estate;           /* when !fast */
 	ResultRelInfo *rri;       /* when !fast */
 	TupleTableSlot *slot;     /* for inserts, when !fast */
@@ -1022,10 +1031,22 @@ HistoryOpen(HistoryWriter *w, const DocmodelCollection *cfg)
 {
 	List *indexes;
 
+	TupleDesc desc;
+	TupleConstr *constr;
+	bool added = false;
+	int i;
+
 	w->rel = HistoryOpenRel(cfg, RowExclusiveLock, &w->pkey);
 	w->keep = cfg->revisions;
+	desc = RelationGetDescr(w->rel);
+	constr = desc->constr;
+	for (i = REV_ATT_DOC; i < desc->natts; i++)
+		if (!TupleDescAttr(desc, i)->attisdropped)
+			added = true;
+	w->constrained = constr != NULL &&
+					 (constr->num_check > 0 || constr->has_generated_stored);
 	indexes = RelationGetIndexList(w->rel);
-	w->fast = list_length(indexes) == 1 &&
+	w->fast = list_length(indexes) == 1 && !added && !w->constrained &&
 			  w->rel->rd_rel->relam == HEAP_TABLE_AM_OID &&
 			  w->pkey->rd_rel->relam == BTREE_AM_OID;
 	list_free(indexes);
@@ -1049,11 +1070,32 @@ HistoryOpen(HistoryWriter *w, const DocmodelCollection *cfg)
 	}
 	else
 	{
+		RangeTblEntry *rte = makeNode(RangeTblEntry);
+
+		/* A range table of the one relation, for ExecConstraints' errors. */
+		rte->rtekind = RTE_RELATION;
+		rte->relid = RelationGetRelid(w->rel);
+		rte->relkind = w->rel->rd_rel->relkind;
+		rte->rellockmode = RowExclusiveLock;
 		w->estate = CreateExecutorState();
+		ExecInitRangeTable(w->estate, list_make1(rte));
 		w->rri = makeNode(ResultRelInfo);
 		InitResultRelInfo(w->rri, w->rel, 1, NULL, 0);
 		ExecOpenIndices(w->rri, false);
 		w->slot = table_slot_create(w->rel, NULL);
+		/* Added columns: their defaults, as an INSERT omitting them gets. */
+		w->defaults = palloc0(sizeof(ExprState *) * desc->natts);
+		for (i = REV_ATT_DOC; i < desc->natts; i++)
+		{
+			Form_pg_attribute att = TupleDescAttr(desc, i);
+			Node *expr;
+
+			if (att->attisdropped || att->attgenerated)
+				continue;
+			expr = build_column_default(w->rel, i + 1);
+			if (expr != NULL)
+				w->defaults[i] = ExecPrepareExpr((Expr *) expr, w->estate);
+		}
 	}
 	w->who = CStringGetTextDatum(DocmodelWho());
 	w->at = TimestampTzGetDatum(GetCurrentTransactionStartTimestamp());
@@ -1187,11 +1229,21 @@ HistoryWrite(HistoryWriter *w, Datum id, int32 ver, const char *op, Datum doc)
 	else
 	{
 		TupleTableSlot *slot = w->slot;
+		ExprContext *econtext = GetPerTupleExprContext(w->estate);
 
+		for (i = REV_ATT_DOC; i < desc->natts; i++)
+			if (w->defaults[i] != NULL)
+				values[i] = ExecEvalExprSwitchContext(w->defaults[i], econtext,
+													  &nulls[i]);
 		ExecClearTuple(slot);
 		memcpy(slot->tts_values, values, sizeof(Datum) * desc->natts);
 		memcpy(slot->tts_isnull, nulls, sizeof(bool) * desc->natts);
 		ExecStoreVirtualTuple(slot);
+		if (w->constrained && desc->constr->has_generated_stored)
+			ExecComputeStoredGenerated(w->rri, w->estate, slot, CMD_INSERT);
+		/* NOT NULL and CHECK, with their own errors (23502, 23514). */
+		if (desc->constr != NULL)
+			ExecConstraints(w->rri, slot, w->estate);
 		table_tuple_insert(w->rel, slot, GetCurrentCommandId(true), 0, NULL);
 		ExecInsertIndexTuples(w->rri, slot, w->estate, false, false, NULL, NIL);
 		ResetPerTupleExprContext(w->estate);
@@ -1356,12 +1408,75 @@ DocmodelRevisionTrigger(FunctionCallInfo fcinfo)
 }
 
 /*
+ * Wait until no other transaction is inserting or deleting key id in the
+ * collection coll, and lock a live row of the key (FOR KEY SHARE) so that
+ * no delete of it can commit before this insert's unique check. Then every
+ * tombstone of the key is committed or never will be, and the history read
+ * that follows sees it. The waiting is what _bt_check_unique() does later
+ * anyway; doing it first keeps a delete that commits while an insert waits
+ * from handing the insert a version its tombstone already has.
+ */
+static void
+WaitForKeyWriters(Relation coll, Datum id)
+{
+	Relation pkey;
+	TupleTableSlot *slot;
+	SnapshotData dirty;
+	ScanKeyData sk;
+	bool again;
+
+	pkey = index_open(RelationGetPrimaryKeyIndex(coll), AccessShareLock);
+	slot = table_slot_create(coll, NULL);
+	InitDirtySnapshot(dirty);
+	ScanKeyEntryInitialize(&sk, 0, 1, BTEqualStrategyNumber, InvalidOid,
+						   pkey->rd_indcollation[0], F_TEXTEQ, id);
+	do
+	{
+		IndexScanDesc scan = index_beginscan(coll, pkey, &dirty, 1, 0);
+		TransactionId xwait = InvalidTransactionId;
+		bool live;
+		ItemPointerData tid;
+
+		again = false;
+		index_rescan(scan, &sk, 1, NULL, 0);
+		live = index_getnext_slot(scan, ForwardScanDirection, slot);
+		if (live)
+		{
+			xwait = TransactionIdIsValid(dirty.xmin) ? dirty.xmin : dirty.xmax;
+			tid = slot->tts_tid;
+		}
+		index_endscan(scan);
+		if (TransactionIdIsValid(xwait))
+		{
+			XactLockTableWait(xwait, coll, &tid, XLTW_InsertIndex);
+			again = true;
+		}
+		else if (live)
+		{
+			TM_FailureData tmfd;
+			TM_Result res;
+
+			res = table_tuple_lock(coll, &tid, GetActiveSnapshot(), slot,
+								   GetCurrentCommandId(false),
+								   LockTupleKeyShare, LockWaitBlock, 0, &tmfd);
+			/* changed meanwhile: look again; ours (TM_Invisible, ...): fine */
+			again = (res == TM_Updated || res == TM_Deleted);
+		}
+	} while (again);
+	ExecDropSingleTupleTableSlot(slot);
+	index_close(pkey, NoLock);
+}
+
+/*
  * Return the _ver a new document with key id starts at: one above the
  * newest revision of the key (so numbering never restarts after a delete),
- * and at least floor. Without a history table, floor.
+ * and at least floor. Without a history table, floor. With coll, first
+ * wait for the key's other writers (WaitForKeyWriters). Raise 22003 when
+ * the newest revision is the last version there is.
  */
 int32
-DocmodelRevisionFirstVer(const DocmodelCollection *cfg, Datum id, int32 floor)
+DocmodelRevisionFirstVer(const DocmodelCollection *cfg, Relation coll, Datum id,
+						 int32 floor)
 {
 	Relation rel;
 	Relation pkey;
@@ -1376,6 +1491,8 @@ DocmodelRevisionFirstVer(const DocmodelCollection *cfg, Datum id, int32 floor)
 	if (rel == NULL)
 		return floor; /* dropped: nothing to continue after */
 	table_close(rel, NoLock);
+	if (coll != NULL)
+		WaitForKeyWriters(coll, id);
 	rel = HistoryOpenRel(cfg, AccessShareLock, &pkey);
 	slot = table_slot_create(rel, NULL);
 	(void) HistoryKeys(pkey, sk, id, PG_INT32_MAX);
@@ -1386,6 +1503,13 @@ DocmodelRevisionFirstVer(const DocmodelCollection *cfg, Datum id, int32 floor)
 		bool isnull;
 		Datum d = slot_getattr(slot, REV_ATT_VER, &isnull);
 
+		if (!isnull && DatumGetInt32(d) == PG_INT32_MAX)
+		{
+			text *key = DatumGetTextPP(id);
+
+			DocmodelVersionOverflow(VARDATA_ANY(key), VARSIZE_ANY_EXHDR(key),
+									psprintf("%d", PG_INT32_MAX));
+		}
 		if (!isnull && DatumGetInt32(d) >= floor)
 			ver = DatumGetInt32(d) + 1;
 	}
