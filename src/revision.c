@@ -1039,6 +1039,21 @@ HistoryOpen(HistoryWriter *w, const DocmodelCollection *cfg)
 	w->rel = HistoryOpenRel(cfg, RowExclusiveLock, &w->pkey);
 	w->keep = cfg->revisions;
 	desc = RelationGetDescr(w->rel);
+	/* Foreign keys are checked by triggers, which history writes skip. */
+	if (w->rel->rd_rel->relhastriggers && RelationGetFKeyList(w->rel) != NIL)
+	{
+		ForeignKeyCacheInfo *fk = linitial(RelationGetFKeyList(w->rel));
+
+		ereport(ERROR,
+				(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
+				 errmsg("revisions table \"%s\" has a foreign key",
+						RelationGetRelationName(w->rel)),
+				 errdetail("Constraint \"%s\" would be checked by a trigger; "
+						   "docmodel writes history without firing triggers.",
+						   get_constraint_name(fk->conoid)),
+				 errhint("Drop the foreign key, or check the values with a "
+						 "CHECK constraint.")));
+	}
 	constr = desc->constr;
 	for (i = REV_ATT_DOC; i < desc->natts; i++)
 		if (!TupleDescAttr(desc, i)->attisdropped)
@@ -1229,6 +1244,7 @@ HistoryWrite(HistoryWriter *w, Datum id, int32 ver, const char *op, Datum doc)
 	else
 	{
 		TupleTableSlot *slot = w->slot;
+		List *recheck;
 		ExprContext *econtext = GetPerTupleExprContext(w->estate);
 
 		for (i = REV_ATT_DOC; i < desc->natts; i++)
@@ -1245,7 +1261,19 @@ HistoryWrite(HistoryWriter *w, Datum id, int32 ver, const char *op, Datum doc)
 		if (desc->constr != NULL)
 			ExecConstraints(w->rri, slot, w->estate);
 		table_tuple_insert(w->rel, slot, GetCurrentCommandId(true), 0, NULL);
-		ExecInsertIndexTuples(w->rri, slot, w->estate, false, false, NULL, NIL);
+		recheck = ExecInsertIndexTuples(w->rri, slot, w->estate, false, false,
+										NULL, NIL);
+		/* A deferrable unique index is checked now: no trigger rechecks it. */
+		if (recheck != NIL)
+			ereport(ERROR,
+					(errcode(ERRCODE_UNIQUE_VIOLATION),
+					 errmsg("duplicate key value violates unique constraint "
+							"\"%s\"",
+							get_rel_name(linitial_oid(recheck))),
+					 errdetail("Revision %d of document \"%s\" conflicts with "
+							   "a row of \"%s\".",
+							   ver, TextDatumGetCString(id),
+							   RelationGetRelationName(w->rel))));
 		ResetPerTupleExprContext(w->estate);
 		if (ver > w->keep)
 			(void) HistoryPrune(w, id, ver - w->keep, NULL);

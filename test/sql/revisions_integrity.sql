@@ -109,6 +109,18 @@ SELECT count(*) AS revisions_of_3 FROM integ_cols_revisions WHERE id = 'user::3'
 ALTER TABLE integ_cols_revisions ALTER COLUMN tenant SET DEFAULT 'beta';
 SELECT docmodel.replace('integ_cols', 'user::3', '{"n": 2}') > 0 AS replaced;
 SELECT id, ver, op, tenant FROM integ_cols_revisions WHERE id = 'user::3';
+-- A foreign key would need a trigger: refused (55000), nothing changes.
+CREATE TABLE integ_tenants (name text PRIMARY KEY);
+INSERT INTO integ_tenants VALUES ('acme'), ('beta');
+ALTER TABLE integ_cols_revisions ADD CONSTRAINT integ_cols_tenant FOREIGN KEY (tenant) REFERENCES integ_tenants;
+SELECT pg_temp.try($$SELECT docmodel.replace('integ_cols', 'user::3', '{"n": 3}')$$);
+ALTER TABLE integ_cols_revisions DROP CONSTRAINT integ_cols_tenant;
+DROP TABLE integ_tenants;
+-- A deferrable unique constraint is checked at once.
+ALTER TABLE integ_cols_revisions ADD CONSTRAINT integ_cols_one_per_tenant UNIQUE (id, op, tenant) DEFERRABLE INITIALLY DEFERRED;
+SELECT pg_temp.try($$SELECT docmodel.replace('integ_cols', 'user::3', '{"n": 3}')$$);
+ALTER TABLE integ_cols_revisions DROP CONSTRAINT integ_cols_one_per_tenant;
+SELECT id, doc->'_ver' AS ver, doc->'n' AS n FROM integ_cols;
 -- No column holds NULL where its table says NOT NULL.
 SELECT count(*) AS null_tenants FROM integ_cols_revisions WHERE tenant IS NULL;
 
