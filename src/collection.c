@@ -3,8 +3,9 @@
  * collection.c
  *	  Collection configuration: a backend-local cache of the rows of
  *	  docmodel.collection_config keyed by their id (the argument of the
- *	  collection trigger), the CAS clock, the writer's name, and the small
- *	  C helpers of create_collection().
+ *	  collection trigger), the CAS clock, the writer's name, the small
+ *	  C helpers of create_collection(), and the one way docmodel names the
+ *	  tables it derives from a collection (DocmodelDerivedName).
  *
  * Shared state: CollCache (a hash in TopMemoryContext, this backend only).
  * An entry is filled on first use by one SPI query and dropped by the

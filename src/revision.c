@@ -12,7 +12,9 @@
  *	  history table by OID on every call. The only backend-local static is
  *	  PkeyInfo, the IndexInfo of an (id, ver) btree, built once in
  *	  TopMemoryContext and never changed. Writers of one key are serialized
- *	  by the row lock on its collection row.
+ *	  by the row lock on its collection row; an insert of a key, which has
+ *	  no row to lock yet, first waits for the key's deleters
+ *	  (WaitForKeyWriters).
  *
  *-------------------------------------------------------------------------
  */
