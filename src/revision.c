@@ -37,6 +37,7 @@
 #include "miscadmin.h"
 #include "nodes/makefuncs.h"
 #include "rewrite/rewriteHandler.h"
+#include "storage/lmgr.h"
 #include "utils/builtins.h"
 #include "utils/datum.h"
 #include "utils/fmgroids.h"
@@ -44,7 +45,6 @@
 #include "utils/lsyscache.h"
 #include "utils/numeric.h"
 #include "utils/rel.h"
-#include "storage/lmgr.h"
 #include "utils/snapmgr.h"
 
 #include "collection.h"
@@ -928,8 +928,8 @@ patch(PG_FUNCTION_ARGS)
  * collection needs no privilege on it. Columns a user added to the history
  * table get their defaults (or NULL), and its NOT NULL and CHECK constraints
  * hold, as for an INSERT (HistoryOpen chooses the executor path then).
- * Writers of one key are serialized by
- * the row lock on the collection row, so history of one key is written by
+ * Writers of one key are serialized by the row lock on the collection row
+ * (an insert, by WaitForKeyWriters), so history of one key is written by
  * one transaction at a time.
  * ------------------------------------------------------------------------
  */
@@ -1032,7 +1032,6 @@ static void
 HistoryOpen(HistoryWriter *w, const DocmodelCollection *cfg)
 {
 	List *indexes;
-
 	TupleDesc desc;
 	TupleConstr *constr;
 	bool added = false;
@@ -1284,10 +1283,16 @@ HistoryWrite(HistoryWriter *w, Datum id, int32 ver, const char *op, Datum doc)
 	pfree(nulls);
 }
 
-/* Return the _ver of a stored document (in cfg's meta style), or -1. */
+/*
+ * Return the _ver of the stored document doc of key id (in cfg's meta
+ * style), or -1 when it has none; raise 22003 naming the key when it is
+ * beyond the integers.
+ */
 static int32
-DocVer(const DocmodelCollection *cfg, Jsonb *doc)
+DocVer(const DocmodelCollection *cfg, Jsonb *doc, Datum id)
 {
+	int32 ver;
+	bool error = false;
 	JsonbContainer *c = &doc->root;
 	JsonbValue buf;
 	JsonbValue *v;
@@ -1308,8 +1313,18 @@ DocVer(const DocmodelCollection *cfg, Jsonb *doc)
 		v = getKeyJsonValueFromContainer(c, "ver", 3, &buf);
 	if (v == NULL || v->type != jbvNumeric)
 		return -1;
-	return DatumGetInt32(
-		DirectFunctionCall1(numeric_int4, NumericGetDatum(v->val.numeric)));
+	ver = numeric_int4_opt_error(v->val.numeric, &error);
+	if (error)
+	{
+		text *key = DatumGetTextPP(id);
+
+		/* a version the history's integer column cannot number */
+		DocmodelVersionOverflow(
+			VARDATA_ANY(key), VARSIZE_ANY_EXHDR(key),
+			DatumGetCString(DirectFunctionCall1(
+				numeric_out, NumericGetDatum(v->val.numeric))));
+	}
+	return ver;
 }
 
 /* Is the row's expires_at at or before the transaction's start? */
@@ -1351,7 +1366,7 @@ HistoryOfTruncate(const DocmodelCollection *cfg, Relation coll)
 		if (isnull || docnull)
 			continue;
 		old = MemoryContextSwitchTo(rowcxt);
-		ver = DocVer(cfg, DatumGetJsonbP(doc));
+		ver = DocVer(cfg, DatumGetJsonbP(doc), id);
 		if (ver > 0)
 			HistoryWrite(&w, id, ver, "truncate", doc);
 		MemoryContextSwitchTo(old);
@@ -1408,7 +1423,7 @@ DocmodelRevisionTrigger(FunctionCallInfo fcinfo)
 	olddoc = heap_getattr(oldtup, COLL_ATT_DOC, desc, &isnull);
 	if (isnull)
 		return PointerGetDatum(NULL);
-	ver = DocVer(&cfg, DatumGetJsonbP(olddoc));
+	ver = DocVer(&cfg, DatumGetJsonbP(olddoc), id);
 	if (ver <= 0)
 		return PointerGetDatum(NULL); /* never stamped: no number to file */
 	if (TRIGGER_FIRED_BY_UPDATE(td->tg_event))
@@ -1422,7 +1437,7 @@ DocmodelRevisionTrigger(FunctionCallInfo fcinfo)
 		 */
 		if (RowExpired(oldtup, desc))
 			op = "expire";
-		else if (isnull || DocVer(&cfg, DatumGetJsonbP(newdoc)) == ver)
+		else if (isnull || DocVer(&cfg, DatumGetJsonbP(newdoc), id) == ver)
 			return PointerGetDatum(NULL); /* a no-op update */
 		else
 			op = "update";
@@ -1449,13 +1464,16 @@ DocmodelRevisionTrigger(FunctionCallInfo fcinfo)
 static void
 WaitForKeyWriters(Relation coll, Datum id)
 {
+	Oid pkoid = RelationGetPrimaryKeyIndex(coll);
 	Relation pkey;
 	TupleTableSlot *slot;
 	SnapshotData dirty;
 	ScanKeyData sk;
 	bool again;
 
-	pkey = index_open(RelationGetPrimaryKeyIndex(coll), AccessShareLock);
+	if (!OidIsValid(pkoid))
+		return; /* no key to wait on: nothing keeps keys unique */
+	pkey = index_open(pkoid, AccessShareLock);
 	slot = table_slot_create(coll, NULL);
 	InitDirtySnapshot(dirty);
 	ScanKeyEntryInitialize(&sk, 0, 1, BTEqualStrategyNumber, InvalidOid,

@@ -34,6 +34,9 @@ SELECT pg_temp.try($$UPDATE integ_last_hist SET doc = '{"a": 2}' WHERE id = 'use
 SELECT id, doc->'_ver' AS ver, doc->'a' AS a FROM integ_last UNION ALL
 SELECT id, doc->'_ver', doc->'a' FROM integ_last_hist ORDER BY 1, 2;
 SELECT count(*) AS revisions FROM integ_last_hist_revisions;
+-- Beyond the integers no tombstone can be numbered: the delete is refused.
+SELECT pg_temp.try($$SELECT docmodel.remove('integ_last_hist', 'user::2')$$);
+SELECT count(*) AS docs FROM integ_last_hist WHERE id = 'user::2';
 -- Deleted at the last version: the tombstone is kept, and a new document of
 -- the key, which would continue after it, is refused.
 SELECT docmodel.remove('integ_last_hist', 'user::1') > 0 AS removed;
