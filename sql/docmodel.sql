@@ -1095,7 +1095,12 @@ BEGIN
             USING ERRCODE = 'invalid_parameter_value',
                   HINT = 'Drop a plain table with DROP TABLE.';
     END IF;
+    -- The owner's alone (42501), then the collection before its history, in
+    -- the order its writers lock them: a transaction that read the
+    -- collection and then writes it finishes first, instead of deadlocking
+    -- on the history table.
     PERFORM docmodel._config_drop($1);
+    EXECUTE pg_catalog.format('LOCK TABLE %s IN ACCESS EXCLUSIVE MODE', $1);
     IF hist IS NOT NULL THEN
         EXECUTE pg_catalog.format('DROP TABLE %s', hist);
     END IF;
@@ -1189,6 +1194,14 @@ CREATE FUNCTION docmodel.patch(doc jsonb, patch jsonb) RETURNS jsonb
 COMMENT ON FUNCTION docmodel.patch(jsonb, jsonb) IS
 	'Apply an RFC 6902 JSON Patch to doc; an operation that cannot apply (or a failing test) is an error';
 
+-- The one way docmodel names a table it derives from a collection.
+CREATE FUNCTION docmodel._derived_name(nsp regnamespace, base text, label text)
+    RETURNS name
+    LANGUAGE c STABLE STRICT PARALLEL SAFE
+    AS 'MODULE_PATHNAME', '_derived_name';
+COMMENT ON FUNCTION docmodel._derived_name(regnamespace, text, text) IS
+    'internal: a free name base_label in nsp, base cut to fit NAMEDATALEN, a number added to label when taken';
+
 CREATE FUNCTION docmodel.set_revisions(coll regclass, keep integer)
     RETURNS regclass
     LANGUAGE plpgsql VOLATILE PARALLEL UNSAFE
@@ -1197,10 +1210,11 @@ CREATE FUNCTION docmodel.set_revisions(coll regclass, keep integer)
 DECLARE
     cid integer;
     hist regclass;
-    nsp name;
+    nspid oid;
     base name;
     owner name;
     owner_id oid;
+    histname name;
 BEGIN
     IF keep IS NULL OR keep OPERATOR(pg_catalog.<) 0 THEN
         RAISE EXCEPTION 'invalid number of revisions to keep: %', coalesce(keep::text, 'NULL')
@@ -1232,31 +1246,32 @@ BEGIN
         hist := NULL;
     END IF;
     IF keep OPERATOR(pg_catalog.>) 0 AND hist IS NULL THEN
-        SELECT n.nspname, r.relname, pg_catalog.pg_get_userbyid(r.relowner)
-            INTO nsp, base, owner
+        SELECT r.relnamespace, r.relname, pg_catalog.pg_get_userbyid(r.relowner)
+            INTO nspid, base, owner
             FROM pg_catalog.pg_class AS r
-            JOIN pg_catalog.pg_namespace AS n ON n.oid OPERATOR(pg_catalog.=) r.relnamespace
             WHERE r.oid OPERATOR(pg_catalog.=) $1;
-        hist := pg_catalog.to_regclass(pg_catalog.format('%I.%I', nsp,
-            base OPERATOR(pg_catalog.||) '_revisions'));
+        -- The history a plain DROP TABLE of a collection of this name left
+        -- behind is taken over (its numbering continues): <name>_revisions,
+        -- uncut, named by the configuration of a dropped table.
+        SELECT h.oid INTO hist FROM pg_catalog.pg_class AS h
+            WHERE h.relnamespace OPERATOR(pg_catalog.=) nspid
+              AND h.relname OPERATOR(pg_catalog.=) (base::text OPERATOR(pg_catalog.||) '_revisions');
         IF hist IS NOT NULL THEN
-            -- The name is taken. The history a plain DROP TABLE of a collection
-            -- left behind is taken over (its numbering continues); any other
-            -- table is refused.
             IF NOT docmodel._config_adopt_history(hist) THEN
-                RAISE EXCEPTION 'cannot create the revisions table of collection "%": "%" already exists',
-                    $1, hist
-                    USING ERRCODE = 'duplicate_table',
-                          DETAIL = 'That table is not the history of a dropped collection.',
-                          HINT = 'Rename or drop that table, then turn history on again.';
+                hist := NULL;
             END IF;
-        ELSE
-            EXECUTE pg_catalog.format('CREATE TABLE %I.%I (id text COLLATE "C" NOT NULL, '
+        END IF;
+        IF hist IS NULL THEN
+            -- A free name that fits: <name>_revisions, the name cut to fit,
+            -- a number added when taken.
+            histname := docmodel._derived_name(nspid::regnamespace, base, 'revisions');
+            EXECUTE pg_catalog.format('CREATE TABLE %s.%I (id text COLLATE "C" NOT NULL, '
                 'ver integer NOT NULL, op text NOT NULL, changed_at timestamptz NOT NULL, '
                 'changed_by text, doc jsonb, PRIMARY KEY (id, ver))',
-                nsp, base OPERATOR(pg_catalog.||) '_revisions');
-            hist := pg_catalog.format('%I.%I', nsp,
-                base OPERATOR(pg_catalog.||) '_revisions')::regclass;
+                nspid::regnamespace, histname);
+            SELECT h.oid INTO hist FROM pg_catalog.pg_class AS h
+                WHERE h.relnamespace OPERATOR(pg_catalog.=) nspid
+                  AND h.relname OPERATOR(pg_catalog.=) histname;
             IF owner OPERATOR(pg_catalog.<>) CURRENT_USER THEN
                 EXECUTE pg_catalog.format('ALTER TABLE %s OWNER TO %I', hist, owner);
             END IF;

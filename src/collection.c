@@ -3,8 +3,9 @@
  * collection.c
  *	  Collection configuration: a backend-local cache of the rows of
  *	  docmodel.collection_config keyed by their id (the argument of the
- *	  collection trigger), the CAS clock, the writer's name, and the small
- *	  C helpers of create_collection().
+ *	  collection trigger), the CAS clock, the writer's name, the small
+ *	  C helpers of create_collection(), and the one way docmodel names the
+ *	  tables it derives from a collection (DocmodelDerivedName).
  *
  * It also checks the layout of the tables docmodel reads by column number
  * (collections, history tables) and that the collection trigger fires on
@@ -33,6 +34,7 @@
 #include "utils/varlena.h"
 #include "catalog/pg_type.h"
 #include "commands/trigger.h"
+#include "mb/pg_wchar.h"
 #include "executor/spi.h"
 #include "fmgr.h"
 #include "miscadmin.h"
@@ -52,6 +54,7 @@ PG_FUNCTION_INFO_V1(_collection_config_changed);
 PG_FUNCTION_INFO_V1(_check_collection_options);
 PG_FUNCTION_INFO_V1(_check_layout);
 PG_FUNCTION_INFO_V1(create_collection);
+PG_FUNCTION_INFO_V1(_derived_name);
 
 static HTAB *CollCache = NULL;
 static DocmodelCollection *LastEntry = NULL; /* the last lookup, or NULL */
@@ -794,4 +797,51 @@ create_collection(PG_FUNCTION_ARGS)
 		SPI_getbinval(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 1, &isnull);
 	SPI_finish();
 	PG_RETURN_DATUM(result);
+}
+
+/*
+ * Return a free name, in namespace nsp, for a table derived from the table
+ * named base (its history: label "revisions"), chosen the way PostgreSQL
+ * chooses index and constraint names (ChooseRelationName() and
+ * makeObjectName() in indexcmds.c): base, "_", label, with base cut at a
+ * character boundary so that the whole fits in NAMEDATALEN - 1 bytes; when
+ * that name is taken by any relation, the label gets a number (revisions1,
+ * revisions2, ...). The label is never cut, so the name says what it is.
+ */
+char *
+DocmodelDerivedName(Oid nsp, const char *base, const char *label)
+{
+	char modlabel[NAMEDATALEN];
+	int pass = 0;
+
+	if (strlen(label) > NAMEDATALEN - 2 - 10)
+		elog(ERROR, "derived name label \"%s\" is too long", label);
+	strlcpy(modlabel, label, sizeof(modlabel));
+	for (;;)
+	{
+		int llen = strlen(modlabel);
+		int blen = strlen(base);
+		char *name;
+
+		if (blen + 1 + llen > NAMEDATALEN - 1)
+			blen = pg_mbcliplen(base, blen, NAMEDATALEN - 2 - llen);
+		name = psprintf("%.*s_%s", blen, base, modlabel);
+		if (!OidIsValid(get_relname_relid(name, nsp)))
+			return name;
+		pfree(name);
+		snprintf(modlabel, sizeof(modlabel), "%s%d", label, ++pass);
+	}
+}
+
+/* SQL: _derived_name(nsp regnamespace, base text, label text) -> name. */
+Datum
+_derived_name(PG_FUNCTION_ARGS)
+{
+	char *name = DocmodelDerivedName(PG_GETARG_OID(0),
+									 text_to_cstring(PG_GETARG_TEXT_PP(1)),
+									 text_to_cstring(PG_GETARG_TEXT_PP(2)));
+	Name result = (Name) palloc0(NAMEDATALEN);
+
+	strlcpy(NameStr(*result), name, NAMEDATALEN);
+	PG_RETURN_NAME(result);
 }

@@ -137,9 +137,12 @@ extern int32 DocmodelCollectionIdByRelid(Oid relid, bool missing_ok);
 extern Oid DocmodelConfigRelid(void);
 extern int64 DocmodelNextCas(int64 old_cas);
 extern const char *DocmodelWho(void);
+extern char *DocmodelDerivedName(Oid nsp, const char *base, const char *label);
 
 /* document.c */
 extern Jsonb *DocmodelAssembleDocument(Jsonb *body, DocmodelStamp *stamp);
 extern JsonbValue *DocmodelTimeValue(TimestampTz ts, DocmodelTimeUnit unit);
+extern void DocmodelVersionOverflow(const char *key, int key_len,
+									const char *stored) pg_attribute_noreturn();
 
 #endif /* DOCMODEL_COLLECTION_H */

@@ -672,14 +672,40 @@ CheckSize(Size bytes, const char *key, int key_len)
 						   bytes, DOCMODEL_MAX_DOC_BYTES)));
 }
 
-/* Return the int4 value of a JSON number, or dflt when it is not one. */
-static int32
-JsonInt(JsonbValue *v, int32 dflt)
+/*
+ * Raise 22003: document key has no version after stored (the text of its
+ * stored version). Versions are integers; 2147483647 is the last one.
+ */
+void
+DocmodelVersionOverflow(const char *key, int key_len, const char *stored)
 {
-	if (v == NULL || v->type != jbvNumeric)
-		return dflt;
-	return DatumGetInt32(
-		DirectFunctionCall1(numeric_int4, NumericGetDatum(v->val.numeric)));
+	ereport(ERROR,
+			(errcode(ERRCODE_NUMERIC_VALUE_OUT_OF_RANGE),
+			 errmsg("document \"%.*s\" has no version after %s", key_len, key,
+					stored),
+			 errdetail("A document's version is at most %d.", PG_INT32_MAX),
+			 errhint("Store the document under a new key.")));
+}
+
+/*
+ * Return the version that follows the stored version field v (dflt + 1 when
+ * v is absent or not a number). Raise 22003 naming the key when there is
+ * none: v is 2147483647 or beyond.
+ */
+static int32
+NextVer(JsonbValue *v, int32 dflt, const char *key, int key_len)
+{
+	int32 ver = dflt;
+	bool error = false;
+
+	if (v != NULL && v->type == jbvNumeric)
+		ver = numeric_int4_opt_error(v->val.numeric, &error);
+	if (error || ver == PG_INT32_MAX)
+		DocmodelVersionOverflow(
+			key, key_len,
+			DatumGetCString(DirectFunctionCall1(
+				numeric_out, NumericGetDatum(v->val.numeric))));
+	return ver + 1;
 }
 
 /* Form the row to store, keeping the trigger tuple's identity fields. */
@@ -906,7 +932,7 @@ collection_trigger(PG_FUNCTION_ARGS)
 		st.old_doc = old;
 		if (omc != NULL)
 		{
-			st.ver = JsonInt(FindField(omc, names->ver), 1) + 1;
+			st.ver = NextVer(FindField(omc, names->ver), 1, key, key_len);
 			st.created = FindField(omc, names->created);
 			st.created_by = FindField(omc, names->created_by);
 		}
@@ -927,9 +953,10 @@ collection_trigger(PG_FUNCTION_ARGS)
 				MetaContainer(&cfg, DatumGetJsonbP(ov[COLL_ATT_DOC - 1]));
 
 			if (omc != NULL)
-				floor = JsonInt(FindField(omc, names->ver), 0) + 1;
+				floor = NextVer(FindField(omc, names->ver), 0, key, key_len);
 		}
-		st.ver = DocmodelRevisionFirstVer(&cfg, nv[COLL_ATT_ID - 1], floor);
+		st.ver = DocmodelRevisionFirstVer(&cfg, oldtup == NULL ? rel : NULL,
+										  nv[COLL_ATT_ID - 1], floor);
 	}
 
 	/* schema version: see migrate.c (migrate on write, stamp _schema) */

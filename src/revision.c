@@ -12,7 +12,9 @@
  *	  history table by OID on every call. The only backend-local static is
  *	  PkeyInfo, the IndexInfo of an (id, ver) btree, built once in
  *	  TopMemoryContext and never changed. Writers of one key are serialized
- *	  by the row lock on its collection row.
+ *	  by the row lock on its collection row; an insert of a key, which has
+ *	  no row to lock yet, first waits for the key's deleters
+ *	  (WaitForKeyWriters).
  *
  *-------------------------------------------------------------------------
  */
@@ -29,10 +31,13 @@
 #include "catalog/pg_type.h"
 #include "commands/trigger.h"
 #include "executor/executor.h"
+#include "executor/nodeModifyTable.h"
 #include "fmgr.h"
 #include "lib/stringinfo.h"
 #include "miscadmin.h"
 #include "nodes/makefuncs.h"
+#include "rewrite/rewriteHandler.h"
+#include "storage/lmgr.h"
 #include "utils/builtins.h"
 #include "utils/datum.h"
 #include "utils/fmgroids.h"
@@ -914,8 +919,11 @@ patch(PG_FUNCTION_ARGS)
  * and DocmodelRevisionFirstVer() for the _ver of a new document. History is
  * written straight into the heap and its indexes (no SPI, no planning); the
  * history table's own triggers and rules do not fire, and a writer of the
- * collection needs no privilege on it. Writers of one key are serialized by
- * the row lock on the collection row, so history of one key is written by
+ * collection needs no privilege on it. Columns a user added to the history
+ * table get their defaults (or NULL), and its NOT NULL and CHECK constraints
+ * hold, as for an INSERT (HistoryOpen chooses the executor path then).
+ * Writers of one key are serialized by the row lock on the collection row
+ * (an insert, by WaitForKeyWriters), so history of one key is written by
  * one transaction at a time.
  * ------------------------------------------------------------------------
  */
@@ -938,7 +946,10 @@ typedef struct HistoryWriter
 {
 	Relation rel;
 	Relation pkey;            /* its (id, ver) primary key index */
-	bool fast;                /* a heap whose one index is pkey: no executor */
+	bool fast;                /* a heap whose one index is pkey, without
+							   * added columns or CHECKs: no executor */
+	ExprState **defaults;     /* when !fast: per column, its default or NULL */
+	bool constrained;         /* when !fast: CHECK or generated columns */
 	EState *estate;           /* when !fast */
 	ResultRelInfo *rri;       /* when !fast */
 	TupleTableSlot *slot;     /* for inserts, when !fast */
@@ -1009,11 +1020,37 @@ static void
 HistoryOpen(HistoryWriter *w, const DocmodelCollection *cfg)
 {
 	List *indexes;
+	TupleDesc desc;
+	TupleConstr *constr;
+	bool added = false;
+	int i;
 
 	w->rel = HistoryOpenRel(cfg, RowExclusiveLock, &w->pkey);
 	w->keep = cfg->revisions;
+	desc = RelationGetDescr(w->rel);
+	/* Foreign keys are checked by triggers, which history writes skip. */
+	if (w->rel->rd_rel->relhastriggers && RelationGetFKeyList(w->rel) != NIL)
+	{
+		ForeignKeyCacheInfo *fk = linitial(RelationGetFKeyList(w->rel));
+
+		ereport(ERROR,
+				(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
+				 errmsg("revisions table \"%s\" has a foreign key",
+						RelationGetRelationName(w->rel)),
+				 errdetail("Constraint \"%s\" would be checked by a trigger; "
+						   "docmodel writes history without firing triggers.",
+						   get_constraint_name(fk->conoid)),
+				 errhint("Drop the foreign key, or check the values with a "
+						 "CHECK constraint.")));
+	}
+	constr = desc->constr;
+	for (i = REV_ATT_DOC; i < desc->natts; i++)
+		if (!TupleDescAttr(desc, i)->attisdropped)
+			added = true;
+	w->constrained = constr != NULL &&
+					 (constr->num_check > 0 || constr->has_generated_stored);
 	indexes = RelationGetIndexList(w->rel);
-	w->fast = list_length(indexes) == 1 &&
+	w->fast = list_length(indexes) == 1 && !added && !w->constrained &&
 			  w->rel->rd_rel->relam == HEAP_TABLE_AM_OID &&
 			  w->pkey->rd_rel->relam == BTREE_AM_OID;
 	list_free(indexes);
@@ -1037,11 +1074,32 @@ HistoryOpen(HistoryWriter *w, const DocmodelCollection *cfg)
 	}
 	else
 	{
+		RangeTblEntry *rte = makeNode(RangeTblEntry);
+
+		/* A range table of the one relation, for ExecConstraints' errors. */
+		rte->rtekind = RTE_RELATION;
+		rte->relid = RelationGetRelid(w->rel);
+		rte->relkind = w->rel->rd_rel->relkind;
+		rte->rellockmode = RowExclusiveLock;
 		w->estate = CreateExecutorState();
+		ExecInitRangeTable(w->estate, list_make1(rte));
 		w->rri = makeNode(ResultRelInfo);
 		InitResultRelInfo(w->rri, w->rel, 1, NULL, 0);
 		ExecOpenIndices(w->rri, false);
 		w->slot = table_slot_create(w->rel, NULL);
+		/* Added columns: their defaults, as an INSERT omitting them gets. */
+		w->defaults = palloc0(sizeof(ExprState *) * desc->natts);
+		for (i = REV_ATT_DOC; i < desc->natts; i++)
+		{
+			Form_pg_attribute att = TupleDescAttr(desc, i);
+			Node *expr;
+
+			if (att->attisdropped || att->attgenerated)
+				continue;
+			expr = build_column_default(w->rel, i + 1);
+			if (expr != NULL)
+				w->defaults[i] = ExecPrepareExpr((Expr *) expr, w->estate);
+		}
 	}
 	w->who = CStringGetTextDatum(DocmodelWho());
 	w->at = TimestampTzGetDatum(GetCurrentTransactionStartTimestamp());
@@ -1175,13 +1233,36 @@ HistoryWrite(HistoryWriter *w, Datum id, int32 ver, const char *op, Datum doc)
 	else
 	{
 		TupleTableSlot *slot = w->slot;
+		List *recheck;
+		ExprContext *econtext = GetPerTupleExprContext(w->estate);
 
+		for (i = REV_ATT_DOC; i < desc->natts; i++)
+			if (w->defaults[i] != NULL)
+				values[i] = ExecEvalExprSwitchContext(w->defaults[i], econtext,
+													  &nulls[i]);
 		ExecClearTuple(slot);
 		memcpy(slot->tts_values, values, sizeof(Datum) * desc->natts);
 		memcpy(slot->tts_isnull, nulls, sizeof(bool) * desc->natts);
 		ExecStoreVirtualTuple(slot);
+		if (w->constrained && desc->constr->has_generated_stored)
+			ExecComputeStoredGenerated(w->rri, w->estate, slot, CMD_INSERT);
+		/* NOT NULL and CHECK, with their own errors (23502, 23514). */
+		if (desc->constr != NULL)
+			ExecConstraints(w->rri, slot, w->estate);
 		table_tuple_insert(w->rel, slot, GetCurrentCommandId(true), 0, NULL);
-		ExecInsertIndexTuples(w->rri, slot, w->estate, false, false, NULL, NIL);
+		recheck = ExecInsertIndexTuples(w->rri, slot, w->estate, false, false,
+										NULL, NIL);
+		/* A deferrable unique index is checked now: no trigger rechecks it. */
+		if (recheck != NIL)
+			ereport(ERROR,
+					(errcode(ERRCODE_UNIQUE_VIOLATION),
+					 errmsg("duplicate key value violates unique constraint "
+							"\"%s\"",
+							get_rel_name(linitial_oid(recheck))),
+					 errdetail("Revision %d of document \"%s\" conflicts with "
+							   "a row of \"%s\".",
+							   ver, TextDatumGetCString(id),
+							   RelationGetRelationName(w->rel))));
 		ResetPerTupleExprContext(w->estate);
 		if (ver > w->keep)
 			(void) HistoryPrune(w, id, ver - w->keep, NULL);
@@ -1190,10 +1271,16 @@ HistoryWrite(HistoryWriter *w, Datum id, int32 ver, const char *op, Datum doc)
 	pfree(nulls);
 }
 
-/* Return the _ver of a stored document (in cfg's meta style), or -1. */
+/*
+ * Return the _ver of the stored document doc of key id (in cfg's meta
+ * style), or -1 when it has none; raise 22003 naming the key when it is
+ * beyond the integers.
+ */
 static int32
-DocVer(const DocmodelCollection *cfg, Jsonb *doc)
+DocVer(const DocmodelCollection *cfg, Jsonb *doc, Datum id)
 {
+	int32 ver;
+	bool error = false;
 	JsonbContainer *c = &doc->root;
 	JsonbValue buf;
 	JsonbValue *v;
@@ -1214,8 +1301,18 @@ DocVer(const DocmodelCollection *cfg, Jsonb *doc)
 		v = getKeyJsonValueFromContainer(c, "ver", 3, &buf);
 	if (v == NULL || v->type != jbvNumeric)
 		return -1;
-	return DatumGetInt32(
-		DirectFunctionCall1(numeric_int4, NumericGetDatum(v->val.numeric)));
+	ver = numeric_int4_opt_error(v->val.numeric, &error);
+	if (error)
+	{
+		text *key = DatumGetTextPP(id);
+
+		/* a version the history's integer column cannot number */
+		DocmodelVersionOverflow(
+			VARDATA_ANY(key), VARSIZE_ANY_EXHDR(key),
+			DatumGetCString(DirectFunctionCall1(
+				numeric_out, NumericGetDatum(v->val.numeric))));
+	}
+	return ver;
 }
 
 /* Is the row's expires_at at or before the transaction's start? */
@@ -1257,7 +1354,7 @@ HistoryOfTruncate(const DocmodelCollection *cfg, Relation coll)
 		if (isnull || docnull)
 			continue;
 		old = MemoryContextSwitchTo(rowcxt);
-		ver = DocVer(cfg, DatumGetJsonbP(doc));
+		ver = DocVer(cfg, DatumGetJsonbP(doc), id);
 		if (ver > 0)
 			HistoryWrite(&w, id, ver, "truncate", doc);
 		MemoryContextSwitchTo(old);
@@ -1314,7 +1411,7 @@ DocmodelRevisionTrigger(FunctionCallInfo fcinfo)
 	olddoc = heap_getattr(oldtup, COLL_ATT_DOC, desc, &isnull);
 	if (isnull)
 		return PointerGetDatum(NULL);
-	ver = DocVer(&cfg, DatumGetJsonbP(olddoc));
+	ver = DocVer(&cfg, DatumGetJsonbP(olddoc), id);
 	if (ver <= 0)
 		return PointerGetDatum(NULL); /* never stamped: no number to file */
 	if (TRIGGER_FIRED_BY_UPDATE(td->tg_event))
@@ -1328,7 +1425,7 @@ DocmodelRevisionTrigger(FunctionCallInfo fcinfo)
 		 */
 		if (RowExpired(oldtup, desc))
 			op = "expire";
-		else if (isnull || DocVer(&cfg, DatumGetJsonbP(newdoc)) == ver)
+		else if (isnull || DocVer(&cfg, DatumGetJsonbP(newdoc), id) == ver)
 			return PointerGetDatum(NULL); /* a no-op update */
 		else
 			op = "update";
@@ -1344,12 +1441,78 @@ DocmodelRevisionTrigger(FunctionCallInfo fcinfo)
 }
 
 /*
+ * Wait until no other transaction is inserting or deleting key id in the
+ * collection coll, and lock a live row of the key (FOR KEY SHARE) so that
+ * no delete of it can commit before this insert's unique check. Then every
+ * tombstone of the key is committed or never will be, and the history read
+ * that follows sees it. The waiting is what _bt_check_unique() does later
+ * anyway; doing it first keeps a delete that commits while an insert waits
+ * from handing the insert a version its tombstone already has.
+ */
+static void
+WaitForKeyWriters(Relation coll, Datum id)
+{
+	Oid pkoid = RelationGetPrimaryKeyIndex(coll);
+	Relation pkey;
+	TupleTableSlot *slot;
+	SnapshotData dirty;
+	ScanKeyData sk;
+	bool again;
+
+	if (!OidIsValid(pkoid))
+		return; /* no key to wait on: nothing keeps keys unique */
+	pkey = index_open(pkoid, AccessShareLock);
+	slot = table_slot_create(coll, NULL);
+	InitDirtySnapshot(dirty);
+	ScanKeyEntryInitialize(&sk, 0, 1, BTEqualStrategyNumber, InvalidOid,
+						   pkey->rd_indcollation[0], F_TEXTEQ, id);
+	do
+	{
+		IndexScanDesc scan = index_beginscan(coll, pkey, &dirty, 1, 0);
+		TransactionId xwait = InvalidTransactionId;
+		bool live;
+		ItemPointerData tid;
+
+		again = false;
+		index_rescan(scan, &sk, 1, NULL, 0);
+		live = index_getnext_slot(scan, ForwardScanDirection, slot);
+		if (live)
+		{
+			xwait = TransactionIdIsValid(dirty.xmin) ? dirty.xmin : dirty.xmax;
+			tid = slot->tts_tid;
+		}
+		index_endscan(scan);
+		if (TransactionIdIsValid(xwait))
+		{
+			XactLockTableWait(xwait, coll, &tid, XLTW_InsertIndex);
+			again = true;
+		}
+		else if (live)
+		{
+			TM_FailureData tmfd;
+			TM_Result res;
+
+			res = table_tuple_lock(coll, &tid, GetActiveSnapshot(), slot,
+								   GetCurrentCommandId(false),
+								   LockTupleKeyShare, LockWaitBlock, 0, &tmfd);
+			/* changed meanwhile: look again; ours (TM_Invisible, ...): fine */
+			again = (res == TM_Updated || res == TM_Deleted);
+		}
+	} while (again);
+	ExecDropSingleTupleTableSlot(slot);
+	index_close(pkey, NoLock);
+}
+
+/*
  * Return the _ver a new document with key id starts at: one above the
  * newest revision of the key (so numbering never restarts after a delete),
- * and at least floor. Without a history table, floor.
+ * and at least floor. Without a history table, floor. With coll, first
+ * wait for the key's other writers (WaitForKeyWriters). Raise 22003 when
+ * the newest revision is the last version there is.
  */
 int32
-DocmodelRevisionFirstVer(const DocmodelCollection *cfg, Datum id, int32 floor)
+DocmodelRevisionFirstVer(const DocmodelCollection *cfg, Relation coll, Datum id,
+						 int32 floor)
 {
 	Relation rel;
 	Relation pkey;
@@ -1364,6 +1527,8 @@ DocmodelRevisionFirstVer(const DocmodelCollection *cfg, Datum id, int32 floor)
 	if (rel == NULL)
 		return floor; /* dropped: nothing to continue after */
 	table_close(rel, NoLock);
+	if (coll != NULL)
+		WaitForKeyWriters(coll, id);
 	rel = HistoryOpenRel(cfg, AccessShareLock, &pkey);
 	slot = table_slot_create(rel, NULL);
 	(void) HistoryKeys(pkey, sk, id, PG_INT32_MAX);
@@ -1374,6 +1539,13 @@ DocmodelRevisionFirstVer(const DocmodelCollection *cfg, Datum id, int32 floor)
 		bool isnull;
 		Datum d = slot_getattr(slot, REV_ATT_VER, &isnull);
 
+		if (!isnull && DatumGetInt32(d) == PG_INT32_MAX)
+		{
+			text *key = DatumGetTextPP(id);
+
+			DocmodelVersionOverflow(VARDATA_ANY(key), VARSIZE_ANY_EXHDR(key),
+									psprintf("%d", PG_INT32_MAX));
+		}
 		if (!isnull && DatumGetInt32(d) >= floor)
 			ver = DatumGetInt32(d) + 1;
 	}

@@ -12,6 +12,7 @@
 
 #include "fmgr.h"
 #include "utils/jsonb.h"
+#include "utils/relcache.h"
 
 #include "collection.h"
 
@@ -37,9 +38,11 @@ extern Datum DocmodelRevisionTrigger(FunctionCallInfo fcinfo);
 /*
  * The _ver a new document with key id (a text datum) starts at: above the
  * newest revision of that key, at least floor (1, or the _ver after an
- * expired document's). Call it from the BEFORE INSERT path.
+ * expired document's). Call it from the BEFORE INSERT path; coll is the
+ * collection relation when the caller holds no row lock on the key (a new
+ * row), NULL when it does (an update over an expired document).
  */
-extern int32 DocmodelRevisionFirstVer(const DocmodelCollection *cfg, Datum id,
-									  int32 floor);
+extern int32 DocmodelRevisionFirstVer(const DocmodelCollection *cfg,
+									  Relation coll, Datum id, int32 floor);
 
 #endif /* DOCMODEL_REVISION_H */
