@@ -10,6 +10,6 @@ if ! dpkg -s postgresql-15-periods >/dev/null 2>&1; then
 fi
 # PostgreSQL's default durability, what users run: pg_virtualenv turns fsync off, so turn it
 # back on (run.sh prints the settings it ran with).
-pg_virtualenv -v 15 -o shared_buffers=512MB -o max_wal_size=4GB \
+pg_virtualenv 9>&- -v 15 -o shared_buffers=512MB -o max_wal_size=4GB \
 	-o fsync=on -o synchronous_commit=on -o full_page_writes=on \
 	bash test/bench/run.sh "$@"

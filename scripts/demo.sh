@@ -6,4 +6,4 @@ source "$(dirname "$0")/env.sh"
 build_install
 args=()
 for f in demo/*.sql; do args+=(-f "$f"); done
-pg_virtualenv -v 15 psql -X -q -v ON_ERROR_STOP=1 -P pager=off "${args[@]}"
+pg_virtualenv 9>&- -v 15 psql -X -q -v ON_ERROR_STOP=1 -P pager=off "${args[@]}"

@@ -21,7 +21,7 @@ cd "$tmp"
 rc=0
 for t in "${tests[@]}"; do
 	rm -rf "$tmp/tmp_check"
-	"${run[@]}" env TESTDIR="$tmp" PATH="$PATH" PG_REGRESS="$pgxs/src/test/regress/pg_regress" \
+	"${run[@]}" 9>&- env TESTDIR="$tmp" PATH="$PATH" PG_REGRESS="$pgxs/src/test/regress/pg_regress" \
 		PGPORT=65432 TMPDIR="$tmp" \
 		prove -I "$pgxs/src/test/perl" -I test/t "$t" || {
 		rc=1

@@ -10,7 +10,7 @@ rm -rf results regression.diffs regression.out
 
 # pg_regress, isolation and the README's examples (test/readme/check.pl) share one throwaway
 # cluster; each runs even if another failed.
-pg_virtualenv -v 15 bash -c '
+pg_virtualenv 9>&- -v 15 bash -c '
 	make -s PG_CONFIG="$0" installcheck ISOLATION= > "$1/regress.log" 2>&1; echo $? > "$1/regress.rc"
 	[ -s regression.diffs ] && cp regression.diffs "$1/regress.diffs"
 	make -s PG_CONFIG="$0" installcheck REGRESS= > "$1/iso.log" 2>&1; echo $? > "$1/iso.rc"
