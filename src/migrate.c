@@ -153,6 +153,7 @@ static long migrate_ntypes = 0;
 static bool migrate_cache_valid = false;
 static uint64 migrate_inval_count = 0; /* invalidations seen */
 static Oid migrate_registry_relid = InvalidOid;
+static bool migrate_sql_has_pins = true; /* false: the SQL is still 0.1.0 */
 static int migrate_depth = 0;
 static TypeRules *migrate_last_type = NULL; /* the last type found */
 
@@ -800,12 +801,35 @@ LoadCache(void)
 	{
 		if (SPI_connect() != SPI_OK_CONNECT)
 			elog(ERROR, "SPI_connect failed");
-		ret = SPI_execute("SELECT doc_type, from_version::pg_catalog.text, "
-						  "to_version::pg_catalog.text, steps, fn, "
-						  "docmodel._migration_fn(doc_type, from_version) "
-						  "FROM docmodel.migration_rules "
-						  "ORDER BY doc_type, from_version",
-						  true, 0);
+		/*
+		 * The SQL of 0.1.0 (the new library before ALTER EXTENSION UPDATE)
+		 * has no pins: its function rules are refused until the update.
+		 */
+		ret = SPI_execute("SELECT pg_catalog.to_regprocedure("
+						  "'docmodel._migration_fn(pg_catalog.text, "
+						  "docmodel.version)') IS NOT NULL",
+						  true, 1);
+		if (ret != SPI_OK_SELECT || SPI_processed != 1)
+			elog(ERROR, "looking up docmodel._migration_fn failed: %d", ret);
+		{
+			bool isnull;
+
+			migrate_sql_has_pins = DatumGetBool(SPI_getbinval(
+				SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 1, &isnull));
+		}
+		ret =
+			SPI_execute(migrate_sql_has_pins
+							? "SELECT doc_type, from_version::pg_catalog.text, "
+							  "to_version::pg_catalog.text, steps, fn, "
+							  "docmodel._migration_fn(doc_type, from_version) "
+							  "FROM docmodel.migration_rules "
+							  "ORDER BY doc_type, from_version"
+							: "SELECT doc_type, from_version::pg_catalog.text, "
+							  "to_version::pg_catalog.text, steps, fn, "
+							  "NULL::pg_catalog.oid "
+							  "FROM docmodel.migration_rules "
+							  "ORDER BY doc_type, from_version",
+						true, 0);
 		if (ret != SPI_OK_SELECT)
 			elog(ERROR, "reading docmodel.migration_rules failed: %d", ret);
 
@@ -2060,6 +2084,14 @@ CallRuleFn(ApplyCx *cx, Rule *r, Jsonb *doc)
 	Jsonb *res;
 	LOCAL_FCINFO(fcinfo, 1);
 
+	if (!OidIsValid(r->fn_oid) && !migrate_sql_has_pins)
+		ereport(ERROR,
+				(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
+				 errmsg("migration function %s is not pinned", r->fn_text),
+				 errdetail("Type \"%s\", migration %s to %s. The extension's "
+						   "SQL objects are those of docmodel 0.1.0.",
+						   cx->type, cx->from, cx->to),
+				 errhint("Run ALTER EXTENSION docmodel UPDATE.")));
 	if (!OidIsValid(r->fn_oid))
 		ereport(
 			ERROR,
