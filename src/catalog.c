@@ -3,7 +3,7 @@
  * catalog.c
  *	  docmodel's own tables that record other roles' objects
  *	  (docmodel.collection_config, docmodel.migration_run): no role but
- *	  their owner may write them directly (DESIGN.md, "Privileges"), so
+ *	  their owner may write them directly (README, "Security"), so
  *	  every change goes through the functions here. Each checks the caller
  *	  first, as PostgreSQL would for the object concerned (owner of the
  *	  collection, as ALTER TABLE; UPDATE on it for a migration run: 42501

@@ -39,7 +39,7 @@
 
 #include "docmodel.h"
 
-/* How management fields are laid out in a document (DESIGN.md). */
+/* How management fields are laid out in a document (README, meta styles). */
 typedef enum DocmodelMetaStyle
 {
 	DOCMODEL_META_UNDERSCORE, /* root _type, _schema, _created, ... */

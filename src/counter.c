@@ -1,7 +1,7 @@
 /*-------------------------------------------------------------------------
  *
  * counter.c
- *	  Atomic counters that hand out IDs like sequences (DESIGN.md
+ *	  Atomic counters that hand out IDs like sequences (README
  *	  "Counters"): count::user -> user::124. A counter is one row of
  *	  docmodel.counter_state, not a catalog object, so 100,000 per-parent
  *	  counters cost 100,000 small rows.

@@ -10,7 +10,7 @@
 #ifndef DOCMODEL_H
 #define DOCMODEL_H
 
-/* Couchbase's limits, kept by docmodel (PATTERNS.md section 1). */
+/* Couchbase's limits, kept by docmodel (see README, "Keys"). */
 #define DOCMODEL_MAX_KEY_BYTES 250
 #define DOCMODEL_MAX_DOC_BYTES (20 * 1024 * 1024)
 #define DOCMODEL_MAX_DELIM_BYTES 4

@@ -2,7 +2,7 @@
  *
  * key.c
  *	  Couchbase-style document keys: build them from parts, split them,
- *	  check them (DESIGN.md "Keys"), and make time-ordered UUID keys.
+ *	  check them (README, "Keys"), and make time-ordered UUID keys.
  *
  *	  Shared state: none between backends. Each backend keeps the last
  *	  timestamp uuid_key() used (static, so its keys sort in creation order),

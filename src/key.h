@@ -16,7 +16,7 @@
 extern void DocmodelCheckDelimiter(const char *delim, int dlen);
 
 /*
- * Check a whole key (DESIGN.md key rules) for the given delimiter, which the
+ * Check a whole key (the key rules of the README) for the given delimiter, which the
  * caller has checked: at most 250 bytes (22001), no empty part, no control
  * character, no two occurrences of the delimiter overlapping ("a:::b" with
  * "::") (22023). When raise is false, return false instead of raising.

@@ -1,7 +1,7 @@
 /*-------------------------------------------------------------------------
  *
  * migrate.c
- *	  Schema-version migrations (DESIGN.md "Schema versions and
+ *	  Schema-version migrations (README, "Schema versions and
  *	  migrations"): the registered rules of each document type, the step
  *	  interpreter (RFC 6902 plus docmodel's ops) over a JsonbValue tree that
  *	  is built once and serialized once per document, migrate() and its

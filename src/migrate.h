@@ -16,7 +16,7 @@
 #include "version.h"
 
 /*
- * Where a document keeps its type and schema version (DESIGN.md meta_style):
+ * Where a document keeps its type and schema version (README, meta_style):
  * root "_type"/"_schema", "meta": {"type", "schema"}, or root
  * "type"/"schema". DOC_META_AUTO looks for "_type", then "meta"."type", then
  * "type" (what migrate() does on a document of unknown origin).

@@ -1,7 +1,7 @@
 /*-------------------------------------------------------------------------
  *
  * revision.c
- *	  Document revisions (DESIGN.md "Revisions", PATTERNS.md section 6):
+ *	  Document revisions (README, "Revisions"):
  *	  RFC 6902 JSON Patch (diff and patch), and the per-row history writer
  *	  that the collection trigger calls after an UPDATE or DELETE really
  *	  happened.

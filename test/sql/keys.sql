@@ -1,5 +1,5 @@
 -- Keys (issue 2): building, splitting and checking Couchbase-style keys, one
--- section per key pattern of PATTERNS.md section 1. Errors: keys_errors.sql.
+-- section per key pattern of the README ("Keys"). Errors: keys_errors.sql.
 \pset null '(null)'
 
 -- DocType:ID

@@ -1,4 +1,4 @@
--- Revisions: history kept by the collection trigger (DESIGN.md "Revisions").
+-- Revisions: history kept by the collection trigger (README, "Revisions").
 \i test/sql/include/try.sql
 -- The revisions of a key, compactly: ver, op, the body's n and _ver.
 CREATE FUNCTION pg_temp.hist(coll regclass, key text) RETURNS TABLE(ver integer, revision_key text, op text, n jsonb, body_ver jsonb)
