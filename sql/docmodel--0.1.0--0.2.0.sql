@@ -835,7 +835,7 @@ BEGIN
     END IF;
     IF keep OPERATOR(pg_catalog.>) 0 THEN
         EXECUTE pg_catalog.format('CREATE TRIGGER docmodel_revisions '
-            'AFTER UPDATE OR DELETE ON %s FOR EACH ROW '
+            'AFTER INSERT OR UPDATE OR DELETE ON %s FOR EACH ROW '
             'EXECUTE FUNCTION docmodel.collection_trigger(%s)', $1, cid);
         EXECUTE pg_catalog.format('CREATE TRIGGER docmodel_revisions_truncate '
             'BEFORE TRUNCATE ON %s FOR EACH STATEMENT '
@@ -875,5 +875,27 @@ BEGIN
         EXECUTE pg_catalog.format('DROP TABLE %s', hist);
     END IF;
     EXECUTE pg_catalog.format('DROP TABLE %s', $1);
+END
+$$;
+
+-- ---------------------------------------------------------------------------
+-- issue 18, finding 1 (a race the first fix left): the history event also
+-- fires on INSERT, so that a new document whose version a concurrent delete's
+-- tombstone took is refused (40001) instead of stored. Collections that keep
+-- history get the new event.
+-- ---------------------------------------------------------------------------
+DO $$
+DECLARE
+	c record;
+BEGIN
+	FOR c IN SELECT cc.coll, cc.id FROM docmodel.collection_config AS cc
+		JOIN pg_catalog.pg_trigger AS g ON g.tgrelid OPERATOR(pg_catalog.=) cc.coll
+		WHERE g.tgname OPERATOR(pg_catalog.=) 'docmodel_revisions'
+	LOOP
+		EXECUTE pg_catalog.format('DROP TRIGGER docmodel_revisions ON %s', c.coll);
+		EXECUTE pg_catalog.format('CREATE TRIGGER docmodel_revisions '
+			'AFTER INSERT OR UPDATE OR DELETE ON %s FOR EACH ROW '
+			'EXECUTE FUNCTION docmodel.collection_trigger(%s)', c.coll, c.id);
+	END LOOP;
 END
 $$;

@@ -1290,7 +1290,7 @@ BEGIN
     END IF;
     IF keep OPERATOR(pg_catalog.>) 0 THEN
         EXECUTE pg_catalog.format('CREATE TRIGGER docmodel_revisions '
-            'AFTER UPDATE OR DELETE ON %s FOR EACH ROW '
+            'AFTER INSERT OR UPDATE OR DELETE ON %s FOR EACH ROW '
             'EXECUTE FUNCTION docmodel.collection_trigger(%s)', $1, cid);
         EXECUTE pg_catalog.format('CREATE TRIGGER docmodel_revisions_truncate '
             'BEFORE TRUNCATE ON %s FOR EACH STATEMENT '

@@ -769,7 +769,7 @@ collection_trigger(PG_FUNCTION_ARGS)
 	DocmodelCheckTriggerRelation(rel, td->tg_trigger->tgname, &cfg);
 	DocmodelCheckLayout(rel, DOCMODEL_LAYOUT_COLLECTION);
 
-	/* revisions: the AFTER UPDATE OR DELETE row event and the BEFORE
+	/* revisions: the AFTER INSERT OR UPDATE OR DELETE row event and the BEFORE
 	 * TRUNCATE statement event write history (revision.c) */
 	if (TRIGGER_FIRED_AFTER(td->tg_event) ||
 		TRIGGER_FIRED_BY_TRUNCATE(td->tg_event))

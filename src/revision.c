@@ -915,7 +915,7 @@ patch(PG_FUNCTION_ARGS)
  * key are deleted.
  *
  * The collection trigger calls in here: DocmodelRevisionTrigger() for the
- * AFTER UPDATE OR DELETE row event and the BEFORE TRUNCATE statement event,
+ * AFTER INSERT OR UPDATE OR DELETE row event and the BEFORE TRUNCATE statement event,
  * and DocmodelRevisionFirstVer() for the _ver of a new document. History is
  * written straight into the heap and its indexes (no SPI, no planning); the
  * history table's own triggers and rules do not fire, and a writer of the
@@ -1368,8 +1368,8 @@ HistoryOfTruncate(const DocmodelCollection *cfg, Relation coll)
 }
 
 /*
- * The history half of the collection trigger, for the AFTER UPDATE OR
- * DELETE row event and the BEFORE TRUNCATE statement event (argument: the
+ * The history half of the collection trigger, for the AFTER INSERT OR
+ * UPDATE OR DELETE row event and the BEFORE TRUNCATE statement event (argument: the
  * collection's configuration id). Being an AFTER trigger, it sees only
  * writes that really happened: an update a later BEFORE trigger cancelled
  * never reaches it, and a later error rolls its writes back.
@@ -1402,8 +1402,8 @@ DocmodelRevisionTrigger(FunctionCallInfo fcinfo)
 	}
 	if (!TRIGGER_FIRED_AFTER(td->tg_event) ||
 		!TRIGGER_FIRED_FOR_ROW(td->tg_event))
-		elog(ERROR, "collection_trigger: history needs AFTER UPDATE OR DELETE "
-					"FOR EACH ROW");
+		elog(ERROR, "collection_trigger: history needs AFTER INSERT OR UPDATE "
+					"OR DELETE FOR EACH ROW");
 
 	id = heap_getattr(oldtup, COLL_ATT_ID, desc, &isnull);
 	if (isnull)
@@ -1433,7 +1433,34 @@ DocmodelRevisionTrigger(FunctionCallInfo fcinfo)
 	else if (TRIGGER_FIRED_BY_DELETE(td->tg_event))
 		op = "delete";
 	else
+	{
+		/*
+		 * A new document took its _ver in the BEFORE event, before its
+		 * unique check could wait for a delete of the key: when two inserts
+		 * of a deleted key choose at once, the first commits, a delete of it
+		 * commits while the second waits, and the second would store the
+		 * version that delete's tombstone holds. Every such tombstone is
+		 * committed by now (the unique check waited for its delete), so one
+		 * look at the history finds it; the insert is refused (retryable)
+		 * instead of storing a document whose next update could never file
+		 * its revision.
+		 */
+		if (DocmodelRevisionFirstVer(&cfg, NULL, id, 0) > ver)
+		{
+			text *key = DatumGetTextPP(id);
+
+			ereport(ERROR,
+					(errcode(ERRCODE_T_R_SERIALIZATION_FAILURE),
+					 errmsg("document \"%.*s\" was deleted while it was "
+							"inserted again",
+							(int) VARSIZE_ANY_EXHDR(key), VARDATA_ANY(key)),
+					 errdetail("Version %d, chosen for the new document, is "
+							   "taken by a revision of the key.",
+							   ver),
+					 errhint("Retry the insert.")));
+		}
 		return PointerGetDatum(NULL);
+	}
 	HistoryOpen(&w, &cfg);
 	HistoryWrite(&w, id, ver, op, olddoc);
 	HistoryClose(&w);

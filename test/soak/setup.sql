@@ -32,6 +32,10 @@ LANGUAGE sql AS $$
 		CASE
 		-- CAS conflicts of replace with a CAS
 		WHEN state = '40001' AND op = 'replace_cas' THEN true
+		-- a re-insert (insert, or an upsert of an absent key) whose version a
+		-- concurrent delete's tombstone took: refused, retryable
+		WHEN state = '40001' AND op IN ('insert_hot', 'update_hot')
+			AND msg LIKE '%was deleted while it was inserted again' THEN true
 		-- DocumentExists: a re-insert racing another (never the history table's key)
 		WHEN state = '23505' AND op = 'insert_hot'
 			AND coalesce(cons, '') NOT LIKE '%revisions%' THEN true

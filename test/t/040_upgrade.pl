@@ -214,6 +214,16 @@ foreach my $from (@released)
 			q{SELECT string_agg(ver || ' ' || op, ', ' ORDER BY ver) FROM docmodel.revisions('users', 'user::1')}),
 		'1 update, 2 update', "$from: history written");
 
+	# The new library under the old SQL, before the update: rules with steps work, a
+	# function rule (unpinned in 0.1.0) is refused with a hint to update.
+	is($node->safe_psql($db,
+			q{SELECT docmodel.migrate('{"_type": "user", "_schema": "1.0", "name": "A B"}', '2.0')->>'lastName'}),
+		'B', "$from: steps apply before the update");
+	my ($rc, $out, $err) = $node->psql($db,
+		q{SELECT docmodel.migrate('{"_type": "user", "_schema": "2.0"}')});
+	like($err, qr/migration function public\.user_v3\(jsonb\) is not pinned/,
+		"$from: a function rule waits for the update") if $from eq '0.1.0';
+
 	$node->safe_psql($db, 'ALTER EXTENSION docmodel UPDATE');
 	is($node->safe_psql($db, "SELECT extversion FROM pg_extension WHERE extname = 'docmodel'"),
 		$current, "$from: updated to $current");
