@@ -40,39 +40,30 @@ static const struct
 static FuzzHarness current;
 static MemoryContext input_cxt;
 
+/* One input for the current harness (FuzzTry's argument). */
+typedef struct FuzzInput
+{
+	const uint8 *data;
+	size_t size;
+} FuzzInput;
+
+static void
+RunCurrent(void *arg)
+{
+	FuzzInput *in = (FuzzInput *) arg;
+
+	current(in->data, in->size);
+}
+
 /* libFuzzer's callback: one input, its ERROR caught, its memory freed. */
 static int
 RunOne(const uint8 *data, size_t size)
 {
-	MemoryContext outer = CurrentMemoryContext;
-	ResourceOwner owner = CurrentResourceOwner;
+	MemoryContext outer = MemoryContextSwitchTo(input_cxt);
+	FuzzInput in = {data, size};
 
-	BeginInternalSubTransaction(NULL);
-	MemoryContextSwitchTo(input_cxt);
-	PG_TRY();
-	{
-		current(data, size);
-		ReleaseCurrentSubTransaction();
-	}
-	PG_CATCH();
-	{
-		ErrorData *edata;
-
-		MemoryContextSwitchTo(input_cxt);
-		edata = CopyErrorData();
-		FlushErrorState();
-		/* elog(ERROR) of "cannot happen" paths: a bug, not a refusal */
-		if (edata->sqlerrcode == ERRCODE_INTERNAL_ERROR)
-		{
-			fprintf(stderr, "fuzz: internal error (XX000): %s\n",
-					edata->message);
-			abort();
-		}
-		RollbackAndReleaseCurrentSubTransaction();
-	}
-	PG_END_TRY();
+	(void) FuzzTry(RunCurrent, &in);
 	MemoryContextSwitchTo(outer);
-	CurrentResourceOwner = owner;
 	MemoryContextReset(input_cxt);
 	return 0;
 }
