@@ -174,131 +174,12 @@ $$;
 COMMENT ON FUNCTION docmodel._create_collection(text, text, text, integer, text, text, text) IS
     'internal: create_collection once the schema is resolved';
 
-CREATE OR REPLACE FUNCTION docmodel.drop_collection(coll regclass) RETURNS void
-    LANGUAGE plpgsql VOLATILE PARALLEL UNSAFE
-    SET search_path = pg_catalog, pg_temp
-    AS $$
-DECLARE
-    hist regclass;
-BEGIN
-    SELECT c.revisions_table INTO hist FROM docmodel.collection_config AS c
-        WHERE c.coll OPERATOR(pg_catalog.=) $1;
-    IF NOT FOUND THEN
-        RAISE EXCEPTION '"%" is not a docmodel collection', $1
-            USING ERRCODE = 'invalid_parameter_value',
-                  HINT = 'Drop a plain table with DROP TABLE.';
-    END IF;
-    PERFORM docmodel._config_drop($1);
-    IF hist IS NOT NULL THEN
-        EXECUTE pg_catalog.format('DROP TABLE %s', hist);
-    END IF;
-    EXECUTE pg_catalog.format('DROP TABLE %s', $1);
-END
-$$;
+-- drop_collection and set_revisions: their 0.2.0 bodies are in the section
+-- of issue 18 below (ownership checked through _config_drop and
+-- _config_set_revisions; history table names; lock order).
 COMMENT ON FUNCTION docmodel.drop_collection(regclass) IS
     'drop a collection, its revisions table and its configuration';
 
-CREATE OR REPLACE FUNCTION docmodel.set_revisions(coll regclass, keep integer)
-    RETURNS regclass
-    LANGUAGE plpgsql VOLATILE PARALLEL UNSAFE
-    SET search_path = pg_catalog, pg_temp
-    AS $$
-DECLARE
-    cid integer;
-    hist regclass;
-    nsp name;
-    base name;
-    owner name;
-    owner_id oid;
-BEGIN
-    IF keep IS NULL OR keep OPERATOR(pg_catalog.<) 0 THEN
-        RAISE EXCEPTION 'invalid number of revisions to keep: %', coalesce(keep::text, 'NULL')
-            USING ERRCODE = 'invalid_parameter_value',
-                  DETAIL = pg_catalog.format('Collection "%s" was given keep => %s.', $1, coalesce(keep::text, 'NULL')),
-                  HINT = 'Give the number of revisions to keep per document, 0 to turn history off.';
-    END IF;
-    -- Configuration is the owner's, as ALTER TABLE is (_config_set_revisions
-    -- checks it too); one set_revisions at a time per collection.
-    SELECT r.relname, r.relowner INTO base, owner_id
-        FROM pg_catalog.pg_class AS r WHERE r.oid OPERATOR(pg_catalog.=) $1;
-    IF NOT pg_catalog.pg_has_role(owner_id, 'USAGE') THEN
-        RAISE EXCEPTION 'must be owner of table %', base
-            USING ERRCODE = 'insufficient_privilege',
-                  DETAIL = 'Changing the configuration of a collection takes its ownership.';
-    END IF;
-    EXECUTE pg_catalog.format('LOCK TABLE %s IN SHARE ROW EXCLUSIVE MODE', $1);
-    SELECT c.id, c.revisions_table INTO cid, hist
-        FROM docmodel.collection_config AS c
-        WHERE c.coll OPERATOR(pg_catalog.=) $1;
-    IF NOT FOUND THEN
-        RAISE EXCEPTION '"%" is not a docmodel collection', $1
-            USING ERRCODE = 'invalid_parameter_value',
-                  HINT = 'Create collections with docmodel.create_collection().';
-    END IF;
-    -- A history table the user dropped is forgotten (and made again below).
-    IF hist IS NOT NULL AND NOT EXISTS (SELECT FROM pg_catalog.pg_class AS r
-                                        WHERE r.oid OPERATOR(pg_catalog.=) hist) THEN
-        hist := NULL;
-    END IF;
-    IF keep OPERATOR(pg_catalog.>) 0 AND hist IS NULL THEN
-        SELECT n.nspname, r.relname, pg_catalog.pg_get_userbyid(r.relowner)
-            INTO nsp, base, owner
-            FROM pg_catalog.pg_class AS r
-            JOIN pg_catalog.pg_namespace AS n ON n.oid OPERATOR(pg_catalog.=) r.relnamespace
-            WHERE r.oid OPERATOR(pg_catalog.=) $1;
-        hist := pg_catalog.to_regclass(pg_catalog.format('%I.%I', nsp,
-            base OPERATOR(pg_catalog.||) '_revisions'));
-        IF hist IS NOT NULL THEN
-            -- The name is taken. The history a plain DROP TABLE of a collection
-            -- left behind is taken over (its numbering continues); any other
-            -- table is refused.
-            IF NOT docmodel._config_adopt_history(hist) THEN
-                RAISE EXCEPTION 'cannot create the revisions table of collection "%": "%" already exists',
-                    $1, hist
-                    USING ERRCODE = 'duplicate_table',
-                          DETAIL = 'That table is not the history of a dropped collection.',
-                          HINT = 'Rename or drop that table, then turn history on again.';
-            END IF;
-        ELSE
-            EXECUTE pg_catalog.format('CREATE TABLE %I.%I (id text COLLATE "C" NOT NULL, '
-                'ver integer NOT NULL, op text NOT NULL, changed_at timestamptz NOT NULL, '
-                'changed_by text, doc jsonb, PRIMARY KEY (id, ver))',
-                nsp, base OPERATOR(pg_catalog.||) '_revisions');
-            hist := pg_catalog.format('%I.%I', nsp,
-                base OPERATOR(pg_catalog.||) '_revisions')::regclass;
-            IF owner OPERATOR(pg_catalog.<>) CURRENT_USER THEN
-                EXECUTE pg_catalog.format('ALTER TABLE %s OWNER TO %I', hist, owner);
-            END IF;
-            EXECUTE pg_catalog.format('COMMENT ON TABLE %s IS %L', hist,
-                pg_catalog.format('docmodel revisions of collection %s', $1));
-        END IF;
-    END IF;
-    PERFORM docmodel._config_set_revisions($1, keep, hist);
-    IF EXISTS (SELECT FROM pg_catalog.pg_trigger AS g WHERE g.tgrelid OPERATOR(pg_catalog.=) $1
-               AND g.tgname OPERATOR(pg_catalog.=) 'docmodel_revisions') THEN
-        EXECUTE pg_catalog.format('DROP TRIGGER docmodel_revisions ON %s', $1);
-    END IF;
-    IF EXISTS (SELECT FROM pg_catalog.pg_trigger AS g WHERE g.tgrelid OPERATOR(pg_catalog.=) $1
-               AND g.tgname OPERATOR(pg_catalog.=) 'docmodel_revisions_truncate') THEN
-        EXECUTE pg_catalog.format('DROP TRIGGER docmodel_revisions_truncate ON %s', $1);
-    END IF;
-    IF keep OPERATOR(pg_catalog.>) 0 THEN
-        EXECUTE pg_catalog.format('CREATE TRIGGER docmodel_revisions '
-            'AFTER UPDATE OR DELETE ON %s FOR EACH ROW '
-            'EXECUTE FUNCTION docmodel.collection_trigger(%s)', $1, cid);
-        EXECUTE pg_catalog.format('CREATE TRIGGER docmodel_revisions_truncate '
-            'BEFORE TRUNCATE ON %s FOR EACH STATEMENT '
-            'EXECUTE FUNCTION docmodel.collection_trigger(%s)', $1, cid);
-        -- Keep at most keep revisions per key from now on.
-        EXECUTE pg_catalog.format('DELETE FROM %1$s AS r USING '
-            '(SELECT h.id, pg_catalog.max(h.ver) AS newest FROM %1$s AS h GROUP BY h.id) AS n '
-            'WHERE r.id OPERATOR(pg_catalog.=) n.id '
-            'AND r.ver OPERATOR(pg_catalog.<=) (n.newest OPERATOR(pg_catalog.-) $1)', hist)
-            USING keep;
-    END IF;
-    RETURN hist;
-END
-$$;
 COMMENT ON FUNCTION docmodel.set_revisions(regclass, integer) IS
     'keep the last keep revisions of every document of a collection (0 = off; the history table is kept)';
 
@@ -494,56 +375,8 @@ $$;
 COMMENT ON FUNCTION docmodel._migration_start(regclass, text, docmodel.version, integer) IS
 	'docmodel internal: check the arguments of migrate_collection, take its lock, start or resume its run';
 
-CREATE OR REPLACE FUNCTION docmodel._migration_batch(run bigint, batch_size integer,
-	OUT n bigint, OUT done bigint, OUT total bigint,
-	OUT err_state text, OUT err_message text, OUT err_detail text, OUT err_hint text)
-LANGUAGE plpgsql VOLATILE PARALLEL UNSAFE
-SET search_path = pg_catalog, pg_temp
-AS $$
-DECLARE
-	r docmodel.migration_run;
-	batch_end text;
-BEGIN
-	SELECT * INTO STRICT r FROM docmodel.migration_run m WHERE m.run_id = run;
-	done := r.docs_done;
-	total := r.docs_total;
-	BEGIN
-		EXECUTE format('SELECT max(id), count(*)
-			FROM (SELECT id FROM %s
-				WHERE ($1 IS NULL OR id > $1) AND docmodel._migration_pending(doc, $2, $3)
-				ORDER BY id LIMIT $4) b', r.coll)
-		INTO batch_end, n USING r.last_key, r.doc_type, r.target, batch_size;
-		IF n = 0 THEN
-			PERFORM docmodel._migration_run_set(run, 'done', r.last_key, done, done,
-				NULL, r.error);
-			total := done;
-			RETURN;
-		END IF;
-		EXECUTE format('UPDATE %s SET doc = docmodel._migrate_doc(doc, $3, id)
-			WHERE ($1 IS NULL OR id > $1) AND id <= $4
-				AND docmodel._migration_pending(doc, $2, $3)', r.coll)
-		USING r.last_key, r.doc_type, r.target, batch_end;
-		GET DIAGNOSTICS n = ROW_COUNT;
-		done := done + n;
-		PERFORM docmodel._migration_run_set(run, r.status, batch_end, done,
-			r.docs_total, NULL, r.error);
-		-- n = 0 means finished: a batch whose documents were all migrated
-		-- meanwhile by their writers still counts as progress
-		n := greatest(n, 1);
-	EXCEPTION WHEN query_canceled OR others THEN
-		-- The batch rolled back; record why, keep what committed.
-		GET STACKED DIAGNOSTICS err_state = RETURNED_SQLSTATE, err_message = MESSAGE_TEXT,
-			err_detail = PG_EXCEPTION_DETAIL, err_hint = PG_EXCEPTION_HINT;
-		PERFORM docmodel._migration_run_set(run,
-			CASE WHEN err_state = '57014' THEN 'cancelled' ELSE 'failed' END,
-			r.last_key, r.docs_done, r.docs_total, NULL,
-			err_message || coalesce(' (' || nullif(err_detail, '') || ')', ''));
-		n := 0;
-	END;
-END
-$$;
-COMMENT ON FUNCTION docmodel._migration_batch(bigint, integer) IS
-	'docmodel internal: migrate the next batch of a run (n = 0: finished, or failed with err_state and err_message)';
+-- _migration_batch: its 0.2.0 body (run records through _migration_run_set)
+-- is in the section of issue 18 below, which also changes its OUT columns.
 
 -- No role writes docmodel's tables directly: PUBLIC's INSERT and UPDATE on
 -- migration_run go, and so does every write a role was given on
