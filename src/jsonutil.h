@@ -1,8 +1,7 @@
 /*-------------------------------------------------------------------------
  *
  * jsonutil.h
- *	  Small jsonb helpers shared by the concerns that work on JsonbValue
- *	  trees (migrate.c, revision.c, document.c).
+ *	  ISO 8601 dates and date-times as documents carry them.
  *
  *-------------------------------------------------------------------------
  */
@@ -12,28 +11,13 @@
 #include "datatype/timestamp.h"
 #include "utils/jsonb.h"
 
-/*
- * Tell whether two JsonbValues are equal as jsonb's = says: scalars by
- * value (numerics numerically), arrays element by element, objects pair by
- * pair (their pairs sorted as jsonb keeps them). jbvBinary is not compared.
- */
-extern bool DocmodelJsonbValueEqual(const JsonbValue *a, const JsonbValue *b);
+#include "jsontree.h"
 
 /*
- * The same for two values as an iterator (unexpanded) hands them out: each
- * a scalar or a jbvBinary container.
+ * Equality of two values as an iterator hands them out moved to jsontree.c;
+ * this name stays for document.c until it includes jsontree.h.
  */
-extern bool DocmodelFlatValuesEqual(JsonbValue *a, JsonbValue *b);
-
-/*
- * Tell whether JSON Pointer a (an tokens, unescaped, with their lengths) is
- * a prefix of pointer b, token by token (RFC 6901): "/a" is a prefix of
- * "/a" and "/a/b", not of "/ab" nor of "/a~1b". The one comparison of
- * pointers wherever an ancestor matters (migration steps, patch); a proper
- * prefix is one with an < bn.
- */
-extern bool DocmodelPointerIsPrefix(char *const *atok, const int *alen, int an,
-									char *const *btok, const int *blen, int bn);
+#define DocmodelFlatValuesEqual(a, b) JsonTreeEqual((a), (b))
 
 /*
  * ISO 8601 text as documents carry it, read and written the same in every

@@ -1,9 +1,8 @@
 /*-------------------------------------------------------------------------
  *
  * revision.h
- *	  Revisions: RFC 6902 patch for other concerns (migrations may apply
- *	  the standard ops with it), and the history hooks the collection
- *	  trigger calls.
+ *	  Revisions: the history hooks the collection trigger calls (RFC 6902
+ *	  patch is in jsonpatch.h).
  *
  *-------------------------------------------------------------------------
  */
@@ -15,14 +14,6 @@
 #include "utils/relcache.h"
 
 #include "collection.h"
-
-/*
- * Apply an RFC 6902 patch (a jsonb array of operations) to doc and return
- * the result. Raises 22023 for a malformed patch, 22000 for an operation
- * that cannot apply (missing path, failing test), naming the operation's
- * index (from 0), op and path.
- */
-extern Jsonb *DocmodelPatch(Jsonb *doc, Jsonb *patch);
 
 /*
  * The history half of the collection trigger: call it from the trigger

@@ -14,7 +14,7 @@
 #include "utils/jsonb.h"
 
 #include "fuzz.h"
-#include "revision.h"
+#include "jsonpatch.h"
 
 extern Datum migration_check_steps(PG_FUNCTION_ARGS);
 

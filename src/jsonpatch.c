@@ -1,0 +1,483 @@
+/*-------------------------------------------------------------------------
+ *
+ * jsonpatch.c
+ *	  RFC 6902 JSON Patch (README, "Revisions"): the SQL functions diff and
+ *	  patch, and the six operations on the shared tree (jsontree.h) that
+ *	  patch() and the migration steps both run (see jsonpatch.h).
+ *
+ *	  Shared state: none; both SQL functions are pure.
+ *
+ *-------------------------------------------------------------------------
+ */
+#include "postgres.h"
+
+#include "fmgr.h"
+#include "lib/stringinfo.h"
+#include "miscadmin.h"
+#include "utils/builtins.h"
+#include "utils/jsonb.h"
+
+#include "jsonpatch.h"
+#include "jsonpointer.h"
+#include "jsontree.h"
+
+PG_FUNCTION_INFO_V1(diff);
+PG_FUNCTION_INFO_V1(patch);
+
+/* ------------------------------------------------------------------------
+ * Shared helpers
+ * ------------------------------------------------------------------------
+ */
+
+/* Make a jbvString JsonbValue over a NUL-terminated C string. */
+static void
+MakeString(JsonbValue *v, const char *s)
+{
+	v->type = jbvString;
+	v->val.string.val = (char *) s;
+	v->val.string.len = strlen(s);
+}
+
+/* ------------------------------------------------------------------------
+ * diff
+ *
+ * Objects are compared member by member, recursively: a member only in a is
+ * removed, only in b is added, in both is diffed. Arrays are compared
+ * position by position: the common positions are diffed recursively, extra
+ * elements of b are added at the tail in ascending order, extra elements of
+ * a are removed from the tail in descending order. Any other difference
+ * (types differ, scalars differ) is a "replace" of the whole value. Equal
+ * values (as jsonb = says, so 1.0 equals 1) give no operation.
+ * ------------------------------------------------------------------------
+ */
+
+typedef struct DiffState
+{
+	JsonbParseState *ps; /* the result array being built */
+	StringInfoData path; /* JSON Pointer of the current location */
+} DiffState;
+
+static void DiffValues(DiffState *st, JsonbValue *a, JsonbValue *b);
+
+/* Emit one operation {op, path[, value]} at the current path. */
+static void
+EmitOp(DiffState *st, const char *op, JsonbValue *value)
+{
+	JsonbValue k;
+	JsonbValue v;
+
+	pushJsonbValue(&st->ps, WJB_BEGIN_OBJECT, NULL);
+	MakeString(&k, "op");
+	pushJsonbValue(&st->ps, WJB_KEY, &k);
+	MakeString(&v, op);
+	pushJsonbValue(&st->ps, WJB_VALUE, &v);
+	MakeString(&k, "path");
+	pushJsonbValue(&st->ps, WJB_KEY, &k);
+	MakeString(&v, pstrdup(st->path.data));
+	pushJsonbValue(&st->ps, WJB_VALUE, &v);
+	if (value != NULL)
+	{
+		MakeString(&k, "value");
+		pushJsonbValue(&st->ps, WJB_KEY, &k);
+		pushJsonbValue(&st->ps, WJB_VALUE, value);
+	}
+	pushJsonbValue(&st->ps, WJB_END_OBJECT, NULL);
+}
+
+/* Diff two objects member by member. */
+static void
+DiffObjects(DiffState *st, JsonbContainer *ca, JsonbContainer *cb)
+{
+	int base = st->path.len;
+	JsonbIterator *it;
+	JsonbIteratorToken tok;
+	JsonbValue k;
+	JsonbValue v;
+	JsonbValue found;
+
+	/* Members of a: removed, or diffed against b's. */
+	it = JsonbIteratorInit(ca);
+	while ((tok = JsonbIteratorNext(&it, &k, true)) != WJB_DONE)
+	{
+		JsonbValue *vb;
+
+		if (tok != WJB_KEY)
+			continue;
+		tok = JsonbIteratorNext(&it, &v, true);
+		Assert(tok == WJB_VALUE);
+		JsonPointerAppendToken(&st->path, k.val.string.val, k.val.string.len);
+		vb = getKeyJsonValueFromContainer(cb, k.val.string.val,
+										  k.val.string.len, &found);
+		if (vb == NULL)
+			EmitOp(st, "remove", NULL);
+		else
+			DiffValues(st, &v, vb);
+		st->path.len = base;
+		st->path.data[base] = '\0';
+	}
+
+	/* Members only in b: added. */
+	it = JsonbIteratorInit(cb);
+	while ((tok = JsonbIteratorNext(&it, &k, true)) != WJB_DONE)
+	{
+		if (tok != WJB_KEY)
+			continue;
+		tok = JsonbIteratorNext(&it, &v, true);
+		Assert(tok == WJB_VALUE);
+		if (getKeyJsonValueFromContainer(ca, k.val.string.val, k.val.string.len,
+										 &found) != NULL)
+			continue;
+		JsonPointerAppendToken(&st->path, k.val.string.val, k.val.string.len);
+		EmitOp(st, "add", &v);
+		st->path.len = base;
+		st->path.data[base] = '\0';
+	}
+}
+
+/* Diff two arrays position by position; see the section comment. */
+static void
+DiffArrays(DiffState *st, JsonbContainer *ca, JsonbContainer *cb)
+{
+	int base = st->path.len;
+	int na = JsonContainerSize(ca);
+	int nb = JsonContainerSize(cb);
+	int i;
+
+	for (i = 0; i < Min(na, nb); i++)
+	{
+		JsonbValue *ea = getIthJsonbValueFromContainer(ca, i);
+		JsonbValue *eb = getIthJsonbValueFromContainer(cb, i);
+
+		appendStringInfo(&st->path, "/%d", i);
+		DiffValues(st, ea, eb);
+		st->path.len = base;
+		st->path.data[base] = '\0';
+	}
+	for (i = na; i < nb; i++)
+	{
+		appendStringInfo(&st->path, "/%d", i);
+		EmitOp(st, "add", getIthJsonbValueFromContainer(cb, i));
+		st->path.len = base;
+		st->path.data[base] = '\0';
+	}
+	for (i = na - 1; i >= nb; i--)
+	{
+		appendStringInfo(&st->path, "/%d", i);
+		EmitOp(st, "remove", NULL);
+		st->path.len = base;
+		st->path.data[base] = '\0';
+	}
+}
+
+/* Diff two values (scalars or jbvBinary containers) at the current path. */
+static void
+DiffValues(DiffState *st, JsonbValue *a, JsonbValue *b)
+{
+	check_stack_depth();
+	if (a->type == jbvBinary && b->type == jbvBinary)
+	{
+		JsonbContainer *ca = a->val.binary.data;
+		JsonbContainer *cb = b->val.binary.data;
+
+		if (JsonContainerIsObject(ca) && JsonContainerIsObject(cb))
+		{
+			DiffObjects(st, ca, cb);
+			return;
+		}
+		if (JsonContainerIsArray(ca) && JsonContainerIsArray(cb) &&
+			!JsonContainerIsScalar(ca) && !JsonContainerIsScalar(cb))
+		{
+			DiffArrays(st, ca, cb);
+			return;
+		}
+	}
+	if (!JsonTreeEqual(a, b))
+		EmitOp(st, "replace", b);
+}
+
+/* SQL: diff(a jsonb, b jsonb) -> jsonb, the RFC 6902 patch turning a into b. */
+Datum
+diff(PG_FUNCTION_ARGS)
+{
+	Jsonb *a = PG_GETARG_JSONB_P(0);
+	Jsonb *b = PG_GETARG_JSONB_P(1);
+	DiffState st;
+	JsonbValue va;
+	JsonbValue vb;
+	JsonbValue *res;
+
+	st.ps = NULL;
+	initStringInfo(&st.path);
+	JsonbToJsonbValue(a, &va);
+	JsonbToJsonbValue(b, &vb);
+	pushJsonbValue(&st.ps, WJB_BEGIN_ARRAY, NULL);
+	DiffValues(&st, &va, &vb);
+	res = pushJsonbValue(&st.ps, WJB_END_ARRAY, NULL);
+	PG_RETURN_JSONB_P(JsonbValueToJsonb(res));
+}
+
+/* ------------------------------------------------------------------------
+ * The six operations
+ * ------------------------------------------------------------------------
+ */
+
+/* Apply one RFC 6902 operation; see jsonpatch.h. */
+bool
+JsonPatchApplyOp(JsonPatchOp op, JsonbValue *root, const JsonPointer *path,
+				 const JsonPointer *from, JsonbValue *value, JsonTreeMiss *miss)
+{
+	JsonbValue *cur;
+	JsonbValue v;
+
+	switch (op)
+	{
+		case JSONPATCH_ADD:
+			return JsonTreeAdd(root, path, value, miss);
+		case JSONPATCH_REMOVE:
+			return JsonTreeRemove(root, path, &v, miss);
+		case JSONPATCH_REPLACE:
+			cur = JsonTreeResolve(root, path, path->ntok, miss);
+			if (cur != NULL)
+				*cur = *value;
+			return cur != NULL;
+		case JSONPATCH_TEST:
+			cur = JsonTreeResolve(root, path, path->ntok, miss);
+			if (cur == NULL || JsonTreeEqual(cur, value))
+				return cur != NULL;
+			miss->status = JSONTREE_TEST_FAILED;
+			miss->at = cur;
+			miss->in_from = false;
+			return false;
+		case JSONPATCH_MOVE:
+		case JSONPATCH_COPY:
+			break;
+	}
+	/* move and copy: take the source, then add it at path */
+	if (op == JSONPATCH_MOVE && from->ntok < path->ntok &&
+		JsonPointerIsPrefix(from, path))
+	{
+		miss->status = JSONTREE_INTO_ITSELF;
+		miss->in_from = true;
+		return false;
+	}
+	if (op == JSONPATCH_MOVE && strcmp(from->text, path->text) == 0)
+		cur = JsonTreeResolve(root, from, from->ntok, miss);
+	else if (op == JSONPATCH_MOVE)
+		cur = JsonTreeRemove(root, from, &v, miss) ? &v : NULL;
+	else
+	{
+		cur = JsonTreeResolve(root, from, from->ntok, miss);
+		if (cur != NULL)
+			v = JsonTreeCopy(cur);
+		cur = &v;
+	}
+	if (cur == NULL)
+	{
+		miss->in_from = true;
+		return false;
+	}
+	if (op == JSONPATCH_MOVE && strcmp(from->text, path->text) == 0)
+		return true;
+	return JsonTreeAdd(root, path, &v, miss);
+}
+
+/* ------------------------------------------------------------------------
+ * patch
+ *
+ * The document is held as a tree (jsontree.h) expanded lazily: untouched
+ * subtrees are never copied. It is turned back into jsonb once, at the end.
+ * ------------------------------------------------------------------------
+ */
+
+static const char *const patch_ops[] = {"add",  "remove", "replace",
+										"move", "copy",   "test"};
+
+/* Detail for "-" where an existing element is needed. */
+static const char *const PastEnd =
+	"\"-\" names the position after the last element, which holds no value.";
+
+/* Raise 22023: the patch itself is malformed at operation index. */
+static void
+pg_attribute_noreturn() Malformed(int index, const char *detail)
+{
+	ereport(
+		ERROR,
+		(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+		 errmsg("invalid patch operation %d", index), errdetail("%s", detail),
+		 errhint("A patch is a JSON array of RFC 6902 operations, "
+				 "e.g. [{\"op\": \"add\", \"path\": \"/a\", \"value\": 1}].")));
+}
+
+/* Return the detail saying why a pointer could not be followed. */
+static char *
+MissReason(const JsonTreeMiss *miss, const JsonPointer *p, const char *path)
+{
+	const char *tok = miss->tok < p->ntok ? p->tok[miss->tok] : "";
+
+	switch (miss->status)
+	{
+		case JSONTREE_NO_MEMBER:
+			return psprintf("Member \"%s\" does not exist.", tok);
+		case JSONTREE_NOT_CONTAINER:
+			return psprintf("Cannot look up \"%s\" in %s.", tok,
+							JsonTreeTypeName(miss->at));
+		case JSONTREE_BAD_INDEX:
+			return psprintf("\"%s\" is not an array index.", tok);
+		case JSONTREE_INDEX_OVERFLOW:
+			return psprintf("Array index %s is out of range.", tok);
+		case JSONTREE_PAST_END:
+			return pstrdup(PastEnd);
+		case JSONTREE_INDEX_RANGE:
+			return psprintf("Array index %s is out of range (array length %d).",
+							tok, miss->at->val.array.nElems);
+		case JSONTREE_ROOT:
+			return pstrdup("The whole document cannot be removed.");
+		case JSONTREE_INTO_ITSELF:
+			return psprintf("A value cannot be moved into itself (to \"%s\").",
+							path);
+		default:
+			elog(ERROR, "unexpected patch failure %d", (int) miss->status);
+	}
+}
+
+/* Raise the error of operation index (op) that could not apply. */
+static void
+pg_attribute_noreturn()
+	CannotApply(int index, JsonPatchOp op, const JsonTreeMiss *miss,
+				const JsonPointer *path, const JsonPointer *from,
+				JsonbValue *value)
+{
+	const JsonPointer *p = miss->in_from ? from : path;
+
+	if (miss->status == JSONTREE_TEST_FAILED)
+		ereport(ERROR,
+				(errcode(ERRCODE_DATA_EXCEPTION),
+				 errmsg("patch test failed: operation %d (\"test\") at "
+						"path \"%s\"",
+						index, path->text),
+				 errdetail(
+					 "The value there is %s, not %s.",
+					 JsonbToCString(NULL, &JsonTreeToJsonb(miss->at)->root, 0),
+					 JsonbToCString(NULL, &JsonTreeToJsonb(value)->root, 0))));
+	ereport(ERROR,
+			(errcode(ERRCODE_DATA_EXCEPTION),
+			 errmsg("cannot apply patch operation %d (\"%s\") at path \"%s\"",
+					index, patch_ops[op], p->text),
+			 errdetail("%s", MissReason(miss, p, path->text))));
+}
+
+/* Return the text of member name of operation object c, or raise 22023. */
+static char *
+OpMember(JsonbContainer *c, int index, const char *name, bool required,
+		 int *len)
+{
+	JsonbValue buf;
+	JsonbValue *v = getKeyJsonValueFromContainer(c, name, strlen(name), &buf);
+
+	if (v == NULL)
+	{
+		if (!required)
+			return NULL;
+		Malformed(index, psprintf("Member \"%s\" is missing.", name));
+	}
+	if (v->type != jbvString)
+		Malformed(index, psprintf("Member \"%s\" is %s, not a string.", name,
+								  JsonTreeTypeName(v)));
+	*len = v->val.string.len;
+	return v->val.string.val;
+}
+
+/* Parse member name of c as a pointer into *p, or raise 22023. */
+static void
+OpPointer(JsonbContainer *c, int index, const char *name, JsonPointer *p)
+{
+	int len;
+	char *s = OpMember(c, index, name, true, &len);
+
+	switch (JsonPointerParse(s, len, true, p))
+	{
+		case JSONPOINTER_OK:
+		case JSONPOINTER_ROOT:
+			return;
+		case JSONPOINTER_NO_SLASH:
+			Malformed(index,
+					  psprintf("The \"%s\" pointer \"%s\" does not start "
+							   "with \"/\".",
+							   name, p->text));
+		case JSONPOINTER_BAD_TILDE:
+			Malformed(index, psprintf("The \"%s\" pointer \"%s\" has a \"~\" "
+									  "not followed by 0 or 1.",
+									  name, p->text));
+	}
+}
+
+/* Apply one operation object (checked here) to the tree at root. */
+static void
+ApplyOp(JsonbValue *root, JsonbValue *opval, int index)
+{
+	JsonbContainer *c;
+	JsonTreeMiss miss;
+	char *opname;
+	int oplen;
+	int op;
+	JsonPointer path;
+	JsonPointer from;
+	JsonbValue *value = NULL;
+
+	if (opval->type != jbvBinary ||
+		!JsonContainerIsObject(opval->val.binary.data))
+		Malformed(index, psprintf("The operation is %s, not an object.",
+								  JsonTreeTypeName(opval)));
+	c = opval->val.binary.data;
+	opname = OpMember(c, index, "op", true, &oplen);
+	for (op = 0; op < lengthof(patch_ops); op++)
+		if (strlen(patch_ops[op]) == oplen &&
+			memcmp(patch_ops[op], opname, oplen) == 0)
+			break;
+	if (op == lengthof(patch_ops))
+		Malformed(index,
+				  psprintf("Unknown op \"%s\".", pnstrdup(opname, oplen)));
+	OpPointer(c, index, "path", &path);
+	if (op == JSONPATCH_MOVE || op == JSONPATCH_COPY)
+		OpPointer(c, index, "from", &from);
+	if (op == JSONPATCH_ADD || op == JSONPATCH_REPLACE || op == JSONPATCH_TEST)
+	{
+		value = getKeyJsonValueFromContainer(c, "value", 5,
+											 palloc(sizeof(JsonbValue)));
+		if (value == NULL)
+			Malformed(index, "Member \"value\" is missing.");
+	}
+	if (!JsonPatchApplyOp(op, root, &path, &from, value, &miss))
+		CannotApply(index, op, &miss, &path, &from, value);
+}
+
+/* Apply patch to the document in doc (both jsonb); see jsonpatch.h. */
+Jsonb *
+DocmodelPatch(Jsonb *doc, Jsonb *patchdoc)
+{
+	JsonbValue root;
+	int n;
+	int i;
+
+	if (!JB_ROOT_IS_ARRAY(patchdoc) || JB_ROOT_IS_SCALAR(patchdoc))
+		ereport(ERROR, (errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+						errmsg("a patch must be a JSON array of operations"),
+						errhint("E.g. [{\"op\": \"replace\", \"path\": \"/a\", "
+								"\"value\": 1}].")));
+	JsonTreeFromJsonb(doc, &root);
+	n = JsonContainerSize(&patchdoc->root);
+	for (i = 0; i < n; i++)
+	{
+		CHECK_FOR_INTERRUPTS();
+		ApplyOp(&root, getIthJsonbValueFromContainer(&patchdoc->root, i), i);
+	}
+	return JsonTreeToJsonb(&root);
+}
+
+/* SQL: patch(doc jsonb, patch jsonb) -> jsonb, RFC 6902 applied to doc. */
+Datum
+patch(PG_FUNCTION_ARGS)
+{
+	PG_RETURN_JSONB_P(
+		DocmodelPatch(PG_GETARG_JSONB_P(0), PG_GETARG_JSONB_P(1)));
+}

@@ -1,0 +1,68 @@
+/*-------------------------------------------------------------------------
+ *
+ * jsonpointer.h
+ *	  The one JSON Pointer (RFC 6901) of docmodel: parsed once into
+ *	  unescaped reference tokens, formatted back, compared, and its array
+ *	  index tokens read. Callers turn the reason codes into their own
+ *	  SQLSTATE and message.
+ *
+ *	  The representation is syntax-free on purpose: a token is the member
+ *	  name or the index digits, already unescaped, so another parser (e.g.
+ *	  Couchbase's sub-document paths, a.b[2].`c`) can fill the same struct.
+ *
+ *-------------------------------------------------------------------------
+ */
+#ifndef DOCMODEL_JSONPOINTER_H
+#define DOCMODEL_JSONPOINTER_H
+
+#include "lib/stringinfo.h"
+
+/* A parsed pointer: its text (for messages) and unescaped tokens. */
+typedef struct JsonPointer
+{
+	char *text;  /* NUL-terminated copy of the source text */
+	int ntok;    /* 0: the document root */
+	char **tok;  /* tokens, unescaped, each NUL-terminated */
+	int *toklen; /* their lengths */
+} JsonPointer;
+
+/* Why a pointer text was refused. */
+typedef enum JsonPointerError
+{
+	JSONPOINTER_OK,
+	JSONPOINTER_ROOT,     /* "" where the caller does not allow the root */
+	JSONPOINTER_NO_SLASH, /* does not start with "/" */
+	JSONPOINTER_BAD_TILDE /* "~" not followed by 0 or 1 */
+} JsonPointerError;
+
+/* What an array index token says. */
+typedef enum JsonPointerIndex
+{
+	JSONPOINTER_INDEX,      /* digits: *index set */
+	JSONPOINTER_INDEX_END,  /* "-": past the last element */
+	JSONPOINTER_INDEX_BAD,  /* not digits, or a leading zero */
+	JSONPOINTER_INDEX_RANGE /* digits above INT32_MAX */
+} JsonPointerIndex;
+
+/*
+ * Parse s (len bytes) into *p (palloc'd in the current context); the root
+ * "" only where allow_root. p->text is set even on failure.
+ */
+extern JsonPointerError JsonPointerParse(const char *s, int len,
+										 bool allow_root, JsonPointer *p);
+
+/* Append "/" and one token to buf, escaping "~" and "/". */
+extern void JsonPointerAppendToken(StringInfo buf, const char *tok, int len);
+
+/*
+ * Tell whether a is b or an ancestor of b, token by token: "/a" is a prefix
+ * of "/a" and "/a/b", not of "/ab" nor of "/a~1b". A proper prefix is one
+ * with a->ntok < b->ntok.
+ */
+extern bool JsonPointerIsPrefix(const JsonPointer *a, const JsonPointer *b);
+
+/* Read an array index token ("0", "12", or "-"; no leading zeros). */
+extern JsonPointerIndex JsonPointerArrayIndex(const char *tok, int len,
+											  int *index);
+
+#endif /* DOCMODEL_JSONPOINTER_H */

@@ -1,0 +1,517 @@
+/*-------------------------------------------------------------------------
+ *
+ * jsontree.c
+ *	  The mutable JSON document shared by migrations and patch (see
+ *	  jsontree.h): lazy expansion, member and element edits, pointer
+ *	  resolution with a failure code, deep copy, equality as jsonb = says,
+ *	  and the way back to jsonb. Callers turn failure codes into their own
+ *	  messages. No shared state; everything is palloc'd in the caller's
+ *	  memory context.
+ *
+ *-------------------------------------------------------------------------
+ */
+#include "postgres.h"
+
+#include "miscadmin.h"
+#include "utils/builtins.h"
+#include "utils/fmgrprotos.h"
+#include "utils/numeric.h"
+
+#include "jsontree.h"
+
+/* Make *root the document doc; see jsontree.h. */
+void
+JsonTreeFromJsonb(Jsonb *doc, JsonbValue *root)
+{
+	if (JB_ROOT_IS_SCALAR(doc))
+		JsonbExtractScalar(&doc->root, root);
+	else
+		JsonbToJsonbValue(doc, root);
+}
+
+/* Return a fully expanded tree of v; see jsontree.h. */
+JsonbValue *
+JsonTreeBuild(const JsonbValue *v)
+{
+	JsonbIterator *it;
+	JsonbParseState *state = NULL;
+	JsonbValue x;
+	JsonbValue *res = NULL;
+	JsonbIteratorToken tok;
+
+	if (v->type != jbvBinary)
+	{
+		res = palloc(sizeof(JsonbValue));
+		*res = *v;
+		return res;
+	}
+	it = JsonbIteratorInit(v->val.binary.data);
+	while ((tok = JsonbIteratorNext(&it, &x, false)) != WJB_DONE)
+		res = pushJsonbValue(&state, tok, tok < WJB_BEGIN_ARRAY ? &x : NULL);
+	return res;
+}
+
+/* Expand a container one level; see jsontree.h. */
+void
+JsonTreeExpand(JsonbValue *v)
+{
+	JsonbContainer *c;
+	JsonbIterator *it;
+	JsonbIteratorToken tok;
+	JsonbValue x;
+	int n;
+	int i = 0;
+
+	if (v->type != jbvBinary)
+		return;
+	c = v->val.binary.data;
+	n = JsonContainerSize(c);
+	it = JsonbIteratorInit(c);
+	if (JsonContainerIsObject(c))
+	{
+		/* the iterator hands out keys in jsonb order, which we keep */
+		JsonbPair *pairs = palloc(sizeof(JsonbPair) * Max(n, 1));
+
+		while ((tok = JsonbIteratorNext(&it, &x, true)) != WJB_DONE)
+		{
+			if (tok == WJB_KEY)
+			{
+				pairs[i].key = x;
+				pairs[i].order = i;
+			}
+			else if (tok == WJB_VALUE)
+				pairs[i++].value = x;
+		}
+		v->type = jbvObject;
+		v->val.object.nPairs = i;
+		v->val.object.pairs = pairs;
+	}
+	else
+	{
+		JsonbValue *elems = palloc(sizeof(JsonbValue) * Max(n, 1));
+
+		while ((tok = JsonbIteratorNext(&it, &x, true)) != WJB_DONE)
+			if (tok == WJB_ELEM)
+				elems[i++] = x;
+		v->type = jbvArray;
+		v->val.array.nElems = i;
+		v->val.array.elems = elems;
+		v->val.array.rawScalar = false;
+	}
+}
+
+/* Compare object keys as jsonb orders them: shorter first, then bytes. */
+static int
+KeyCmp(const char *a, int alen, const char *b, int blen)
+{
+	if (alen != blen)
+		return alen < blen ? -1 : 1;
+	return memcmp(a, b, alen);
+}
+
+/* Binary-search an object's member; see jsontree.h. */
+int
+JsonTreeFindMember(const JsonbValue *obj, const char *k, int klen)
+{
+	int lo = 0;
+	int hi = obj->val.object.nPairs - 1;
+
+	while (lo <= hi)
+	{
+		int mid = (lo + hi) / 2;
+		const JsonbValue *mk = &obj->val.object.pairs[mid].key;
+		int c = KeyCmp(mk->val.string.val, mk->val.string.len, k, klen);
+
+		if (c == 0)
+			return mid;
+		if (c < 0)
+			lo = mid + 1;
+		else
+			hi = mid - 1;
+	}
+	return -lo - 1;
+}
+
+/* Set a member, keeping keys sorted; see jsontree.h. */
+void
+JsonTreeSetMember(JsonbValue *obj, const char *k, int klen,
+				  const JsonbValue *val)
+{
+	int i = JsonTreeFindMember(obj, k, klen);
+	int n = obj->val.object.nPairs;
+	JsonbPair *p;
+
+	if (i >= 0)
+	{
+		obj->val.object.pairs[i].value = *val;
+		return;
+	}
+	i = -i - 1;
+	obj->val.object.pairs =
+		obj->val.object.pairs
+			? repalloc(obj->val.object.pairs, sizeof(JsonbPair) * (n + 1))
+			: palloc(sizeof(JsonbPair) * (n + 1));
+	p = obj->val.object.pairs;
+	memmove(&p[i + 1], &p[i], sizeof(JsonbPair) * (n - i));
+	p[i].key.type = jbvString;
+	p[i].key.val.string.val = (char *) k;
+	p[i].key.val.string.len = klen;
+	p[i].value = *val;
+	p[i].order = n;
+	obj->val.object.nPairs = n + 1;
+}
+
+/* Insert an element; see jsontree.h. */
+void
+JsonTreeInsertElem(JsonbValue *arr, int i, const JsonbValue *val)
+{
+	int n = arr->val.array.nElems;
+	JsonbValue *e;
+
+	arr->val.array.elems =
+		arr->val.array.elems
+			? repalloc(arr->val.array.elems, sizeof(JsonbValue) * (n + 1))
+			: palloc(sizeof(JsonbValue) * (n + 1));
+	e = arr->val.array.elems;
+	memmove(&e[i + 1], &e[i], sizeof(JsonbValue) * (n - i));
+	e[i] = *val;
+	arr->val.array.nElems = n + 1;
+}
+
+/* Remove child i of an object or array; see jsontree.h. */
+JsonbValue
+JsonTreeRemoveAt(JsonbValue *parent, int i)
+{
+	JsonbValue res;
+
+	if (parent->type == jbvObject)
+	{
+		JsonbPair *p = parent->val.object.pairs;
+		int n = parent->val.object.nPairs;
+
+		res = p[i].value;
+		memmove(&p[i], &p[i + 1], sizeof(JsonbPair) * (n - i - 1));
+		parent->val.object.nPairs = n - 1;
+	}
+	else
+	{
+		JsonbValue *e = parent->val.array.elems;
+		int n = parent->val.array.nElems;
+
+		res = e[i];
+		memmove(&e[i], &e[i + 1], sizeof(JsonbValue) * (n - i - 1));
+		parent->val.array.nElems = n - 1;
+	}
+	return res;
+}
+
+/* Fill *miss and return false. */
+static bool
+Miss(JsonTreeMiss *miss, JsonTreeStatus status, int tok, JsonbValue *at)
+{
+	miss->status = status;
+	miss->tok = tok;
+	miss->at = at;
+	miss->in_from = false;
+	return false;
+}
+
+/*
+ * Find child t of expanded container cur: its position in *pos (for an
+ * array, "-" gives the length when end_ok); false with *miss filled when
+ * it is not there.
+ */
+static bool
+FindChild(JsonbValue *cur, const JsonPointer *p, int t, bool end_ok, int *pos,
+		  JsonTreeMiss *miss)
+{
+	const char *tok = p->tok[t];
+	int len = p->toklen[t];
+	int n;
+
+	if (cur->type == jbvObject)
+	{
+		*pos = JsonTreeFindMember(cur, tok, len);
+		return *pos >= 0 || Miss(miss, JSONTREE_NO_MEMBER, t, cur);
+	}
+	if (cur->type != jbvArray)
+		return Miss(miss, JSONTREE_NOT_CONTAINER, t, cur);
+	n = cur->val.array.nElems;
+	switch (JsonPointerArrayIndex(tok, len, pos))
+	{
+		case JSONPOINTER_INDEX_BAD:
+			return Miss(miss, JSONTREE_BAD_INDEX, t, cur);
+		case JSONPOINTER_INDEX_RANGE:
+			return Miss(miss, JSONTREE_INDEX_OVERFLOW, t, cur);
+		case JSONPOINTER_INDEX_END:
+			if (!end_ok)
+				return Miss(miss, JSONTREE_PAST_END, t, cur);
+			*pos = n;
+			return true;
+		case JSONPOINTER_INDEX:
+			break;
+	}
+	if (*pos > n || (*pos == n && !end_ok))
+		return Miss(miss, JSONTREE_INDEX_RANGE, t, cur);
+	return true;
+}
+
+/* Return the child at position pos of an expanded container. */
+static inline JsonbValue *
+Child(JsonbValue *cur, int pos)
+{
+	return cur->type == jbvObject ? &cur->val.object.pairs[pos].value
+								  : &cur->val.array.elems[pos];
+}
+
+/* Resolve a pointer prefix; see jsontree.h. */
+JsonbValue *
+JsonTreeResolve(JsonbValue *root, const JsonPointer *p, int ntok,
+				JsonTreeMiss *miss)
+{
+	JsonbValue *cur = root;
+	int t;
+	int pos;
+
+	for (t = 0; t < ntok; t++)
+	{
+		JsonTreeExpand(cur);
+		if (!FindChild(cur, p, t, false, &pos, miss))
+			return NULL;
+		cur = Child(cur, pos);
+	}
+	return cur;
+}
+
+/* Return the expanded parent of p's target, or NULL with *miss. */
+static JsonbValue *
+ResolveParent(JsonbValue *root, const JsonPointer *p, JsonTreeMiss *miss)
+{
+	JsonbValue *parent = JsonTreeResolve(root, p, p->ntok - 1, miss);
+
+	if (parent == NULL)
+		return NULL;
+	JsonTreeExpand(parent);
+	if (parent->type != jbvObject && parent->type != jbvArray)
+	{
+		Miss(miss, JSONTREE_NOT_CONTAINER, p->ntok - 1, parent);
+		return NULL;
+	}
+	return parent;
+}
+
+/* RFC 6902 add; see jsontree.h. */
+bool
+JsonTreeAdd(JsonbValue *root, const JsonPointer *p, const JsonbValue *val,
+			JsonTreeMiss *miss)
+{
+	JsonbValue *parent;
+	int t = p->ntok - 1;
+	int pos;
+
+	if (p->ntok == 0)
+	{
+		*root = *val;
+		return true;
+	}
+	parent = ResolveParent(root, p, miss);
+	if (parent == NULL)
+		return false;
+	if (parent->type == jbvObject)
+	{
+		JsonTreeSetMember(parent, p->tok[t], p->toklen[t], val);
+		return true;
+	}
+	if (!FindChild(parent, p, t, true, &pos, miss))
+		return false;
+	JsonTreeInsertElem(parent, pos, val);
+	return true;
+}
+
+/* RFC 6902 remove; see jsontree.h. */
+bool
+JsonTreeRemove(JsonbValue *root, const JsonPointer *p, JsonbValue *removed,
+			   JsonTreeMiss *miss)
+{
+	JsonbValue *parent;
+	int pos;
+
+	if (p->ntok == 0)
+		return Miss(miss, JSONTREE_ROOT, 0, root);
+	parent = ResolveParent(root, p, miss);
+	if (parent == NULL || !FindChild(parent, p, p->ntok - 1, false, &pos, miss))
+		return false;
+	*removed = JsonTreeRemoveAt(parent, pos);
+	return true;
+}
+
+/* Deep copy; see jsontree.h. */
+JsonbValue
+JsonTreeCopy(const JsonbValue *v)
+{
+	JsonbValue r = *v;
+	int i;
+
+	check_stack_depth();
+	if (v->type == jbvObject)
+	{
+		int n = v->val.object.nPairs;
+
+		r.val.object.pairs = palloc(sizeof(JsonbPair) * Max(n, 1));
+		for (i = 0; i < n; i++)
+		{
+			r.val.object.pairs[i] = v->val.object.pairs[i];
+			r.val.object.pairs[i].value =
+				JsonTreeCopy(&v->val.object.pairs[i].value);
+		}
+	}
+	else if (v->type == jbvArray)
+	{
+		int n = v->val.array.nElems;
+
+		r.val.array.elems = palloc(sizeof(JsonbValue) * Max(n, 1));
+		for (i = 0; i < n; i++)
+			r.val.array.elems[i] = JsonTreeCopy(&v->val.array.elems[i]);
+	}
+	return r;
+}
+
+/* Compare two scalars of the same type as jsonb = does. */
+static bool
+ScalarsEqual(const JsonbValue *a, const JsonbValue *b)
+{
+	switch (a->type)
+	{
+		case jbvNull:
+			return true;
+		case jbvBool:
+			return a->val.boolean == b->val.boolean;
+		case jbvString:
+			return a->val.string.len == b->val.string.len &&
+				   memcmp(a->val.string.val, b->val.string.val,
+						  a->val.string.len) == 0;
+		case jbvNumeric:
+			return DatumGetBool(
+				DirectFunctionCall2(numeric_eq, NumericGetDatum(a->val.numeric),
+									NumericGetDatum(b->val.numeric)));
+		default:
+			return false;
+	}
+}
+
+/* Tell whether two nodes are equal; see jsontree.h. */
+bool
+JsonTreeEqual(JsonbValue *a, JsonbValue *b)
+{
+	int i;
+
+	check_stack_depth();
+	if (a->type == jbvBinary && b->type == jbvBinary)
+		return (a->val.binary.len == b->val.binary.len &&
+				memcmp(a->val.binary.data, b->val.binary.data,
+					   a->val.binary.len) == 0) ||
+			   compareJsonbContainers(a->val.binary.data, b->val.binary.data) ==
+				   0;
+	if (a->type == jbvBinary || b->type == jbvBinary)
+	{
+		/* one side expanded: compare level by level */
+		if (!IsAJsonbScalar(a) && !IsAJsonbScalar(b))
+		{
+			JsonTreeExpand(a);
+			JsonTreeExpand(b);
+		}
+		else
+			return false;
+	}
+	if (a->type != b->type)
+		return false;
+	if (a->type == jbvArray)
+	{
+		if (a->val.array.nElems != b->val.array.nElems)
+			return false;
+		for (i = 0; i < a->val.array.nElems; i++)
+			if (!JsonTreeEqual(&a->val.array.elems[i], &b->val.array.elems[i]))
+				return false;
+		return true;
+	}
+	if (a->type == jbvObject)
+	{
+		if (a->val.object.nPairs != b->val.object.nPairs)
+			return false;
+		for (i = 0; i < a->val.object.nPairs; i++)
+		{
+			JsonbPair *pa = &a->val.object.pairs[i];
+			JsonbPair *pb = &b->val.object.pairs[i];
+
+			if (!ScalarsEqual(&pa->key, &pb->key) ||
+				!JsonTreeEqual(&pa->value, &pb->value))
+				return false;
+		}
+		return true;
+	}
+	return ScalarsEqual(a, b);
+}
+
+/* Name v's JSON type; see jsontree.h. */
+const char *
+JsonTreeTypeName(const JsonbValue *v)
+{
+	switch (v->type)
+	{
+		case jbvNull:
+			return "null";
+		case jbvBool:
+			return "a boolean";
+		case jbvString:
+			return "a string";
+		case jbvNumeric:
+			return "a number";
+		case jbvArray:
+			return "an array";
+		case jbvObject:
+			return "an object";
+		case jbvBinary:
+			return JsonContainerIsObject(v->val.binary.data) ? "an object"
+															 : "an array";
+		default:
+			return "a value";
+	}
+}
+
+/* Push a node as the next value (tok WJB_VALUE or WJB_ELEM). */
+static JsonbValue *
+PushNode(JsonbParseState **ps, JsonbIteratorToken tok, JsonbValue *v)
+{
+	int i;
+
+	check_stack_depth();
+	if (v->type == jbvObject)
+	{
+		pushJsonbValue(ps, WJB_BEGIN_OBJECT, NULL);
+		for (i = 0; i < v->val.object.nPairs; i++)
+		{
+			pushJsonbValue(ps, WJB_KEY, &v->val.object.pairs[i].key);
+			PushNode(ps, WJB_VALUE, &v->val.object.pairs[i].value);
+		}
+		return pushJsonbValue(ps, WJB_END_OBJECT, NULL);
+	}
+	if (v->type == jbvArray)
+	{
+		pushJsonbValue(ps, WJB_BEGIN_ARRAY, NULL);
+		for (i = 0; i < v->val.array.nElems; i++)
+			PushNode(ps, WJB_ELEM, &v->val.array.elems[i]);
+		return pushJsonbValue(ps, WJB_END_ARRAY, NULL);
+	}
+	return pushJsonbValue(ps, tok, v);
+}
+
+/* Turn a tree into jsonb; see jsontree.h. */
+Jsonb *
+JsonTreeToJsonb(JsonbValue *v)
+{
+	JsonbParseState *ps = NULL;
+
+	if (v->type == jbvObject || v->type == jbvArray)
+		return JsonbValueToJsonb(PushNode(&ps, WJB_VALUE, v));
+	return JsonbValueToJsonb(v);
+}

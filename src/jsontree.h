@@ -1,0 +1,96 @@
+/*-------------------------------------------------------------------------
+ *
+ * jsontree.h
+ *	  The one mutable in-memory JSON document of docmodel: a JsonbValue
+ *	  tree expanded lazily (a container stays jbvBinary until an operation
+ *	  descends into it), object pairs kept in jsonb key order (shorter
+ *	  first, then bytes) so a member is found by binary search, turned back
+ *	  into jsonb once. Used by migrations and patch.
+ *
+ *-------------------------------------------------------------------------
+ */
+#ifndef DOCMODEL_JSONTREE_H
+#define DOCMODEL_JSONTREE_H
+
+#include "utils/jsonb.h"
+
+#include "jsonpointer.h"
+
+/* Why a pointer could not be followed (or an operation could not apply). */
+typedef enum JsonTreeStatus
+{
+	JSONTREE_OK,
+	JSONTREE_NO_MEMBER,      /* the object has no such member */
+	JSONTREE_NOT_CONTAINER,  /* a scalar where a container is needed */
+	JSONTREE_BAD_INDEX,      /* an array token that is not an index */
+	JSONTREE_INDEX_OVERFLOW, /* an index above INT32_MAX */
+	JSONTREE_PAST_END,       /* "-" where an existing element is needed */
+	JSONTREE_INDEX_RANGE,    /* an index past the array's end */
+	JSONTREE_ROOT,           /* the root where it cannot be removed */
+	JSONTREE_INTO_ITSELF,    /* a move into the moved value's own child */
+	JSONTREE_TEST_FAILED     /* a test found another value */
+} JsonTreeStatus;
+
+/* Where and why an operation failed. */
+typedef struct JsonTreeMiss
+{
+	JsonTreeStatus status;
+	int tok;        /* the failing token's position in the pointer */
+	JsonbValue *at; /* the node the token was looked up in */
+	bool in_from;   /* the failing pointer is a move/copy's "from" */
+} JsonTreeMiss;
+
+/* Make *root the document doc (a scalar, or its container unexpanded). */
+extern void JsonTreeFromJsonb(Jsonb *doc, JsonbValue *root);
+
+/* Return a fully expanded tree of v (a scalar or a jbvBinary). */
+extern JsonbValue *JsonTreeBuild(const JsonbValue *v);
+
+/* Expand a jbvBinary container one level in place; others stay as they are. */
+extern void JsonTreeExpand(JsonbValue *v);
+
+/* Binary-search an expanded object; return the index or -(insert pos) - 1. */
+extern int JsonTreeFindMember(const JsonbValue *obj, const char *k, int klen);
+
+/* Set member k of an expanded object to *val (the key is not copied). */
+extern void JsonTreeSetMember(JsonbValue *obj, const char *k, int klen,
+							  const JsonbValue *val);
+
+/* Insert *val at position i (0..n) of an expanded array. */
+extern void JsonTreeInsertElem(JsonbValue *arr, int i, const JsonbValue *val);
+
+/* Remove and return child i of an expanded object or array. */
+extern JsonbValue JsonTreeRemoveAt(JsonbValue *parent, int i);
+
+/*
+ * Return the node at the first ntok tokens of p, expanding containers on
+ * the way; NULL with *miss filled when a token cannot be followed.
+ */
+extern JsonbValue *JsonTreeResolve(JsonbValue *root, const JsonPointer *p,
+								   int ntok, JsonTreeMiss *miss);
+
+/* Put *val at p (RFC 6902 add: set a member, insert an element). */
+extern bool JsonTreeAdd(JsonbValue *root, const JsonPointer *p,
+						const JsonbValue *val, JsonTreeMiss *miss);
+
+/* Take the value at p out into *removed (RFC 6902 remove). */
+extern bool JsonTreeRemove(JsonbValue *root, const JsonPointer *p,
+						   JsonbValue *removed, JsonTreeMiss *miss);
+
+/* Return a copy of v sharing nothing mutable with it. */
+extern JsonbValue JsonTreeCopy(const JsonbValue *v);
+
+/*
+ * Tell whether a and b are equal as jsonb's = says (numerics numerically);
+ * either may be partly expanded (a jbvBinary met against an expanded node
+ * is expanded in place).
+ */
+extern bool JsonTreeEqual(JsonbValue *a, JsonbValue *b);
+
+/* The JSON type of v for messages: "an object", "a string", "null", ... */
+extern const char *JsonTreeTypeName(const JsonbValue *v);
+
+/* Turn a tree back into jsonb. */
+extern Jsonb *JsonTreeToJsonb(JsonbValue *v);
+
+#endif /* DOCMODEL_JSONTREE_H */

@@ -1,0 +1,1152 @@
+/*-------------------------------------------------------------------------
+ *
+ * migrate_steps.c
+ *	  The migration step language (README, "Schema versions and
+ *	  migrations"): parsing a rule's steps when it is registered or cached,
+ *	  and applying them to a document tree (jsontree.h). Table-driven: one
+ *	  entry per op (step_ops) with its members, its parser and its applier.
+ *	  The six RFC 6902 ops run through jsonpatch.c's operations; this file
+ *	  keeps docmodel's own ops and the step error messages.
+ *
+ *	  Shared state: none. Parsed steps live in the registry cache
+ *	  (migrate.c) and are never changed while applied: values are copied
+ *	  into the document.
+ *
+ *-------------------------------------------------------------------------
+ */
+#include "postgres.h"
+
+#include <math.h>
+
+#include "fmgr.h"
+#include "lib/stringinfo.h"
+#include "miscadmin.h"
+#include "utils/builtins.h"
+#include "utils/datetime.h"
+#include "utils/jsonb.h"
+#include "utils/numeric.h"
+#include "utils/timestamp.h"
+
+#include "jsonpatch.h"
+#include "jsonpointer.h"
+#include "jsontree.h"
+#include "jsonutil.h"
+#include "migrate_int.h"
+
+#define OP_LIST                                                            \
+	"add, remove, replace, move, copy, test, default, split, join, wrap, " \
+	"cast, to_epoch, from_epoch, strip_dashes, nest, unnest, for_each"
+
+/* An op of the step language: see step_ops. */
+typedef struct StepOpDef
+{
+	const char *name;
+	const char *const members[4]; /* allowed besides "op", NULL-ended */
+	void (*parse)(Step *st, JsonbContainer *obj, const char *op, bool nested);
+	void (*apply)(ApplyCx *cx, const Step *st, JsonbValue *root);
+} StepOpDef;
+
+static Step *ParseSteps(JsonbContainer *arr, const char *prefix, bool nested,
+						int *nsteps);
+
+/* ---------------------------------------------------------------------
+ * Parsing (when registered, and when the cache loads)
+ * ---------------------------------------------------------------------
+ */
+
+/*
+ * Initialize buf and fill it with fmt formatted with args,
+ * growing it as needed (args is only read through copies).
+ */
+static void FormatReason(StringInfo buf, const char *fmt, va_list args)
+	pg_attribute_printf(2, 0);
+
+static void
+FormatReason(StringInfo buf, const char *fmt, va_list args)
+{
+	initStringInfo(buf);
+	for (;;)
+	{
+		va_list copy;
+		int needed;
+
+		va_copy(copy, args);
+		needed = appendStringInfoVA(buf, fmt, copy);
+		va_end(copy);
+		if (needed == 0)
+			break;
+		enlargeStringInfo(buf, needed);
+	}
+}
+
+/* Raise 22023 for a step that is not well formed. */
+static void pg_attribute_noreturn()
+	BadStep(const char *label, const char *op, const char *fmt, ...)
+		pg_attribute_printf(3, 4);
+
+static void
+BadStep(const char *label, const char *op, const char *fmt, ...)
+{
+	StringInfoData reason;
+	va_list args;
+
+	va_start(args, fmt);
+	FormatReason(&reason, fmt, args);
+	va_end(args);
+	if (op)
+		ereport(ERROR, (errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+						errmsg("invalid migration step %s (%s): %s", label, op,
+							   reason.data),
+						errdetail("Step %s, op \"%s\".", label, op)));
+	ereport(ERROR, (errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+					errmsg("invalid migration step %s: %s", label, reason.data),
+					errhint("Known ops: " OP_LIST ".")));
+}
+
+/* Return a palloc'd NUL-terminated copy of a string value. */
+static char *
+StringOf(JsonbValue *v)
+{
+	return pnstrdup(v->val.string.val, v->val.string.len);
+}
+
+/* Parse a JSON Pointer; root ("") only where allow_root. */
+static void
+ParsePointer(JsonPointer *p, JsonbValue *v, const char *label, const char *op,
+			 const char *field, bool allow_root)
+{
+	if (v->type != jbvString)
+		BadStep(label, op, "field \"%s\" must be a JSON Pointer string", field);
+	switch (
+		JsonPointerParse(v->val.string.val, v->val.string.len, allow_root, p))
+	{
+		case JSONPOINTER_OK:
+			return;
+		case JSONPOINTER_ROOT:
+			BadStep(label, op,
+					"field \"%s\" may not point at the document root", field);
+		case JSONPOINTER_NO_SLASH:
+		case JSONPOINTER_BAD_TILDE:
+			BadStep(label, op, "bad JSON Pointer \"%s\" in field \"%s\"",
+					p->text, field);
+	}
+}
+
+/* Return the field of a step object, or NULL when absent. */
+static JsonbValue *
+StepField(JsonbContainer *obj, const char *name)
+{
+	return getKeyJsonValueFromContainer(obj, name, strlen(name), NULL);
+}
+
+/* Return the field of a step object, raising 22023 when absent. */
+static JsonbValue *
+NeedField(JsonbContainer *obj, const char *name, const char *label,
+		  const char *op)
+{
+	JsonbValue *v = StepField(obj, name);
+
+	if (v == NULL)
+		BadStep(label, op, "missing field \"%s\"", name);
+	return v;
+}
+
+/* Parse an array of JSON Pointers (field of the step). */
+static void
+ParsePointerArray(Step *st, JsonbContainer *obj, const char *field,
+				  const char *label, const char *op)
+{
+	JsonbValue *v = NeedField(obj, field, label, op);
+	int n;
+	int i;
+
+	if (v->type != jbvBinary || !JsonContainerIsArray(v->val.binary.data) ||
+		JsonContainerSize(v->val.binary.data) == 0)
+		BadStep(label, op,
+				"field \"%s\" must be a non-empty array of JSON Pointers",
+				field);
+	n = JsonContainerSize(v->val.binary.data);
+	st->nptrs = n;
+	st->ptrs = palloc0(sizeof(JsonPointer) * n);
+	for (i = 0; i < n; i++)
+	{
+		JsonbValue *e = getIthJsonbValueFromContainer(v->val.binary.data, i);
+
+		ParsePointer(&st->ptrs[i], e, label, op, field, false);
+	}
+}
+
+/* Return the separator field (default one space). */
+static void
+ParseSeparator(Step *st, JsonbContainer *obj, const char *label, const char *op)
+{
+	JsonbValue *v = StepField(obj, "separator");
+
+	if (v == NULL)
+	{
+		st->sep = " ";
+		st->seplen = 1;
+		return;
+	}
+	if (v->type != jbvString || v->val.string.len == 0)
+		BadStep(label, op, "field \"separator\" must be a non-empty string");
+	st->sep = StringOf(v);
+	st->seplen = v->val.string.len;
+}
+
+/* Return the microseconds in a time unit named by the step, or raise. */
+static int64
+ParseUnit(JsonbContainer *obj, const char *label, const char *op)
+{
+	JsonbValue *v = StepField(obj, "unit");
+	char *u;
+
+	if (v == NULL)
+		return INT64CONST(1000);
+	if (v->type != jbvString)
+		BadStep(label, op, "field \"unit\" must be a string");
+	u = StringOf(v);
+	if (strcmp(u, "ms") == 0)
+		return INT64CONST(1000);
+	if (strcmp(u, "s") == 0)
+		return INT64CONST(1000000);
+	if (strcmp(u, "min") == 0)
+		return INT64CONST(60000000);
+	if (strcmp(u, "h") == 0)
+		return INT64CONST(3600000000);
+	if (strcmp(u, "day") == 0)
+		return INT64CONST(86400000000);
+	BadStep(label, op, "unknown unit \"%s\" (ms, s, min, h or day)", u);
+}
+
+/* Refuse members of a step object that its op does not know. */
+static void
+CheckMembers(JsonbContainer *obj, const char *const *allowed, const char *label,
+			 const char *op)
+{
+	JsonbIterator *it = JsonbIteratorInit(obj);
+	JsonbValue v;
+	JsonbIteratorToken tok;
+
+	while ((tok = JsonbIteratorNext(&it, &v, true)) != WJB_DONE)
+	{
+		const char *const *a;
+		bool ok = false;
+
+		if (tok != WJB_KEY)
+			continue;
+		if (v.val.string.len == 2 && memcmp(v.val.string.val, "op", 2) == 0)
+			continue;
+		for (a = allowed; *a; a++)
+			if ((int) strlen(*a) == v.val.string.len &&
+				memcmp(*a, v.val.string.val, v.val.string.len) == 0)
+				ok = true;
+		if (!ok)
+			BadStep(label, op, "unknown field \"%.*s\"", v.val.string.len,
+					v.val.string.val);
+	}
+}
+
+/*
+ * The parsers, one per op (or per shape shared by several ops): each reads
+ * its members of the step object obj into st; CheckMembers has already
+ * refused the members its op does not know. nested: inside a for_each,
+ * where value ops may name the element itself ("").
+ */
+
+/* add, replace, test, default: path and value. */
+static void
+ParseValueStep(Step *st, JsonbContainer *obj, const char *op, bool nested)
+{
+	bool root = nested && (st->op == OP_REPLACE || st->op == OP_TEST);
+
+	ParsePointer(&st->path, NeedField(obj, "path", st->label, op), st->label,
+				 op, "path", root);
+	st->value = JsonTreeBuild(NeedField(obj, "value", st->label, op));
+}
+
+/* remove, strip_dashes: path only. */
+static void
+ParsePathStep(Step *st, JsonbContainer *obj, const char *op, bool nested)
+{
+	ParsePointer(&st->path, NeedField(obj, "path", st->label, op), st->label,
+				 op, "path", nested && st->op == OP_STRIP_DASHES);
+}
+
+/* move, copy: from and path; a move may not go into its own child. */
+static void
+ParseFromStep(Step *st, JsonbContainer *obj, const char *op, bool nested)
+{
+	ParsePointer(&st->from, NeedField(obj, "from", st->label, op), st->label,
+				 op, "from", false);
+	ParsePointer(&st->path, NeedField(obj, "path", st->label, op), st->label,
+				 op, "path", false);
+	if (st->op == OP_MOVE && st->from.ntok < st->path.ntok &&
+		JsonPointerIsPrefix(&st->from, &st->path))
+		BadStep(st->label, op, "cannot move \"%s\" into its own child \"%s\"",
+				st->from.text, st->path.text);
+}
+
+/* split: path, into (pointers), separator. */
+static void
+ParseSplit(Step *st, JsonbContainer *obj, const char *op, bool nested)
+{
+	ParsePointer(&st->path, NeedField(obj, "path", st->label, op), st->label,
+				 op, "path", false);
+	ParsePointerArray(st, obj, "into", st->label, op);
+	ParseSeparator(st, obj, st->label, op);
+}
+
+/* join: paths, into, separator. */
+static void
+ParseJoin(Step *st, JsonbContainer *obj, const char *op, bool nested)
+{
+	ParsePointerArray(st, obj, "paths", st->label, op);
+	ParsePointer(&st->into, NeedField(obj, "into", st->label, op), st->label,
+				 op, "into", false);
+	st->has_into = true;
+	st->path = st->into;
+	ParseSeparator(st, obj, st->label, op);
+}
+
+/* wrap: path, optional into and template. */
+static void
+ParseWrap(Step *st, JsonbContainer *obj, const char *op, bool nested)
+{
+	JsonbValue *v;
+
+	ParsePointer(&st->path, NeedField(obj, "path", st->label, op), st->label,
+				 op, "path", false);
+	v = StepField(obj, "into");
+	if (v)
+	{
+		ParsePointer(&st->into, v, st->label, op, "into", false);
+		st->has_into = strcmp(st->into.text, st->path.text) != 0;
+	}
+	v = StepField(obj, "template");
+	if (v)
+		st->value = JsonTreeBuild(v);
+}
+
+/* cast: path and to (number, string or boolean). */
+static void
+ParseCast(Step *st, JsonbContainer *obj, const char *op, bool nested)
+{
+	JsonbValue *v;
+	char *to;
+
+	ParsePointer(&st->path, NeedField(obj, "path", st->label, op), st->label,
+				 op, "path", nested);
+	v = NeedField(obj, "to", st->label, op);
+	if (v->type != jbvString)
+		BadStep(st->label, op, "field \"to\" must be a string");
+	to = StringOf(v);
+	if (strcmp(to, "number") == 0)
+		st->cast_to = CAST_NUMBER;
+	else if (strcmp(to, "string") == 0)
+		st->cast_to = CAST_STRING;
+	else if (strcmp(to, "boolean") == 0)
+		st->cast_to = CAST_BOOLEAN;
+	else
+		BadStep(st->label, op,
+				"cannot cast to \"%s\" (number, string or boolean)", to);
+}
+
+/* to_epoch, from_epoch: path and unit. */
+static void
+ParseEpoch(Step *st, JsonbContainer *obj, const char *op, bool nested)
+{
+	ParsePointer(&st->path, NeedField(obj, "path", st->label, op), st->label,
+				 op, "path", nested);
+	st->unit_us = ParseUnit(obj, st->label, op);
+}
+
+/* nest: paths and into, which may not lie inside one of them. */
+static void
+ParseNest(Step *st, JsonbContainer *obj, const char *op, bool nested)
+{
+	int i;
+
+	ParsePointerArray(st, obj, "paths", st->label, op);
+	ParsePointer(&st->into, NeedField(obj, "into", st->label, op), st->label,
+				 op, "into", false);
+	st->has_into = true;
+	st->path = st->into;
+	for (i = 0; i < st->nptrs; i++)
+		if (JsonPointerIsPrefix(&st->ptrs[i], &st->into))
+			BadStep(st->label, op,
+					"cannot nest \"%s\" into itself or its child \"%s\"",
+					st->ptrs[i].text, st->into.text);
+}
+
+/* unnest: path, optional into (the root allowed). */
+static void
+ParseUnnest(Step *st, JsonbContainer *obj, const char *op, bool nested)
+{
+	JsonbValue *v;
+
+	ParsePointer(&st->path, NeedField(obj, "path", st->label, op), st->label,
+				 op, "path", false);
+	v = StepField(obj, "into");
+	if (v)
+	{
+		ParsePointer(&st->into, v, st->label, op, "into", true);
+		st->has_into = true;
+	}
+}
+
+/* for_each: path and steps (parsed as nested steps). */
+static void
+ParseForEach(Step *st, JsonbContainer *obj, const char *op, bool nested)
+{
+	JsonbValue *v;
+
+	ParsePointer(&st->path, NeedField(obj, "path", st->label, op), st->label,
+				 op, "path", false);
+	v = NeedField(obj, "steps", st->label, op);
+	if (v->type != jbvBinary || !JsonContainerIsArray(v->val.binary.data))
+		BadStep(st->label, op, "field \"steps\" must be an array");
+	st->steps = ParseSteps(v->val.binary.data, st->label, true, &st->nsteps);
+}
+
+/* ---------------------------------------------------------------------
+ * Applying steps to a tree
+ * ---------------------------------------------------------------------
+ */
+
+/*
+ * Return the value at the first ntok tokens of p, expanded one level (so a
+ * caller tests its type directly), or NULL when it is not there.
+ */
+static JsonbValue *
+Resolve(JsonbValue *root, const JsonPointer *p, int ntok)
+{
+	JsonTreeMiss miss;
+	JsonbValue *v = JsonTreeResolve(root, p, ntok, &miss);
+
+	if (v != NULL)
+		JsonTreeExpand(v);
+	return v;
+}
+
+/* Return a copy of v, or of the wrap template t with each "$" made v. */
+static JsonbValue *
+CopyValue(const JsonbValue *t, const JsonbValue *dollar)
+{
+	JsonbValue *dst = palloc(sizeof(JsonbValue));
+	int i;
+
+	check_stack_depth();
+	if (dollar == NULL ||
+		(t->type != jbvString && t->type != jbvObject && t->type != jbvArray))
+	{
+		*dst = JsonTreeCopy(t);
+		return dst;
+	}
+	if (t->type == jbvString)
+		return CopyValue(
+			t->val.string.len == 1 && t->val.string.val[0] == '$' ? dollar : t,
+			NULL);
+	*dst = *t;
+	if (t->type == jbvObject)
+	{
+		dst->val.object.pairs =
+			palloc(sizeof(JsonbPair) * Max(t->val.object.nPairs, 1));
+		for (i = 0; i < t->val.object.nPairs; i++)
+		{
+			dst->val.object.pairs[i] = t->val.object.pairs[i];
+			dst->val.object.pairs[i].value =
+				*CopyValue(&t->val.object.pairs[i].value, dollar);
+		}
+	}
+	else
+	{
+		dst->val.array.elems =
+			palloc(sizeof(JsonbValue) * Max(t->val.array.nElems, 1));
+		for (i = 0; i < t->val.array.nElems; i++)
+			dst->val.array.elems[i] =
+				*CopyValue(&t->val.array.elems[i], dollar);
+	}
+	return dst;
+}
+
+#define KindName(v) JsonTreeTypeName(v)
+
+/* Make a string value. */
+static JsonbValue
+StringValue(const char *s, int len)
+{
+	JsonbValue v;
+
+	v.type = jbvString;
+	v.val.string.val = (char *) s;
+	v.val.string.len = len;
+	return v;
+}
+
+/*
+ * Raise sqlstate (with hint, when not NULL) for a step that cannot apply,
+ * naming key, step, op, path.
+ */
+static void pg_attribute_noreturn()
+	StepFailCode(ApplyCx *cx, const Step *st, const char *path, int sqlstate,
+				 const char *hint, const char *fmt, ...)
+		pg_attribute_printf(6, 7);
+
+/* Raise 22000 for a step that cannot apply (StepFailCode's usual case). */
+#define StepFail(cx, st, path, ...) \
+	StepFailCode(cx, st, path, ERRCODE_DATA_EXCEPTION, NULL, __VA_ARGS__)
+
+static void
+StepFailCode(ApplyCx *cx, const Step *st, const char *path, int sqlstate,
+			 const char *hint, const char *fmt, ...)
+{
+	StringInfoData reason;
+	va_list args;
+	StringInfoData detail;
+
+	va_start(args, fmt);
+	FormatReason(&reason, fmt, args);
+	va_end(args);
+	initStringInfo(&detail);
+	if (cx->key)
+		appendStringInfo(&detail, "Key \"%s\", type", cx->key);
+	else
+		appendStringInfoString(&detail, "Type");
+	appendStringInfo(
+		&detail,
+		" \"%s\", migration %s to %s, step %s, op \"%s\", path \"%s%s\".",
+		cx->type, cx->from, cx->to, st->label, MigrateStepOpName(st->op),
+		cx->prefix, path);
+	ereport(ERROR, (errcode(sqlstate),
+					errmsg("migration step %s (%s) cannot apply: %s", st->label,
+						   MigrateStepOpName(st->op), reason.data),
+					errdetail_internal("%s", detail.data),
+					hint ? errhint("%s", hint) : 0));
+}
+
+/*
+ * Error context of a migration: the rule, the step and op, the key and the
+ * step's path (cx is an ApplyCx; see ApplyChain).
+ */
+void
+MigrateErrorContext(void *arg)
+{
+	ApplyCx *cx = (ApplyCx *) arg;
+	StringInfoData buf;
+
+	initStringInfo(&buf);
+	if (cx->step)
+		appendStringInfo(&buf, "migration step %s (%s) of type \"%s\"",
+						 cx->step->label, MigrateStepOpName(cx->step->op),
+						 cx->type);
+	else
+		appendStringInfo(&buf, "migration of type \"%s\"", cx->type);
+	if (cx->from)
+		appendStringInfo(&buf, " from %s to %s", cx->from, cx->to);
+	if (cx->fn)
+		appendStringInfo(&buf, " by function %s", cx->fn);
+	if (cx->key)
+		appendStringInfo(&buf, ", key \"%s\"", cx->key);
+	if (cx->step)
+		appendStringInfo(&buf, ", path \"%s%s\"", cx->prefix,
+						 cx->step->path.text);
+	if (cx->step && (cx->step->op == OP_MOVE || cx->step->op == OP_COPY))
+		appendStringInfo(&buf, " (from \"%s%s\")", cx->prefix,
+						 cx->step->from.text);
+	errcontext("%s", buf.data);
+}
+
+/* Raise the error of a step whose add at p failed as miss says. */
+static void
+pg_attribute_noreturn()
+	AddFailed(ApplyCx *cx, const Step *st, const JsonPointer *p,
+			  const JsonTreeMiss *miss)
+{
+	if (miss->tok < p->ntok - 1)
+		StepFail(cx, st, p->text, "the parent of \"%s\" does not exist",
+				 p->text);
+	if (miss->status == JSONTREE_NOT_CONTAINER)
+		StepFail(cx, st, p->text, "the parent of \"%s\" is %s, not a container",
+				 p->text, KindName(miss->at));
+	StepFail(cx, st, p->text, "array index \"%.*s\" is out of range",
+			 p->toklen[p->ntok - 1], p->tok[p->ntok - 1]);
+}
+
+/* Add val at pointer p (RFC 6902 add); raise when the parent is missing. */
+static void
+AddAt(ApplyCx *cx, const Step *st, JsonbValue *root, const JsonPointer *p,
+	  JsonbValue *val)
+{
+	JsonTreeMiss miss;
+
+	if (!JsonTreeAdd(root, p, val, &miss))
+		AddFailed(cx, st, p, &miss);
+}
+
+/*
+ * Remove the value at pointer p and return it; NULL when absent (the
+ * caller decides whether that is an error).
+ */
+static JsonbValue *
+RemoveAt(JsonbValue *root, const JsonPointer *p)
+{
+	JsonTreeMiss miss;
+	JsonbValue *res = palloc(sizeof(JsonbValue));
+
+	if (!JsonTreeRemove(root, p, res, &miss))
+		return NULL;
+	return res;
+}
+
+/*
+ * Run an RFC 6902 step (add, remove, replace, move, copy, test) through
+ * jsonpatch's operations; raise with the step's own messages.
+ */
+static void
+ApplyPatchStep(ApplyCx *cx, const Step *st, JsonbValue *root)
+{
+	JsonTreeMiss miss;
+	JsonbValue *value = NULL;
+	const JsonPointer *p = &st->path;
+
+	if (st->value != NULL)
+		value = st->op == OP_TEST ? st->value : CopyValue(st->value, NULL);
+	if (JsonPatchApplyOp((JsonPatchOp) st->op, root, &st->path, &st->from,
+						 value, &miss))
+		return;
+	if (miss.in_from)
+		p = &st->from;
+	if (miss.status == JSONTREE_TEST_FAILED)
+		StepFail(cx, st, p->text, "test failed: the value at \"%s\" differs",
+				 p->text);
+	if (st->op == OP_TEST)
+		StepFail(cx, st, p->text, "test failed: \"%s\" does not exist",
+				 p->text);
+	if (miss.in_from || st->op == OP_REMOVE || st->op == OP_REPLACE)
+		StepFail(cx, st, p->text, "\"%s\" does not exist", p->text);
+	AddFailed(cx, st, p, &miss);
+}
+
+/* Return whether s is a JSON number (optional surrounding spaces). */
+static bool
+LooksNumeric(const char *s)
+{
+	const char *p = s;
+	bool digits = false;
+
+	while (*p == ' ')
+		p++;
+	if (*p == '-' || *p == '+')
+		p++;
+	while (*p >= '0' && *p <= '9')
+		p++, digits = true;
+	if (*p == '.')
+	{
+		p++;
+		while (*p >= '0' && *p <= '9')
+			p++, digits = true;
+	}
+	if (!digits)
+		return false;
+	if (*p == 'e' || *p == 'E')
+	{
+		bool exp = false;
+
+		p++;
+		if (*p == '-' || *p == '+')
+			p++;
+		while (*p >= '0' && *p <= '9')
+			p++, exp = true;
+		if (!exp)
+			return false;
+	}
+	while (*p == ' ')
+		p++;
+	return *p == '\0';
+}
+
+/* cast: convert the value at path in place. */
+static void
+ApplyCast(ApplyCx *cx, const Step *st, JsonbValue *root)
+{
+	JsonbValue *v = Resolve(root, &st->path, st->path.ntok);
+	const char *path = st->path.text;
+	if (v->type == jbvNull)
+		return;
+	if (v->type == jbvArray || v->type == jbvObject)
+		StepFail(cx, st, path, "cannot cast %s", KindName(v));
+	switch (st->cast_to)
+	{
+		case CAST_NUMBER:
+			if (v->type == jbvString)
+			{
+				char *s = StringOf(v);
+
+				if (v == NULL)
+					return;
+
+				if (!LooksNumeric(s))
+					StepFail(cx, st, path, "\"%s\" is not a number", s);
+				v->type = jbvNumeric;
+				v->val.numeric = DatumGetNumeric(DirectFunctionCall3(
+					numeric_in, CStringGetDatum(s),
+					ObjectIdGetDatum(InvalidOid), Int32GetDatum(-1)));
+			}
+			else if (v->type == jbvBool)
+			{
+				bool b = v->val.boolean;
+
+				v->type = jbvNumeric;
+				v->val.numeric = int64_to_numeric(b ? 1 : 0);
+			}
+			break;
+		case CAST_STRING:
+			if (v->type == jbvNumeric)
+			{
+				char *s = DatumGetCString(DirectFunctionCall1(
+					numeric_out, NumericGetDatum(v->val.numeric)));
+
+				*v = StringValue(s, strlen(s));
+			}
+			else if (v->type == jbvBool)
+				*v = v->val.boolean ? StringValue("true", 4)
+									: StringValue("false", 5);
+			break;
+		case CAST_BOOLEAN:
+			if (v->type == jbvString)
+			{
+				bool b;
+
+				if (!parse_bool_with_len(v->val.string.val, v->val.string.len,
+										 &b))
+					StepFail(cx, st, path, "\"%.*s\" is not a boolean",
+							 v->val.string.len, v->val.string.val);
+				v->type = jbvBool;
+				v->val.boolean = b;
+			}
+			else if (v->type == jbvNumeric)
+			{
+				bool b =
+					DatumGetInt32(DirectFunctionCall1(
+						numeric_sign, NumericGetDatum(v->val.numeric))) != 0;
+
+				v->type = jbvBool;
+				v->val.boolean = b;
+			}
+			break;
+	}
+}
+
+/*
+ * to_epoch: replace an ISO 8601 string at path by its epoch in the step's unit
+ * (floored). Only the forms DocmodelParseIso8601 reads, the same in every
+ * session; anything else is 22007.
+ */
+static void
+ApplyToEpoch(ApplyCx *cx, const Step *st, JsonbValue *root)
+{
+	JsonbValue *v = Resolve(root, &st->path, st->path.ntok);
+	const char *path = st->path.text;
+	TimestampTz ts;
+	int64 us;
+	int64 q;
+
+	if (v == NULL)
+		return;
+
+	if (v->type == jbvNull)
+		return;
+	if (v->type != jbvString)
+		StepFail(cx, st, path, "expected an ISO-8601 string, found %s",
+				 KindName(v));
+	if (!DocmodelParseIso8601(v->val.string.val, v->val.string.len, &ts))
+		StepFailCode(cx, st, path, ERRCODE_INVALID_DATETIME_FORMAT,
+					 "Write a date as 2024-01-02 or a date-time as "
+					 "2024-01-02T03:04:05.678+01:00; without an offset it is "
+					 "UTC.",
+					 "\"%.*s\" is not an ISO 8601 date or date-time",
+					 v->val.string.len, v->val.string.val);
+	us = ts + (int64) (POSTGRES_EPOCH_JDATE - UNIX_EPOCH_JDATE) * USECS_PER_DAY;
+	q = us / st->unit_us;
+	if (us % st->unit_us != 0 && us < 0)
+		q--; /* floor */
+	v->type = jbvNumeric;
+	v->val.numeric = int64_to_numeric(q);
+}
+
+/*
+ * from_epoch: replace an epoch number at path by ISO 8601 UTC text with milliseconds,
+ * computed in numeric (a double loses microseconds past the year 2255).
+ */
+static void
+ApplyFromEpoch(ApplyCx *cx, const Step *st, JsonbValue *root)
+{
+	JsonbValue *v = Resolve(root, &st->path, st->path.ntok);
+	const char *path = st->path.text;
+	Datum us;
+	double approx;
+	char *buf;
+
+	if (v == NULL)
+		return;
+
+	if (v->type == jbvNull)
+		return;
+	if (v->type != jbvNumeric)
+		StepFail(cx, st, path, "expected an epoch number, found %s",
+				 KindName(v));
+	us = DirectFunctionCall2(numeric_mul, NumericGetDatum(v->val.numeric),
+							 NumericGetDatum(int64_to_numeric(st->unit_us)));
+	us = DirectFunctionCall2(numeric_round, us, Int32GetDatum(0));
+	approx = DatumGetFloat8(DirectFunctionCall1(numeric_float8, us));
+	buf = palloc(DOCMODEL_ISO8601_LEN + 1);
+	/* years 0000 to 9999 lie well inside int64 microseconds */
+	if (!(fabs(approx) < 1e18) ||
+		!DocmodelFormatIso8601(
+			DatumGetInt64(DirectFunctionCall1(numeric_int8, us)) -
+				(int64) (POSTGRES_EPOCH_JDATE - UNIX_EPOCH_JDATE) *
+					USECS_PER_DAY,
+			buf))
+		StepFailCode(cx, st, path, ERRCODE_DATETIME_VALUE_OUT_OF_RANGE, NULL,
+					 "epoch %s is out of range (years 0000 to 9999)",
+					 DatumGetCString(DirectFunctionCall1(
+						 numeric_out, NumericGetDatum(v->val.numeric))));
+	*v = StringValue(buf, DOCMODEL_ISO8601_LEN);
+}
+
+/*
+ * The appliers of docmodel's own ops, one per op: each applies st to the
+ * tree at root. A step whose path is absent does nothing (default adds).
+ */
+
+/* default: add the value where nothing is. */
+static void
+ApplyDefault(ApplyCx *cx, const Step *st, JsonbValue *root)
+{
+	if (Resolve(root, &st->path, st->path.ntok) == NULL)
+		AddAt(cx, st, root, &st->path, CopyValue(st->value, NULL));
+}
+
+/* split: cut a string at the separator into the targets. */
+static void
+ApplySplit(ApplyCx *cx, const Step *st, JsonbValue *root)
+{
+	JsonbValue *v = Resolve(root, &st->path, st->path.ntok);
+	char *s;
+	int len;
+	int pos = 0;
+	int i;
+
+	if (v == NULL)
+		return;
+	if (v->type != jbvString)
+		StepFail(cx, st, st->path.text, "expected a string, found %s",
+				 KindName(v));
+	s = v->val.string.val;
+	len = v->val.string.len;
+	RemoveAt(root, &st->path);
+	for (i = 0; i < st->nptrs && pos <= len; i++)
+	{
+		int end = len;
+		JsonbValue piece;
+
+		/* the last target takes the rest */
+		if (i < st->nptrs - 1)
+		{
+			int k;
+
+			for (k = pos; k + st->seplen <= len; k++)
+				if (memcmp(s + k, st->sep, st->seplen) == 0)
+					break;
+			end = (k + st->seplen <= len) ? k : len;
+		}
+		piece = StringValue(s + pos, end - pos);
+		AddAt(cx, st, root, &st->ptrs[i], &piece);
+		pos = (end == len) ? len + 1 : end + st->seplen;
+	}
+}
+
+/* join: the scalars at paths, joined by the separator, into one string. */
+static void
+ApplyJoin(ApplyCx *cx, const Step *st, JsonbValue *root)
+{
+	StringInfoData buf;
+	JsonbValue joined;
+	int found = 0;
+	int i;
+
+	initStringInfo(&buf);
+	for (i = 0; i < st->nptrs; i++)
+	{
+		JsonbValue *v = Resolve(root, &st->ptrs[i], st->ptrs[i].ntok);
+
+		if (v == NULL || v->type == jbvNull)
+			continue;
+		if (found++ > 0)
+			appendBinaryStringInfo(&buf, st->sep, st->seplen);
+		if (v->type == jbvString)
+			appendBinaryStringInfo(&buf, v->val.string.val, v->val.string.len);
+		else if (v->type == jbvNumeric)
+			appendStringInfoString(
+				&buf, DatumGetCString(DirectFunctionCall1(
+						  numeric_out, NumericGetDatum(v->val.numeric))));
+		else if (v->type == jbvBool)
+			appendStringInfoString(&buf, v->val.boolean ? "true" : "false");
+		else
+			StepFail(cx, st, st->ptrs[i].text, "cannot join %s", KindName(v));
+	}
+	if (found == 0)
+		return;
+	for (i = 0; i < st->nptrs; i++)
+		RemoveAt(root, &st->ptrs[i]);
+	joined = StringValue(buf.data, buf.len);
+	AddAt(cx, st, root, &st->into, &joined);
+}
+
+/* wrap: put the value (or the template around it) into an array. */
+static void
+ApplyWrap(ApplyCx *cx, const Step *st, JsonbValue *root)
+{
+	JsonbValue *v = Resolve(root, &st->path, st->path.ntok);
+	JsonbValue arr;
+
+	if (v == NULL)
+		return;
+	if (st->has_into && Resolve(root, &st->into, st->into.ntok) != NULL)
+		StepFail(cx, st, st->into.text, "\"%s\" already exists", st->into.text);
+	arr.type = jbvArray;
+	arr.val.array.rawScalar = false;
+	arr.val.array.nElems = 1;
+	arr.val.array.elems =
+		st->value ? CopyValue(st->value, v) : CopyValue(v, NULL);
+	if (st->has_into)
+	{
+		RemoveAt(root, &st->path);
+		AddAt(cx, st, root, &st->into, &arr);
+	}
+	else
+		*v = arr;
+}
+
+/* strip_dashes: drop every "-" of a string. */
+static void
+ApplyStripDashes(ApplyCx *cx, const Step *st, JsonbValue *root)
+{
+	JsonbValue *v = Resolve(root, &st->path, st->path.ntok);
+	char *out;
+	int n = 0;
+	int i;
+
+	if (v == NULL || v->type == jbvNull)
+		return;
+	if (v->type != jbvString)
+		StepFail(cx, st, st->path.text, "expected a string, found %s",
+				 KindName(v));
+	out = palloc(v->val.string.len + 1);
+	for (i = 0; i < v->val.string.len; i++)
+		if (v->val.string.val[i] != '-')
+			out[n++] = v->val.string.val[i];
+	*v = StringValue(out, n);
+}
+
+/* nest: move the values at paths into the object at into. */
+static void
+ApplyNest(ApplyCx *cx, const Step *st, JsonbValue *root)
+{
+	JsonbValue *target = Resolve(root, &st->into, st->into.ntok);
+	int i;
+
+	if (target && target->type != jbvObject)
+		StepFail(cx, st, st->into.text, "\"%s\" is %s, not an object",
+				 st->into.text, KindName(target));
+	for (i = 0; i < st->nptrs; i++)
+	{
+		const JsonPointer *p = &st->ptrs[i];
+		JsonbValue *v = RemoveAt(root, p);
+
+		if (v == NULL)
+			continue;
+		/* a removal may have moved the target: find it again */
+		target = Resolve(root, &st->into, st->into.ntok);
+		if (target == NULL)
+		{
+			JsonbValue empty;
+
+			empty.type = jbvObject;
+			empty.val.object.nPairs = 0;
+			empty.val.object.pairs = NULL;
+			AddAt(cx, st, root, &st->into, &empty);
+			target = Resolve(root, &st->into, st->into.ntok);
+		}
+		JsonTreeSetMember(target, p->tok[p->ntok - 1], p->toklen[p->ntok - 1],
+						  v);
+	}
+}
+
+/* unnest: move the members of the object at path up into its parent. */
+static void
+ApplyUnnest(ApplyCx *cx, const Step *st, JsonbValue *root)
+{
+	JsonbValue *v = Resolve(root, &st->path, st->path.ntok);
+	JsonbValue *target;
+	JsonPointer parent;
+	int i;
+
+	if (v == NULL)
+		return;
+	if (v->type != jbvObject)
+		StepFail(cx, st, st->path.text, "\"%s\" is %s, not an object",
+				 st->path.text, KindName(v));
+	v = RemoveAt(root, &st->path);
+	parent = st->has_into ? st->into : st->path;
+	if (!st->has_into)
+		parent.ntok--;
+	target = Resolve(root, &parent, parent.ntok);
+	if (target == NULL || target->type != jbvObject)
+		StepFail(cx, st, st->path.text, "the target of \"%s\" is not an object",
+				 st->path.text);
+	for (i = 0; i < v->val.object.nPairs; i++)
+	{
+		JsonbPair *pr = &v->val.object.pairs[i];
+
+		if (JsonTreeFindMember(target, pr->key.val.string.val,
+							   pr->key.val.string.len) >= 0)
+			StepFail(cx, st, st->path.text,
+					 "field \"%.*s\" already exists in the target",
+					 pr->key.val.string.len, pr->key.val.string.val);
+		JsonTreeSetMember(target, pr->key.val.string.val,
+						  pr->key.val.string.len, &pr->value);
+	}
+}
+
+/* for_each: apply the nested steps to every element of an array. */
+static void
+ApplyForEach(ApplyCx *cx, const Step *st, JsonbValue *root)
+{
+	JsonbValue *v = Resolve(root, &st->path, st->path.ntok);
+	const char *saved = cx->prefix;
+	int i;
+
+	if (v == NULL)
+		return;
+	if (v->type != jbvArray)
+		StepFail(cx, st, st->path.text, "\"%s\" is %s, not an array",
+				 st->path.text, KindName(v));
+	for (i = 0; i < v->val.array.nElems; i++)
+	{
+		cx->prefix = psprintf("%s%s/%d", saved, st->path.text, i);
+		ApplySteps(cx, st->steps, st->nsteps, &v->val.array.elems[i]);
+	}
+	cx->prefix = saved;
+}
+
+/* The ops: name, members besides "op", parser and applier; see StepOp. */
+static const StepOpDef step_ops[OP_COUNT] = {
+	{"add", {"path", "value"}, ParseValueStep, ApplyPatchStep},
+	{"remove", {"path"}, ParsePathStep, ApplyPatchStep},
+	{"replace", {"path", "value"}, ParseValueStep, ApplyPatchStep},
+	{"move", {"from", "path"}, ParseFromStep, ApplyPatchStep},
+	{"copy", {"from", "path"}, ParseFromStep, ApplyPatchStep},
+	{"test", {"path", "value"}, ParseValueStep, ApplyPatchStep},
+	{"default", {"path", "value"}, ParseValueStep, ApplyDefault},
+	{"split", {"path", "into", "separator"}, ParseSplit, ApplySplit},
+	{"join", {"paths", "into", "separator"}, ParseJoin, ApplyJoin},
+	{"wrap", {"path", "into", "template"}, ParseWrap, ApplyWrap},
+	{"cast", {"path", "to"}, ParseCast, ApplyCast},
+	{"to_epoch", {"path", "unit"}, ParseEpoch, ApplyToEpoch},
+	{"from_epoch", {"path", "unit"}, ParseEpoch, ApplyFromEpoch},
+	{"strip_dashes", {"path"}, ParsePathStep, ApplyStripDashes},
+	{"nest", {"paths", "into"}, ParseNest, ApplyNest},
+	{"unnest", {"path", "into"}, ParseUnnest, ApplyUnnest},
+	{"for_each", {"path", "steps"}, ParseForEach, ApplyForEach},
+};
+
+/* Parse one step object into st; raise 22023 naming its label and op. */
+static void
+ParseStep(Step *st, JsonbValue *sv, const char *label, bool nested)
+{
+	JsonbContainer *obj;
+	JsonbValue *opv;
+	char *op;
+	int i;
+
+	memset(st, 0, sizeof(Step));
+	st->label = pstrdup(label);
+	if (sv->type != jbvBinary || !JsonContainerIsObject(sv->val.binary.data))
+		BadStep(label, NULL, "a step must be an object");
+	obj = sv->val.binary.data;
+	opv = StepField(obj, "op");
+	if (opv == NULL)
+		BadStep(label, NULL, "missing field \"op\"");
+	if (opv->type != jbvString)
+		BadStep(label, NULL, "field \"op\" must be a string");
+	op = StringOf(opv);
+	for (i = 0; i < OP_COUNT; i++)
+		if (strcmp(op, step_ops[i].name) == 0)
+			break;
+	if (i == OP_COUNT)
+		BadStep(label, NULL, "unknown op \"%s\"", op);
+	st->op = (StepOp) i;
+	CheckMembers(obj, step_ops[i].members, label, op);
+	step_ops[i].parse(st, obj, op, nested);
+}
+
+/* Parse a steps array; labels are 1-based, "2.1" for nested steps. */
+static Step *
+ParseSteps(JsonbContainer *arr, const char *prefix, bool nested, int *nsteps)
+{
+	int n = JsonContainerSize(arr);
+	Step *steps = palloc0(sizeof(Step) * Max(n, 1));
+	int i;
+
+	for (i = 0; i < n; i++)
+	{
+		JsonbValue *sv = getIthJsonbValueFromContainer(arr, i);
+		char label[64];
+
+		if (prefix)
+			snprintf(label, sizeof(label), "%s.%d", prefix, i + 1);
+		else
+			snprintf(label, sizeof(label), "%d", i + 1);
+		ParseStep(&steps[i], sv, label, nested);
+	}
+	*nsteps = n;
+	return steps;
+}
+
+/* Check a steps value as register_migration does; raise 22023 if bad. */
+Step *
+CheckSteps(Jsonb *steps, int *nsteps)
+{
+	if (!JB_ROOT_IS_ARRAY(steps) || JB_ROOT_IS_SCALAR(steps))
+		ereport(
+			ERROR,
+			(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+			 errmsg("migration steps must be a JSON array of step objects"),
+			 errhint("Example: [{\"op\": \"remove\", \"path\": \"/old\"}].")));
+	return ParseSteps(&steps->root, NULL, false, nsteps);
+}
+
+/* Return the name of op. */
+const char *
+MigrateStepOpName(StepOp op)
+{
+	return step_ops[op].name;
+}
+
+/* Apply steps in order to the tree at root; see migrate_int.h. */
+void
+ApplySteps(ApplyCx *cx, const Step *steps, int nsteps, JsonbValue *root)
+{
+	const Step *outer = cx->step; /* the for_each we are in, or NULL */
+	int i;
+
+	for (i = 0; i < nsteps; i++)
+	{
+		CHECK_FOR_INTERRUPTS();
+		cx->step = &steps[i];
+		step_ops[steps[i].op].apply(cx, &steps[i], root);
+	}
+	cx->step = outer;
+}
