@@ -2,11 +2,12 @@
  *
  * migrate.c
  *	  Schema-version migrations (README, "Schema versions and
- *	  migrations"): the registered rules of each document type, the step
- *	  interpreter (RFC 6902 plus docmodel's ops) over a JsonbValue tree that
- *	  is built once and serialized once per document, migrate() and its
- *	  hooks for the collection trigger and get(), and the loop of the
- *	  migrate_collection procedure (its SQL work is in sql/docmodel.sql).
+ *	  migrations"): the registry of each document type's rules and its
+ *	  cache, the document fields that say a document's type and version,
+ *	  the chain runner (a tree built lazily and serialized once per
+ *	  document; steps are applied by migrate_steps.c), migrate() and its
+ *	  hooks for the collection trigger and get(), and the small SQL
+ *	  functions. The bulk run (migrate_collection) is in migrate_run.c.
  *
  *	  Shared state: a backend-local cache of docmodel.migration_rules (one
  *	  entry per document type: its chain of rules with parsed steps), kept
@@ -20,8 +21,6 @@
  *-------------------------------------------------------------------------
  */
 #include "postgres.h"
-
-#include <math.h>
 
 #include "access/htup_details.h"
 #include "access/relation.h"
@@ -114,7 +113,6 @@ PG_FUNCTION_INFO_V1(migration_doc_type);
 PG_FUNCTION_INFO_V1(migration_doc_version);
 PG_FUNCTION_INFO_V1(migration_check_steps);
 PG_FUNCTION_INFO_V1(migration_rules_changed);
-PG_FUNCTION_INFO_V1(migrate_collection);
 
 /* ---------------------------------------------------------------------
  * The registry cache
@@ -169,7 +167,118 @@ FindRuleFrom(TypeRules *tr, const DocVersion *v)
 	return NULL;
 }
 
-/* Load every rule of the registry into a fresh cache context. */
+/*
+ * Run the registry query under SPI (connected by the caller): whether the
+ * SQL has pins (0.1.0's has none: its function rules are refused until
+ * ALTER EXTENSION UPDATE), then every rule in SPI_tuptable.
+ */
+static void
+ReadRegistry(void)
+{
+	bool isnull;
+	int ret;
+
+	ret = SPI_execute("SELECT pg_catalog.to_regprocedure("
+					  "'docmodel._migration_fn(pg_catalog.text, "
+					  "docmodel.version)') IS NOT NULL",
+					  true, 1);
+	if (ret != SPI_OK_SELECT || SPI_processed != 1)
+		elog(ERROR, "looking up docmodel._migration_fn failed: %d", ret);
+	migrate_sql_has_pins = DatumGetBool(SPI_getbinval(
+		SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 1, &isnull));
+	ret = SPI_execute(migrate_sql_has_pins
+						  ? "SELECT doc_type, from_version::pg_catalog.text, "
+							"to_version::pg_catalog.text, steps, fn, "
+							"docmodel._migration_fn(doc_type, from_version) "
+							"FROM docmodel.migration_rules "
+							"ORDER BY doc_type, from_version"
+						  : "SELECT doc_type, from_version::pg_catalog.text, "
+							"to_version::pg_catalog.text, steps, fn, "
+							"NULL::pg_catalog.oid "
+							"FROM docmodel.migration_rules "
+							"ORDER BY doc_type, from_version",
+					  true, 0);
+	if (ret != SPI_OK_SELECT)
+		elog(ERROR, "reading docmodel.migration_rules failed: %d", ret);
+}
+
+/*
+ * Add the rule in registry row tup to its type in types; everything is
+ * allocated in the current context (the new cache's), cxt.
+ */
+static void
+AddRule(HTAB *types, HeapTuple tup, TupleDesc td, MemoryContext cxt)
+{
+	char *type = SPI_getvalue(tup, td, 1);
+	bool found;
+	bool isnull;
+	TypeRules *tr;
+	Rule *r;
+	Datum d;
+
+	if (strlen(type) >= TYPE_NAME_MAX)
+		return;
+	tr = hash_search(types, type, HASH_ENTER, &found);
+	if (!found)
+	{
+		tr->nrules = 0;
+		tr->rules = NULL;
+	}
+	tr->rules = tr->rules ? repalloc(tr->rules, sizeof(Rule) * (tr->nrules + 1))
+						  : palloc(sizeof(Rule));
+	r = &tr->rules[tr->nrules++];
+	memset(r, 0, sizeof(Rule));
+	r->from_text = SPI_getvalue(tup, td, 2);
+	r->to_text = SPI_getvalue(tup, td, 3);
+	r->from = DocVersionFromCString(r->from_text, true);
+	r->to = DocVersionFromCString(r->to_text, true);
+	d = SPI_getbinval(tup, td, 4, &isnull);
+	if (!isnull)
+	{
+		r->steps = CheckSteps(DatumGetJsonbPCopy(d), &r->nsteps);
+		return;
+	}
+	r->is_fn = true;
+	r->fn_text = SPI_getvalue(tup, td, 5);
+	d = SPI_getbinval(tup, td, 6, &isnull);
+	r->fn_oid = isnull ? InvalidOid : DatumGetObjectId(d);
+	if (OidIsValid(r->fn_oid))
+		fmgr_info_cxt(r->fn_oid, &r->flinfo, cxt);
+}
+
+/* Sort each chain; set its oldest version, and the newest reachable. */
+static long
+SortChains(HTAB *types)
+{
+	HASH_SEQ_STATUS seq;
+	TypeRules *tr;
+	long n = 0;
+
+	hash_seq_init(&seq, types);
+	while ((tr = hash_seq_search(&seq)) != NULL)
+	{
+		Rule *r;
+
+		qsort(tr->rules, tr->nrules, sizeof(Rule), RuleCmp);
+		tr->oldest = tr->rules[0].from;
+		tr->current = tr->oldest;
+		while ((r = FindRuleFrom(tr, tr->current)) != NULL)
+			tr->current = r->to;
+		tr->current_text = DocVersionToCString(tr->current);
+		tr->current_len = strlen(tr->current_text);
+		/* keep the text as registered (e.g. "3.0") when there is one */
+		for (int k = 0; k < tr->nrules; k++)
+			if (DocVersionCmp(tr->rules[k].to, tr->current) == 0)
+			{
+				tr->current_text = tr->rules[k].to_text;
+				tr->current_len = strlen(tr->current_text);
+			}
+		n++;
+	}
+	return n;
+}
+
+/* Read the registry into a new cache context; see the file banner. */
 static void
 LoadCache(void)
 {
@@ -181,7 +290,6 @@ LoadCache(void)
 	Oid nsp;
 	uint64 i;
 	uint64 gen;
-	int ret;
 
 	nsp = get_namespace_oid("docmodel", false);
 	migrate_registry_relid = get_relname_relid("migration_rules", nsp);
@@ -205,84 +313,10 @@ LoadCache(void)
 	{
 		if (SPI_connect() != SPI_OK_CONNECT)
 			elog(ERROR, "SPI_connect failed");
-		/*
-		 * The SQL of 0.1.0 (the new library before ALTER EXTENSION UPDATE)
-		 * has no pins: its function rules are refused until the update.
-		 */
-		ret = SPI_execute("SELECT pg_catalog.to_regprocedure("
-						  "'docmodel._migration_fn(pg_catalog.text, "
-						  "docmodel.version)') IS NOT NULL",
-						  true, 1);
-		if (ret != SPI_OK_SELECT || SPI_processed != 1)
-			elog(ERROR, "looking up docmodel._migration_fn failed: %d", ret);
-		{
-			bool isnull;
-
-			migrate_sql_has_pins = DatumGetBool(SPI_getbinval(
-				SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 1, &isnull));
-		}
-		ret =
-			SPI_execute(migrate_sql_has_pins
-							? "SELECT doc_type, from_version::pg_catalog.text, "
-							  "to_version::pg_catalog.text, steps, fn, "
-							  "docmodel._migration_fn(doc_type, from_version) "
-							  "FROM docmodel.migration_rules "
-							  "ORDER BY doc_type, from_version"
-							: "SELECT doc_type, from_version::pg_catalog.text, "
-							  "to_version::pg_catalog.text, steps, fn, "
-							  "NULL::pg_catalog.oid "
-							  "FROM docmodel.migration_rules "
-							  "ORDER BY doc_type, from_version",
-						true, 0);
-		if (ret != SPI_OK_SELECT)
-			elog(ERROR, "reading docmodel.migration_rules failed: %d", ret);
-
+		ReadRegistry();
 		MemoryContextSwitchTo(cxt);
 		for (i = 0; i < SPI_processed; i++)
-		{
-			HeapTuple tup = SPI_tuptable->vals[i];
-			TupleDesc td = SPI_tuptable->tupdesc;
-			char *type = SPI_getvalue(tup, td, 1);
-			bool found;
-			bool isnull;
-			TypeRules *tr;
-			Rule *r;
-			Datum d;
-
-			if (strlen(type) >= TYPE_NAME_MAX)
-				continue;
-			tr = hash_search(types, type, HASH_ENTER, &found);
-			if (!found)
-			{
-				tr->nrules = 0;
-				tr->rules = NULL;
-			}
-			tr->rules =
-				tr->rules ? repalloc(tr->rules, sizeof(Rule) * (tr->nrules + 1))
-						  : palloc(sizeof(Rule));
-			r = &tr->rules[tr->nrules++];
-			memset(r, 0, sizeof(Rule));
-			r->from_text = SPI_getvalue(tup, td, 2);
-			r->to_text = SPI_getvalue(tup, td, 3);
-			r->from = DocVersionFromCString(r->from_text, true);
-			r->to = DocVersionFromCString(r->to_text, true);
-			d = SPI_getbinval(tup, td, 4, &isnull);
-			if (!isnull)
-			{
-				Jsonb *steps = DatumGetJsonbPCopy(d);
-
-				r->steps = CheckSteps(steps, &r->nsteps);
-			}
-			else
-			{
-				r->is_fn = true;
-				r->fn_text = SPI_getvalue(tup, td, 5);
-				d = SPI_getbinval(tup, td, 6, &isnull);
-				r->fn_oid = isnull ? InvalidOid : DatumGetObjectId(d);
-				if (OidIsValid(r->fn_oid))
-					fmgr_info_cxt(r->fn_oid, &r->flinfo, cxt);
-			}
-		}
+			AddRule(types, SPI_tuptable->vals[i], SPI_tuptable->tupdesc, cxt);
 		MemoryContextSwitchTo(caller);
 		SPI_finish();
 	}
@@ -294,35 +328,7 @@ LoadCache(void)
 	}
 	PG_END_TRY();
 
-	/* Sort each chain; the oldest version, and the newest reachable. */
-	{
-		HASH_SEQ_STATUS seq;
-		TypeRules *tr;
-		long n = 0;
-
-		hash_seq_init(&seq, types);
-		while ((tr = hash_seq_search(&seq)) != NULL)
-		{
-			Rule *r;
-
-			qsort(tr->rules, tr->nrules, sizeof(Rule), RuleCmp);
-			tr->oldest = tr->rules[0].from;
-			tr->current = tr->oldest;
-			while ((r = FindRuleFrom(tr, tr->current)) != NULL)
-				tr->current = r->to;
-			tr->current_text = DocVersionToCString(tr->current);
-			tr->current_len = strlen(tr->current_text);
-			/* keep the text as registered (e.g. "3.0") when there is one */
-			for (int k = 0; k < tr->nrules; k++)
-				if (DocVersionCmp(tr->rules[k].to, tr->current) == 0)
-				{
-					tr->current_text = tr->rules[k].to_text;
-					tr->current_len = strlen(tr->current_text);
-				}
-			n++;
-		}
-		migrate_ntypes = n;
-	}
+	migrate_ntypes = SortChains(types);
 	migrate_types = types;
 	migrate_last_type = NULL;
 	migrate_cache_valid = (gen == migrate_inval_count);
@@ -1136,162 +1142,4 @@ migration_rules_changed(PG_FUNCTION_ARGS)
 		elog(ERROR, "migration_rules_changed: not called as a trigger");
 	CacheInvalidateRelcacheByRelid(RelationGetRelid(trigdata->tg_relation));
 	return PointerGetDatum(NULL);
-}
-
-/* Run one statement through SPI with text arguments; raise on failure. */
-static void
-RunSpi(const char *sql, int nargs, Oid *types, Datum *values, const char *nulls,
-	   int expect)
-{
-	int ret = SPI_execute_with_args(sql, nargs, types, values, nulls, false, 0);
-
-	if (ret != expect)
-		elog(ERROR, "%s failed: %s", sql, SPI_result_code_string(ret));
-}
-
-/* Return column col of the first result row as a palloc'd string, or NULL. */
-static char *
-SpiText(int col)
-{
-	return SPI_getvalue(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, col);
-}
-
-/*
- * Check that the table relid still has the columns a run reads and writes
- * by name (id text, doc jsonb): 55000 or 42804 naming the column. Locks it
- * for the current transaction; a table that is gone is left to the run's
- * SQL, which reports it.
- */
-static void
-CheckRunTable(Oid relid)
-{
-	Relation rel = try_relation_open(relid, AccessShareLock);
-
-	if (rel == NULL)
-		return;
-	DocmodelCheckLayout(rel, DOCMODEL_LAYOUT_DOCUMENTS);
-	relation_close(rel, NoLock);
-}
-
-/*
- * CALL migrate_collection(coll, doc_type, target, batch_size): start or
- * resume a run (_migration_start), then migrate batch after batch
- * (_migration_batch), committing after each and printing its progress. A
- * batch that fails is rolled back and recorded by _migration_batch; its
- * error is raised here after that record is committed and the lock freed.
- * Must be called by CALL outside a transaction block (it commits).
- */
-Datum
-migrate_collection(PG_FUNCTION_ARGS)
-{
-	CallContext *cc = (CallContext *) fcinfo->context;
-	Oid types[4] = {OIDOID, TEXTOID, TEXTOID, INT4OID};
-	Datum values[4];
-	char nulls[5] = "    ";
-	Oid btypes[2] = {INT8OID, INT4OID};
-	Datum bvalues[2];
-	int64 run;
-	int64 this_run = 0;
-	int64 done = 0;
-	TimestampTz started;
-	char *collname;
-
-	if (cc == NULL || !IsA(cc, CallContext) || cc->atomic)
-		ereport(ERROR,
-				(errcode(ERRCODE_INVALID_TRANSACTION_TERMINATION),
-				 errmsg("migrate_collection must be called by CALL outside "
-						"a transaction block"),
-				 errdetail("It commits after every batch."),
-				 errhint("Run it on its own, not inside BEGIN ... COMMIT or "
-						 "a function.")));
-	if (PG_ARGISNULL(0))
-		nulls[0] = 'n';
-	else
-		values[0] = PG_GETARG_DATUM(0);
-	if (PG_ARGISNULL(1))
-		nulls[1] = 'n';
-	else
-		values[1] = PG_GETARG_DATUM(1);
-	if (PG_ARGISNULL(2))
-		nulls[2] = 'n';
-	else
-		values[2] =
-			CStringGetTextDatum(DocVersionToCString(PG_GETARG_DOCVERSION_P(2)));
-	if (PG_ARGISNULL(3))
-		nulls[3] = 'n';
-	else
-		values[3] = PG_GETARG_DATUM(3);
-
-	if (!PG_ARGISNULL(0))
-		CheckRunTable(PG_GETARG_OID(0));
-	if (SPI_connect_ext(SPI_OPT_NONATOMIC) != SPI_OK_CONNECT)
-		elog(ERROR, "SPI_connect failed");
-	RunSpi("SELECT docmodel._migration_start($1::pg_catalog.regclass, $2, "
-		   "$3::docmodel.version, $4)",
-		   4, types, values, nulls, SPI_OK_SELECT);
-	run = pg_strtoint64(SpiText(1));
-	collname = PG_ARGISNULL(0) ? "" : get_rel_name(PG_GETARG_OID(0));
-	SPI_commit();
-	SPI_start_transaction();
-
-	started = GetCurrentTimestamp();
-	bvalues[0] = Int64GetDatum(run);
-	bvalues[1] = PG_ARGISNULL(3) ? Int32GetDatum(5000) : PG_GETARG_DATUM(3);
-	for (;;)
-	{
-		char *n_text;
-		char *state;
-		int64 n;
-		int64 total;
-		double secs;
-		double rate;
-
-		RunSpi("SELECT * FROM docmodel._migration_batch($1, $2)", 2, btypes,
-			   bvalues, NULL, SPI_OK_SELECT);
-		n_text = SpiText(1);
-		n = pg_strtoint64(n_text);
-		done = pg_strtoint64(SpiText(2));
-		total = pg_strtoint64(SpiText(3));
-		state = SpiText(4);
-		if (state != NULL)
-		{
-			/* keep the error past the commit that records it */
-			char *msg = SpiText(5);
-			char *detail = SpiText(6);
-			char *hint = SpiText(7);
-			char *where = SpiText(8); /* the step, key and path */
-
-			SPI_commit();
-			SPI_start_transaction();
-			RunSpi("SELECT docmodel._migration_unlock($1)", 1, btypes, bvalues,
-				   NULL, SPI_OK_SELECT);
-			ereport(
-				ERROR,
-				(errcode(MAKE_SQLSTATE(state[0], state[1], state[2], state[3],
-									   state[4])),
-				 errmsg_internal("%s", msg),
-				 (detail && detail[0]) ? errdetail_internal("%s", detail) : 0,
-				 (hint && hint[0]) ? errhint("%s", hint) : 0,
-				 (where && where[0]) ? errcontext("%s", where) : 0));
-		}
-		SPI_commit();
-		SPI_start_transaction();
-		if (n == 0)
-			break;
-		this_run += n;
-		secs = (double) (GetCurrentTimestamp() - started) / USECS_PER_SEC;
-		rate = (double) this_run / Max(secs, 0.001);
-		ereport(NOTICE,
-				(errmsg("migrated " INT64_FORMAT "/" INT64_FORMAT
-						" (%d%%), %.0f docs/s, eta %.0fs",
-						done, total, (int) (100.0 * done / Max(total, 1)), rate,
-						ceil((double) Max(total - done, 0) / Max(rate, 1.0)))));
-	}
-	RunSpi("SELECT docmodel._migration_unlock($1)", 1, btypes, bvalues, NULL,
-		   SPI_OK_SELECT);
-	SPI_finish();
-	ereport(NOTICE, (errmsg("run " INT64_FORMAT " done: " INT64_FORMAT
-							" documents of %s migrated",
-							run, done, collname ? collname : "?")));
-	PG_RETURN_VOID();
 }

@@ -1,5 +1,5 @@
 /*
- * fuzz_steps.c: the migration-step checker (src/migrate.c), as
+ * fuzz_steps.c: the migration-step checker (src/migrate_steps.c), as
  * register_migration calls it: the input is the steps array as JSON text.
  */
 #include "postgres.h"
