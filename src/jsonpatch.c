@@ -268,8 +268,10 @@ JsonPatchApplyOp(JsonPatchOp op, JsonbValue *root, const JsonPointer *path,
 	{
 		cur = JsonTreeResolve(root, from, from->ntok, miss);
 		if (cur != NULL)
+		{
 			v = JsonTreeCopy(cur);
-		cur = &v;
+			cur = &v;
+		}
 	}
 	if (cur == NULL)
 	{

@@ -151,6 +151,15 @@ NeedField(JsonbContainer *obj, const char *name, const char *label,
 	return v;
 }
 
+/* Parse the required pointer field of step st into *p. */
+static void
+NeedPointer(JsonPointer *p, JsonbContainer *obj, const Step *st, const char *op,
+			const char *field, bool allow_root)
+{
+	ParsePointer(p, NeedField(obj, field, st->label, op), st->label, op, field,
+				 allow_root);
+}
+
 /* Parse an array of JSON Pointers (field of the step). */
 static void
 ParsePointerArray(Step *st, JsonbContainer *obj, const char *field,
@@ -260,8 +269,7 @@ ParseValueStep(Step *st, JsonbContainer *obj, const char *op, bool nested)
 {
 	bool root = nested && (st->op == OP_REPLACE || st->op == OP_TEST);
 
-	ParsePointer(&st->path, NeedField(obj, "path", st->label, op), st->label,
-				 op, "path", root);
+	NeedPointer(&st->path, obj, st, op, "path", root);
 	st->value = JsonTreeBuild(NeedField(obj, "value", st->label, op));
 }
 
@@ -269,18 +277,16 @@ ParseValueStep(Step *st, JsonbContainer *obj, const char *op, bool nested)
 static void
 ParsePathStep(Step *st, JsonbContainer *obj, const char *op, bool nested)
 {
-	ParsePointer(&st->path, NeedField(obj, "path", st->label, op), st->label,
-				 op, "path", nested && st->op == OP_STRIP_DASHES);
+	NeedPointer(&st->path, obj, st, op, "path",
+				nested && st->op == OP_STRIP_DASHES);
 }
 
 /* move, copy: from and path; a move may not go into its own child. */
 static void
 ParseFromStep(Step *st, JsonbContainer *obj, const char *op, bool nested)
 {
-	ParsePointer(&st->from, NeedField(obj, "from", st->label, op), st->label,
-				 op, "from", false);
-	ParsePointer(&st->path, NeedField(obj, "path", st->label, op), st->label,
-				 op, "path", false);
+	NeedPointer(&st->from, obj, st, op, "from", false);
+	NeedPointer(&st->path, obj, st, op, "path", false);
 	if (st->op == OP_MOVE && st->from.ntok < st->path.ntok &&
 		JsonPointerIsPrefix(&st->from, &st->path))
 		BadStep(st->label, op, "cannot move \"%s\" into its own child \"%s\"",
@@ -291,8 +297,7 @@ ParseFromStep(Step *st, JsonbContainer *obj, const char *op, bool nested)
 static void
 ParseSplit(Step *st, JsonbContainer *obj, const char *op, bool nested)
 {
-	ParsePointer(&st->path, NeedField(obj, "path", st->label, op), st->label,
-				 op, "path", false);
+	NeedPointer(&st->path, obj, st, op, "path", false);
 	ParsePointerArray(st, obj, "into", st->label, op);
 	ParseSeparator(st, obj, st->label, op);
 }
@@ -302,8 +307,7 @@ static void
 ParseJoin(Step *st, JsonbContainer *obj, const char *op, bool nested)
 {
 	ParsePointerArray(st, obj, "paths", st->label, op);
-	ParsePointer(&st->into, NeedField(obj, "into", st->label, op), st->label,
-				 op, "into", false);
+	NeedPointer(&st->into, obj, st, op, "into", false);
 	st->has_into = true;
 	st->path = st->into;
 	ParseSeparator(st, obj, st->label, op);
@@ -315,8 +319,7 @@ ParseWrap(Step *st, JsonbContainer *obj, const char *op, bool nested)
 {
 	JsonbValue *v;
 
-	ParsePointer(&st->path, NeedField(obj, "path", st->label, op), st->label,
-				 op, "path", false);
+	NeedPointer(&st->path, obj, st, op, "path", false);
 	v = StepField(obj, "into");
 	if (v)
 	{
@@ -335,8 +338,7 @@ ParseCast(Step *st, JsonbContainer *obj, const char *op, bool nested)
 	JsonbValue *v;
 	char *to;
 
-	ParsePointer(&st->path, NeedField(obj, "path", st->label, op), st->label,
-				 op, "path", nested);
+	NeedPointer(&st->path, obj, st, op, "path", nested);
 	v = NeedField(obj, "to", st->label, op);
 	if (v->type != jbvString)
 		BadStep(st->label, op, "field \"to\" must be a string");
@@ -356,8 +358,7 @@ ParseCast(Step *st, JsonbContainer *obj, const char *op, bool nested)
 static void
 ParseEpoch(Step *st, JsonbContainer *obj, const char *op, bool nested)
 {
-	ParsePointer(&st->path, NeedField(obj, "path", st->label, op), st->label,
-				 op, "path", nested);
+	NeedPointer(&st->path, obj, st, op, "path", nested);
 	st->unit_us = ParseUnit(obj, st->label, op);
 }
 
@@ -368,8 +369,7 @@ ParseNest(Step *st, JsonbContainer *obj, const char *op, bool nested)
 	int i;
 
 	ParsePointerArray(st, obj, "paths", st->label, op);
-	ParsePointer(&st->into, NeedField(obj, "into", st->label, op), st->label,
-				 op, "into", false);
+	NeedPointer(&st->into, obj, st, op, "into", false);
 	st->has_into = true;
 	st->path = st->into;
 	for (i = 0; i < st->nptrs; i++)
@@ -385,8 +385,7 @@ ParseUnnest(Step *st, JsonbContainer *obj, const char *op, bool nested)
 {
 	JsonbValue *v;
 
-	ParsePointer(&st->path, NeedField(obj, "path", st->label, op), st->label,
-				 op, "path", false);
+	NeedPointer(&st->path, obj, st, op, "path", false);
 	v = StepField(obj, "into");
 	if (v)
 	{
@@ -401,8 +400,7 @@ ParseForEach(Step *st, JsonbContainer *obj, const char *op, bool nested)
 {
 	JsonbValue *v;
 
-	ParsePointer(&st->path, NeedField(obj, "path", st->label, op), st->label,
-				 op, "path", false);
+	NeedPointer(&st->path, obj, st, op, "path", false);
 	v = NeedField(obj, "steps", st->label, op);
 	if (v->type != jbvBinary || !JsonContainerIsArray(v->val.binary.data))
 		BadStep(st->label, op, "field \"steps\" must be an array");
