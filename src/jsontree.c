@@ -478,40 +478,30 @@ JsonTreeTypeName(const JsonbValue *v)
 	}
 }
 
-/* Push a node as the next value (tok WJB_VALUE or WJB_ELEM). */
-static JsonbValue *
-PushNode(JsonbParseState **ps, JsonbIteratorToken tok, JsonbValue *v)
+/*
+ * Expand every container still held as jbvBinary, so that the tree can be
+ * converted directly: its objects' pairs are already sorted and unique.
+ */
+static void
+ExpandAll(JsonbValue *v)
 {
 	int i;
 
 	check_stack_depth();
+	JsonTreeExpand(v);
 	if (v->type == jbvObject)
-	{
-		pushJsonbValue(ps, WJB_BEGIN_OBJECT, NULL);
 		for (i = 0; i < v->val.object.nPairs; i++)
-		{
-			pushJsonbValue(ps, WJB_KEY, &v->val.object.pairs[i].key);
-			PushNode(ps, WJB_VALUE, &v->val.object.pairs[i].value);
-		}
-		return pushJsonbValue(ps, WJB_END_OBJECT, NULL);
-	}
-	if (v->type == jbvArray)
-	{
-		pushJsonbValue(ps, WJB_BEGIN_ARRAY, NULL);
+			ExpandAll(&v->val.object.pairs[i].value);
+	else if (v->type == jbvArray)
 		for (i = 0; i < v->val.array.nElems; i++)
-			PushNode(ps, WJB_ELEM, &v->val.array.elems[i]);
-		return pushJsonbValue(ps, WJB_END_ARRAY, NULL);
-	}
-	return pushJsonbValue(ps, tok, v);
+			ExpandAll(&v->val.array.elems[i]);
 }
 
 /* Turn a tree into jsonb; see jsontree.h. */
 Jsonb *
 JsonTreeToJsonb(JsonbValue *v)
 {
-	JsonbParseState *ps = NULL;
-
-	if (v->type == jbvObject || v->type == jbvArray)
-		return JsonbValueToJsonb(PushNode(&ps, WJB_VALUE, v));
+	if (v->type != jbvBinary)
+		ExpandAll(v);
 	return JsonbValueToJsonb(v);
 }
