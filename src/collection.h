@@ -38,14 +38,7 @@
 #include "utils/timestamp.h"
 
 #include "docmodel.h"
-
-/* How management fields are laid out in a document (README, meta styles). */
-typedef enum DocmodelMetaStyle
-{
-	DOCMODEL_META_UNDERSCORE, /* root _type, _schema, _created, ... */
-	DOCMODEL_META_META,       /* "meta": {"type", "schema", "created", ...} */
-	DOCMODEL_META_PLAIN       /* root type, schema, created, ... */
-} DocmodelMetaStyle;
+#include "fields.h"
 
 /* How _created / _modified are written. */
 typedef enum DocmodelTimeUnit
@@ -73,7 +66,7 @@ typedef struct DocmodelCollection
 	bool has_doc_type;
 	int doc_type_len;
 	char doc_type[DOCMODEL_MAX_KEY_BYTES + 1]; /* when has_doc_type */
-	DocmodelMetaStyle meta_style;
+	DocMetaStyle meta_style;                   /* never DOC_META_AUTO */
 	DocmodelTimeUnit time_unit;
 	int delim_len;
 	char delim[DOCMODEL_MAX_DELIM_BYTES + 1];

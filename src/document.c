@@ -31,6 +31,7 @@
 #include "access/xact.h"
 
 #include "collection.h"
+#include "fields.h"
 #include "jsonutil.h"
 #include "key.h"
 #include "migrate.h"
@@ -44,75 +45,13 @@ PG_FUNCTION_INFO_V1(collection_trigger);
 #define COLL_ATT_CAS 3
 #define COLL_ATT_EXPIRES 4
 
-/* The names of the management fields in one style. */
-typedef struct FieldNames
-{
-	const char *type;
-	const char *schema;
-	const char *created;
-	const char *created_by;
-	const char *modified;
-	const char *modified_by;
-	const char *ver;
-} FieldNames;
-
-static const FieldNames UnderscoreNames = {
-	"_type",     "_schema",     "_created", "_createdBy",
-	"_modified", "_modifiedBy", "_ver"};
-static const FieldNames PlainNames = {
-	"type", "schema", "created", "createdBy", "modified", "modifiedBy", "ver"};
-
-/* Which management field a key names. */
-typedef enum ManagedField
-{
-	MF_NONE,
-	MF_TYPE,
-	MF_SCHEMA,
-	MF_OTHER /* created, createdBy, modified, ... */
-} ManagedField;
-
-/* Return which management field (of names) the string s names. */
-static ManagedField
-Managed(const FieldNames *names, const char *s, int len)
-{
-#define IS(f) (strlen(names->f) == len && memcmp(names->f, s, len) == 0)
-	/* every management name is 3 to 11 bytes; cheap gates first */
-	if (len < 3 || len > 11)
-		return MF_NONE;
-	if (names == &UnderscoreNames ? s[0] != '_'
-								  : (s[0] != 't' && s[0] != 's' &&
-									 s[0] != 'c' && s[0] != 'm' && s[0] != 'v'))
-		return MF_NONE;
-	if (IS(type))
-		return MF_TYPE;
-	if (IS(schema))
-		return MF_SCHEMA;
-	if (IS(created) || IS(created_by) || IS(modified) || IS(modified_by) ||
-		IS(ver))
-		return MF_OTHER;
-	return MF_NONE;
-#undef IS
-}
-
-/* Is key k one of the fields every write restamps (names' ver, modified,
- * modifiedBy)? */
-static bool
-Restamped(const FieldNames *names, JsonbValue *k)
-{
-#define IS(f)                                 \
-	(strlen(names->f) == k->val.string.len && \
-	 memcmp(names->f, k->val.string.val, k->val.string.len) == 0)
-	return IS(ver) || IS(modified) || IS(modified_by);
-#undef IS
-}
-
 /*
  * Advance it to the next pair whose key is not skipkey or, without
- * skipkey, not restamped (in names).
+ * skipkey, not a field of fs every write restamps.
  */
 static bool
 NextPair(JsonbIterator **it, JsonbValue *k, JsonbValue *v,
-		 const FieldNames *names, const char *skipkey)
+		 const DocFieldSet *fs, const DocFieldName *skipkey)
 {
 	JsonbIteratorToken tok;
 
@@ -122,9 +61,10 @@ NextPair(JsonbIterator **it, JsonbValue *k, JsonbValue *v,
 			continue;
 		tok = JsonbIteratorNext(it, v, true);
 		if (skipkey != NULL
-				? (k->val.string.len == strlen(skipkey) &&
-				   memcmp(k->val.string.val, skipkey, k->val.string.len) == 0)
-				: Restamped(names, k))
+				? (k->val.string.len == skipkey->len &&
+				   memcmp(k->val.string.val, skipkey->name, skipkey->len) == 0)
+				: DOC_FIELD_RESTAMPED(DocmodelFieldKind(fs, k->val.string.val,
+														k->val.string.len)))
 			continue;
 		return true;
 	}
@@ -136,8 +76,8 @@ NextPair(JsonbIterator **it, JsonbValue *k, JsonbValue *v,
  * (or, with skipkey, but for that member).
  */
 static bool
-SameIgnoring(JsonbContainer *a, JsonbContainer *b, const FieldNames *names,
-			 const char *skipkey)
+SameIgnoring(JsonbContainer *a, JsonbContainer *b, const DocFieldSet *fs,
+			 const DocFieldName *skipkey)
 {
 	JsonbIterator *ia = JsonbIteratorInit(a);
 	JsonbIterator *ib = JsonbIteratorInit(b);
@@ -145,8 +85,8 @@ SameIgnoring(JsonbContainer *a, JsonbContainer *b, const FieldNames *names,
 
 	for (;;)
 	{
-		bool ha = NextPair(&ia, &ka, &va, names, skipkey);
-		bool hb = NextPair(&ib, &kb, &vb, names, skipkey);
+		bool ha = NextPair(&ia, &ka, &va, fs, skipkey);
+		bool hb = NextPair(&ib, &kb, &vb, fs, skipkey);
 
 		if (!ha || !hb)
 			return ha == hb;
@@ -163,55 +103,24 @@ SameIgnoring(JsonbContainer *a, JsonbContainer *b, const FieldNames *names,
  * would change more than the fields every write restamps.
  */
 static bool
-BodyChanged(const DocmodelCollection *cfg, Jsonb *o, Jsonb *n)
+BodyChanged(const DocFieldSet *fs, Jsonb *o, Jsonb *n)
 {
+	const DocFieldName *c = &fs->container;
 	JsonbValue bo, bn;
 	JsonbValue *mo;
 	JsonbValue *mn;
 
-	if (cfg->meta_style != DOCMODEL_META_META)
-		return !SameIgnoring(&o->root, &n->root,
-							 cfg->meta_style == DOCMODEL_META_UNDERSCORE
-								 ? &UnderscoreNames
-								 : &PlainNames,
-							 NULL);
-	if (!SameIgnoring(&o->root, &n->root, NULL, "meta"))
+	if (c->len == 0)
+		return !SameIgnoring(&o->root, &n->root, fs, NULL);
+	if (!SameIgnoring(&o->root, &n->root, NULL, c))
 		return true;
-	mo = getKeyJsonValueFromContainer(&o->root, "meta", 4, &bo);
-	mn = getKeyJsonValueFromContainer(&n->root, "meta", 4, &bn);
+	mo = getKeyJsonValueFromContainer(&o->root, c->name, c->len, &bo);
+	mn = getKeyJsonValueFromContainer(&n->root, c->name, c->len, &bn);
 	if (mo == NULL || mn == NULL || mo->type != jbvBinary ||
 		mn->type != jbvBinary || !JsonContainerIsObject(mo->val.binary.data) ||
 		!JsonContainerIsObject(mn->val.binary.data))
 		return !(mo == NULL && mn == NULL);
-	return !SameIgnoring(mo->val.binary.data, mn->val.binary.data, &PlainNames,
-						 NULL);
-}
-
-/* Return the value of field name in object container c, or NULL. */
-static JsonbValue *
-FindField(JsonbContainer *c, const char *name)
-{
-	JsonbValue k;
-
-	k.type = jbvString;
-	k.val.string.val = (char *) name;
-	k.val.string.len = strlen(name);
-	return findJsonbValueFromContainer(c, JB_FOBJECT, &k);
-}
-
-/* Return the object container holding the management fields, or NULL. */
-static JsonbContainer *
-MetaContainer(const DocmodelCollection *cfg, Jsonb *doc)
-{
-	JsonbValue *meta;
-
-	if (cfg->meta_style != DOCMODEL_META_META)
-		return &doc->root;
-	meta = FindField(&doc->root, "meta");
-	if (meta == NULL || meta->type != jbvBinary ||
-		!JsonContainerIsObject(meta->val.binary.data))
-		return NULL;
-	return meta->val.binary.data;
+	return !SameIgnoring(mo->val.binary.data, mn->val.binary.data, fs, NULL);
 }
 
 /* Return a time stamp as a JSON value in the given unit. */
@@ -288,10 +197,10 @@ PairCmp(const OutPair *a, const OutPair *b)
 
 /* Set p to key and the JSON value v (scalar or binary container). */
 static void
-PairFromValue(OutPair *p, const char *key, JsonbValue *v)
+PairFromValue(OutPair *p, const DocFieldName *key, JsonbValue *v)
 {
-	p->key = key;
-	p->keylen = strlen(key);
+	p->key = key->name;
+	p->keylen = key->len;
 	p->data = NULL;
 	p->len = 0;
 	switch (v->type)
@@ -324,10 +233,10 @@ PairFromValue(OutPair *p, const char *key, JsonbValue *v)
 
 /* Set p to a string pair. */
 static void
-PairString(OutPair *p, const char *key, const char *val, int len)
+PairString(OutPair *p, const DocFieldName *key, const char *val, int len)
 {
-	p->key = key;
-	p->keylen = strlen(key);
+	p->key = key->name;
+	p->keylen = key->len;
 	p->type = JENTRY_ISSTRING;
 	p->data = val;
 	p->len = len;
@@ -336,13 +245,13 @@ PairString(OutPair *p, const char *key, const char *val, int len)
 /*
  * Read the pairs of object container c into out (in their stored order,
  * which is the key order) without decoding values, leaving out management
- * fields of names (when given; the schema field only when the stamp sets
- * one) and, with skip_meta, the key "meta" (its object is returned in
- * *meta). Returns the number of pairs kept.
+ * fields of fs (when given; the schema field only when the stamp sets
+ * one) and the key skip (when given; its object is returned in *meta).
+ * Returns the number of pairs kept.
  */
 static int
-ReadPairs(JsonbContainer *c, const FieldNames *names, DocmodelStamp *st,
-		  bool skip_meta, JsonbContainer **meta, OutPair *out)
+ReadPairs(JsonbContainer *c, const DocFieldSet *fs, DocmodelStamp *st,
+		  const DocFieldName *skip, JsonbContainer **meta, OutPair *out)
 {
 	int n = JsonContainerSize(c);
 	char *base = (char *) &c->children[2 * n];
@@ -384,19 +293,20 @@ ReadPairs(JsonbContainer *c, const FieldNames *names, DocmodelStamp *st,
 			p->data = base + vstart;
 			p->len = vlen;
 		}
-		if (skip_meta && klen == 4 && memcmp(p->key, "meta", 4) == 0)
+		if (skip != NULL && klen == skip->len &&
+			memcmp(p->key, skip->name, klen) == 0)
 		{
 			if (JBE_ISCONTAINER(ve) &&
 				JsonContainerIsObject((JsonbContainer *) p->data))
 				*meta = (JsonbContainer *) p->data;
 			continue;
 		}
-		if (names != NULL)
+		if (fs != NULL)
 		{
-			ManagedField mf = Managed(names, p->key, klen);
+			DocFieldKind kind = DocmodelFieldKind(fs, p->key, klen);
 
-			if (mf == MF_TYPE || mf == MF_OTHER ||
-				(mf == MF_SCHEMA && st->schema != NULL))
+			if (kind != DOC_NFIELDS &&
+				(kind != DOC_FIELD_SCHEMA || st->schema != NULL))
 				continue;
 		}
 		k++;
@@ -493,31 +403,55 @@ MergePairs(OutPair *a, int na, OutPair *b, int nb, OutPair *out)
 }
 
 /*
- * Fill m with the management pairs of the stamp in the given names;
- * timeval is the JSON value of st->now. Returns how many.
+ * Fill m with the management pairs of the stamp named as in fs, in key
+ * order; timeval is the JSON value of st->now. Returns how many.
  */
 static int
-ManagedPairs(const FieldNames *names, DocmodelStamp *st, JsonbValue *timeval,
+ManagedPairs(const DocFieldSet *fs, DocmodelStamp *st, JsonbValue *timeval,
 			 JsonbValue *ver, int wholen, OutPair *m)
 {
 	int k = 0;
+	int i;
 
-	/* in key order (shorter first): ver, type, schema, created, modified,
-	 * createdBy, modifiedBy, in both namings */
-	PairFromValue(&m[k++], names->ver, ver);
-	PairString(&m[k++], names->type, st->type, st->type_len);
-	if (st->schema != NULL)
-		PairFromValue(&m[k++], names->schema, st->schema);
-	if (st->is_insert)
-		PairFromValue(&m[k++], names->created, timeval);
-	else if (st->created != NULL)
-		PairFromValue(&m[k++], names->created, st->created);
-	PairFromValue(&m[k++], names->modified, timeval);
-	if (st->is_insert)
-		PairString(&m[k++], names->created_by, st->who, wholen);
-	else if (st->created_by != NULL)
-		PairFromValue(&m[k++], names->created_by, st->created_by);
-	PairString(&m[k++], names->modified_by, st->who, wholen);
+	for (i = 0; i < DOC_NFIELDS; i++)
+	{
+		DocFieldKind kind = fs->order[i];
+		const DocFieldName *name = &fs->field[kind];
+
+		switch (kind)
+		{
+			case DOC_FIELD_VER:
+				PairFromValue(&m[k++], name, ver);
+				break;
+			case DOC_FIELD_TYPE:
+				PairString(&m[k++], name, st->type, st->type_len);
+				break;
+			case DOC_FIELD_SCHEMA:
+				if (st->schema != NULL)
+					PairFromValue(&m[k++], name, st->schema);
+				break;
+			case DOC_FIELD_CREATED:
+				if (st->is_insert)
+					PairFromValue(&m[k++], name, timeval);
+				else if (st->created != NULL)
+					PairFromValue(&m[k++], name, st->created);
+				break;
+			case DOC_FIELD_MODIFIED:
+				PairFromValue(&m[k++], name, timeval);
+				break;
+			case DOC_FIELD_CREATED_BY:
+				if (st->is_insert)
+					PairString(&m[k++], name, st->who, wholen);
+				else if (st->created_by != NULL)
+					PairFromValue(&m[k++], name, st->created_by);
+				break;
+			case DOC_FIELD_MODIFIED_BY:
+				PairString(&m[k++], name, st->who, wholen);
+				break;
+			case DOC_NFIELDS:
+				break;
+		}
+	}
 	return k;
 }
 
@@ -570,6 +504,7 @@ DocmodelAssembleDocument(Jsonb *body, DocmodelStamp *st)
 	OutPair *out = palloc((n + 1 + MAX_MANAGED) * sizeof(OutPair));
 	OutPair managed[MAX_MANAGED];
 	JsonbValue *timeval = CachedTimeValue(st->now, st->cfg->time_unit);
+	const DocFieldSet *fs = DocmodelFieldSetFor(st->cfg->meta_style);
 	JsonbValue ver;
 	StringInfoData buf;
 	int wholen = strlen(st->who);
@@ -588,7 +523,7 @@ DocmodelAssembleDocument(Jsonb *body, DocmodelStamp *st)
 	ver.val.numeric = st->ver == 1 ? VerOne : int64_to_numeric(st->ver);
 	initStringInfo(&buf);
 	buf.len = VARHDRSZ; /* filled by SET_VARSIZE */
-	if (st->cfg->meta_style == DOCMODEL_META_META)
+	if (fs->container.len > 0)
 	{
 		JsonbContainer *meta = NULL;
 		OutPair *muser;
@@ -598,20 +533,19 @@ DocmodelAssembleDocument(Jsonb *body, DocmodelStamp *st)
 		int nm = 0;
 		int nmuser = 0;
 
-		nuser = ReadPairs(&body->root, NULL, st, true, &meta, user);
+		nuser = ReadPairs(&body->root, NULL, st, &fs->container, &meta, user);
 		if (meta != NULL)
 			nm = JsonContainerSize(meta);
 		muser = palloc((nm + 1) * sizeof(OutPair));
 		mout = palloc((nm + 1 + MAX_MANAGED) * sizeof(OutPair));
 		if (meta != NULL)
-			nmuser = ReadPairs(meta, &PlainNames, st, false, NULL, muser);
-		nmanaged =
-			ManagedPairs(&PlainNames, st, timeval, &ver, wholen, managed);
+			nmuser = ReadPairs(meta, fs, st, NULL, NULL, muser);
+		nmanaged = ManagedPairs(fs, st, timeval, &ver, wholen, managed);
 		nout = MergePairs(muser, nmuser, managed, nmanaged, mout);
 		initStringInfo(&mbuf);
 		WriteObject(&mbuf, mout, nout);
-		metapair.key = "meta";
-		metapair.keylen = 4;
+		metapair.key = fs->container.name;
+		metapair.keylen = fs->container.len;
 		metapair.type = JENTRY_ISCONTAINER;
 		metapair.data = mbuf.data;
 		metapair.len = mbuf.len;
@@ -619,12 +553,8 @@ DocmodelAssembleDocument(Jsonb *body, DocmodelStamp *st)
 	}
 	else
 	{
-		const FieldNames *names = st->cfg->meta_style == DOCMODEL_META_PLAIN
-									  ? &PlainNames
-									  : &UnderscoreNames;
-
-		nuser = ReadPairs(&body->root, names, st, false, NULL, user);
-		nmanaged = ManagedPairs(names, st, timeval, &ver, wholen, managed);
+		nuser = ReadPairs(&body->root, fs, st, NULL, NULL, user);
+		nmanaged = ManagedPairs(fs, st, timeval, &ver, wholen, managed);
 		nout = MergePairs(user, nuser, managed, nmanaged, out);
 	}
 	WriteObject(&buf, out, nout);
@@ -746,8 +676,9 @@ collection_trigger(PG_FUNCTION_ARGS)
 	Jsonb *result;
 	JsonbContainer *mc;
 	JsonbValue *typev;
+	JsonbValue buf;
 	int64 old_cas = 0;
-	const FieldNames *names;
+	const DocFieldSet *fs;
 	Datum *nv;
 	bool *nn;
 	Datum *ov = NULL;
@@ -879,18 +810,19 @@ collection_trigger(PG_FUNCTION_ARGS)
 		if (prefix_len + cfg.delim_len <= key_len &&
 			memcmp(key + prefix_len, cfg.delim, cfg.delim_len) == 0)
 			break;
-	names = cfg.meta_style == DOCMODEL_META_UNDERSCORE ? &UnderscoreNames
-													   : &PlainNames;
-	mc = MetaContainer(&cfg, body);
-	if (mc == NULL && FindField(&body->root, "meta") != NULL)
+	fs = DocmodelFieldSetFor(cfg.meta_style);
+	mc = DocmodelFieldContainer(fs, &body->root);
+	if (mc == NULL &&
+		getKeyJsonValueFromContainer(&body->root, fs->container.name,
+									 fs->container.len, &buf) != NULL)
 		ereport(ERROR,
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-				 errmsg("field \"meta\" of document \"%.*s\" is not an object",
-						key_len, key),
+				 errmsg("field \"%s\" of document \"%.*s\" is not an object",
+						fs->container.name, key_len, key),
 				 errdetail("Collection \"%s\" keeps the management fields in "
-						   "the object \"meta\".",
-						   RelationGetRelationName(rel))));
-	typev = mc ? FindField(mc, names->type) : NULL;
+						   "the object \"%s\".",
+						   RelationGetRelationName(rel), fs->container.name)));
+	typev = mc ? DocmodelFieldValue(fs, mc, DOC_FIELD_TYPE) : NULL;
 	if (typev != NULL &&
 		(typev->type != jbvString || typev->val.string.len != prefix_len ||
 		 memcmp(typev->val.string.val, key, prefix_len) != 0))
@@ -900,13 +832,13 @@ collection_trigger(PG_FUNCTION_ARGS)
 			 errmsg("document type does not match key \"%.*s\"", key_len, key),
 			 errdetail("The key's prefix is \"%.*s\"; the document's %s "
 					   "is %s.",
-					   prefix_len, key, names->type,
+					   prefix_len, key, fs->field[DOC_FIELD_TYPE].name,
 					   typev->type == jbvString
 						   ? psprintf("\"%.*s\"", typev->val.string.len,
 									  typev->val.string.val)
 						   : "not a string"),
 			 errhint("Leave %s out to have it set from the key.",
-					 names->type)));
+					 fs->field[DOC_FIELD_TYPE].name)));
 	if (cfg.has_doc_type && (cfg.doc_type_len != prefix_len ||
 							 memcmp(cfg.doc_type, key, prefix_len) != 0))
 		ereport(ERROR,
@@ -927,14 +859,15 @@ collection_trigger(PG_FUNCTION_ARGS)
 	if (!st.is_insert)
 	{
 		Jsonb *old = DatumGetJsonbP(olddocd);
-		JsonbContainer *omc = MetaContainer(&cfg, old);
+		JsonbContainer *omc = DocmodelFieldContainer(fs, &old->root);
 
 		st.old_doc = old;
 		if (omc != NULL)
 		{
-			st.ver = NextVer(FindField(omc, names->ver), 1, key, key_len);
-			st.created = FindField(omc, names->created);
-			st.created_by = FindField(omc, names->created_by);
+			st.ver = NextVer(DocmodelFieldValue(fs, omc, DOC_FIELD_VER), 1, key,
+							 key_len);
+			st.created = DocmodelFieldValue(fs, omc, DOC_FIELD_CREATED);
+			st.created_by = DocmodelFieldValue(fs, omc, DOC_FIELD_CREATED_BY);
 		}
 		else
 			st.ver = 2;
@@ -949,23 +882,20 @@ collection_trigger(PG_FUNCTION_ARGS)
 
 		if (oldtup != NULL && !on[COLL_ATT_DOC - 1])
 		{
-			JsonbContainer *omc =
-				MetaContainer(&cfg, DatumGetJsonbP(ov[COLL_ATT_DOC - 1]));
+			JsonbContainer *omc = DocmodelFieldContainer(
+				fs, &DatumGetJsonbP(ov[COLL_ATT_DOC - 1])->root);
 
 			if (omc != NULL)
-				floor = NextVer(FindField(omc, names->ver), 0, key, key_len);
+				floor = NextVer(DocmodelFieldValue(fs, omc, DOC_FIELD_VER), 0,
+								key, key_len);
 		}
 		st.ver = DocmodelRevisionFirstVer(&cfg, oldtup == NULL ? rel : NULL,
 										  nv[COLL_ATT_ID - 1], floor);
 	}
 
 	/* schema version: see migrate.c (migrate on write, stamp _schema) */
-	body = DocmodelMigrateOnWrite(
-		body, st.type, st.type_len,
-		cfg.meta_style == DOCMODEL_META_META    ? DOC_META_META
-		: cfg.meta_style == DOCMODEL_META_PLAIN ? DOC_META_PLAIN
-												: DOC_META_UNDERSCORE,
-		key, key_len, &st.schema);
+	body = DocmodelMigrateOnWrite(body, st.type, st.type_len, cfg.meta_style,
+								  key, key_len, &st.schema);
 
 	result = DocmodelAssembleDocument(body, &st);
 	CheckSize(VARSIZE(result), key, key_len);
@@ -978,7 +908,7 @@ collection_trigger(PG_FUNCTION_ARGS)
 	 * history has a revision for every _ver but the current one.
 	 */
 	if (!st.is_insert && JB_ROOT_IS_OBJECT(st.old_doc) &&
-		!BodyChanged(&cfg, st.old_doc, result))
+		!BodyChanged(fs, st.old_doc, result))
 	{
 		nv[COLL_ATT_DOC - 1] = olddocd;
 		nv[COLL_ATT_CAS - 1] = Int64GetDatum(st.cas);
