@@ -638,67 +638,321 @@ NextVer(JsonbValue *v, int32 dflt, const char *key, int key_len)
 	return ver + 1;
 }
 
-/* Form the row to store, keeping the trigger tuple's identity fields. */
-static HeapTuple
-FormResult(TupleDesc desc, HeapTuple from, Datum *values, bool *nulls)
-{
-	HeapTuple tup = heap_form_tuple(desc, values, nulls);
-
-	tup->t_data->t_ctid = from->t_data->t_ctid;
-	tup->t_self = from->t_self;
-	tup->t_tableOid = from->t_tableOid;
-	return tup;
-}
-
 /*
- * The collection trigger: BEFORE INSERT OR UPDATE, FOR EACH ROW, with the
- * collection's configuration id as its one argument. Works the same for
- * INSERT, UPDATE, INSERT ... ON CONFLICT and COPY.
+ * One row write through the collection trigger: the trigger's relation,
+ * the collection's configuration (a copy: detoasting may process
+ * invalidations), both rows' columns (old ones on UPDATE only), and the
+ * stamp the steps below fill in.
  */
-Datum
-collection_trigger(PG_FUNCTION_ARGS)
+typedef struct TriggerWrite
 {
-	TriggerData *td = (TriggerData *) fcinfo->context;
 	Relation rel;
 	TupleDesc desc;
 	DocmodelCollection cfg;
-	DocmodelStamp st;
+	const DocFieldSet *fs; /* the management fields of cfg's meta style */
 	HeapTuple newtup;
-	HeapTuple oldtup = NULL;
-	Datum d;
-	Datum docd;
-	Datum olddocd = (Datum) 0;
-	text *keyt;
+	HeapTuple oldtup; /* NULL on INSERT */
+	Datum *nv;        /* the new row's columns */
+	bool *nn;
+	Datum *ov; /* the old row's, on UPDATE */
+	bool *on;
 	const char *key;
 	int key_len;
-	int prefix_len;
+	int64 old_cas; /* the stored cas, 0 when none */
+	Datum olddocd; /* the stored document, on an update of a live one */
+	DocmodelStamp st;
+} TriggerWrite;
+
+/* Return the trigger's row with doc (when not 0) and cas set to st.cas,
+ * keeping the trigger tuple's identity fields. */
+static Datum
+StoreRow(TriggerWrite *w, Datum doc)
+{
+	HeapTuple tup;
+
+	if (doc != (Datum) 0)
+		w->nv[COLL_ATT_DOC - 1] = doc;
+	w->nv[COLL_ATT_CAS - 1] = Int64GetDatum(w->st.cas);
+	w->nn[COLL_ATT_CAS - 1] = false;
+	tup = heap_form_tuple(w->desc, w->nv, w->nn);
+	tup->t_data->t_ctid = w->newtup->t_data->t_ctid;
+	tup->t_self = w->newtup->t_self;
+	tup->t_tableOid = w->newtup->t_tableOid;
+	return PointerGetDatum(tup);
+}
+
+/* Read the rows of a BEFORE INSERT or UPDATE event into w: one pass over
+ * each tuple's columns, one heap_form_tuple at the end (StoreRow). */
+static void
+ReadRows(TriggerWrite *w, TriggerData *td)
+{
+	int natts = w->desc->natts;
+
+	memset(&w->st, 0, sizeof(w->st));
+	w->st.cfg = &w->cfg;
+	w->fs = DocmodelFieldSetFor(w->cfg.meta_style);
+	w->oldtup = NULL;
+	w->ov = NULL;
+	w->on = NULL;
+	w->old_cas = 0;
+	w->olddocd = (Datum) 0;
+	if (TRIGGER_FIRED_BY_UPDATE(td->tg_event))
+	{
+		w->oldtup = td->tg_trigtuple;
+		w->newtup = td->tg_newtuple;
+	}
+	else
+		w->newtup = td->tg_trigtuple;
+	w->nv = palloc(natts * sizeof(Datum));
+	w->nn = palloc(natts * sizeof(bool));
+	heap_deform_tuple(w->newtup, w->desc, w->nv, w->nn);
+	if (w->oldtup != NULL)
+	{
+		w->ov = palloc(natts * sizeof(Datum));
+		w->on = palloc(natts * sizeof(bool));
+		heap_deform_tuple(w->oldtup, w->desc, w->ov, w->on);
+	}
+}
+
+/* The key: present, valid, unchanged by an update. */
+static void
+CheckRowKey(TriggerWrite *w)
+{
+	text *keyt;
+
+	if (w->nn[COLL_ATT_ID - 1])
+		ereport(ERROR, (errcode(ERRCODE_NOT_NULL_VIOLATION),
+						errmsg("document key must not be null"),
+						errdetail("A row of collection \"%s\" has a null id.",
+								  RelationGetRelationName(w->rel))));
+	keyt = DatumGetTextPP(w->nv[COLL_ATT_ID - 1]);
+	w->key = VARDATA_ANY(keyt);
+	w->key_len = VARSIZE_ANY_EXHDR(keyt);
+	DocmodelCheckKey(w->key, w->key_len, w->cfg.delim, w->cfg.delim_len, true);
+	if (w->oldtup != NULL)
+	{
+		text *oldkey = DatumGetTextPP(w->ov[COLL_ATT_ID - 1]);
+
+		if (VARSIZE_ANY_EXHDR(oldkey) != w->key_len ||
+			memcmp(VARDATA_ANY(oldkey), w->key, w->key_len) != 0)
+			ereport(
+				ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("the key of document \"%.*s\" cannot change",
+						(int) VARSIZE_ANY_EXHDR(oldkey), VARDATA_ANY(oldkey)),
+				 errdetail("An update set it to \"%.*s\".", w->key_len, w->key),
+				 errhint("Insert the document under the new key and "
+						 "delete the old one.")));
+	}
+}
+
+/*
+ * Decide whether the write is an insert (also over an expired document)
+ * or an update of a live one, and return true when it is an update that
+ * leaves the body untouched (touch, expiry change): then only the cas
+ * changes, the document and its _ver stay.
+ */
+static bool
+UntouchedBody(TriggerWrite *w, Datum docd)
+{
+	w->st.key = w->key;
+	w->st.key_len = w->key_len;
+	w->st.is_insert = true;
+	w->st.now = GetCurrentTransactionStartTimestamp();
+	if (w->oldtup == NULL)
+		return false;
+	w->old_cas =
+		w->on[COLL_ATT_CAS - 1] ? 0 : DatumGetInt64(w->ov[COLL_ATT_CAS - 1]);
+	/* An expired document is absent: writing over it is an insert. */
+	w->st.is_insert =
+		!w->on[COLL_ATT_EXPIRES - 1] &&
+		DatumGetTimestampTz(w->ov[COLL_ATT_EXPIRES - 1]) <= w->st.now;
+	if (w->st.is_insert)
+		return false;
+	w->olddocd = w->ov[COLL_ATT_DOC - 1];
+	if (w->on[COLL_ATT_DOC - 1])
+		w->st.is_insert = true;
+	else if (datumIsEqual(w->olddocd, docd, false, -1))
+		return true;
+	return false;
+}
+
+/* Return the body of docd; raise 54000 when too large, 22023 when not an
+ * object. */
+static Jsonb *
+CheckBody(TriggerWrite *w, Datum docd)
+{
 	Jsonb *body;
-	Jsonb *result;
+
+	CheckSize(toast_raw_datum_size(docd), w->key, w->key_len);
+	body = DatumGetJsonbP(docd);
+	if (!JB_ROOT_IS_OBJECT(body))
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("document \"%.*s\" is not a JSON object", w->key_len,
+						w->key),
+				 errdetail("A document must be a JSON object; this one is "
+						   "a%s %s.",
+						   JsonKind(body)[0] == 'a' || JsonKind(body)[0] == 'o'
+							   ? "n"
+							   : "",
+						   JsonKind(body))));
+	return body;
+}
+
+/*
+ * The type: the key's first part, which the body's type field (when
+ * present) and the collection's doc_type (when set) must match. Sets
+ * st.type.
+ */
+static void
+CheckType(TriggerWrite *w, Jsonb *body)
+{
+	const DocFieldSet *fs = w->fs;
+	const char *key = w->key;
+	int key_len = w->key_len;
+	const char *typename = fs->field[DOC_FIELD_TYPE].name;
 	JsonbContainer *mc;
 	JsonbValue *typev;
 	JsonbValue buf;
-	int64 old_cas = 0;
-	const DocFieldSet *fs;
-	Datum *nv;
-	bool *nn;
-	Datum *ov = NULL;
-	bool *on = NULL;
+	int prefix_len;
+
+	for (prefix_len = 0; prefix_len < key_len; prefix_len++)
+		if (prefix_len + w->cfg.delim_len <= key_len &&
+			memcmp(key + prefix_len, w->cfg.delim, w->cfg.delim_len) == 0)
+			break;
+	mc = DocmodelFieldContainer(fs, &body->root);
+	if (mc == NULL &&
+		getKeyJsonValueFromContainer(&body->root, fs->container.name,
+									 fs->container.len, &buf) != NULL)
+		ereport(
+			ERROR,
+			(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+			 errmsg("field \"%s\" of document \"%.*s\" is not an object",
+					fs->container.name, key_len, key),
+			 errdetail("Collection \"%s\" keeps the management fields in "
+					   "the object \"%s\".",
+					   RelationGetRelationName(w->rel), fs->container.name)));
+	typev = mc ? DocmodelFieldValue(fs, mc, DOC_FIELD_TYPE) : NULL;
+	if (typev != NULL &&
+		(typev->type != jbvString || typev->val.string.len != prefix_len ||
+		 memcmp(typev->val.string.val, key, prefix_len) != 0))
+		ereport(
+			ERROR,
+			(errcode(ERRCODE_CHECK_VIOLATION),
+			 errmsg("document type does not match key \"%.*s\"", key_len, key),
+			 errdetail("The key's prefix is \"%.*s\"; the document's %s "
+					   "is %s.",
+					   prefix_len, key, typename,
+					   typev->type == jbvString
+						   ? psprintf("\"%.*s\"", typev->val.string.len,
+									  typev->val.string.val)
+						   : "not a string"),
+			 errhint("Leave %s out to have it set from the key.", typename)));
+	if (w->cfg.has_doc_type && (w->cfg.doc_type_len != prefix_len ||
+								memcmp(w->cfg.doc_type, key, prefix_len) != 0))
+		ereport(ERROR,
+				(errcode(ERRCODE_CHECK_VIOLATION),
+				 errmsg("document type \"%.*s\" does not match collection "
+						"type \"%s\"",
+						prefix_len, key, w->cfg.doc_type),
+				 errdetail("Collection \"%s\" holds documents of type \"%s\"; "
+						   "key \"%.*s\" has type \"%.*s\".",
+						   RelationGetRelationName(w->rel), w->cfg.doc_type,
+						   key_len, key, prefix_len, key)));
+	w->st.type = key;
+	w->st.type_len = prefix_len;
+}
+
+/*
+ * The stamp: who, the new _ver, what an update keeps (_created,
+ * _createdBy), the new cas.
+ */
+static void
+StampWrite(TriggerWrite *w)
+{
+	const DocFieldSet *fs = w->fs;
+	DocmodelStamp *st = &w->st;
+
+	st->who = DocmodelWho();
+	st->ver = 1;
+	if (!st->is_insert)
+	{
+		Jsonb *old = DatumGetJsonbP(w->olddocd);
+		JsonbContainer *omc = DocmodelFieldContainer(fs, &old->root);
+
+		st->old_doc = old;
+		if (omc != NULL)
+		{
+			st->ver = NextVer(DocmodelFieldValue(fs, omc, DOC_FIELD_VER), 1,
+							  w->key, w->key_len);
+			st->created = DocmodelFieldValue(fs, omc, DOC_FIELD_CREATED);
+			st->created_by = DocmodelFieldValue(fs, omc, DOC_FIELD_CREATED_BY);
+		}
+		else
+			st->ver = 2;
+	}
+	st->cas = DocmodelNextCas(w->old_cas);
+
+	/* revisions: a new document continues after its key's history (and
+	 * after the expired document it replaces), so numbers never repeat */
+	if (st->is_insert && OidIsValid(w->cfg.revisions_relid))
+	{
+		int32 floor = 1;
+
+		if (w->oldtup != NULL && !w->on[COLL_ATT_DOC - 1])
+		{
+			JsonbContainer *omc = DocmodelFieldContainer(
+				fs, &DatumGetJsonbP(w->ov[COLL_ATT_DOC - 1])->root);
+
+			if (omc != NULL)
+				floor = NextVer(DocmodelFieldValue(fs, omc, DOC_FIELD_VER), 0,
+								w->key, w->key_len);
+		}
+		st->ver =
+			DocmodelRevisionFirstVer(&w->cfg, w->oldtup == NULL ? w->rel : NULL,
+									 w->nv[COLL_ATT_ID - 1], floor);
+	}
+}
+
+/*
+ * Check how the trigger was called and that it fires on its own collection
+ * (or a shard of it), which has the layout the code below and revision.c
+ * read by column number: before anything is read or written, for every
+ * event. Copies the configuration into w.
+ */
+static void
+CheckTriggerCall(FunctionCallInfo fcinfo, TriggerWrite *w)
+{
+	TriggerData *td = (TriggerData *) fcinfo->context;
 
 	if (!CALLED_AS_TRIGGER(fcinfo))
 		elog(ERROR, "collection_trigger: not called as a trigger");
 	if (td->tg_trigger->tgnargs != 1)
 		elog(ERROR, "collection_trigger: needs the collection id argument");
+	w->rel = td->tg_relation;
+	w->desc = RelationGetDescr(w->rel);
+	w->cfg = *DocmodelCollectionById(pg_strtoint32(td->tg_trigger->tgargs[0]));
+	DocmodelCheckTriggerRelation(w->rel, td->tg_trigger->tgname, &w->cfg);
+	DocmodelCheckLayout(w->rel, DOCMODEL_LAYOUT_COLLECTION);
+}
 
-	/*
-	 * Before anything is read or written, for every event: the trigger
-	 * fires on its own collection (or a shard of it), which has the layout
-	 * the code below and revision.c read by column number.
-	 */
-	rel = td->tg_relation;
-	desc = RelationGetDescr(rel);
-	cfg = *DocmodelCollectionById(pg_strtoint32(td->tg_trigger->tgargs[0]));
-	DocmodelCheckTriggerRelation(rel, td->tg_trigger->tgname, &cfg);
-	DocmodelCheckLayout(rel, DOCMODEL_LAYOUT_COLLECTION);
+/*
+ * The collection trigger: BEFORE INSERT OR UPDATE, FOR EACH ROW, with the
+ * collection's configuration id as its one argument. Works the same for
+ * INSERT, UPDATE, INSERT ... ON CONFLICT and COPY. The steps of a write,
+ * in order, are the functions above (collection.h lists them).
+ */
+Datum
+collection_trigger(PG_FUNCTION_ARGS)
+{
+	TriggerData *td = (TriggerData *) fcinfo->context;
+	TriggerWrite w;
+	Datum docd;
+	Jsonb *body;
+	Jsonb *result;
+
+	CheckTriggerCall(fcinfo, &w);
 
 	/* revisions: the AFTER INSERT OR UPDATE OR DELETE row event and the BEFORE
 	 * TRUNCATE statement event write history (revision.c) */
@@ -713,192 +967,29 @@ collection_trigger(PG_FUNCTION_ARGS)
 	if (TRIGGER_FIRED_BY_DELETE(td->tg_event))
 		return PointerGetDatum(td->tg_trigtuple);
 
-	memset(&st, 0, sizeof(st));
-	st.cfg = &cfg;
-	if (TRIGGER_FIRED_BY_UPDATE(td->tg_event))
-	{
-		oldtup = td->tg_trigtuple;
-		newtup = td->tg_newtuple;
-	}
-	else
-		newtup = td->tg_trigtuple;
-	/* One pass over each tuple's columns, one heap_form_tuple at the end. */
-	nv = palloc(desc->natts * sizeof(Datum));
-	nn = palloc(desc->natts * sizeof(bool));
-	heap_deform_tuple(newtup, desc, nv, nn);
-	if (oldtup != NULL)
-	{
-		ov = palloc(desc->natts * sizeof(Datum));
-		on = palloc(desc->natts * sizeof(bool));
-		heap_deform_tuple(oldtup, desc, ov, on);
-	}
-
-	/* The key: present, valid, unchanged by an update. */
-	d = nv[COLL_ATT_ID - 1];
-	if (nn[COLL_ATT_ID - 1])
-		ereport(ERROR, (errcode(ERRCODE_NOT_NULL_VIOLATION),
-						errmsg("document key must not be null"),
-						errdetail("A row of collection \"%s\" has a null id.",
-								  RelationGetRelationName(rel))));
-	keyt = DatumGetTextPP(d);
-	key = VARDATA_ANY(keyt);
-	key_len = VARSIZE_ANY_EXHDR(keyt);
-	DocmodelCheckKey(key, key_len, cfg.delim, cfg.delim_len, true);
-	if (oldtup != NULL)
-	{
-		text *oldkey = DatumGetTextPP(ov[COLL_ATT_ID - 1]);
-
-		if (VARSIZE_ANY_EXHDR(oldkey) != key_len ||
-			memcmp(VARDATA_ANY(oldkey), key, key_len) != 0)
-			ereport(
-				ERROR,
-				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-				 errmsg("the key of document \"%.*s\" cannot change",
-						(int) VARSIZE_ANY_EXHDR(oldkey), VARDATA_ANY(oldkey)),
-				 errdetail("An update set it to \"%.*s\".", key_len, key),
-				 errhint("Insert the document under the new key and "
-						 "delete the old one.")));
-	}
+	ReadRows(&w, td);
+	CheckRowKey(&w);
 
 	/* The body: let NOT NULL refuse a missing one. */
-	docd = nv[COLL_ATT_DOC - 1];
-	if (nn[COLL_ATT_DOC - 1])
-		return PointerGetDatum(newtup);
-
-	st.key = key;
-	st.key_len = key_len;
-	st.is_insert = true;
-	st.now = GetCurrentTransactionStartTimestamp();
-	if (oldtup != NULL)
+	docd = w.nv[COLL_ATT_DOC - 1];
+	if (w.nn[COLL_ATT_DOC - 1])
+		return PointerGetDatum(w.newtup);
+	if (UntouchedBody(&w, docd))
 	{
-		old_cas =
-			on[COLL_ATT_CAS - 1] ? 0 : DatumGetInt64(ov[COLL_ATT_CAS - 1]);
-		/* An expired document is absent: writing over it is an insert. */
-		st.is_insert = !on[COLL_ATT_EXPIRES - 1] &&
-					   DatumGetTimestampTz(ov[COLL_ATT_EXPIRES - 1]) <= st.now;
-		if (!st.is_insert)
-		{
-			olddocd = ov[COLL_ATT_DOC - 1];
-			if (on[COLL_ATT_DOC - 1])
-				st.is_insert = true;
-			else if (datumIsEqual(olddocd, docd, false, -1))
-			{
-				/* The body is untouched (touch, expiry change): only a new
-				 * cas, the document and its _ver stay. */
-				nv[COLL_ATT_CAS - 1] = Int64GetDatum(DocmodelNextCas(old_cas));
-				nn[COLL_ATT_CAS - 1] = false;
-				return PointerGetDatum(FormResult(desc, newtup, nv, nn));
-			}
-		}
+		w.st.cas = DocmodelNextCas(w.old_cas);
+		return StoreRow(&w, (Datum) 0);
 	}
-
-	CheckSize(toast_raw_datum_size(docd), key, key_len);
-	body = DatumGetJsonbP(docd);
-	if (!JB_ROOT_IS_OBJECT(body))
-		ereport(ERROR,
-				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-				 errmsg("document \"%.*s\" is not a JSON object", key_len, key),
-				 errdetail("A document must be a JSON object; this one is "
-						   "a%s %s.",
-						   JsonKind(body)[0] == 'a' || JsonKind(body)[0] == 'o'
-							   ? "n"
-							   : "",
-						   JsonKind(body))));
-
-	/* The type: the key's first part, and the collection's doc_type. */
-	for (prefix_len = 0; prefix_len < key_len; prefix_len++)
-		if (prefix_len + cfg.delim_len <= key_len &&
-			memcmp(key + prefix_len, cfg.delim, cfg.delim_len) == 0)
-			break;
-	fs = DocmodelFieldSetFor(cfg.meta_style);
-	mc = DocmodelFieldContainer(fs, &body->root);
-	if (mc == NULL &&
-		getKeyJsonValueFromContainer(&body->root, fs->container.name,
-									 fs->container.len, &buf) != NULL)
-		ereport(ERROR,
-				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-				 errmsg("field \"%s\" of document \"%.*s\" is not an object",
-						fs->container.name, key_len, key),
-				 errdetail("Collection \"%s\" keeps the management fields in "
-						   "the object \"%s\".",
-						   RelationGetRelationName(rel), fs->container.name)));
-	typev = mc ? DocmodelFieldValue(fs, mc, DOC_FIELD_TYPE) : NULL;
-	if (typev != NULL &&
-		(typev->type != jbvString || typev->val.string.len != prefix_len ||
-		 memcmp(typev->val.string.val, key, prefix_len) != 0))
-		ereport(
-			ERROR,
-			(errcode(ERRCODE_CHECK_VIOLATION),
-			 errmsg("document type does not match key \"%.*s\"", key_len, key),
-			 errdetail("The key's prefix is \"%.*s\"; the document's %s "
-					   "is %s.",
-					   prefix_len, key, fs->field[DOC_FIELD_TYPE].name,
-					   typev->type == jbvString
-						   ? psprintf("\"%.*s\"", typev->val.string.len,
-									  typev->val.string.val)
-						   : "not a string"),
-			 errhint("Leave %s out to have it set from the key.",
-					 fs->field[DOC_FIELD_TYPE].name)));
-	if (cfg.has_doc_type && (cfg.doc_type_len != prefix_len ||
-							 memcmp(cfg.doc_type, key, prefix_len) != 0))
-		ereport(ERROR,
-				(errcode(ERRCODE_CHECK_VIOLATION),
-				 errmsg("document type \"%.*s\" does not match collection "
-						"type \"%s\"",
-						prefix_len, key, cfg.doc_type),
-				 errdetail("Collection \"%s\" holds documents of type \"%s\"; "
-						   "key \"%.*s\" has type \"%.*s\".",
-						   RelationGetRelationName(rel), cfg.doc_type, key_len,
-						   key, prefix_len, key)));
-	st.type = key;
-	st.type_len = prefix_len;
-
-	/* What the update keeps: _created, _createdBy; _ver counts on. */
-	st.who = DocmodelWho();
-	st.ver = 1;
-	if (!st.is_insert)
-	{
-		Jsonb *old = DatumGetJsonbP(olddocd);
-		JsonbContainer *omc = DocmodelFieldContainer(fs, &old->root);
-
-		st.old_doc = old;
-		if (omc != NULL)
-		{
-			st.ver = NextVer(DocmodelFieldValue(fs, omc, DOC_FIELD_VER), 1, key,
-							 key_len);
-			st.created = DocmodelFieldValue(fs, omc, DOC_FIELD_CREATED);
-			st.created_by = DocmodelFieldValue(fs, omc, DOC_FIELD_CREATED_BY);
-		}
-		else
-			st.ver = 2;
-	}
-	st.cas = DocmodelNextCas(old_cas);
-
-	/* revisions: a new document continues after its key's history (and
-	 * after the expired document it replaces), so numbers never repeat */
-	if (st.is_insert && OidIsValid(cfg.revisions_relid))
-	{
-		int32 floor = 1;
-
-		if (oldtup != NULL && !on[COLL_ATT_DOC - 1])
-		{
-			JsonbContainer *omc = DocmodelFieldContainer(
-				fs, &DatumGetJsonbP(ov[COLL_ATT_DOC - 1])->root);
-
-			if (omc != NULL)
-				floor = NextVer(DocmodelFieldValue(fs, omc, DOC_FIELD_VER), 0,
-								key, key_len);
-		}
-		st.ver = DocmodelRevisionFirstVer(&cfg, oldtup == NULL ? rel : NULL,
-										  nv[COLL_ATT_ID - 1], floor);
-	}
+	body = CheckBody(&w, docd);
+	CheckType(&w, body);
+	StampWrite(&w);
 
 	/* schema version: see migrate.c (migrate on write, stamp _schema) */
-	body = DocmodelMigrateOnWrite(body, st.type, st.type_len, cfg.meta_style,
-								  key, key_len, &st.schema);
+	body =
+		DocmodelMigrateOnWrite(body, w.st.type, w.st.type_len, w.cfg.meta_style,
+							   w.key, w.key_len, &w.st.schema);
 
-	result = DocmodelAssembleDocument(body, &st);
-	CheckSize(VARSIZE(result), key, key_len);
+	result = DocmodelAssembleDocument(body, &w.st);
+	CheckSize(VARSIZE(result), w.key, w.key_len);
 
 	/*
 	 * An update that would change nothing but the restamped fields (the
@@ -907,19 +998,11 @@ collection_trigger(PG_FUNCTION_ARGS)
 	 * _ver counts the writes that changed something, and a collection with
 	 * history has a revision for every _ver but the current one.
 	 */
-	if (!st.is_insert && JB_ROOT_IS_OBJECT(st.old_doc) &&
-		!BodyChanged(fs, st.old_doc, result))
-	{
-		nv[COLL_ATT_DOC - 1] = olddocd;
-		nv[COLL_ATT_CAS - 1] = Int64GetDatum(st.cas);
-		nn[COLL_ATT_CAS - 1] = false;
-		return PointerGetDatum(FormResult(desc, newtup, nv, nn));
-	}
+	if (!w.st.is_insert && JB_ROOT_IS_OBJECT(w.st.old_doc) &&
+		!BodyChanged(w.fs, w.st.old_doc, result))
+		return StoreRow(&w, w.olddocd);
 
 	/* revisions: see revision.c */
 
-	nv[COLL_ATT_DOC - 1] = JsonbPGetDatum(result);
-	nv[COLL_ATT_CAS - 1] = Int64GetDatum(st.cas);
-	nn[COLL_ATT_CAS - 1] = false;
-	return PointerGetDatum(FormResult(desc, newtup, nv, nn));
+	return StoreRow(&w, JsonbPGetDatum(result));
 }
