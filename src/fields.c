@@ -60,7 +60,8 @@ typedef struct ScanList
 {
 	const DocFieldName *want[MAX_WANT];
 	int n;
-	int maxlen; /* keys sort by length: none wanted after this one */
+	int maxlen;     /* keys sort by length: none wanted after this one */
+	uint64 lenmask; /* bit len set: a name of that length (63: or more) */
 } ScanList;
 
 /*
@@ -126,6 +127,7 @@ AddWant(ScanList *l, const DocFieldName *name)
 	Assert(l->n < MAX_WANT);
 	l->want[l->n] = name;
 	l->maxlen = Max(l->maxlen, name->len);
+	l->lenmask |= UINT64CONST(1) << Min(name->len, 63);
 	return l->n++;
 }
 
@@ -280,8 +282,10 @@ ScanKeys(JsonbContainer *c, const ScanList *l, KeyHits *h)
 				JBE_ADVANCE_OFFSET(off, children[i]);
 			break;
 		}
+		if (!(l->lenmask & (UINT64CONST(1) << Min(len, 63))))
+			continue; /* the common case: no name of this length */
 		for (k = 0; k < l->n; k++)
-			if (l->want[k]->len == len &&
+			if (l->want[k]->len == len && l->want[k]->name[0] == key[0] &&
 				memcmp(l->want[k]->name, key, len) == 0)
 			{
 				h->idx[k] = i;
