@@ -465,14 +465,14 @@ DocmodelCheckTriggerRelation(Relation rel, const char *tgname,
 
 /* Parse a meta_style name; return false when unknown. */
 static bool
-ParseMetaStyle(const char *s, DocmodelMetaStyle *out)
+ParseMetaStyle(const char *s, DocMetaStyle *out)
 {
 	if (strcmp(s, "underscore") == 0)
-		*out = DOCMODEL_META_UNDERSCORE;
+		*out = DOC_META_UNDERSCORE;
 	else if (strcmp(s, "meta") == 0)
-		*out = DOCMODEL_META_META;
+		*out = DOC_META_META;
 	else if (strcmp(s, "plain") == 0)
-		*out = DOCMODEL_META_PLAIN;
+		*out = DOC_META_PLAIN;
 	else
 		return false;
 	return true;
@@ -717,7 +717,7 @@ _check_collection_options(PG_FUNCTION_ARGS)
 	char *unit = PG_ARGISNULL(4) ? NULL : text_to_cstring(PG_GETARG_TEXT_PP(4));
 	char *delim =
 		PG_ARGISNULL(5) ? NULL : text_to_cstring(PG_GETARG_TEXT_PP(5));
-	DocmodelMetaStyle ms;
+	DocMetaStyle ms;
 	DocmodelTimeUnit tu;
 
 	if (name == NULL || name[0] == '\0')

@@ -17,14 +17,21 @@
  *	  invalidates every backend's cache at commit (a statement trigger on
  *	  the table does it), so set_revisions() only has to UPDATE the row.
  *	- document.c assembles the stored document in exactly one place,
- *	  DocmodelAssembleDocument(body, &stamp). In collection_trigger() the
- *	  order is: key checks; the untouched-body shortcut (an UPDATE that
- *	  leaves doc as stored, e.g. touch, only gets a new cas and returns);
- *	  size and object checks; the _type checks; the stamp (ver, created,
- *	  who, cas); then the marker "schema version: see migrate.c", where
- *	  migrations may replace `body` (a migrated Jsonb) and set stamp.schema;
- *	  then the assembly; then the marker "revisions: see revision.c", where
- *	  the new document (result), stamp.old_doc and stamp.ver are known.
+ *	  DocmodelAssembleDocument(body, &stamp). collection_trigger() runs a
+ *	  write as steps, in this order: key checks (CheckRowKey); the
+ *	  untouched-body shortcut (UntouchedBody: an UPDATE that leaves doc as
+ *	  stored, e.g. touch, only gets a new cas and returns); size and object
+ *	  checks (CheckBody); the type checks (CheckType); the stamp (StampWrite:
+ *	  ver, created, who, cas, and the revisions floor of a new document);
+ *	  then the marker "schema version: see migrate.c", where migrations may
+ *	  replace `body` (a migrated Jsonb) and set stamp.schema; then the
+ *	  assembly; then the no-op update (BodyChanged: only restamped fields
+ *	  differ, the stored document stays); then the marker "revisions: see
+ *	  revision.c", where the new document (result), stamp.old_doc and
+ *	  stamp.ver are known.
+ *	- The names and place of the management fields come from fields.h
+ *	  (DocmodelFieldSetFor(cfg->meta_style)); the trigger, the assembly and
+ *	  migrations read them there.
  *	- kv.c's get() and get_multi() have the same schema marker where a
  *	  document read may be migrated before it is returned.
  *
@@ -38,14 +45,7 @@
 #include "utils/timestamp.h"
 
 #include "docmodel.h"
-
-/* How management fields are laid out in a document (README, meta styles). */
-typedef enum DocmodelMetaStyle
-{
-	DOCMODEL_META_UNDERSCORE, /* root _type, _schema, _created, ... */
-	DOCMODEL_META_META,       /* "meta": {"type", "schema", "created", ...} */
-	DOCMODEL_META_PLAIN       /* root type, schema, created, ... */
-} DocmodelMetaStyle;
+#include "fields.h"
 
 /* How _created / _modified are written. */
 typedef enum DocmodelTimeUnit
@@ -73,7 +73,7 @@ typedef struct DocmodelCollection
 	bool has_doc_type;
 	int doc_type_len;
 	char doc_type[DOCMODEL_MAX_KEY_BYTES + 1]; /* when has_doc_type */
-	DocmodelMetaStyle meta_style;
+	DocMetaStyle meta_style;                   /* never DOC_META_AUTO */
 	DocmodelTimeUnit time_unit;
 	int delim_len;
 	char delim[DOCMODEL_MAX_DELIM_BYTES + 1];

@@ -20,6 +20,7 @@
 #include "utils/syscache.h"
 
 #include "docmodel.h"
+#include "fields.h"
 
 PG_MODULE_MAGIC;
 
@@ -91,11 +92,13 @@ RegisterDispatchers(void)
 	}
 }
 
-/* Define the docmodel.* settings and register the cache dispatchers. */
+/* Define the docmodel.* settings, register the cache dispatchers and build
+ * the meta styles' field descriptions. */
 void
 _PG_init(void)
 {
 	RegisterDispatchers();
+	DocmodelFieldsInit();
 
 	DefineCustomStringVariable(
 		"docmodel.actor",

@@ -31,6 +31,8 @@
 #include "access/xact.h"
 
 #include "collection.h"
+#include "fields.h"
+#include "jsontree.h"
 #include "jsonutil.h"
 #include "key.h"
 #include "migrate.h"
@@ -44,75 +46,13 @@ PG_FUNCTION_INFO_V1(collection_trigger);
 #define COLL_ATT_CAS 3
 #define COLL_ATT_EXPIRES 4
 
-/* The names of the management fields in one style. */
-typedef struct FieldNames
-{
-	const char *type;
-	const char *schema;
-	const char *created;
-	const char *created_by;
-	const char *modified;
-	const char *modified_by;
-	const char *ver;
-} FieldNames;
-
-static const FieldNames UnderscoreNames = {
-	"_type",     "_schema",     "_created", "_createdBy",
-	"_modified", "_modifiedBy", "_ver"};
-static const FieldNames PlainNames = {
-	"type", "schema", "created", "createdBy", "modified", "modifiedBy", "ver"};
-
-/* Which management field a key names. */
-typedef enum ManagedField
-{
-	MF_NONE,
-	MF_TYPE,
-	MF_SCHEMA,
-	MF_OTHER /* created, createdBy, modified, ... */
-} ManagedField;
-
-/* Return which management field (of names) the string s names. */
-static ManagedField
-Managed(const FieldNames *names, const char *s, int len)
-{
-#define IS(f) (strlen(names->f) == len && memcmp(names->f, s, len) == 0)
-	/* every management name is 3 to 11 bytes; cheap gates first */
-	if (len < 3 || len > 11)
-		return MF_NONE;
-	if (names == &UnderscoreNames ? s[0] != '_'
-								  : (s[0] != 't' && s[0] != 's' &&
-									 s[0] != 'c' && s[0] != 'm' && s[0] != 'v'))
-		return MF_NONE;
-	if (IS(type))
-		return MF_TYPE;
-	if (IS(schema))
-		return MF_SCHEMA;
-	if (IS(created) || IS(created_by) || IS(modified) || IS(modified_by) ||
-		IS(ver))
-		return MF_OTHER;
-	return MF_NONE;
-#undef IS
-}
-
-/* Is key k one of the fields every write restamps (names' ver, modified,
- * modifiedBy)? */
-static bool
-Restamped(const FieldNames *names, JsonbValue *k)
-{
-#define IS(f)                                 \
-	(strlen(names->f) == k->val.string.len && \
-	 memcmp(names->f, k->val.string.val, k->val.string.len) == 0)
-	return IS(ver) || IS(modified) || IS(modified_by);
-#undef IS
-}
-
 /*
  * Advance it to the next pair whose key is not skipkey or, without
- * skipkey, not restamped (in names).
+ * skipkey, not a field of fs every write restamps.
  */
 static bool
 NextPair(JsonbIterator **it, JsonbValue *k, JsonbValue *v,
-		 const FieldNames *names, const char *skipkey)
+		 const DocFieldSet *fs, const DocFieldName *skipkey)
 {
 	JsonbIteratorToken tok;
 
@@ -122,9 +62,10 @@ NextPair(JsonbIterator **it, JsonbValue *k, JsonbValue *v,
 			continue;
 		tok = JsonbIteratorNext(it, v, true);
 		if (skipkey != NULL
-				? (k->val.string.len == strlen(skipkey) &&
-				   memcmp(k->val.string.val, skipkey, k->val.string.len) == 0)
-				: Restamped(names, k))
+				? (k->val.string.len == skipkey->len &&
+				   memcmp(k->val.string.val, skipkey->name, skipkey->len) == 0)
+				: DOC_FIELD_RESTAMPED(DocmodelFieldKind(fs, k->val.string.val,
+														k->val.string.len)))
 			continue;
 		return true;
 	}
@@ -136,8 +77,8 @@ NextPair(JsonbIterator **it, JsonbValue *k, JsonbValue *v,
  * (or, with skipkey, but for that member).
  */
 static bool
-SameIgnoring(JsonbContainer *a, JsonbContainer *b, const FieldNames *names,
-			 const char *skipkey)
+SameIgnoring(JsonbContainer *a, JsonbContainer *b, const DocFieldSet *fs,
+			 const DocFieldName *skipkey)
 {
 	JsonbIterator *ia = JsonbIteratorInit(a);
 	JsonbIterator *ib = JsonbIteratorInit(b);
@@ -145,15 +86,15 @@ SameIgnoring(JsonbContainer *a, JsonbContainer *b, const FieldNames *names,
 
 	for (;;)
 	{
-		bool ha = NextPair(&ia, &ka, &va, names, skipkey);
-		bool hb = NextPair(&ib, &kb, &vb, names, skipkey);
+		bool ha = NextPair(&ia, &ka, &va, fs, skipkey);
+		bool hb = NextPair(&ib, &kb, &vb, fs, skipkey);
 
 		if (!ha || !hb)
 			return ha == hb;
 		if (ka.val.string.len != kb.val.string.len ||
 			memcmp(ka.val.string.val, kb.val.string.val, ka.val.string.len) !=
 				0 ||
-			!DocmodelFlatValuesEqual(&va, &vb))
+			!JsonTreeEqual(&va, &vb))
 			return false;
 	}
 }
@@ -163,55 +104,24 @@ SameIgnoring(JsonbContainer *a, JsonbContainer *b, const FieldNames *names,
  * would change more than the fields every write restamps.
  */
 static bool
-BodyChanged(const DocmodelCollection *cfg, Jsonb *o, Jsonb *n)
+BodyChanged(const DocFieldSet *fs, Jsonb *o, Jsonb *n)
 {
+	const DocFieldName *c = &fs->container;
 	JsonbValue bo, bn;
 	JsonbValue *mo;
 	JsonbValue *mn;
 
-	if (cfg->meta_style != DOCMODEL_META_META)
-		return !SameIgnoring(&o->root, &n->root,
-							 cfg->meta_style == DOCMODEL_META_UNDERSCORE
-								 ? &UnderscoreNames
-								 : &PlainNames,
-							 NULL);
-	if (!SameIgnoring(&o->root, &n->root, NULL, "meta"))
+	if (c->len == 0)
+		return !SameIgnoring(&o->root, &n->root, fs, NULL);
+	if (!SameIgnoring(&o->root, &n->root, NULL, c))
 		return true;
-	mo = getKeyJsonValueFromContainer(&o->root, "meta", 4, &bo);
-	mn = getKeyJsonValueFromContainer(&n->root, "meta", 4, &bn);
+	mo = getKeyJsonValueFromContainer(&o->root, c->name, c->len, &bo);
+	mn = getKeyJsonValueFromContainer(&n->root, c->name, c->len, &bn);
 	if (mo == NULL || mn == NULL || mo->type != jbvBinary ||
 		mn->type != jbvBinary || !JsonContainerIsObject(mo->val.binary.data) ||
 		!JsonContainerIsObject(mn->val.binary.data))
 		return !(mo == NULL && mn == NULL);
-	return !SameIgnoring(mo->val.binary.data, mn->val.binary.data, &PlainNames,
-						 NULL);
-}
-
-/* Return the value of field name in object container c, or NULL. */
-static JsonbValue *
-FindField(JsonbContainer *c, const char *name)
-{
-	JsonbValue k;
-
-	k.type = jbvString;
-	k.val.string.val = (char *) name;
-	k.val.string.len = strlen(name);
-	return findJsonbValueFromContainer(c, JB_FOBJECT, &k);
-}
-
-/* Return the object container holding the management fields, or NULL. */
-static JsonbContainer *
-MetaContainer(const DocmodelCollection *cfg, Jsonb *doc)
-{
-	JsonbValue *meta;
-
-	if (cfg->meta_style != DOCMODEL_META_META)
-		return &doc->root;
-	meta = FindField(&doc->root, "meta");
-	if (meta == NULL || meta->type != jbvBinary ||
-		!JsonContainerIsObject(meta->val.binary.data))
-		return NULL;
-	return meta->val.binary.data;
+	return !SameIgnoring(mo->val.binary.data, mn->val.binary.data, fs, NULL);
 }
 
 /* Return a time stamp as a JSON value in the given unit. */
@@ -288,10 +198,10 @@ PairCmp(const OutPair *a, const OutPair *b)
 
 /* Set p to key and the JSON value v (scalar or binary container). */
 static void
-PairFromValue(OutPair *p, const char *key, JsonbValue *v)
+PairFromValue(OutPair *p, const DocFieldName *key, JsonbValue *v)
 {
-	p->key = key;
-	p->keylen = strlen(key);
+	p->key = key->name;
+	p->keylen = key->len;
 	p->data = NULL;
 	p->len = 0;
 	switch (v->type)
@@ -324,10 +234,10 @@ PairFromValue(OutPair *p, const char *key, JsonbValue *v)
 
 /* Set p to a string pair. */
 static void
-PairString(OutPair *p, const char *key, const char *val, int len)
+PairString(OutPair *p, const DocFieldName *key, const char *val, int len)
 {
-	p->key = key;
-	p->keylen = strlen(key);
+	p->key = key->name;
+	p->keylen = key->len;
 	p->type = JENTRY_ISSTRING;
 	p->data = val;
 	p->len = len;
@@ -336,13 +246,13 @@ PairString(OutPair *p, const char *key, const char *val, int len)
 /*
  * Read the pairs of object container c into out (in their stored order,
  * which is the key order) without decoding values, leaving out management
- * fields of names (when given; the schema field only when the stamp sets
- * one) and, with skip_meta, the key "meta" (its object is returned in
- * *meta). Returns the number of pairs kept.
+ * fields of fs (when given; the schema field only when the stamp sets
+ * one) and the key skip (when given; its object is returned in *meta).
+ * Returns the number of pairs kept.
  */
 static int
-ReadPairs(JsonbContainer *c, const FieldNames *names, DocmodelStamp *st,
-		  bool skip_meta, JsonbContainer **meta, OutPair *out)
+ReadPairs(JsonbContainer *c, const DocFieldSet *fs, DocmodelStamp *st,
+		  const DocFieldName *skip, JsonbContainer **meta, OutPair *out)
 {
 	int n = JsonContainerSize(c);
 	char *base = (char *) &c->children[2 * n];
@@ -384,19 +294,20 @@ ReadPairs(JsonbContainer *c, const FieldNames *names, DocmodelStamp *st,
 			p->data = base + vstart;
 			p->len = vlen;
 		}
-		if (skip_meta && klen == 4 && memcmp(p->key, "meta", 4) == 0)
+		if (skip != NULL && klen == skip->len &&
+			memcmp(p->key, skip->name, klen) == 0)
 		{
 			if (JBE_ISCONTAINER(ve) &&
 				JsonContainerIsObject((JsonbContainer *) p->data))
 				*meta = (JsonbContainer *) p->data;
 			continue;
 		}
-		if (names != NULL)
+		if (fs != NULL)
 		{
-			ManagedField mf = Managed(names, p->key, klen);
+			DocFieldKind kind = DocmodelFieldKind(fs, p->key, klen);
 
-			if (mf == MF_TYPE || mf == MF_OTHER ||
-				(mf == MF_SCHEMA && st->schema != NULL))
+			if (kind != DOC_NFIELDS &&
+				(kind != DOC_FIELD_SCHEMA || st->schema != NULL))
 				continue;
 		}
 		k++;
@@ -493,31 +404,55 @@ MergePairs(OutPair *a, int na, OutPair *b, int nb, OutPair *out)
 }
 
 /*
- * Fill m with the management pairs of the stamp in the given names;
- * timeval is the JSON value of st->now. Returns how many.
+ * Fill m with the management pairs of the stamp named as in fs, in key
+ * order; timeval is the JSON value of st->now. Returns how many.
  */
 static int
-ManagedPairs(const FieldNames *names, DocmodelStamp *st, JsonbValue *timeval,
+ManagedPairs(const DocFieldSet *fs, DocmodelStamp *st, JsonbValue *timeval,
 			 JsonbValue *ver, int wholen, OutPair *m)
 {
 	int k = 0;
+	int i;
 
-	/* in key order (shorter first): ver, type, schema, created, modified,
-	 * createdBy, modifiedBy, in both namings */
-	PairFromValue(&m[k++], names->ver, ver);
-	PairString(&m[k++], names->type, st->type, st->type_len);
-	if (st->schema != NULL)
-		PairFromValue(&m[k++], names->schema, st->schema);
-	if (st->is_insert)
-		PairFromValue(&m[k++], names->created, timeval);
-	else if (st->created != NULL)
-		PairFromValue(&m[k++], names->created, st->created);
-	PairFromValue(&m[k++], names->modified, timeval);
-	if (st->is_insert)
-		PairString(&m[k++], names->created_by, st->who, wholen);
-	else if (st->created_by != NULL)
-		PairFromValue(&m[k++], names->created_by, st->created_by);
-	PairString(&m[k++], names->modified_by, st->who, wholen);
+	for (i = 0; i < DOC_NFIELDS; i++)
+	{
+		DocFieldKind kind = fs->order[i];
+		const DocFieldName *name = &fs->field[kind];
+
+		switch (kind)
+		{
+			case DOC_FIELD_VER:
+				PairFromValue(&m[k++], name, ver);
+				break;
+			case DOC_FIELD_TYPE:
+				PairString(&m[k++], name, st->type, st->type_len);
+				break;
+			case DOC_FIELD_SCHEMA:
+				if (st->schema != NULL)
+					PairFromValue(&m[k++], name, st->schema);
+				break;
+			case DOC_FIELD_CREATED:
+				if (st->is_insert)
+					PairFromValue(&m[k++], name, timeval);
+				else if (st->created != NULL)
+					PairFromValue(&m[k++], name, st->created);
+				break;
+			case DOC_FIELD_MODIFIED:
+				PairFromValue(&m[k++], name, timeval);
+				break;
+			case DOC_FIELD_CREATED_BY:
+				if (st->is_insert)
+					PairString(&m[k++], name, st->who, wholen);
+				else if (st->created_by != NULL)
+					PairFromValue(&m[k++], name, st->created_by);
+				break;
+			case DOC_FIELD_MODIFIED_BY:
+				PairString(&m[k++], name, st->who, wholen);
+				break;
+			case DOC_NFIELDS:
+				break;
+		}
+	}
 	return k;
 }
 
@@ -570,6 +505,7 @@ DocmodelAssembleDocument(Jsonb *body, DocmodelStamp *st)
 	OutPair *out = palloc((n + 1 + MAX_MANAGED) * sizeof(OutPair));
 	OutPair managed[MAX_MANAGED];
 	JsonbValue *timeval = CachedTimeValue(st->now, st->cfg->time_unit);
+	const DocFieldSet *fs = DocmodelFieldSetFor(st->cfg->meta_style);
 	JsonbValue ver;
 	StringInfoData buf;
 	int wholen = strlen(st->who);
@@ -588,7 +524,7 @@ DocmodelAssembleDocument(Jsonb *body, DocmodelStamp *st)
 	ver.val.numeric = st->ver == 1 ? VerOne : int64_to_numeric(st->ver);
 	initStringInfo(&buf);
 	buf.len = VARHDRSZ; /* filled by SET_VARSIZE */
-	if (st->cfg->meta_style == DOCMODEL_META_META)
+	if (fs->container.len > 0)
 	{
 		JsonbContainer *meta = NULL;
 		OutPair *muser;
@@ -598,20 +534,19 @@ DocmodelAssembleDocument(Jsonb *body, DocmodelStamp *st)
 		int nm = 0;
 		int nmuser = 0;
 
-		nuser = ReadPairs(&body->root, NULL, st, true, &meta, user);
+		nuser = ReadPairs(&body->root, NULL, st, &fs->container, &meta, user);
 		if (meta != NULL)
 			nm = JsonContainerSize(meta);
 		muser = palloc((nm + 1) * sizeof(OutPair));
 		mout = palloc((nm + 1 + MAX_MANAGED) * sizeof(OutPair));
 		if (meta != NULL)
-			nmuser = ReadPairs(meta, &PlainNames, st, false, NULL, muser);
-		nmanaged =
-			ManagedPairs(&PlainNames, st, timeval, &ver, wholen, managed);
+			nmuser = ReadPairs(meta, fs, st, NULL, NULL, muser);
+		nmanaged = ManagedPairs(fs, st, timeval, &ver, wholen, managed);
 		nout = MergePairs(muser, nmuser, managed, nmanaged, mout);
 		initStringInfo(&mbuf);
 		WriteObject(&mbuf, mout, nout);
-		metapair.key = "meta";
-		metapair.keylen = 4;
+		metapair.key = fs->container.name;
+		metapair.keylen = fs->container.len;
 		metapair.type = JENTRY_ISCONTAINER;
 		metapair.data = mbuf.data;
 		metapair.len = mbuf.len;
@@ -619,12 +554,8 @@ DocmodelAssembleDocument(Jsonb *body, DocmodelStamp *st)
 	}
 	else
 	{
-		const FieldNames *names = st->cfg->meta_style == DOCMODEL_META_PLAIN
-									  ? &PlainNames
-									  : &UnderscoreNames;
-
-		nuser = ReadPairs(&body->root, names, st, false, NULL, user);
-		nmanaged = ManagedPairs(names, st, timeval, &ver, wholen, managed);
+		nuser = ReadPairs(&body->root, fs, st, NULL, NULL, user);
+		nmanaged = ManagedPairs(fs, st, timeval, &ver, wholen, managed);
 		nout = MergePairs(user, nuser, managed, nmanaged, out);
 	}
 	WriteObject(&buf, out, nout);
@@ -708,66 +639,321 @@ NextVer(JsonbValue *v, int32 dflt, const char *key, int key_len)
 	return ver + 1;
 }
 
-/* Form the row to store, keeping the trigger tuple's identity fields. */
-static HeapTuple
-FormResult(TupleDesc desc, HeapTuple from, Datum *values, bool *nulls)
-{
-	HeapTuple tup = heap_form_tuple(desc, values, nulls);
-
-	tup->t_data->t_ctid = from->t_data->t_ctid;
-	tup->t_self = from->t_self;
-	tup->t_tableOid = from->t_tableOid;
-	return tup;
-}
-
 /*
- * The collection trigger: BEFORE INSERT OR UPDATE, FOR EACH ROW, with the
- * collection's configuration id as its one argument. Works the same for
- * INSERT, UPDATE, INSERT ... ON CONFLICT and COPY.
+ * One row write through the collection trigger: the trigger's relation,
+ * the collection's configuration (a copy: detoasting may process
+ * invalidations), both rows' columns (old ones on UPDATE only), and the
+ * stamp the steps below fill in.
  */
-Datum
-collection_trigger(PG_FUNCTION_ARGS)
+typedef struct TriggerWrite
 {
-	TriggerData *td = (TriggerData *) fcinfo->context;
 	Relation rel;
 	TupleDesc desc;
 	DocmodelCollection cfg;
-	DocmodelStamp st;
+	const DocFieldSet *fs; /* the management fields of cfg's meta style */
 	HeapTuple newtup;
-	HeapTuple oldtup = NULL;
-	Datum d;
-	Datum docd;
-	Datum olddocd = (Datum) 0;
-	text *keyt;
+	HeapTuple oldtup; /* NULL on INSERT */
+	Datum *nv;        /* the new row's columns */
+	bool *nn;
+	Datum *ov; /* the old row's, on UPDATE */
+	bool *on;
 	const char *key;
 	int key_len;
-	int prefix_len;
+	int64 old_cas; /* the stored cas, 0 when none */
+	Datum olddocd; /* the stored document, on an update of a live one */
+	DocmodelStamp st;
+} TriggerWrite;
+
+/* Return the trigger's row with doc (when not 0) and cas set to st.cas,
+ * keeping the trigger tuple's identity fields. */
+static Datum
+StoreRow(TriggerWrite *w, Datum doc)
+{
+	HeapTuple tup;
+
+	if (doc != (Datum) 0)
+		w->nv[COLL_ATT_DOC - 1] = doc;
+	w->nv[COLL_ATT_CAS - 1] = Int64GetDatum(w->st.cas);
+	w->nn[COLL_ATT_CAS - 1] = false;
+	tup = heap_form_tuple(w->desc, w->nv, w->nn);
+	tup->t_data->t_ctid = w->newtup->t_data->t_ctid;
+	tup->t_self = w->newtup->t_self;
+	tup->t_tableOid = w->newtup->t_tableOid;
+	return PointerGetDatum(tup);
+}
+
+/* Read the rows of a BEFORE INSERT or UPDATE event into w: one pass over
+ * each tuple's columns, one heap_form_tuple at the end (StoreRow). */
+static void
+ReadRows(TriggerWrite *w, TriggerData *td)
+{
+	int natts = w->desc->natts;
+
+	memset(&w->st, 0, sizeof(w->st));
+	w->st.cfg = &w->cfg;
+	w->fs = DocmodelFieldSetFor(w->cfg.meta_style);
+	w->oldtup = NULL;
+	w->ov = NULL;
+	w->on = NULL;
+	w->old_cas = 0;
+	w->olddocd = (Datum) 0;
+	if (TRIGGER_FIRED_BY_UPDATE(td->tg_event))
+	{
+		w->oldtup = td->tg_trigtuple;
+		w->newtup = td->tg_newtuple;
+	}
+	else
+		w->newtup = td->tg_trigtuple;
+	w->nv = palloc(natts * sizeof(Datum));
+	w->nn = palloc(natts * sizeof(bool));
+	heap_deform_tuple(w->newtup, w->desc, w->nv, w->nn);
+	if (w->oldtup != NULL)
+	{
+		w->ov = palloc(natts * sizeof(Datum));
+		w->on = palloc(natts * sizeof(bool));
+		heap_deform_tuple(w->oldtup, w->desc, w->ov, w->on);
+	}
+}
+
+/* The key: present, valid, unchanged by an update. */
+static void
+CheckRowKey(TriggerWrite *w)
+{
+	text *keyt;
+
+	if (w->nn[COLL_ATT_ID - 1])
+		ereport(ERROR, (errcode(ERRCODE_NOT_NULL_VIOLATION),
+						errmsg("document key must not be null"),
+						errdetail("A row of collection \"%s\" has a null id.",
+								  RelationGetRelationName(w->rel))));
+	keyt = DatumGetTextPP(w->nv[COLL_ATT_ID - 1]);
+	w->key = VARDATA_ANY(keyt);
+	w->key_len = VARSIZE_ANY_EXHDR(keyt);
+	DocmodelCheckKey(w->key, w->key_len, w->cfg.delim, w->cfg.delim_len, true);
+	if (w->oldtup != NULL)
+	{
+		text *oldkey = DatumGetTextPP(w->ov[COLL_ATT_ID - 1]);
+
+		if (VARSIZE_ANY_EXHDR(oldkey) != w->key_len ||
+			memcmp(VARDATA_ANY(oldkey), w->key, w->key_len) != 0)
+			ereport(
+				ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("the key of document \"%.*s\" cannot change",
+						(int) VARSIZE_ANY_EXHDR(oldkey), VARDATA_ANY(oldkey)),
+				 errdetail("An update set it to \"%.*s\".", w->key_len, w->key),
+				 errhint("Insert the document under the new key and "
+						 "delete the old one.")));
+	}
+}
+
+/*
+ * Decide whether the write is an insert (also over an expired document)
+ * or an update of a live one, and return true when it is an update that
+ * leaves the body untouched (touch, expiry change): then only the cas
+ * changes, the document and its _ver stay.
+ */
+static bool
+UntouchedBody(TriggerWrite *w, Datum docd)
+{
+	w->st.key = w->key;
+	w->st.key_len = w->key_len;
+	w->st.is_insert = true;
+	w->st.now = GetCurrentTransactionStartTimestamp();
+	if (w->oldtup == NULL)
+		return false;
+	w->old_cas =
+		w->on[COLL_ATT_CAS - 1] ? 0 : DatumGetInt64(w->ov[COLL_ATT_CAS - 1]);
+	/* An expired document is absent: writing over it is an insert. */
+	w->st.is_insert =
+		!w->on[COLL_ATT_EXPIRES - 1] &&
+		DatumGetTimestampTz(w->ov[COLL_ATT_EXPIRES - 1]) <= w->st.now;
+	if (w->st.is_insert)
+		return false;
+	w->olddocd = w->ov[COLL_ATT_DOC - 1];
+	if (w->on[COLL_ATT_DOC - 1])
+		w->st.is_insert = true;
+	else if (datumIsEqual(w->olddocd, docd, false, -1))
+		return true;
+	return false;
+}
+
+/* Return the body of docd; raise 54000 when too large, 22023 when not an
+ * object. */
+static Jsonb *
+CheckBody(TriggerWrite *w, Datum docd)
+{
 	Jsonb *body;
-	Jsonb *result;
+
+	CheckSize(toast_raw_datum_size(docd), w->key, w->key_len);
+	body = DatumGetJsonbP(docd);
+	if (!JB_ROOT_IS_OBJECT(body))
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("document \"%.*s\" is not a JSON object", w->key_len,
+						w->key),
+				 errdetail("A document must be a JSON object; this one is "
+						   "a%s %s.",
+						   JsonKind(body)[0] == 'a' || JsonKind(body)[0] == 'o'
+							   ? "n"
+							   : "",
+						   JsonKind(body))));
+	return body;
+}
+
+/*
+ * The type: the key's first part, which the body's type field (when
+ * present) and the collection's doc_type (when set) must match. Sets
+ * st.type.
+ */
+static void
+CheckType(TriggerWrite *w, Jsonb *body)
+{
+	const DocFieldSet *fs = w->fs;
+	const char *key = w->key;
+	int key_len = w->key_len;
+	const char *typename = fs->field[DOC_FIELD_TYPE].name;
 	JsonbContainer *mc;
 	JsonbValue *typev;
-	int64 old_cas = 0;
-	const FieldNames *names;
-	Datum *nv;
-	bool *nn;
-	Datum *ov = NULL;
-	bool *on = NULL;
+	JsonbValue buf;
+	int prefix_len;
+
+	for (prefix_len = 0; prefix_len < key_len; prefix_len++)
+		if (prefix_len + w->cfg.delim_len <= key_len &&
+			memcmp(key + prefix_len, w->cfg.delim, w->cfg.delim_len) == 0)
+			break;
+	mc = DocmodelFieldContainer(fs, &body->root);
+	if (mc == NULL &&
+		getKeyJsonValueFromContainer(&body->root, fs->container.name,
+									 fs->container.len, &buf) != NULL)
+		ereport(
+			ERROR,
+			(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+			 errmsg("field \"%s\" of document \"%.*s\" is not an object",
+					fs->container.name, key_len, key),
+			 errdetail("Collection \"%s\" keeps the management fields in "
+					   "the object \"%s\".",
+					   RelationGetRelationName(w->rel), fs->container.name)));
+	typev = mc ? DocmodelFieldValue(fs, mc, DOC_FIELD_TYPE) : NULL;
+	if (typev != NULL &&
+		(typev->type != jbvString || typev->val.string.len != prefix_len ||
+		 memcmp(typev->val.string.val, key, prefix_len) != 0))
+		ereport(
+			ERROR,
+			(errcode(ERRCODE_CHECK_VIOLATION),
+			 errmsg("document type does not match key \"%.*s\"", key_len, key),
+			 errdetail("The key's prefix is \"%.*s\"; the document's %s "
+					   "is %s.",
+					   prefix_len, key, typename,
+					   typev->type == jbvString
+						   ? psprintf("\"%.*s\"", typev->val.string.len,
+									  typev->val.string.val)
+						   : "not a string"),
+			 errhint("Leave %s out to have it set from the key.", typename)));
+	if (w->cfg.has_doc_type && (w->cfg.doc_type_len != prefix_len ||
+								memcmp(w->cfg.doc_type, key, prefix_len) != 0))
+		ereport(ERROR,
+				(errcode(ERRCODE_CHECK_VIOLATION),
+				 errmsg("document type \"%.*s\" does not match collection "
+						"type \"%s\"",
+						prefix_len, key, w->cfg.doc_type),
+				 errdetail("Collection \"%s\" holds documents of type \"%s\"; "
+						   "key \"%.*s\" has type \"%.*s\".",
+						   RelationGetRelationName(w->rel), w->cfg.doc_type,
+						   key_len, key, prefix_len, key)));
+	w->st.type = key;
+	w->st.type_len = prefix_len;
+}
+
+/*
+ * The stamp: who, the new _ver, what an update keeps (_created,
+ * _createdBy), the new cas.
+ */
+static void
+StampWrite(TriggerWrite *w)
+{
+	const DocFieldSet *fs = w->fs;
+	DocmodelStamp *st = &w->st;
+
+	st->who = DocmodelWho();
+	st->ver = 1;
+	if (!st->is_insert)
+	{
+		Jsonb *old = DatumGetJsonbP(w->olddocd);
+		JsonbContainer *omc = DocmodelFieldContainer(fs, &old->root);
+
+		st->old_doc = old;
+		if (omc != NULL)
+		{
+			st->ver = NextVer(DocmodelFieldValue(fs, omc, DOC_FIELD_VER), 1,
+							  w->key, w->key_len);
+			st->created = DocmodelFieldValue(fs, omc, DOC_FIELD_CREATED);
+			st->created_by = DocmodelFieldValue(fs, omc, DOC_FIELD_CREATED_BY);
+		}
+		else
+			st->ver = 2;
+	}
+	st->cas = DocmodelNextCas(w->old_cas);
+
+	/* revisions: a new document continues after its key's history (and
+	 * after the expired document it replaces), so numbers never repeat */
+	if (st->is_insert && OidIsValid(w->cfg.revisions_relid))
+	{
+		int32 floor = 1;
+
+		if (w->oldtup != NULL && !w->on[COLL_ATT_DOC - 1])
+		{
+			JsonbContainer *omc = DocmodelFieldContainer(
+				fs, &DatumGetJsonbP(w->ov[COLL_ATT_DOC - 1])->root);
+
+			if (omc != NULL)
+				floor = NextVer(DocmodelFieldValue(fs, omc, DOC_FIELD_VER), 0,
+								w->key, w->key_len);
+		}
+		st->ver =
+			DocmodelRevisionFirstVer(&w->cfg, w->oldtup == NULL ? w->rel : NULL,
+									 w->nv[COLL_ATT_ID - 1], floor);
+	}
+}
+
+/*
+ * Check how the trigger was called and that it fires on its own collection
+ * (or a shard of it), which has the layout the code below and revision.c
+ * read by column number: before anything is read or written, for every
+ * event. Copies the configuration into w.
+ */
+static void
+CheckTriggerCall(FunctionCallInfo fcinfo, TriggerWrite *w)
+{
+	TriggerData *td = (TriggerData *) fcinfo->context;
 
 	if (!CALLED_AS_TRIGGER(fcinfo))
 		elog(ERROR, "collection_trigger: not called as a trigger");
 	if (td->tg_trigger->tgnargs != 1)
 		elog(ERROR, "collection_trigger: needs the collection id argument");
+	w->rel = td->tg_relation;
+	w->desc = RelationGetDescr(w->rel);
+	w->cfg = *DocmodelCollectionById(pg_strtoint32(td->tg_trigger->tgargs[0]));
+	DocmodelCheckTriggerRelation(w->rel, td->tg_trigger->tgname, &w->cfg);
+	DocmodelCheckLayout(w->rel, DOCMODEL_LAYOUT_COLLECTION);
+}
 
-	/*
-	 * Before anything is read or written, for every event: the trigger
-	 * fires on its own collection (or a shard of it), which has the layout
-	 * the code below and revision.c read by column number.
-	 */
-	rel = td->tg_relation;
-	desc = RelationGetDescr(rel);
-	cfg = *DocmodelCollectionById(pg_strtoint32(td->tg_trigger->tgargs[0]));
-	DocmodelCheckTriggerRelation(rel, td->tg_trigger->tgname, &cfg);
-	DocmodelCheckLayout(rel, DOCMODEL_LAYOUT_COLLECTION);
+/*
+ * The collection trigger: BEFORE INSERT OR UPDATE, FOR EACH ROW, with the
+ * collection's configuration id as its one argument. Works the same for
+ * INSERT, UPDATE, INSERT ... ON CONFLICT and COPY. The steps of a write,
+ * in order, are the functions above (collection.h lists them).
+ */
+Datum
+collection_trigger(PG_FUNCTION_ARGS)
+{
+	TriggerData *td = (TriggerData *) fcinfo->context;
+	TriggerWrite w;
+	Datum docd;
+	Jsonb *body;
+	Jsonb *result;
+
+	CheckTriggerCall(fcinfo, &w);
 
 	/* revisions: the AFTER INSERT OR UPDATE OR DELETE row event and the BEFORE
 	 * TRUNCATE statement event write history (revision.c) */
@@ -782,193 +968,29 @@ collection_trigger(PG_FUNCTION_ARGS)
 	if (TRIGGER_FIRED_BY_DELETE(td->tg_event))
 		return PointerGetDatum(td->tg_trigtuple);
 
-	memset(&st, 0, sizeof(st));
-	st.cfg = &cfg;
-	if (TRIGGER_FIRED_BY_UPDATE(td->tg_event))
-	{
-		oldtup = td->tg_trigtuple;
-		newtup = td->tg_newtuple;
-	}
-	else
-		newtup = td->tg_trigtuple;
-	/* One pass over each tuple's columns, one heap_form_tuple at the end. */
-	nv = palloc(desc->natts * sizeof(Datum));
-	nn = palloc(desc->natts * sizeof(bool));
-	heap_deform_tuple(newtup, desc, nv, nn);
-	if (oldtup != NULL)
-	{
-		ov = palloc(desc->natts * sizeof(Datum));
-		on = palloc(desc->natts * sizeof(bool));
-		heap_deform_tuple(oldtup, desc, ov, on);
-	}
-
-	/* The key: present, valid, unchanged by an update. */
-	d = nv[COLL_ATT_ID - 1];
-	if (nn[COLL_ATT_ID - 1])
-		ereport(ERROR, (errcode(ERRCODE_NOT_NULL_VIOLATION),
-						errmsg("document key must not be null"),
-						errdetail("A row of collection \"%s\" has a null id.",
-								  RelationGetRelationName(rel))));
-	keyt = DatumGetTextPP(d);
-	key = VARDATA_ANY(keyt);
-	key_len = VARSIZE_ANY_EXHDR(keyt);
-	DocmodelCheckKey(key, key_len, cfg.delim, cfg.delim_len, true);
-	if (oldtup != NULL)
-	{
-		text *oldkey = DatumGetTextPP(ov[COLL_ATT_ID - 1]);
-
-		if (VARSIZE_ANY_EXHDR(oldkey) != key_len ||
-			memcmp(VARDATA_ANY(oldkey), key, key_len) != 0)
-			ereport(
-				ERROR,
-				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-				 errmsg("the key of document \"%.*s\" cannot change",
-						(int) VARSIZE_ANY_EXHDR(oldkey), VARDATA_ANY(oldkey)),
-				 errdetail("An update set it to \"%.*s\".", key_len, key),
-				 errhint("Insert the document under the new key and "
-						 "delete the old one.")));
-	}
+	ReadRows(&w, td);
+	CheckRowKey(&w);
 
 	/* The body: let NOT NULL refuse a missing one. */
-	docd = nv[COLL_ATT_DOC - 1];
-	if (nn[COLL_ATT_DOC - 1])
-		return PointerGetDatum(newtup);
-
-	st.key = key;
-	st.key_len = key_len;
-	st.is_insert = true;
-	st.now = GetCurrentTransactionStartTimestamp();
-	if (oldtup != NULL)
+	docd = w.nv[COLL_ATT_DOC - 1];
+	if (w.nn[COLL_ATT_DOC - 1])
+		return PointerGetDatum(w.newtup);
+	if (UntouchedBody(&w, docd))
 	{
-		old_cas =
-			on[COLL_ATT_CAS - 1] ? 0 : DatumGetInt64(ov[COLL_ATT_CAS - 1]);
-		/* An expired document is absent: writing over it is an insert. */
-		st.is_insert = !on[COLL_ATT_EXPIRES - 1] &&
-					   DatumGetTimestampTz(ov[COLL_ATT_EXPIRES - 1]) <= st.now;
-		if (!st.is_insert)
-		{
-			olddocd = ov[COLL_ATT_DOC - 1];
-			if (on[COLL_ATT_DOC - 1])
-				st.is_insert = true;
-			else if (datumIsEqual(olddocd, docd, false, -1))
-			{
-				/* The body is untouched (touch, expiry change): only a new
-				 * cas, the document and its _ver stay. */
-				nv[COLL_ATT_CAS - 1] = Int64GetDatum(DocmodelNextCas(old_cas));
-				nn[COLL_ATT_CAS - 1] = false;
-				return PointerGetDatum(FormResult(desc, newtup, nv, nn));
-			}
-		}
+		w.st.cas = DocmodelNextCas(w.old_cas);
+		return StoreRow(&w, (Datum) 0);
 	}
-
-	CheckSize(toast_raw_datum_size(docd), key, key_len);
-	body = DatumGetJsonbP(docd);
-	if (!JB_ROOT_IS_OBJECT(body))
-		ereport(ERROR,
-				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-				 errmsg("document \"%.*s\" is not a JSON object", key_len, key),
-				 errdetail("A document must be a JSON object; this one is "
-						   "a%s %s.",
-						   JsonKind(body)[0] == 'a' || JsonKind(body)[0] == 'o'
-							   ? "n"
-							   : "",
-						   JsonKind(body))));
-
-	/* The type: the key's first part, and the collection's doc_type. */
-	for (prefix_len = 0; prefix_len < key_len; prefix_len++)
-		if (prefix_len + cfg.delim_len <= key_len &&
-			memcmp(key + prefix_len, cfg.delim, cfg.delim_len) == 0)
-			break;
-	names = cfg.meta_style == DOCMODEL_META_UNDERSCORE ? &UnderscoreNames
-													   : &PlainNames;
-	mc = MetaContainer(&cfg, body);
-	if (mc == NULL && FindField(&body->root, "meta") != NULL)
-		ereport(ERROR,
-				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-				 errmsg("field \"meta\" of document \"%.*s\" is not an object",
-						key_len, key),
-				 errdetail("Collection \"%s\" keeps the management fields in "
-						   "the object \"meta\".",
-						   RelationGetRelationName(rel))));
-	typev = mc ? FindField(mc, names->type) : NULL;
-	if (typev != NULL &&
-		(typev->type != jbvString || typev->val.string.len != prefix_len ||
-		 memcmp(typev->val.string.val, key, prefix_len) != 0))
-		ereport(
-			ERROR,
-			(errcode(ERRCODE_CHECK_VIOLATION),
-			 errmsg("document type does not match key \"%.*s\"", key_len, key),
-			 errdetail("The key's prefix is \"%.*s\"; the document's %s "
-					   "is %s.",
-					   prefix_len, key, names->type,
-					   typev->type == jbvString
-						   ? psprintf("\"%.*s\"", typev->val.string.len,
-									  typev->val.string.val)
-						   : "not a string"),
-			 errhint("Leave %s out to have it set from the key.",
-					 names->type)));
-	if (cfg.has_doc_type && (cfg.doc_type_len != prefix_len ||
-							 memcmp(cfg.doc_type, key, prefix_len) != 0))
-		ereport(ERROR,
-				(errcode(ERRCODE_CHECK_VIOLATION),
-				 errmsg("document type \"%.*s\" does not match collection "
-						"type \"%s\"",
-						prefix_len, key, cfg.doc_type),
-				 errdetail("Collection \"%s\" holds documents of type \"%s\"; "
-						   "key \"%.*s\" has type \"%.*s\".",
-						   RelationGetRelationName(rel), cfg.doc_type, key_len,
-						   key, prefix_len, key)));
-	st.type = key;
-	st.type_len = prefix_len;
-
-	/* What the update keeps: _created, _createdBy; _ver counts on. */
-	st.who = DocmodelWho();
-	st.ver = 1;
-	if (!st.is_insert)
-	{
-		Jsonb *old = DatumGetJsonbP(olddocd);
-		JsonbContainer *omc = MetaContainer(&cfg, old);
-
-		st.old_doc = old;
-		if (omc != NULL)
-		{
-			st.ver = NextVer(FindField(omc, names->ver), 1, key, key_len);
-			st.created = FindField(omc, names->created);
-			st.created_by = FindField(omc, names->created_by);
-		}
-		else
-			st.ver = 2;
-	}
-	st.cas = DocmodelNextCas(old_cas);
-
-	/* revisions: a new document continues after its key's history (and
-	 * after the expired document it replaces), so numbers never repeat */
-	if (st.is_insert && OidIsValid(cfg.revisions_relid))
-	{
-		int32 floor = 1;
-
-		if (oldtup != NULL && !on[COLL_ATT_DOC - 1])
-		{
-			JsonbContainer *omc =
-				MetaContainer(&cfg, DatumGetJsonbP(ov[COLL_ATT_DOC - 1]));
-
-			if (omc != NULL)
-				floor = NextVer(FindField(omc, names->ver), 0, key, key_len);
-		}
-		st.ver = DocmodelRevisionFirstVer(&cfg, oldtup == NULL ? rel : NULL,
-										  nv[COLL_ATT_ID - 1], floor);
-	}
+	body = CheckBody(&w, docd);
+	CheckType(&w, body);
+	StampWrite(&w);
 
 	/* schema version: see migrate.c (migrate on write, stamp _schema) */
-	body = DocmodelMigrateOnWrite(
-		body, st.type, st.type_len,
-		cfg.meta_style == DOCMODEL_META_META    ? DOC_META_META
-		: cfg.meta_style == DOCMODEL_META_PLAIN ? DOC_META_PLAIN
-												: DOC_META_UNDERSCORE,
-		key, key_len, &st.schema);
+	body =
+		DocmodelMigrateOnWrite(body, w.st.type, w.st.type_len, w.cfg.meta_style,
+							   w.key, w.key_len, &w.st.schema);
 
-	result = DocmodelAssembleDocument(body, &st);
-	CheckSize(VARSIZE(result), key, key_len);
+	result = DocmodelAssembleDocument(body, &w.st);
+	CheckSize(VARSIZE(result), w.key, w.key_len);
 
 	/*
 	 * An update that would change nothing but the restamped fields (the
@@ -977,19 +999,11 @@ collection_trigger(PG_FUNCTION_ARGS)
 	 * _ver counts the writes that changed something, and a collection with
 	 * history has a revision for every _ver but the current one.
 	 */
-	if (!st.is_insert && JB_ROOT_IS_OBJECT(st.old_doc) &&
-		!BodyChanged(&cfg, st.old_doc, result))
-	{
-		nv[COLL_ATT_DOC - 1] = olddocd;
-		nv[COLL_ATT_CAS - 1] = Int64GetDatum(st.cas);
-		nn[COLL_ATT_CAS - 1] = false;
-		return PointerGetDatum(FormResult(desc, newtup, nv, nn));
-	}
+	if (!w.st.is_insert && JB_ROOT_IS_OBJECT(w.st.old_doc) &&
+		!BodyChanged(w.fs, w.st.old_doc, result))
+		return StoreRow(&w, w.olddocd);
 
 	/* revisions: see revision.c */
 
-	nv[COLL_ATT_DOC - 1] = JsonbPGetDatum(result);
-	nv[COLL_ATT_CAS - 1] = Int64GetDatum(st.cas);
-	nn[COLL_ATT_CAS - 1] = false;
-	return PointerGetDatum(FormResult(desc, newtup, nv, nn));
+	return StoreRow(&w, JsonbPGetDatum(result));
 }

@@ -11,14 +11,6 @@
 #include "datatype/timestamp.h"
 #include "utils/jsonb.h"
 
-#include "jsontree.h"
-
-/*
- * Equality of two values as an iterator hands them out moved to jsontree.c;
- * this name stays for document.c until it includes jsontree.h.
- */
-#define DocmodelFlatValuesEqual(a, b) JsonTreeEqual((a), (b))
-
 /*
  * ISO 8601 text as documents carry it, read and written the same in every
  * session (no TimeZone, DateStyle or locale involved):

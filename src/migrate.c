@@ -44,6 +44,7 @@
 
 #include "collection.h"
 #include "docmodel.h"
+#include "fields.h"
 #include "jsonpatch.h"
 #include "jsonpointer.h"
 #include "jsontree.h"
@@ -91,18 +92,6 @@ static Oid migrate_registry_relid = InvalidOid;
 static bool migrate_sql_has_pins = true; /* false: the SQL is still 0.1.0 */
 static int migrate_depth = 0;
 static TypeRules *migrate_last_type = NULL; /* the last type found */
-
-/* Where a document's type and version fields are. */
-typedef struct DocFields
-{
-	DocMetaStyle style;
-	char *type;
-	int typelen;
-	bool has_version;
-	const char *version; /* the version field's text (not terminated) */
-	int versionlen;
-	bool version_ok; /* a string or a number */
-} DocFields;
 
 PG_FUNCTION_INFO_V1(migrate);
 PG_FUNCTION_INFO_V1(migrate_doc);
@@ -372,294 +361,40 @@ LookupType(const char *type, int len)
 	return tr;
 }
 
-/* ---------------------------------------------------------------------
- * Document fields
- * ---------------------------------------------------------------------
- */
-
-/* Fill f->version from a version field value (string or number). */
-static void
-TakeVersion(DocFields *f, JsonbValue *v)
-{
-	f->has_version = true;
-	if (v->type == jbvString)
-	{
-		f->version = v->val.string.val; /* not NUL-terminated */
-		f->versionlen = v->val.string.len;
-		f->version_ok = true;
-	}
-	else if (v->type == jbvNumeric)
-	{
-		f->version = DatumGetCString(
-			DirectFunctionCall1(numeric_out, NumericGetDatum(v->val.numeric)));
-		f->versionlen = strlen(f->version);
-		f->version_ok = true;
-	}
-	else if (v->type == jbvNull)
-		f->has_version = false;
-	else
-	{
-		/* a boolean, object or array: not a version */
-		f->version = v->type == jbvBool ? (v->val.boolean ? "true" : "false")
-										: "(a container)";
-		f->versionlen = strlen(f->version);
-		f->version_ok = false;
-	}
-}
-
-/* The management keys of one object: pair index (or -1) and value bounds. */
-#define HIT_META 0
-#define HIT_TYPE_P 1   /* "type" */
-#define HIT_SCHEMA_P 2 /* "schema" */
-#define HIT_TYPE_U 3   /* "_type" */
-#define HIT_SCHEMA_U 4 /* "_schema" */
-#define NHITS 5
-
-typedef struct KeyHits
-{
-	int idx[NHITS];
-	uint32 start[NHITS]; /* value offsets, when idx >= 0 */
-	uint32 end[NHITS];
-} KeyHits;
-
-/*
- * Find the management keys of an object in one forward pass over its
- * entries (keys, then the values up to the last one wanted), computing the
- * offsets as it goes. getKeyJsonValueFromContainer's binary search per key,
- * and getJsonbOffset per value, cost more than the rest of migrate() on a
- * current document.
- */
-static void
-ScanKeys(JsonbContainer *c, KeyHits *h)
-{
-	uint32 count = JsonContainerSize(c);
-	JEntry *children = c->children;
-	char *base = (char *) (children + count * 2);
-	uint32 off = 0;
-	uint32 i;
-	int last = -1;
-	int k;
-
-	for (k = 0; k < NHITS; k++)
-		h->idx[k] = -1;
-	for (i = 0; i < count; i++)
-	{
-		uint32 start = off;
-		const char *key = base + start;
-		int hit = -1;
-
-		JBE_ADVANCE_OFFSET(off, children[i]);
-		switch (off - start)
-		{
-			case 4:
-				if (key[0] == 'm' && key[1] == 'e' && key[2] == 't' &&
-					key[3] == 'a')
-					hit = HIT_META;
-				else if (key[0] == 't' && key[1] == 'y' && key[2] == 'p' &&
-						 key[3] == 'e')
-					hit = HIT_TYPE_P;
-				break;
-			case 5:
-				if (key[0] == '_' && key[1] == 't' && key[2] == 'y' &&
-					key[3] == 'p' && key[4] == 'e')
-					hit = HIT_TYPE_U;
-				break;
-			case 6:
-				if (key[0] == 's' && memcmp(key, "schema", 6) == 0)
-					hit = HIT_SCHEMA_P;
-				break;
-			case 7:
-				if (key[0] == '_' && key[1] == 's' &&
-					memcmp(key, "_schema", 7) == 0)
-					hit = HIT_SCHEMA_U;
-				break;
-			default:
-				if (off - start > 7)
-				{
-					/* keys sort by length: no more hits; just skip them */
-					for (i++; i < count; i++)
-						JBE_ADVANCE_OFFSET(off, children[i]);
-				}
-				break;
-		}
-		if (hit >= 0)
-		{
-			h->idx[hit] = i;
-			last = i;
-		}
-	}
-	/* the values' offsets continue after the keys' */
-	for (i = 0; (int) i <= last; i++)
-	{
-		uint32 start = off;
-
-		JBE_ADVANCE_OFFSET(off, children[count + i]);
-		for (k = 0; k < NHITS; k++)
-			if (h->idx[k] == (int) i)
-			{
-				h->start[k] = start;
-				h->end[k] = off;
-			}
-	}
-}
-
-/* Fill v with the value of hit k of an object (as fillJsonbValue does). */
-static void
-HitValue(JsonbContainer *c, const KeyHits *h, int k, JsonbValue *v)
-{
-	uint32 count = JsonContainerSize(c);
-	JEntry e = c->children[count + h->idx[k]];
-	char *base = (char *) (c->children + count * 2);
-	uint32 off = h->start[k];
-	uint32 len = h->end[k] - off;
-
-	if (JBE_ISSTRING(e))
-	{
-		v->type = jbvString;
-		v->val.string.val = base + off;
-		v->val.string.len = len;
-	}
-	else if (JBE_ISNUMERIC(e))
-	{
-		v->type = jbvNumeric;
-		v->val.numeric = (Numeric) (base + INTALIGN(off));
-	}
-	else if (JBE_ISBOOL_TRUE(e) || JBE_ISBOOL_FALSE(e))
-	{
-		v->type = jbvBool;
-		v->val.boolean = JBE_ISBOOL_TRUE(e);
-	}
-	else if (JBE_ISNULL(e))
-		v->type = jbvNull;
-	else
-	{
-		v->type = jbvBinary;
-		v->val.binary.data = (JsonbContainer *) (base + INTALIGN(off));
-		v->val.binary.len = len - (INTALIGN(off) - off);
-	}
-}
-
-/* Find the type and version fields of a document in the given style. */
-static void
-FindFields(JsonbContainer *root, DocMetaStyle style, DocFields *f)
-{
-	JsonbValue v;
-	KeyHits h;
-	KeyHits mh;
-	KeyHits *wh = &h;
-	JsonbContainer *where = root;
-	int tk;
-	int vk;
-
-	f->type = NULL;
-	f->typelen = 0;
-	f->has_version = false;
-	f->version = NULL;
-	f->versionlen = 0;
-	f->version_ok = false;
-	ScanKeys(root, &h);
-	mh.idx[HIT_TYPE_P] = -1;
-	if (h.idx[HIT_META] >= 0 &&
-		(style == DOC_META_META ||
-		 (style == DOC_META_AUTO && h.idx[HIT_TYPE_U] < 0)))
-	{
-		HitValue(root, &h, HIT_META, &v);
-		if (v.type == jbvBinary && JsonContainerIsObject(v.val.binary.data))
-		{
-			where = v.val.binary.data;
-			ScanKeys(where, &mh);
-		}
-	}
-	if (style == DOC_META_AUTO)
-		style = h.idx[HIT_TYPE_U] >= 0    ? DOC_META_UNDERSCORE
-				: mh.idx[HIT_TYPE_P] >= 0 ? DOC_META_META
-										  : DOC_META_PLAIN;
-	f->style = style;
-	if (style == DOC_META_META)
-	{
-		if (where == root)
-			return; /* no "meta" object */
-		wh = &mh;
-		tk = HIT_TYPE_P;
-		vk = HIT_SCHEMA_P;
-	}
-	else
-	{
-		where = root;
-		tk = style == DOC_META_PLAIN ? HIT_TYPE_P : HIT_TYPE_U;
-		vk = style == DOC_META_PLAIN ? HIT_SCHEMA_P : HIT_SCHEMA_U;
-	}
-	if (wh->idx[tk] >= 0)
-	{
-		HitValue(where, wh, tk, &v);
-		if (v.type == jbvString)
-		{
-			f->type = v.val.string.val;
-			f->typelen = v.val.string.len;
-		}
-	}
-	/* read even without a type field: the trigger knows the type */
-	if (wh->idx[vk] >= 0)
-	{
-		HitValue(where, wh, vk, &v);
-		TakeVersion(f, &v);
-	}
-}
-
-/* Parse the document's version; raise 22P02 naming the key when bad. */
-static DocVersion *
-ParseDocVersion(DocFields *f, const char *key)
-{
-	DocVersion *v =
-		f->version_ok
-			? DocVersionFromCString(pnstrdup(f->version, f->versionlen), false)
-			: NULL;
-
-	if (v == NULL)
-		ereport(ERROR,
-				(errcode(ERRCODE_INVALID_TEXT_REPRESENTATION),
-				 errmsg("invalid schema version \"%.*s\" in document",
-						f->versionlen, f->version),
-				 key ? errdetail("Key \"%s\", type \"%.*s\".", key, f->typelen,
-								 f->type)
-					 : errdetail("Type \"%.*s\".", f->typelen, f->type)));
-	return v;
-}
-
-/* Set the schema version field of a document tree. */
+/* Set the schema version field of a document tree (style as fields.h). */
 static void
 SetVersion(JsonbValue *root, DocMetaStyle style, const char *text)
 {
+	const DocFieldSet *fs = DocmodelFieldSetFor(style);
+	const DocFieldName *name = &fs->field[DOC_FIELD_SCHEMA];
+	JsonbValue *where = root;
 	JsonbValue sv;
 
 	sv.type = jbvString;
 	sv.val.string.val = (char *) text;
 	sv.val.string.len = strlen(text);
 	JsonTreeExpand(root);
-	if (style == DOC_META_META)
+	if (fs->container.len > 0)
 	{
-		int k = JsonTreeFindMember(root, "meta", 4);
-		JsonbValue *meta = k >= 0 ? &root->val.object.pairs[k].value : NULL;
+		int k = JsonTreeFindMember(root, fs->container.name, fs->container.len);
 
-		if (meta != NULL)
-			JsonTreeExpand(meta);
-		if (meta == NULL || meta->type != jbvObject)
+		where = k >= 0 ? &root->val.object.pairs[k].value : NULL;
+		if (where != NULL)
+			JsonTreeExpand(where);
+		if (where == NULL || where->type != jbvObject)
 		{
 			JsonbValue empty;
 
 			empty.type = jbvObject;
 			empty.val.object.nPairs = 0;
 			empty.val.object.pairs = NULL;
-			JsonTreeSetMember(root, "meta", 4, &empty);
-			k = JsonTreeFindMember(root, "meta", 4);
-			meta = &root->val.object.pairs[k].value;
+			JsonTreeSetMember(root, fs->container.name, fs->container.len,
+							  &empty);
+			k = JsonTreeFindMember(root, fs->container.name, fs->container.len);
+			where = &root->val.object.pairs[k].value;
 		}
-		JsonTreeSetMember(meta, "schema", 6, &sv);
 	}
-	else if (style == DOC_META_PLAIN)
-		JsonTreeSetMember(root, "schema", 6, &sv);
-	else
-		JsonTreeSetMember(root, "_schema", 7, &sv);
+	JsonTreeSetMember(where, name->name, name->len, &sv);
 }
 
 /* Call a rule's jsonb -> jsonb function on a document. */

@@ -13,21 +13,8 @@
 #include "access/tupdesc.h"
 #include "utils/jsonb.h"
 
+#include "fields.h"
 #include "version.h"
-
-/*
- * Where a document keeps its type and schema version (README, meta_style):
- * root "_type"/"_schema", "meta": {"type", "schema"}, or root
- * "type"/"schema". DOC_META_AUTO looks for "_type", then "meta"."type", then
- * "type" (what migrate() does on a document of unknown origin).
- */
-typedef enum DocMetaStyle
-{
-	DOC_META_AUTO = 0,
-	DOC_META_UNDERSCORE,
-	DOC_META_META,
-	DOC_META_PLAIN
-} DocMetaStyle;
 
 /*
  * Migrate a document to version target of its type (NULL: the type's

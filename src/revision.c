@@ -434,7 +434,7 @@ DocVer(const DocmodelCollection *cfg, Jsonb *doc, Datum id)
 
 	if (!JB_ROOT_IS_OBJECT(doc))
 		return -1;
-	if (cfg->meta_style == DOCMODEL_META_META)
+	if (cfg->meta_style == DOC_META_META)
 	{
 		v = getKeyJsonValueFromContainer(c, "meta", 4, &buf);
 		if (v == NULL || v->type != jbvBinary ||
@@ -442,7 +442,7 @@ DocVer(const DocmodelCollection *cfg, Jsonb *doc, Datum id)
 			return -1;
 		c = v->val.binary.data;
 	}
-	if (cfg->meta_style == DOCMODEL_META_UNDERSCORE)
+	if (cfg->meta_style == DOC_META_UNDERSCORE)
 		v = getKeyJsonValueFromContainer(c, "_ver", 4, &buf);
 	else
 		v = getKeyJsonValueFromContainer(c, "ver", 3, &buf);

@@ -1,0 +1,432 @@
+/*-------------------------------------------------------------------------
+ *
+ * fields.c
+ *	  The management fields of a document: the three meta styles as
+ *	  descriptions (DocFieldSet), and FindFields(), the scan that finds a
+ *	  document's type and schema version for migrations.
+ *
+ * Shared state: the presets and the scan lists derived from them, built
+ * once per backend by DocmodelFieldsInit() (from _PG_init) and read-only
+ * after.
+ *
+ *-------------------------------------------------------------------------
+ */
+#include "postgres.h"
+
+#include "utils/builtins.h"
+#include "utils/jsonb.h"
+#include "utils/numeric.h"
+
+#include "fields.h"
+
+#define NAME(s)          \
+	{                    \
+		s, sizeof(s) - 1 \
+	}
+#define NONE    \
+	{           \
+		NULL, 0 \
+	}
+
+/* The presets, by meta style (AUTO's slot: the underscore style). */
+static DocFieldSet Presets[DOC_META_NSTYLES] = {
+	[DOC_META_UNDERSCORE] = {DOC_META_UNDERSCORE,
+							 NONE,
+							 {NAME("_type"), NAME("_schema"), NAME("_created"),
+							  NAME("_createdBy"), NAME("_modified"),
+							  NAME("_modifiedBy"), NAME("_ver")}},
+	[DOC_META_META] = {DOC_META_META,
+					   NAME("meta"),
+					   {NAME("type"), NAME("schema"), NAME("created"),
+						NAME("createdBy"), NAME("modified"), NAME("modifiedBy"),
+						NAME("ver")}},
+	[DOC_META_PLAIN] = {DOC_META_PLAIN,
+						NONE,
+						{NAME("type"), NAME("schema"), NAME("created"),
+						 NAME("createdBy"), NAME("modified"),
+						 NAME("modifiedBy"), NAME("ver")}},
+};
+
+/* The order in which AUTO tries the styles: the first whose type field is
+ * present wins, else the last. */
+static const DocMetaStyle AutoOrder[] = {DOC_META_UNDERSCORE, DOC_META_META,
+										 DOC_META_PLAIN};
+
+#define MAX_WANT 8
+#define MAX_SETS lengthof(AutoOrder)
+
+/* The keys one pass over an object looks for. */
+typedef struct ScanList
+{
+	const DocFieldName *want[MAX_WANT];
+	int n;
+	int maxlen;     /* keys sort by length: none wanted after this one */
+	uint64 lenmask; /* bit len set: a name of that length (63: or more) */
+} ScanList;
+
+/*
+ * How FindFields() reads one style: the root's scan list, the candidate
+ * descriptions (one, or AUTO's), and per candidate the slots of its type,
+ * schema and container names in the root's list (-1: not at the root).
+ */
+typedef struct ScanPlan
+{
+	ScanList root;
+	int nsets;
+	const DocFieldSet *set[MAX_SETS];
+	int type_slot[MAX_SETS];
+	int schema_slot[MAX_SETS];
+	int container_slot[MAX_SETS];
+} ScanPlan;
+
+static ScanPlan Plans[DOC_META_NSTYLES];
+static ScanList Inner[DOC_META_NSTYLES]; /* type, schema in the container */
+
+/* Fill fs's derived members from its names. */
+void
+DocmodelFieldSetInit(DocFieldSet *fs)
+{
+	int i;
+	int j;
+
+	fs->minlen = PG_INT32_MAX;
+	fs->maxlen = 0;
+	memset(fs->first, 0, sizeof(fs->first));
+	for (i = 0; i < DOC_NFIELDS; i++)
+	{
+		const DocFieldName *f = &fs->field[i];
+		uint8 c = (uint8) f->name[0];
+
+		fs->minlen = Min(fs->minlen, f->len);
+		fs->maxlen = Max(fs->maxlen, f->len);
+		fs->first[c >> 3] |= 1 << (c & 7);
+		/* insertion sort of the kinds by name, shorter first */
+		for (j = i; j > 0; j--)
+		{
+			const DocFieldName *g = &fs->field[fs->order[j - 1]];
+
+			if (g->len < f->len ||
+				(g->len == f->len && memcmp(g->name, f->name, f->len) < 0))
+				break;
+			fs->order[j] = fs->order[j - 1];
+		}
+		fs->order[j] = (DocFieldKind) i;
+	}
+}
+
+/* Add name to l (once); return its slot. */
+static int
+AddWant(ScanList *l, const DocFieldName *name)
+{
+	int i;
+
+	for (i = 0; i < l->n; i++)
+		if (l->want[i]->len == name->len &&
+			memcmp(l->want[i]->name, name->name, name->len) == 0)
+			return i;
+	Assert(l->n < MAX_WANT);
+	l->want[l->n] = name;
+	l->maxlen = Max(l->maxlen, name->len);
+	l->lenmask |= UINT64CONST(1) << Min(name->len, 63);
+	return l->n++;
+}
+
+/* Build the presets and FindFields()'s scan plans. */
+void
+DocmodelFieldsInit(void)
+{
+	int s;
+	int i;
+
+	Presets[DOC_META_AUTO] = Presets[DOC_META_UNDERSCORE];
+	for (s = 0; s < DOC_META_NSTYLES; s++)
+		DocmodelFieldSetInit(&Presets[s]);
+	for (s = 0; s < DOC_META_NSTYLES; s++)
+	{
+		ScanPlan *p = &Plans[s];
+
+		AddWant(&Inner[s], &Presets[s].field[DOC_FIELD_TYPE]);
+		AddWant(&Inner[s], &Presets[s].field[DOC_FIELD_SCHEMA]);
+		p->nsets = s == DOC_META_AUTO ? lengthof(AutoOrder) : 1;
+		for (i = 0; i < p->nsets; i++)
+		{
+			const DocFieldSet *fs =
+				&Presets[s == DOC_META_AUTO ? AutoOrder[i] : s];
+
+			p->set[i] = fs;
+			p->type_slot[i] = p->schema_slot[i] = p->container_slot[i] = -1;
+			if (fs->container.len > 0)
+				p->container_slot[i] = AddWant(&p->root, &fs->container);
+			else
+			{
+				p->type_slot[i] = AddWant(&p->root, &fs->field[DOC_FIELD_TYPE]);
+				p->schema_slot[i] =
+					AddWant(&p->root, &fs->field[DOC_FIELD_SCHEMA]);
+			}
+		}
+	}
+}
+
+/* Return the description of a meta style (AUTO: the underscore one). */
+const DocFieldSet *
+DocmodelFieldSetFor(DocMetaStyle style)
+{
+	return &Presets[style];
+}
+
+/*
+ * Return the object container of root that holds fs's fields: root itself,
+ * or fs's container member; NULL when that is absent or not an object.
+ */
+JsonbContainer *
+DocmodelFieldContainer(const DocFieldSet *fs, JsonbContainer *root)
+{
+	JsonbValue k;
+	JsonbValue *v;
+
+	if (fs->container.len == 0)
+		return root;
+	k.type = jbvString;
+	k.val.string.val = (char *) fs->container.name;
+	k.val.string.len = fs->container.len;
+	v = findJsonbValueFromContainer(root, JB_FOBJECT, &k);
+	if (v == NULL || v->type != jbvBinary ||
+		!JsonContainerIsObject(v->val.binary.data))
+		return NULL;
+	return v->val.binary.data;
+}
+
+/* Return the value of field kind of fs in object container c, or NULL. */
+JsonbValue *
+DocmodelFieldValue(const DocFieldSet *fs, JsonbContainer *c, DocFieldKind kind)
+{
+	JsonbValue k;
+
+	k.type = jbvString;
+	k.val.string.val = (char *) fs->field[kind].name;
+	k.val.string.len = fs->field[kind].len;
+	return findJsonbValueFromContainer(c, JB_FOBJECT, &k);
+}
+
+/* Fill f->version from a version field value (string or number). */
+static void
+TakeVersion(DocFields *f, JsonbValue *v)
+{
+	f->has_version = true;
+	if (v->type == jbvString)
+	{
+		f->version = v->val.string.val; /* not NUL-terminated */
+		f->versionlen = v->val.string.len;
+		f->version_ok = true;
+	}
+	else if (v->type == jbvNumeric)
+	{
+		f->version = DatumGetCString(
+			DirectFunctionCall1(numeric_out, NumericGetDatum(v->val.numeric)));
+		f->versionlen = strlen(f->version);
+		f->version_ok = true;
+	}
+	else if (v->type == jbvNull)
+		f->has_version = false;
+	else
+	{
+		/* a boolean, object or array: not a version */
+		f->version = v->type == jbvBool ? (v->val.boolean ? "true" : "false")
+										: "(a container)";
+		f->versionlen = strlen(f->version);
+		f->version_ok = false;
+	}
+}
+
+/* The keys of a ScanList found in one object: pair index (or -1) and value
+ * bounds. */
+typedef struct KeyHits
+{
+	int idx[MAX_WANT];
+	uint32 start[MAX_WANT]; /* value offsets, when idx >= 0 */
+	uint32 end[MAX_WANT];
+} KeyHits;
+
+/*
+ * Find the keys of l in an object in one forward pass over its entries
+ * (keys, then the values up to the last one wanted), computing the offsets
+ * as it goes. getKeyJsonValueFromContainer's binary search per key, and
+ * getJsonbOffset per value, cost more than the rest of migrate() on a
+ * current document.
+ */
+static void
+ScanKeys(JsonbContainer *c, const ScanList *l, KeyHits *h)
+{
+	uint32 count = JsonContainerSize(c);
+	JEntry *children = c->children;
+	char *base = (char *) (children + count * 2);
+	uint32 off = 0;
+	uint32 i;
+	int last = -1;
+	int k;
+
+	for (k = 0; k < l->n; k++)
+		h->idx[k] = -1;
+	for (i = 0; i < count; i++)
+	{
+		uint32 start = off;
+		const char *key = base + start;
+		int len;
+
+		JBE_ADVANCE_OFFSET(off, children[i]);
+		len = off - start;
+		if (len > l->maxlen)
+		{
+			/* keys sort by length: no more hits; just skip them */
+			for (i++; i < count; i++)
+				JBE_ADVANCE_OFFSET(off, children[i]);
+			break;
+		}
+		if (!(l->lenmask & (UINT64CONST(1) << Min(len, 63))))
+			continue; /* the common case: no name of this length */
+		for (k = 0; k < l->n; k++)
+			if (l->want[k]->len == len && l->want[k]->name[0] == key[0] &&
+				memcmp(l->want[k]->name, key, len) == 0)
+			{
+				h->idx[k] = i;
+				last = i;
+			}
+	}
+	/* the values' offsets continue after the keys' */
+	for (i = 0; (int) i <= last; i++)
+	{
+		uint32 start = off;
+
+		JBE_ADVANCE_OFFSET(off, children[count + i]);
+		for (k = 0; k < l->n; k++)
+			if (h->idx[k] == (int) i)
+			{
+				h->start[k] = start;
+				h->end[k] = off;
+			}
+	}
+}
+
+/* Fill v with the value of hit k of an object (as fillJsonbValue does). */
+static void
+HitValue(JsonbContainer *c, const KeyHits *h, int k, JsonbValue *v)
+{
+	uint32 count = JsonContainerSize(c);
+	JEntry e = c->children[count + h->idx[k]];
+	char *base = (char *) (c->children + count * 2);
+	uint32 off = h->start[k];
+	uint32 len = h->end[k] - off;
+
+	if (JBE_ISSTRING(e))
+	{
+		v->type = jbvString;
+		v->val.string.val = base + off;
+		v->val.string.len = len;
+	}
+	else if (JBE_ISNUMERIC(e))
+	{
+		v->type = jbvNumeric;
+		v->val.numeric = (Numeric) (base + INTALIGN(off));
+	}
+	else if (JBE_ISBOOL_TRUE(e) || JBE_ISBOOL_FALSE(e))
+	{
+		v->type = jbvBool;
+		v->val.boolean = JBE_ISBOOL_TRUE(e);
+	}
+	else if (JBE_ISNULL(e))
+		v->type = jbvNull;
+	else
+	{
+		v->type = jbvBinary;
+		v->val.binary.data = (JsonbContainer *) (base + INTALIGN(off));
+		v->val.binary.len = len - (INTALIGN(off) - off);
+	}
+}
+
+/* Find the type and version fields of a document in the given style. */
+void
+FindFields(JsonbContainer *root, DocMetaStyle style, DocFields *f)
+{
+	const ScanPlan *p = &Plans[style];
+	JsonbValue v;
+	KeyHits h;
+	KeyHits mh;
+	int s;
+
+	f->type = NULL;
+	f->typelen = 0;
+	f->has_version = false;
+	f->version = NULL;
+	f->versionlen = 0;
+	f->version_ok = false;
+	ScanKeys(root, &p->root, &h);
+	for (s = 0; s < p->nsets; s++)
+	{
+		const DocFieldSet *fs = p->set[s];
+		JsonbContainer *where = root;
+		const KeyHits *wh = &h;
+		int tk = p->type_slot[s];
+		int vk = p->schema_slot[s];
+
+		if (fs->container.len > 0)
+		{
+			int ck = p->container_slot[s];
+
+			where = NULL;
+			if (h.idx[ck] >= 0)
+			{
+				HitValue(root, &h, ck, &v);
+				if (v.type == jbvBinary &&
+					JsonContainerIsObject(v.val.binary.data))
+				{
+					where = v.val.binary.data;
+					ScanKeys(where, &Inner[fs->style], &mh);
+					wh = &mh;
+				}
+			}
+			tk = 0; /* Inner's slots */
+			vk = 1;
+		}
+		if (s < p->nsets - 1 && (where == NULL || wh->idx[tk] < 0))
+			continue; /* AUTO: not this style */
+		f->style = fs->style;
+		if (where == NULL)
+			return; /* no container object */
+		if (wh->idx[tk] >= 0)
+		{
+			HitValue(where, wh, tk, &v);
+			if (v.type == jbvString)
+			{
+				f->type = v.val.string.val;
+				f->typelen = v.val.string.len;
+			}
+		}
+		/* read even without a type field: the trigger knows the type */
+		if (wh->idx[vk] >= 0)
+		{
+			HitValue(where, wh, vk, &v);
+			TakeVersion(f, &v);
+		}
+		return;
+	}
+}
+
+/* Parse the document's version; raise 22P02 naming the key when bad. */
+DocVersion *
+ParseDocVersion(DocFields *f, const char *key)
+{
+	DocVersion *v =
+		f->version_ok
+			? DocVersionFromCString(pnstrdup(f->version, f->versionlen), false)
+			: NULL;
+
+	if (v == NULL)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_TEXT_REPRESENTATION),
+				 errmsg("invalid schema version \"%.*s\" in document",
+						f->versionlen, f->version),
+				 key ? errdetail("Key \"%s\", type \"%.*s\".", key, f->typelen,
+								 f->type)
+					 : errdetail("Type \"%.*s\".", f->typelen, f->type)));
+	return v;
+}
