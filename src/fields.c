@@ -15,6 +15,7 @@
 
 #include "utils/builtins.h"
 #include "utils/jsonb.h"
+#include "port/pg_bitutils.h"
 #include "utils/numeric.h"
 
 #include "fields.h"
@@ -60,8 +61,8 @@ typedef struct ScanList
 {
 	const DocFieldName *want[MAX_WANT];
 	int n;
-	int maxlen;     /* keys sort by length: none wanted after this one */
-	uint64 lenmask; /* bit len set: a name of that length (63: or more) */
+	int maxlen;      /* keys sort by length: none wanted after this one */
+	uint8 bylen[64]; /* bit k set: want[k] has this length (63: or more) */
 } ScanList;
 
 /*
@@ -127,7 +128,7 @@ AddWant(ScanList *l, const DocFieldName *name)
 	Assert(l->n < MAX_WANT);
 	l->want[l->n] = name;
 	l->maxlen = Max(l->maxlen, name->len);
-	l->lenmask |= UINT64CONST(1) << Min(name->len, 63);
+	l->bylen[Min(name->len, 63)] |= 1 << l->n;
 	return l->n++;
 }
 
@@ -263,6 +264,8 @@ ScanKeys(JsonbContainer *c, const ScanList *l, KeyHits *h)
 	uint32 off = 0;
 	uint32 i;
 	int last = -1;
+	uint64 hits = 0; /* bit i: pair i is wanted (pairs past 63: all set) */
+	uint32 m;
 	int k;
 
 	for (k = 0; k < l->n; k++)
@@ -282,15 +285,25 @@ ScanKeys(JsonbContainer *c, const ScanList *l, KeyHits *h)
 				JBE_ADVANCE_OFFSET(off, children[i]);
 			break;
 		}
-		if (!(l->lenmask & (UINT64CONST(1) << Min(len, 63))))
-			continue; /* the common case: no name of this length */
-		for (k = 0; k < l->n; k++)
-			if (l->want[k]->len == len && l->want[k]->name[0] == key[0] &&
-				memcmp(l->want[k]->name, key, len) == 0)
+		/* the common case: no name of this length, no pass */
+		for (m = l->bylen[Min(len, 63)]; m != 0; m &= m - 1)
+		{
+			const char *name;
+			int j;
+
+			k = pg_rightmost_one_pos32(m);
+			name = l->want[k]->name;
+			if (l->want[k]->len != len)
+				continue;
+			for (j = 0; j < len && name[j] == key[j]; j++)
+				;
+			if (j == len)
 			{
 				h->idx[k] = i;
 				last = i;
+				hits |= UINT64CONST(1) << Min(i, 63);
 			}
+		}
 	}
 	/* the values' offsets continue after the keys' */
 	for (i = 0; (int) i <= last; i++)
@@ -298,6 +311,8 @@ ScanKeys(JsonbContainer *c, const ScanList *l, KeyHits *h)
 		uint32 start = off;
 
 		JBE_ADVANCE_OFFSET(off, children[count + i]);
+		if (!(hits & (UINT64CONST(1) << Min(i, 63))))
+			continue;
 		for (k = 0; k < l->n; k++)
 			if (h->idx[k] == (int) i)
 			{
