@@ -176,6 +176,7 @@ typedef struct LayoutSpec
 	const char *hint;      /* for a missing column */
 	int ncolumns;
 	LayoutColumn columns[6];
+	int nrequired; /* columns after these may be absent; 0: none may */
 } LayoutSpec;
 
 static const LayoutSpec LayoutSpecs[] = {
@@ -191,7 +192,9 @@ static const LayoutSpec LayoutSpecs[] = {
 		  {"doc", JSONBOID},
 		  {"cas", INT8OID},
 		  {"expires_at", TIMESTAMPTZOID},
-		  {"locked_until", TIMESTAMPTZOID}}},
+		  {"locked_until", TIMESTAMPTZOID}},
+		 /* a 0.1.0 collection lacks locked_until until the update adds it */
+		 4},
 	[DOCMODEL_LAYOUT_HISTORY] = {"revisions table",
 								 true,
 								 "(id text, ver integer, op text, changed_at "
@@ -275,6 +278,8 @@ CheckColumns(Relation rel, const LayoutSpec *spec)
 		AttrNumber at = ColumnNumber(desc, col->name);
 		Oid type;
 
+		if (at == 0 && spec->nrequired > 0 && i >= spec->nrequired)
+			continue;
 		if (at == 0 || (spec->positional && at != i + 1))
 			ereport(
 				ERROR,
@@ -515,8 +520,12 @@ LoadCollection(int32 id, DocmodelCollection *cfg)
 		elog(ERROR, "SPI_connect failed");
 	ret = SPI_execute_with_args(
 		"SELECT coll::pg_catalog.oid, doc_type, meta_style, time_unit, "
-		"delimiter, revisions, revisions_table::pg_catalog.oid, max_ttl "
-		"FROM docmodel.collection_config WHERE id OPERATOR(pg_catalog.=) $1",
+		"delimiter, revisions, revisions_table::pg_catalog.oid, "
+		/* max_ttl is absent under the 0.1.0 schema, before its update */
+		"(pg_catalog.to_jsonb(c) OPERATOR(pg_catalog.->>) 'max_ttl')"
+		"::pg_catalog.int4 "
+		"FROM docmodel.collection_config AS c "
+		"WHERE id OPERATOR(pg_catalog.=) $1",
 		1, argtypes, args, NULL, true, 1);
 	if (ret != SPI_OK_SELECT)
 		elog(ERROR, "reading docmodel.collection_config failed: %d", ret);
@@ -775,7 +784,8 @@ create_collection(PG_FUNCTION_ARGS)
 	Datum result;
 
 	(void) _check_collection_options(fcinfo);
-	if (!PG_ARGISNULL(6) && PG_GETARG_INT32(6) < 0)
+	/* max_ttl: absent under the 0.1.0 schema, before its update */
+	if (PG_NARGS() > 6 && !PG_ARGISNULL(6) && PG_GETARG_INT32(6) < 0)
 		BadOption("max_ttl", psprintf("%d", PG_GETARG_INT32(6)),
 				  "Give the longest expiry of the collection's documents in "
 				  "seconds, 0 or NULL for none.");
@@ -805,7 +815,7 @@ create_collection(PG_FUNCTION_ARGS)
 		elog(ERROR, "docmodel._create_collection failed: %d", ret);
 	result =
 		SPI_getbinval(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 1, &isnull);
-	if (!PG_ARGISNULL(6) && PG_GETARG_INT32(6) > 0)
+	if (PG_NARGS() > 6 && !PG_ARGISNULL(6) && PG_GETARG_INT32(6) > 0)
 	{
 		Oid ttypes[2] = {OIDOID, INT4OID};
 		Datum targs[2] = {result, PG_GETARG_DATUM(6)};

@@ -152,8 +152,8 @@ typedef struct CounterRow
 /* What an in-place operation does to the value. */
 typedef enum CounterOp
 {
-	COUNTER_READ, /* read the current value */
-	COUNTER_ADD,  /* value + arg */
+	COUNTER_READ,  /* read the current value */
+	COUNTER_ADD,   /* value + arg */
 	COUNTER_RAISE, /* greatest(value, arg) */
 	COUNTER_SUB    /* greatest(value - arg, 0): decrement */
 } CounterOp;

@@ -101,19 +101,25 @@ typedef enum KvStmt
 	"(" c "expires_at IS NULL OR " c "expires_at OPERATOR(pg_catalog.>) " \
 	"pg_catalog.now())"
 
+/*
+ * Statements are formatted with the collection's qualified name and, as
+ * the second argument (%2$s), its lock column: "c.locked_until", or a NULL
+ * for a collection of the 0.1.0 schema that its update has not reached.
+ */
+
 /* Keep the stored expiry when $n says so (preserve_expiry) and it is live. */
-#define KEEP_EXPIRY(n, other)                                              \
+#define KEEP_EXPIRY(n, other) \
 	"CASE WHEN " n " AND " LIVE("c.") " THEN c.expires_at ELSE " other " END"
 
 static const char *const KvSql[KV_NSTMTS] = {
 	[KV_GET] =
 		"SELECT doc FROM %s WHERE id OPERATOR(pg_catalog.=) $1 AND " LIVE(""),
 	/* a locked document shows cas -1 to readers, as Couchbase's does */
-	[KV_GET_MULTI] = "SELECT k.key, c.doc, CASE WHEN c.locked_until IS NULL "
-					 "THEN c.cas WHEN c.locked_until OPERATOR(pg_catalog.>) "
+	[KV_GET_MULTI] = "SELECT k.key, c.doc, CASE WHEN %2$s IS NULL "
+					 "THEN c.cas WHEN %2$s OPERATOR(pg_catalog.>) "
 					 "pg_catalog.clock_timestamp() THEN -1 ELSE c.cas END "
 					 "FROM pg_catalog.unnest($1) WITH ORDINALITY AS k(key, n) "
-					 "JOIN %s AS c ON c.id OPERATOR(pg_catalog.=) "
+					 "JOIN %1$s AS c ON c.id OPERATOR(pg_catalog.=) "
 					 "(k.key COLLATE pg_catalog.\"C\") "
 					 "WHERE " LIVE("c.") " ORDER BY k.n",
 	[KV_INSERT] = "INSERT INTO %s AS c (id, doc, expires_at) "
@@ -125,18 +131,21 @@ static const char *const KvSql[KV_NSTMTS] = {
 	[KV_UPSERT] = "INSERT INTO %s AS c (id, doc, expires_at) "
 				  "VALUES ($1, $2, $3) "
 				  "ON CONFLICT (id) DO UPDATE SET doc = EXCLUDED.doc, "
-				  "expires_at = " KEEP_EXPIRY("$4", "EXCLUDED.expires_at")
-				  " RETURNING c.cas",
-	[KV_UPDATE] = "UPDATE %s AS c SET doc = $2, "
-				  "expires_at = " KEEP_EXPIRY("$4", "$3")
-				  " WHERE c.id OPERATOR(pg_catalog.=) $1 RETURNING c.cas",
+				  "expires_at = " KEEP_EXPIRY(
+					  "$4", "EXCLUDED.expires_at") " RETURNING c.cas",
+	[KV_UPDATE] =
+		"UPDATE %s AS c SET doc = $2, "
+		"expires_at = " KEEP_EXPIRY(
+			"$4", "$3") " WHERE c.id OPERATOR(pg_catalog.=) $1 RETURNING c.cas",
 	[KV_REPLACE] = "UPDATE %s AS c SET doc = $2, "
-				   "expires_at = " KEEP_EXPIRY("$5", "$3")
-				   " WHERE c.id OPERATOR(pg_catalog.=) $1 AND " LIVE(
-					   "c.") " AND ($4 IS NULL OR c.cas OPERATOR(pg_catalog.=) "
-							 "$4) RETURNING c.cas",
-	[KV_STORED_CAS] = "SELECT cas, locked_until FROM %s "
-					  "WHERE id OPERATOR(pg_catalog.=) $1 AND " LIVE(""),
+				   "expires_at = " KEEP_EXPIRY(
+					   "$5", "$3") " WHERE c.id OPERATOR(pg_catalog.=) $1 "
+								   "AND " LIVE("c.") " AND ($4 IS NULL OR "
+													 "c.cas "
+													 "OPERATOR(pg_catalog.=) "
+													 "$4) RETURNING c.cas",
+	[KV_STORED_CAS] = "SELECT c.cas, %2$s FROM %1$s AS c "
+					  "WHERE c.id OPERATOR(pg_catalog.=) $1 AND " LIVE("c."),
 	[KV_REMOVE] =
 		"DELETE FROM %s AS c WHERE c.id OPERATOR(pg_catalog.=) $1 AND " LIVE(
 			"c.") " AND ($2 IS NULL OR c.cas OPERATOR(pg_catalog.=) $2) "
@@ -176,9 +185,9 @@ static const Oid KvArgs[KV_NSTMTS][5] = {
 	[KV_UNLOCK] = {TEXTOID, INT8OID},
 };
 static const int KvNargs[KV_NSTMTS] = {
-	[KV_GET] = 1,     [KV_GET_MULTI] = 1, [KV_INSERT] = 3,     [KV_UPSERT] = 4,
-	[KV_UPDATE] = 4,  [KV_REPLACE] = 5,   [KV_STORED_CAS] = 1, [KV_REMOVE] = 2,
-	[KV_TOUCH] = 2,   [KV_PURGE] = 0,     [KV_EXISTS] = 1,     [KV_LOCK] = 2,
+	[KV_GET] = 1,    [KV_GET_MULTI] = 1, [KV_INSERT] = 3,     [KV_UPSERT] = 4,
+	[KV_UPDATE] = 4, [KV_REPLACE] = 5,   [KV_STORED_CAS] = 1, [KV_REMOVE] = 2,
+	[KV_TOUCH] = 2,  [KV_PURGE] = 0,     [KV_EXISTS] = 1,     [KV_LOCK] = 2,
 	[KV_UNLOCK] = 2,
 };
 
@@ -187,6 +196,7 @@ typedef struct KvRel
 {
 	Oid relid;  /* hash key */
 	bool valid; /* checked to be a collection, plans current */
+	bool locks; /* has the column locked_until (not a 0.1.0 table) */
 	SPIPlanPtr plans[KV_NSTMTS];
 } KvRel;
 
@@ -285,6 +295,8 @@ KvLookup(Oid relid, LOCKMODE mode)
 		DocmodelCheckLayoutOf(relid, DOCMODEL_LAYOUT_COLLECTION);
 		/* the checks may have processed invalidations: entry is current */
 		entry = hash_search(KvCache, &relid, HASH_FIND, NULL);
+		entry->locks =
+			get_attnum(relid, "locked_until") == DOCMODEL_COLL_ATT_LOCKED;
 		entry->valid = true;
 	}
 	return entry;
@@ -336,7 +348,9 @@ KvPlan(KvRel *entry, KvStmt stmt)
 		if (nsp == NULL || rel == NULL)
 			elog(ERROR, "relation %u has gone", entry->relid);
 		plan = SPI_prepare(
-			psprintf(KvSql[stmt], quote_qualified_identifier(nsp, rel)),
+			psprintf(KvSql[stmt], quote_qualified_identifier(nsp, rel),
+					 entry->locks ? "c.locked_until"
+								  : "NULL::pg_catalog.timestamptz"),
 			KvNargs[stmt], (Oid *) KvArgs[stmt]);
 		if (plan == NULL)
 			elog(ERROR, "SPI_prepare failed: %s",
@@ -443,12 +457,12 @@ KvTimeArgOf(FunctionCallInfo fcinfo, int argno, const char *what,
 			str = TextDatumGetCString(d);
 			break;
 		default:
-			ereport(ERROR,
-					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-					 errmsg("%s must be an interval or a number of seconds",
-							what),
-					 errdetail("The %s given is of type %s.", what,
-							   format_type_be(type))));
+			ereport(
+				ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("%s must be an interval or a number of seconds", what),
+				 errdetail("The %s given is of type %s.", what,
+						   format_type_be(type))));
 	}
 	if (str != NULL)
 	{
@@ -464,15 +478,14 @@ KvTimeArgOf(FunctionCallInfo fcinfo, int argno, const char *what,
 			out->number = pg_strtoint64(str);
 		}
 		else
-			out->interval = DirectFunctionCall3(interval_in,
-												CStringGetDatum(str),
-												ObjectIdGetDatum(InvalidOid),
-												Int32GetDatum(-1));
+			out->interval = DirectFunctionCall3(
+				interval_in, CStringGetDatum(str), ObjectIdGetDatum(InvalidOid),
+				Int32GetDatum(-1));
 	}
-	out->text = out->is_number
-					? psprintf(INT64_FORMAT, out->number)
-					: DatumGetCString(
-						  DirectFunctionCall1(interval_out, out->interval));
+	out->text =
+		out->is_number
+			? psprintf(INT64_FORMAT, out->number)
+			: DatumGetCString(DirectFunctionCall1(interval_out, out->interval));
 }
 
 /* Return base plus interval. */
@@ -490,8 +503,7 @@ KvPlus(TimestampTz base, Datum interval)
  * interval is from now. Raise 22023 unless the time lies in the future.
  */
 static bool
-KvExpiryAt(FunctionCallInfo fcinfo, int argno, const char *key,
-		   TimestampTz *at)
+KvExpiryAt(FunctionCallInfo fcinfo, int argno, const char *key, TimestampTz *at)
 {
 	TimestampTz now = GetCurrentTransactionStartTimestamp();
 	KvTimeArg t;
@@ -508,21 +520,21 @@ KvExpiryAt(FunctionCallInfo fcinfo, int argno, const char *key,
 	else if (t.number > (PG_INT64_MAX / USECS_PER_SEC) / 2)
 		*at = DT_NOEND;
 	else
-		*at = t.number * USECS_PER_SEC -
-			  ((int64) (POSTGRES_EPOCH_JDATE - UNIX_EPOCH_JDATE) *
-			   USECS_PER_DAY);
+		*at =
+			t.number * USECS_PER_SEC -
+			((int64) (POSTGRES_EPOCH_JDATE - UNIX_EPOCH_JDATE) * USECS_PER_DAY);
 	if (*at <= now)
-		ereport(ERROR,
-				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-				 errmsg("expiry must be positive"),
-				 errdetail("Expiry %s given for document \"%s\"%s.", t.text,
-						   key,
-						   t.is_number && t.number > KV_EXPIRY_RELATIVE_MAX
-							   ? " (a number above 2592000, 30 days, is a "
-								 "Unix time; this one has passed)"
-							   : ""),
-				 errhint("Give NULL or 0 for a document that does not "
-						 "expire.")));
+		ereport(
+			ERROR,
+			(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+			 errmsg("expiry must be positive"),
+			 errdetail("Expiry %s given for document \"%s\"%s.", t.text, key,
+					   t.is_number && t.number > KV_EXPIRY_RELATIVE_MAX
+						   ? " (a number above 2592000, 30 days, is a "
+							 "Unix time; this one has passed)"
+						   : ""),
+			 errhint("Give NULL or 0 for a document that does not "
+					 "expire.")));
 	return true;
 }
 
@@ -601,8 +613,8 @@ static bool
 KvResultLockedUntil(TimestampTz *until)
 {
 	bool isnull;
-	Datum d = SPI_getbinval(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 2,
-							&isnull);
+	Datum d =
+		SPI_getbinval(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 2, &isnull);
 
 	if (isnull)
 		return false;
@@ -651,8 +663,7 @@ KvNothingMatched(KvRel *entry, Datum keyd, const char *key, bool has_cas,
  */
 static void
 KvExecPresenting(FunctionCallInfo fcinfo, KvRel *entry, KvStmt stmt,
-				 Datum *values, const char *nulls, const char *key,
-				 int cas_arg)
+				 Datum *values, const char *nulls, const char *key, int cas_arg)
 {
 	bool save_set = KvPresent.set;
 	const char *save_key = KvPresent.key;
@@ -715,6 +726,19 @@ KvWriteLive(FunctionCallInfo fcinfo, KvRel *entry, KvStmt stmt, Datum *values,
 	return cas;
 }
 
+/* Is column 5 of desc locked_until (not a 0.1.0 table before its update)? */
+static inline bool
+KvHasLockColumn(TupleDesc desc)
+{
+	Form_pg_attribute a;
+
+	if (desc->natts < DOCMODEL_COLL_ATT_LOCKED)
+		return false;
+	a = TupleDescAttr(desc, DOCMODEL_COLL_ATT_LOCKED - 1);
+	return !a->attisdropped && a->atttypid == TIMESTAMPTZOID &&
+		   strcmp(NameStr(a->attname), "locked_until") == 0;
+}
+
 /*
  * The per-row rules of locks and max_ttl, applied by the collection trigger
  * to every write before anything else (also before its shortcuts for an
@@ -744,12 +768,16 @@ DocmodelKvRowRules(TriggerData *td, const DocmodelCollection *cfg, Datum *nv,
 	{
 		int i;
 
+		if (!KvHasLockColumn(desc))
+			return;
 		for (i = 0; i < DOCMODEL_COLL_ATT_LOCKED; i++)
 			dv[i] = heap_getattr(td->tg_trigtuple, i + 1, desc, &dn[i]);
 		ov = dv;
 		on = dn;
 	}
-	if (ov != NULL && !on[L])
+	/* an unlocked row (locked_until NULL) stops at the null test */
+	if (ov != NULL && desc->natts >= DOCMODEL_COLL_ATT_LOCKED && !on[L] &&
+		KvHasLockColumn(desc))
 	{
 		TimestampTz until = DatumGetTimestampTz(ov[L]);
 		bool live = on[3] || DatumGetTimestampTz(ov[3]) >
@@ -773,10 +801,9 @@ DocmodelKvRowRules(TriggerData *td, const DocmodelCollection *cfg, Datum *nv,
 			if (!carried)
 				KvLocked(VARDATA_ANY(key), key_len, until);
 		}
-		if (is_update &&
-			!bms_is_member(DOCMODEL_COLL_ATT_LOCKED -
-							   FirstLowInvalidHeapAttributeNumber,
-						   td->tg_updatedcols))
+		if (is_update && !bms_is_member(DOCMODEL_COLL_ATT_LOCKED -
+											FirstLowInvalidHeapAttributeNumber,
+										td->tg_updatedcols))
 		{
 			nv[L] = (Datum) 0;
 			nn[L] = true;
@@ -1067,18 +1094,17 @@ KvDocAndCas(FunctionCallInfo fcinfo, const char *key)
 	if (get_call_result_type(fcinfo, NULL, &desc) != TYPEFUNC_COMPOSITE)
 		elog(ERROR, "return type must be a row type");
 	values[1] = Int64GetDatum(KvResultCas());
-	values[0] = SPI_datumTransfer(SPI_getbinval(SPI_tuptable->vals[0],
-												SPI_tuptable->tupdesc, 2,
-												&isnull),
-								  false, -1);
+	values[0] = SPI_datumTransfer(
+		SPI_getbinval(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 2, &isnull),
+		false, -1);
 	SPI_finish();
 	/* schema version: see migrate.c (the document at its current version) */
 	doc = DatumGetJsonbP(values[0]);
 	cur = DocmodelMigrate(doc, DOC_META_AUTO, NULL, key, false);
 	if (cur != doc)
 		values[0] = JsonbPGetDatum(cur);
-	return HeapTupleGetDatum(heap_form_tuple(BlessTupleDesc(desc), values,
-											 nulls));
+	return HeapTupleGetDatum(
+		heap_form_tuple(BlessTupleDesc(desc), values, nulls));
 }
 
 /* Run touch or get_and_touch: (coll, key, expiry); SPI left connected. */
@@ -1125,6 +1151,20 @@ kv_get_and_touch(PG_FUNCTION_ARGS)
 	PG_RETURN_DATUM(KvDocAndCas(fcinfo, key));
 }
 
+/* Raise 55000 when the collection has no lock column (0.1.0, not updated). */
+static void
+KvRequireLocks(KvRel *entry)
+{
+	if (!entry->locks)
+		ereport(ERROR,
+				(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
+				 errmsg("collection \"%s\" has no column \"locked_until\"",
+						get_rel_name(entry->relid)),
+				 errdetail("Collections made by docmodel 0.1.0 get it from "
+						   "the update to 0.2.0."),
+				 errhint("Run ALTER EXTENSION docmodel UPDATE.")));
+}
+
 /*
  * get_and_lock(coll, key, lock_time) -> (doc, cas): lock the document for
  * lock_time (15 s when NULL, 30 s at most) and read it; cas is the lock's.
@@ -1162,6 +1202,7 @@ kv_get_and_lock(PG_FUNCTION_ARGS)
 						 "seconds.",
 						 KV_LOCK_DEFAULT_SECS)));
 	entry = KvLookup(PG_GETARG_OID(0), RowExclusiveLock);
+	KvRequireLocks(entry);
 	values[0] = PG_GETARG_DATUM(1);
 	values[1] = TimestampTzGetDatum(GetCurrentTimestamp() + us);
 	(void) KvWriteLiveKeep(fcinfo, entry, KV_LOCK, values, NULL, key, -1);
@@ -1187,6 +1228,7 @@ kv_unlock(PG_FUNCTION_ARGS)
 	KvRequire(fcinfo, 2, "cas");
 	key = text_to_cstring(PG_GETARG_TEXT_PP(1));
 	entry = KvLookup(PG_GETARG_OID(0), RowExclusiveLock);
+	KvRequireLocks(entry);
 	values[0] = PG_GETARG_DATUM(1);
 	values[1] = PG_GETARG_DATUM(2);
 	if (SPI_connect() != SPI_OK_CONNECT)
