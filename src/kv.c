@@ -542,7 +542,8 @@ KvExpiryAt(FunctionCallInfo fcinfo, int argno, const char *key, TimestampTz *at)
 static bool
 KvPreserveExpiry(FunctionCallInfo fcinfo, int pres, int expiry)
 {
-	if (PG_ARGISNULL(pres) || !PG_GETARG_BOOL(pres))
+	/* absent from the 0.1.0 signatures, before the update */
+	if (PG_NARGS() <= pres || PG_ARGISNULL(pres) || !PG_GETARG_BOOL(pres))
 		return false;
 	if (!PG_ARGISNULL(expiry))
 		ereport(ERROR,
