@@ -146,6 +146,27 @@ TakeArg(FunctionCallInfo fcinfo, int i, Datum *values, char *nulls)
 }
 
 /*
+ * Update the configuration row of collection $1 (values[0]) with the SET
+ * clause set; raise 22023 when the collection has none.
+ */
+static void
+UpdateConfig(const char *set, int nargs, Oid *types, Datum *values,
+			 const char *nulls)
+{
+	if (ExecAsTableOwner(
+			"collection_config",
+			psprintf("UPDATE docmodel.collection_config AS c %s "
+					 "WHERE c.coll::pg_catalog.oid OPERATOR(pg_catalog.=) $1",
+					 set),
+			nargs, types, values, nulls, NULL, NULL) == 0)
+		ereport(ERROR, (errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+						errmsg("\"%s\" is not a docmodel collection",
+							   get_rel_name(DatumGetObjectId(values[0]))),
+						errhint("Create collections with "
+								"docmodel.create_collection().")));
+}
+
+/*
  * _config_create(coll, doc_type, meta_style, time_unit, delimiter) ->
  * integer: record a new collection the caller owns; return its id (the
  * argument of its triggers). A row a plain DROP TABLE left under the same
@@ -201,18 +222,9 @@ config_set_revisions(PG_FUNCTION_ARGS)
 		RequireOwner(PG_GETARG_OID(2));
 	for (i = 0; i < 3; i++)
 		TakeArg(fcinfo, i, values, nulls);
-	if (ExecAsTableOwner("collection_config",
-						 "UPDATE docmodel.collection_config AS c "
-						 "SET revisions = $2, "
-						 "revisions_table = $3::pg_catalog.regclass "
-						 "WHERE c.coll::pg_catalog.oid OPERATOR(pg_catalog.=) "
-						 "$1",
-						 3, types, values, nulls, NULL, NULL) == 0)
-		ereport(ERROR, (errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-						errmsg("\"%s\" is not a docmodel collection",
-							   get_rel_name(PG_GETARG_OID(0))),
-						errhint("Create collections with "
-								"docmodel.create_collection().")));
+	UpdateConfig("SET revisions = $2, "
+				 "revisions_table = $3::pg_catalog.regclass",
+				 3, types, values, nulls);
 	PG_RETURN_VOID();
 }
 
@@ -263,17 +275,7 @@ config_set_max_ttl(PG_FUNCTION_ARGS)
 	RequireOwner(PG_GETARG_OID(0));
 	for (i = 0; i < 2; i++)
 		TakeArg(fcinfo, i, values, nulls);
-	if (ExecAsTableOwner("collection_config",
-						 "UPDATE docmodel.collection_config AS c "
-						 "SET max_ttl = $2 "
-						 "WHERE c.coll::pg_catalog.oid OPERATOR(pg_catalog.=) "
-						 "$1",
-						 2, types, values, nulls, NULL, NULL) == 0)
-		ereport(ERROR, (errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-						errmsg("\"%s\" is not a docmodel collection",
-							   get_rel_name(PG_GETARG_OID(0))),
-						errhint("Create collections with "
-								"docmodel.create_collection().")));
+	UpdateConfig("SET max_ttl = $2", 2, types, values, nulls);
 	PG_RETURN_VOID();
 }
 

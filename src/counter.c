@@ -775,29 +775,23 @@ CounterAdd(text *name, CounterOp op, int64 delta, bool create, int64 start,
 
 			values[0] = PointerGetDatum(name);
 			values[1] = Int64GetDatum(delta);
-			if (op == COUNTER_SUB)
-			{
-				if (CounterRunPlan(&planGaplessSub,
-								   "UPDATE docmodel.counter_state "
-								   "SET value = GREATEST(value "
-								   "OPERATOR(pg_catalog.-) $2, 0), "
-								   "reserved = GREATEST(value "
-								   "OPERATOR(pg_catalog.-) $2, 0) "
-								   "WHERE name OPERATOR(pg_catalog.=) $1 "
-								   "RETURNING value",
-								   2, types, values, &result) > 0)
-					return result;
-				continue; /* dropped meanwhile: absent */
-			}
-			if (result > PG_INT64_MAX - delta)
+			if (op == COUNTER_ADD && result > PG_INT64_MAX - delta)
 				CounterOverflow(name, delta);
-			if (CounterRunPlan(&planGaplessAdd,
-							   "UPDATE docmodel.counter_state "
-							   "SET value = value OPERATOR(pg_catalog.+) $2, "
-							   "reserved = value OPERATOR(pg_catalog.+) $2 "
-							   "WHERE name OPERATOR(pg_catalog.=) $1 "
-							   "RETURNING value",
-							   2, types, values, &result) > 0)
+			if (CounterRunPlan(
+					op == COUNTER_SUB ? &planGaplessSub : &planGaplessAdd,
+					op == COUNTER_SUB
+						? "UPDATE docmodel.counter_state "
+						  "SET value = GREATEST(value OPERATOR(pg_catalog.-) "
+						  "$2, 0), reserved = GREATEST(value "
+						  "OPERATOR(pg_catalog.-) $2, 0) "
+						  "WHERE name OPERATOR(pg_catalog.=) $1 "
+						  "RETURNING value"
+						: "UPDATE docmodel.counter_state "
+						  "SET value = value OPERATOR(pg_catalog.+) $2, "
+						  "reserved = value OPERATOR(pg_catalog.+) $2 "
+						  "WHERE name OPERATOR(pg_catalog.=) $1 "
+						  "RETURNING value",
+					2, types, values, &result) > 0)
 				return result;
 			continue; /* dropped meanwhile: absent */
 		}
@@ -953,46 +947,13 @@ counter_create(PG_FUNCTION_ARGS)
 	PG_RETURN_VOID();
 }
 
-/* incr(name, delta, initial): add delta >= 0 and return the new value. */
-Datum
-incr(PG_FUNCTION_ARGS)
-{
-	text *name;
-	int64 delta;
-	bool has_initial = !PG_ARGISNULL(2);
-	int64 initial = has_initial ? PG_GETARG_INT64(2) : 0;
-
-	CounterNotNull(fcinfo, 0, "counter name");
-	CounterNotNull(fcinfo, 1, "delta");
-	name = PG_GETARG_TEXT_PP(0);
-	delta = PG_GETARG_INT64(1);
-	CounterCheckName(name);
-	if (delta < 0)
-		ereport(
-			ERROR,
-			(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-			 errmsg("counter delta must not be negative"),
-			 errdetail("Counter \"%s\" was given delta " INT64_FORMAT ".",
-					   text_to_cstring(name), delta),
-			 errhint("Counters only go up; a delta of 0 reads the value.")));
-	if (initial < 0)
-		ereport(ERROR,
-				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-				 errmsg("counter initial value must not be negative"),
-				 errdetail("Counter \"%s\" was given initial " INT64_FORMAT ".",
-						   text_to_cstring(name), initial)));
-	CounterCheckWritable("docmodel.incr()");
-	PG_RETURN_INT64(
-		CounterAdd(name, COUNTER_ADD, delta, has_initial, initial, true));
-}
-
 /*
- * decrement(name, delta, initial): subtract delta >= 0, never below 0, and
- * return the new value (Couchbase's decrement); an absent counter is
- * created at initial, which is returned, or P0002 without initial.
+ * Run incr (op COUNTER_ADD) or decrement (COUNTER_SUB): (name, delta,
+ * initial) -> the new value; an absent counter is created at initial, which
+ * is returned, or P0002 without initial.
  */
-Datum
-decrement(PG_FUNCTION_ARGS)
+static Datum
+CounterIncrDecr(FunctionCallInfo fcinfo, CounterOp op)
 {
 	text *name;
 	int64 delta;
@@ -1010,17 +971,37 @@ decrement(PG_FUNCTION_ARGS)
 				 errmsg("counter delta must not be negative"),
 				 errdetail("Counter \"%s\" was given delta " INT64_FORMAT ".",
 						   text_to_cstring(name), delta),
-				 errhint("docmodel.decrement() subtracts delta; use "
-						 "docmodel.incr() to add.")));
+				 op == COUNTER_ADD
+					 ? errhint("Counters only go up; a delta of 0 reads the "
+							   "value.")
+					 : errhint("docmodel.decrement() subtracts delta; use "
+							   "docmodel.incr() to add.")));
 	if (initial < 0)
 		ereport(ERROR,
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
 				 errmsg("counter initial value must not be negative"),
 				 errdetail("Counter \"%s\" was given initial " INT64_FORMAT ".",
 						   text_to_cstring(name), initial)));
-	CounterCheckWritable("docmodel.decrement()");
-	PG_RETURN_INT64(
-		CounterAdd(name, COUNTER_SUB, delta, has_initial, initial, true));
+	CounterCheckWritable(op == COUNTER_ADD ? "docmodel.incr()"
+										   : "docmodel.decrement()");
+	PG_RETURN_INT64(CounterAdd(name, op, delta, has_initial, initial, true));
+}
+
+/* incr(name, delta, initial): add delta >= 0 and return the new value. */
+Datum
+incr(PG_FUNCTION_ARGS)
+{
+	return CounterIncrDecr(fcinfo, COUNTER_ADD);
+}
+
+/*
+ * decrement(name, delta, initial): subtract delta >= 0, never below 0, and
+ * return the new value (Couchbase's decrement).
+ */
+Datum
+decrement(PG_FUNCTION_ARGS)
+{
+	return CounterIncrDecr(fcinfo, COUNTER_SUB);
 }
 
 /* counter_value(name): the current value, NULL when absent. */
