@@ -1092,8 +1092,6 @@ KvDocAndCas(FunctionCallInfo fcinfo, const char *key)
 	Jsonb *doc;
 	Jsonb *cur;
 
-	if (get_call_result_type(fcinfo, NULL, &desc) != TYPEFUNC_COMPOSITE)
-		elog(ERROR, "return type must be a row type");
 	values[1] = Int64GetDatum(KvResultCas());
 	values[0] = SPI_datumTransfer(
 		SPI_getbinval(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 2, &isnull),
@@ -1104,6 +1102,9 @@ KvDocAndCas(FunctionCallInfo fcinfo, const char *key)
 	cur = DocmodelMigrate(doc, DOC_META_AUTO, NULL, key, false);
 	if (cur != doc)
 		values[0] = JsonbPGetDatum(cur);
+	/* after SPI_finish: the descriptor lives in the caller's context */
+	if (get_call_result_type(fcinfo, NULL, &desc) != TYPEFUNC_COMPOSITE)
+		elog(ERROR, "return type must be a row type");
 	return HeapTupleGetDatum(
 		heap_form_tuple(BlessTupleDesc(desc), values, nulls));
 }
