@@ -180,5 +180,14 @@ SELECT pg_temp.t($$SELECT docmodel.decrement('kvp_none', 1, -1)$$);
 SELECT docmodel.counter_create('kvp_gapless', 3, gapless => true);
 SELECT docmodel.decrement('kvp_gapless', 2) AS one, docmodel.decrement('kvp_gapless', 2) AS zero;
 
+-- get_and_touch and get_and_lock return the document migrated, as get does
+-- (the stored one stays as it is).
+SELECT docmodel.insert('kvp', 'kvpm::1', '{"_schema": "1.0", "a": 1}') > 0 AS old_document;
+SELECT docmodel.register_migration('kvpm', '1.0', '2.0', steps => '[{"op": "add", "path": "/b", "value": 2}]');
+SELECT doc->>'_schema' AS schema, doc->'b' AS b, cas > 0 AS has_cas FROM docmodel.get_and_touch('kvp', 'kvpm::1', 60);
+SELECT doc->>'_schema' AS schema, doc->'b' AS b, cas > 0 AS has_cas FROM docmodel.get_and_lock('kvp', 'kvpm::1');
+SELECT doc->>'_schema' AS stored_schema, doc->'b' AS stored_b FROM kvp WHERE id = 'kvpm::1';
+DELETE FROM docmodel.migration_rules WHERE doc_type = 'kvpm';
+
 SELECT docmodel.drop_collection(c) FROM unnest('{kvp,kvp_ttl}'::regclass[]) AS c;
 SELECT docmodel.counter_drop(n) FROM unnest('{kvp_count,kvp_new,kvp_gapless}'::text[]) AS n;
