@@ -55,6 +55,25 @@ UPDATE sessions SET expires_at = now() - interval '1 second';
 SELECT docmodel.get('sessions', 'session::a1') AS "get after expiry";
 SELECT docmodel.purge_expired('sessions') AS purged;
 
+\echo 'Couchbase expiry numbers: seconds up to 30 days, a Unix time above; a collection'
+\echo 'with max_ttl gives every write that expiry at most (here 1 hour).'
+SELECT docmodel.create_collection('carts', max_ttl => 3600);
+SELECT docmodel.insert('carts', 'cart::1', '{"items": []}', 600) > 0 AS "for 600 s",
+       docmodel.insert('carts', 'cart::2', '{"items": []}') > 0 AS "no expiry given";
+SELECT id, round(extract(epoch FROM expires_at - now())) AS seconds_left FROM carts ORDER BY id;
+
+\echo 'A lock that makes a second writer fail: get_and_lock hands out the lock''s cas;'
+\echo 'until unlock (or 15 s) every write without it is refused, plain UPDATE included.'
+CREATE TEMP TABLE my_lock AS SELECT cas FROM docmodel.get_and_lock('carts', 'cart::1');
+SELECT doc->'items' AS items, cas AS "cas others see" FROM docmodel.get_multi('carts', '{cart::1}');
+\set ON_ERROR_STOP 0
+SELECT docmodel.replace('carts', 'cart::1', '{"items": ["someone else''s pen"]}');
+UPDATE carts SET doc = '{"items": ["someone else''s pen"]}' WHERE id = 'cart::1';
+\set ON_ERROR_STOP 1
+\echo 'The holder writes with the lock''s cas, which also unlocks:'
+SELECT docmodel.replace('carts', 'cart::1', '{"items": ["book"]}', (SELECT cas FROM my_lock)) > 0 AS replaced;
+SELECT doc->'items' AS items, doc->'_ver' AS ver, locked_until IS NULL AS unlocked FROM carts WHERE id = 'cart::1';
+
 \echo 'Other organisations keep management fields under "meta" or without underscores:'
 SELECT docmodel.create_collection('mobile_profiles', meta_style => 'plain', time_unit => 'iso');
 INSERT INTO mobile_profiles VALUES ('user::anna', '{"name": "Anna"}');
@@ -63,4 +82,4 @@ FROM mobile_profiles;
 SELECT collection, doc_type, meta_style, time_unit, delimiter FROM docmodel.collections;
 
 RESET docmodel.actor;
-SELECT docmodel.drop_collection(c) FROM unnest('{profiles,sessions,mobile_profiles}'::regclass[]) AS c;
+SELECT docmodel.drop_collection(c) FROM unnest('{profiles,sessions,mobile_profiles,carts}'::regclass[]) AS c;

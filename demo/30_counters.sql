@@ -64,3 +64,7 @@ SELECT k AS key, u.doc->>'name' AS name
   JOIN tour_users u ON u.id = c.k ORDER BY c.o;
 \endif
 SELECT docmodel.counter_value('count::user') AS "IDs issued";
+
+\echo 'Counters as Couchbase stock them: decrement never goes below 0.'
+SELECT docmodel.incr('stock::pen', 0, 3) AS "pens in stock";
+SELECT docmodel.decrement('stock::pen') AS "sold one", docmodel.decrement('stock::pen', 5) AS "sold five (never below 0)";

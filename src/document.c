@@ -35,6 +35,7 @@
 #include "jsontree.h"
 #include "jsonutil.h"
 #include "key.h"
+#include "kv.h"
 #include "migrate.h"
 #include "revision.h"
 
@@ -966,10 +967,17 @@ collection_trigger(PG_FUNCTION_ARGS)
 		elog(ERROR, "collection_trigger: must be a BEFORE ... FOR EACH ROW "
 					"trigger");
 	if (TRIGGER_FIRED_BY_DELETE(td->tg_event))
+	{
+		/* locks: see kv.c (fired only for a row with locked_until set) */
+		DocmodelKvRowRules(td, &cfg, NULL, NULL, NULL, NULL);
 		return PointerGetDatum(td->tg_trigtuple);
+	}
 
 	ReadRows(&w, td);
 	CheckRowKey(&w);
+
+	/* locks and max_ttl: see kv.c (before any shortcut below) */
+	DocmodelKvRowRules(td, &cfg, nv, nn, ov, on);
 
 	/* The body: let NOT NULL refuse a missing one. */
 	docd = w.nv[COLL_ATT_DOC - 1];

@@ -277,6 +277,17 @@ foreach my $from (@released)
 	$node->safe_psql($db, q{SELECT docmodel.insert('users', 'user::3', '{"name": "Bo"}')});
 	is($node->safe_psql($db, q{SELECT doc->>'_schema' FROM users WHERE id = 'user::3'}),
 		'3.0', "$from: the trigger stamps the current version");
+
+	# Locks (0.2.0) on a collection the old version made: the update gave it locked_until
+	# and the DELETE check.
+	is($node->safe_psql($db, q{
+		SELECT docmodel.unlock('users', 'user::3',
+			(SELECT cas FROM docmodel.get_and_lock('users', 'user::3'))) > 0}),
+		't', "$from: get_and_lock and unlock on an old collection");
+	my ($lrc, $lout, $lerr) = $node->psql($db,
+		q{SELECT docmodel.get_and_lock('users', 'user::3'); DELETE FROM users WHERE id = 'user::3'});
+	like($lerr, qr/document "user::3" is locked/,
+		"$from: a plain DELETE of a locked document is refused");
 }
 
 $node->stop;
