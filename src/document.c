@@ -969,7 +969,7 @@ collection_trigger(PG_FUNCTION_ARGS)
 	if (TRIGGER_FIRED_BY_DELETE(td->tg_event))
 	{
 		/* locks: see kv.c (fired only for a row with locked_until set) */
-		DocmodelKvRowRules(td, &cfg, NULL, NULL, NULL, NULL);
+		DocmodelKvRowRules(td, &w.cfg, NULL, NULL, NULL, NULL);
 		return PointerGetDatum(td->tg_trigtuple);
 	}
 
@@ -977,7 +977,7 @@ collection_trigger(PG_FUNCTION_ARGS)
 	CheckRowKey(&w);
 
 	/* locks and max_ttl: see kv.c (before any shortcut below) */
-	DocmodelKvRowRules(td, &cfg, nv, nn, ov, on);
+	DocmodelKvRowRules(td, &w.cfg, w.nv, w.nn, w.ov, w.on);
 
 	/* The body: let NOT NULL refuse a missing one. */
 	docd = w.nv[COLL_ATT_DOC - 1];
