@@ -154,7 +154,8 @@ DECLARE
     cid integer;
 BEGIN
     EXECUTE pg_catalog.format('CREATE TABLE %s (id text COLLATE "C" PRIMARY KEY, '
-        'doc jsonb NOT NULL, cas bigint NOT NULL, expires_at timestamptz)', qname);
+        'doc jsonb NOT NULL, cas bigint NOT NULL, expires_at timestamptz, '
+        'locked_until timestamptz)', qname);
     rel := qname::regclass;
     EXECUTE pg_catalog.format('CREATE INDEX ON %s (expires_at) '
         'WHERE expires_at IS NOT NULL', rel);
@@ -164,6 +165,10 @@ BEGIN
     cid := docmodel._config_create(rel, doc_type, meta_style, time_unit, delimiter);
     EXECUTE pg_catalog.format('CREATE TRIGGER docmodel_collection '
         'BEFORE INSERT OR UPDATE ON %s FOR EACH ROW '
+        'EXECUTE FUNCTION docmodel.collection_trigger(%s)', rel, cid);
+    -- Locks (issue 14): a DELETE of a locked row is checked; others pay nothing.
+    EXECUTE pg_catalog.format('CREATE TRIGGER docmodel_lock '
+        'BEFORE DELETE ON %s FOR EACH ROW WHEN (OLD.locked_until IS NOT NULL) '
         'EXECUTE FUNCTION docmodel.collection_trigger(%s)', rel, cid);
     IF revisions OPERATOR(pg_catalog.>) 0 THEN
         PERFORM docmodel.set_revisions(rel, revisions);
@@ -730,5 +735,134 @@ BEGIN
 			'AFTER INSERT OR UPDATE OR DELETE ON %s FOR EACH ROW '
 			'EXECUTE FUNCTION docmodel.collection_trigger(%s)', c.coll, c.id);
 	END LOOP;
+END
+$$;
+
+-- ---------------------------------------------------------------------------
+-- issue 14 (Couchbase API parity, without the sub-document API): locks
+-- (get_and_lock, unlock; column locked_until of every collection, checked by
+-- the collection trigger, and a BEFORE DELETE trigger for locked rows),
+-- exists, get_and_touch, decrement, Couchbase expiry numbers (the expiry
+-- parameters become "any"), preserve_expiry, create_collection(max_ttl).
+-- _create_collection's 0.2.0 body (locked_until, docmodel_lock) is in the
+-- section of issue 17 above.
+-- ---------------------------------------------------------------------------
+ALTER TABLE docmodel.collection_config
+    ADD COLUMN max_ttl integer NOT NULL DEFAULT 0 CHECK (max_ttl >= 0);
+
+CREATE FUNCTION docmodel._config_set_max_ttl(coll regclass, max_ttl integer)
+    RETURNS void
+    LANGUAGE c VOLATILE STRICT PARALLEL UNSAFE
+    AS 'MODULE_PATHNAME', 'config_set_max_ttl';
+COMMENT ON FUNCTION docmodel._config_set_max_ttl(regclass, integer) IS
+    'internal: set the max_ttl (seconds) of a collection the caller owns';
+
+DROP FUNCTION docmodel.create_collection(text, text, integer, text, text, text);
+CREATE FUNCTION docmodel.create_collection(name text, doc_type text DEFAULT NULL,
+    revisions integer DEFAULT 0, meta_style text DEFAULT 'underscore',
+    time_unit text DEFAULT 'ms', delimiter text DEFAULT '::',
+    max_ttl integer DEFAULT NULL)
+    RETURNS regclass
+    LANGUAGE c VOLATILE PARALLEL UNSAFE
+    AS 'MODULE_PATHNAME', 'create_collection';
+COMMENT ON FUNCTION docmodel.create_collection(text, text, integer, text, text, text, integer) IS
+    'create a collection table (id, doc, cas, expires_at, locked_until) with its trigger; max_ttl (seconds) is the default expiry and its bound';
+
+CREATE OR REPLACE VIEW docmodel.collections AS
+    SELECT c.coll AS collection, c.doc_type, c.revisions, c.meta_style,
+           c.time_unit, c.delimiter, c.revisions_table, c.id AS config_id,
+           c.max_ttl
+    FROM docmodel.collection_config AS c
+    WHERE EXISTS (SELECT FROM pg_catalog.pg_class AS r
+                  WHERE r.oid OPERATOR(pg_catalog.=) c.coll);
+
+DROP FUNCTION docmodel.insert(regclass, text, jsonb, interval);
+DROP FUNCTION docmodel.upsert(regclass, text, jsonb, interval);
+DROP FUNCTION docmodel.replace(regclass, text, jsonb, bigint, interval);
+DROP FUNCTION docmodel.touch(regclass, text, interval);
+-- An expiry is "any": an interval, a number of seconds (Couchbase's: over
+-- 30 days a Unix time, 0 none), or an untyped literal of either, so that
+-- every call written for the interval parameters keeps working; overloads
+-- on interval and bigint would make untyped literals and NULL ambiguous.
+CREATE FUNCTION docmodel.exists(coll regclass, key text) RETURNS boolean
+    LANGUAGE c STABLE STRICT PARALLEL RESTRICTED
+    AS 'MODULE_PATHNAME', 'kv_exists';
+COMMENT ON FUNCTION docmodel.exists(regclass, text) IS
+    'whether a live (not expired) document has this key';
+
+CREATE FUNCTION docmodel.insert(coll regclass, key text, doc jsonb,
+    expiry "any" DEFAULT NULL) RETURNS bigint
+    LANGUAGE c VOLATILE PARALLEL UNSAFE
+    AS 'MODULE_PATHNAME', 'kv_insert';
+COMMENT ON FUNCTION docmodel.insert(regclass, text, jsonb, "any") IS
+    'insert a new document and return its cas; 23505 when the key exists';
+
+CREATE FUNCTION docmodel.upsert(coll regclass, key text, doc jsonb,
+    expiry "any" DEFAULT NULL, preserve_expiry boolean DEFAULT false) RETURNS bigint
+    LANGUAGE c VOLATILE PARALLEL UNSAFE
+    AS 'MODULE_PATHNAME', 'kv_upsert';
+COMMENT ON FUNCTION docmodel.upsert(regclass, text, jsonb, "any", boolean) IS
+    'insert or replace a document and return its new cas';
+
+CREATE FUNCTION docmodel.replace(coll regclass, key text, doc jsonb,
+    cas bigint DEFAULT NULL, expiry "any" DEFAULT NULL,
+    preserve_expiry boolean DEFAULT false) RETURNS bigint
+    LANGUAGE c VOLATILE PARALLEL UNSAFE
+    AS 'MODULE_PATHNAME', 'kv_replace';
+COMMENT ON FUNCTION docmodel.replace(regclass, text, jsonb, bigint, "any", boolean) IS
+    'replace a present document (only at this cas when given) and return its new cas';
+
+CREATE FUNCTION docmodel.touch(coll regclass, key text, expiry "any")
+    RETURNS bigint
+    LANGUAGE c VOLATILE PARALLEL UNSAFE
+    AS 'MODULE_PATHNAME', 'kv_touch';
+COMMENT ON FUNCTION docmodel.touch(regclass, text, "any") IS
+    'set (or clear with NULL) a present document''s expiry; returns its new cas';
+
+CREATE FUNCTION docmodel.get_and_touch(coll regclass, key text, expiry "any",
+    OUT doc jsonb, OUT cas bigint)
+    RETURNS record
+    LANGUAGE c VOLATILE PARALLEL UNSAFE
+    AS 'MODULE_PATHNAME', 'kv_get_and_touch';
+COMMENT ON FUNCTION docmodel.get_and_touch(regclass, text, "any") IS
+    'set (or clear with NULL) a present document''s expiry and return it with its new cas';
+
+CREATE FUNCTION docmodel.get_and_lock(coll regclass, key text,
+    lock_time "any" DEFAULT NULL, OUT doc jsonb, OUT cas bigint)
+    RETURNS record
+    LANGUAGE c VOLATILE PARALLEL UNSAFE
+    AS 'MODULE_PATHNAME', 'kv_get_and_lock';
+COMMENT ON FUNCTION docmodel.get_and_lock(regclass, text, "any") IS
+    'lock a present document for lock_time (15 s by default, 30 s at most) and return it with the lock''s cas; 55P03 when locked';
+
+CREATE FUNCTION docmodel.unlock(coll regclass, key text, cas bigint)
+    RETURNS bigint
+    LANGUAGE c VOLATILE PARALLEL UNSAFE
+    AS 'MODULE_PATHNAME', 'kv_unlock';
+COMMENT ON FUNCTION docmodel.unlock(regclass, text, bigint) IS
+    'end the lock of a document, given the lock''s cas; returns its new cas';
+
+CREATE FUNCTION docmodel.decrement(name text, delta bigint DEFAULT 1, "initial" bigint DEFAULT NULL)
+    RETURNS bigint
+    LANGUAGE c VOLATILE PARALLEL UNSAFE
+    AS 'MODULE_PATHNAME', 'decrement';
+COMMENT ON FUNCTION docmodel.decrement(text, bigint, bigint) IS
+    'subtract delta >= 0, never below 0 (as Couchbase''s counters), and return the new value; an absent counter is created at initial, or P0002 without initial';
+
+-- Every collection gets its lock column and the DELETE check of locked rows
+-- (tables a plain DROP TABLE removed are skipped).
+DO $$
+DECLARE
+    c record;
+BEGIN
+    FOR c IN SELECT cc.coll, cc.id FROM docmodel.collection_config AS cc
+        WHERE EXISTS (SELECT FROM pg_catalog.pg_class AS r
+                      WHERE r.oid OPERATOR(pg_catalog.=) cc.coll)
+    LOOP
+        EXECUTE pg_catalog.format('ALTER TABLE %s ADD COLUMN locked_until timestamptz', c.coll);
+        EXECUTE pg_catalog.format('CREATE TRIGGER docmodel_lock '
+            'BEFORE DELETE ON %s FOR EACH ROW WHEN (OLD.locked_until IS NOT NULL) '
+            'EXECUTE FUNCTION docmodel.collection_trigger(%s)', c.coll, c.id);
+    END LOOP;
 END
 $$;

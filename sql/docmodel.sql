@@ -341,6 +341,13 @@ CREATE FUNCTION docmodel.incr(name text, delta bigint DEFAULT 1, "initial" bigin
 COMMENT ON FUNCTION docmodel.incr(text, bigint, bigint) IS
     'add delta >= 0 and return the new value (the delta values up to it are the caller''s alone); an absent counter is created at initial, which is returned, or P0002 without initial';
 
+CREATE FUNCTION docmodel.decrement(name text, delta bigint DEFAULT 1, "initial" bigint DEFAULT NULL)
+    RETURNS bigint
+    LANGUAGE c VOLATILE PARALLEL UNSAFE
+    AS 'MODULE_PATHNAME', 'decrement';
+COMMENT ON FUNCTION docmodel.decrement(text, bigint, bigint) IS
+    'subtract delta >= 0, never below 0 (as Couchbase''s counters), and return the new value; an absent counter is created at initial, or P0002 without initial';
+
 CREATE FUNCTION docmodel.counter_value(name text)
     RETURNS bigint
     LANGUAGE c VOLATILE STRICT PARALLEL SAFE
@@ -963,7 +970,8 @@ CREATE TABLE docmodel.collection_config (
         CHECK (time_unit IN ('ms', 's', 'min', 'h', 'day', 'iso')),
     delimiter text NOT NULL DEFAULT '::',
     revisions integer NOT NULL DEFAULT 0 CHECK (revisions >= 0),
-    revisions_table regclass
+    revisions_table regclass,
+    max_ttl integer NOT NULL DEFAULT 0 CHECK (max_ttl >= 0)
 );
 ALTER SEQUENCE docmodel.collection_config_id_seq
     OWNED BY docmodel.collection_config.id;
@@ -1015,6 +1023,13 @@ CREATE FUNCTION docmodel._config_drop(coll regclass)
 COMMENT ON FUNCTION docmodel._config_drop(regclass) IS
     'internal: forget a collection the caller owns';
 
+CREATE FUNCTION docmodel._config_set_max_ttl(coll regclass, max_ttl integer)
+    RETURNS void
+    LANGUAGE c VOLATILE STRICT PARALLEL UNSAFE
+    AS 'MODULE_PATHNAME', 'config_set_max_ttl';
+COMMENT ON FUNCTION docmodel._config_set_max_ttl(regclass, integer) IS
+    'internal: set the max_ttl (seconds) of a collection the caller owns';
+
 CREATE FUNCTION docmodel._check_collection_options(name text, doc_type text,
     revisions integer, meta_style text, time_unit text, delimiter text)
     RETURNS void
@@ -1052,7 +1067,8 @@ DECLARE
     cid integer;
 BEGIN
     EXECUTE pg_catalog.format('CREATE TABLE %s (id text COLLATE "C" PRIMARY KEY, '
-        'doc jsonb NOT NULL, cas bigint NOT NULL, expires_at timestamptz)', qname);
+        'doc jsonb NOT NULL, cas bigint NOT NULL, expires_at timestamptz, '
+        'locked_until timestamptz)', qname);
     rel := qname::regclass;
     EXECUTE pg_catalog.format('CREATE INDEX ON %s (expires_at) '
         'WHERE expires_at IS NOT NULL', rel);
@@ -1062,6 +1078,10 @@ BEGIN
     cid := docmodel._config_create(rel, doc_type, meta_style, time_unit, delimiter);
     EXECUTE pg_catalog.format('CREATE TRIGGER docmodel_collection '
         'BEFORE INSERT OR UPDATE ON %s FOR EACH ROW '
+        'EXECUTE FUNCTION docmodel.collection_trigger(%s)', rel, cid);
+    -- Locks (issue 14): a DELETE of a locked row is checked; others pay nothing.
+    EXECUTE pg_catalog.format('CREATE TRIGGER docmodel_lock '
+        'BEFORE DELETE ON %s FOR EACH ROW WHEN (OLD.locked_until IS NOT NULL) '
         'EXECUTE FUNCTION docmodel.collection_trigger(%s)', rel, cid);
     IF revisions OPERATOR(pg_catalog.>) 0 THEN
         PERFORM docmodel.set_revisions(rel, revisions);
@@ -1074,12 +1094,13 @@ COMMENT ON FUNCTION docmodel._create_collection(text, text, text, integer, text,
 
 CREATE FUNCTION docmodel.create_collection(name text, doc_type text DEFAULT NULL,
     revisions integer DEFAULT 0, meta_style text DEFAULT 'underscore',
-    time_unit text DEFAULT 'ms', delimiter text DEFAULT '::')
+    time_unit text DEFAULT 'ms', delimiter text DEFAULT '::',
+    max_ttl integer DEFAULT NULL)
     RETURNS regclass
     LANGUAGE c VOLATILE PARALLEL UNSAFE
     AS 'MODULE_PATHNAME', 'create_collection';
-COMMENT ON FUNCTION docmodel.create_collection(text, text, integer, text, text, text) IS
-    'create a collection table (id, doc, cas, expires_at) with its trigger';
+COMMENT ON FUNCTION docmodel.create_collection(text, text, integer, text, text, text, integer) IS
+    'create a collection table (id, doc, cas, expires_at, locked_until) with its trigger; max_ttl (seconds) is the default expiry and its bound';
 
 CREATE FUNCTION docmodel.drop_collection(coll regclass) RETURNS void
     LANGUAGE plpgsql VOLATILE PARALLEL UNSAFE
@@ -1112,7 +1133,8 @@ COMMENT ON FUNCTION docmodel.drop_collection(regclass) IS
 
 CREATE VIEW docmodel.collections AS
     SELECT c.coll AS collection, c.doc_type, c.revisions, c.meta_style,
-           c.time_unit, c.delimiter, c.revisions_table, c.id AS config_id
+           c.time_unit, c.delimiter, c.revisions_table, c.id AS config_id,
+           c.max_ttl
     FROM docmodel.collection_config AS c
     WHERE EXISTS (SELECT FROM pg_catalog.pg_class AS r
                   WHERE r.oid OPERATOR(pg_catalog.=) c.coll);
@@ -1134,25 +1156,36 @@ CREATE FUNCTION docmodel.get_multi(coll regclass, keys text[])
 COMMENT ON FUNCTION docmodel.get_multi(regclass, text[]) IS
     'the present documents of these keys, in the order asked';
 
+-- An expiry is "any": an interval, a number of seconds (Couchbase's: over
+-- 30 days a Unix time, 0 none), or an untyped literal of either, so that
+-- every call written for the interval parameters keeps working; overloads
+-- on interval and bigint would make untyped literals and NULL ambiguous.
+CREATE FUNCTION docmodel.exists(coll regclass, key text) RETURNS boolean
+    LANGUAGE c STABLE STRICT PARALLEL RESTRICTED
+    AS 'MODULE_PATHNAME', 'kv_exists';
+COMMENT ON FUNCTION docmodel.exists(regclass, text) IS
+    'whether a live (not expired) document has this key';
+
 CREATE FUNCTION docmodel.insert(coll regclass, key text, doc jsonb,
-    expiry interval DEFAULT NULL) RETURNS bigint
+    expiry "any" DEFAULT NULL) RETURNS bigint
     LANGUAGE c VOLATILE PARALLEL UNSAFE
     AS 'MODULE_PATHNAME', 'kv_insert';
-COMMENT ON FUNCTION docmodel.insert(regclass, text, jsonb, interval) IS
+COMMENT ON FUNCTION docmodel.insert(regclass, text, jsonb, "any") IS
     'insert a new document and return its cas; 23505 when the key exists';
 
 CREATE FUNCTION docmodel.upsert(coll regclass, key text, doc jsonb,
-    expiry interval DEFAULT NULL) RETURNS bigint
+    expiry "any" DEFAULT NULL, preserve_expiry boolean DEFAULT false) RETURNS bigint
     LANGUAGE c VOLATILE PARALLEL UNSAFE
     AS 'MODULE_PATHNAME', 'kv_upsert';
-COMMENT ON FUNCTION docmodel.upsert(regclass, text, jsonb, interval) IS
+COMMENT ON FUNCTION docmodel.upsert(regclass, text, jsonb, "any", boolean) IS
     'insert or replace a document and return its new cas';
 
 CREATE FUNCTION docmodel.replace(coll regclass, key text, doc jsonb,
-    cas bigint DEFAULT NULL, expiry interval DEFAULT NULL) RETURNS bigint
+    cas bigint DEFAULT NULL, expiry "any" DEFAULT NULL,
+    preserve_expiry boolean DEFAULT false) RETURNS bigint
     LANGUAGE c VOLATILE PARALLEL UNSAFE
     AS 'MODULE_PATHNAME', 'kv_replace';
-COMMENT ON FUNCTION docmodel.replace(regclass, text, jsonb, bigint, interval) IS
+COMMENT ON FUNCTION docmodel.replace(regclass, text, jsonb, bigint, "any", boolean) IS
     'replace a present document (only at this cas when given) and return its new cas';
 
 CREATE FUNCTION docmodel.remove(coll regclass, key text, cas bigint DEFAULT NULL)
@@ -1162,12 +1195,35 @@ CREATE FUNCTION docmodel.remove(coll regclass, key text, cas bigint DEFAULT NULL
 COMMENT ON FUNCTION docmodel.remove(regclass, text, bigint) IS
     'delete a present document (only at this cas when given); returns the cas it had';
 
-CREATE FUNCTION docmodel.touch(coll regclass, key text, expiry interval)
+CREATE FUNCTION docmodel.touch(coll regclass, key text, expiry "any")
     RETURNS bigint
     LANGUAGE c VOLATILE PARALLEL UNSAFE
     AS 'MODULE_PATHNAME', 'kv_touch';
-COMMENT ON FUNCTION docmodel.touch(regclass, text, interval) IS
+COMMENT ON FUNCTION docmodel.touch(regclass, text, "any") IS
     'set (or clear with NULL) a present document''s expiry; returns its new cas';
+
+CREATE FUNCTION docmodel.get_and_touch(coll regclass, key text, expiry "any",
+    OUT doc jsonb, OUT cas bigint)
+    RETURNS record
+    LANGUAGE c VOLATILE PARALLEL UNSAFE
+    AS 'MODULE_PATHNAME', 'kv_get_and_touch';
+COMMENT ON FUNCTION docmodel.get_and_touch(regclass, text, "any") IS
+    'set (or clear with NULL) a present document''s expiry and return it with its new cas';
+
+CREATE FUNCTION docmodel.get_and_lock(coll regclass, key text,
+    lock_time "any" DEFAULT NULL, OUT doc jsonb, OUT cas bigint)
+    RETURNS record
+    LANGUAGE c VOLATILE PARALLEL UNSAFE
+    AS 'MODULE_PATHNAME', 'kv_get_and_lock';
+COMMENT ON FUNCTION docmodel.get_and_lock(regclass, text, "any") IS
+    'lock a present document for lock_time (15 s by default, 30 s at most) and return it with the lock''s cas; 55P03 when locked';
+
+CREATE FUNCTION docmodel.unlock(coll regclass, key text, cas bigint)
+    RETURNS bigint
+    LANGUAGE c VOLATILE PARALLEL UNSAFE
+    AS 'MODULE_PATHNAME', 'kv_unlock';
+COMMENT ON FUNCTION docmodel.unlock(regclass, text, bigint) IS
+    'end the lock of a document, given the lock''s cas; returns its new cas';
 
 CREATE FUNCTION docmodel.purge_expired(coll regclass) RETURNS bigint
     LANGUAGE c VOLATILE STRICT PARALLEL UNSAFE

@@ -37,6 +37,7 @@ PG_FUNCTION_INFO_V1(config_create);
 PG_FUNCTION_INFO_V1(config_set_revisions);
 PG_FUNCTION_INFO_V1(config_adopt_history);
 PG_FUNCTION_INFO_V1(config_drop);
+PG_FUNCTION_INFO_V1(config_set_max_ttl);
 PG_FUNCTION_INFO_V1(migration_run_new);
 PG_FUNCTION_INFO_V1(migration_run_set);
 
@@ -243,6 +244,37 @@ config_adopt_history(PG_FUNCTION_ARGS)
 	sql = psprintf("DELETE %s", orphans);
 	PG_RETURN_BOOL(ExecAsTableOwner("collection_config", sql, 1, types, values,
 									nulls, NULL, NULL) > 0);
+}
+
+/*
+ * _config_set_max_ttl(coll, max_ttl): set a collection's max_ttl (seconds,
+ * 0 for none); the caller owns the collection.
+ */
+Datum
+config_set_max_ttl(PG_FUNCTION_ARGS)
+{
+	Oid types[2] = {OIDOID, INT4OID};
+	Datum values[2];
+	char nulls[2];
+	int i;
+
+	if (PG_ARGISNULL(0) || PG_ARGISNULL(1) || PG_GETARG_INT32(1) < 0)
+		elog(ERROR, "_config_set_max_ttl: bad argument");
+	RequireOwner(PG_GETARG_OID(0));
+	for (i = 0; i < 2; i++)
+		TakeArg(fcinfo, i, values, nulls);
+	if (ExecAsTableOwner("collection_config",
+						 "UPDATE docmodel.collection_config AS c "
+						 "SET max_ttl = $2 "
+						 "WHERE c.coll::pg_catalog.oid OPERATOR(pg_catalog.=) "
+						 "$1",
+						 2, types, values, nulls, NULL, NULL) == 0)
+		ereport(ERROR, (errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+						errmsg("\"%s\" is not a docmodel collection",
+							   get_rel_name(PG_GETARG_OID(0))),
+						errhint("Create collections with "
+								"docmodel.create_collection().")));
+	PG_RETURN_VOID();
 }
 
 /* _config_drop(coll): forget a collection the caller owns. */

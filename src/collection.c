@@ -182,14 +182,16 @@ static const LayoutSpec LayoutSpecs[] = {
 	[DOCMODEL_LAYOUT_COLLECTION] =
 		{"collection",
 		 true,
-		 "(id text, doc jsonb, cas bigint, expires_at timestamptz)",
+		 "(id text, doc jsonb, cas bigint, expires_at timestamptz, "
+		 "locked_until timestamptz)",
 		 "Columns of a docmodel collection must not be dropped, renamed or "
 		 "moved.",
-		 4,
+		 5,
 		 {{"id", TEXTOID},
 		  {"doc", JSONBOID},
 		  {"cas", INT8OID},
-		  {"expires_at", TIMESTAMPTZOID}}},
+		  {"expires_at", TIMESTAMPTZOID},
+		  {"locked_until", TIMESTAMPTZOID}}},
 	[DOCMODEL_LAYOUT_HISTORY] = {"revisions table",
 								 true,
 								 "(id text, ver integer, op text, changed_at "
@@ -513,7 +515,7 @@ LoadCollection(int32 id, DocmodelCollection *cfg)
 		elog(ERROR, "SPI_connect failed");
 	ret = SPI_execute_with_args(
 		"SELECT coll::pg_catalog.oid, doc_type, meta_style, time_unit, "
-		"delimiter, revisions, revisions_table::pg_catalog.oid "
+		"delimiter, revisions, revisions_table::pg_catalog.oid, max_ttl "
 		"FROM docmodel.collection_config WHERE id OPERATOR(pg_catalog.=) $1",
 		1, argtypes, args, NULL, true, 1);
 	if (ret != SPI_OK_SELECT)
@@ -553,6 +555,9 @@ LoadCollection(int32 id, DocmodelCollection *cfg)
 			DatumGetObjectId(SPI_getbinval(tup, desc, 7, &isnull));
 		if (isnull)
 			cfg->revisions_relid = InvalidOid;
+		cfg->max_ttl = DatumGetInt32(SPI_getbinval(tup, desc, 8, &isnull));
+		if (isnull)
+			cfg->max_ttl = 0;
 		found = true;
 	}
 	SPI_finish();
@@ -750,8 +755,9 @@ _check_collection_options(PG_FUNCTION_ARGS)
 
 /*
  * create_collection(name, doc_type, revisions, meta_style, time_unit,
- * delimiter) -> regclass: check the options, resolve the name against the
- * caller's search_path, and let _create_collection() do the rest.
+ * delimiter, max_ttl) -> regclass: check the options, resolve the name against the
+ * caller's search_path, and let _create_collection() do the rest;
+ * a max_ttl is recorded after.
  */
 Datum
 create_collection(PG_FUNCTION_ARGS)
@@ -769,6 +775,10 @@ create_collection(PG_FUNCTION_ARGS)
 	Datum result;
 
 	(void) _check_collection_options(fcinfo);
+	if (!PG_ARGISNULL(6) && PG_GETARG_INT32(6) < 0)
+		BadOption("max_ttl", psprintf("%d", PG_GETARG_INT32(6)),
+				  "Give the longest expiry of the collection's documents in "
+				  "seconds, 0 or NULL for none.");
 	names = textToQualifiedNameList(PG_GETARG_TEXT_PP(0));
 	if (list_length(names) > 2)
 		ereport(ERROR, (errcode(ERRCODE_INVALID_PARAMETER_VALUE),
@@ -795,6 +805,17 @@ create_collection(PG_FUNCTION_ARGS)
 		elog(ERROR, "docmodel._create_collection failed: %d", ret);
 	result =
 		SPI_getbinval(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 1, &isnull);
+	if (!PG_ARGISNULL(6) && PG_GETARG_INT32(6) > 0)
+	{
+		Oid ttypes[2] = {OIDOID, INT4OID};
+		Datum targs[2] = {result, PG_GETARG_DATUM(6)};
+
+		ret = SPI_execute_with_args(
+			"SELECT docmodel._config_set_max_ttl($1::pg_catalog.regclass, $2)",
+			2, ttypes, targs, NULL, false, 1);
+		if (ret != SPI_OK_SELECT)
+			elog(ERROR, "docmodel._config_set_max_ttl failed: %d", ret);
+	}
 	SPI_finish();
 	PG_RETURN_DATUM(result);
 }

@@ -79,6 +79,7 @@ typedef struct DocmodelCollection
 	char delim[DOCMODEL_MAX_DELIM_BYTES + 1];
 	int32 revisions;     /* keep this many revisions; 0 = off */
 	Oid revisions_relid; /* history table, or InvalidOid */
+	int32 max_ttl;       /* seconds: default expiry and its bound; 0 = none */
 } DocmodelCollection;
 
 /*
@@ -116,7 +117,7 @@ typedef struct DocmodelStamp
 
 /*
  * The layouts docmodel reads and writes (collection.c's LayoutSpecs):
- * a collection (id, doc, cas, expires_at, read by number), a history table
+ * a collection (id, doc, cas, expires_at, locked_until, read by number), a history table
  * (id, ver, op, changed_at, changed_by, doc, read by number), and a table
  * of documents migrate_collection works on (id text and doc jsonb, by name).
  */

@@ -154,7 +154,8 @@ typedef enum CounterOp
 {
 	COUNTER_READ, /* read the current value */
 	COUNTER_ADD,  /* value + arg */
-	COUNTER_RAISE /* greatest(value, arg) */
+	COUNTER_RAISE, /* greatest(value, arg) */
+	COUNTER_SUB    /* greatest(value - arg, 0): decrement */
 } CounterOp;
 
 /* Outcome of looking a counter up. */
@@ -179,10 +180,12 @@ static bool aclRls = false; /* row-level security applies to aclUser */
 static SPIPlanPtr planInsert = NULL;
 static SPIPlanPtr planGaplessAdd = NULL;
 static SPIPlanPtr planGaplessRaise = NULL;
+static SPIPlanPtr planGaplessSub = NULL;
 static SPIPlanPtr planDelete = NULL;
 
 PG_FUNCTION_INFO_V1(counter_create);
 PG_FUNCTION_INFO_V1(incr);
+PG_FUNCTION_INFO_V1(decrement);
 PG_FUNCTION_INFO_V1(counter_value);
 PG_FUNCTION_INFO_V1(counter_advance);
 PG_FUNCTION_INFO_V1(counter_drop);
@@ -460,6 +463,8 @@ CounterAtTid(Relation rel, ItemPointer tid, text *verify, Snapshot snapshot,
 			return COUNTER_OVERFLOW;
 		}
 	}
+	else if (op == COUNTER_SUB)
+		next = cur > arg ? cur - arg : 0;
 	else
 		next = Max(cur, arg);
 
@@ -470,7 +475,7 @@ CounterAtTid(Relation rel, ItemPointer tid, text *verify, Snapshot snapshot,
 	 */
 	page = BufferGetPage(buf);
 	needlog = row->life != life || next > row->reserved - COUNTER_RENEW_LEFT ||
-			  PageGetLSN(page) <= GetRedoRecPtr();
+			  PageGetLSN(page) <= GetRedoRecPtr() || op == COUNTER_SUB;
 
 	START_CRIT_SECTION();
 	row->value = next;
@@ -478,7 +483,10 @@ CounterAtTid(Relation rel, ItemPointer tid, text *verify, Snapshot snapshot,
 	{
 		int64 ahead;
 
-		if (pg_add_s64_overflow(next, COUNTER_LOG_VALS, &ahead))
+		/* a decrement logs its value exactly: a crash must not undo it */
+		if (op == COUNTER_SUB)
+			ahead = next;
+		else if (pg_add_s64_overflow(next, COUNTER_LOG_VALS, &ahead))
 			ahead = PG_INT64_MAX;
 		row->reserved = ahead;
 		row->life = life;
@@ -737,13 +745,15 @@ CounterOverflow(text *name, int64 arg)
 }
 
 /*
- * Add delta to a counter and return the new value. When it is absent and
- * create is true, create it (non-gapless) holding the value returned: start
- * itself when return_start (incr's initial), else start + delta (next_id).
- * When absent and not create, raise P0002.
+ * Add delta to a counter (op COUNTER_ADD; COUNTER_SUB subtracts it, never
+ * below 0) and return the new value. When it is absent and create is true,
+ * create it (non-gapless) holding the value returned: start itself when
+ * return_start (incr's and decrement's initial), else start + delta
+ * (next_id). When absent and not create, raise P0002.
  */
 static int64
-CounterAdd(text *name, int64 delta, bool create, int64 start, bool return_start)
+CounterAdd(text *name, CounterOp op, int64 delta, bool create, int64 start,
+		   bool return_start)
 {
 	int attempt;
 
@@ -753,7 +763,7 @@ CounterAdd(text *name, int64 delta, bool create, int64 start, bool return_start)
 		bool gapless = false;
 		CounterFound found;
 
-		found = CounterAccess(name, COUNTER_ADD, delta, &result, &gapless);
+		found = CounterAccess(name, op, delta, &result, &gapless);
 		if (found == COUNTER_DONE)
 			return result;
 		if (found == COUNTER_OVERFLOW)
@@ -763,10 +773,24 @@ CounterAdd(text *name, int64 delta, bool create, int64 start, bool return_start)
 			Oid types[2] = {TEXTOID, INT8OID};
 			Datum values[2];
 
-			if (result > PG_INT64_MAX - delta)
-				CounterOverflow(name, delta);
 			values[0] = PointerGetDatum(name);
 			values[1] = Int64GetDatum(delta);
+			if (op == COUNTER_SUB)
+			{
+				if (CounterRunPlan(&planGaplessSub,
+								   "UPDATE docmodel.counter_state "
+								   "SET value = GREATEST(value "
+								   "OPERATOR(pg_catalog.-) $2, 0), "
+								   "reserved = GREATEST(value "
+								   "OPERATOR(pg_catalog.-) $2, 0) "
+								   "WHERE name OPERATOR(pg_catalog.=) $1 "
+								   "RETURNING value",
+								   2, types, values, &result) > 0)
+					return result;
+				continue; /* dropped meanwhile: absent */
+			}
+			if (result > PG_INT64_MAX - delta)
+				CounterOverflow(name, delta);
 			if (CounterRunPlan(&planGaplessAdd,
 							   "UPDATE docmodel.counter_state "
 							   "SET value = value OPERATOR(pg_catalog.+) $2, "
@@ -819,7 +843,7 @@ DocmodelCounterAdd(text *name, int64 delta, bool create)
 				 errdetail("Counter \"%s\" was given delta " INT64_FORMAT ".",
 						   text_to_cstring(name), delta)));
 	CounterCheckWritable("docmodel.incr()");
-	return CounterAdd(name, delta, create, 0, false);
+	return CounterAdd(name, COUNTER_ADD, delta, create, 0, false);
 }
 
 /* Build count::[parents::]doc_type from next_id's arguments. */
@@ -958,7 +982,45 @@ incr(PG_FUNCTION_ARGS)
 				 errdetail("Counter \"%s\" was given initial " INT64_FORMAT ".",
 						   text_to_cstring(name), initial)));
 	CounterCheckWritable("docmodel.incr()");
-	PG_RETURN_INT64(CounterAdd(name, delta, has_initial, initial, true));
+	PG_RETURN_INT64(
+		CounterAdd(name, COUNTER_ADD, delta, has_initial, initial, true));
+}
+
+/*
+ * decrement(name, delta, initial): subtract delta >= 0, never below 0, and
+ * return the new value (Couchbase's decrement); an absent counter is
+ * created at initial, which is returned, or P0002 without initial.
+ */
+Datum
+decrement(PG_FUNCTION_ARGS)
+{
+	text *name;
+	int64 delta;
+	bool has_initial = !PG_ARGISNULL(2);
+	int64 initial = has_initial ? PG_GETARG_INT64(2) : 0;
+
+	CounterNotNull(fcinfo, 0, "counter name");
+	CounterNotNull(fcinfo, 1, "delta");
+	name = PG_GETARG_TEXT_PP(0);
+	delta = PG_GETARG_INT64(1);
+	CounterCheckName(name);
+	if (delta < 0)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("counter delta must not be negative"),
+				 errdetail("Counter \"%s\" was given delta " INT64_FORMAT ".",
+						   text_to_cstring(name), delta),
+				 errhint("docmodel.decrement() subtracts delta; use "
+						 "docmodel.incr() to add.")));
+	if (initial < 0)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("counter initial value must not be negative"),
+				 errdetail("Counter \"%s\" was given initial " INT64_FORMAT ".",
+						   text_to_cstring(name), initial)));
+	CounterCheckWritable("docmodel.decrement()");
+	PG_RETURN_INT64(
+		CounterAdd(name, COUNTER_SUB, delta, has_initial, initial, true));
 }
 
 /* counter_value(name): the current value, NULL when absent. */
@@ -1043,7 +1105,7 @@ next_id(PG_FUNCTION_ARGS)
 	text *name = CounterIdName(fcinfo);
 
 	CounterCheckWritable("docmodel.next_id()");
-	PG_RETURN_INT64(CounterAdd(name, 1, true, 0, false));
+	PG_RETURN_INT64(CounterAdd(name, COUNTER_ADD, 1, true, 0, false));
 }
 
 /* next_key(doc_type, VARIADIC parents): doc_type::[parents::]next_id. */
@@ -1055,7 +1117,7 @@ next_key(PG_FUNCTION_ARGS)
 	char *prefix;
 
 	CounterCheckWritable("docmodel.next_key()");
-	id = CounterAdd(name, 1, true, 0, false);
+	id = CounterAdd(name, COUNTER_ADD, 1, true, 0, false);
 	prefix = CounterKeyPrefix(fcinfo);
 	PG_RETURN_TEXT_P(cstring_to_text(psprintf("%s" INT64_FORMAT, prefix, id)));
 }

@@ -33,6 +33,7 @@
 #include "collection.h"
 #include "jsonutil.h"
 #include "key.h"
+#include "kv.h"
 #include "migrate.h"
 #include "revision.h"
 
@@ -780,7 +781,11 @@ collection_trigger(PG_FUNCTION_ARGS)
 		elog(ERROR, "collection_trigger: must be a BEFORE ... FOR EACH ROW "
 					"trigger");
 	if (TRIGGER_FIRED_BY_DELETE(td->tg_event))
+	{
+		/* locks: see kv.c (fired only for a row with locked_until set) */
+		DocmodelKvRowRules(td, &cfg, NULL, NULL, NULL, NULL);
 		return PointerGetDatum(td->tg_trigtuple);
+	}
 
 	memset(&st, 0, sizeof(st));
 	st.cfg = &cfg;
@@ -828,6 +833,9 @@ collection_trigger(PG_FUNCTION_ARGS)
 				 errhint("Insert the document under the new key and "
 						 "delete the old one.")));
 	}
+
+	/* locks and max_ttl: see kv.c (before any shortcut below) */
+	DocmodelKvRowRules(td, &cfg, nv, nn, ov, on);
 
 	/* The body: let NOT NULL refuse a missing one. */
 	docd = nv[COLL_ATT_DOC - 1];

@@ -2,7 +2,10 @@
  *
  * kv.c
  *	  The key-value API of collections (Couchbase semantics): get,
- *	  get_multi, insert, upsert, replace, remove, touch, purge_expired.
+ *	  get_multi, exists, insert, upsert, replace, remove, touch,
+ *	  get_and_touch, get_and_lock, unlock, purge_expired; Couchbase's
+ *	  expiry numbers; and the per-row rules of locks and max_ttl that the
+ *	  collection trigger applies to every write (DocmodelKvRowRules).
  *	  Each runs one prepared statement on the collection as the caller (so
  *	  the caller's table privileges apply); the collection trigger does the
  *	  stamping. An expired document is absent to every function.
@@ -22,11 +25,20 @@
  * freed only when no KV call is running in this backend (KvDepth == 0).
  * The invalidation subscribers are called by docmodel.c's dispatchers.
  *
+ * Locks (README, "Locks") are state of the row, not row locks: column
+ * locked_until holds the wall-clock time a lock taken by get_and_lock ends,
+ * and the row's cas is the lock's cas. KvPresent is the cas a KV call
+ * (replace, remove, unlock with a cas) presents for its key while its
+ * statement runs (set and restored around it, also on error), so the
+ * trigger lets that write through a lock; a plain UPDATE presents a cas by
+ * assigning the column cas.
+ *
  *-------------------------------------------------------------------------
  */
 #include "postgres.h"
 
 #include "access/htup_details.h"
+#include "access/sysattr.h"
 #include "catalog/pg_type.h"
 #include "executor/spi.h"
 #include "fmgr.h"
@@ -50,6 +62,7 @@
 #include "access/xact.h"
 
 #include "collection.h"
+#include "kv.h"
 #include "migrate.h"
 
 PG_FUNCTION_INFO_V1(kv_get);
@@ -60,6 +73,10 @@ PG_FUNCTION_INFO_V1(kv_replace);
 PG_FUNCTION_INFO_V1(kv_remove);
 PG_FUNCTION_INFO_V1(kv_touch);
 PG_FUNCTION_INFO_V1(kv_purge_expired);
+PG_FUNCTION_INFO_V1(kv_exists);
+PG_FUNCTION_INFO_V1(kv_get_and_touch);
+PG_FUNCTION_INFO_V1(kv_get_and_lock);
+PG_FUNCTION_INFO_V1(kv_unlock);
 
 /* The statements, %s being the collection's qualified name. */
 typedef enum KvStmt
@@ -74,6 +91,9 @@ typedef enum KvStmt
 	KV_REMOVE,
 	KV_TOUCH,
 	KV_PURGE,
+	KV_EXISTS,
+	KV_LOCK,
+	KV_UNLOCK,
 	KV_NSTMTS
 } KvStmt;
 
@@ -81,63 +101,85 @@ typedef enum KvStmt
 	"(" c "expires_at IS NULL OR " c "expires_at OPERATOR(pg_catalog.>) " \
 	"pg_catalog.now())"
 
+/* Keep the stored expiry when $n says so (preserve_expiry) and it is live. */
+#define KEEP_EXPIRY(n, other)                                              \
+	"CASE WHEN " n " AND " LIVE("c.") " THEN c.expires_at ELSE " other " END"
+
 static const char *const KvSql[KV_NSTMTS] = {
 	[KV_GET] =
 		"SELECT doc FROM %s WHERE id OPERATOR(pg_catalog.=) $1 AND " LIVE(""),
-	[KV_GET_MULTI] = "SELECT k.key, c.doc, c.cas "
+	/* a locked document shows cas -1 to readers, as Couchbase's does */
+	[KV_GET_MULTI] = "SELECT k.key, c.doc, CASE WHEN c.locked_until IS NULL "
+					 "THEN c.cas WHEN c.locked_until OPERATOR(pg_catalog.>) "
+					 "pg_catalog.clock_timestamp() THEN -1 ELSE c.cas END "
 					 "FROM pg_catalog.unnest($1) WITH ORDINALITY AS k(key, n) "
 					 "JOIN %s AS c ON c.id OPERATOR(pg_catalog.=) "
 					 "(k.key COLLATE pg_catalog.\"C\") "
 					 "WHERE " LIVE("c.") " ORDER BY k.n",
 	[KV_INSERT] = "INSERT INTO %s AS c (id, doc, expires_at) "
-				  "VALUES ($1, $2, pg_catalog.now() OPERATOR(pg_catalog.+) $3) "
+				  "VALUES ($1, $2, $3) "
 				  "ON CONFLICT (id) DO UPDATE SET doc = EXCLUDED.doc, "
 				  "expires_at = EXCLUDED.expires_at "
 				  "WHERE c.expires_at OPERATOR(pg_catalog.<=) pg_catalog.now() "
 				  "RETURNING c.cas",
 	[KV_UPSERT] = "INSERT INTO %s AS c (id, doc, expires_at) "
-				  "VALUES ($1, $2, pg_catalog.now() OPERATOR(pg_catalog.+) $3) "
+				  "VALUES ($1, $2, $3) "
 				  "ON CONFLICT (id) DO UPDATE SET doc = EXCLUDED.doc, "
-				  "expires_at = EXCLUDED.expires_at RETURNING c.cas",
+				  "expires_at = " KEEP_EXPIRY("$4", "EXCLUDED.expires_at")
+				  " RETURNING c.cas",
 	[KV_UPDATE] = "UPDATE %s AS c SET doc = $2, "
-				  "expires_at = pg_catalog.now() OPERATOR(pg_catalog.+) $3 "
-				  "WHERE c.id OPERATOR(pg_catalog.=) $1 RETURNING c.cas",
+				  "expires_at = " KEEP_EXPIRY("$4", "$3")
+				  " WHERE c.id OPERATOR(pg_catalog.=) $1 RETURNING c.cas",
 	[KV_REPLACE] = "UPDATE %s AS c SET doc = $2, "
-				   "expires_at = pg_catalog.now() OPERATOR(pg_catalog.+) $3 "
-				   "WHERE c.id OPERATOR(pg_catalog.=) $1 AND " LIVE(
+				   "expires_at = " KEEP_EXPIRY("$5", "$3")
+				   " WHERE c.id OPERATOR(pg_catalog.=) $1 AND " LIVE(
 					   "c.") " AND ($4 IS NULL OR c.cas OPERATOR(pg_catalog.=) "
 							 "$4) RETURNING c.cas",
-	[KV_STORED_CAS] =
-		"SELECT cas FROM %s WHERE id OPERATOR(pg_catalog.=) $1 AND " LIVE(""),
+	[KV_STORED_CAS] = "SELECT cas, locked_until FROM %s "
+					  "WHERE id OPERATOR(pg_catalog.=) $1 AND " LIVE(""),
 	[KV_REMOVE] =
 		"DELETE FROM %s AS c WHERE c.id OPERATOR(pg_catalog.=) $1 AND " LIVE(
 			"c.") " AND ($2 IS NULL OR c.cas OPERATOR(pg_catalog.=) $2) "
 				  "RETURNING c.cas",
-	[KV_TOUCH] = "UPDATE %s AS c SET expires_at = pg_catalog.now() "
-				 "OPERATOR(pg_catalog.+) $2 "
+	[KV_TOUCH] = "UPDATE %s AS c SET expires_at = $2 "
 				 "WHERE c.id OPERATOR(pg_catalog.=) $1 AND " LIVE(
-					 "c.") " RETURNING c.cas",
+					 "c.") " RETURNING c.cas, c.doc",
 	[KV_PURGE] = "DELETE FROM %s WHERE expires_at OPERATOR(pg_catalog.<=) "
 				 "pg_catalog.now()",
+	[KV_EXISTS] =
+		"SELECT FROM %s WHERE id OPERATOR(pg_catalog.=) $1 AND " LIVE(""),
+	[KV_LOCK] = "UPDATE %s AS c SET locked_until = $2 "
+				"WHERE c.id OPERATOR(pg_catalog.=) $1 AND " LIVE(
+					"c.") " RETURNING c.cas, c.doc",
+	[KV_UNLOCK] =
+		"UPDATE %s AS c SET locked_until = NULL "
+		"WHERE c.id OPERATOR(pg_catalog.=) $1 AND " LIVE(
+			"c.") " AND c.cas OPERATOR(pg_catalog.=) $2 AND c.locked_until "
+				  "OPERATOR(pg_catalog.>) pg_catalog.clock_timestamp() "
+				  "RETURNING c.cas",
 };
 
 /* Parameter types of each statement. */
-static const Oid KvArgs[KV_NSTMTS][4] = {
+static const Oid KvArgs[KV_NSTMTS][5] = {
 	[KV_GET] = {TEXTOID},
 	[KV_GET_MULTI] = {TEXTARRAYOID},
-	[KV_INSERT] = {TEXTOID, JSONBOID, INTERVALOID},
-	[KV_UPSERT] = {TEXTOID, JSONBOID, INTERVALOID},
-	[KV_UPDATE] = {TEXTOID, JSONBOID, INTERVALOID},
-	[KV_REPLACE] = {TEXTOID, JSONBOID, INTERVALOID, INT8OID},
+	[KV_INSERT] = {TEXTOID, JSONBOID, TIMESTAMPTZOID},
+	[KV_UPSERT] = {TEXTOID, JSONBOID, TIMESTAMPTZOID, BOOLOID},
+	[KV_UPDATE] = {TEXTOID, JSONBOID, TIMESTAMPTZOID, BOOLOID},
+	[KV_REPLACE] = {TEXTOID, JSONBOID, TIMESTAMPTZOID, INT8OID, BOOLOID},
 	[KV_STORED_CAS] = {TEXTOID},
 	[KV_REMOVE] = {TEXTOID, INT8OID},
-	[KV_TOUCH] = {TEXTOID, INTERVALOID},
+	[KV_TOUCH] = {TEXTOID, TIMESTAMPTZOID},
 	[KV_PURGE] = {InvalidOid},
+	[KV_EXISTS] = {TEXTOID},
+	[KV_LOCK] = {TEXTOID, TIMESTAMPTZOID},
+	[KV_UNLOCK] = {TEXTOID, INT8OID},
 };
 static const int KvNargs[KV_NSTMTS] = {
-	[KV_GET] = 1,    [KV_GET_MULTI] = 1, [KV_INSERT] = 3,     [KV_UPSERT] = 3,
-	[KV_UPDATE] = 3, [KV_REPLACE] = 4,   [KV_STORED_CAS] = 1, [KV_REMOVE] = 2,
-	[KV_TOUCH] = 2,  [KV_PURGE] = 0,
+	[KV_GET] = 1,     [KV_GET_MULTI] = 1, [KV_INSERT] = 3,     [KV_UPSERT] = 4,
+	[KV_UPDATE] = 4,  [KV_REPLACE] = 5,   [KV_STORED_CAS] = 1, [KV_REMOVE] = 2,
+	[KV_TOUCH] = 2,   [KV_PURGE] = 0,     [KV_EXISTS] = 1,     [KV_LOCK] = 2,
+	[KV_UNLOCK] = 2,
 };
 
 /* One collection's prepared plans. */
@@ -339,27 +381,164 @@ KvRequire(FunctionCallInfo fcinfo, int argno, const char *name)
 						errmsg("%s must not be null", name)));
 }
 
-/* Raise 22023 unless an expiry (when given) lies in the future. */
-static void
-KvCheckExpiry(FunctionCallInfo fcinfo, int argno, const char *key)
-{
-	TimestampTz now;
-	Datum at;
+/* Couchbase reads an expiry number above 30 days as a Unix time. */
+#define KV_EXPIRY_RELATIVE_MAX 2592000
+/* get_and_lock's lock time: 15 s by default, 30 s at most (Couchbase's). */
+#define KV_LOCK_DEFAULT_SECS 15
+#define KV_LOCK_MAX_SECS 30
 
-	if (PG_ARGISNULL(argno))
+/* A time argument: NULL, a number of seconds, or an interval. */
+typedef struct KvTimeArg
+{
+	bool isnull;
+	bool is_number;
+	int64 number;
+	Datum interval;
+	char *text; /* as given, for messages */
+} KvTimeArg;
+
+/*
+ * Read argument argno ("any": an interval, an integer, or an untyped or
+ * text literal holding either) into *out; raise 22023 naming what for any
+ * other type. An argument declared "any" keeps every existing call working
+ * (interval values, untyped literals, NULL) and takes Couchbase's numbers,
+ * where overloads on interval and bigint would make untyped ones ambiguous.
+ */
+static void
+KvTimeArgOf(FunctionCallInfo fcinfo, int argno, const char *what,
+			KvTimeArg *out)
+{
+	Oid type = get_fn_expr_argtype(fcinfo->flinfo, argno);
+	Datum d;
+	char *str = NULL;
+
+	memset(out, 0, sizeof(*out));
+	out->isnull = PG_ARGISNULL(argno);
+	if (out->isnull)
 		return;
-	now = GetCurrentTransactionStartTimestamp();
-	at = DirectFunctionCall2(timestamptz_pl_interval, TimestampTzGetDatum(now),
-							 PG_GETARG_DATUM(argno));
-	if (DatumGetTimestampTz(at) <= now)
+	d = PG_GETARG_DATUM(argno);
+	switch (type)
+	{
+		case INT2OID:
+			out->is_number = true;
+			out->number = DatumGetInt16(d);
+			break;
+		case INT4OID:
+			out->is_number = true;
+			out->number = DatumGetInt32(d);
+			break;
+		case INT8OID:
+			out->is_number = true;
+			out->number = DatumGetInt64(d);
+			break;
+		case INTERVALOID:
+			out->interval = d;
+			break;
+		case UNKNOWNOID:
+		case CSTRINGOID:
+			str = DatumGetCString(d);
+			break;
+		case TEXTOID:
+		case VARCHAROID:
+			str = TextDatumGetCString(d);
+			break;
+		default:
+			ereport(ERROR,
+					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+					 errmsg("%s must be an interval or a number of seconds",
+							what),
+					 errdetail("The %s given is of type %s.", what,
+							   format_type_be(type))));
+	}
+	if (str != NULL)
+	{
+		const char *p = str;
+
+		while (*p == ' ')
+			p++;
+		if (*p == '+' || *p == '-')
+			p++;
+		if (*p >= '0' && *p <= '9' && strspn(p, "0123456789 ") == strlen(p))
+		{
+			out->is_number = true;
+			out->number = pg_strtoint64(str);
+		}
+		else
+			out->interval = DirectFunctionCall3(interval_in,
+												CStringGetDatum(str),
+												ObjectIdGetDatum(InvalidOid),
+												Int32GetDatum(-1));
+	}
+	out->text = out->is_number
+					? psprintf(INT64_FORMAT, out->number)
+					: DatumGetCString(
+						  DirectFunctionCall1(interval_out, out->interval));
+}
+
+/* Return base plus interval. */
+static TimestampTz
+KvPlus(TimestampTz base, Datum interval)
+{
+	return DatumGetTimestampTz(DirectFunctionCall2(
+		timestamptz_pl_interval, TimestampTzGetDatum(base), interval));
+}
+
+/*
+ * Return the time an expiry argument (when given) ends, through *at; false
+ * for none (NULL, or the number 0 as in Couchbase). A number is seconds
+ * from now up to 30 days (2592000), and a Unix time above that; an
+ * interval is from now. Raise 22023 unless the time lies in the future.
+ */
+static bool
+KvExpiryAt(FunctionCallInfo fcinfo, int argno, const char *key,
+		   TimestampTz *at)
+{
+	TimestampTz now = GetCurrentTransactionStartTimestamp();
+	KvTimeArg t;
+
+	KvTimeArgOf(fcinfo, argno, "expiry", &t);
+	if (t.isnull || (t.is_number && t.number == 0))
+		return false;
+	if (!t.is_number)
+		*at = KvPlus(now, t.interval);
+	else if (t.number < 0)
+		*at = now;
+	else if (t.number <= KV_EXPIRY_RELATIVE_MAX)
+		*at = now + t.number * USECS_PER_SEC;
+	else if (t.number > (PG_INT64_MAX / USECS_PER_SEC) / 2)
+		*at = DT_NOEND;
+	else
+		*at = t.number * USECS_PER_SEC -
+			  ((int64) (POSTGRES_EPOCH_JDATE - UNIX_EPOCH_JDATE) *
+			   USECS_PER_DAY);
+	if (*at <= now)
 		ereport(ERROR,
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
 				 errmsg("expiry must be positive"),
-				 errdetail("Expiry %s given for document \"%s\".",
-						   DatumGetCString(DirectFunctionCall1(
-							   interval_out, PG_GETARG_DATUM(argno))),
-						   key),
-				 errhint("Give NULL for a document that does not expire.")));
+				 errdetail("Expiry %s given for document \"%s\"%s.", t.text,
+						   key,
+						   t.is_number && t.number > KV_EXPIRY_RELATIVE_MAX
+							   ? " (a number above 2592000, 30 days, is a "
+								 "Unix time; this one has passed)"
+							   : ""),
+				 errhint("Give NULL or 0 for a document that does not "
+						 "expire.")));
+	return true;
+}
+
+/* Raise 22023 when preserve_expiry (argument pres) and expiry are both given. */
+static bool
+KvPreserveExpiry(FunctionCallInfo fcinfo, int pres, int expiry)
+{
+	if (PG_ARGISNULL(pres) || !PG_GETARG_BOOL(pres))
+		return false;
+	if (!PG_ARGISNULL(expiry))
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("preserve_expiry and expiry cannot both be given"),
+				 errhint("preserve_expiry keeps the stored expiry; leave out "
+						 "expiry, or preserve_expiry to set a new one.")));
+	return true;
 }
 
 /* Return the single bigint result of the last statement (SPI connected). */
@@ -386,52 +565,234 @@ KvNotFound(Oid relid, const char *key)
 					 "it.")));
 }
 
+/* The cas a KV call presents for its key while its statement runs. */
+static struct
+{
+	bool set;
+	const char *key;
+	int key_len;
+	int64 cas;
+} KvPresent;
+
 /*
- * After a replace or remove matched nothing: raise DocumentNotFound, or
- * CasMismatch naming the given and the stored cas.
+ * Raise 55P03 DocumentLocked: document key is locked until until (a
+ * wall-clock time).
+ */
+static void
+KvLocked(const char *key, int key_len, TimestampTz until)
+{
+	long secs;
+	int usecs;
+
+	TimestampDifference(GetCurrentTimestamp(), until, &secs, &usecs);
+	ereport(ERROR,
+			(errcode(ERRCODE_LOCK_NOT_AVAILABLE),
+			 errmsg("document \"%.*s\" is locked", key_len, key),
+			 errdetail("Its lock (docmodel.get_and_lock) ends in %ld.%03d s, "
+					   "at %s.",
+					   secs, usecs / 1000, timestamptz_to_str(until)),
+			 errhint("Write with the cas get_and_lock returned (which "
+					 "unlocks), call docmodel.unlock(), or retry once the "
+					 "lock has ended.")));
+}
+
+/* Return the second column of the last statement's row as a timestamptz. */
+static bool
+KvResultLockedUntil(TimestampTz *until)
+{
+	bool isnull;
+	Datum d = SPI_getbinval(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 2,
+							&isnull);
+
+	if (isnull)
+		return false;
+	*until = DatumGetTimestampTz(d);
+	return *until > GetCurrentTimestamp();
+}
+
+/* Raise 40001 CasMismatch: cas was given for key, stored is stored. */
+static void
+KvCasMismatch(const char *key, int64 cas, int64 stored)
+{
+	ereport(ERROR,
+			(errcode(ERRCODE_T_R_SERIALIZATION_FAILURE),
+			 errmsg("CAS mismatch for document \"%s\"", key),
+			 errdetail("Key \"%s\": the given cas is " INT64_FORMAT
+					   ", the stored cas is " INT64_FORMAT ".",
+					   key, cas, stored),
+			 errhint("Read the document again and retry with its current "
+					 "cas.")));
+}
+
+/*
+ * After a replace or remove matched nothing: raise
+ * DocumentNotFound; DocumentLocked when the document is locked (a write
+ * with another cas than the lock's); else CasMismatch naming the given and
+ * the stored cas.
  */
 static void
 KvNothingMatched(KvRel *entry, Datum keyd, const char *key, bool has_cas,
 				 int64 cas)
 {
 	Datum values[1] = {keyd};
+	TimestampTz until;
 
 	KvExec(entry, KV_STORED_CAS, values, NULL, false, 1);
 	if (SPI_processed == 0 || !has_cas)
 		KvNotFound(entry->relid, key);
-	ereport(ERROR,
-			(errcode(ERRCODE_T_R_SERIALIZATION_FAILURE),
-			 errmsg("CAS mismatch for document \"%s\"", key),
-			 errdetail("Key \"%s\": the given cas is " INT64_FORMAT
-					   ", the stored cas is " INT64_FORMAT ".",
-					   key, cas, KvResultCas()),
-			 errhint("Read the document again and retry with its current "
-					 "cas.")));
+	if (KvResultLockedUntil(&until))
+		KvLocked(key, strlen(key), until);
+	KvCasMismatch(key, cas, KvResultCas());
+}
+
+/*
+ * Run stmt presenting cas for key (when cas_arg holds one): the trigger
+ * lets the write through the document's lock when cas is the lock's.
+ */
+static void
+KvExecPresenting(FunctionCallInfo fcinfo, KvRel *entry, KvStmt stmt,
+				 Datum *values, const char *nulls, const char *key,
+				 int cas_arg)
+{
+	bool save_set = KvPresent.set;
+	const char *save_key = KvPresent.key;
+	int save_len = KvPresent.key_len;
+	int64 save_cas = KvPresent.cas;
+
+	if (cas_arg >= 0 && !PG_ARGISNULL(cas_arg))
+	{
+		KvPresent.set = true;
+		KvPresent.key = key;
+		KvPresent.key_len = strlen(key);
+		KvPresent.cas = PG_GETARG_INT64(cas_arg);
+	}
+	PG_TRY();
+	{
+		KvExec(entry, stmt, values, nulls, false, 0);
+	}
+	PG_FINALLY();
+	{
+		KvPresent.set = save_set;
+		KvPresent.key = save_key;
+		KvPresent.key_len = save_len;
+		KvPresent.cas = save_cas;
+	}
+	PG_END_TRY();
 }
 
 /*
  * Run stmt, a write that must match the live document (replace, remove,
- * touch), and return the cas it leaves. cas_arg is the argument holding the
+ * touch, lock), and return the cas it leaves (SPI stays connected: the
+ * statement's row is in SPI_tuptable). cas_arg is the argument holding the
  * caller's cas (-1 for none): nothing matched is DocumentNotFound, or
- * CasMismatch when a cas was given and the document is there.
+ * DocumentLocked or CasMismatch when a cas was given and the document is
+ * there.
  */
 static int64
-KvWriteLive(FunctionCallInfo fcinfo, KvRel *entry, KvStmt stmt, Datum *values,
-			const char *nulls, const char *key, int cas_arg)
+KvWriteLiveKeep(FunctionCallInfo fcinfo, KvRel *entry, KvStmt stmt,
+				Datum *values, const char *nulls, const char *key, int cas_arg)
 {
-	int64 cas;
-
 	if (SPI_connect() != SPI_OK_CONNECT)
 		elog(ERROR, "SPI_connect failed");
-	KvExec(entry, stmt, values, nulls, false, 0);
+	KvExecPresenting(fcinfo, entry, stmt, values, nulls, key, cas_arg);
 	if (SPI_processed == 0 && cas_arg < 0)
 		KvNotFound(entry->relid, key);
 	if (SPI_processed == 0)
 		KvNothingMatched(entry, values[0], key, !PG_ARGISNULL(cas_arg),
 						 PG_ARGISNULL(cas_arg) ? 0 : PG_GETARG_INT64(cas_arg));
-	cas = KvResultCas();
+	return KvResultCas();
+}
+
+/* KvWriteLiveKeep, then SPI_finish. */
+static int64
+KvWriteLive(FunctionCallInfo fcinfo, KvRel *entry, KvStmt stmt, Datum *values,
+			const char *nulls, const char *key, int cas_arg)
+{
+	int64 cas =
+		KvWriteLiveKeep(fcinfo, entry, stmt, values, nulls, key, cas_arg);
+
 	SPI_finish();
 	return cas;
+}
+
+/*
+ * The per-row rules of locks and max_ttl, applied by the collection trigger
+ * to every write before anything else (also before its shortcuts for an
+ * untouched or unchanged body). For an UPDATE, nv/nn are the new row and
+ * ov/on the stored one; for a DELETE all four are NULL; for an INSERT
+ * ov/on are NULL.
+ *
+ * A live lock (locked_until in the future, the document not expired)
+ * refuses the write with 55P03 unless it carries the lock's cas: a KV call
+ * presenting it (KvPresent) or an UPDATE assigning it to the column cas.
+ * An UPDATE that passes clears an ended or carried lock, unless it sets
+ * locked_until itself (get_and_lock, unlock). An unlocked row costs one
+ * null test. With max_ttl, a new expiry is bounded by it and none becomes
+ * it (Couchbase's rules); without, nothing is done.
+ */
+void
+DocmodelKvRowRules(TriggerData *td, const DocmodelCollection *cfg, Datum *nv,
+				   bool *nn, Datum *ov, bool *on)
+{
+	const int L = DOCMODEL_COLL_ATT_LOCKED - 1;
+	TupleDesc desc = RelationGetDescr(td->tg_relation);
+	Datum dv[DOCMODEL_COLL_ATT_LOCKED];
+	bool dn[DOCMODEL_COLL_ATT_LOCKED];
+	bool is_update = TRIGGER_FIRED_BY_UPDATE(td->tg_event);
+
+	if (TRIGGER_FIRED_BY_DELETE(td->tg_event))
+	{
+		int i;
+
+		for (i = 0; i < DOCMODEL_COLL_ATT_LOCKED; i++)
+			dv[i] = heap_getattr(td->tg_trigtuple, i + 1, desc, &dn[i]);
+		ov = dv;
+		on = dn;
+	}
+	if (ov != NULL && !on[L])
+	{
+		TimestampTz until = DatumGetTimestampTz(ov[L]);
+		bool live = on[3] || DatumGetTimestampTz(ov[3]) >
+								 GetCurrentTransactionStartTimestamp();
+		text *key = DatumGetTextPP(ov[0]);
+		int key_len = VARSIZE_ANY_EXHDR(key);
+		int64 cas = on[2] ? 0 : DatumGetInt64(ov[2]);
+
+		if (live && until > GetCurrentTimestamp())
+		{
+			bool carried =
+				KvPresent.set && KvPresent.cas == cas &&
+				KvPresent.key_len == key_len &&
+				memcmp(KvPresent.key, VARDATA_ANY(key), key_len) == 0;
+
+			if (!carried && is_update && !nn[2] &&
+				DatumGetInt64(nv[2]) == cas &&
+				bms_is_member(3 - FirstLowInvalidHeapAttributeNumber,
+							  td->tg_updatedcols))
+				carried = true;
+			if (!carried)
+				KvLocked(VARDATA_ANY(key), key_len, until);
+		}
+		if (is_update &&
+			!bms_is_member(DOCMODEL_COLL_ATT_LOCKED -
+							   FirstLowInvalidHeapAttributeNumber,
+						   td->tg_updatedcols))
+		{
+			nv[L] = (Datum) 0;
+			nn[L] = true;
+		}
+	}
+	if (nv != NULL && cfg->max_ttl > 0)
+	{
+		TimestampTz bound = GetCurrentTransactionStartTimestamp() +
+							(int64) cfg->max_ttl * USECS_PER_SEC;
+
+		if (nn[3] || DatumGetTimestampTz(nv[3]) > bound)
+		{
+			nv[3] = TimestampTzGetDatum(bound);
+			nn[3] = false;
+		}
+	}
 }
 
 /* get(coll, key) -> jsonb: the live document, or NULL. */
@@ -569,27 +930,33 @@ kv_get_multi(PG_FUNCTION_ARGS)
 	return (Datum) 0;
 }
 
-/* Run insert or upsert: (coll, key, doc, expiry). */
+/*
+ * Run insert or upsert: (coll, key, doc, expiry[, preserve_expiry]).
+ * upsert's preserve_expiry keeps the expiry of a live stored document.
+ */
 static Datum
 KvWrite(FunctionCallInfo fcinfo, KvStmt stmt)
 {
 	KvRel *entry;
 	char *key;
-	Datum values[3];
-	char nulls[3] = {' ', ' ', ' '};
+	Datum values[4];
+	char nulls[4] = {' ', ' ', ' ', ' '};
+	TimestampTz at;
+	bool preserve;
 	int64 cas;
 
 	KvRequire(fcinfo, 0, "collection");
 	KvRequire(fcinfo, 1, "key");
 	KvRequire(fcinfo, 2, "document");
 	key = text_to_cstring(PG_GETARG_TEXT_PP(1));
-	KvCheckExpiry(fcinfo, 3, key);
+	preserve = stmt == KV_UPSERT && KvPreserveExpiry(fcinfo, 4, 3);
+	if (!KvExpiryAt(fcinfo, 3, key, &at))
+		nulls[2] = 'n';
 	entry = KvLookup(PG_GETARG_OID(0), RowExclusiveLock);
 	values[0] = PG_GETARG_DATUM(1);
 	values[1] = PG_GETARG_DATUM(2);
-	values[2] = PG_ARGISNULL(3) ? (Datum) 0 : PG_GETARG_DATUM(3);
-	if (PG_ARGISNULL(3))
-		nulls[2] = 'n';
+	values[2] = TimestampTzGetDatum(at);
+	values[3] = BoolGetDatum(preserve);
 	if (SPI_connect() != SPI_OK_CONNECT)
 		elog(ERROR, "SPI_connect failed");
 	/*
@@ -620,34 +987,41 @@ kv_insert(PG_FUNCTION_ARGS)
 	return KvWrite(fcinfo, KV_INSERT);
 }
 
-/* upsert(coll, key, doc, expiry) -> cas: insert or replace. */
+/* upsert(coll, key, doc, expiry, preserve_expiry) -> cas: insert or replace. */
 Datum
 kv_upsert(PG_FUNCTION_ARGS)
 {
 	return KvWrite(fcinfo, KV_UPSERT);
 }
 
-/* replace(coll, key, doc, cas, expiry) -> cas; P0002 absent, 40001 stale. */
+/*
+ * replace(coll, key, doc, cas, expiry, preserve_expiry) -> cas; P0002
+ * absent, 40001 stale, 55P03 locked (a cas given for a locked document
+ * must be the lock's, which unlocks it).
+ */
 Datum
 kv_replace(PG_FUNCTION_ARGS)
 {
 	KvRel *entry;
 	char *key;
-	Datum values[4];
-	char nulls[4] = {' ', ' ', ' ', ' '};
+	Datum values[5];
+	char nulls[5] = {' ', ' ', ' ', ' ', ' '};
+	TimestampTz at;
+	bool preserve;
 
 	KvRequire(fcinfo, 0, "collection");
 	KvRequire(fcinfo, 1, "key");
 	KvRequire(fcinfo, 2, "document");
 	key = text_to_cstring(PG_GETARG_TEXT_PP(1));
-	KvCheckExpiry(fcinfo, 4, key);
+	preserve = KvPreserveExpiry(fcinfo, 5, 4);
+	if (!KvExpiryAt(fcinfo, 4, key, &at))
+		nulls[2] = 'n';
 	entry = KvLookup(PG_GETARG_OID(0), RowExclusiveLock);
 	values[0] = PG_GETARG_DATUM(1);
 	values[1] = PG_GETARG_DATUM(2);
-	values[2] = PG_ARGISNULL(4) ? (Datum) 0 : PG_GETARG_DATUM(4);
+	values[2] = TimestampTzGetDatum(at);
 	values[3] = PG_ARGISNULL(3) ? (Datum) 0 : PG_GETARG_DATUM(3);
-	if (PG_ARGISNULL(4))
-		nulls[2] = 'n';
+	values[4] = BoolGetDatum(preserve);
 	if (PG_ARGISNULL(3))
 		nulls[3] = 'n';
 	PG_RETURN_INT64(
@@ -675,26 +1049,183 @@ kv_remove(PG_FUNCTION_ARGS)
 		KvWriteLive(fcinfo, entry, KV_REMOVE, values, nulls, key, 2));
 }
 
+/*
+ * Return the (doc, cas) result of get_and_touch and get_and_lock from the
+ * row (cas, doc) the statement returned, the document migrated as get()'s
+ * is; finishes SPI.
+ */
+static Datum
+KvDocAndCas(FunctionCallInfo fcinfo, const char *key)
+{
+	TupleDesc desc;
+	Datum values[2];
+	bool nulls[2] = {false, false};
+	bool isnull;
+	Jsonb *doc;
+	Jsonb *cur;
+
+	if (get_call_result_type(fcinfo, NULL, &desc) != TYPEFUNC_COMPOSITE)
+		elog(ERROR, "return type must be a row type");
+	values[1] = Int64GetDatum(KvResultCas());
+	values[0] = SPI_datumTransfer(SPI_getbinval(SPI_tuptable->vals[0],
+												SPI_tuptable->tupdesc, 2,
+												&isnull),
+								  false, -1);
+	SPI_finish();
+	/* schema version: see migrate.c (the document at its current version) */
+	doc = DatumGetJsonbP(values[0]);
+	cur = DocmodelMigrate(doc, DOC_META_AUTO, NULL, key, false);
+	if (cur != doc)
+		values[0] = JsonbPGetDatum(cur);
+	return HeapTupleGetDatum(heap_form_tuple(BlessTupleDesc(desc), values,
+											 nulls));
+}
+
+/* Run touch or get_and_touch: (coll, key, expiry); SPI left connected. */
+static void
+KvTouch(FunctionCallInfo fcinfo, const char *key)
+{
+	KvRel *entry;
+	Datum values[2];
+	char nulls[2] = {' ', ' '};
+	TimestampTz at;
+
+	if (!KvExpiryAt(fcinfo, 2, key, &at))
+		nulls[1] = 'n';
+	entry = KvLookup(PG_GETARG_OID(0), RowExclusiveLock);
+	values[0] = PG_GETARG_DATUM(1);
+	values[1] = TimestampTzGetDatum(at);
+	(void) KvWriteLiveKeep(fcinfo, entry, KV_TOUCH, values, nulls, key, -1);
+}
+
 /* touch(coll, key, expiry) -> new cas: set or clear (NULL) the expiry. */
 Datum
 kv_touch(PG_FUNCTION_ARGS)
 {
-	KvRel *entry;
+	int64 cas;
+
+	KvRequire(fcinfo, 0, "collection");
+	KvRequire(fcinfo, 1, "key");
+	KvTouch(fcinfo, text_to_cstring(PG_GETARG_TEXT_PP(1)));
+	cas = KvResultCas();
+	SPI_finish();
+	PG_RETURN_INT64(cas);
+}
+
+/* get_and_touch(coll, key, expiry) -> (doc, cas): touch, and read. */
+Datum
+kv_get_and_touch(PG_FUNCTION_ARGS)
+{
 	char *key;
-	Datum values[2];
-	char nulls[2] = {' ', ' '};
 
 	KvRequire(fcinfo, 0, "collection");
 	KvRequire(fcinfo, 1, "key");
 	key = text_to_cstring(PG_GETARG_TEXT_PP(1));
-	KvCheckExpiry(fcinfo, 2, key);
+	KvTouch(fcinfo, key);
+	PG_RETURN_DATUM(KvDocAndCas(fcinfo, key));
+}
+
+/*
+ * get_and_lock(coll, key, lock_time) -> (doc, cas): lock the document for
+ * lock_time (15 s when NULL, 30 s at most) and read it; cas is the lock's.
+ * A locked document refuses a second lock (55P03, from the trigger).
+ */
+Datum
+kv_get_and_lock(PG_FUNCTION_ARGS)
+{
+	KvRel *entry;
+	char *key;
+	Datum values[2];
+	KvTimeArg t;
+	int64 us;
+
+	KvRequire(fcinfo, 0, "collection");
+	KvRequire(fcinfo, 1, "key");
+	key = text_to_cstring(PG_GETARG_TEXT_PP(1));
+	KvTimeArgOf(fcinfo, 2, "lock time", &t);
+	if (t.isnull)
+		us = KV_LOCK_DEFAULT_SECS * USECS_PER_SEC;
+	else if (t.is_number)
+		us = (t.number > 0 && t.number <= KV_LOCK_MAX_SECS)
+				 ? t.number * USECS_PER_SEC
+				 : 0;
+	else
+		us = KvPlus(0, t.interval);
+	if (us <= 0 || us > KV_LOCK_MAX_SECS * USECS_PER_SEC)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("invalid lock time %s", t.text),
+				 errdetail("Document \"%s\": a lock lasts more than 0 and at "
+						   "most %d seconds.",
+						   key, KV_LOCK_MAX_SECS),
+				 errhint("Leave lock_time out for the default of %d "
+						 "seconds.",
+						 KV_LOCK_DEFAULT_SECS)));
 	entry = KvLookup(PG_GETARG_OID(0), RowExclusiveLock);
 	values[0] = PG_GETARG_DATUM(1);
-	values[1] = PG_ARGISNULL(2) ? (Datum) 0 : PG_GETARG_DATUM(2);
-	if (PG_ARGISNULL(2))
-		nulls[1] = 'n';
-	PG_RETURN_INT64(
-		KvWriteLive(fcinfo, entry, KV_TOUCH, values, nulls, key, -1));
+	values[1] = TimestampTzGetDatum(GetCurrentTimestamp() + us);
+	(void) KvWriteLiveKeep(fcinfo, entry, KV_LOCK, values, NULL, key, -1);
+	PG_RETURN_DATUM(KvDocAndCas(fcinfo, key));
+}
+
+/*
+ * unlock(coll, key, cas) -> new cas: end the lock get_and_lock took, given
+ * its cas. P0002 absent; 55000 DocumentNotLocked when no lock is held (or
+ * it has ended); 40001 when cas is not the lock's.
+ */
+Datum
+kv_unlock(PG_FUNCTION_ARGS)
+{
+	KvRel *entry;
+	char *key;
+	Datum values[2];
+	int64 cas;
+	TimestampTz until;
+
+	KvRequire(fcinfo, 0, "collection");
+	KvRequire(fcinfo, 1, "key");
+	KvRequire(fcinfo, 2, "cas");
+	key = text_to_cstring(PG_GETARG_TEXT_PP(1));
+	entry = KvLookup(PG_GETARG_OID(0), RowExclusiveLock);
+	values[0] = PG_GETARG_DATUM(1);
+	values[1] = PG_GETARG_DATUM(2);
+	if (SPI_connect() != SPI_OK_CONNECT)
+		elog(ERROR, "SPI_connect failed");
+	KvExecPresenting(fcinfo, entry, KV_UNLOCK, values, NULL, key, 2);
+	if (SPI_processed == 0)
+	{
+		KvExec(entry, KV_STORED_CAS, values, NULL, false, 1);
+		if (SPI_processed == 0)
+			KvNotFound(entry->relid, key);
+		if (!KvResultLockedUntil(&until))
+			ereport(ERROR,
+					(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
+					 errmsg("document \"%s\" is not locked", key),
+					 errdetail("Collection \"%s\": the document has no lock, "
+							   "or its lock has ended.",
+							   get_rel_name(entry->relid)),
+					 errhint("Lock it with docmodel.get_and_lock().")));
+		KvCasMismatch(key, PG_GETARG_INT64(2), KvResultCas());
+	}
+	cas = KvResultCas();
+	SPI_finish();
+	PG_RETURN_INT64(cas);
+}
+
+/* exists(coll, key) -> boolean: whether a live document has this key. */
+Datum
+kv_exists(PG_FUNCTION_ARGS)
+{
+	KvRel *entry = KvLookup(PG_GETARG_OID(0), AccessShareLock);
+	Datum values[1] = {PG_GETARG_DATUM(1)};
+	bool found;
+
+	if (SPI_connect() != SPI_OK_CONNECT)
+		elog(ERROR, "SPI_connect failed");
+	KvExec(entry, KV_EXISTS, values, NULL, true, 1);
+	found = SPI_processed > 0;
+	SPI_finish();
+	PG_RETURN_BOOL(found);
 }
 
 /* purge_expired(coll) -> how many expired documents were deleted. */
