@@ -199,7 +199,10 @@ SubdocDepth(const JsonbValue *v)
 	while ((tok = JsonbIteratorNext(&it, &x, false)) != WJB_DONE)
 	{
 		if (tok == WJB_BEGIN_ARRAY || tok == WJB_BEGIN_OBJECT)
-			max = Max(max, ++depth);
+		{
+			depth++;
+			max = Max(max, depth);
+		}
 		else if (tok == WJB_END_ARRAY || tok == WJB_END_OBJECT)
 			depth--;
 	}
