@@ -112,6 +112,7 @@ typedef struct SubdocCall
 	SubdocSpec specs[SUBDOC_MAX_SPECS];
 	bool has_result[SUBDOC_MAX_SPECS];
 	int64 result[SUBDOC_MAX_SPECS];
+	bool failed; /* a spec raised in mutate_in's statement */
 } SubdocCall;
 
 static SubdocCall *SubdocActive = NULL;
@@ -138,8 +139,8 @@ SubdocRaise(const SubdocCall *call, int i, const SubdocMiss *m)
 {
 	ereport(ERROR,
 			(errcode(m->sqlstate),
-			 errmsg("%s spec %d (%s) of document \"%s\": %s", SubdocFn(call),
-					i, SubdocOps[call->specs[i].op].name, call->key, m->what),
+			 errmsg("%s spec %d (%s) of document \"%s\": %s", SubdocFn(call), i,
+					SubdocOps[call->specs[i].op].name, call->key, m->what),
 			 errdetail("%s: %s", m->name, m->detail)));
 }
 
@@ -245,16 +246,15 @@ SubdocDelta(const SubdocCall *call, int i, const char *op, SubdocSpec *s,
 			SubdocBadSpec(call, i, op, ERRCODE_INVALID_PARAMETER_VALUE,
 						  "DeltaInvalid",
 						  pstrdup("\"delta\" must be a non-zero integer"));
-		text = DatumGetCString(DirectFunctionCall1(
-			numeric_out, NumericGetDatum(v->val.numeric)));
+		text = DatumGetCString(
+			DirectFunctionCall1(numeric_out, NumericGetDatum(v->val.numeric)));
 		errno = 0;
 		d = strtoi64(text, &end, 10);
 		if (*end != '\0' || errno != 0 || d == 0 ||
 			(s->op == SD_DECREMENT && d == PG_INT64_MIN))
-			SubdocBadSpec(call, i, op, ERRCODE_INVALID_PARAMETER_VALUE,
-						  "DeltaInvalid",
-						  psprintf("delta %s is not a non-zero 64-bit integer",
-								   text));
+			SubdocBadSpec(
+				call, i, op, ERRCODE_INVALID_PARAMETER_VALUE, "DeltaInvalid",
+				psprintf("delta %s is not a non-zero 64-bit integer", text));
 	}
 	s->delta = s->op == SD_DECREMENT ? -d : d;
 }
@@ -294,7 +294,7 @@ SubdocParseSpec(SubdocCall *call, int i, const JsonbValue *v)
 		JsonbIteratorNext(&it, &x, true);
 		copy = palloc(sizeof(JsonbValue));
 		*copy = x;
-#define SUBDOC_IS(name)                      \
+#define SUBDOC_IS(name)                  \
 	(k.val.string.len == strlen(name) && \
 	 memcmp(k.val.string.val, name, k.val.string.len) == 0)
 		if (SUBDOC_IS("op"))
@@ -381,10 +381,9 @@ SubdocParseSpec(SubdocCall *call, int i, const JsonbValue *v)
 	else
 		why = JsonPointerParseSubdoc(ptext, plen, &s->path);
 	if (why != NULL)
-		SubdocBadSpec(call, i, opname, ERRCODE_INVALID_PARAMETER_VALUE,
-					  "PathInvalid",
-					  psprintf("path \"%s\" is invalid: %s", s->path.text,
-							   why));
+		SubdocBadSpec(
+			call, i, opname, ERRCODE_INVALID_PARAMETER_VALUE, "PathInvalid",
+			psprintf("path \"%s\" is invalid: %s", s->path.text, why));
 	if (s->path.ntok > SUBDOC_MAX_DEPTH)
 		SubdocBadSpec(call, i, opname, ERRCODE_PROGRAM_LIMIT_EXCEEDED,
 					  "PathTooBig",
@@ -476,16 +475,14 @@ SubdocParse(Jsonb *specs, const char *key, bool mutate)
 	if (n == 0)
 		ereport(ERROR,
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-				 errmsg("%s of document \"%s\": no specs", SubdocFn(call),
-						key),
+				 errmsg("%s of document \"%s\": no specs", SubdocFn(call), key),
 				 errhint("Give between 1 and %d specs.", SUBDOC_MAX_SPECS)));
 	if (n > SUBDOC_MAX_SPECS)
-		ereport(ERROR,
-				(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
-				 errmsg("%s of document \"%s\": %d specs, at most %d",
-						SubdocFn(call), key, n, SUBDOC_MAX_SPECS),
-				 errdetail("Couchbase's limit of specs per call."),
-				 errhint("Split the specs into several calls.")));
+		ereport(ERROR, (errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
+						errmsg("%s of document \"%s\": %d specs, at most %d",
+							   SubdocFn(call), key, n, SUBDOC_MAX_SPECS),
+						errdetail("Couchbase's limit of specs per call."),
+						errhint("Split the specs into several calls.")));
 	it = JsonbIteratorInit(&specs->root);
 	while ((tok = JsonbIteratorNext(&it, &v, true)) != WJB_DONE)
 		if (tok == WJB_ELEM)
@@ -534,24 +531,24 @@ SubdocFind(JsonbValue *cur, const JsonPointer *p, int t, SubdocMiss *m)
 			JsonPointerArrayIndex(tok, len, &pos);
 		if (pos >= 0 && pos < n)
 			return pos;
-		SubdocSetMiss(m, ERRCODE_SQL_JSON_MEMBER_NOT_FOUND, "PathNotFound",
-					  psprintf("path \"%s\" not found", p->text),
-					  psprintf("The array at %s has %d elements.",
-							   SubdocLevel(p, t), n));
+		SubdocSetMiss(
+			m, ERRCODE_SQL_JSON_MEMBER_NOT_FOUND, "PathNotFound",
+			psprintf("path \"%s\" not found", p->text),
+			psprintf("The array at %s has %d elements.", SubdocLevel(p, t), n));
 		return -1;
 	}
 	if (SubdocIsIndex(tok, len) && cur->type != jbvObject)
-		SubdocSetMiss(m, ERRCODE_SQL_JSON_ARRAY_NOT_FOUND, "PathMismatch",
-					  psprintf("path \"%s\" does not match the document",
-							   p->text),
-					  psprintf("%s needs an array, the document has %s.",
-							   SubdocLevel(p, t), JsonTreeTypeName(cur)));
+		SubdocSetMiss(
+			m, ERRCODE_SQL_JSON_ARRAY_NOT_FOUND, "PathMismatch",
+			psprintf("path \"%s\" does not match the document", p->text),
+			psprintf("%s needs an array, the document has %s.",
+					 SubdocLevel(p, t), JsonTreeTypeName(cur)));
 	else
-		SubdocSetMiss(m, ERRCODE_SQL_JSON_OBJECT_NOT_FOUND, "PathMismatch",
-					  psprintf("path \"%s\" does not match the document",
-							   p->text),
-					  psprintf("%s needs an object, the document has %s.",
-							   SubdocLevel(p, t), JsonTreeTypeName(cur)));
+		SubdocSetMiss(
+			m, ERRCODE_SQL_JSON_OBJECT_NOT_FOUND, "PathMismatch",
+			psprintf("path \"%s\" does not match the document", p->text),
+			psprintf("%s needs an object, the document has %s.",
+					 SubdocLevel(p, t), JsonTreeTypeName(cur)));
 	return -1;
 }
 
@@ -612,8 +609,7 @@ SubdocMismatch(SubdocMiss *m, int sqlstate, const JsonPointer *p,
 static bool
 SubdocIsPrimitive(const JsonbValue *v)
 {
-	return v->type != jbvBinary && v->type != jbvObject &&
-		   v->type != jbvArray;
+	return v->type != jbvBinary && v->type != jbvObject && v->type != jbvArray;
 }
 
 /* increment/decrement the node at *target (NULL: absent, starting at 0). */
@@ -640,7 +636,8 @@ SubdocCount(SubdocCall *call, int i, JsonbValue *target, JsonbValue *out,
 		if (*end != '\0')
 			return SubdocSetMiss(
 				m, ERRCODE_NON_NUMERIC_SQL_JSON_ITEM, "PathMismatch",
-				psprintf("path \"%s\" does not match the document", s->path.text),
+				psprintf("path \"%s\" does not match the document",
+						 s->path.text),
 				psprintf("The op needs an integer there, the document has "
 						 "%s.",
 						 text));
@@ -655,7 +652,7 @@ SubdocCount(SubdocCall *call, int i, JsonbValue *target, JsonbValue *out,
 			m, ERRCODE_NUMERIC_VALUE_OUT_OF_RANGE, "NumberTooBig",
 			psprintf("the number at path \"%s\" would overflow", s->path.text),
 			psprintf(INT64_FORMAT " plus " INT64_FORMAT
-							 " is out of the 64-bit integer range.",
+								  " is out of the 64-bit integer range.",
 					 cur, s->delta));
 	out->type = jbvNumeric;
 	out->val.numeric = int64_to_numeric(res);
@@ -871,7 +868,8 @@ SubdocLookup(SubdocCall *call, int i, JsonbValue *root, JsonbParseState **ps)
 	bool ok = v != NULL;
 
 	pushJsonbValue(ps, WJB_BEGIN_OBJECT, NULL);
-	if (s->op == SD_EXISTS && !ok && m.sqlstate == ERRCODE_SQL_JSON_MEMBER_NOT_FOUND)
+	if (s->op == SD_EXISTS && !ok &&
+		m.sqlstate == ERRCODE_SQL_JSON_MEMBER_NOT_FOUND)
 	{
 		/* exists: a missing path is false, not an error */
 		ok = true;
@@ -891,9 +889,9 @@ SubdocLookup(SubdocCall *call, int i, JsonbValue *root, JsonbParseState **ps)
 		if (v->type == jbvObject || v->type == jbvArray)
 		{
 			r.type = jbvNumeric;
-			r.val.numeric = int64_to_numeric(v->type == jbvObject
-												  ? v->val.object.nPairs
-												  : v->val.array.nElems);
+			r.val.numeric =
+				int64_to_numeric(v->type == jbvObject ? v->val.object.nPairs
+													  : v->val.array.nElems);
 			v = &r;
 		}
 		else
@@ -985,6 +983,7 @@ Datum
 subdoc_mutate_in(PG_FUNCTION_ARGS)
 {
 	SubdocCall *volatile save = SubdocActive;
+	MemoryContext cxt = CurrentMemoryContext;
 	SubdocCall *call;
 	const DocmodelKvSql *update = &SubdocUpdate;
 	const DocmodelKvSql *insert = NULL;
@@ -1022,8 +1021,7 @@ subdoc_mutate_in(PG_FUNCTION_ARGS)
 	if (insert != NULL && !PG_ARGISNULL(3))
 		ereport(ERROR,
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-				 errmsg("cas cannot be given with store_semantics \"%s\"",
-						sem),
+				 errmsg("cas cannot be given with store_semantics \"%s\"", sem),
 				 errdetail("Document \"%s\": a cas compares with a present "
 						   "document, which only replace requires.",
 						   key)));
@@ -1041,14 +1039,27 @@ subdoc_mutate_in(PG_FUNCTION_ARGS)
 	SubdocActive = call;
 	PG_TRY();
 	{
-		cas = DocmodelKvWriteWith(fcinfo, update, insert, values, nulls, key,
-								  3);
+		cas =
+			DocmodelKvWriteWith(fcinfo, update, insert, values, nulls, key, 3);
 	}
-	PG_FINALLY();
+	PG_CATCH();
 	{
 		SubdocActive = save;
+		if (call->failed)
+		{
+			/* a spec's error: its message says all, not the statement */
+			ErrorData *edata;
+
+			MemoryContextSwitchTo(cxt);
+			edata = CopyErrorData();
+			FlushErrorState();
+			edata->context = NULL;
+			ReThrowError(edata);
+		}
+		PG_RE_THROW();
 	}
 	PG_END_TRY();
+	SubdocActive = save;
 
 	pushJsonbValue(&ps, WJB_BEGIN_OBJECT, NULL);
 	SubdocPushString(&ps, WJB_KEY, "cas");
@@ -1099,9 +1110,8 @@ subdoc_mutate_in_apply(PG_FUNCTION_ARGS)
 	specs = PG_GETARG_JSONB_P(1);
 	key = text_to_cstring(PG_GETARG_TEXT_PP(2));
 	if (call == NULL || strcmp(call->key, key) != 0 ||
-		(specs != call->raw &&
-		 (VARSIZE(specs) != VARSIZE(call->raw) ||
-		  memcmp(specs, call->raw, VARSIZE(specs)) != 0)))
+		(specs != call->raw && (VARSIZE(specs) != VARSIZE(call->raw) ||
+								memcmp(specs, call->raw, VARSIZE(specs)) != 0)))
 		call = SubdocParse(specs, key, true);
 	if (PG_ARGISNULL(0))
 	{
@@ -1117,6 +1127,9 @@ subdoc_mutate_in_apply(PG_FUNCTION_ARGS)
 	memset(call->has_result, 0, sizeof(call->has_result));
 	for (i = 0; i < call->nspecs; i++)
 		if (!SubdocMutate(call, i, &root, &m))
+		{
+			call->failed = call == SubdocActive;
 			SubdocRaise(call, i, &m);
+		}
 	PG_RETURN_JSONB_P(JsonTreeToJsonb(&root));
 }
