@@ -102,7 +102,7 @@ typedef enum KvStmt
 	"pg_catalog.now())"
 
 /* Keep the stored expiry when $n says so (preserve_expiry) and it is live. */
-#define KEEP_EXPIRY(n, other) \
+#define KEEP_EXPIRY(n, other)                                              \
 	"CASE WHEN " n " AND " LIVE("c.") " THEN c.expires_at ELSE " other " END"
 
 static const char *const KvSql[KV_NSTMTS] = {
@@ -125,19 +125,16 @@ static const char *const KvSql[KV_NSTMTS] = {
 	[KV_UPSERT] = "INSERT INTO %s AS c (id, doc, expires_at) "
 				  "VALUES ($1, $2, $3) "
 				  "ON CONFLICT (id) DO UPDATE SET doc = EXCLUDED.doc, "
-				  "expires_at = " KEEP_EXPIRY(
-					  "$4", "EXCLUDED.expires_at") " RETURNING c.cas",
-	[KV_UPDATE] =
-		"UPDATE %s AS c SET doc = $2, "
-		"expires_at = " KEEP_EXPIRY(
-			"$4", "$3") " WHERE c.id OPERATOR(pg_catalog.=) $1 RETURNING c.cas",
+				  "expires_at = " KEEP_EXPIRY("$4", "EXCLUDED.expires_at")
+				  " RETURNING c.cas",
+	[KV_UPDATE] = "UPDATE %s AS c SET doc = $2, "
+				  "expires_at = " KEEP_EXPIRY("$4", "$3")
+				  " WHERE c.id OPERATOR(pg_catalog.=) $1 RETURNING c.cas",
 	[KV_REPLACE] = "UPDATE %s AS c SET doc = $2, "
-				   "expires_at = " KEEP_EXPIRY(
-					   "$5", "$3") " WHERE c.id OPERATOR(pg_catalog.=) $1 "
-								   "AND " LIVE("c.") " AND ($4 IS NULL OR "
-													 "c.cas "
-													 "OPERATOR(pg_catalog.=) "
-													 "$4) RETURNING c.cas",
+				   "expires_at = " KEEP_EXPIRY("$5", "$3")
+				   " WHERE c.id OPERATOR(pg_catalog.=) $1 AND " LIVE(
+					   "c.") " AND ($4 IS NULL OR c.cas OPERATOR(pg_catalog.=) "
+							 "$4) RETURNING c.cas",
 	[KV_STORED_CAS] = "SELECT cas, locked_until FROM %s "
 					  "WHERE id OPERATOR(pg_catalog.=) $1 AND " LIVE(""),
 	[KV_REMOVE] =
@@ -179,9 +176,9 @@ static const Oid KvArgs[KV_NSTMTS][5] = {
 	[KV_UNLOCK] = {TEXTOID, INT8OID},
 };
 static const int KvNargs[KV_NSTMTS] = {
-	[KV_GET] = 1,    [KV_GET_MULTI] = 1, [KV_INSERT] = 3,     [KV_UPSERT] = 4,
-	[KV_UPDATE] = 4, [KV_REPLACE] = 5,   [KV_STORED_CAS] = 1, [KV_REMOVE] = 2,
-	[KV_TOUCH] = 2,  [KV_PURGE] = 0,     [KV_EXISTS] = 1,     [KV_LOCK] = 2,
+	[KV_GET] = 1,     [KV_GET_MULTI] = 1, [KV_INSERT] = 3,     [KV_UPSERT] = 4,
+	[KV_UPDATE] = 4,  [KV_REPLACE] = 5,   [KV_STORED_CAS] = 1, [KV_REMOVE] = 2,
+	[KV_TOUCH] = 2,   [KV_PURGE] = 0,     [KV_EXISTS] = 1,     [KV_LOCK] = 2,
 	[KV_UNLOCK] = 2,
 };
 
@@ -190,8 +187,8 @@ typedef struct KvRel
 {
 	Oid relid;  /* hash key */
 	bool valid; /* checked to be a collection, plans current */
-	SPIPlanPtr
-		plans[KV_NSTMTS + DOCMODEL_KV_EXT_STMTS]; /* ours, then KvExt's */
+	/* KvSql's statements, then KvExt's */
+	SPIPlanPtr plans[KV_NSTMTS + DOCMODEL_KV_EXT_STMTS];
 } KvRel;
 
 /* Other modules' statements (DocmodelKvWriteWith), by slot. */
@@ -453,12 +450,12 @@ KvTimeArgOf(FunctionCallInfo fcinfo, int argno, const char *what,
 			str = TextDatumGetCString(d);
 			break;
 		default:
-			ereport(
-				ERROR,
-				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-				 errmsg("%s must be an interval or a number of seconds", what),
-				 errdetail("The %s given is of type %s.", what,
-						   format_type_be(type))));
+			ereport(ERROR,
+					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+					 errmsg("%s must be an interval or a number of seconds",
+							what),
+					 errdetail("The %s given is of type %s.", what,
+							   format_type_be(type))));
 	}
 	if (str != NULL)
 	{
@@ -474,14 +471,15 @@ KvTimeArgOf(FunctionCallInfo fcinfo, int argno, const char *what,
 			out->number = pg_strtoint64(str);
 		}
 		else
-			out->interval = DirectFunctionCall3(
-				interval_in, CStringGetDatum(str), ObjectIdGetDatum(InvalidOid),
-				Int32GetDatum(-1));
+			out->interval = DirectFunctionCall3(interval_in,
+												CStringGetDatum(str),
+												ObjectIdGetDatum(InvalidOid),
+												Int32GetDatum(-1));
 	}
-	out->text =
-		out->is_number
-			? psprintf(INT64_FORMAT, out->number)
-			: DatumGetCString(DirectFunctionCall1(interval_out, out->interval));
+	out->text = out->is_number
+					? psprintf(INT64_FORMAT, out->number)
+					: DatumGetCString(
+						  DirectFunctionCall1(interval_out, out->interval));
 }
 
 /* Return base plus interval. */
@@ -499,7 +497,8 @@ KvPlus(TimestampTz base, Datum interval)
  * interval is from now. Raise 22023 unless the time lies in the future.
  */
 static bool
-KvExpiryAt(FunctionCallInfo fcinfo, int argno, const char *key, TimestampTz *at)
+KvExpiryAt(FunctionCallInfo fcinfo, int argno, const char *key,
+		   TimestampTz *at)
 {
 	TimestampTz now = GetCurrentTransactionStartTimestamp();
 	KvTimeArg t;
@@ -516,21 +515,21 @@ KvExpiryAt(FunctionCallInfo fcinfo, int argno, const char *key, TimestampTz *at)
 	else if (t.number > (PG_INT64_MAX / USECS_PER_SEC) / 2)
 		*at = DT_NOEND;
 	else
-		*at =
-			t.number * USECS_PER_SEC -
-			((int64) (POSTGRES_EPOCH_JDATE - UNIX_EPOCH_JDATE) * USECS_PER_DAY);
+		*at = t.number * USECS_PER_SEC -
+			  ((int64) (POSTGRES_EPOCH_JDATE - UNIX_EPOCH_JDATE) *
+			   USECS_PER_DAY);
 	if (*at <= now)
-		ereport(
-			ERROR,
-			(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-			 errmsg("expiry must be positive"),
-			 errdetail("Expiry %s given for document \"%s\"%s.", t.text, key,
-					   t.is_number && t.number > KV_EXPIRY_RELATIVE_MAX
-						   ? " (a number above 2592000, 30 days, is a "
-							 "Unix time; this one has passed)"
-						   : ""),
-			 errhint("Give NULL or 0 for a document that does not "
-					 "expire.")));
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("expiry must be positive"),
+				 errdetail("Expiry %s given for document \"%s\"%s.", t.text,
+						   key,
+						   t.is_number && t.number > KV_EXPIRY_RELATIVE_MAX
+							   ? " (a number above 2592000, 30 days, is a "
+								 "Unix time; this one has passed)"
+							   : ""),
+				 errhint("Give NULL or 0 for a document that does not "
+						 "expire.")));
 	return true;
 }
 
@@ -609,8 +608,8 @@ static bool
 KvResultLockedUntil(TimestampTz *until)
 {
 	bool isnull;
-	Datum d =
-		SPI_getbinval(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 2, &isnull);
+	Datum d = SPI_getbinval(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 2,
+							&isnull);
 
 	if (isnull)
 		return false;
@@ -659,7 +658,8 @@ KvNothingMatched(KvRel *entry, Datum keyd, const char *key, bool has_cas,
  */
 static void
 KvExecPresenting(FunctionCallInfo fcinfo, KvRel *entry, KvStmt stmt,
-				 Datum *values, const char *nulls, const char *key, int cas_arg)
+				 Datum *values, const char *nulls, const char *key,
+				 int cas_arg)
 {
 	bool save_set = KvPresent.set;
 	const char *save_key = KvPresent.key;
@@ -780,9 +780,10 @@ DocmodelKvRowRules(TriggerData *td, const DocmodelCollection *cfg, Datum *nv,
 			if (!carried)
 				KvLocked(VARDATA_ANY(key), key_len, until);
 		}
-		if (is_update && !bms_is_member(DOCMODEL_COLL_ATT_LOCKED -
-											FirstLowInvalidHeapAttributeNumber,
-										td->tg_updatedcols))
+		if (is_update &&
+			!bms_is_member(DOCMODEL_COLL_ATT_LOCKED -
+							   FirstLowInvalidHeapAttributeNumber,
+						   td->tg_updatedcols))
 		{
 			nv[L] = (Datum) 0;
 			nn[L] = true;
@@ -1083,17 +1084,18 @@ KvDocAndCas(FunctionCallInfo fcinfo, const char *key)
 	if (get_call_result_type(fcinfo, NULL, &desc) != TYPEFUNC_COMPOSITE)
 		elog(ERROR, "return type must be a row type");
 	values[1] = Int64GetDatum(KvResultCas());
-	values[0] = SPI_datumTransfer(
-		SPI_getbinval(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 2, &isnull),
-		false, -1);
+	values[0] = SPI_datumTransfer(SPI_getbinval(SPI_tuptable->vals[0],
+												SPI_tuptable->tupdesc, 2,
+												&isnull),
+								  false, -1);
 	SPI_finish();
 	/* schema version: see migrate.c (the document at its current version) */
 	doc = DatumGetJsonbP(values[0]);
 	cur = DocmodelMigrate(doc, DOC_META_AUTO, NULL, key, false);
 	if (cur != doc)
 		values[0] = JsonbPGetDatum(cur);
-	return HeapTupleGetDatum(
-		heap_form_tuple(BlessTupleDesc(desc), values, nulls));
+	return HeapTupleGetDatum(heap_form_tuple(BlessTupleDesc(desc), values,
+											 nulls));
 }
 
 /* Run touch or get_and_touch: (coll, key, expiry); SPI left connected. */
