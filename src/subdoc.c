@@ -32,7 +32,6 @@
 #include "fmgr.h"
 #include "utils/builtins.h"
 #include "utils/jsonb.h"
-#include "utils/memutils.h"
 #include "utils/numeric.h"
 
 #include "jsonpointer.h"
@@ -491,52 +490,6 @@ SubdocParse(Jsonb *specs, const char *key, bool mutate)
 	return call;
 }
 
-/* The parsed specs of a function's last call (fn_extra), in their context. */
-typedef struct SubdocCache
-{
-	MemoryContext cxt; /* holds call, its copy of the specs and their parts */
-	SubdocCall *call;
-} SubdocCache;
-
-/*
- * Return the parsed specs of a call of fcinfo's function: those of its last
- * call when the specs are the same bytes (a prepared statement passes the
- * same specs each time), else parsed now (into a context of their own,
- * replacing the last ones) and kept in fn_extra.
- */
-static SubdocCall *
-SubdocParseCached(FunctionCallInfo fcinfo, Jsonb *specs, const char *key,
-				  bool mutate)
-{
-	SubdocCache *cache = fcinfo->flinfo->fn_extra;
-	SubdocCall *call = cache ? cache->call : NULL;
-
-	if (call == NULL || VARSIZE(call->raw) != VARSIZE(specs) ||
-		memcmp(call->raw, specs, VARSIZE(specs)) != 0)
-	{
-		MemoryContext cxt = AllocSetContextCreate(fcinfo->flinfo->fn_mcxt,
-												  "docmodel sub-document specs",
-												  ALLOCSET_SMALL_SIZES);
-		MemoryContext old = MemoryContextSwitchTo(cxt);
-		Jsonb *copy = palloc(VARSIZE(specs));
-
-		memcpy(copy, specs, VARSIZE(specs));
-		call = SubdocParse(copy, key, mutate);
-		MemoryContextSwitchTo(old);
-		if (cache == NULL)
-			cache = fcinfo->flinfo->fn_extra = MemoryContextAllocZero(
-				fcinfo->flinfo->fn_mcxt, sizeof(SubdocCache));
-		if (cache->cxt != NULL)
-			MemoryContextDelete(cache->cxt);
-		cache->cxt = cxt;
-		cache->call = call;
-	}
-	call->key = key;
-	call->failed = false;
-	memset(call->has_result, 0, sizeof(call->has_result));
-	return call;
-}
-
 /* Name level t of p for messages. */
 static char *
 SubdocLevel(const JsonPointer *p, int t)
@@ -978,8 +931,7 @@ Datum
 subdoc_lookup_in(PG_FUNCTION_ARGS)
 {
 	char *key = text_to_cstring(PG_GETARG_TEXT_PP(1));
-	SubdocCall *call =
-		SubdocParseCached(fcinfo, PG_GETARG_JSONB_P(2), key, false);
+	SubdocCall *call = SubdocParse(PG_GETARG_JSONB_P(2), key, false);
 	Jsonb *doc = DocmodelKvGet(PG_GETARG_OID(0), PG_GETARG_DATUM(1));
 	JsonbParseState *ps = NULL;
 	JsonbValue root;
@@ -1073,7 +1025,7 @@ subdoc_mutate_in(PG_FUNCTION_ARGS)
 				 errdetail("Document \"%s\": a cas compares with a present "
 						   "document, which only replace requires.",
 						   key)));
-	call = SubdocParseCached(fcinfo, PG_GETARG_JSONB_P(2), key, true);
+	call = SubdocParse(PG_GETARG_JSONB_P(2), key, true);
 	values[4] = BoolGetDatum(DocmodelKvPreserveExpiry(fcinfo, 6, 4));
 	if (!DocmodelKvExpiryAt(fcinfo, 4, key, &at))
 		nulls[2] = 'n';
