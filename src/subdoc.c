@@ -593,6 +593,52 @@ SubdocWalk(JsonbValue *root, const JsonPointer *p, int ntok, bool create,
 	return cur;
 }
 
+/*
+ * lookup_in's walk: SubdocWalk without expanding anything (a read changes
+ * nothing), following p through the stored containers by binary search
+ * (objects) or position (arrays); SubdocFind takes over where a token is
+ * not found that way, to say why.
+ */
+static JsonbValue *
+SubdocRead(JsonbValue *root, const JsonPointer *p, SubdocMiss *m)
+{
+	JsonbValue *cur = root;
+	int t;
+
+	for (t = 0; t < p->ntok; t++)
+	{
+		const char *tok = p->tok[t];
+		int len = p->toklen[t];
+		JsonbValue *next = NULL;
+		int pos;
+
+		if (cur->type == jbvBinary)
+		{
+			JsonbContainer *c = cur->val.binary.data;
+
+			if (JsonContainerIsObject(c))
+				next = getKeyJsonValueFromContainer(c, tok, len, NULL);
+			else if (SubdocIsIndex(tok, len))
+			{
+				if (tok[0] == '-')
+					pos = (int) JsonContainerSize(c) - 1;
+				else
+					(void) JsonPointerArrayIndex(tok, len, &pos);
+				if (pos >= 0)
+					next = getIthJsonbValueFromContainer(c, pos);
+			}
+		}
+		if (next == NULL)
+		{
+			if ((pos = SubdocFind(cur, p, t, m)) < 0)
+				return NULL;
+			next = SubdocChild(cur, pos);
+		}
+		cur = next;
+	}
+	return cur;
+}
+
 /* PathMismatch: the node at path p is not what the op needs. */
 static bool
 SubdocMismatch(SubdocMiss *m, int sqlstate, const JsonPointer *p,
@@ -863,7 +909,7 @@ SubdocLookup(SubdocCall *call, int i, JsonbValue *root, JsonbParseState **ps)
 {
 	SubdocSpec *s = &call->specs[i];
 	SubdocMiss m;
-	JsonbValue *v = SubdocWalk(root, &s->path, s->path.ntok, false, &m);
+	JsonbValue *v = SubdocRead(root, &s->path, &m);
 	JsonbValue r;
 	bool ok = v != NULL;
 
@@ -885,13 +931,14 @@ SubdocLookup(SubdocCall *call, int i, JsonbValue *root, JsonbParseState **ps)
 	}
 	else if (ok && s->op == SD_COUNT)
 	{
-		JsonTreeExpand(v);
-		if (v->type == jbvObject || v->type == jbvArray)
+		/* a container read on an error path was expanded by SubdocFind */
+		if (v->type == jbvBinary || v->type == jbvObject || v->type == jbvArray)
 		{
 			r.type = jbvNumeric;
-			r.val.numeric =
-				int64_to_numeric(v->type == jbvObject ? v->val.object.nPairs
-													  : v->val.array.nElems);
+			r.val.numeric = int64_to_numeric(
+				v->type == jbvBinary   ? JsonContainerSize(v->val.binary.data)
+				: v->type == jbvObject ? v->val.object.nPairs
+									   : v->val.array.nElems);
 			v = &r;
 		}
 		else

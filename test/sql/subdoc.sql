@@ -53,7 +53,13 @@ SELECT jsonb_array_elements(docmodel.lookup_in('subdoc', 'user::1', '[
   {"op": "get", "path": "phones.first"},
   {"op": "count", "path": "name"},
   {"op": "exists", "path": "name.first"},
-  {"op": "get", "path": "name"}]')) AS result;
+  {"op": "get", "path": "name"},
+  {"op": "count", "path": "address"},
+  {"op": "get", "path": "address.lines[-1]"},
+  {"op": "get", "path": "phones[-1].type"},
+  {"op": "get", "path": "nope"},
+  {"op": "count", "path": ""},
+  {"op": "get", "path": "address.city"}]')) AS result;
 -- An absent or expired document: NULL, as get().
 SELECT docmodel.lookup_in('subdoc', 'user::404', '[{"op": "get", "path": "a"}]') IS NULL AS absent;
 SELECT docmodel.insert('subdoc', 'gone::1', '{"a": 1}') > 0 AS inserted;
