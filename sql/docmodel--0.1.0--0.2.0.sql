@@ -866,3 +866,35 @@ BEGIN
     END LOOP;
 END
 $$;
+
+-------------------------------------------------------------------------------
+-- Issue 14, sub-document API: lookup_in, mutate_in and the internal
+-- function mutate_in's statement applies its specs with.
+-------------------------------------------------------------------------------
+
+-- Sub-document API (src/subdoc.c): Couchbase's lookup_in and mutate_in.
+-- Both run as the caller: lookup_in needs SELECT on the collection,
+-- mutate_in SELECT and UPDATE (and INSERT for store_semantics upsert and
+-- insert).
+CREATE FUNCTION docmodel.lookup_in(coll regclass, key text, specs jsonb)
+    RETURNS jsonb
+    LANGUAGE c STABLE STRICT PARALLEL RESTRICTED
+    AS 'MODULE_PATHNAME', 'subdoc_lookup_in';
+COMMENT ON FUNCTION docmodel.lookup_in(regclass, text, jsonb) IS
+    'read paths of a document (specs get, exists, count): one result per spec, NULL when the document is absent or expired';
+
+CREATE FUNCTION docmodel.mutate_in(coll regclass, key text, specs jsonb,
+    cas bigint DEFAULT NULL, expiry "any" DEFAULT NULL,
+    store_semantics text DEFAULT 'replace',
+    preserve_expiry boolean DEFAULT false) RETURNS jsonb
+    LANGUAGE c VOLATILE PARALLEL UNSAFE
+    AS 'MODULE_PATHNAME', 'subdoc_mutate_in';
+COMMENT ON FUNCTION docmodel.mutate_in(regclass, text, jsonb, bigint, "any", text, boolean) IS
+    'change paths of a document (specs insert, upsert, replace, remove, array_*, increment, decrement), all or nothing; returns the new cas and per-spec results';
+
+CREATE FUNCTION docmodel._mutate_in_apply(doc jsonb, specs jsonb, key text)
+    RETURNS jsonb
+    LANGUAGE c VOLATILE PARALLEL UNSAFE
+    AS 'MODULE_PATHNAME', 'subdoc_mutate_in_apply';
+COMMENT ON FUNCTION docmodel._mutate_in_apply(jsonb, jsonb, text) IS
+    'internal: doc (NULL: {}) migrated, with the mutate_in specs applied (the new doc of mutate_in''s statement)';

@@ -61,6 +61,15 @@ extern void JsonPointerAppendToken(StringInfo buf, const char *tok, int len);
  */
 extern bool JsonPointerIsPrefix(const JsonPointer *a, const JsonPointer *b);
 
+/*
+ * Parse s (len bytes), a Couchbase sub-document path (a.b[2].c, `a.b`.c,
+ * [-1] the last element, "" the root), into *p (palloc'd): a member is a
+ * token, an index its digits ("-1" for [-1]). Return NULL, or why the path
+ * does not parse (a sentence naming the byte offset). p->text is always set.
+ */
+extern const char *JsonPointerParseSubdoc(const char *s, int len,
+										  JsonPointer *p);
+
 /* Read an array index token ("0", "12", or "-"; no leading zeros). */
 extern JsonPointerIndex JsonPointerArrayIndex(const char *tok, int len,
 											  int *index);

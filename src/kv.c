@@ -197,8 +197,12 @@ typedef struct KvRel
 	Oid relid;  /* hash key */
 	bool valid; /* checked to be a collection, plans current */
 	bool locks; /* has the column locked_until (not a 0.1.0 table) */
-	SPIPlanPtr plans[KV_NSTMTS];
+	/* KvSql's statements, then KvExt's */
+	SPIPlanPtr plans[KV_NSTMTS + DOCMODEL_KV_EXT_STMTS];
 } KvRel;
+
+/* Other modules' statements (DocmodelKvWriteWith), by slot. */
+static const DocmodelKvSql *KvExt[DOCMODEL_KV_EXT_STMTS];
 
 static HTAB *KvCache = NULL;
 static int KvDepth = 0;
@@ -243,7 +247,7 @@ KvRetirePlans(KvRel *entry)
 	MemoryContext old = MemoryContextSwitchTo(TopMemoryContext);
 	int i;
 
-	for (i = 0; i < KV_NSTMTS; i++)
+	for (i = 0; i < lengthof(entry->plans); i++)
 	{
 		if (entry->plans[i] != NULL)
 			KvStale = lappend(KvStale, entry->plans[i]);
@@ -343,15 +347,19 @@ KvPlan(KvRel *entry, KvStmt stmt)
 	{
 		char *nsp = get_namespace_name(get_rel_namespace(entry->relid));
 		char *rel = get_rel_name(entry->relid);
+		const DocmodelKvSql *ext =
+			stmt >= KV_NSTMTS ? KvExt[stmt - KV_NSTMTS] : NULL;
 		SPIPlanPtr plan;
 
 		if (nsp == NULL || rel == NULL)
 			elog(ERROR, "relation %u has gone", entry->relid);
 		plan = SPI_prepare(
-			psprintf(KvSql[stmt], quote_qualified_identifier(nsp, rel),
+			psprintf(ext ? ext->sql : KvSql[stmt],
+					 quote_qualified_identifier(nsp, rel),
 					 entry->locks ? "c.locked_until"
 								  : "NULL::pg_catalog.timestamptz"),
-			KvNargs[stmt], (Oid *) KvArgs[stmt]);
+			ext ? ext->nargs : KvNargs[stmt],
+			ext ? (Oid *) ext->argtypes : (Oid *) KvArgs[stmt]);
 		if (plan == NULL)
 			elog(ERROR, "SPI_prepare failed: %s",
 				 SPI_result_code_string(SPI_result));
@@ -827,8 +835,19 @@ DocmodelKvRowRules(TriggerData *td, const DocmodelCollection *cfg, Datum *nv,
 Datum
 kv_get(PG_FUNCTION_ARGS)
 {
-	KvRel *entry = KvLookup(PG_GETARG_OID(0), AccessShareLock);
-	Datum values[1] = {PG_GETARG_DATUM(1)};
+	Jsonb *doc = DocmodelKvGet(PG_GETARG_OID(0), PG_GETARG_DATUM(1));
+
+	if (doc == NULL)
+		PG_RETURN_NULL();
+	PG_RETURN_JSONB_P(doc);
+}
+
+/* The live document key of collection relid, migrated; see kv.h. */
+Jsonb *
+DocmodelKvGet(Oid relid, Datum keyd)
+{
+	KvRel *entry = KvLookup(relid, AccessShareLock);
+	Datum values[1] = {keyd};
 	Datum result = (Datum) 0;
 	bool isnull = true;
 
@@ -844,18 +863,10 @@ kv_get(PG_FUNCTION_ARGS)
 	}
 	SPI_finish();
 	if (isnull)
-		PG_RETURN_NULL();
+		return NULL;
 	/* schema version: see migrate.c (get returns the current version) */
-	{
-		Jsonb *doc = DatumGetJsonbP(result);
-		Jsonb *cur =
-			DocmodelMigrate(doc, DOC_META_AUTO, NULL,
-							text_to_cstring(PG_GETARG_TEXT_PP(1)), false);
-
-		if (cur != doc)
-			result = JsonbPGetDatum(cur);
-	}
-	PG_RETURN_DATUM(result);
+	return DocmodelMigrate(DatumGetJsonbP(result), DOC_META_AUTO, NULL,
+						   TextDatumGetCString(keyd), false);
 }
 
 /*
@@ -958,6 +969,19 @@ kv_get_multi(PG_FUNCTION_ARGS)
 	return (Datum) 0;
 }
 
+/* Raise 23505 DocumentExists. */
+static void
+KvExists(Oid relid, const char *key)
+{
+	ereport(ERROR,
+			(errcode(ERRCODE_UNIQUE_VIOLATION),
+			 errmsg("document \"%s\" already exists", key),
+			 errdetail("Collection \"%s\" has a document with key \"%s\".",
+					   get_rel_name(relid), key),
+			 errhint("Use docmodel.upsert() or docmodel.replace() to "
+					 "overwrite it.")));
+}
+
 /*
  * Run insert or upsert: (coll, key, doc, expiry[, preserve_expiry]).
  * upsert's preserve_expiry keeps the expiry of a live stored document.
@@ -996,13 +1020,7 @@ KvWrite(FunctionCallInfo fcinfo, KvStmt stmt)
 	if (stmt != KV_UPSERT || SPI_processed == 0)
 		KvExec(entry, stmt, values, nulls, false, 0);
 	if (SPI_processed == 0)
-		ereport(ERROR,
-				(errcode(ERRCODE_UNIQUE_VIOLATION),
-				 errmsg("document \"%s\" already exists", key),
-				 errdetail("Collection \"%s\" has a document with key \"%s\".",
-						   get_rel_name(entry->relid), key),
-				 errhint("Use docmodel.upsert() or docmodel.replace() to "
-						 "overwrite it.")));
+		KvExists(entry->relid, key);
 	cas = KvResultCas();
 	SPI_finish();
 	PG_RETURN_INT64(cas);
@@ -1285,4 +1303,48 @@ kv_purge_expired(PG_FUNCTION_ARGS)
 	n = SPI_processed;
 	SPI_finish();
 	PG_RETURN_INT64((int64) n);
+}
+
+/* KvExpiryAt for another module's call; see kv.h. */
+bool
+DocmodelKvExpiryAt(FunctionCallInfo fcinfo, int argno, const char *key,
+				   TimestampTz *at)
+{
+	return KvExpiryAt(fcinfo, argno, key, at);
+}
+
+/* KvPreserveExpiry for another module's call; see kv.h. */
+bool
+DocmodelKvPreserveExpiry(FunctionCallInfo fcinfo, int pres, int expiry)
+{
+	return KvPreserveExpiry(fcinfo, pres, expiry);
+}
+
+/* Write a document with another module's statements; see kv.h. */
+int64
+DocmodelKvWriteWith(FunctionCallInfo fcinfo, const DocmodelKvSql *update,
+					const DocmodelKvSql *insert, Datum *values,
+					const char *nulls, const char *key, int cas_arg)
+{
+	KvRel *entry = KvLookup(PG_GETARG_OID(0), RowExclusiveLock);
+	int64 cas;
+
+	if (update != NULL)
+		KvExt[update->slot] = update;
+	if (insert != NULL)
+		KvExt[insert->slot] = insert;
+	if (insert == NULL)
+		return KvWriteLive(fcinfo, entry, KV_NSTMTS + update->slot, values,
+						   nulls, key, cas_arg);
+	if (SPI_connect() != SPI_OK_CONNECT)
+		elog(ERROR, "SPI_connect failed");
+	if (update != NULL)
+		KvExec(entry, KV_NSTMTS + update->slot, values, nulls, false, 0);
+	if (update == NULL || SPI_processed == 0)
+		KvExec(entry, KV_NSTMTS + insert->slot, values, nulls, false, 0);
+	if (SPI_processed == 0)
+		KvExists(entry->relid, key);
+	cas = KvResultCas();
+	SPI_finish();
+	return cas;
 }

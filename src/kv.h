@@ -10,11 +10,60 @@
 #define DOCMODEL_KV_H
 
 #include "commands/trigger.h"
+#include "fmgr.h"
+#include "utils/jsonb.h"
+#include "utils/timestamp.h"
 
 #include "collection.h"
 
 /* The column of a collection holding its lock (see README, "Locks"). */
 #define DOCMODEL_COLL_ATT_LOCKED 5
+
+/*
+ * A statement of another module on a collection (%s in sql: its qualified
+ * name), prepared once per collection in kv.c's plan cache, in slot
+ * (unique per statement, below DOCMODEL_KV_EXT_STMTS).
+ */
+typedef struct DocmodelKvSql
+{
+	int slot;
+	const char *sql;
+	int nargs;
+	Oid argtypes[6];
+} DocmodelKvSql;
+
+#define DOCMODEL_KV_EXT_STMTS 2
+
+/* get(): the live document key of collection relid, migrated; or NULL. */
+extern Jsonb *DocmodelKvGet(Oid relid, Datum key);
+
+/*
+ * The expiry argument argno of a KV call as replace reads it (Couchbase's
+ * numbers, an interval, NULL): false for none, else its end in *at.
+ */
+extern bool DocmodelKvExpiryAt(FunctionCallInfo fcinfo, int argno,
+							   const char *key, TimestampTz *at);
+
+/* Whether preserve_expiry (argument pres) is set; 22023 with expiry too. */
+extern bool DocmodelKvPreserveExpiry(FunctionCallInfo fcinfo, int pres,
+									 int expiry);
+
+/*
+ * Write document key of collection fcinfo's argument 0 with another
+ * module's statements (values[0] the key), through the plan cache and the
+ * lock rules of the KV calls: update, an UPDATE of the live document
+ * RETURNING cas, presenting the cas of argument cas_arg to its lock as
+ * replace does; when it matched nothing, insert, an INSERT ... ON CONFLICT
+ * (id) DO UPDATE ... WHERE expired RETURNING cas. Either may be NULL.
+ * Return the new cas. Raise as replace (P0002, 55P03, 40001) when update
+ * matched nothing and there is no insert; as insert (23505) when insert
+ * matched nothing.
+ */
+extern int64 DocmodelKvWriteWith(FunctionCallInfo fcinfo,
+								 const DocmodelKvSql *update,
+								 const DocmodelKvSql *insert, Datum *values,
+								 const char *nulls, const char *key,
+								 int cas_arg);
 
 extern void DocmodelKvRowRules(TriggerData *td, const DocmodelCollection *cfg,
 							   Datum *nv, bool *nn, Datum *ov, bool *on);

@@ -34,7 +34,7 @@ static const struct
 	FuzzHarness fn;
 } harnesses[] = {
 	{"key", FuzzKey},     {"version", FuzzVersion}, {"pointer", FuzzPointer},
-	{"steps", FuzzSteps}, {"patch", FuzzPatch},
+	{"steps", FuzzSteps}, {"patch", FuzzPatch}, {"subdoc_path", FuzzSubdocPath},
 };
 
 static FuzzHarness current;

@@ -167,6 +167,10 @@ CALL docmodel.migrate_collection('hp_docs', 'hp', '4');
 SELECT coll, doc_type, status, docs_done, docs_total FROM docmodel.migration_runs
 WHERE coll::oid OPERATOR(pg_catalog.=) 'hp_docs'::regclass::oid ORDER BY run_id;
 SELECT id, doc #> '{_schema}' AS schema, doc #> '{up}' AS up FROM hp_docs ORDER BY id;
+-- sub-documents
+SELECT docmodel.lookup_in('hp_docs', 'hp::1', '[{"op": "get", "path": "four"}]') #> '{0,value}' AS looked_up;
+SELECT docmodel.mutate_in('hp_docs', 'hp::1', '[{"op": "increment", "path": "four"}]') #> '{results,0,value}' AS incremented;
+SELECT docmodel.mutate_in('hp_docs', 'hp::6', '[{"op": "upsert", "path": "a", "value": 1}]', store_semantics => 'upsert') #> '{results}' AS upserted;
 TRUNCATE hp_docs;
 SELECT docmodel.drop_collection('hp_docs');
 SELECT docmodel.drop_collection('hp_typed');

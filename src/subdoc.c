@@ -1,0 +1,1182 @@
+/*-------------------------------------------------------------------------
+ *
+ * subdoc.c
+ *	  Couchbase's sub-document API (README, "Sub-documents"): lookup_in
+ *	  (get, exists, count) and mutate_in (insert, upsert, replace, remove,
+ *	  array_append, array_prepend, array_insert, array_addunique,
+ *	  increment, decrement) on paths inside one document, in Couchbase's
+ *	  path syntax (a.b[2].c, jsonpointer.c) or as a JSON Pointer.
+ *
+ *	  Specs are parsed and checked once per call (SubdocParse). lookup_in
+ *	  reads the document as get() does (migrated) and resolves each spec on
+ *	  the shared tree (jsontree.h); a spec that cannot be read gives an
+ *	  error object in its result, the call goes on. mutate_in writes with
+ *	  one statement through kv.c (DocmodelKvWriteWith: its plan cache, lock
+ *	  and cas rules), whose new doc is _mutate_in_apply(stored doc, specs,
+ *	  key): every spec applied in C on one tree, the document written once
+ *	  through the collection trigger. A failing spec raises inside that
+ *	  statement, so nothing is written (all or nothing).
+ *
+ * Shared state: SubdocActive, the parsed specs of the mutate_in call whose
+ * statement is running (set and restored around it, also on error), so
+ * that _mutate_in_apply does not parse them again and leaves the per-spec
+ * results there. _mutate_in_apply called otherwise (directly in SQL, or by
+ * a nested statement with other specs) parses its own.
+ *
+ *-------------------------------------------------------------------------
+ */
+#include "postgres.h"
+
+#include "catalog/pg_type.h"
+#include "common/int.h"
+#include "fmgr.h"
+#include "utils/builtins.h"
+#include "utils/jsonb.h"
+#include "utils/numeric.h"
+
+#include "jsonpointer.h"
+#include "jsontree.h"
+#include "kv.h"
+#include "migrate.h"
+
+PG_FUNCTION_INFO_V1(subdoc_lookup_in);
+PG_FUNCTION_INFO_V1(subdoc_mutate_in);
+PG_FUNCTION_INFO_V1(subdoc_mutate_in_apply);
+
+/* Couchbase's limits. */
+#define SUBDOC_MAX_SPECS 16
+#define SUBDOC_MAX_PATH 1024
+#define SUBDOC_MAX_DEPTH 32
+
+typedef enum SubdocOp
+{
+	SD_GET,
+	SD_EXISTS,
+	SD_COUNT,
+	SD_INSERT,
+	SD_UPSERT,
+	SD_REPLACE,
+	SD_REMOVE,
+	SD_ARRAY_APPEND,
+	SD_ARRAY_PREPEND,
+	SD_ARRAY_INSERT,
+	SD_ARRAY_ADDUNIQUE,
+	SD_INCREMENT,
+	SD_DECREMENT,
+	SD_NOPS
+} SubdocOp;
+
+/* What each op is and takes. */
+static const struct
+{
+	const char *name;
+	bool mutation;
+	bool value;  /* takes "value" (required) */
+	bool values; /* may take "values" instead (several elements) */
+	bool create; /* takes "create_path" */
+	bool root;   /* allowed on the root "" */
+} SubdocOps[SD_NOPS] = {
+	[SD_GET] = {"get", false, false, false, false, true},
+	[SD_EXISTS] = {"exists", false, false, false, false, false},
+	[SD_COUNT] = {"count", false, false, false, false, true},
+	[SD_INSERT] = {"insert", true, true, false, true, false},
+	[SD_UPSERT] = {"upsert", true, true, false, true, false},
+	[SD_REPLACE] = {"replace", true, true, false, false, false},
+	[SD_REMOVE] = {"remove", true, false, false, false, false},
+	[SD_ARRAY_APPEND] = {"array_append", true, true, true, true, false},
+	[SD_ARRAY_PREPEND] = {"array_prepend", true, true, true, true, false},
+	[SD_ARRAY_INSERT] = {"array_insert", true, true, true, false, false},
+	[SD_ARRAY_ADDUNIQUE] = {"array_addunique", true, true, false, true, false},
+	[SD_INCREMENT] = {"increment", true, false, false, true, false},
+	[SD_DECREMENT] = {"decrement", true, false, false, true, false},
+};
+
+/* One parsed spec. */
+typedef struct SubdocSpec
+{
+	SubdocOp op;
+	JsonPointer path;
+	bool create_path;
+	int nvalues;
+	JsonbValue *values; /* scalars, or containers as jbvBinary */
+	int64 delta;        /* increment's; decrement's negated */
+} SubdocSpec;
+
+/* One call's specs and per-spec results. */
+typedef struct SubdocCall
+{
+	bool mutate;
+	const char *key;
+	Jsonb *raw; /* the specs as given */
+	int nspecs;
+	SubdocSpec specs[SUBDOC_MAX_SPECS];
+	bool has_result[SUBDOC_MAX_SPECS];
+	int64 result[SUBDOC_MAX_SPECS];
+	bool failed; /* a spec raised in mutate_in's statement */
+} SubdocCall;
+
+static SubdocCall *SubdocActive = NULL;
+
+/* Why a spec could not apply, as Couchbase names it. */
+typedef struct SubdocMiss
+{
+	int sqlstate;
+	const char *name; /* PathNotFound, PathMismatch, ... */
+	char *what;       /* the message's end: path "a.b" not found */
+	char *detail;
+} SubdocMiss;
+
+/* The function the errors name. */
+static const char *
+SubdocFn(const SubdocCall *call)
+{
+	return call->mutate ? "mutate_in" : "lookup_in";
+}
+
+/* Raise a spec's error: the key, the spec index, its op; detail as named. */
+static void
+SubdocRaise(const SubdocCall *call, int i, const SubdocMiss *m)
+{
+	ereport(ERROR,
+			(errcode(m->sqlstate),
+			 errmsg("%s spec %d (%s) of document \"%s\": %s", SubdocFn(call), i,
+					SubdocOps[call->specs[i].op].name, call->key, m->what),
+			 errdetail("%s: %s", m->name, m->detail)));
+}
+
+/* Fill *m; return false. */
+static bool
+SubdocSetMiss(SubdocMiss *m, int sqlstate, const char *name, char *what,
+			  char *detail)
+{
+	m->sqlstate = sqlstate;
+	m->name = name;
+	m->what = what;
+	m->detail = detail;
+	return false;
+}
+
+/* Raise a spec that is malformed (22023 unless sqlstate says otherwise). */
+static void
+SubdocBadSpec(const SubdocCall *call, int i, const char *op, int sqlstate,
+			  const char *name, char *msg)
+{
+	if (op == NULL)
+		ereport(ERROR, (errcode(sqlstate),
+						errmsg("%s spec %d of document \"%s\": %s",
+							   SubdocFn(call), i, call->key, msg),
+						errdetail("%s: %s", name,
+								  "Specs look like {\"op\": \"get\", "
+								  "\"path\": \"a.b[0]\"}.")));
+	ereport(ERROR, (errcode(sqlstate),
+					errmsg("%s spec %d (%s) of document \"%s\": %s",
+						   SubdocFn(call), i, op, call->key, msg),
+					errdetail("%s: see README, \"Sub-documents\".", name)));
+}
+
+/* Tell whether a path token reads as an array index ("-1" or digits). */
+static bool
+SubdocIsIndex(const char *tok, int len)
+{
+	int index;
+
+	return (len == 2 && tok[0] == '-' && tok[1] == '1') ||
+		   JsonPointerArrayIndex(tok, len, &index) == JSONPOINTER_INDEX;
+}
+
+/* Return the nesting depth of v (a scalar 0, [] or {} 1, [[1]] 2). */
+static int
+SubdocDepth(const JsonbValue *v)
+{
+	JsonbIterator *it;
+	JsonbValue x;
+	JsonbIteratorToken tok;
+	int depth = 0;
+	int max = 0;
+
+	if (v->type != jbvBinary)
+		return 0;
+	it = JsonbIteratorInit(v->val.binary.data);
+	while ((tok = JsonbIteratorNext(&it, &x, false)) != WJB_DONE)
+	{
+		if (tok == WJB_BEGIN_ARRAY || tok == WJB_BEGIN_OBJECT)
+		{
+			depth++;
+			max = Max(max, depth);
+		}
+		else if (tok == WJB_END_ARRAY || tok == WJB_END_OBJECT)
+			depth--;
+	}
+	return max;
+}
+
+/* Check one value of spec i (its depth; a primitive for addunique). */
+static void
+SubdocCheckValue(const SubdocCall *call, int i, const char *op,
+				 const JsonbValue *v, SubdocOp opcode)
+{
+	int depth = SubdocDepth(v);
+
+	if (depth > SUBDOC_MAX_DEPTH)
+		SubdocBadSpec(call, i, op, ERRCODE_PROGRAM_LIMIT_EXCEEDED,
+					  "ValueTooDeep",
+					  psprintf("the value nests %d levels, at most %d", depth,
+							   SUBDOC_MAX_DEPTH));
+	if (opcode == SD_ARRAY_ADDUNIQUE && v->type == jbvBinary)
+		SubdocBadSpec(call, i, op, ERRCODE_INVALID_PARAMETER_VALUE,
+					  "ValueInvalid",
+					  pstrdup("array_addunique takes a primitive value (a "
+							  "string, number, boolean or null)"));
+}
+
+/* Read the delta of increment/decrement spec i into s->delta. */
+static void
+SubdocDelta(const SubdocCall *call, int i, const char *op, SubdocSpec *s,
+			const JsonbValue *v)
+{
+	char *text;
+	char *end;
+	int64 d;
+
+	if (v == NULL)
+		d = 1;
+	else
+	{
+		if (v->type != jbvNumeric)
+			SubdocBadSpec(call, i, op, ERRCODE_INVALID_PARAMETER_VALUE,
+						  "DeltaInvalid",
+						  pstrdup("\"delta\" must be a non-zero integer"));
+		text = DatumGetCString(
+			DirectFunctionCall1(numeric_out, NumericGetDatum(v->val.numeric)));
+		errno = 0;
+		d = strtoi64(text, &end, 10);
+		if (*end != '\0' || errno != 0 || d == 0 ||
+			(s->op == SD_DECREMENT && d == PG_INT64_MIN))
+			SubdocBadSpec(
+				call, i, op, ERRCODE_INVALID_PARAMETER_VALUE, "DeltaInvalid",
+				psprintf("delta %s is not a non-zero 64-bit integer", text));
+	}
+	s->delta = s->op == SD_DECREMENT ? -d : d;
+}
+
+/* Parse and check spec i (v: a jbvBinary) into call->specs[i]. */
+static void
+SubdocParseSpec(SubdocCall *call, int i, const JsonbValue *v)
+{
+	SubdocSpec *s = &call->specs[i];
+	JsonbIterator *it;
+	JsonbValue k;
+	JsonbValue x;
+	JsonbIteratorToken tok;
+	JsonbValue *op = NULL;
+	JsonbValue *path = NULL;
+	JsonbValue *value = NULL;
+	JsonbValue *values = NULL;
+	JsonbValue *delta = NULL;
+	StringInfoData unknown;
+	const char *opname;
+	char *ptext;
+	int plen;
+	const char *why;
+
+	if (v->type != jbvBinary || !JsonContainerIsObject(v->val.binary.data))
+		SubdocBadSpec(call, i, NULL, ERRCODE_INVALID_PARAMETER_VALUE,
+					  "InvalidArgument", pstrdup("a spec must be an object"));
+	memset(s, 0, sizeof(*s));
+	initStringInfo(&unknown);
+	it = JsonbIteratorInit(v->val.binary.data);
+	while ((tok = JsonbIteratorNext(&it, &k, true)) != WJB_DONE)
+	{
+		JsonbValue *copy;
+
+		if (tok != WJB_KEY)
+			continue;
+		JsonbIteratorNext(&it, &x, true);
+		copy = palloc(sizeof(JsonbValue));
+		*copy = x;
+#define SUBDOC_IS(name)                  \
+	(k.val.string.len == strlen(name) && \
+	 memcmp(k.val.string.val, name, k.val.string.len) == 0)
+		if (SUBDOC_IS("op"))
+			op = copy;
+		else if (SUBDOC_IS("path"))
+			path = copy;
+		else if (SUBDOC_IS("value"))
+			value = copy;
+		else if (SUBDOC_IS("values"))
+			values = copy;
+		else if (SUBDOC_IS("delta"))
+			delta = copy;
+		else if (SUBDOC_IS("create_path"))
+		{
+			if (x.type != jbvBool)
+				SubdocBadSpec(call, i, NULL, ERRCODE_INVALID_PARAMETER_VALUE,
+							  "InvalidArgument",
+							  pstrdup("\"create_path\" must be a boolean"));
+			s->create_path = x.val.boolean;
+		}
+		else if (SUBDOC_IS("xattr"))
+		{
+			if (x.type != jbvBool)
+				SubdocBadSpec(call, i, NULL, ERRCODE_INVALID_PARAMETER_VALUE,
+							  "InvalidArgument",
+							  pstrdup("\"xattr\" must be a boolean"));
+			if (x.val.boolean)
+				SubdocBadSpec(call, i, NULL, ERRCODE_FEATURE_NOT_SUPPORTED,
+							  "XattrUnsupported",
+							  pstrdup("extended attributes (\"xattr\": true) "
+									  "are not supported"));
+		}
+		else
+			appendStringInfo(&unknown, "%s\"%.*s\"",
+							 unknown.len > 0 ? ", " : "", k.val.string.len,
+							 k.val.string.val);
+#undef SUBDOC_IS
+	}
+	if (unknown.len > 0)
+		SubdocBadSpec(call, i, NULL, ERRCODE_INVALID_PARAMETER_VALUE,
+					  "InvalidArgument",
+					  psprintf("unknown member %s", unknown.data));
+	if (op == NULL || op->type != jbvString)
+		SubdocBadSpec(call, i, NULL, ERRCODE_INVALID_PARAMETER_VALUE,
+					  "InvalidArgument",
+					  pstrdup("\"op\" must be given, as a string"));
+	for (s->op = 0; s->op < SD_NOPS; s->op++)
+		if (strlen(SubdocOps[s->op].name) == op->val.string.len &&
+			memcmp(SubdocOps[s->op].name, op->val.string.val,
+				   op->val.string.len) == 0)
+			break;
+	if (s->op == SD_NOPS)
+		SubdocBadSpec(call, i, NULL, ERRCODE_INVALID_PARAMETER_VALUE,
+					  "InvalidArgument",
+					  psprintf("unknown op \"%.*s\"", op->val.string.len,
+							   op->val.string.val));
+	opname = SubdocOps[s->op].name;
+	if (SubdocOps[s->op].mutation != call->mutate)
+		SubdocBadSpec(call, i, opname, ERRCODE_INVALID_PARAMETER_VALUE,
+					  "InvalidArgument",
+					  psprintf("op \"%s\" belongs to %s", opname,
+							   call->mutate ? "lookup_in" : "mutate_in"));
+	if (s->create_path && !SubdocOps[s->op].create)
+		SubdocBadSpec(call, i, opname, ERRCODE_INVALID_PARAMETER_VALUE,
+					  "InvalidArgument",
+					  psprintf("op \"%s\" takes no \"create_path\"", opname));
+
+	/* the path */
+	if (path == NULL || path->type != jbvString)
+		SubdocBadSpec(call, i, opname, ERRCODE_INVALID_PARAMETER_VALUE,
+					  "InvalidArgument",
+					  pstrdup("\"path\" must be given, as a string"));
+	ptext = path->val.string.val;
+	plen = path->val.string.len;
+	if (plen > SUBDOC_MAX_PATH)
+		SubdocBadSpec(call, i, opname, ERRCODE_PROGRAM_LIMIT_EXCEEDED,
+					  "PathTooBig",
+					  psprintf("the path is %d bytes long, at most %d", plen,
+							   SUBDOC_MAX_PATH));
+	if (plen > 0 && ptext[0] == '/')
+		why = JsonPointerParse(ptext, plen, false, &s->path) == JSONPOINTER_OK
+				  ? NULL
+				  : "a \"~\" not followed by 0 or 1";
+	else
+		why = JsonPointerParseSubdoc(ptext, plen, &s->path);
+	if (why != NULL)
+		SubdocBadSpec(
+			call, i, opname, ERRCODE_INVALID_PARAMETER_VALUE, "PathInvalid",
+			psprintf("path \"%s\" is invalid: %s", s->path.text, why));
+	if (s->path.ntok > SUBDOC_MAX_DEPTH)
+		SubdocBadSpec(call, i, opname, ERRCODE_PROGRAM_LIMIT_EXCEEDED,
+					  "PathTooBig",
+					  psprintf("path \"%s\" has %d levels, at most %d",
+							   s->path.text, s->path.ntok, SUBDOC_MAX_DEPTH));
+	if (s->path.ntok == 0 && !SubdocOps[s->op].root)
+		SubdocBadSpec(call, i, opname, ERRCODE_INVALID_PARAMETER_VALUE,
+					  "PathInvalid",
+					  psprintf("op \"%s\" cannot apply to the whole document "
+							   "(path \"\")",
+							   opname));
+	if (s->op == SD_ARRAY_INSERT &&
+		JsonPointerArrayIndex(s->path.tok[s->path.ntok - 1],
+							  s->path.toklen[s->path.ntok - 1],
+							  &plen) != JSONPOINTER_INDEX)
+		SubdocBadSpec(call, i, opname, ERRCODE_INVALID_PARAMETER_VALUE,
+					  "PathInvalid",
+					  psprintf("path \"%s\" does not end in an array index "
+							   "[n]",
+							   s->path.text));
+
+	/* the value(s) and delta */
+	if (delta != NULL && s->op != SD_INCREMENT && s->op != SD_DECREMENT)
+		SubdocBadSpec(call, i, opname, ERRCODE_INVALID_PARAMETER_VALUE,
+					  "InvalidArgument",
+					  psprintf("op \"%s\" takes no \"delta\"", opname));
+	if (s->op == SD_INCREMENT || s->op == SD_DECREMENT)
+		SubdocDelta(call, i, opname, s, delta);
+	if (values != NULL && !SubdocOps[s->op].values)
+		SubdocBadSpec(call, i, opname, ERRCODE_INVALID_PARAMETER_VALUE,
+					  "InvalidArgument",
+					  psprintf("op \"%s\" takes no \"values\"", opname));
+	if (value != NULL && !SubdocOps[s->op].value)
+		SubdocBadSpec(call, i, opname, ERRCODE_INVALID_PARAMETER_VALUE,
+					  "InvalidArgument",
+					  psprintf("op \"%s\" takes no \"value\"", opname));
+	if (value != NULL && values != NULL)
+		SubdocBadSpec(call, i, opname, ERRCODE_INVALID_PARAMETER_VALUE,
+					  "InvalidArgument",
+					  pstrdup("give \"value\" or \"values\", not both"));
+	if (SubdocOps[s->op].value && value == NULL && values == NULL)
+		SubdocBadSpec(call, i, opname, ERRCODE_INVALID_PARAMETER_VALUE,
+					  "InvalidArgument",
+					  psprintf("op \"%s\" needs a \"value\"", opname));
+	if (value != NULL)
+	{
+		s->nvalues = 1;
+		s->values = value;
+	}
+	else if (values != NULL)
+	{
+		if (values->type != jbvBinary ||
+			!JsonContainerIsArray(values->val.binary.data) ||
+			JsonContainerSize(values->val.binary.data) == 0)
+			SubdocBadSpec(call, i, opname, ERRCODE_INVALID_PARAMETER_VALUE,
+						  "ValueInvalid",
+						  pstrdup("\"values\" must be a non-empty array"));
+		s->values = palloc(sizeof(JsonbValue) *
+						   JsonContainerSize(values->val.binary.data));
+		it = JsonbIteratorInit(values->val.binary.data);
+		while ((tok = JsonbIteratorNext(&it, &x, true)) != WJB_DONE)
+			if (tok == WJB_ELEM)
+				s->values[s->nvalues++] = x;
+	}
+	for (plen = 0; plen < s->nvalues; plen++)
+		SubdocCheckValue(call, i, opname, &s->values[plen], s->op);
+}
+
+/* Parse a call's specs (a JSON array of at most 16 spec objects). */
+static SubdocCall *
+SubdocParse(Jsonb *specs, const char *key, bool mutate)
+{
+	SubdocCall *call = palloc0(sizeof(SubdocCall));
+	JsonbIterator *it;
+	JsonbValue v;
+	JsonbIteratorToken tok;
+	int n;
+
+	call->mutate = mutate;
+	call->key = key;
+	call->raw = specs;
+	if (JB_ROOT_IS_SCALAR(specs) || !JB_ROOT_IS_ARRAY(specs))
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("%s of document \"%s\": specs must be a JSON array",
+						SubdocFn(call), key),
+				 errhint("Write [{\"op\": \"get\", \"path\": \"a.b\"}].")));
+	n = JB_ROOT_COUNT(specs);
+	if (n == 0)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("%s of document \"%s\": no specs", SubdocFn(call), key),
+				 errhint("Give between 1 and %d specs.", SUBDOC_MAX_SPECS)));
+	if (n > SUBDOC_MAX_SPECS)
+		ereport(ERROR, (errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
+						errmsg("%s of document \"%s\": %d specs, at most %d",
+							   SubdocFn(call), key, n, SUBDOC_MAX_SPECS),
+						errdetail("Couchbase's limit of specs per call."),
+						errhint("Split the specs into several calls.")));
+	it = JsonbIteratorInit(&specs->root);
+	while ((tok = JsonbIteratorNext(&it, &v, true)) != WJB_DONE)
+		if (tok == WJB_ELEM)
+			SubdocParseSpec(call, call->nspecs++, &v);
+	return call;
+}
+
+/* Name level t of p for messages. */
+static char *
+SubdocLevel(const JsonPointer *p, int t)
+{
+	return psprintf("level %d (\"%s\") of path \"%s\"", t + 1, p->tok[t],
+					p->text);
+}
+
+/*
+ * Find child t of p in cur (expanded here): return its position, or -1
+ * with *m filled (PathNotFound, or PathMismatch when cur is not the
+ * container the token needs).
+ */
+static int
+SubdocFind(JsonbValue *cur, const JsonPointer *p, int t, SubdocMiss *m)
+{
+	const char *tok = p->tok[t];
+	int len = p->toklen[t];
+	int pos;
+
+	JsonTreeExpand(cur);
+	if (cur->type == jbvObject)
+	{
+		pos = JsonTreeFindMember(cur, tok, len);
+		if (pos < 0)
+			SubdocSetMiss(m, ERRCODE_SQL_JSON_MEMBER_NOT_FOUND, "PathNotFound",
+						  psprintf("path \"%s\" not found", p->text),
+						  psprintf("The object at %s has no such member.",
+								   SubdocLevel(p, t)));
+		return pos < 0 ? -1 : pos;
+	}
+	if (cur->type == jbvArray && SubdocIsIndex(tok, len))
+	{
+		int n = cur->val.array.nElems;
+
+		if (tok[0] == '-')
+			pos = n - 1;
+		else
+			JsonPointerArrayIndex(tok, len, &pos);
+		if (pos >= 0 && pos < n)
+			return pos;
+		SubdocSetMiss(
+			m, ERRCODE_SQL_JSON_MEMBER_NOT_FOUND, "PathNotFound",
+			psprintf("path \"%s\" not found", p->text),
+			psprintf("The array at %s has %d elements.", SubdocLevel(p, t), n));
+		return -1;
+	}
+	if (SubdocIsIndex(tok, len) && cur->type != jbvObject)
+		SubdocSetMiss(
+			m, ERRCODE_SQL_JSON_ARRAY_NOT_FOUND, "PathMismatch",
+			psprintf("path \"%s\" does not match the document", p->text),
+			psprintf("%s needs an array, the document has %s.",
+					 SubdocLevel(p, t), JsonTreeTypeName(cur)));
+	else
+		SubdocSetMiss(
+			m, ERRCODE_SQL_JSON_OBJECT_NOT_FOUND, "PathMismatch",
+			psprintf("path \"%s\" does not match the document", p->text),
+			psprintf("%s needs an object, the document has %s.",
+					 SubdocLevel(p, t), JsonTreeTypeName(cur)));
+	return -1;
+}
+
+/* Return the child at position pos of an expanded container. */
+static inline JsonbValue *
+SubdocChild(JsonbValue *cur, int pos)
+{
+	return cur->type == jbvObject ? &cur->val.object.pairs[pos].value
+								  : &cur->val.array.elems[pos];
+}
+
+/*
+ * Return the node at the first ntok tokens of p; with create, a missing
+ * member of an object becomes an empty object (Couchbase's create_path).
+ * NULL with *m filled when a token cannot be followed.
+ */
+static JsonbValue *
+SubdocWalk(JsonbValue *root, const JsonPointer *p, int ntok, bool create,
+		   SubdocMiss *m)
+{
+	JsonbValue *cur = root;
+	int t;
+
+	for (t = 0; t < ntok; t++)
+	{
+		int pos = SubdocFind(cur, p, t, m);
+
+		if (pos < 0 && create && cur->type == jbvObject)
+		{
+			JsonbValue empty;
+
+			empty.type = jbvObject;
+			empty.val.object.nPairs = 0;
+			empty.val.object.pairs = NULL;
+			JsonTreeSetMember(cur, p->tok[t], p->toklen[t], &empty);
+			pos = JsonTreeFindMember(cur, p->tok[t], p->toklen[t]);
+		}
+		if (pos < 0)
+			return NULL;
+		cur = SubdocChild(cur, pos);
+	}
+	return cur;
+}
+
+/*
+ * lookup_in's walk: SubdocWalk without expanding anything (a read changes
+ * nothing), following p through the stored containers by binary search
+ * (objects) or position (arrays); SubdocFind takes over where a token is
+ * not found that way, to say why.
+ */
+static JsonbValue *
+SubdocRead(JsonbValue *root, const JsonPointer *p, SubdocMiss *m)
+{
+	JsonbValue *cur = root;
+	int t;
+
+	for (t = 0; t < p->ntok; t++)
+	{
+		const char *tok = p->tok[t];
+		int len = p->toklen[t];
+		JsonbValue *next = NULL;
+		int pos;
+
+		if (cur->type == jbvBinary)
+		{
+			JsonbContainer *c = cur->val.binary.data;
+
+			if (JsonContainerIsObject(c))
+				next = getKeyJsonValueFromContainer(c, tok, len, NULL);
+			else if (SubdocIsIndex(tok, len))
+			{
+				if (tok[0] == '-')
+					pos = (int) JsonContainerSize(c) - 1;
+				else
+					(void) JsonPointerArrayIndex(tok, len, &pos);
+				if (pos >= 0)
+					next = getIthJsonbValueFromContainer(c, pos);
+			}
+		}
+		if (next == NULL)
+		{
+			if ((pos = SubdocFind(cur, p, t, m)) < 0)
+				return NULL;
+			next = SubdocChild(cur, pos);
+		}
+		cur = next;
+	}
+	return cur;
+}
+
+/* PathMismatch: the node at path p is not what the op needs. */
+static bool
+SubdocMismatch(SubdocMiss *m, int sqlstate, const JsonPointer *p,
+			   const char *needs, const JsonbValue *found)
+{
+	return SubdocSetMiss(
+		m, sqlstate, "PathMismatch",
+		psprintf("path \"%s\" does not match the document", p->text),
+		psprintf("The op needs %s there, the document has %s.", needs,
+				 JsonTreeTypeName(found)));
+}
+
+/* Tell whether v is a JSON primitive (not an object or array). */
+static bool
+SubdocIsPrimitive(const JsonbValue *v)
+{
+	return v->type != jbvBinary && v->type != jbvObject && v->type != jbvArray;
+}
+
+/* increment/decrement the node at *target (NULL: absent, starting at 0). */
+static bool
+SubdocCount(SubdocCall *call, int i, JsonbValue *target, JsonbValue *out,
+			SubdocMiss *m)
+{
+	SubdocSpec *s = &call->specs[i];
+	int64 cur = 0;
+	int64 res;
+
+	if (target != NULL)
+	{
+		char *text;
+		char *end;
+
+		if (target->type != jbvNumeric)
+			return SubdocMismatch(m, ERRCODE_NON_NUMERIC_SQL_JSON_ITEM,
+								  &s->path, "a number", target);
+		text = DatumGetCString(DirectFunctionCall1(
+			numeric_out, NumericGetDatum(target->val.numeric)));
+		errno = 0;
+		cur = strtoi64(text, &end, 10);
+		if (*end != '\0')
+			return SubdocSetMiss(
+				m, ERRCODE_NON_NUMERIC_SQL_JSON_ITEM, "PathMismatch",
+				psprintf("path \"%s\" does not match the document",
+						 s->path.text),
+				psprintf("The op needs an integer there, the document has "
+						 "%s.",
+						 text));
+		if (errno != 0)
+			return SubdocSetMiss(
+				m, ERRCODE_NUMERIC_VALUE_OUT_OF_RANGE, "NumberTooBig",
+				psprintf("the number at path \"%s\" is too big", s->path.text),
+				psprintf("%s is out of the 64-bit integer range.", text));
+	}
+	if (pg_add_s64_overflow(cur, s->delta, &res))
+		return SubdocSetMiss(
+			m, ERRCODE_NUMERIC_VALUE_OUT_OF_RANGE, "NumberTooBig",
+			psprintf("the number at path \"%s\" would overflow", s->path.text),
+			psprintf(INT64_FORMAT " plus " INT64_FORMAT
+								  " is out of the 64-bit integer range.",
+					 cur, s->delta));
+	out->type = jbvNumeric;
+	out->val.numeric = int64_to_numeric(res);
+	call->has_result[i] = true;
+	call->result[i] = res;
+	return true;
+}
+
+/*
+ * The array at path p (its last token included), created empty under
+ * parent objects created too with create_path; NULL with *m filled.
+ */
+static JsonbValue *
+SubdocArray(JsonbValue *root, const JsonPointer *p, bool create, SubdocMiss *m)
+{
+	int last = p->ntok - 1;
+	JsonbValue *parent = SubdocWalk(root, p, last, create, m);
+	JsonbValue *arr;
+	int pos;
+
+	if (parent == NULL)
+		return NULL;
+	pos = SubdocFind(parent, p, last, m);
+	if (pos < 0 && create && parent->type == jbvObject)
+	{
+		JsonbValue empty;
+
+		empty.type = jbvArray;
+		empty.val.array.nElems = 0;
+		empty.val.array.elems = NULL;
+		empty.val.array.rawScalar = false;
+		JsonTreeSetMember(parent, p->tok[last], p->toklen[last], &empty);
+		pos = JsonTreeFindMember(parent, p->tok[last], p->toklen[last]);
+	}
+	if (pos < 0)
+		return NULL;
+	arr = SubdocChild(parent, pos);
+	JsonTreeExpand(arr);
+	if (arr->type != jbvArray)
+	{
+		SubdocMismatch(m, ERRCODE_SQL_JSON_ARRAY_NOT_FOUND, p, "an array", arr);
+		return NULL;
+	}
+	return arr;
+}
+
+/* Apply mutation spec i to the tree at root; false with *m on failure. */
+static bool
+SubdocMutate(SubdocCall *call, int i, JsonbValue *root, SubdocMiss *m)
+{
+	SubdocSpec *s = &call->specs[i];
+	const JsonPointer *p = &s->path;
+	int last = p->ntok - 1;
+	JsonbValue *parent;
+	JsonbValue *arr;
+	JsonbValue num;
+	int pos;
+	int k;
+
+	switch (s->op)
+	{
+		case SD_ARRAY_APPEND:
+		case SD_ARRAY_PREPEND:
+			if ((arr = SubdocArray(root, p, s->create_path, m)) == NULL)
+				return false;
+			pos = s->op == SD_ARRAY_APPEND ? arr->val.array.nElems : 0;
+			for (k = 0; k < s->nvalues; k++)
+				JsonTreeInsertElem(arr, pos + k, &s->values[k]);
+			return true;
+		case SD_ARRAY_ADDUNIQUE:
+			if ((arr = SubdocArray(root, p, s->create_path, m)) == NULL)
+				return false;
+			for (k = 0; k < arr->val.array.nElems; k++)
+			{
+				JsonbValue *e = &arr->val.array.elems[k];
+
+				if (!SubdocIsPrimitive(e))
+					return SubdocSetMiss(
+						m, ERRCODE_SQL_JSON_ARRAY_NOT_FOUND, "PathMismatch",
+						psprintf("path \"%s\" does not match the document",
+								 p->text),
+						psprintf("Element %d of the array is %s; "
+								 "array_addunique needs an array of "
+								 "primitives.",
+								 k, JsonTreeTypeName(e)));
+				if (e->type == s->values[0].type &&
+					JsonTreeEqual(e, &s->values[0]))
+					return SubdocSetMiss(
+						m, ERRCODE_DUPLICATE_JSON_OBJECT_KEY_VALUE,
+						"PathExists",
+						psprintf("the array at path \"%s\" already holds the "
+								 "value",
+								 p->text),
+						psprintf("Element %d is equal to it.", k));
+			}
+			JsonTreeInsertElem(arr, arr->val.array.nElems, &s->values[0]);
+			return true;
+		default:
+			break;
+	}
+
+	/* the others act on the last token inside its parent */
+	parent = SubdocWalk(root, p, last,
+						s->create_path && s->op != SD_ARRAY_INSERT, m);
+	if (parent == NULL)
+		return false;
+	JsonTreeExpand(parent);
+	switch (s->op)
+	{
+		case SD_INSERT:
+		case SD_UPSERT:
+			if (parent->type != jbvObject)
+				return SubdocMismatch(m, ERRCODE_SQL_JSON_OBJECT_NOT_FOUND, p,
+									  "an object (for an array element, use "
+									  "replace or array_insert) as parent",
+									  parent);
+			if (s->op == SD_INSERT &&
+				JsonTreeFindMember(parent, p->tok[last], p->toklen[last]) >= 0)
+				return SubdocSetMiss(
+					m, ERRCODE_DUPLICATE_JSON_OBJECT_KEY_VALUE, "PathExists",
+					psprintf("path \"%s\" already exists", p->text),
+					pstrdup("insert adds a member that is not there; upsert "
+							"or replace change one."));
+			JsonTreeSetMember(parent, p->tok[last], p->toklen[last],
+							  &s->values[0]);
+			return true;
+		case SD_REPLACE:
+			if ((pos = SubdocFind(parent, p, last, m)) < 0)
+				return false;
+			*SubdocChild(parent, pos) = s->values[0];
+			return true;
+		case SD_REMOVE:
+			if ((pos = SubdocFind(parent, p, last, m)) < 0)
+				return false;
+			(void) JsonTreeRemoveAt(parent, pos);
+			return true;
+		case SD_ARRAY_INSERT:
+			if (parent->type != jbvArray)
+				return SubdocMismatch(m, ERRCODE_SQL_JSON_ARRAY_NOT_FOUND, p,
+									  "an array as parent", parent);
+			(void) JsonPointerArrayIndex(p->tok[last], p->toklen[last], &pos);
+			if (pos > parent->val.array.nElems)
+				return SubdocSetMiss(
+					m, ERRCODE_SQL_JSON_MEMBER_NOT_FOUND, "PathNotFound",
+					psprintf("path \"%s\" not found", p->text),
+					psprintf("The array has %d elements: array_insert takes "
+							 "an index from 0 to %d.",
+							 parent->val.array.nElems,
+							 parent->val.array.nElems));
+			for (k = 0; k < s->nvalues; k++)
+				JsonTreeInsertElem(parent, pos + k, &s->values[k]);
+			return true;
+		case SD_INCREMENT:
+		case SD_DECREMENT:
+			if (parent->type == jbvObject &&
+				JsonTreeFindMember(parent, p->tok[last], p->toklen[last]) < 0)
+			{
+				if (!SubdocCount(call, i, NULL, &num, m))
+					return false;
+				JsonTreeSetMember(parent, p->tok[last], p->toklen[last], &num);
+				return true;
+			}
+			if ((pos = SubdocFind(parent, p, last, m)) < 0)
+				return false;
+			if (!SubdocCount(call, i, SubdocChild(parent, pos), &num, m))
+				return false;
+			*SubdocChild(parent, pos) = num;
+			return true;
+		default:
+			elog(ERROR, "unexpected sub-document op %d", s->op);
+	}
+	return false;
+}
+
+/* Push node v (scalar, jbvBinary, or expanded) as the next value. */
+static void
+SubdocPushNode(JsonbParseState **ps, JsonbValue *v)
+{
+	JsonbValue b;
+
+	if (v->type == jbvObject || v->type == jbvArray)
+	{
+		Jsonb *jb = JsonTreeToJsonb(v);
+
+		b.type = jbvBinary;
+		b.val.binary.data = &jb->root;
+		b.val.binary.len = VARSIZE(jb) - VARHDRSZ;
+		v = &b;
+	}
+	pushJsonbValue(ps, WJB_VALUE, v);
+}
+
+/* Push the string s as a key or a value. */
+static void
+SubdocPushString(JsonbParseState **ps, JsonbIteratorToken tok, const char *s)
+{
+	JsonbValue v;
+
+	v.type = jbvString;
+	v.val.string.val = (char *) s;
+	v.val.string.len = strlen(s);
+	pushJsonbValue(ps, tok, &v);
+}
+
+/* Push lookup spec i's result object, read from the tree at root. */
+static void
+SubdocLookup(SubdocCall *call, int i, JsonbValue *root, JsonbParseState **ps)
+{
+	SubdocSpec *s = &call->specs[i];
+	SubdocMiss m;
+	JsonbValue *v = SubdocRead(root, &s->path, &m);
+	JsonbValue r;
+	bool ok = v != NULL;
+
+	pushJsonbValue(ps, WJB_BEGIN_OBJECT, NULL);
+	if (s->op == SD_EXISTS && !ok &&
+		m.sqlstate == ERRCODE_SQL_JSON_MEMBER_NOT_FOUND)
+	{
+		/* exists: a missing path is false, not an error */
+		ok = true;
+		r.type = jbvBool;
+		r.val.boolean = false;
+		v = &r;
+	}
+	else if (ok && s->op == SD_EXISTS)
+	{
+		r.type = jbvBool;
+		r.val.boolean = true;
+		v = &r;
+	}
+	else if (ok && s->op == SD_COUNT)
+	{
+		/* a container read on an error path was expanded by SubdocFind */
+		if (v->type == jbvBinary || v->type == jbvObject || v->type == jbvArray)
+		{
+			r.type = jbvNumeric;
+			r.val.numeric = int64_to_numeric(
+				v->type == jbvBinary   ? JsonContainerSize(v->val.binary.data)
+				: v->type == jbvObject ? v->val.object.nPairs
+									   : v->val.array.nElems);
+			v = &r;
+		}
+		else
+			ok = SubdocMismatch(&m, ERRCODE_SQL_JSON_ARRAY_NOT_FOUND, &s->path,
+								"an object or an array", v);
+	}
+	if (ok)
+	{
+		SubdocPushString(ps, WJB_KEY, "value");
+		SubdocPushNode(ps, v);
+	}
+	else
+	{
+		SubdocPushString(ps, WJB_KEY, "error");
+		SubdocPushString(ps, WJB_VALUE, m.name);
+		SubdocPushString(ps, WJB_KEY, "message");
+		SubdocPushString(ps, WJB_VALUE, psprintf("%s: %s", m.what, m.detail));
+	}
+	pushJsonbValue(ps, WJB_END_OBJECT, NULL);
+}
+
+/* Raise 22023 when a required argument is NULL. */
+static void
+SubdocRequire(FunctionCallInfo fcinfo, int argno, const char *name)
+{
+	if (PG_ARGISNULL(argno))
+		ereport(ERROR, (errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+						errmsg("%s must not be null", name)));
+}
+
+/*
+ * lookup_in(coll, key, specs) -> jsonb: one result per spec, in order:
+ * {"value": v}, or {"error": name, "message": text}; NULL when the
+ * document is absent or expired. The document is read as get() reads it.
+ */
+Datum
+subdoc_lookup_in(PG_FUNCTION_ARGS)
+{
+	char *key = text_to_cstring(PG_GETARG_TEXT_PP(1));
+	SubdocCall *call = SubdocParse(PG_GETARG_JSONB_P(2), key, false);
+	Jsonb *doc = DocmodelKvGet(PG_GETARG_OID(0), PG_GETARG_DATUM(1));
+	JsonbParseState *ps = NULL;
+	JsonbValue root;
+	int i;
+
+	if (doc == NULL)
+		PG_RETURN_NULL();
+	JsonTreeFromJsonb(doc, &root);
+	pushJsonbValue(&ps, WJB_BEGIN_ARRAY, NULL);
+	for (i = 0; i < call->nspecs; i++)
+		SubdocLookup(call, i, &root, &ps);
+	PG_RETURN_JSONB_P(
+		JsonbValueToJsonb(pushJsonbValue(&ps, WJB_END_ARRAY, NULL)));
+}
+
+/*
+ * The statements of mutate_in ($1 key, $2 specs, $3 expires_at, $4 cas,
+ * $5 preserve_expiry): the live document updated (at cas when given), and
+ * for store_semantics upsert and insert, a new one inserted (over an
+ * expired one).
+ */
+static const DocmodelKvSql SubdocUpdate = {
+	0,
+	"UPDATE %s AS c SET doc = docmodel._mutate_in_apply(c.doc, $2, $1), "
+	"expires_at = CASE WHEN $5 THEN c.expires_at ELSE $3 END "
+	"WHERE c.id OPERATOR(pg_catalog.=) $1 AND (c.expires_at IS NULL OR "
+	"c.expires_at OPERATOR(pg_catalog.>) pg_catalog.now()) AND ($4 IS NULL OR "
+	"c.cas OPERATOR(pg_catalog.=) $4) RETURNING c.cas",
+	5,
+	{TEXTOID, JSONBOID, TIMESTAMPTZOID, INT8OID, BOOLOID}};
+static const DocmodelKvSql SubdocInsert = {
+	1,
+	"INSERT INTO %s AS c (id, doc, expires_at) "
+	"VALUES ($1, docmodel._mutate_in_apply(NULL, $2, $1), $3) "
+	"ON CONFLICT (id) DO UPDATE SET doc = EXCLUDED.doc, "
+	"expires_at = EXCLUDED.expires_at "
+	"WHERE c.expires_at OPERATOR(pg_catalog.<=) pg_catalog.now() "
+	"RETURNING c.cas",
+	5,
+	{TEXTOID, JSONBOID, TIMESTAMPTZOID, INT8OID, BOOLOID}};
+
+/*
+ * mutate_in(coll, key, specs, cas, expiry, store_semantics,
+ * preserve_expiry) -> {"cas": new cas, "results": [...]}: every spec
+ * applied, or none. store_semantics: replace (the document must exist),
+ * upsert (absent: from {}), insert (must not exist: from {}).
+ */
+Datum
+subdoc_mutate_in(PG_FUNCTION_ARGS)
+{
+	SubdocCall *volatile save = SubdocActive;
+	MemoryContext cxt = CurrentMemoryContext;
+	SubdocCall *call;
+	const DocmodelKvSql *update = &SubdocUpdate;
+	const DocmodelKvSql *insert = NULL;
+	char *key;
+	char *sem;
+	Datum values[5];
+	char nulls[5] = {' ', ' ', ' ', ' ', ' '};
+	TimestampTz at = 0;
+	int64 cas;
+	JsonbParseState *ps = NULL;
+	JsonbValue v;
+	JsonbValue *res;
+	int i;
+
+	SubdocRequire(fcinfo, 0, "collection");
+	SubdocRequire(fcinfo, 1, "key");
+	SubdocRequire(fcinfo, 2, "specs");
+	SubdocRequire(fcinfo, 5, "store_semantics");
+	key = text_to_cstring(PG_GETARG_TEXT_PP(1));
+	sem = text_to_cstring(PG_GETARG_TEXT_PP(5));
+	if (strcmp(sem, "upsert") == 0)
+		insert = &SubdocInsert;
+	else if (strcmp(sem, "insert") == 0)
+	{
+		insert = &SubdocInsert;
+		update = NULL;
+	}
+	else if (strcmp(sem, "replace") != 0)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("invalid store_semantics \"%s\"", sem),
+				 errdetail("Document \"%s\": store_semantics is replace, "
+						   "upsert or insert.",
+						   key)));
+	if (insert != NULL && !PG_ARGISNULL(3))
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("cas cannot be given with store_semantics \"%s\"", sem),
+				 errdetail("Document \"%s\": a cas compares with a present "
+						   "document, which only replace requires.",
+						   key)));
+	call = SubdocParse(PG_GETARG_JSONB_P(2), key, true);
+	values[4] = BoolGetDatum(DocmodelKvPreserveExpiry(fcinfo, 6, 4));
+	if (!DocmodelKvExpiryAt(fcinfo, 4, key, &at))
+		nulls[2] = 'n';
+	values[0] = PG_GETARG_DATUM(1);
+	values[1] = JsonbPGetDatum(call->raw);
+	values[2] = TimestampTzGetDatum(at);
+	values[3] = PG_ARGISNULL(3) ? (Datum) 0 : PG_GETARG_DATUM(3);
+	if (PG_ARGISNULL(3))
+		nulls[3] = 'n';
+
+	SubdocActive = call;
+	PG_TRY();
+	{
+		cas =
+			DocmodelKvWriteWith(fcinfo, update, insert, values, nulls, key, 3);
+	}
+	PG_CATCH();
+	{
+		SubdocActive = save;
+		if (call->failed)
+		{
+			/* a spec's error: its message says all, not the statement */
+			ErrorData *edata;
+
+			MemoryContextSwitchTo(cxt);
+			edata = CopyErrorData();
+			FlushErrorState();
+			edata->context = NULL;
+			ReThrowError(edata);
+		}
+		PG_RE_THROW();
+	}
+	PG_END_TRY();
+	SubdocActive = save;
+
+	pushJsonbValue(&ps, WJB_BEGIN_OBJECT, NULL);
+	SubdocPushString(&ps, WJB_KEY, "cas");
+	v.type = jbvNumeric;
+	v.val.numeric = int64_to_numeric(cas);
+	pushJsonbValue(&ps, WJB_VALUE, &v);
+	SubdocPushString(&ps, WJB_KEY, "results");
+	pushJsonbValue(&ps, WJB_BEGIN_ARRAY, NULL);
+	for (i = 0; i < call->nspecs; i++)
+	{
+		if (!call->has_result[i])
+		{
+			v.type = jbvNull;
+			pushJsonbValue(&ps, WJB_ELEM, &v);
+			continue;
+		}
+		pushJsonbValue(&ps, WJB_BEGIN_OBJECT, NULL);
+		SubdocPushString(&ps, WJB_KEY, "value");
+		v.type = jbvNumeric;
+		v.val.numeric = int64_to_numeric(call->result[i]);
+		pushJsonbValue(&ps, WJB_VALUE, &v);
+		pushJsonbValue(&ps, WJB_END_OBJECT, NULL);
+	}
+	pushJsonbValue(&ps, WJB_END_ARRAY, NULL);
+	res = pushJsonbValue(&ps, WJB_END_OBJECT, NULL);
+	PG_RETURN_JSONB_P(JsonbValueToJsonb(res));
+}
+
+/*
+ * _mutate_in_apply(doc, specs, key) -> jsonb: doc (NULL: {}) with every
+ * spec applied, or an error naming the first that cannot apply. A stored
+ * document is migrated to its current schema version first, as get()
+ * reads it. Internal to mutate_in's statement (whose parsed specs it
+ * takes from SubdocActive); callable directly, parsing its own.
+ */
+Datum
+subdoc_mutate_in_apply(PG_FUNCTION_ARGS)
+{
+	Jsonb *specs;
+	char *key;
+	SubdocCall *call = SubdocActive;
+	JsonbValue root;
+	SubdocMiss m;
+	int i;
+
+	if (PG_ARGISNULL(1) || PG_ARGISNULL(2))
+		PG_RETURN_NULL();
+	specs = PG_GETARG_JSONB_P(1);
+	key = text_to_cstring(PG_GETARG_TEXT_PP(2));
+	if (call == NULL || strcmp(call->key, key) != 0 ||
+		(specs != call->raw && (VARSIZE(specs) != VARSIZE(call->raw) ||
+								memcmp(specs, call->raw, VARSIZE(specs)) != 0)))
+		call = SubdocParse(specs, key, true);
+	if (PG_ARGISNULL(0))
+	{
+		root.type = jbvObject;
+		root.val.object.nPairs = 0;
+		root.val.object.pairs = NULL;
+	}
+	else
+		/* schema version: see migrate.c (paths name the current version) */
+		JsonTreeFromJsonb(DocmodelMigrate(PG_GETARG_JSONB_P(0), DOC_META_AUTO,
+										  NULL, key, false),
+						  &root);
+	memset(call->has_result, 0, sizeof(call->has_result));
+	for (i = 0; i < call->nspecs; i++)
+		if (!SubdocMutate(call, i, &root, &m))
+		{
+			call->failed = call == SubdocActive;
+			SubdocRaise(call, i, &m);
+		}
+	PG_RETURN_JSONB_P(JsonTreeToJsonb(&root));
+}
