@@ -394,9 +394,9 @@ KvExec(KvRel *entry, KvStmt stmt, Datum *values, const char *nulls,
 	return ret;
 }
 
-/* Raise 22023 when a required argument is NULL. */
-static void
-KvRequire(FunctionCallInfo fcinfo, int argno, const char *name)
+/* Raise 22023 when a required argument is NULL (kv.h). */
+void
+DocmodelKvRequire(FunctionCallInfo fcinfo, int argno, const char *name)
 {
 	if (PG_ARGISNULL(argno))
 		ereport(ERROR, (errcode(ERRCODE_INVALID_PARAMETER_VALUE),
@@ -997,9 +997,9 @@ KvWrite(FunctionCallInfo fcinfo, KvStmt stmt)
 	bool preserve;
 	int64 cas;
 
-	KvRequire(fcinfo, 0, "collection");
-	KvRequire(fcinfo, 1, "key");
-	KvRequire(fcinfo, 2, "document");
+	DocmodelKvRequire(fcinfo, 0, "collection");
+	DocmodelKvRequire(fcinfo, 1, "key");
+	DocmodelKvRequire(fcinfo, 2, "document");
 	key = text_to_cstring(PG_GETARG_TEXT_PP(1));
 	preserve = stmt == KV_UPSERT && KvPreserveExpiry(fcinfo, 4, 3);
 	if (!KvExpiryAt(fcinfo, 3, key, &at))
@@ -1055,9 +1055,9 @@ kv_replace(PG_FUNCTION_ARGS)
 	TimestampTz at;
 	bool preserve;
 
-	KvRequire(fcinfo, 0, "collection");
-	KvRequire(fcinfo, 1, "key");
-	KvRequire(fcinfo, 2, "document");
+	DocmodelKvRequire(fcinfo, 0, "collection");
+	DocmodelKvRequire(fcinfo, 1, "key");
+	DocmodelKvRequire(fcinfo, 2, "document");
 	key = text_to_cstring(PG_GETARG_TEXT_PP(1));
 	preserve = KvPreserveExpiry(fcinfo, 5, 4);
 	if (!KvExpiryAt(fcinfo, 4, key, &at))
@@ -1083,8 +1083,8 @@ kv_remove(PG_FUNCTION_ARGS)
 	Datum values[2];
 	char nulls[2] = {' ', ' '};
 
-	KvRequire(fcinfo, 0, "collection");
-	KvRequire(fcinfo, 1, "key");
+	DocmodelKvRequire(fcinfo, 0, "collection");
+	DocmodelKvRequire(fcinfo, 1, "key");
 	key = text_to_cstring(PG_GETARG_TEXT_PP(1));
 	entry = KvLookup(PG_GETARG_OID(0), RowExclusiveLock);
 	values[0] = PG_GETARG_DATUM(1);
@@ -1150,8 +1150,8 @@ kv_touch(PG_FUNCTION_ARGS)
 {
 	int64 cas;
 
-	KvRequire(fcinfo, 0, "collection");
-	KvRequire(fcinfo, 1, "key");
+	DocmodelKvRequire(fcinfo, 0, "collection");
+	DocmodelKvRequire(fcinfo, 1, "key");
 	KvTouch(fcinfo, text_to_cstring(PG_GETARG_TEXT_PP(1)));
 	cas = KvResultCas();
 	SPI_finish();
@@ -1164,8 +1164,8 @@ kv_get_and_touch(PG_FUNCTION_ARGS)
 {
 	char *key;
 
-	KvRequire(fcinfo, 0, "collection");
-	KvRequire(fcinfo, 1, "key");
+	DocmodelKvRequire(fcinfo, 0, "collection");
+	DocmodelKvRequire(fcinfo, 1, "key");
 	key = text_to_cstring(PG_GETARG_TEXT_PP(1));
 	KvTouch(fcinfo, key);
 	PG_RETURN_DATUM(KvDocAndCas(fcinfo, key));
@@ -1199,8 +1199,8 @@ kv_get_and_lock(PG_FUNCTION_ARGS)
 	KvTimeArg t;
 	int64 us;
 
-	KvRequire(fcinfo, 0, "collection");
-	KvRequire(fcinfo, 1, "key");
+	DocmodelKvRequire(fcinfo, 0, "collection");
+	DocmodelKvRequire(fcinfo, 1, "key");
 	key = text_to_cstring(PG_GETARG_TEXT_PP(1));
 	KvTimeArgOf(fcinfo, 2, "lock time", &t);
 	if (t.isnull)
@@ -1243,9 +1243,9 @@ kv_unlock(PG_FUNCTION_ARGS)
 	int64 cas;
 	TimestampTz until;
 
-	KvRequire(fcinfo, 0, "collection");
-	KvRequire(fcinfo, 1, "key");
-	KvRequire(fcinfo, 2, "cas");
+	DocmodelKvRequire(fcinfo, 0, "collection");
+	DocmodelKvRequire(fcinfo, 1, "key");
+	DocmodelKvRequire(fcinfo, 2, "cas");
 	key = text_to_cstring(PG_GETARG_TEXT_PP(1));
 	entry = KvLookup(PG_GETARG_OID(0), RowExclusiveLock);
 	KvRequireLocks(entry);

@@ -65,6 +65,10 @@ extern int64 DocmodelKvWriteWith(FunctionCallInfo fcinfo,
 								 const char *nulls, const char *key,
 								 int cas_arg);
 
+/* Raise 22023 "<name> must not be null" when argument argno is NULL. */
+extern void DocmodelKvRequire(FunctionCallInfo fcinfo, int argno,
+							  const char *name);
+
 extern void DocmodelKvRowRules(TriggerData *td, const DocmodelCollection *cfg,
 							   Datum *nv, bool *nn, Datum *ov, bool *on);
 

@@ -259,30 +259,35 @@ SubdocDelta(const SubdocCall *call, int i, const char *op, SubdocSpec *s,
 	s->delta = s->op == SD_DECREMENT ? -d : d;
 }
 
-/* Parse and check spec i (v: a jbvBinary) into call->specs[i]. */
-static void
-SubdocParseSpec(SubdocCall *call, int i, const JsonbValue *v)
+/* The members of one spec object, as found (NULL when absent). */
+typedef struct SubdocMembers
 {
-	SubdocSpec *s = &call->specs[i];
+	JsonbValue *op;
+	JsonbValue *path;
+	JsonbValue *value;
+	JsonbValue *values;
+	JsonbValue *delta;
+} SubdocMembers;
+
+/*
+ * Read the members of spec i (v: a jbvBinary) into *m, and its flags into
+ * *s; refuse a spec that is not an object and members no op knows.
+ */
+static void
+SubdocReadMembers(SubdocCall *call, int i, const JsonbValue *v, SubdocSpec *s,
+				  SubdocMembers *m)
+{
 	JsonbIterator *it;
 	JsonbValue k;
 	JsonbValue x;
 	JsonbIteratorToken tok;
-	JsonbValue *op = NULL;
-	JsonbValue *path = NULL;
-	JsonbValue *value = NULL;
-	JsonbValue *values = NULL;
-	JsonbValue *delta = NULL;
 	StringInfoData unknown;
-	const char *opname;
-	char *ptext;
-	int plen;
-	const char *why;
 
 	if (v->type != jbvBinary || !JsonContainerIsObject(v->val.binary.data))
 		SubdocBadSpec(call, i, NULL, ERRCODE_INVALID_PARAMETER_VALUE,
 					  "InvalidArgument", pstrdup("a spec must be an object"));
 	memset(s, 0, sizeof(*s));
+	memset(m, 0, sizeof(*m));
 	initStringInfo(&unknown);
 	it = JsonbIteratorInit(v->val.binary.data);
 	while ((tok = JsonbIteratorNext(&it, &k, true)) != WJB_DONE)
@@ -298,15 +303,15 @@ SubdocParseSpec(SubdocCall *call, int i, const JsonbValue *v)
 	(k.val.string.len == strlen(name) && \
 	 memcmp(k.val.string.val, name, k.val.string.len) == 0)
 		if (SUBDOC_IS("op"))
-			op = copy;
+			m->op = copy;
 		else if (SUBDOC_IS("path"))
-			path = copy;
+			m->path = copy;
 		else if (SUBDOC_IS("value"))
-			value = copy;
+			m->value = copy;
 		else if (SUBDOC_IS("values"))
-			values = copy;
+			m->values = copy;
 		else if (SUBDOC_IS("delta"))
-			delta = copy;
+			m->delta = copy;
 		else if (SUBDOC_IS("create_path"))
 		{
 			if (x.type != jbvBool)
@@ -337,6 +342,14 @@ SubdocParseSpec(SubdocCall *call, int i, const JsonbValue *v)
 		SubdocBadSpec(call, i, NULL, ERRCODE_INVALID_PARAMETER_VALUE,
 					  "InvalidArgument",
 					  psprintf("unknown member %s", unknown.data));
+}
+
+/* Find spec i's op (s->op) and check it belongs here; return its name. */
+static const char *
+SubdocParseOp(SubdocCall *call, int i, SubdocSpec *s, const JsonbValue *op)
+{
+	const char *opname;
+
 	if (op == NULL || op->type != jbvString)
 		SubdocBadSpec(call, i, NULL, ERRCODE_INVALID_PARAMETER_VALUE,
 					  "InvalidArgument",
@@ -362,7 +375,18 @@ SubdocParseSpec(SubdocCall *call, int i, const JsonbValue *v)
 					  "InvalidArgument",
 					  psprintf("op \"%s\" takes no \"create_path\"", opname));
 
-	/* the path */
+	return opname;
+}
+
+/* Parse spec i's path into s->path, in either syntax, within the limits. */
+static void
+SubdocParsePath(SubdocCall *call, int i, const char *opname, SubdocSpec *s,
+				const JsonbValue *path)
+{
+	char *ptext;
+	int plen;
+	const char *why;
+
 	if (path == NULL || path->type != jbvString)
 		SubdocBadSpec(call, i, opname, ERRCODE_INVALID_PARAMETER_VALUE,
 					  "InvalidArgument",
@@ -404,52 +428,76 @@ SubdocParseSpec(SubdocCall *call, int i, const JsonbValue *v)
 					  psprintf("path \"%s\" does not end in an array index "
 							   "[n]",
 							   s->path.text));
+}
 
-	/* the value(s) and delta */
-	if (delta != NULL && s->op != SD_INCREMENT && s->op != SD_DECREMENT)
+/* Check spec i's delta, value or values against its op, into *s. */
+static void
+SubdocParseValues(SubdocCall *call, int i, const char *opname, SubdocSpec *s,
+				  const SubdocMembers *m)
+{
+	JsonbIterator *it;
+	JsonbValue x;
+	JsonbIteratorToken tok;
+	int n;
+
+	if (m->delta != NULL && s->op != SD_INCREMENT && s->op != SD_DECREMENT)
 		SubdocBadSpec(call, i, opname, ERRCODE_INVALID_PARAMETER_VALUE,
 					  "InvalidArgument",
 					  psprintf("op \"%s\" takes no \"delta\"", opname));
 	if (s->op == SD_INCREMENT || s->op == SD_DECREMENT)
-		SubdocDelta(call, i, opname, s, delta);
-	if (values != NULL && !SubdocOps[s->op].values)
+		SubdocDelta(call, i, opname, s, m->delta);
+	if (m->values != NULL && !SubdocOps[s->op].values)
 		SubdocBadSpec(call, i, opname, ERRCODE_INVALID_PARAMETER_VALUE,
 					  "InvalidArgument",
 					  psprintf("op \"%s\" takes no \"values\"", opname));
-	if (value != NULL && !SubdocOps[s->op].value)
+	if (m->value != NULL && !SubdocOps[s->op].value)
 		SubdocBadSpec(call, i, opname, ERRCODE_INVALID_PARAMETER_VALUE,
 					  "InvalidArgument",
 					  psprintf("op \"%s\" takes no \"value\"", opname));
-	if (value != NULL && values != NULL)
+	if (m->value != NULL && m->values != NULL)
 		SubdocBadSpec(call, i, opname, ERRCODE_INVALID_PARAMETER_VALUE,
 					  "InvalidArgument",
 					  pstrdup("give \"value\" or \"values\", not both"));
-	if (SubdocOps[s->op].value && value == NULL && values == NULL)
+	if (SubdocOps[s->op].value && m->value == NULL && m->values == NULL)
 		SubdocBadSpec(call, i, opname, ERRCODE_INVALID_PARAMETER_VALUE,
 					  "InvalidArgument",
 					  psprintf("op \"%s\" needs a \"value\"", opname));
-	if (value != NULL)
+	if (m->value != NULL)
 	{
 		s->nvalues = 1;
-		s->values = value;
+		s->values = m->value;
 	}
-	else if (values != NULL)
+	else if (m->values != NULL)
 	{
-		if (values->type != jbvBinary ||
-			!JsonContainerIsArray(values->val.binary.data) ||
-			JsonContainerSize(values->val.binary.data) == 0)
+		if (m->values->type != jbvBinary ||
+			!JsonContainerIsArray(m->values->val.binary.data) ||
+			JsonContainerSize(m->values->val.binary.data) == 0)
 			SubdocBadSpec(call, i, opname, ERRCODE_INVALID_PARAMETER_VALUE,
 						  "ValueInvalid",
 						  pstrdup("\"values\" must be a non-empty array"));
 		s->values = palloc(sizeof(JsonbValue) *
-						   JsonContainerSize(values->val.binary.data));
-		it = JsonbIteratorInit(values->val.binary.data);
+						   JsonContainerSize(m->values->val.binary.data));
+		it = JsonbIteratorInit(m->values->val.binary.data);
 		while ((tok = JsonbIteratorNext(&it, &x, true)) != WJB_DONE)
 			if (tok == WJB_ELEM)
 				s->values[s->nvalues++] = x;
 	}
-	for (plen = 0; plen < s->nvalues; plen++)
-		SubdocCheckValue(call, i, opname, &s->values[plen], s->op);
+	for (n = 0; n < s->nvalues; n++)
+		SubdocCheckValue(call, i, opname, &s->values[n], s->op);
+}
+
+/* Parse and check spec i (v: a jbvBinary) into call->specs[i]. */
+static void
+SubdocParseSpec(SubdocCall *call, int i, const JsonbValue *v)
+{
+	SubdocSpec *s = &call->specs[i];
+	SubdocMembers m;
+	const char *opname;
+
+	SubdocReadMembers(call, i, v, s, &m);
+	opname = SubdocParseOp(call, i, s, m.op);
+	SubdocParsePath(call, i, opname, s, m.path);
+	SubdocParseValues(call, i, opname, s, &m);
 }
 
 /* Parse a call's specs (a JSON array of at most 16 spec objects). */
@@ -745,6 +793,37 @@ SubdocArray(JsonbValue *root, const JsonPointer *p, bool create, SubdocMiss *m)
 	return arr;
 }
 
+/* array_addunique of spec s into arr (expanded); false with *m. */
+static bool
+SubdocAddUnique(SubdocSpec *s, JsonbValue *arr, SubdocMiss *m)
+{
+	const JsonPointer *p = &s->path;
+	int k;
+
+	for (k = 0; k < arr->val.array.nElems; k++)
+	{
+		JsonbValue *e = &arr->val.array.elems[k];
+
+		if (!SubdocIsPrimitive(e))
+			return SubdocSetMiss(
+				m, ERRCODE_SQL_JSON_ARRAY_NOT_FOUND, "PathMismatch",
+				psprintf("path \"%s\" does not match the document", p->text),
+				psprintf("Element %d of the array is %s; "
+						 "array_addunique needs an array of "
+						 "primitives.",
+						 k, JsonTreeTypeName(e)));
+		if (e->type == s->values[0].type && JsonTreeEqual(e, &s->values[0]))
+			return SubdocSetMiss(
+				m, ERRCODE_DUPLICATE_JSON_OBJECT_KEY_VALUE, "PathExists",
+				psprintf("the array at path \"%s\" already holds the "
+						 "value",
+						 p->text),
+				psprintf("Element %d is equal to it.", k));
+	}
+	JsonTreeInsertElem(arr, arr->val.array.nElems, &s->values[0]);
+	return true;
+}
+
 /* Apply mutation spec i to the tree at root; false with *m on failure. */
 static bool
 SubdocMutate(SubdocCall *call, int i, JsonbValue *root, SubdocMiss *m)
@@ -771,31 +850,7 @@ SubdocMutate(SubdocCall *call, int i, JsonbValue *root, SubdocMiss *m)
 		case SD_ARRAY_ADDUNIQUE:
 			if ((arr = SubdocArray(root, p, s->create_path, m)) == NULL)
 				return false;
-			for (k = 0; k < arr->val.array.nElems; k++)
-			{
-				JsonbValue *e = &arr->val.array.elems[k];
-
-				if (!SubdocIsPrimitive(e))
-					return SubdocSetMiss(
-						m, ERRCODE_SQL_JSON_ARRAY_NOT_FOUND, "PathMismatch",
-						psprintf("path \"%s\" does not match the document",
-								 p->text),
-						psprintf("Element %d of the array is %s; "
-								 "array_addunique needs an array of "
-								 "primitives.",
-								 k, JsonTreeTypeName(e)));
-				if (e->type == s->values[0].type &&
-					JsonTreeEqual(e, &s->values[0]))
-					return SubdocSetMiss(
-						m, ERRCODE_DUPLICATE_JSON_OBJECT_KEY_VALUE,
-						"PathExists",
-						psprintf("the array at path \"%s\" already holds the "
-								 "value",
-								 p->text),
-						psprintf("Element %d is equal to it.", k));
-			}
-			JsonTreeInsertElem(arr, arr->val.array.nElems, &s->values[0]);
-			return true;
+			return SubdocAddUnique(s, arr, m);
 		default:
 			break;
 	}
@@ -960,15 +1015,6 @@ SubdocLookup(SubdocCall *call, int i, JsonbValue *root, JsonbParseState **ps)
 	pushJsonbValue(ps, WJB_END_OBJECT, NULL);
 }
 
-/* Raise 22023 when a required argument is NULL. */
-static void
-SubdocRequire(FunctionCallInfo fcinfo, int argno, const char *name)
-{
-	if (PG_ARGISNULL(argno))
-		ereport(ERROR, (errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-						errmsg("%s must not be null", name)));
-}
-
 /*
  * lookup_in(coll, key, specs) -> jsonb: one result per spec, in order:
  * {"value": v}, or {"error": name, "message": text}; NULL when the
@@ -1045,10 +1091,10 @@ subdoc_mutate_in(PG_FUNCTION_ARGS)
 	JsonbValue *res;
 	int i;
 
-	SubdocRequire(fcinfo, 0, "collection");
-	SubdocRequire(fcinfo, 1, "key");
-	SubdocRequire(fcinfo, 2, "specs");
-	SubdocRequire(fcinfo, 5, "store_semantics");
+	DocmodelKvRequire(fcinfo, 0, "collection");
+	DocmodelKvRequire(fcinfo, 1, "key");
+	DocmodelKvRequire(fcinfo, 2, "specs");
+	DocmodelKvRequire(fcinfo, 5, "store_semantics");
 	key = text_to_cstring(PG_GETARG_TEXT_PP(1));
 	sem = text_to_cstring(PG_GETARG_TEXT_PP(5));
 	if (strcmp(sem, "upsert") == 0)
