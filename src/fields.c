@@ -60,10 +60,24 @@ static const DocMetaStyle AutoOrder[] = {DOC_META_UNDERSCORE, DOC_META_META,
 typedef struct ScanList
 {
 	const DocFieldName *want[MAX_WANT];
+	uint32 head[MAX_WANT]; /* KeyHead() of want[k] */
 	int n;
 	int maxlen;      /* keys sort by length: none wanted after this one */
-	uint8 bylen[64]; /* bit k set: want[k] has this length (63: or more) */
+	uint8 bylen[64]; /* bit k set: want[k] has this length */
 } ScanList;
+
+/*
+ * The first four bytes of a key of len bytes (zero-padded) as one word:
+ * most keys of a wanted length are told apart by one compare.
+ */
+static inline uint32
+KeyHead(const char *s, int len)
+{
+	uint32 h = 0;
+
+	memcpy(&h, s, Min(len, 4));
+	return h;
+}
 
 /*
  * How FindFields() reads one style: the root's scan list, the candidate
@@ -125,10 +139,11 @@ AddWant(ScanList *l, const DocFieldName *name)
 		if (l->want[i]->len == name->len &&
 			memcmp(l->want[i]->name, name->name, name->len) == 0)
 			return i;
-	Assert(l->n < MAX_WANT);
+	Assert(l->n < MAX_WANT && name->len < lengthof(l->bylen));
 	l->want[l->n] = name;
+	l->head[l->n] = KeyHead(name->name, name->len);
 	l->maxlen = Max(l->maxlen, name->len);
-	l->bylen[Min(name->len, 63)] |= 1 << l->n;
+	l->bylen[name->len] |= 1 << l->n;
 	return l->n++;
 }
 
@@ -263,18 +278,19 @@ ScanKeys(JsonbContainer *c, const ScanList *l, KeyHits *h)
 	char *base = (char *) (children + count * 2);
 	uint32 off = 0;
 	uint32 i;
-	int last = -1;
-	uint64 hits = 0; /* bit i: pair i is wanted (pairs past 63: all set) */
-	uint32 m;
-	int k;
+	int nhit = 0;
+	int hitk[MAX_WANT]; /* the hits in pair order: slot in l */
+	int j;
 
-	for (k = 0; k < l->n; k++)
-		h->idx[k] = -1;
+	for (j = 0; j < l->n; j++)
+		h->idx[j] = -1;
 	for (i = 0; i < count; i++)
 	{
 		uint32 start = off;
 		const char *key = base + start;
 		int len;
+		uint32 m;
+		uint32 head;
 
 		JBE_ADVANCE_OFFSET(off, children[i]);
 		len = off - start;
@@ -285,40 +301,38 @@ ScanKeys(JsonbContainer *c, const ScanList *l, KeyHits *h)
 				JBE_ADVANCE_OFFSET(off, children[i]);
 			break;
 		}
-		/* the common case: no name of this length, no pass */
-		for (m = l->bylen[Min(len, 63)]; m != 0; m &= m - 1)
+		/* the common case: no name of this length */
+		if ((m = l->bylen[len]) == 0)
+			continue;
+		head = KeyHead(key, len);
+		for (; m != 0; m &= m - 1)
 		{
-			const char *name;
-			int j;
+			int k = pg_rightmost_one_pos32(m);
+			const char *name = l->want[k]->name;
 
-			k = pg_rightmost_one_pos32(m);
-			name = l->want[k]->name;
-			if (l->want[k]->len != len)
+			if (l->head[k] != head)
 				continue;
-			for (j = 0; j < len && name[j] == key[j]; j++)
+			for (j = 4; j < len && name[j] == key[j]; j++)
 				;
-			if (j == len)
+			if (j >= len)
 			{
 				h->idx[k] = i;
-				last = i;
-				hits |= UINT64CONST(1) << Min(i, 63);
+				hitk[nhit++] = k;
+				break; /* the names are unique */
 			}
 		}
 	}
 	/* the values' offsets continue after the keys' */
-	for (i = 0; (int) i <= last; i++)
+	for (i = 0, j = 0; j < nhit; j++)
 	{
-		uint32 start = off;
+		int k = hitk[j];
 
+		for (; i < (uint32) h->idx[k]; i++)
+			JBE_ADVANCE_OFFSET(off, children[count + i]);
+		h->start[k] = off;
 		JBE_ADVANCE_OFFSET(off, children[count + i]);
-		if (!(hits & (UINT64CONST(1) << Min(i, 63))))
-			continue;
-		for (k = 0; k < l->n; k++)
-			if (h->idx[k] == (int) i)
-			{
-				h->start[k] = start;
-				h->end[k] = off;
-			}
+		i++;
+		h->end[k] = off;
 	}
 }
 
