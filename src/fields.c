@@ -372,10 +372,14 @@ HitValue(JsonbContainer *c, const KeyHits *h, int k, JsonbValue *v)
 	}
 }
 
-/* Find the type and version fields of a document in the given style. */
-void
-FindFields(JsonbContainer *root, DocMetaStyle style, DocFields *f)
+/*
+ * Find the type and version fields of a document in the given style;
+ * return whether it is an object with a type field.
+ */
+bool
+FindFields(Jsonb *doc, DocMetaStyle style, DocFields *f)
 {
+	JsonbContainer *root = &doc->root;
 	const ScanPlan *p = &Plans[style];
 	JsonbValue v;
 	KeyHits h;
@@ -388,6 +392,8 @@ FindFields(JsonbContainer *root, DocMetaStyle style, DocFields *f)
 	f->version = NULL;
 	f->versionlen = 0;
 	f->version_ok = false;
+	if (!JB_ROOT_IS_OBJECT(doc))
+		return false;
 	ScanKeys(root, &p->root, &h);
 	for (s = 0; s < p->nsets; s++)
 	{
@@ -420,7 +426,7 @@ FindFields(JsonbContainer *root, DocMetaStyle style, DocFields *f)
 			continue; /* AUTO: not this style */
 		f->style = fs->style;
 		if (where == NULL)
-			return; /* no container object */
+			return false; /* no container object */
 		if (wh->idx[tk] >= 0)
 		{
 			HitValue(where, wh, tk, &v);
@@ -436,8 +442,9 @@ FindFields(JsonbContainer *root, DocMetaStyle style, DocFields *f)
 			HitValue(where, wh, vk, &v);
 			TakeVersion(f, &v);
 		}
-		return;
+		break;
 	}
+	return f->type != NULL;
 }
 
 /* Parse the document's version; raise 22P02 naming the key when bad. */

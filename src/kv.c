@@ -460,8 +460,7 @@ kv_get(PG_FUNCTION_ARGS)
 	{
 		Jsonb *doc = DatumGetJsonbP(result);
 		Jsonb *cur =
-			DocmodelMigrate(doc, DOC_META_AUTO, NULL,
-							text_to_cstring(PG_GETARG_TEXT_PP(1)), false);
+			DocmodelMigrate(doc, NULL, text_to_cstring(PG_GETARG_TEXT_PP(1)));
 
 		if (cur != doc)
 			result = JsonbPGetDatum(cur);

@@ -564,18 +564,14 @@ ApplyChain(Jsonb *doc, TypeRules *tr, DocMetaStyle style, const DocVersion *v,
 
 /* See migrate.h. */
 Jsonb *
-DocmodelMigrate(Jsonb *doc, DocMetaStyle style, const DocVersion *target,
-				const char *key, bool stamp_absent)
+DocmodelMigrate(Jsonb *doc, const DocVersion *target, const char *key)
 {
 	DocFields f;
 	TypeRules *tr;
 	const DocVersion *v;
 	const DocVersion *tgt;
 
-	if (!JB_ROOT_IS_OBJECT(doc))
-		return doc;
-	FindFields(&doc->root, style, &f);
-	if (f.type == NULL)
+	if (!FindFields(doc, DOC_META_AUTO, &f))
 		return doc;
 	tr = LookupType(f.type, f.typelen);
 	if (tr == NULL)
@@ -589,21 +585,7 @@ DocmodelMigrate(Jsonb *doc, DocMetaStyle style, const DocVersion *target,
 	tgt = target ? target : tr->current;
 	if (target)
 		CheckTarget(tr, target);
-	if (!f.has_version)
-	{
-		if (stamp_absent)
-		{
-			JsonbValue tree;
-
-			JsonTreeFromJsonb(doc, &tree);
-			SetVersion(&tree, f.style,
-					   target ? DocVersionToCString(target) : tr->current_text);
-			return JsonTreeToJsonb(&tree);
-		}
-		v = tr->oldest;
-	}
-	else
-		v = ParseDocVersion(&f, key);
+	v = f.has_version ? ParseDocVersion(&f, key) : tr->oldest;
 	if (DocVersionCmp(v, tgt) >= 0)
 		return doc;
 	return ApplyChain(doc, tr, f.style, v, tgt, key);
@@ -627,7 +609,7 @@ DocmodelMigrateOnWrite(Jsonb *body, const char *type, int type_len,
 	tr = LookupType(type, type_len);
 	if (tr == NULL)
 		return body;
-	FindFields(&body->root, style, &f);
+	FindFields(body, style, &f);
 	f.type = (char *) type;
 	f.typelen = type_len;
 	if (f.has_version && f.versionlen == tr->current_len &&
@@ -674,7 +656,7 @@ DocmodelMigrateTuple(HeapTuple tup, TupleDesc desc, int keycol, int doccol)
 		if (!isnull)
 			key = TextDatumGetCString(k);
 	}
-	cur = DocmodelMigrate(doc, DOC_META_AUTO, NULL, key, false);
+	cur = DocmodelMigrate(doc, NULL, key);
 	if (cur == doc)
 		return tup;
 	values[0] = JsonbPGetDatum(cur);
@@ -701,9 +683,8 @@ migrate(PG_FUNCTION_ARGS)
 	/* a plain in-line datum needs no detoasting call */
 	doc = VARATT_IS_EXTENDED(DatumGetPointer(d)) ? DatumGetJsonbP(d)
 												 : (Jsonb *) DatumGetPointer(d);
-	res = DocmodelMigrate(doc, DOC_META_AUTO,
-						  PG_ARGISNULL(1) ? NULL : PG_GETARG_DOCVERSION_P(1),
-						  NULL, false);
+	res = DocmodelMigrate(
+		doc, PG_ARGISNULL(1) ? NULL : PG_GETARG_DOCVERSION_P(1), NULL);
 	if (res == doc)
 		PG_RETURN_DATUM(d); /* the same datum, not a copy */
 	PG_RETURN_JSONB_P(res);
@@ -722,8 +703,8 @@ migrate_doc(PG_FUNCTION_ARGS)
 	d = PG_GETARG_DATUM(0);
 	doc = DatumGetJsonbP(d);
 	res = DocmodelMigrate(
-		doc, DOC_META_AUTO, PG_ARGISNULL(1) ? NULL : PG_GETARG_DOCVERSION_P(1),
-		PG_ARGISNULL(2) ? NULL : text_to_cstring(PG_GETARG_TEXT_PP(2)), false);
+		doc, PG_ARGISNULL(1) ? NULL : PG_GETARG_DOCVERSION_P(1),
+		PG_ARGISNULL(2) ? NULL : text_to_cstring(PG_GETARG_TEXT_PP(2)));
 	if (res == doc)
 		PG_RETURN_DATUM(d);
 	PG_RETURN_JSONB_P(res);
@@ -761,10 +742,7 @@ migration_pending(PG_FUNCTION_ARGS)
 	if (PG_ARGISNULL(0))
 		PG_RETURN_BOOL(false);
 	doc = PG_GETARG_JSONB_P(0);
-	if (!JB_ROOT_IS_OBJECT(doc))
-		PG_RETURN_BOOL(false);
-	FindFields(&doc->root, DOC_META_AUTO, &f);
-	if (f.type == NULL)
+	if (!FindFields(doc, DOC_META_AUTO, &f))
 		PG_RETURN_BOOL(false);
 	if (!PG_ARGISNULL(1))
 	{
@@ -834,10 +812,7 @@ migration_doc_type(PG_FUNCTION_ARGS)
 	Jsonb *doc = PG_GETARG_JSONB_P(0);
 	DocFields f;
 
-	if (!JB_ROOT_IS_OBJECT(doc))
-		PG_RETURN_NULL();
-	FindFields(&doc->root, DOC_META_AUTO, &f);
-	if (f.type == NULL)
+	if (!FindFields(doc, DOC_META_AUTO, &f))
 		PG_RETURN_NULL();
 	PG_RETURN_TEXT_P(cstring_to_text_with_len(f.type, f.typelen));
 }
@@ -849,10 +824,7 @@ migration_doc_version(PG_FUNCTION_ARGS)
 	Jsonb *doc = PG_GETARG_JSONB_P(0);
 	DocFields f;
 
-	if (!JB_ROOT_IS_OBJECT(doc))
-		PG_RETURN_NULL();
-	FindFields(&doc->root, DOC_META_AUTO, &f);
-	if (f.type == NULL || !f.has_version)
+	if (!FindFields(doc, DOC_META_AUTO, &f) || !f.has_version)
 		PG_RETURN_NULL();
 	PG_RETURN_DOCVERSION_P(ParseDocVersion(&f, NULL));
 }

@@ -54,52 +54,20 @@ static Step *ParseSteps(JsonbContainer *arr, const char *prefix, bool nested,
  * ---------------------------------------------------------------------
  */
 
-/*
- * Initialize buf and fill it with fmt formatted with args,
- * growing it as needed (args is only read through copies).
- */
-static void FormatReason(StringInfo buf, const char *fmt, va_list args)
-	pg_attribute_printf(2, 0);
+/* Raise 22023 for a step that is not well formed (op NULL: not known). */
+#define BadStep(label, op, ...) BadStepMsg(label, op, psprintf(__VA_ARGS__))
 
 static void
-FormatReason(StringInfo buf, const char *fmt, va_list args)
+pg_attribute_noreturn()
+	BadStepMsg(const char *label, const char *op, const char *reason)
 {
-	initStringInfo(buf);
-	for (;;)
-	{
-		va_list copy;
-		int needed;
-
-		va_copy(copy, args);
-		needed = appendStringInfoVA(buf, fmt, copy);
-		va_end(copy);
-		if (needed == 0)
-			break;
-		enlargeStringInfo(buf, needed);
-	}
-}
-
-/* Raise 22023 for a step that is not well formed. */
-static void pg_attribute_noreturn()
-	BadStep(const char *label, const char *op, const char *fmt, ...)
-		pg_attribute_printf(3, 4);
-
-static void
-BadStep(const char *label, const char *op, const char *fmt, ...)
-{
-	StringInfoData reason;
-	va_list args;
-
-	va_start(args, fmt);
-	FormatReason(&reason, fmt, args);
-	va_end(args);
 	if (op)
 		ereport(ERROR, (errcode(ERRCODE_INVALID_PARAMETER_VALUE),
 						errmsg("invalid migration step %s (%s): %s", label, op,
-							   reason.data),
+							   reason),
 						errdetail("Step %s, op \"%s\".", label, op)));
 	ereport(ERROR, (errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-					errmsg("invalid migration step %s: %s", label, reason.data),
+					errmsg("invalid migration step %s: %s", label, reason),
 					errhint("Known ops: " OP_LIST ".")));
 }
 
@@ -427,48 +395,35 @@ Resolve(JsonbValue *root, const JsonPointer *p, int ntok)
 	return v;
 }
 
-/* Return a copy of v, or of the wrap template t with each "$" made v. */
+/* Replace each "$" string in the tree at v by a copy of dollar. */
+static void
+SubstDollar(JsonbValue *v, const JsonbValue *dollar)
+{
+	int i;
+
+	check_stack_depth();
+	if (v->type == jbvString && v->val.string.len == 1 &&
+		v->val.string.val[0] == '$')
+		*v = JsonTreeCopy(dollar);
+	else if (v->type == jbvObject)
+		for (i = 0; i < v->val.object.nPairs; i++)
+			SubstDollar(&v->val.object.pairs[i].value, dollar);
+	else if (v->type == jbvArray)
+		for (i = 0; i < v->val.array.nElems; i++)
+			SubstDollar(&v->val.array.elems[i], dollar);
+}
+
+/* Return a copy of t (a wrap template: with each "$" made dollar). */
 static JsonbValue *
 CopyValue(const JsonbValue *t, const JsonbValue *dollar)
 {
 	JsonbValue *dst = palloc(sizeof(JsonbValue));
-	int i;
 
-	check_stack_depth();
-	if (dollar == NULL ||
-		(t->type != jbvString && t->type != jbvObject && t->type != jbvArray))
-	{
-		*dst = JsonTreeCopy(t);
-		return dst;
-	}
-	if (t->type == jbvString)
-		return CopyValue(
-			t->val.string.len == 1 && t->val.string.val[0] == '$' ? dollar : t,
-			NULL);
-	*dst = *t;
-	if (t->type == jbvObject)
-	{
-		dst->val.object.pairs =
-			palloc(sizeof(JsonbPair) * Max(t->val.object.nPairs, 1));
-		for (i = 0; i < t->val.object.nPairs; i++)
-		{
-			dst->val.object.pairs[i] = t->val.object.pairs[i];
-			dst->val.object.pairs[i].value =
-				*CopyValue(&t->val.object.pairs[i].value, dollar);
-		}
-	}
-	else
-	{
-		dst->val.array.elems =
-			palloc(sizeof(JsonbValue) * Max(t->val.array.nElems, 1));
-		for (i = 0; i < t->val.array.nElems; i++)
-			dst->val.array.elems[i] =
-				*CopyValue(&t->val.array.elems[i], dollar);
-	}
+	*dst = JsonTreeCopy(t);
+	if (dollar != NULL)
+		SubstDollar(dst, dollar);
 	return dst;
 }
-
-#define KindName(v) JsonTreeTypeName(v)
 
 /* Make a string value. */
 static JsonbValue
@@ -482,30 +437,23 @@ StringValue(const char *s, int len)
 	return v;
 }
 
+/* Raise 22000 for a step that cannot apply (StepFailCode's usual case). */
+#define StepFail(cx, st, path, ...) \
+	StepFailCode(cx, st, path, ERRCODE_DATA_EXCEPTION, NULL, __VA_ARGS__)
+#define StepFailCode(cx, st, path, sqlstate, hint, ...) \
+	StepFailMsg(cx, st, path, sqlstate, hint, psprintf(__VA_ARGS__))
+
 /*
  * Raise sqlstate (with hint, when not NULL) for a step that cannot apply,
  * naming key, step, op, path.
  */
-static void pg_attribute_noreturn()
-	StepFailCode(ApplyCx *cx, const Step *st, const char *path, int sqlstate,
-				 const char *hint, const char *fmt, ...)
-		pg_attribute_printf(6, 7);
-
-/* Raise 22000 for a step that cannot apply (StepFailCode's usual case). */
-#define StepFail(cx, st, path, ...) \
-	StepFailCode(cx, st, path, ERRCODE_DATA_EXCEPTION, NULL, __VA_ARGS__)
-
 static void
-StepFailCode(ApplyCx *cx, const Step *st, const char *path, int sqlstate,
-			 const char *hint, const char *fmt, ...)
+pg_attribute_noreturn()
+	StepFailMsg(ApplyCx *cx, const Step *st, const char *path, int sqlstate,
+				const char *hint, const char *reason)
 {
-	StringInfoData reason;
-	va_list args;
 	StringInfoData detail;
 
-	va_start(args, fmt);
-	FormatReason(&reason, fmt, args);
-	va_end(args);
 	initStringInfo(&detail);
 	if (cx->key)
 		appendStringInfo(&detail, "Key \"%s\", type", cx->key);
@@ -518,7 +466,7 @@ StepFailCode(ApplyCx *cx, const Step *st, const char *path, int sqlstate,
 		cx->prefix, path);
 	ereport(ERROR, (errcode(sqlstate),
 					errmsg("migration step %s (%s) cannot apply: %s", st->label,
-						   MigrateStepOpName(st->op), reason.data),
+						   MigrateStepOpName(st->op), reason),
 					errdetail_internal("%s", detail.data),
 					hint ? errhint("%s", hint) : 0));
 }
@@ -566,7 +514,7 @@ pg_attribute_noreturn()
 				 p->text);
 	if (miss->status == JSONTREE_NOT_CONTAINER)
 		StepFail(cx, st, p->text, "the parent of \"%s\" is %s, not a container",
-				 p->text, KindName(miss->at));
+				 p->text, JsonTreeTypeName(miss->at));
 	StepFail(cx, st, p->text, "array index \"%.*s\" is out of range",
 			 p->toklen[p->ntok - 1], p->tok[p->ntok - 1]);
 }
@@ -670,19 +618,17 @@ ApplyCast(ApplyCx *cx, const Step *st, JsonbValue *root)
 {
 	JsonbValue *v = Resolve(root, &st->path, st->path.ntok);
 	const char *path = st->path.text;
-	if (v->type == jbvNull)
+
+	if (v == NULL || v->type == jbvNull)
 		return;
 	if (v->type == jbvArray || v->type == jbvObject)
-		StepFail(cx, st, path, "cannot cast %s", KindName(v));
+		StepFail(cx, st, path, "cannot cast %s", JsonTreeTypeName(v));
 	switch (st->cast_to)
 	{
 		case CAST_NUMBER:
 			if (v->type == jbvString)
 			{
 				char *s = StringOf(v);
-
-				if (v == NULL)
-					return;
 
 				if (!LooksNumeric(s))
 					StepFail(cx, st, path, "\"%s\" is not a number", s);
@@ -750,14 +696,11 @@ ApplyToEpoch(ApplyCx *cx, const Step *st, JsonbValue *root)
 	int64 us;
 	int64 q;
 
-	if (v == NULL)
-		return;
-
-	if (v->type == jbvNull)
+	if (v == NULL || v->type == jbvNull)
 		return;
 	if (v->type != jbvString)
 		StepFail(cx, st, path, "expected an ISO-8601 string, found %s",
-				 KindName(v));
+				 JsonTreeTypeName(v));
 	if (!DocmodelParseIso8601(v->val.string.val, v->val.string.len, &ts))
 		StepFailCode(cx, st, path, ERRCODE_INVALID_DATETIME_FORMAT,
 					 "Write a date as 2024-01-02 or a date-time as "
@@ -786,14 +729,11 @@ ApplyFromEpoch(ApplyCx *cx, const Step *st, JsonbValue *root)
 	double approx;
 	char *buf;
 
-	if (v == NULL)
-		return;
-
-	if (v->type == jbvNull)
+	if (v == NULL || v->type == jbvNull)
 		return;
 	if (v->type != jbvNumeric)
 		StepFail(cx, st, path, "expected an epoch number, found %s",
-				 KindName(v));
+				 JsonTreeTypeName(v));
 	us = DirectFunctionCall2(numeric_mul, NumericGetDatum(v->val.numeric),
 							 NumericGetDatum(int64_to_numeric(st->unit_us)));
 	us = DirectFunctionCall2(numeric_round, us, Int32GetDatum(0));
@@ -840,7 +780,7 @@ ApplySplit(ApplyCx *cx, const Step *st, JsonbValue *root)
 		return;
 	if (v->type != jbvString)
 		StepFail(cx, st, st->path.text, "expected a string, found %s",
-				 KindName(v));
+				 JsonTreeTypeName(v));
 	s = v->val.string.val;
 	len = v->val.string.len;
 	RemoveAt(root, &st->path);
@@ -892,7 +832,8 @@ ApplyJoin(ApplyCx *cx, const Step *st, JsonbValue *root)
 		else if (v->type == jbvBool)
 			appendStringInfoString(&buf, v->val.boolean ? "true" : "false");
 		else
-			StepFail(cx, st, st->ptrs[i].text, "cannot join %s", KindName(v));
+			StepFail(cx, st, st->ptrs[i].text, "cannot join %s",
+					 JsonTreeTypeName(v));
 	}
 	if (found == 0)
 		return;
@@ -940,7 +881,7 @@ ApplyStripDashes(ApplyCx *cx, const Step *st, JsonbValue *root)
 		return;
 	if (v->type != jbvString)
 		StepFail(cx, st, st->path.text, "expected a string, found %s",
-				 KindName(v));
+				 JsonTreeTypeName(v));
 	out = palloc(v->val.string.len + 1);
 	for (i = 0; i < v->val.string.len; i++)
 		if (v->val.string.val[i] != '-')
@@ -957,7 +898,7 @@ ApplyNest(ApplyCx *cx, const Step *st, JsonbValue *root)
 
 	if (target && target->type != jbvObject)
 		StepFail(cx, st, st->into.text, "\"%s\" is %s, not an object",
-				 st->into.text, KindName(target));
+				 st->into.text, JsonTreeTypeName(target));
 	for (i = 0; i < st->nptrs; i++)
 	{
 		const JsonPointer *p = &st->ptrs[i];
@@ -995,7 +936,7 @@ ApplyUnnest(ApplyCx *cx, const Step *st, JsonbValue *root)
 		return;
 	if (v->type != jbvObject)
 		StepFail(cx, st, st->path.text, "\"%s\" is %s, not an object",
-				 st->path.text, KindName(v));
+				 st->path.text, JsonTreeTypeName(v));
 	v = RemoveAt(root, &st->path);
 	parent = st->has_into ? st->into : st->path;
 	if (!st->has_into)
@@ -1030,7 +971,7 @@ ApplyForEach(ApplyCx *cx, const Step *st, JsonbValue *root)
 		return;
 	if (v->type != jbvArray)
 		StepFail(cx, st, st->path.text, "\"%s\" is %s, not an array",
-				 st->path.text, KindName(v));
+				 st->path.text, JsonTreeTypeName(v));
 	for (i = 0; i < v->val.array.nElems; i++)
 	{
 		cx->prefix = psprintf("%s%s/%d", saved, st->path.text, i);
