@@ -4,7 +4,8 @@
  *	  The migration step language (README, "Schema versions and
  *	  migrations"): parsing a rule's steps when it is registered or cached,
  *	  and applying them to a document tree (jsontree.h). Table-driven: one
- *	  entry per op (step_ops) with its members, its parser and its applier.
+ *	  entry per op (step_ops) with its members (each read by its kind, see
+ *	  ParseMember) and its applier.
  *	  The six RFC 6902 ops run through jsonpatch.c's operations; this file
  *	  keeps docmodel's own ops and the step error messages.
  *
@@ -37,12 +38,36 @@
 	"add, remove, replace, move, copy, test, default, split, join, wrap, " \
 	"cast, to_epoch, from_epoch, strip_dashes, nest, unnest, for_each"
 
+/* How a member of a step object is read (see ParseMember); the optional
+ * ones from M_INTO_OPT on. */
+typedef enum MemberKind
+{
+	M_PATH,      /* a pointer into st->path */
+	M_FROM,      /* a pointer into st->from */
+	M_INTO,      /* a pointer into st->into, also the step's path */
+	M_PTRS,      /* a non-empty array of pointers into st->ptrs */
+	M_VALUE,     /* any JSON, into st->value */
+	M_TO,        /* number, string or boolean, into st->cast_to */
+	M_STEPS,     /* an array of nested steps */
+	M_INTO_OPT,  /* a pointer into st->into, when not the path (wrap) */
+	M_INTO_ROOT, /* a pointer into st->into, the root allowed (unnest) */
+	M_TEMPLATE,  /* any JSON, into st->value */
+	M_SEP,       /* a non-empty string (default one space) */
+	M_UNIT       /* a time unit (default ms) into st->unit_us */
+} MemberKind;
+
+typedef struct StepMember
+{
+	const char *name;
+	MemberKind kind;
+} StepMember;
+
 /* An op of the step language: see step_ops. */
 typedef struct StepOpDef
 {
 	const char *name;
-	const char *const members[4]; /* allowed besides "op", NULL-ended */
-	void (*parse)(Step *st, JsonbContainer *obj, const char *op, bool nested);
+	StepMember members[4]; /* allowed besides "op", in parse order */
+	bool root_ok;          /* inside a for_each, path may be "" */
 	void (*apply)(ApplyCx *cx, const Step *st, JsonbValue *root);
 } StepOpDef;
 
@@ -107,98 +132,9 @@ StepField(JsonbContainer *obj, const char *name)
 	return getKeyJsonValueFromContainer(obj, name, strlen(name), NULL);
 }
 
-/* Return the field of a step object, raising 22023 when absent. */
-static JsonbValue *
-NeedField(JsonbContainer *obj, const char *name, const char *label,
-		  const char *op)
-{
-	JsonbValue *v = StepField(obj, name);
-
-	if (v == NULL)
-		BadStep(label, op, "missing field \"%s\"", name);
-	return v;
-}
-
-/* Parse the required pointer field of step st into *p. */
-static void
-NeedPointer(JsonPointer *p, JsonbContainer *obj, const Step *st, const char *op,
-			const char *field, bool allow_root)
-{
-	ParsePointer(p, NeedField(obj, field, st->label, op), st->label, op, field,
-				 allow_root);
-}
-
-/* Parse an array of JSON Pointers (field of the step). */
-static void
-ParsePointerArray(Step *st, JsonbContainer *obj, const char *field,
-				  const char *label, const char *op)
-{
-	JsonbValue *v = NeedField(obj, field, label, op);
-	int n;
-	int i;
-
-	if (v->type != jbvBinary || !JsonContainerIsArray(v->val.binary.data) ||
-		JsonContainerSize(v->val.binary.data) == 0)
-		BadStep(label, op,
-				"field \"%s\" must be a non-empty array of JSON Pointers",
-				field);
-	n = JsonContainerSize(v->val.binary.data);
-	st->nptrs = n;
-	st->ptrs = palloc0(sizeof(JsonPointer) * n);
-	for (i = 0; i < n; i++)
-	{
-		JsonbValue *e = getIthJsonbValueFromContainer(v->val.binary.data, i);
-
-		ParsePointer(&st->ptrs[i], e, label, op, field, false);
-	}
-}
-
-/* Return the separator field (default one space). */
-static void
-ParseSeparator(Step *st, JsonbContainer *obj, const char *label, const char *op)
-{
-	JsonbValue *v = StepField(obj, "separator");
-
-	if (v == NULL)
-	{
-		st->sep = " ";
-		st->seplen = 1;
-		return;
-	}
-	if (v->type != jbvString || v->val.string.len == 0)
-		BadStep(label, op, "field \"separator\" must be a non-empty string");
-	st->sep = StringOf(v);
-	st->seplen = v->val.string.len;
-}
-
-/* Return the microseconds in a time unit named by the step, or raise. */
-static int64
-ParseUnit(JsonbContainer *obj, const char *label, const char *op)
-{
-	JsonbValue *v = StepField(obj, "unit");
-	char *u;
-
-	if (v == NULL)
-		return INT64CONST(1000);
-	if (v->type != jbvString)
-		BadStep(label, op, "field \"unit\" must be a string");
-	u = StringOf(v);
-	if (strcmp(u, "ms") == 0)
-		return INT64CONST(1000);
-	if (strcmp(u, "s") == 0)
-		return INT64CONST(1000000);
-	if (strcmp(u, "min") == 0)
-		return INT64CONST(60000000);
-	if (strcmp(u, "h") == 0)
-		return INT64CONST(3600000000);
-	if (strcmp(u, "day") == 0)
-		return INT64CONST(86400000000);
-	BadStep(label, op, "unknown unit \"%s\" (ms, s, min, h or day)", u);
-}
-
 /* Refuse members of a step object that its op does not know. */
 static void
-CheckMembers(JsonbContainer *obj, const char *const *allowed, const char *label,
+CheckMembers(JsonbContainer *obj, const StepMember *allowed, const char *label,
 			 const char *op)
 {
 	JsonbIterator *it = JsonbIteratorInit(obj);
@@ -207,16 +143,16 @@ CheckMembers(JsonbContainer *obj, const char *const *allowed, const char *label,
 
 	while ((tok = JsonbIteratorNext(&it, &v, true)) != WJB_DONE)
 	{
-		const char *const *a;
+		const StepMember *a;
 		bool ok = false;
 
 		if (tok != WJB_KEY)
 			continue;
 		if (v.val.string.len == 2 && memcmp(v.val.string.val, "op", 2) == 0)
 			continue;
-		for (a = allowed; *a; a++)
-			if ((int) strlen(*a) == v.val.string.len &&
-				memcmp(*a, v.val.string.val, v.val.string.len) == 0)
+		for (a = allowed; a < allowed + 4 && a->name; a++)
+			if ((int) strlen(a->name) == v.val.string.len &&
+				memcmp(a->name, v.val.string.val, v.val.string.len) == 0)
 				ok = true;
 		if (!ok)
 			BadStep(label, op, "unknown field \"%.*s\"", v.val.string.len,
@@ -224,155 +160,118 @@ CheckMembers(JsonbContainer *obj, const char *const *allowed, const char *label,
 	}
 }
 
+/* The time units of to_epoch and from_epoch, in microseconds. */
+static const struct
+{
+	const char *name;
+	int64 us;
+} units[] = {{"ms", INT64CONST(1000)},
+			 {"s", INT64CONST(1000000)},
+			 {"min", INT64CONST(60000000)},
+			 {"h", INT64CONST(3600000000)},
+			 {"day", INT64CONST(86400000000)}};
+
 /*
- * The parsers, one per op (or per shape shared by several ops): each reads
- * its members of the step object obj into st; CheckMembers has already
- * refused the members its op does not know. nested: inside a for_each,
- * where value ops may name the element itself ("").
+ * Read member m of step object obj into st (CheckMembers has already
+ * refused the members its op does not know); root_ok: the path may name
+ * the element of a for_each itself ("").
  */
-
-/* add, replace, test, default: path and value. */
 static void
-ParseValueStep(Step *st, JsonbContainer *obj, const char *op, bool nested)
+ParseMember(Step *st, JsonbContainer *obj, const StepMember *m, const char *op,
+			bool root_ok)
 {
-	bool root = nested && (st->op == OP_REPLACE || st->op == OP_TEST);
-
-	NeedPointer(&st->path, obj, st, op, "path", root);
-	st->value = JsonTreeBuild(NeedField(obj, "value", st->label, op));
-}
-
-/* remove, strip_dashes: path only. */
-static void
-ParsePathStep(Step *st, JsonbContainer *obj, const char *op, bool nested)
-{
-	NeedPointer(&st->path, obj, st, op, "path",
-				nested && st->op == OP_STRIP_DASHES);
-}
-
-/* move, copy: from and path; a move may not go into its own child. */
-static void
-ParseFromStep(Step *st, JsonbContainer *obj, const char *op, bool nested)
-{
-	NeedPointer(&st->from, obj, st, op, "from", false);
-	NeedPointer(&st->path, obj, st, op, "path", false);
-	if (st->op == OP_MOVE && st->from.ntok < st->path.ntok &&
-		JsonPointerIsPrefix(&st->from, &st->path))
-		BadStep(st->label, op, "cannot move \"%s\" into its own child \"%s\"",
-				st->from.text, st->path.text);
-}
-
-/* split: path, into (pointers), separator. */
-static void
-ParseSplit(Step *st, JsonbContainer *obj, const char *op, bool nested)
-{
-	NeedPointer(&st->path, obj, st, op, "path", false);
-	ParsePointerArray(st, obj, "into", st->label, op);
-	ParseSeparator(st, obj, st->label, op);
-}
-
-/* join: paths, into, separator. */
-static void
-ParseJoin(Step *st, JsonbContainer *obj, const char *op, bool nested)
-{
-	ParsePointerArray(st, obj, "paths", st->label, op);
-	NeedPointer(&st->into, obj, st, op, "into", false);
-	st->has_into = true;
-	st->path = st->into;
-	ParseSeparator(st, obj, st->label, op);
-}
-
-/* wrap: path, optional into and template. */
-static void
-ParseWrap(Step *st, JsonbContainer *obj, const char *op, bool nested)
-{
-	JsonbValue *v;
-
-	NeedPointer(&st->path, obj, st, op, "path", false);
-	v = StepField(obj, "into");
-	if (v)
-	{
-		ParsePointer(&st->into, v, st->label, op, "into", false);
-		st->has_into = strcmp(st->into.text, st->path.text) != 0;
-	}
-	v = StepField(obj, "template");
-	if (v)
-		st->value = JsonTreeBuild(v);
-}
-
-/* cast: path and to (number, string or boolean). */
-static void
-ParseCast(Step *st, JsonbContainer *obj, const char *op, bool nested)
-{
-	JsonbValue *v;
-	char *to;
-
-	NeedPointer(&st->path, obj, st, op, "path", nested);
-	v = NeedField(obj, "to", st->label, op);
-	if (v->type != jbvString)
-		BadStep(st->label, op, "field \"to\" must be a string");
-	to = StringOf(v);
-	if (strcmp(to, "number") == 0)
-		st->cast_to = CAST_NUMBER;
-	else if (strcmp(to, "string") == 0)
-		st->cast_to = CAST_STRING;
-	else if (strcmp(to, "boolean") == 0)
-		st->cast_to = CAST_BOOLEAN;
-	else
-		BadStep(st->label, op,
-				"cannot cast to \"%s\" (number, string or boolean)", to);
-}
-
-/* to_epoch, from_epoch: path and unit. */
-static void
-ParseEpoch(Step *st, JsonbContainer *obj, const char *op, bool nested)
-{
-	NeedPointer(&st->path, obj, st, op, "path", nested);
-	st->unit_us = ParseUnit(obj, st->label, op);
-}
-
-/* nest: paths and into, which may not lie inside one of them. */
-static void
-ParseNest(Step *st, JsonbContainer *obj, const char *op, bool nested)
-{
+	const char *label = st->label;
+	JsonbValue *v = StepField(obj, m->name);
+	JsonbContainer *c;
+	char *s;
 	int i;
 
-	ParsePointerArray(st, obj, "paths", st->label, op);
-	NeedPointer(&st->into, obj, st, op, "into", false);
-	st->has_into = true;
-	st->path = st->into;
-	for (i = 0; i < st->nptrs; i++)
-		if (JsonPointerIsPrefix(&st->ptrs[i], &st->into))
-			BadStep(st->label, op,
-					"cannot nest \"%s\" into itself or its child \"%s\"",
-					st->ptrs[i].text, st->into.text);
-}
-
-/* unnest: path, optional into (the root allowed). */
-static void
-ParseUnnest(Step *st, JsonbContainer *obj, const char *op, bool nested)
-{
-	JsonbValue *v;
-
-	NeedPointer(&st->path, obj, st, op, "path", false);
-	v = StepField(obj, "into");
-	if (v)
+	if (v == NULL && m->kind < M_INTO_OPT)
+		BadStep(label, op, "missing field \"%s\"", m->name);
+	if (v == NULL && m->kind == M_SEP)
 	{
-		ParsePointer(&st->into, v, st->label, op, "into", true);
-		st->has_into = true;
+		st->sep = " ";
+		st->seplen = 1;
 	}
-}
-
-/* for_each: path and steps (parsed as nested steps). */
-static void
-ParseForEach(Step *st, JsonbContainer *obj, const char *op, bool nested)
-{
-	JsonbValue *v;
-
-	NeedPointer(&st->path, obj, st, op, "path", false);
-	v = NeedField(obj, "steps", st->label, op);
-	if (v->type != jbvBinary || !JsonContainerIsArray(v->val.binary.data))
-		BadStep(st->label, op, "field \"steps\" must be an array");
-	st->steps = ParseSteps(v->val.binary.data, st->label, true, &st->nsteps);
+	else if (v == NULL && m->kind == M_UNIT)
+		st->unit_us = INT64CONST(1000);
+	if (v == NULL)
+		return;
+	c = v->type == jbvBinary ? v->val.binary.data : NULL;
+	switch (m->kind)
+	{
+		case M_PATH:
+			ParsePointer(&st->path, v, label, op, m->name, root_ok);
+			break;
+		case M_FROM:
+			ParsePointer(&st->from, v, label, op, m->name, false);
+			break;
+		case M_INTO:
+		case M_INTO_OPT:
+		case M_INTO_ROOT:
+			ParsePointer(&st->into, v, label, op, m->name,
+						 m->kind == M_INTO_ROOT);
+			st->has_into = m->kind != M_INTO_OPT ||
+						   strcmp(st->into.text, st->path.text) != 0;
+			if (m->kind == M_INTO)
+				st->path = st->into;
+			break;
+		case M_PTRS:
+			if (c == NULL || !JsonContainerIsArray(c) ||
+				JsonContainerSize(c) == 0)
+				BadStep(label, op,
+						"field \"%s\" must be a non-empty array of JSON "
+						"Pointers",
+						m->name);
+			st->nptrs = JsonContainerSize(c);
+			st->ptrs = palloc0(sizeof(JsonPointer) * st->nptrs);
+			for (i = 0; i < st->nptrs; i++)
+				ParsePointer(&st->ptrs[i], getIthJsonbValueFromContainer(c, i),
+							 label, op, m->name, false);
+			break;
+		case M_VALUE:
+		case M_TEMPLATE:
+			st->value = JsonTreeBuild(v);
+			break;
+		case M_TO:
+			if (v->type != jbvString)
+				BadStep(label, op, "field \"to\" must be a string");
+			s = StringOf(v);
+			if (strcmp(s, "number") == 0)
+				st->cast_to = CAST_NUMBER;
+			else if (strcmp(s, "string") == 0)
+				st->cast_to = CAST_STRING;
+			else if (strcmp(s, "boolean") == 0)
+				st->cast_to = CAST_BOOLEAN;
+			else
+				BadStep(label, op,
+						"cannot cast to \"%s\" (number, string or boolean)", s);
+			break;
+		case M_STEPS:
+			if (c == NULL || !JsonContainerIsArray(c))
+				BadStep(label, op, "field \"steps\" must be an array");
+			st->steps = ParseSteps(c, label, true, &st->nsteps);
+			break;
+		case M_SEP:
+			if (v->type != jbvString || v->val.string.len == 0)
+				BadStep(label, op,
+						"field \"separator\" must be a non-empty string");
+			st->sep = StringOf(v);
+			st->seplen = v->val.string.len;
+			break;
+		case M_UNIT:
+			if (v->type != jbvString)
+				BadStep(label, op, "field \"unit\" must be a string");
+			s = StringOf(v);
+			for (i = 0; i < lengthof(units); i++)
+				if (strcmp(s, units[i].name) == 0)
+					break;
+			if (i == lengthof(units))
+				BadStep(label, op, "unknown unit \"%s\" (ms, s, min, h or day)",
+						s);
+			st->unit_us = units[i].us;
+			break;
+	}
 }
 
 /* ---------------------------------------------------------------------
@@ -980,25 +879,45 @@ ApplyForEach(ApplyCx *cx, const Step *st, JsonbValue *root)
 	cx->prefix = saved;
 }
 
-/* The ops: name, members besides "op", parser and applier; see StepOp. */
+/* Shorthands for the table. */
+#define PATH           \
+	{                  \
+		"path", M_PATH \
+	}
+#define VALUE            \
+	{                    \
+		"value", M_VALUE \
+	}
+#define PATHS           \
+	{                   \
+		"paths", M_PTRS \
+	}
+
+/* The ops: name, members besides "op", root_ok, applier; see StepOp. */
 static const StepOpDef step_ops[OP_COUNT] = {
-	{"add", {"path", "value"}, ParseValueStep, ApplyPatchStep},
-	{"remove", {"path"}, ParsePathStep, ApplyPatchStep},
-	{"replace", {"path", "value"}, ParseValueStep, ApplyPatchStep},
-	{"move", {"from", "path"}, ParseFromStep, ApplyPatchStep},
-	{"copy", {"from", "path"}, ParseFromStep, ApplyPatchStep},
-	{"test", {"path", "value"}, ParseValueStep, ApplyPatchStep},
-	{"default", {"path", "value"}, ParseValueStep, ApplyDefault},
-	{"split", {"path", "into", "separator"}, ParseSplit, ApplySplit},
-	{"join", {"paths", "into", "separator"}, ParseJoin, ApplyJoin},
-	{"wrap", {"path", "into", "template"}, ParseWrap, ApplyWrap},
-	{"cast", {"path", "to"}, ParseCast, ApplyCast},
-	{"to_epoch", {"path", "unit"}, ParseEpoch, ApplyToEpoch},
-	{"from_epoch", {"path", "unit"}, ParseEpoch, ApplyFromEpoch},
-	{"strip_dashes", {"path"}, ParsePathStep, ApplyStripDashes},
-	{"nest", {"paths", "into"}, ParseNest, ApplyNest},
-	{"unnest", {"path", "into"}, ParseUnnest, ApplyUnnest},
-	{"for_each", {"path", "steps"}, ParseForEach, ApplyForEach},
+	{"add", {PATH, VALUE}, false, ApplyPatchStep},
+	{"remove", {PATH}, false, ApplyPatchStep},
+	{"replace", {PATH, VALUE}, true, ApplyPatchStep},
+	{"move", {{"from", M_FROM}, PATH}, false, ApplyPatchStep},
+	{"copy", {{"from", M_FROM}, PATH}, false, ApplyPatchStep},
+	{"test", {PATH, VALUE}, true, ApplyPatchStep},
+	{"default", {PATH, VALUE}, false, ApplyDefault},
+	{"split",
+	 {PATH, {"into", M_PTRS}, {"separator", M_SEP}},
+	 false,
+	 ApplySplit},
+	{"join", {PATHS, {"into", M_INTO}, {"separator", M_SEP}}, false, ApplyJoin},
+	{"wrap",
+	 {PATH, {"into", M_INTO_OPT}, {"template", M_TEMPLATE}},
+	 false,
+	 ApplyWrap},
+	{"cast", {PATH, {"to", M_TO}}, true, ApplyCast},
+	{"to_epoch", {PATH, {"unit", M_UNIT}}, true, ApplyToEpoch},
+	{"from_epoch", {PATH, {"unit", M_UNIT}}, true, ApplyFromEpoch},
+	{"strip_dashes", {PATH}, true, ApplyStripDashes},
+	{"nest", {PATHS, {"into", M_INTO}}, false, ApplyNest},
+	{"unnest", {PATH, {"into", M_INTO_ROOT}}, false, ApplyUnnest},
+	{"for_each", {PATH, {"steps", M_STEPS}}, false, ApplyForEach},
 };
 
 /* Parse one step object into st; raise 22023 naming its label and op. */
@@ -1008,6 +927,7 @@ ParseStep(Step *st, JsonbValue *sv, const char *label, bool nested)
 	JsonbContainer *obj;
 	JsonbValue *opv;
 	char *op;
+	const StepMember *m;
 	int i;
 
 	memset(st, 0, sizeof(Step));
@@ -1028,7 +948,17 @@ ParseStep(Step *st, JsonbValue *sv, const char *label, bool nested)
 		BadStep(label, NULL, "unknown op \"%s\"", op);
 	st->op = (StepOp) i;
 	CheckMembers(obj, step_ops[i].members, label, op);
-	step_ops[i].parse(st, obj, op, nested);
+	for (m = step_ops[i].members; m < step_ops[i].members + 4 && m->name; m++)
+		ParseMember(st, obj, m, op, nested && step_ops[i].root_ok);
+	if (st->op == OP_MOVE && st->from.ntok < st->path.ntok &&
+		JsonPointerIsPrefix(&st->from, &st->path))
+		BadStep(label, op, "cannot move \"%s\" into its own child \"%s\"",
+				st->from.text, st->path.text);
+	for (i = 0; st->op == OP_NEST && i < st->nptrs; i++)
+		if (JsonPointerIsPrefix(&st->ptrs[i], &st->into))
+			BadStep(label, op,
+					"cannot nest \"%s\" into itself or its child \"%s\"",
+					st->ptrs[i].text, st->into.text);
 }
 
 /* Parse a steps array; labels are 1-based, "2.1" for nested steps. */
