@@ -175,18 +175,15 @@ ReadRegistry(void)
 		elog(ERROR, "looking up docmodel._migration_fn failed: %d", ret);
 	migrate_sql_has_pins = DatumGetBool(SPI_getbinval(
 		SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 1, &isnull));
-	ret = SPI_execute(migrate_sql_has_pins
-						  ? "SELECT doc_type, from_version::pg_catalog.text, "
-							"to_version::pg_catalog.text, steps, fn, "
-							"docmodel._migration_fn(doc_type, from_version) "
-							"FROM docmodel.migration_rules "
-							"ORDER BY doc_type, from_version"
-						  : "SELECT doc_type, from_version::pg_catalog.text, "
-							"to_version::pg_catalog.text, steps, fn, "
-							"NULL::pg_catalog.oid "
-							"FROM docmodel.migration_rules "
-							"ORDER BY doc_type, from_version",
-					  true, 0);
+#define RULES_SQL(pin)                                 \
+	"SELECT doc_type, from_version::pg_catalog.text, " \
+	"to_version::pg_catalog.text, steps, fn, " pin     \
+	" FROM docmodel.migration_rules ORDER BY doc_type, from_version"
+	ret = SPI_execute(
+		migrate_sql_has_pins
+			? RULES_SQL("docmodel._migration_fn(doc_type, from_version)")
+			: RULES_SQL("NULL::pg_catalog.oid"),
+		true, 0);
 	if (ret != SPI_OK_SELECT)
 		elog(ERROR, "reading docmodel.migration_rules failed: %d", ret);
 }
