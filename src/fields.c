@@ -24,28 +24,23 @@
 	{                    \
 		s, sizeof(s) - 1 \
 	}
-#define NONE    \
-	{           \
-		NULL, 0 \
+
+/* The names without underscore (the "meta" and the plain styles). */
+#define PLAIN_NAMES                                                       \
+	{                                                                     \
+		NAME("type"), NAME("schema"), NAME("created"), NAME("createdBy"), \
+			NAME("modified"), NAME("modifiedBy"), NAME("ver")             \
 	}
 
 /* The presets, by meta style (AUTO's slot: the underscore style). */
 static DocFieldSet Presets[DOC_META_NSTYLES] = {
 	[DOC_META_UNDERSCORE] = {DOC_META_UNDERSCORE,
-							 NONE,
+							 {NULL, 0},
 							 {NAME("_type"), NAME("_schema"), NAME("_created"),
 							  NAME("_createdBy"), NAME("_modified"),
 							  NAME("_modifiedBy"), NAME("_ver")}},
-	[DOC_META_META] = {DOC_META_META,
-					   NAME("meta"),
-					   {NAME("type"), NAME("schema"), NAME("created"),
-						NAME("createdBy"), NAME("modified"), NAME("modifiedBy"),
-						NAME("ver")}},
-	[DOC_META_PLAIN] = {DOC_META_PLAIN,
-						NONE,
-						{NAME("type"), NAME("schema"), NAME("created"),
-						 NAME("createdBy"), NAME("modified"),
-						 NAME("modifiedBy"), NAME("ver")}},
+	[DOC_META_META] = {DOC_META_META, NAME("meta"), PLAIN_NAMES},
+	[DOC_META_PLAIN] = {DOC_META_PLAIN, {NULL, 0}, PLAIN_NAMES},
 };
 
 /* The order in which AUTO tries the styles: the first whose type field is
