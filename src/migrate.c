@@ -394,6 +394,17 @@ SetVersion(JsonbValue *root, DocMetaStyle style, const char *text)
 	JsonTreeSetMember(where, name->name, name->len, &sv);
 }
 
+/* errdetail naming the key (when known), type and rule of cx. */
+static int
+RuleDetail(const ApplyCx *cx)
+{
+	if (cx->key)
+		return errdetail("Key \"%s\", type \"%s\", migration %s to %s.",
+						 cx->key, cx->type, cx->from, cx->to);
+	return errdetail("Type \"%s\", migration %s to %s.", cx->type, cx->from,
+					 cx->to);
+}
+
 /* Call a rule's jsonb -> jsonb function on a document. */
 static Jsonb *
 CallRuleFn(ApplyCx *cx, Rule *r, Jsonb *doc)
@@ -436,49 +447,32 @@ CallRuleFn(ApplyCx *cx, Rule *r, Jsonb *doc)
 		ereport(ERROR,
 				(errcode(ERRCODE_DATA_EXCEPTION),
 				 errmsg("migration function %s returned null", r->fn_text),
-				 cx->key
-					 ? errdetail("Key \"%s\", type \"%s\", migration %s to %s.",
-								 cx->key, cx->type, cx->from, cx->to)
-					 : errdetail("Type \"%s\", migration %s to %s.", cx->type,
-								 cx->from, cx->to)));
+				 RuleDetail(cx)));
 	res = DatumGetJsonbP(d);
 	if (!JB_ROOT_IS_OBJECT(res))
-		ereport(ERROR,
-				(errcode(ERRCODE_DATA_EXCEPTION),
-				 errmsg("migration function %s did not return an object",
-						r->fn_text),
-				 cx->key
-					 ? errdetail("Key \"%s\", type \"%s\", migration %s to %s.",
-								 cx->key, cx->type, cx->from, cx->to)
-					 : errdetail("Type \"%s\", migration %s to %s.", cx->type,
-								 cx->from, cx->to)));
+		ereport(ERROR, (errcode(ERRCODE_DATA_EXCEPTION),
+						errmsg("migration function %s did not return an object",
+							   r->fn_text),
+						RuleDetail(cx)));
 	return res;
 }
 
-/* Return whether v is a version of tr's chain (a from or a to). */
-static bool
-OnChain(TypeRules *tr, const DocVersion *v)
+/* Raise 22023 unless target is a version of tr's chain (a from or a to). */
+static void
+CheckTarget(TypeRules *tr, const DocVersion *target)
 {
 	int i;
 
 	for (i = 0; i < tr->nrules; i++)
-		if (DocVersionCmp(tr->rules[i].from, v) == 0 ||
-			DocVersionCmp(tr->rules[i].to, v) == 0)
-			return true;
-	return false;
-}
-
-/* Raise 22023 unless target is a version of tr's chain. */
-static void
-CheckTarget(TypeRules *tr, const DocVersion *target)
-{
-	if (!OnChain(tr, target))
-		ereport(ERROR,
-				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-				 errmsg("no migration of type \"%s\" reaches version %s",
-						tr->name, DocVersionToCString(target)),
-				 errdetail("Type \"%s\" goes from version %s to %s.", tr->name,
-						   DocVersionToCString(tr->oldest), tr->current_text)));
+		if (DocVersionCmp(tr->rules[i].from, target) == 0 ||
+			DocVersionCmp(tr->rules[i].to, target) == 0)
+			return;
+	ereport(ERROR,
+			(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+			 errmsg("no migration of type \"%s\" reaches version %s", tr->name,
+					DocVersionToCString(target)),
+			 errdetail("Type \"%s\" goes from version %s to %s.", tr->name,
+					   DocVersionToCString(tr->oldest), tr->current_text)));
 }
 
 /*
