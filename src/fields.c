@@ -63,14 +63,20 @@ typedef struct ScanList
 
 /*
  * The first four bytes of a key of len bytes (zero-padded) as one word:
- * most keys of a wanted length are told apart by one compare.
+ * most keys of a wanted length are told apart by one compare. (A memcpy of
+ * a constant length is one load; of a variable one, a call.)
  */
 static inline uint32
 KeyHead(const char *s, int len)
 {
 	uint32 h = 0;
+	int i;
 
-	memcpy(&h, s, Min(len, 4));
+	if (len >= 4)
+		memcpy(&h, s, 4);
+	else
+		for (i = 0; i < len; i++)
+			((char *) &h)[i] = s[i];
 	return h;
 }
 
