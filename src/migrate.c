@@ -660,9 +660,12 @@ DocmodelMigrateTuple(HeapTuple tup, TupleDesc desc, int keycol, int doccol)
  * ---------------------------------------------------------------------
  */
 
-/* migrate(doc jsonb, target version DEFAULT NULL) -> jsonb */
-Datum
-migrate(PG_FUNCTION_ARGS)
+/*
+ * migrate(doc jsonb, target version DEFAULT NULL) -> jsonb, and
+ * _migrate_doc(doc, target, key text) whose errors name key.
+ */
+static inline Datum
+MigrateArg(FunctionCallInfo fcinfo, const char *key)
 {
 	Datum d;
 	Jsonb *doc;
@@ -675,30 +678,24 @@ migrate(PG_FUNCTION_ARGS)
 	doc = VARATT_IS_EXTENDED(DatumGetPointer(d)) ? DatumGetJsonbP(d)
 												 : (Jsonb *) DatumGetPointer(d);
 	res = DocmodelMigrate(
-		doc, PG_ARGISNULL(1) ? NULL : PG_GETARG_DOCVERSION_P(1), NULL);
+		doc, PG_ARGISNULL(1) ? NULL : PG_GETARG_DOCVERSION_P(1), key);
 	if (res == doc)
 		PG_RETURN_DATUM(d); /* the same datum, not a copy */
 	PG_RETURN_JSONB_P(res);
 }
 
-/* _migrate_doc(doc jsonb, target version, key text) -> jsonb: errors name key */
+Datum
+migrate(PG_FUNCTION_ARGS)
+{
+	return MigrateArg(fcinfo, NULL);
+}
+
 Datum
 migrate_doc(PG_FUNCTION_ARGS)
 {
-	Datum d;
-	Jsonb *doc;
-	Jsonb *res;
-
-	if (PG_ARGISNULL(0))
-		PG_RETURN_NULL();
-	d = PG_GETARG_DATUM(0);
-	doc = DatumGetJsonbP(d);
-	res = DocmodelMigrate(
-		doc, PG_ARGISNULL(1) ? NULL : PG_GETARG_DOCVERSION_P(1),
-		PG_ARGISNULL(2) ? NULL : text_to_cstring(PG_GETARG_TEXT_PP(2)));
-	if (res == doc)
-		PG_RETURN_DATUM(d);
-	PG_RETURN_JSONB_P(res);
+	return MigrateArg(fcinfo, PG_ARGISNULL(0) || PG_ARGISNULL(2)
+								  ? NULL
+								  : text_to_cstring(PG_GETARG_TEXT_PP(2)));
 }
 
 /* current_version(doc_type text) -> version: NULL without migrations */
