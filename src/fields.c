@@ -19,6 +19,7 @@
 #include "utils/numeric.h"
 
 #include "fields.h"
+#include "jsontree.h"
 
 #define NAME(s)          \
 	{                    \
@@ -198,14 +199,11 @@ DocmodelFieldSetFor(DocMetaStyle style)
 JsonbContainer *
 DocmodelFieldContainer(const DocFieldSet *fs, JsonbContainer *root)
 {
-	JsonbValue k;
+	JsonbValue k = JsonTreeString(fs->container.name, fs->container.len);
 	JsonbValue *v;
 
 	if (fs->container.len == 0)
 		return root;
-	k.type = jbvString;
-	k.val.string.val = (char *) fs->container.name;
-	k.val.string.len = fs->container.len;
 	v = findJsonbValueFromContainer(root, JB_FOBJECT, &k);
 	if (v == NULL || v->type != jbvBinary ||
 		!JsonContainerIsObject(v->val.binary.data))
@@ -217,11 +215,8 @@ DocmodelFieldContainer(const DocFieldSet *fs, JsonbContainer *root)
 JsonbValue *
 DocmodelFieldValue(const DocFieldSet *fs, JsonbContainer *c, DocFieldKind kind)
 {
-	JsonbValue k;
+	JsonbValue k = JsonTreeString(fs->field[kind].name, fs->field[kind].len);
 
-	k.type = jbvString;
-	k.val.string.val = (char *) fs->field[kind].name;
-	k.val.string.len = fs->field[kind].len;
 	return findJsonbValueFromContainer(c, JB_FOBJECT, &k);
 }
 

@@ -365,11 +365,8 @@ SetVersion(JsonbValue *root, DocMetaStyle style, const char *text)
 	const DocFieldSet *fs = DocmodelFieldSetFor(style);
 	const DocFieldName *name = &fs->field[DOC_FIELD_SCHEMA];
 	JsonbValue *where = root;
-	JsonbValue sv;
+	JsonbValue sv = JsonTreeString(text, strlen(text));
 
-	sv.type = jbvString;
-	sv.val.string.val = (char *) text;
-	sv.val.string.len = strlen(text);
 	JsonTreeExpand(root);
 	if (fs->container.len > 0)
 	{
@@ -607,9 +604,7 @@ DocmodelMigrateOnWrite(Jsonb *body, const char *type, int type_len,
 		memcmp(f.version, tr->current_text, f.versionlen) == 0)
 		return body;
 	sv = palloc(sizeof(JsonbValue));
-	sv->type = jbvString;
-	sv->val.string.val = pstrdup(tr->current_text);
-	sv->val.string.len = strlen(tr->current_text);
+	*sv = JsonTreeString(pstrdup(tr->current_text), strlen(tr->current_text));
 	if (!f.has_version)
 	{
 		/* a new shape written without a version is the current one */

@@ -324,18 +324,6 @@ CopyValue(const JsonbValue *t, const JsonbValue *dollar)
 	return dst;
 }
 
-/* Make a string value. */
-static JsonbValue
-StringValue(const char *s, int len)
-{
-	JsonbValue v;
-
-	v.type = jbvString;
-	v.val.string.val = (char *) s;
-	v.val.string.len = len;
-	return v;
-}
-
 /* Raise 22000 for a step that cannot apply (StepFailCode's usual case). */
 #define StepFail(cx, st, path, ...) \
 	StepFailCode(cx, st, path, ERRCODE_DATA_EXCEPTION, NULL, __VA_ARGS__)
@@ -550,11 +538,11 @@ ApplyCast(ApplyCx *cx, const Step *st, JsonbValue *root)
 				char *s = DatumGetCString(DirectFunctionCall1(
 					numeric_out, NumericGetDatum(v->val.numeric)));
 
-				*v = StringValue(s, strlen(s));
+				*v = JsonTreeString(s, strlen(s));
 			}
 			else if (v->type == jbvBool)
-				*v = v->val.boolean ? StringValue("true", 4)
-									: StringValue("false", 5);
+				*v = v->val.boolean ? JsonTreeString("true", 4)
+									: JsonTreeString("false", 5);
 			break;
 		case CAST_BOOLEAN:
 			if (v->type == jbvString)
@@ -649,7 +637,7 @@ ApplyFromEpoch(ApplyCx *cx, const Step *st, JsonbValue *root)
 					 "epoch %s is out of range (years 0000 to 9999)",
 					 DatumGetCString(DirectFunctionCall1(
 						 numeric_out, NumericGetDatum(v->val.numeric))));
-	*v = StringValue(buf, DOCMODEL_ISO8601_LEN);
+	*v = JsonTreeString(buf, DOCMODEL_ISO8601_LEN);
 }
 
 /*
@@ -698,7 +686,7 @@ ApplySplit(ApplyCx *cx, const Step *st, JsonbValue *root)
 					break;
 			end = (k + st->seplen <= len) ? k : len;
 		}
-		piece = StringValue(s + pos, end - pos);
+		piece = JsonTreeString(s + pos, end - pos);
 		AddAt(cx, st, root, &st->ptrs[i], &piece);
 		pos = (end == len) ? len + 1 : end + st->seplen;
 	}
@@ -738,7 +726,7 @@ ApplyJoin(ApplyCx *cx, const Step *st, JsonbValue *root)
 		return;
 	for (i = 0; i < st->nptrs; i++)
 		RemoveAt(root, &st->ptrs[i]);
-	joined = StringValue(buf.data, buf.len);
+	joined = JsonTreeString(buf.data, buf.len);
 	AddAt(cx, st, root, &st->into, &joined);
 }
 
@@ -785,7 +773,7 @@ ApplyStripDashes(ApplyCx *cx, const Step *st, JsonbValue *root)
 	for (i = 0; i < v->val.string.len; i++)
 		if (v->val.string.val[i] != '-')
 			out[n++] = v->val.string.val[i];
-	*v = StringValue(out, n);
+	*v = JsonTreeString(out, n);
 }
 
 /* nest: move the values at paths into the object at into. */
