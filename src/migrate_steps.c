@@ -280,14 +280,14 @@ ParseMember(Step *st, JsonbContainer *obj, const StepMember *m, const char *op,
  */
 
 /*
- * Return the value at the first ntok tokens of p, expanded one level (so a
- * caller tests its type directly), or NULL when it is not there.
+ * Return the value at p, expanded one level (so a caller tests its type
+ * directly), or NULL when it is not there.
  */
 static JsonbValue *
-Resolve(JsonbValue *root, const JsonPointer *p, int ntok)
+Resolve(JsonbValue *root, const JsonPointer *p)
 {
 	JsonTreeMiss miss;
-	JsonbValue *v = JsonTreeResolve(root, p, ntok, &miss);
+	JsonbValue *v = JsonTreeResolve(root, p, p->ntok, &miss);
 
 	if (v != NULL)
 		JsonTreeExpand(v);
@@ -503,7 +503,7 @@ LooksNumeric(const char *s)
 static void
 ApplyCast(ApplyCx *cx, const Step *st, JsonbValue *root)
 {
-	JsonbValue *v = Resolve(root, &st->path, st->path.ntok);
+	JsonbValue *v = Resolve(root, &st->path);
 	const char *path = st->path.text;
 
 	if (v == NULL || v->type == jbvNull)
@@ -577,7 +577,7 @@ ApplyCast(ApplyCx *cx, const Step *st, JsonbValue *root)
 static void
 ApplyToEpoch(ApplyCx *cx, const Step *st, JsonbValue *root)
 {
-	JsonbValue *v = Resolve(root, &st->path, st->path.ntok);
+	JsonbValue *v = Resolve(root, &st->path);
 	const char *path = st->path.text;
 	TimestampTz ts;
 	int64 us;
@@ -610,7 +610,7 @@ ApplyToEpoch(ApplyCx *cx, const Step *st, JsonbValue *root)
 static void
 ApplyFromEpoch(ApplyCx *cx, const Step *st, JsonbValue *root)
 {
-	JsonbValue *v = Resolve(root, &st->path, st->path.ntok);
+	JsonbValue *v = Resolve(root, &st->path);
 	const char *path = st->path.text;
 	Datum us;
 	double approx;
@@ -649,7 +649,7 @@ ApplyFromEpoch(ApplyCx *cx, const Step *st, JsonbValue *root)
 static void
 ApplyDefault(ApplyCx *cx, const Step *st, JsonbValue *root)
 {
-	if (Resolve(root, &st->path, st->path.ntok) == NULL)
+	if (Resolve(root, &st->path) == NULL)
 		AddAt(cx, st, root, &st->path, CopyValue(st->value, NULL));
 }
 
@@ -657,7 +657,7 @@ ApplyDefault(ApplyCx *cx, const Step *st, JsonbValue *root)
 static void
 ApplySplit(ApplyCx *cx, const Step *st, JsonbValue *root)
 {
-	JsonbValue *v = Resolve(root, &st->path, st->path.ntok);
+	JsonbValue *v = Resolve(root, &st->path);
 	char *s;
 	int len;
 	int pos = 0;
@@ -704,7 +704,7 @@ ApplyJoin(ApplyCx *cx, const Step *st, JsonbValue *root)
 	initStringInfo(&buf);
 	for (i = 0; i < st->nptrs; i++)
 	{
-		JsonbValue *v = Resolve(root, &st->ptrs[i], st->ptrs[i].ntok);
+		JsonbValue *v = Resolve(root, &st->ptrs[i]);
 
 		if (v == NULL || v->type == jbvNull)
 			continue;
@@ -734,12 +734,12 @@ ApplyJoin(ApplyCx *cx, const Step *st, JsonbValue *root)
 static void
 ApplyWrap(ApplyCx *cx, const Step *st, JsonbValue *root)
 {
-	JsonbValue *v = Resolve(root, &st->path, st->path.ntok);
+	JsonbValue *v = Resolve(root, &st->path);
 	JsonbValue arr;
 
 	if (v == NULL)
 		return;
-	if (st->has_into && Resolve(root, &st->into, st->into.ntok) != NULL)
+	if (st->has_into && Resolve(root, &st->into) != NULL)
 		StepFail(cx, st, st->into.text, "\"%s\" already exists", st->into.text);
 	arr.type = jbvArray;
 	arr.val.array.rawScalar = false;
@@ -759,7 +759,7 @@ ApplyWrap(ApplyCx *cx, const Step *st, JsonbValue *root)
 static void
 ApplyStripDashes(ApplyCx *cx, const Step *st, JsonbValue *root)
 {
-	JsonbValue *v = Resolve(root, &st->path, st->path.ntok);
+	JsonbValue *v = Resolve(root, &st->path);
 	char *out;
 	int n = 0;
 	int i;
@@ -780,7 +780,7 @@ ApplyStripDashes(ApplyCx *cx, const Step *st, JsonbValue *root)
 static void
 ApplyNest(ApplyCx *cx, const Step *st, JsonbValue *root)
 {
-	JsonbValue *target = Resolve(root, &st->into, st->into.ntok);
+	JsonbValue *target = Resolve(root, &st->into);
 	int i;
 
 	if (target && target->type != jbvObject)
@@ -794,7 +794,7 @@ ApplyNest(ApplyCx *cx, const Step *st, JsonbValue *root)
 		if (v == NULL)
 			continue;
 		/* a removal may have moved the target: find it again */
-		target = Resolve(root, &st->into, st->into.ntok);
+		target = Resolve(root, &st->into);
 		if (target == NULL)
 		{
 			JsonbValue empty;
@@ -803,7 +803,7 @@ ApplyNest(ApplyCx *cx, const Step *st, JsonbValue *root)
 			empty.val.object.nPairs = 0;
 			empty.val.object.pairs = NULL;
 			AddAt(cx, st, root, &st->into, &empty);
-			target = Resolve(root, &st->into, st->into.ntok);
+			target = Resolve(root, &st->into);
 		}
 		JsonTreeSetMember(target, p->tok[p->ntok - 1], p->toklen[p->ntok - 1],
 						  v);
@@ -814,7 +814,7 @@ ApplyNest(ApplyCx *cx, const Step *st, JsonbValue *root)
 static void
 ApplyUnnest(ApplyCx *cx, const Step *st, JsonbValue *root)
 {
-	JsonbValue *v = Resolve(root, &st->path, st->path.ntok);
+	JsonbValue *v = Resolve(root, &st->path);
 	JsonbValue *target;
 	JsonPointer parent;
 	int i;
@@ -828,7 +828,7 @@ ApplyUnnest(ApplyCx *cx, const Step *st, JsonbValue *root)
 	parent = st->has_into ? st->into : st->path;
 	if (!st->has_into)
 		parent.ntok--;
-	target = Resolve(root, &parent, parent.ntok);
+	target = Resolve(root, &parent);
 	if (target == NULL || target->type != jbvObject)
 		StepFail(cx, st, st->path.text, "the target of \"%s\" is not an object",
 				 st->path.text);
@@ -850,7 +850,7 @@ ApplyUnnest(ApplyCx *cx, const Step *st, JsonbValue *root)
 static void
 ApplyForEach(ApplyCx *cx, const Step *st, JsonbValue *root)
 {
-	JsonbValue *v = Resolve(root, &st->path, st->path.ntok);
+	JsonbValue *v = Resolve(root, &st->path);
 	const char *saved = cx->prefix;
 	int i;
 
