@@ -19,33 +19,29 @@
 #include "utils/numeric.h"
 
 #include "fields.h"
+#include "jsontree.h"
 
 #define NAME(s)          \
 	{                    \
 		s, sizeof(s) - 1 \
 	}
-#define NONE    \
-	{           \
-		NULL, 0 \
+
+/* The names without underscore (the "meta" and the plain styles). */
+#define PLAIN_NAMES                                                       \
+	{                                                                     \
+		NAME("type"), NAME("schema"), NAME("created"), NAME("createdBy"), \
+			NAME("modified"), NAME("modifiedBy"), NAME("ver")             \
 	}
 
 /* The presets, by meta style (AUTO's slot: the underscore style). */
 static DocFieldSet Presets[DOC_META_NSTYLES] = {
 	[DOC_META_UNDERSCORE] = {DOC_META_UNDERSCORE,
-							 NONE,
+							 {NULL, 0},
 							 {NAME("_type"), NAME("_schema"), NAME("_created"),
 							  NAME("_createdBy"), NAME("_modified"),
 							  NAME("_modifiedBy"), NAME("_ver")}},
-	[DOC_META_META] = {DOC_META_META,
-					   NAME("meta"),
-					   {NAME("type"), NAME("schema"), NAME("created"),
-						NAME("createdBy"), NAME("modified"), NAME("modifiedBy"),
-						NAME("ver")}},
-	[DOC_META_PLAIN] = {DOC_META_PLAIN,
-						NONE,
-						{NAME("type"), NAME("schema"), NAME("created"),
-						 NAME("createdBy"), NAME("modified"),
-						 NAME("modifiedBy"), NAME("ver")}},
+	[DOC_META_META] = {DOC_META_META, NAME("meta"), PLAIN_NAMES},
+	[DOC_META_PLAIN] = {DOC_META_PLAIN, {NULL, 0}, PLAIN_NAMES},
 };
 
 /* The order in which AUTO tries the styles: the first whose type field is
@@ -60,10 +56,30 @@ static const DocMetaStyle AutoOrder[] = {DOC_META_UNDERSCORE, DOC_META_META,
 typedef struct ScanList
 {
 	const DocFieldName *want[MAX_WANT];
+	uint32 head[MAX_WANT]; /* KeyHead() of want[k] */
 	int n;
 	int maxlen;      /* keys sort by length: none wanted after this one */
-	uint8 bylen[64]; /* bit k set: want[k] has this length (63: or more) */
+	uint8 bylen[64]; /* bit k set: want[k] has this length */
 } ScanList;
+
+/*
+ * The first four bytes of a key of len bytes (zero-padded) as one word:
+ * most keys of a wanted length are told apart by one compare. (A memcpy of
+ * a constant length is one load; of a variable one, a call.)
+ */
+static inline uint32
+KeyHead(const char *s, int len)
+{
+	uint32 h = 0;
+	int i;
+
+	if (len >= 4)
+		memcpy(&h, s, 4);
+	else
+		for (i = 0; i < len; i++)
+			((char *) &h)[i] = s[i];
+	return h;
+}
 
 /*
  * How FindFields() reads one style: the root's scan list, the candidate
@@ -125,10 +141,11 @@ AddWant(ScanList *l, const DocFieldName *name)
 		if (l->want[i]->len == name->len &&
 			memcmp(l->want[i]->name, name->name, name->len) == 0)
 			return i;
-	Assert(l->n < MAX_WANT);
+	Assert(l->n < MAX_WANT && name->len < lengthof(l->bylen));
 	l->want[l->n] = name;
+	l->head[l->n] = KeyHead(name->name, name->len);
 	l->maxlen = Max(l->maxlen, name->len);
-	l->bylen[Min(name->len, 63)] |= 1 << l->n;
+	l->bylen[name->len] |= 1 << l->n;
 	return l->n++;
 }
 
@@ -182,14 +199,11 @@ DocmodelFieldSetFor(DocMetaStyle style)
 JsonbContainer *
 DocmodelFieldContainer(const DocFieldSet *fs, JsonbContainer *root)
 {
-	JsonbValue k;
+	JsonbValue k = JsonTreeString(fs->container.name, fs->container.len);
 	JsonbValue *v;
 
 	if (fs->container.len == 0)
 		return root;
-	k.type = jbvString;
-	k.val.string.val = (char *) fs->container.name;
-	k.val.string.len = fs->container.len;
 	v = findJsonbValueFromContainer(root, JB_FOBJECT, &k);
 	if (v == NULL || v->type != jbvBinary ||
 		!JsonContainerIsObject(v->val.binary.data))
@@ -201,11 +215,8 @@ DocmodelFieldContainer(const DocFieldSet *fs, JsonbContainer *root)
 JsonbValue *
 DocmodelFieldValue(const DocFieldSet *fs, JsonbContainer *c, DocFieldKind kind)
 {
-	JsonbValue k;
+	JsonbValue k = JsonTreeString(fs->field[kind].name, fs->field[kind].len);
 
-	k.type = jbvString;
-	k.val.string.val = (char *) fs->field[kind].name;
-	k.val.string.len = fs->field[kind].len;
 	return findJsonbValueFromContainer(c, JB_FOBJECT, &k);
 }
 
@@ -263,18 +274,19 @@ ScanKeys(JsonbContainer *c, const ScanList *l, KeyHits *h)
 	char *base = (char *) (children + count * 2);
 	uint32 off = 0;
 	uint32 i;
-	int last = -1;
-	uint64 hits = 0; /* bit i: pair i is wanted (pairs past 63: all set) */
-	uint32 m;
-	int k;
+	int nhit = 0;
+	int hitk[MAX_WANT]; /* the hits in pair order: slot in l */
+	int j;
 
-	for (k = 0; k < l->n; k++)
-		h->idx[k] = -1;
+	for (j = 0; j < l->n; j++)
+		h->idx[j] = -1;
 	for (i = 0; i < count; i++)
 	{
 		uint32 start = off;
 		const char *key = base + start;
 		int len;
+		uint32 m;
+		uint32 head;
 
 		JBE_ADVANCE_OFFSET(off, children[i]);
 		len = off - start;
@@ -285,40 +297,38 @@ ScanKeys(JsonbContainer *c, const ScanList *l, KeyHits *h)
 				JBE_ADVANCE_OFFSET(off, children[i]);
 			break;
 		}
-		/* the common case: no name of this length, no pass */
-		for (m = l->bylen[Min(len, 63)]; m != 0; m &= m - 1)
+		/* the common case: no name of this length */
+		if ((m = l->bylen[len]) == 0)
+			continue;
+		head = KeyHead(key, len);
+		for (; m != 0; m &= m - 1)
 		{
-			const char *name;
-			int j;
+			int k = pg_rightmost_one_pos32(m);
+			const char *name = l->want[k]->name;
 
-			k = pg_rightmost_one_pos32(m);
-			name = l->want[k]->name;
-			if (l->want[k]->len != len)
+			if (l->head[k] != head)
 				continue;
-			for (j = 0; j < len && name[j] == key[j]; j++)
+			for (j = 4; j < len && name[j] == key[j]; j++)
 				;
-			if (j == len)
+			if (j >= len)
 			{
 				h->idx[k] = i;
-				last = i;
-				hits |= UINT64CONST(1) << Min(i, 63);
+				hitk[nhit++] = k;
+				break; /* the names are unique */
 			}
 		}
 	}
 	/* the values' offsets continue after the keys' */
-	for (i = 0; (int) i <= last; i++)
+	for (i = 0, j = 0; j < nhit; j++)
 	{
-		uint32 start = off;
+		int k = hitk[j];
 
+		for (; i < (uint32) h->idx[k]; i++)
+			JBE_ADVANCE_OFFSET(off, children[count + i]);
+		h->start[k] = off;
 		JBE_ADVANCE_OFFSET(off, children[count + i]);
-		if (!(hits & (UINT64CONST(1) << Min(i, 63))))
-			continue;
-		for (k = 0; k < l->n; k++)
-			if (h->idx[k] == (int) i)
-			{
-				h->start[k] = start;
-				h->end[k] = off;
-			}
+		i++;
+		h->end[k] = off;
 	}
 }
 
@@ -358,10 +368,14 @@ HitValue(JsonbContainer *c, const KeyHits *h, int k, JsonbValue *v)
 	}
 }
 
-/* Find the type and version fields of a document in the given style. */
-void
-FindFields(JsonbContainer *root, DocMetaStyle style, DocFields *f)
+/*
+ * Find the type and version fields of a document in the given style;
+ * return whether it is an object with a type field.
+ */
+bool
+FindFields(Jsonb *doc, DocMetaStyle style, DocFields *f)
 {
+	JsonbContainer *root = &doc->root;
 	const ScanPlan *p = &Plans[style];
 	JsonbValue v;
 	KeyHits h;
@@ -374,6 +388,8 @@ FindFields(JsonbContainer *root, DocMetaStyle style, DocFields *f)
 	f->version = NULL;
 	f->versionlen = 0;
 	f->version_ok = false;
+	if (!JB_ROOT_IS_OBJECT(doc))
+		return false;
 	ScanKeys(root, &p->root, &h);
 	for (s = 0; s < p->nsets; s++)
 	{
@@ -406,7 +422,7 @@ FindFields(JsonbContainer *root, DocMetaStyle style, DocFields *f)
 			continue; /* AUTO: not this style */
 		f->style = fs->style;
 		if (where == NULL)
-			return; /* no container object */
+			return false; /* no container object */
 		if (wh->idx[tk] >= 0)
 		{
 			HitValue(where, wh, tk, &v);
@@ -422,8 +438,9 @@ FindFields(JsonbContainer *root, DocMetaStyle style, DocFields *f)
 			HitValue(where, wh, vk, &v);
 			TakeVersion(f, &v);
 		}
-		return;
+		break;
 	}
+	return f->type != NULL;
 }
 
 /* Parse the document's version; raise 22P02 naming the key when bad. */

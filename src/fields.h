@@ -121,7 +121,7 @@ typedef struct DocFields
 	bool version_ok; /* a string or a number */
 } DocFields;
 
-extern void FindFields(JsonbContainer *root, DocMetaStyle style, DocFields *f);
+extern bool FindFields(Jsonb *doc, DocMetaStyle style, DocFields *f);
 extern DocVersion *ParseDocVersion(DocFields *f, const char *key);
 
 #endif /* DOCMODEL_FIELDS_H */

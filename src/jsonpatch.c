@@ -29,13 +29,24 @@ PG_FUNCTION_INFO_V1(patch);
  * ------------------------------------------------------------------------
  */
 
-/* Make a jbvString JsonbValue over a NUL-terminated C string. */
-static void
+/* Make *v a jbvString over a NUL-terminated C string; return v. */
+static JsonbValue *
 MakeString(JsonbValue *v, const char *s)
 {
 	v->type = jbvString;
 	v->val.string.val = (char *) s;
 	v->val.string.len = strlen(s);
+	return v;
+}
+
+/* Push member key: v of the object being built in *ps. */
+static void
+PushMember(JsonbParseState **ps, const char *key, JsonbValue *v)
+{
+	JsonbValue k;
+
+	pushJsonbValue(ps, WJB_KEY, MakeString(&k, key));
+	pushJsonbValue(ps, WJB_VALUE, v);
 }
 
 /* ------------------------------------------------------------------------
@@ -63,24 +74,13 @@ static void DiffValues(DiffState *st, JsonbValue *a, JsonbValue *b);
 static void
 EmitOp(DiffState *st, const char *op, JsonbValue *value)
 {
-	JsonbValue k;
 	JsonbValue v;
 
 	pushJsonbValue(&st->ps, WJB_BEGIN_OBJECT, NULL);
-	MakeString(&k, "op");
-	pushJsonbValue(&st->ps, WJB_KEY, &k);
-	MakeString(&v, op);
-	pushJsonbValue(&st->ps, WJB_VALUE, &v);
-	MakeString(&k, "path");
-	pushJsonbValue(&st->ps, WJB_KEY, &k);
-	MakeString(&v, pstrdup(st->path.data));
-	pushJsonbValue(&st->ps, WJB_VALUE, &v);
+	PushMember(&st->ps, "op", MakeString(&v, op));
+	PushMember(&st->ps, "path", MakeString(&v, pstrdup(st->path.data)));
 	if (value != NULL)
-	{
-		MakeString(&k, "value");
-		pushJsonbValue(&st->ps, WJB_KEY, &k);
-		pushJsonbValue(&st->ps, WJB_VALUE, value);
-	}
+		PushMember(&st->ps, "value", value);
 	pushJsonbValue(&st->ps, WJB_END_OBJECT, NULL);
 }
 

@@ -87,6 +87,18 @@ extern JsonbValue JsonTreeCopy(const JsonbValue *v);
  */
 extern bool JsonTreeEqual(JsonbValue *a, JsonbValue *b);
 
+/* Return a string node over s (len bytes, not copied). */
+static inline JsonbValue
+JsonTreeString(const char *s, int len)
+{
+	JsonbValue v;
+
+	v.type = jbvString;
+	v.val.string.val = (char *) s;
+	v.val.string.len = len;
+	return v;
+}
+
 /* The JSON type of v for messages: "an object", "a string", "null", ... */
 extern const char *JsonTreeTypeName(const JsonbValue *v);
 

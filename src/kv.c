@@ -865,8 +865,8 @@ DocmodelKvGet(Oid relid, Datum keyd)
 	if (isnull)
 		return NULL;
 	/* schema version: see migrate.c (get returns the current version) */
-	return DocmodelMigrate(DatumGetJsonbP(result), DOC_META_AUTO, NULL,
-						   TextDatumGetCString(keyd), false);
+	return DocmodelMigrate(DatumGetJsonbP(result), NULL,
+						   TextDatumGetCString(keyd));
 }
 
 /*
@@ -1117,7 +1117,7 @@ KvDocAndCas(FunctionCallInfo fcinfo, const char *key)
 	SPI_finish();
 	/* schema version: see migrate.c (the document at its current version) */
 	doc = DatumGetJsonbP(values[0]);
-	cur = DocmodelMigrate(doc, DOC_META_AUTO, NULL, key, false);
+	cur = DocmodelMigrate(doc, NULL, key);
 	if (cur != doc)
 		values[0] = JsonbPGetDatum(cur);
 	/* after SPI_finish: the descriptor lives in the caller's context */

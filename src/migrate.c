@@ -175,18 +175,15 @@ ReadRegistry(void)
 		elog(ERROR, "looking up docmodel._migration_fn failed: %d", ret);
 	migrate_sql_has_pins = DatumGetBool(SPI_getbinval(
 		SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 1, &isnull));
-	ret = SPI_execute(migrate_sql_has_pins
-						  ? "SELECT doc_type, from_version::pg_catalog.text, "
-							"to_version::pg_catalog.text, steps, fn, "
-							"docmodel._migration_fn(doc_type, from_version) "
-							"FROM docmodel.migration_rules "
-							"ORDER BY doc_type, from_version"
-						  : "SELECT doc_type, from_version::pg_catalog.text, "
-							"to_version::pg_catalog.text, steps, fn, "
-							"NULL::pg_catalog.oid "
-							"FROM docmodel.migration_rules "
-							"ORDER BY doc_type, from_version",
-					  true, 0);
+#define RULES_SQL(pin)                                 \
+	"SELECT doc_type, from_version::pg_catalog.text, " \
+	"to_version::pg_catalog.text, steps, fn, " pin     \
+	" FROM docmodel.migration_rules ORDER BY doc_type, from_version"
+	ret = SPI_execute(
+		migrate_sql_has_pins
+			? RULES_SQL("docmodel._migration_fn(doc_type, from_version)")
+			: RULES_SQL("NULL::pg_catalog.oid"),
+		true, 0);
 	if (ret != SPI_OK_SELECT)
 		elog(ERROR, "reading docmodel.migration_rules failed: %d", ret);
 }
@@ -368,11 +365,8 @@ SetVersion(JsonbValue *root, DocMetaStyle style, const char *text)
 	const DocFieldSet *fs = DocmodelFieldSetFor(style);
 	const DocFieldName *name = &fs->field[DOC_FIELD_SCHEMA];
 	JsonbValue *where = root;
-	JsonbValue sv;
+	JsonbValue sv = JsonTreeString(text, strlen(text));
 
-	sv.type = jbvString;
-	sv.val.string.val = (char *) text;
-	sv.val.string.len = strlen(text);
 	JsonTreeExpand(root);
 	if (fs->container.len > 0)
 	{
@@ -395,6 +389,17 @@ SetVersion(JsonbValue *root, DocMetaStyle style, const char *text)
 		}
 	}
 	JsonTreeSetMember(where, name->name, name->len, &sv);
+}
+
+/* errdetail naming the key (when known), type and rule of cx. */
+static int
+RuleDetail(const ApplyCx *cx)
+{
+	if (cx->key)
+		return errdetail("Key \"%s\", type \"%s\", migration %s to %s.",
+						 cx->key, cx->type, cx->from, cx->to);
+	return errdetail("Type \"%s\", migration %s to %s.", cx->type, cx->from,
+					 cx->to);
 }
 
 /* Call a rule's jsonb -> jsonb function on a document. */
@@ -439,49 +444,32 @@ CallRuleFn(ApplyCx *cx, Rule *r, Jsonb *doc)
 		ereport(ERROR,
 				(errcode(ERRCODE_DATA_EXCEPTION),
 				 errmsg("migration function %s returned null", r->fn_text),
-				 cx->key
-					 ? errdetail("Key \"%s\", type \"%s\", migration %s to %s.",
-								 cx->key, cx->type, cx->from, cx->to)
-					 : errdetail("Type \"%s\", migration %s to %s.", cx->type,
-								 cx->from, cx->to)));
+				 RuleDetail(cx)));
 	res = DatumGetJsonbP(d);
 	if (!JB_ROOT_IS_OBJECT(res))
-		ereport(ERROR,
-				(errcode(ERRCODE_DATA_EXCEPTION),
-				 errmsg("migration function %s did not return an object",
-						r->fn_text),
-				 cx->key
-					 ? errdetail("Key \"%s\", type \"%s\", migration %s to %s.",
-								 cx->key, cx->type, cx->from, cx->to)
-					 : errdetail("Type \"%s\", migration %s to %s.", cx->type,
-								 cx->from, cx->to)));
+		ereport(ERROR, (errcode(ERRCODE_DATA_EXCEPTION),
+						errmsg("migration function %s did not return an object",
+							   r->fn_text),
+						RuleDetail(cx)));
 	return res;
 }
 
-/* Return whether v is a version of tr's chain (a from or a to). */
-static bool
-OnChain(TypeRules *tr, const DocVersion *v)
+/* Raise 22023 unless target is a version of tr's chain (a from or a to). */
+static void
+CheckTarget(TypeRules *tr, const DocVersion *target)
 {
 	int i;
 
 	for (i = 0; i < tr->nrules; i++)
-		if (DocVersionCmp(tr->rules[i].from, v) == 0 ||
-			DocVersionCmp(tr->rules[i].to, v) == 0)
-			return true;
-	return false;
-}
-
-/* Raise 22023 unless target is a version of tr's chain. */
-static void
-CheckTarget(TypeRules *tr, const DocVersion *target)
-{
-	if (!OnChain(tr, target))
-		ereport(ERROR,
-				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-				 errmsg("no migration of type \"%s\" reaches version %s",
-						tr->name, DocVersionToCString(target)),
-				 errdetail("Type \"%s\" goes from version %s to %s.", tr->name,
-						   DocVersionToCString(tr->oldest), tr->current_text)));
+		if (DocVersionCmp(tr->rules[i].from, target) == 0 ||
+			DocVersionCmp(tr->rules[i].to, target) == 0)
+			return;
+	ereport(ERROR,
+			(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+			 errmsg("no migration of type \"%s\" reaches version %s", tr->name,
+					DocVersionToCString(target)),
+			 errdetail("Type \"%s\" goes from version %s to %s.", tr->name,
+					   DocVersionToCString(tr->oldest), tr->current_text)));
 }
 
 /*
@@ -564,18 +552,14 @@ ApplyChain(Jsonb *doc, TypeRules *tr, DocMetaStyle style, const DocVersion *v,
 
 /* See migrate.h. */
 Jsonb *
-DocmodelMigrate(Jsonb *doc, DocMetaStyle style, const DocVersion *target,
-				const char *key, bool stamp_absent)
+DocmodelMigrate(Jsonb *doc, const DocVersion *target, const char *key)
 {
 	DocFields f;
 	TypeRules *tr;
 	const DocVersion *v;
 	const DocVersion *tgt;
 
-	if (!JB_ROOT_IS_OBJECT(doc))
-		return doc;
-	FindFields(&doc->root, style, &f);
-	if (f.type == NULL)
+	if (!FindFields(doc, DOC_META_AUTO, &f))
 		return doc;
 	tr = LookupType(f.type, f.typelen);
 	if (tr == NULL)
@@ -589,21 +573,7 @@ DocmodelMigrate(Jsonb *doc, DocMetaStyle style, const DocVersion *target,
 	tgt = target ? target : tr->current;
 	if (target)
 		CheckTarget(tr, target);
-	if (!f.has_version)
-	{
-		if (stamp_absent)
-		{
-			JsonbValue tree;
-
-			JsonTreeFromJsonb(doc, &tree);
-			SetVersion(&tree, f.style,
-					   target ? DocVersionToCString(target) : tr->current_text);
-			return JsonTreeToJsonb(&tree);
-		}
-		v = tr->oldest;
-	}
-	else
-		v = ParseDocVersion(&f, key);
+	v = f.has_version ? ParseDocVersion(&f, key) : tr->oldest;
 	if (DocVersionCmp(v, tgt) >= 0)
 		return doc;
 	return ApplyChain(doc, tr, f.style, v, tgt, key);
@@ -627,16 +597,14 @@ DocmodelMigrateOnWrite(Jsonb *body, const char *type, int type_len,
 	tr = LookupType(type, type_len);
 	if (tr == NULL)
 		return body;
-	FindFields(&body->root, style, &f);
+	FindFields(body, style, &f);
 	f.type = (char *) type;
 	f.typelen = type_len;
 	if (f.has_version && f.versionlen == tr->current_len &&
 		memcmp(f.version, tr->current_text, f.versionlen) == 0)
 		return body;
 	sv = palloc(sizeof(JsonbValue));
-	sv->type = jbvString;
-	sv->val.string.val = pstrdup(tr->current_text);
-	sv->val.string.len = strlen(tr->current_text);
+	*sv = JsonTreeString(pstrdup(tr->current_text), strlen(tr->current_text));
 	if (!f.has_version)
 	{
 		/* a new shape written without a version is the current one */
@@ -674,7 +642,7 @@ DocmodelMigrateTuple(HeapTuple tup, TupleDesc desc, int keycol, int doccol)
 		if (!isnull)
 			key = TextDatumGetCString(k);
 	}
-	cur = DocmodelMigrate(doc, DOC_META_AUTO, NULL, key, false);
+	cur = DocmodelMigrate(doc, NULL, key);
 	if (cur == doc)
 		return tup;
 	values[0] = JsonbPGetDatum(cur);
@@ -687,9 +655,12 @@ DocmodelMigrateTuple(HeapTuple tup, TupleDesc desc, int keycol, int doccol)
  * ---------------------------------------------------------------------
  */
 
-/* migrate(doc jsonb, target version DEFAULT NULL) -> jsonb */
-Datum
-migrate(PG_FUNCTION_ARGS)
+/*
+ * migrate(doc jsonb, target version DEFAULT NULL) -> jsonb, and
+ * _migrate_doc(doc, target, key text) whose errors name key.
+ */
+static inline Datum
+MigrateArg(FunctionCallInfo fcinfo, const char *key)
 {
 	Datum d;
 	Jsonb *doc;
@@ -701,32 +672,25 @@ migrate(PG_FUNCTION_ARGS)
 	/* a plain in-line datum needs no detoasting call */
 	doc = VARATT_IS_EXTENDED(DatumGetPointer(d)) ? DatumGetJsonbP(d)
 												 : (Jsonb *) DatumGetPointer(d);
-	res = DocmodelMigrate(doc, DOC_META_AUTO,
-						  PG_ARGISNULL(1) ? NULL : PG_GETARG_DOCVERSION_P(1),
-						  NULL, false);
+	res = DocmodelMigrate(
+		doc, PG_ARGISNULL(1) ? NULL : PG_GETARG_DOCVERSION_P(1), key);
 	if (res == doc)
 		PG_RETURN_DATUM(d); /* the same datum, not a copy */
 	PG_RETURN_JSONB_P(res);
 }
 
-/* _migrate_doc(doc jsonb, target version, key text) -> jsonb: errors name key */
+Datum
+migrate(PG_FUNCTION_ARGS)
+{
+	return MigrateArg(fcinfo, NULL);
+}
+
 Datum
 migrate_doc(PG_FUNCTION_ARGS)
 {
-	Datum d;
-	Jsonb *doc;
-	Jsonb *res;
-
-	if (PG_ARGISNULL(0))
-		PG_RETURN_NULL();
-	d = PG_GETARG_DATUM(0);
-	doc = DatumGetJsonbP(d);
-	res = DocmodelMigrate(
-		doc, DOC_META_AUTO, PG_ARGISNULL(1) ? NULL : PG_GETARG_DOCVERSION_P(1),
-		PG_ARGISNULL(2) ? NULL : text_to_cstring(PG_GETARG_TEXT_PP(2)), false);
-	if (res == doc)
-		PG_RETURN_DATUM(d);
-	PG_RETURN_JSONB_P(res);
+	return MigrateArg(fcinfo, PG_ARGISNULL(0) || PG_ARGISNULL(2)
+								  ? NULL
+								  : text_to_cstring(PG_GETARG_TEXT_PP(2)));
 }
 
 /* current_version(doc_type text) -> version: NULL without migrations */
@@ -761,10 +725,7 @@ migration_pending(PG_FUNCTION_ARGS)
 	if (PG_ARGISNULL(0))
 		PG_RETURN_BOOL(false);
 	doc = PG_GETARG_JSONB_P(0);
-	if (!JB_ROOT_IS_OBJECT(doc))
-		PG_RETURN_BOOL(false);
-	FindFields(&doc->root, DOC_META_AUTO, &f);
-	if (f.type == NULL)
+	if (!FindFields(doc, DOC_META_AUTO, &f))
 		PG_RETURN_BOOL(false);
 	if (!PG_ARGISNULL(1))
 	{
@@ -834,10 +795,7 @@ migration_doc_type(PG_FUNCTION_ARGS)
 	Jsonb *doc = PG_GETARG_JSONB_P(0);
 	DocFields f;
 
-	if (!JB_ROOT_IS_OBJECT(doc))
-		PG_RETURN_NULL();
-	FindFields(&doc->root, DOC_META_AUTO, &f);
-	if (f.type == NULL)
+	if (!FindFields(doc, DOC_META_AUTO, &f))
 		PG_RETURN_NULL();
 	PG_RETURN_TEXT_P(cstring_to_text_with_len(f.type, f.typelen));
 }
@@ -849,10 +807,7 @@ migration_doc_version(PG_FUNCTION_ARGS)
 	Jsonb *doc = PG_GETARG_JSONB_P(0);
 	DocFields f;
 
-	if (!JB_ROOT_IS_OBJECT(doc))
-		PG_RETURN_NULL();
-	FindFields(&doc->root, DOC_META_AUTO, &f);
-	if (f.type == NULL || !f.has_version)
+	if (!FindFields(doc, DOC_META_AUTO, &f) || !f.has_version)
 		PG_RETURN_NULL();
 	PG_RETURN_DOCVERSION_P(ParseDocVersion(&f, NULL));
 }

@@ -17,23 +17,20 @@
 #include "version.h"
 
 /*
- * Migrate a document to version target of its type (NULL: the type's
- * current version), applying every registered step in order and setting the
- * schema field. Returns doc itself (the same pointer) when nothing changes:
- * no type field, a type without migrations, or a version at or above the
- * target. key (may be NULL) is named in errors.
- *
- * A document without a schema field: when stamp_absent is true (the
- * collection trigger) it is taken to be at the current version and gets
- * the schema field set to it; when false (migrate(), bulk runs) it is
- * taken to be at the type's oldest registered version.
+ * Migrate a document of any meta style (fields.h, DOC_META_AUTO) to version
+ * target of its type (NULL: the type's current version), applying every
+ * registered step in order and setting the schema field. Returns doc itself
+ * (the same pointer) when nothing changes: no type field, a type without
+ * migrations, or a version at or above the target. A document without a
+ * schema field is taken to be at the type's oldest registered version (the
+ * collection trigger calls DocmodelMigrateOnWrite instead). key (may be
+ * NULL) is named in errors.
  *
  * Errors: 22000 when a step cannot apply, 22P02 for a bad version text in
  * the document, 22023 for a target no chain reaches.
  */
-extern Jsonb *DocmodelMigrate(Jsonb *doc, DocMetaStyle style,
-							  const DocVersion *target, const char *key,
-							  bool stamp_absent);
+extern Jsonb *DocmodelMigrate(Jsonb *doc, const DocVersion *target,
+							  const char *key);
 
 /*
  * Migrate on write (the collection trigger, at its "schema version" marker):

@@ -4,7 +4,8 @@
  *	  The migration step language (README, "Schema versions and
  *	  migrations"): parsing a rule's steps when it is registered or cached,
  *	  and applying them to a document tree (jsontree.h). Table-driven: one
- *	  entry per op (step_ops) with its members, its parser and its applier.
+ *	  entry per op (step_ops) with its members (each read by its kind, see
+ *	  ParseMember) and its applier.
  *	  The six RFC 6902 ops run through jsonpatch.c's operations; this file
  *	  keeps docmodel's own ops and the step error messages.
  *
@@ -37,12 +38,36 @@
 	"add, remove, replace, move, copy, test, default, split, join, wrap, " \
 	"cast, to_epoch, from_epoch, strip_dashes, nest, unnest, for_each"
 
+/* How a member of a step object is read (see ParseMember); the optional
+ * ones from M_INTO_OPT on. */
+typedef enum MemberKind
+{
+	M_PATH,      /* a pointer into st->path */
+	M_FROM,      /* a pointer into st->from */
+	M_INTO,      /* a pointer into st->into, also the step's path */
+	M_PTRS,      /* a non-empty array of pointers into st->ptrs */
+	M_VALUE,     /* any JSON, into st->value */
+	M_TO,        /* number, string or boolean, into st->cast_to */
+	M_STEPS,     /* an array of nested steps */
+	M_INTO_OPT,  /* a pointer into st->into, when not the path (wrap) */
+	M_INTO_ROOT, /* a pointer into st->into, the root allowed (unnest) */
+	M_TEMPLATE,  /* any JSON, into st->value */
+	M_SEP,       /* a non-empty string (default one space) */
+	M_UNIT       /* a time unit (default ms) into st->unit_us */
+} MemberKind;
+
+typedef struct StepMember
+{
+	const char *name;
+	MemberKind kind;
+} StepMember;
+
 /* An op of the step language: see step_ops. */
 typedef struct StepOpDef
 {
 	const char *name;
-	const char *const members[4]; /* allowed besides "op", NULL-ended */
-	void (*parse)(Step *st, JsonbContainer *obj, const char *op, bool nested);
+	StepMember members[4]; /* allowed besides "op", in parse order */
+	bool root_ok;          /* inside a for_each, path may be "" */
 	void (*apply)(ApplyCx *cx, const Step *st, JsonbValue *root);
 } StepOpDef;
 
@@ -54,52 +79,20 @@ static Step *ParseSteps(JsonbContainer *arr, const char *prefix, bool nested,
  * ---------------------------------------------------------------------
  */
 
-/*
- * Initialize buf and fill it with fmt formatted with args,
- * growing it as needed (args is only read through copies).
- */
-static void FormatReason(StringInfo buf, const char *fmt, va_list args)
-	pg_attribute_printf(2, 0);
+/* Raise 22023 for a step that is not well formed (op NULL: not known). */
+#define BadStep(label, op, ...) BadStepMsg(label, op, psprintf(__VA_ARGS__))
 
 static void
-FormatReason(StringInfo buf, const char *fmt, va_list args)
+pg_attribute_noreturn()
+	BadStepMsg(const char *label, const char *op, const char *reason)
 {
-	initStringInfo(buf);
-	for (;;)
-	{
-		va_list copy;
-		int needed;
-
-		va_copy(copy, args);
-		needed = appendStringInfoVA(buf, fmt, copy);
-		va_end(copy);
-		if (needed == 0)
-			break;
-		enlargeStringInfo(buf, needed);
-	}
-}
-
-/* Raise 22023 for a step that is not well formed. */
-static void pg_attribute_noreturn()
-	BadStep(const char *label, const char *op, const char *fmt, ...)
-		pg_attribute_printf(3, 4);
-
-static void
-BadStep(const char *label, const char *op, const char *fmt, ...)
-{
-	StringInfoData reason;
-	va_list args;
-
-	va_start(args, fmt);
-	FormatReason(&reason, fmt, args);
-	va_end(args);
 	if (op)
 		ereport(ERROR, (errcode(ERRCODE_INVALID_PARAMETER_VALUE),
 						errmsg("invalid migration step %s (%s): %s", label, op,
-							   reason.data),
+							   reason),
 						errdetail("Step %s, op \"%s\".", label, op)));
 	ereport(ERROR, (errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-					errmsg("invalid migration step %s: %s", label, reason.data),
+					errmsg("invalid migration step %s: %s", label, reason),
 					errhint("Known ops: " OP_LIST ".")));
 }
 
@@ -139,98 +132,9 @@ StepField(JsonbContainer *obj, const char *name)
 	return getKeyJsonValueFromContainer(obj, name, strlen(name), NULL);
 }
 
-/* Return the field of a step object, raising 22023 when absent. */
-static JsonbValue *
-NeedField(JsonbContainer *obj, const char *name, const char *label,
-		  const char *op)
-{
-	JsonbValue *v = StepField(obj, name);
-
-	if (v == NULL)
-		BadStep(label, op, "missing field \"%s\"", name);
-	return v;
-}
-
-/* Parse the required pointer field of step st into *p. */
-static void
-NeedPointer(JsonPointer *p, JsonbContainer *obj, const Step *st, const char *op,
-			const char *field, bool allow_root)
-{
-	ParsePointer(p, NeedField(obj, field, st->label, op), st->label, op, field,
-				 allow_root);
-}
-
-/* Parse an array of JSON Pointers (field of the step). */
-static void
-ParsePointerArray(Step *st, JsonbContainer *obj, const char *field,
-				  const char *label, const char *op)
-{
-	JsonbValue *v = NeedField(obj, field, label, op);
-	int n;
-	int i;
-
-	if (v->type != jbvBinary || !JsonContainerIsArray(v->val.binary.data) ||
-		JsonContainerSize(v->val.binary.data) == 0)
-		BadStep(label, op,
-				"field \"%s\" must be a non-empty array of JSON Pointers",
-				field);
-	n = JsonContainerSize(v->val.binary.data);
-	st->nptrs = n;
-	st->ptrs = palloc0(sizeof(JsonPointer) * n);
-	for (i = 0; i < n; i++)
-	{
-		JsonbValue *e = getIthJsonbValueFromContainer(v->val.binary.data, i);
-
-		ParsePointer(&st->ptrs[i], e, label, op, field, false);
-	}
-}
-
-/* Return the separator field (default one space). */
-static void
-ParseSeparator(Step *st, JsonbContainer *obj, const char *label, const char *op)
-{
-	JsonbValue *v = StepField(obj, "separator");
-
-	if (v == NULL)
-	{
-		st->sep = " ";
-		st->seplen = 1;
-		return;
-	}
-	if (v->type != jbvString || v->val.string.len == 0)
-		BadStep(label, op, "field \"separator\" must be a non-empty string");
-	st->sep = StringOf(v);
-	st->seplen = v->val.string.len;
-}
-
-/* Return the microseconds in a time unit named by the step, or raise. */
-static int64
-ParseUnit(JsonbContainer *obj, const char *label, const char *op)
-{
-	JsonbValue *v = StepField(obj, "unit");
-	char *u;
-
-	if (v == NULL)
-		return INT64CONST(1000);
-	if (v->type != jbvString)
-		BadStep(label, op, "field \"unit\" must be a string");
-	u = StringOf(v);
-	if (strcmp(u, "ms") == 0)
-		return INT64CONST(1000);
-	if (strcmp(u, "s") == 0)
-		return INT64CONST(1000000);
-	if (strcmp(u, "min") == 0)
-		return INT64CONST(60000000);
-	if (strcmp(u, "h") == 0)
-		return INT64CONST(3600000000);
-	if (strcmp(u, "day") == 0)
-		return INT64CONST(86400000000);
-	BadStep(label, op, "unknown unit \"%s\" (ms, s, min, h or day)", u);
-}
-
 /* Refuse members of a step object that its op does not know. */
 static void
-CheckMembers(JsonbContainer *obj, const char *const *allowed, const char *label,
+CheckMembers(JsonbContainer *obj, const StepMember *allowed, const char *label,
 			 const char *op)
 {
 	JsonbIterator *it = JsonbIteratorInit(obj);
@@ -239,16 +143,16 @@ CheckMembers(JsonbContainer *obj, const char *const *allowed, const char *label,
 
 	while ((tok = JsonbIteratorNext(&it, &v, true)) != WJB_DONE)
 	{
-		const char *const *a;
+		const StepMember *a;
 		bool ok = false;
 
 		if (tok != WJB_KEY)
 			continue;
 		if (v.val.string.len == 2 && memcmp(v.val.string.val, "op", 2) == 0)
 			continue;
-		for (a = allowed; *a; a++)
-			if ((int) strlen(*a) == v.val.string.len &&
-				memcmp(*a, v.val.string.val, v.val.string.len) == 0)
+		for (a = allowed; a < allowed + 4 && a->name; a++)
+			if ((int) strlen(a->name) == v.val.string.len &&
+				memcmp(a->name, v.val.string.val, v.val.string.len) == 0)
 				ok = true;
 		if (!ok)
 			BadStep(label, op, "unknown field \"%.*s\"", v.val.string.len,
@@ -256,155 +160,118 @@ CheckMembers(JsonbContainer *obj, const char *const *allowed, const char *label,
 	}
 }
 
+/* The time units of to_epoch and from_epoch, in microseconds. */
+static const struct
+{
+	const char *name;
+	int64 us;
+} units[] = {{"ms", INT64CONST(1000)},
+			 {"s", INT64CONST(1000000)},
+			 {"min", INT64CONST(60000000)},
+			 {"h", INT64CONST(3600000000)},
+			 {"day", INT64CONST(86400000000)}};
+
 /*
- * The parsers, one per op (or per shape shared by several ops): each reads
- * its members of the step object obj into st; CheckMembers has already
- * refused the members its op does not know. nested: inside a for_each,
- * where value ops may name the element itself ("").
+ * Read member m of step object obj into st (CheckMembers has already
+ * refused the members its op does not know); root_ok: the path may name
+ * the element of a for_each itself ("").
  */
-
-/* add, replace, test, default: path and value. */
 static void
-ParseValueStep(Step *st, JsonbContainer *obj, const char *op, bool nested)
+ParseMember(Step *st, JsonbContainer *obj, const StepMember *m, const char *op,
+			bool root_ok)
 {
-	bool root = nested && (st->op == OP_REPLACE || st->op == OP_TEST);
-
-	NeedPointer(&st->path, obj, st, op, "path", root);
-	st->value = JsonTreeBuild(NeedField(obj, "value", st->label, op));
-}
-
-/* remove, strip_dashes: path only. */
-static void
-ParsePathStep(Step *st, JsonbContainer *obj, const char *op, bool nested)
-{
-	NeedPointer(&st->path, obj, st, op, "path",
-				nested && st->op == OP_STRIP_DASHES);
-}
-
-/* move, copy: from and path; a move may not go into its own child. */
-static void
-ParseFromStep(Step *st, JsonbContainer *obj, const char *op, bool nested)
-{
-	NeedPointer(&st->from, obj, st, op, "from", false);
-	NeedPointer(&st->path, obj, st, op, "path", false);
-	if (st->op == OP_MOVE && st->from.ntok < st->path.ntok &&
-		JsonPointerIsPrefix(&st->from, &st->path))
-		BadStep(st->label, op, "cannot move \"%s\" into its own child \"%s\"",
-				st->from.text, st->path.text);
-}
-
-/* split: path, into (pointers), separator. */
-static void
-ParseSplit(Step *st, JsonbContainer *obj, const char *op, bool nested)
-{
-	NeedPointer(&st->path, obj, st, op, "path", false);
-	ParsePointerArray(st, obj, "into", st->label, op);
-	ParseSeparator(st, obj, st->label, op);
-}
-
-/* join: paths, into, separator. */
-static void
-ParseJoin(Step *st, JsonbContainer *obj, const char *op, bool nested)
-{
-	ParsePointerArray(st, obj, "paths", st->label, op);
-	NeedPointer(&st->into, obj, st, op, "into", false);
-	st->has_into = true;
-	st->path = st->into;
-	ParseSeparator(st, obj, st->label, op);
-}
-
-/* wrap: path, optional into and template. */
-static void
-ParseWrap(Step *st, JsonbContainer *obj, const char *op, bool nested)
-{
-	JsonbValue *v;
-
-	NeedPointer(&st->path, obj, st, op, "path", false);
-	v = StepField(obj, "into");
-	if (v)
-	{
-		ParsePointer(&st->into, v, st->label, op, "into", false);
-		st->has_into = strcmp(st->into.text, st->path.text) != 0;
-	}
-	v = StepField(obj, "template");
-	if (v)
-		st->value = JsonTreeBuild(v);
-}
-
-/* cast: path and to (number, string or boolean). */
-static void
-ParseCast(Step *st, JsonbContainer *obj, const char *op, bool nested)
-{
-	JsonbValue *v;
-	char *to;
-
-	NeedPointer(&st->path, obj, st, op, "path", nested);
-	v = NeedField(obj, "to", st->label, op);
-	if (v->type != jbvString)
-		BadStep(st->label, op, "field \"to\" must be a string");
-	to = StringOf(v);
-	if (strcmp(to, "number") == 0)
-		st->cast_to = CAST_NUMBER;
-	else if (strcmp(to, "string") == 0)
-		st->cast_to = CAST_STRING;
-	else if (strcmp(to, "boolean") == 0)
-		st->cast_to = CAST_BOOLEAN;
-	else
-		BadStep(st->label, op,
-				"cannot cast to \"%s\" (number, string or boolean)", to);
-}
-
-/* to_epoch, from_epoch: path and unit. */
-static void
-ParseEpoch(Step *st, JsonbContainer *obj, const char *op, bool nested)
-{
-	NeedPointer(&st->path, obj, st, op, "path", nested);
-	st->unit_us = ParseUnit(obj, st->label, op);
-}
-
-/* nest: paths and into, which may not lie inside one of them. */
-static void
-ParseNest(Step *st, JsonbContainer *obj, const char *op, bool nested)
-{
+	const char *label = st->label;
+	JsonbValue *v = StepField(obj, m->name);
+	JsonbContainer *c;
+	char *s;
 	int i;
 
-	ParsePointerArray(st, obj, "paths", st->label, op);
-	NeedPointer(&st->into, obj, st, op, "into", false);
-	st->has_into = true;
-	st->path = st->into;
-	for (i = 0; i < st->nptrs; i++)
-		if (JsonPointerIsPrefix(&st->ptrs[i], &st->into))
-			BadStep(st->label, op,
-					"cannot nest \"%s\" into itself or its child \"%s\"",
-					st->ptrs[i].text, st->into.text);
-}
-
-/* unnest: path, optional into (the root allowed). */
-static void
-ParseUnnest(Step *st, JsonbContainer *obj, const char *op, bool nested)
-{
-	JsonbValue *v;
-
-	NeedPointer(&st->path, obj, st, op, "path", false);
-	v = StepField(obj, "into");
-	if (v)
+	if (v == NULL && m->kind < M_INTO_OPT)
+		BadStep(label, op, "missing field \"%s\"", m->name);
+	if (v == NULL && m->kind == M_SEP)
 	{
-		ParsePointer(&st->into, v, st->label, op, "into", true);
-		st->has_into = true;
+		st->sep = " ";
+		st->seplen = 1;
 	}
-}
-
-/* for_each: path and steps (parsed as nested steps). */
-static void
-ParseForEach(Step *st, JsonbContainer *obj, const char *op, bool nested)
-{
-	JsonbValue *v;
-
-	NeedPointer(&st->path, obj, st, op, "path", false);
-	v = NeedField(obj, "steps", st->label, op);
-	if (v->type != jbvBinary || !JsonContainerIsArray(v->val.binary.data))
-		BadStep(st->label, op, "field \"steps\" must be an array");
-	st->steps = ParseSteps(v->val.binary.data, st->label, true, &st->nsteps);
+	else if (v == NULL && m->kind == M_UNIT)
+		st->unit_us = INT64CONST(1000);
+	if (v == NULL)
+		return;
+	c = v->type == jbvBinary ? v->val.binary.data : NULL;
+	switch (m->kind)
+	{
+		case M_PATH:
+			ParsePointer(&st->path, v, label, op, m->name, root_ok);
+			break;
+		case M_FROM:
+			ParsePointer(&st->from, v, label, op, m->name, false);
+			break;
+		case M_INTO:
+		case M_INTO_OPT:
+		case M_INTO_ROOT:
+			ParsePointer(&st->into, v, label, op, m->name,
+						 m->kind == M_INTO_ROOT);
+			st->has_into = m->kind != M_INTO_OPT ||
+						   strcmp(st->into.text, st->path.text) != 0;
+			if (m->kind == M_INTO)
+				st->path = st->into;
+			break;
+		case M_PTRS:
+			if (c == NULL || !JsonContainerIsArray(c) ||
+				JsonContainerSize(c) == 0)
+				BadStep(label, op,
+						"field \"%s\" must be a non-empty array of JSON "
+						"Pointers",
+						m->name);
+			st->nptrs = JsonContainerSize(c);
+			st->ptrs = palloc0(sizeof(JsonPointer) * st->nptrs);
+			for (i = 0; i < st->nptrs; i++)
+				ParsePointer(&st->ptrs[i], getIthJsonbValueFromContainer(c, i),
+							 label, op, m->name, false);
+			break;
+		case M_VALUE:
+		case M_TEMPLATE:
+			st->value = JsonTreeBuild(v);
+			break;
+		case M_TO:
+			if (v->type != jbvString)
+				BadStep(label, op, "field \"to\" must be a string");
+			s = StringOf(v);
+			if (strcmp(s, "number") == 0)
+				st->cast_to = CAST_NUMBER;
+			else if (strcmp(s, "string") == 0)
+				st->cast_to = CAST_STRING;
+			else if (strcmp(s, "boolean") == 0)
+				st->cast_to = CAST_BOOLEAN;
+			else
+				BadStep(label, op,
+						"cannot cast to \"%s\" (number, string or boolean)", s);
+			break;
+		case M_STEPS:
+			if (c == NULL || !JsonContainerIsArray(c))
+				BadStep(label, op, "field \"steps\" must be an array");
+			st->steps = ParseSteps(c, label, true, &st->nsteps);
+			break;
+		case M_SEP:
+			if (v->type != jbvString || v->val.string.len == 0)
+				BadStep(label, op,
+						"field \"separator\" must be a non-empty string");
+			st->sep = StringOf(v);
+			st->seplen = v->val.string.len;
+			break;
+		case M_UNIT:
+			if (v->type != jbvString)
+				BadStep(label, op, "field \"unit\" must be a string");
+			s = StringOf(v);
+			for (i = 0; i < lengthof(units); i++)
+				if (strcmp(s, units[i].name) == 0)
+					break;
+			if (i == lengthof(units))
+				BadStep(label, op, "unknown unit \"%s\" (ms, s, min, h or day)",
+						s);
+			st->unit_us = units[i].us;
+			break;
+	}
 }
 
 /* ---------------------------------------------------------------------
@@ -413,99 +280,67 @@ ParseForEach(Step *st, JsonbContainer *obj, const char *op, bool nested)
  */
 
 /*
- * Return the value at the first ntok tokens of p, expanded one level (so a
- * caller tests its type directly), or NULL when it is not there.
+ * Return the value at p, expanded one level (so a caller tests its type
+ * directly), or NULL when it is not there.
  */
 static JsonbValue *
-Resolve(JsonbValue *root, const JsonPointer *p, int ntok)
+Resolve(JsonbValue *root, const JsonPointer *p)
 {
 	JsonTreeMiss miss;
-	JsonbValue *v = JsonTreeResolve(root, p, ntok, &miss);
+	JsonbValue *v = JsonTreeResolve(root, p, p->ntok, &miss);
 
 	if (v != NULL)
 		JsonTreeExpand(v);
 	return v;
 }
 
-/* Return a copy of v, or of the wrap template t with each "$" made v. */
+/* Replace each "$" string in the tree at v by a copy of dollar. */
+static void
+SubstDollar(JsonbValue *v, const JsonbValue *dollar)
+{
+	int i;
+
+	check_stack_depth();
+	if (v->type == jbvString && v->val.string.len == 1 &&
+		v->val.string.val[0] == '$')
+		*v = JsonTreeCopy(dollar);
+	else if (v->type == jbvObject)
+		for (i = 0; i < v->val.object.nPairs; i++)
+			SubstDollar(&v->val.object.pairs[i].value, dollar);
+	else if (v->type == jbvArray)
+		for (i = 0; i < v->val.array.nElems; i++)
+			SubstDollar(&v->val.array.elems[i], dollar);
+}
+
+/* Return a copy of t (a wrap template: with each "$" made dollar). */
 static JsonbValue *
 CopyValue(const JsonbValue *t, const JsonbValue *dollar)
 {
 	JsonbValue *dst = palloc(sizeof(JsonbValue));
-	int i;
 
-	check_stack_depth();
-	if (dollar == NULL ||
-		(t->type != jbvString && t->type != jbvObject && t->type != jbvArray))
-	{
-		*dst = JsonTreeCopy(t);
-		return dst;
-	}
-	if (t->type == jbvString)
-		return CopyValue(
-			t->val.string.len == 1 && t->val.string.val[0] == '$' ? dollar : t,
-			NULL);
-	*dst = *t;
-	if (t->type == jbvObject)
-	{
-		dst->val.object.pairs =
-			palloc(sizeof(JsonbPair) * Max(t->val.object.nPairs, 1));
-		for (i = 0; i < t->val.object.nPairs; i++)
-		{
-			dst->val.object.pairs[i] = t->val.object.pairs[i];
-			dst->val.object.pairs[i].value =
-				*CopyValue(&t->val.object.pairs[i].value, dollar);
-		}
-	}
-	else
-	{
-		dst->val.array.elems =
-			palloc(sizeof(JsonbValue) * Max(t->val.array.nElems, 1));
-		for (i = 0; i < t->val.array.nElems; i++)
-			dst->val.array.elems[i] =
-				*CopyValue(&t->val.array.elems[i], dollar);
-	}
+	*dst = JsonTreeCopy(t);
+	if (dollar != NULL)
+		SubstDollar(dst, dollar);
 	return dst;
 }
 
-#define KindName(v) JsonTreeTypeName(v)
-
-/* Make a string value. */
-static JsonbValue
-StringValue(const char *s, int len)
-{
-	JsonbValue v;
-
-	v.type = jbvString;
-	v.val.string.val = (char *) s;
-	v.val.string.len = len;
-	return v;
-}
+/* Raise 22000 for a step that cannot apply (StepFailCode's usual case). */
+#define StepFail(cx, st, path, ...) \
+	StepFailCode(cx, st, path, ERRCODE_DATA_EXCEPTION, NULL, __VA_ARGS__)
+#define StepFailCode(cx, st, path, sqlstate, hint, ...) \
+	StepFailMsg(cx, st, path, sqlstate, hint, psprintf(__VA_ARGS__))
 
 /*
  * Raise sqlstate (with hint, when not NULL) for a step that cannot apply,
  * naming key, step, op, path.
  */
-static void pg_attribute_noreturn()
-	StepFailCode(ApplyCx *cx, const Step *st, const char *path, int sqlstate,
-				 const char *hint, const char *fmt, ...)
-		pg_attribute_printf(6, 7);
-
-/* Raise 22000 for a step that cannot apply (StepFailCode's usual case). */
-#define StepFail(cx, st, path, ...) \
-	StepFailCode(cx, st, path, ERRCODE_DATA_EXCEPTION, NULL, __VA_ARGS__)
-
 static void
-StepFailCode(ApplyCx *cx, const Step *st, const char *path, int sqlstate,
-			 const char *hint, const char *fmt, ...)
+pg_attribute_noreturn()
+	StepFailMsg(ApplyCx *cx, const Step *st, const char *path, int sqlstate,
+				const char *hint, const char *reason)
 {
-	StringInfoData reason;
-	va_list args;
 	StringInfoData detail;
 
-	va_start(args, fmt);
-	FormatReason(&reason, fmt, args);
-	va_end(args);
 	initStringInfo(&detail);
 	if (cx->key)
 		appendStringInfo(&detail, "Key \"%s\", type", cx->key);
@@ -518,7 +353,7 @@ StepFailCode(ApplyCx *cx, const Step *st, const char *path, int sqlstate,
 		cx->prefix, path);
 	ereport(ERROR, (errcode(sqlstate),
 					errmsg("migration step %s (%s) cannot apply: %s", st->label,
-						   MigrateStepOpName(st->op), reason.data),
+						   MigrateStepOpName(st->op), reason),
 					errdetail_internal("%s", detail.data),
 					hint ? errhint("%s", hint) : 0));
 }
@@ -566,7 +401,7 @@ pg_attribute_noreturn()
 				 p->text);
 	if (miss->status == JSONTREE_NOT_CONTAINER)
 		StepFail(cx, st, p->text, "the parent of \"%s\" is %s, not a container",
-				 p->text, KindName(miss->at));
+				 p->text, JsonTreeTypeName(miss->at));
 	StepFail(cx, st, p->text, "array index \"%.*s\" is out of range",
 			 p->toklen[p->ntok - 1], p->tok[p->ntok - 1]);
 }
@@ -668,21 +503,19 @@ LooksNumeric(const char *s)
 static void
 ApplyCast(ApplyCx *cx, const Step *st, JsonbValue *root)
 {
-	JsonbValue *v = Resolve(root, &st->path, st->path.ntok);
+	JsonbValue *v = Resolve(root, &st->path);
 	const char *path = st->path.text;
-	if (v->type == jbvNull)
+
+	if (v == NULL || v->type == jbvNull)
 		return;
 	if (v->type == jbvArray || v->type == jbvObject)
-		StepFail(cx, st, path, "cannot cast %s", KindName(v));
+		StepFail(cx, st, path, "cannot cast %s", JsonTreeTypeName(v));
 	switch (st->cast_to)
 	{
 		case CAST_NUMBER:
 			if (v->type == jbvString)
 			{
 				char *s = StringOf(v);
-
-				if (v == NULL)
-					return;
 
 				if (!LooksNumeric(s))
 					StepFail(cx, st, path, "\"%s\" is not a number", s);
@@ -705,11 +538,11 @@ ApplyCast(ApplyCx *cx, const Step *st, JsonbValue *root)
 				char *s = DatumGetCString(DirectFunctionCall1(
 					numeric_out, NumericGetDatum(v->val.numeric)));
 
-				*v = StringValue(s, strlen(s));
+				*v = JsonTreeString(s, strlen(s));
 			}
 			else if (v->type == jbvBool)
-				*v = v->val.boolean ? StringValue("true", 4)
-									: StringValue("false", 5);
+				*v = v->val.boolean ? JsonTreeString("true", 4)
+									: JsonTreeString("false", 5);
 			break;
 		case CAST_BOOLEAN:
 			if (v->type == jbvString)
@@ -744,20 +577,17 @@ ApplyCast(ApplyCx *cx, const Step *st, JsonbValue *root)
 static void
 ApplyToEpoch(ApplyCx *cx, const Step *st, JsonbValue *root)
 {
-	JsonbValue *v = Resolve(root, &st->path, st->path.ntok);
+	JsonbValue *v = Resolve(root, &st->path);
 	const char *path = st->path.text;
 	TimestampTz ts;
 	int64 us;
 	int64 q;
 
-	if (v == NULL)
-		return;
-
-	if (v->type == jbvNull)
+	if (v == NULL || v->type == jbvNull)
 		return;
 	if (v->type != jbvString)
 		StepFail(cx, st, path, "expected an ISO-8601 string, found %s",
-				 KindName(v));
+				 JsonTreeTypeName(v));
 	if (!DocmodelParseIso8601(v->val.string.val, v->val.string.len, &ts))
 		StepFailCode(cx, st, path, ERRCODE_INVALID_DATETIME_FORMAT,
 					 "Write a date as 2024-01-02 or a date-time as "
@@ -780,20 +610,17 @@ ApplyToEpoch(ApplyCx *cx, const Step *st, JsonbValue *root)
 static void
 ApplyFromEpoch(ApplyCx *cx, const Step *st, JsonbValue *root)
 {
-	JsonbValue *v = Resolve(root, &st->path, st->path.ntok);
+	JsonbValue *v = Resolve(root, &st->path);
 	const char *path = st->path.text;
 	Datum us;
 	double approx;
 	char *buf;
 
-	if (v == NULL)
-		return;
-
-	if (v->type == jbvNull)
+	if (v == NULL || v->type == jbvNull)
 		return;
 	if (v->type != jbvNumeric)
 		StepFail(cx, st, path, "expected an epoch number, found %s",
-				 KindName(v));
+				 JsonTreeTypeName(v));
 	us = DirectFunctionCall2(numeric_mul, NumericGetDatum(v->val.numeric),
 							 NumericGetDatum(int64_to_numeric(st->unit_us)));
 	us = DirectFunctionCall2(numeric_round, us, Int32GetDatum(0));
@@ -810,7 +637,7 @@ ApplyFromEpoch(ApplyCx *cx, const Step *st, JsonbValue *root)
 					 "epoch %s is out of range (years 0000 to 9999)",
 					 DatumGetCString(DirectFunctionCall1(
 						 numeric_out, NumericGetDatum(v->val.numeric))));
-	*v = StringValue(buf, DOCMODEL_ISO8601_LEN);
+	*v = JsonTreeString(buf, DOCMODEL_ISO8601_LEN);
 }
 
 /*
@@ -822,7 +649,7 @@ ApplyFromEpoch(ApplyCx *cx, const Step *st, JsonbValue *root)
 static void
 ApplyDefault(ApplyCx *cx, const Step *st, JsonbValue *root)
 {
-	if (Resolve(root, &st->path, st->path.ntok) == NULL)
+	if (Resolve(root, &st->path) == NULL)
 		AddAt(cx, st, root, &st->path, CopyValue(st->value, NULL));
 }
 
@@ -830,7 +657,7 @@ ApplyDefault(ApplyCx *cx, const Step *st, JsonbValue *root)
 static void
 ApplySplit(ApplyCx *cx, const Step *st, JsonbValue *root)
 {
-	JsonbValue *v = Resolve(root, &st->path, st->path.ntok);
+	JsonbValue *v = Resolve(root, &st->path);
 	char *s;
 	int len;
 	int pos = 0;
@@ -840,7 +667,7 @@ ApplySplit(ApplyCx *cx, const Step *st, JsonbValue *root)
 		return;
 	if (v->type != jbvString)
 		StepFail(cx, st, st->path.text, "expected a string, found %s",
-				 KindName(v));
+				 JsonTreeTypeName(v));
 	s = v->val.string.val;
 	len = v->val.string.len;
 	RemoveAt(root, &st->path);
@@ -859,7 +686,7 @@ ApplySplit(ApplyCx *cx, const Step *st, JsonbValue *root)
 					break;
 			end = (k + st->seplen <= len) ? k : len;
 		}
-		piece = StringValue(s + pos, end - pos);
+		piece = JsonTreeString(s + pos, end - pos);
 		AddAt(cx, st, root, &st->ptrs[i], &piece);
 		pos = (end == len) ? len + 1 : end + st->seplen;
 	}
@@ -877,7 +704,7 @@ ApplyJoin(ApplyCx *cx, const Step *st, JsonbValue *root)
 	initStringInfo(&buf);
 	for (i = 0; i < st->nptrs; i++)
 	{
-		JsonbValue *v = Resolve(root, &st->ptrs[i], st->ptrs[i].ntok);
+		JsonbValue *v = Resolve(root, &st->ptrs[i]);
 
 		if (v == NULL || v->type == jbvNull)
 			continue;
@@ -892,13 +719,14 @@ ApplyJoin(ApplyCx *cx, const Step *st, JsonbValue *root)
 		else if (v->type == jbvBool)
 			appendStringInfoString(&buf, v->val.boolean ? "true" : "false");
 		else
-			StepFail(cx, st, st->ptrs[i].text, "cannot join %s", KindName(v));
+			StepFail(cx, st, st->ptrs[i].text, "cannot join %s",
+					 JsonTreeTypeName(v));
 	}
 	if (found == 0)
 		return;
 	for (i = 0; i < st->nptrs; i++)
 		RemoveAt(root, &st->ptrs[i]);
-	joined = StringValue(buf.data, buf.len);
+	joined = JsonTreeString(buf.data, buf.len);
 	AddAt(cx, st, root, &st->into, &joined);
 }
 
@@ -906,12 +734,12 @@ ApplyJoin(ApplyCx *cx, const Step *st, JsonbValue *root)
 static void
 ApplyWrap(ApplyCx *cx, const Step *st, JsonbValue *root)
 {
-	JsonbValue *v = Resolve(root, &st->path, st->path.ntok);
+	JsonbValue *v = Resolve(root, &st->path);
 	JsonbValue arr;
 
 	if (v == NULL)
 		return;
-	if (st->has_into && Resolve(root, &st->into, st->into.ntok) != NULL)
+	if (st->has_into && Resolve(root, &st->into) != NULL)
 		StepFail(cx, st, st->into.text, "\"%s\" already exists", st->into.text);
 	arr.type = jbvArray;
 	arr.val.array.rawScalar = false;
@@ -931,7 +759,7 @@ ApplyWrap(ApplyCx *cx, const Step *st, JsonbValue *root)
 static void
 ApplyStripDashes(ApplyCx *cx, const Step *st, JsonbValue *root)
 {
-	JsonbValue *v = Resolve(root, &st->path, st->path.ntok);
+	JsonbValue *v = Resolve(root, &st->path);
 	char *out;
 	int n = 0;
 	int i;
@@ -940,24 +768,24 @@ ApplyStripDashes(ApplyCx *cx, const Step *st, JsonbValue *root)
 		return;
 	if (v->type != jbvString)
 		StepFail(cx, st, st->path.text, "expected a string, found %s",
-				 KindName(v));
+				 JsonTreeTypeName(v));
 	out = palloc(v->val.string.len + 1);
 	for (i = 0; i < v->val.string.len; i++)
 		if (v->val.string.val[i] != '-')
 			out[n++] = v->val.string.val[i];
-	*v = StringValue(out, n);
+	*v = JsonTreeString(out, n);
 }
 
 /* nest: move the values at paths into the object at into. */
 static void
 ApplyNest(ApplyCx *cx, const Step *st, JsonbValue *root)
 {
-	JsonbValue *target = Resolve(root, &st->into, st->into.ntok);
+	JsonbValue *target = Resolve(root, &st->into);
 	int i;
 
 	if (target && target->type != jbvObject)
 		StepFail(cx, st, st->into.text, "\"%s\" is %s, not an object",
-				 st->into.text, KindName(target));
+				 st->into.text, JsonTreeTypeName(target));
 	for (i = 0; i < st->nptrs; i++)
 	{
 		const JsonPointer *p = &st->ptrs[i];
@@ -966,7 +794,7 @@ ApplyNest(ApplyCx *cx, const Step *st, JsonbValue *root)
 		if (v == NULL)
 			continue;
 		/* a removal may have moved the target: find it again */
-		target = Resolve(root, &st->into, st->into.ntok);
+		target = Resolve(root, &st->into);
 		if (target == NULL)
 		{
 			JsonbValue empty;
@@ -975,7 +803,7 @@ ApplyNest(ApplyCx *cx, const Step *st, JsonbValue *root)
 			empty.val.object.nPairs = 0;
 			empty.val.object.pairs = NULL;
 			AddAt(cx, st, root, &st->into, &empty);
-			target = Resolve(root, &st->into, st->into.ntok);
+			target = Resolve(root, &st->into);
 		}
 		JsonTreeSetMember(target, p->tok[p->ntok - 1], p->toklen[p->ntok - 1],
 						  v);
@@ -986,7 +814,7 @@ ApplyNest(ApplyCx *cx, const Step *st, JsonbValue *root)
 static void
 ApplyUnnest(ApplyCx *cx, const Step *st, JsonbValue *root)
 {
-	JsonbValue *v = Resolve(root, &st->path, st->path.ntok);
+	JsonbValue *v = Resolve(root, &st->path);
 	JsonbValue *target;
 	JsonPointer parent;
 	int i;
@@ -995,12 +823,12 @@ ApplyUnnest(ApplyCx *cx, const Step *st, JsonbValue *root)
 		return;
 	if (v->type != jbvObject)
 		StepFail(cx, st, st->path.text, "\"%s\" is %s, not an object",
-				 st->path.text, KindName(v));
+				 st->path.text, JsonTreeTypeName(v));
 	v = RemoveAt(root, &st->path);
 	parent = st->has_into ? st->into : st->path;
 	if (!st->has_into)
 		parent.ntok--;
-	target = Resolve(root, &parent, parent.ntok);
+	target = Resolve(root, &parent);
 	if (target == NULL || target->type != jbvObject)
 		StepFail(cx, st, st->path.text, "the target of \"%s\" is not an object",
 				 st->path.text);
@@ -1022,7 +850,7 @@ ApplyUnnest(ApplyCx *cx, const Step *st, JsonbValue *root)
 static void
 ApplyForEach(ApplyCx *cx, const Step *st, JsonbValue *root)
 {
-	JsonbValue *v = Resolve(root, &st->path, st->path.ntok);
+	JsonbValue *v = Resolve(root, &st->path);
 	const char *saved = cx->prefix;
 	int i;
 
@@ -1030,7 +858,7 @@ ApplyForEach(ApplyCx *cx, const Step *st, JsonbValue *root)
 		return;
 	if (v->type != jbvArray)
 		StepFail(cx, st, st->path.text, "\"%s\" is %s, not an array",
-				 st->path.text, KindName(v));
+				 st->path.text, JsonTreeTypeName(v));
 	for (i = 0; i < v->val.array.nElems; i++)
 	{
 		cx->prefix = psprintf("%s%s/%d", saved, st->path.text, i);
@@ -1039,25 +867,45 @@ ApplyForEach(ApplyCx *cx, const Step *st, JsonbValue *root)
 	cx->prefix = saved;
 }
 
-/* The ops: name, members besides "op", parser and applier; see StepOp. */
+/* Shorthands for the table. */
+#define PATH           \
+	{                  \
+		"path", M_PATH \
+	}
+#define VALUE            \
+	{                    \
+		"value", M_VALUE \
+	}
+#define PATHS           \
+	{                   \
+		"paths", M_PTRS \
+	}
+
+/* The ops: name, members besides "op", root_ok, applier; see StepOp. */
 static const StepOpDef step_ops[OP_COUNT] = {
-	{"add", {"path", "value"}, ParseValueStep, ApplyPatchStep},
-	{"remove", {"path"}, ParsePathStep, ApplyPatchStep},
-	{"replace", {"path", "value"}, ParseValueStep, ApplyPatchStep},
-	{"move", {"from", "path"}, ParseFromStep, ApplyPatchStep},
-	{"copy", {"from", "path"}, ParseFromStep, ApplyPatchStep},
-	{"test", {"path", "value"}, ParseValueStep, ApplyPatchStep},
-	{"default", {"path", "value"}, ParseValueStep, ApplyDefault},
-	{"split", {"path", "into", "separator"}, ParseSplit, ApplySplit},
-	{"join", {"paths", "into", "separator"}, ParseJoin, ApplyJoin},
-	{"wrap", {"path", "into", "template"}, ParseWrap, ApplyWrap},
-	{"cast", {"path", "to"}, ParseCast, ApplyCast},
-	{"to_epoch", {"path", "unit"}, ParseEpoch, ApplyToEpoch},
-	{"from_epoch", {"path", "unit"}, ParseEpoch, ApplyFromEpoch},
-	{"strip_dashes", {"path"}, ParsePathStep, ApplyStripDashes},
-	{"nest", {"paths", "into"}, ParseNest, ApplyNest},
-	{"unnest", {"path", "into"}, ParseUnnest, ApplyUnnest},
-	{"for_each", {"path", "steps"}, ParseForEach, ApplyForEach},
+	{"add", {PATH, VALUE}, false, ApplyPatchStep},
+	{"remove", {PATH}, false, ApplyPatchStep},
+	{"replace", {PATH, VALUE}, true, ApplyPatchStep},
+	{"move", {{"from", M_FROM}, PATH}, false, ApplyPatchStep},
+	{"copy", {{"from", M_FROM}, PATH}, false, ApplyPatchStep},
+	{"test", {PATH, VALUE}, true, ApplyPatchStep},
+	{"default", {PATH, VALUE}, false, ApplyDefault},
+	{"split",
+	 {PATH, {"into", M_PTRS}, {"separator", M_SEP}},
+	 false,
+	 ApplySplit},
+	{"join", {PATHS, {"into", M_INTO}, {"separator", M_SEP}}, false, ApplyJoin},
+	{"wrap",
+	 {PATH, {"into", M_INTO_OPT}, {"template", M_TEMPLATE}},
+	 false,
+	 ApplyWrap},
+	{"cast", {PATH, {"to", M_TO}}, true, ApplyCast},
+	{"to_epoch", {PATH, {"unit", M_UNIT}}, true, ApplyToEpoch},
+	{"from_epoch", {PATH, {"unit", M_UNIT}}, true, ApplyFromEpoch},
+	{"strip_dashes", {PATH}, true, ApplyStripDashes},
+	{"nest", {PATHS, {"into", M_INTO}}, false, ApplyNest},
+	{"unnest", {PATH, {"into", M_INTO_ROOT}}, false, ApplyUnnest},
+	{"for_each", {PATH, {"steps", M_STEPS}}, false, ApplyForEach},
 };
 
 /* Parse one step object into st; raise 22023 naming its label and op. */
@@ -1067,6 +915,7 @@ ParseStep(Step *st, JsonbValue *sv, const char *label, bool nested)
 	JsonbContainer *obj;
 	JsonbValue *opv;
 	char *op;
+	const StepMember *m;
 	int i;
 
 	memset(st, 0, sizeof(Step));
@@ -1087,7 +936,17 @@ ParseStep(Step *st, JsonbValue *sv, const char *label, bool nested)
 		BadStep(label, NULL, "unknown op \"%s\"", op);
 	st->op = (StepOp) i;
 	CheckMembers(obj, step_ops[i].members, label, op);
-	step_ops[i].parse(st, obj, op, nested);
+	for (m = step_ops[i].members; m < step_ops[i].members + 4 && m->name; m++)
+		ParseMember(st, obj, m, op, nested && step_ops[i].root_ok);
+	if (st->op == OP_MOVE && st->from.ntok < st->path.ntok &&
+		JsonPointerIsPrefix(&st->from, &st->path))
+		BadStep(label, op, "cannot move \"%s\" into its own child \"%s\"",
+				st->from.text, st->path.text);
+	for (i = 0; st->op == OP_NEST && i < st->nptrs; i++)
+		if (JsonPointerIsPrefix(&st->ptrs[i], &st->into))
+			BadStep(label, op,
+					"cannot nest \"%s\" into itself or its child \"%s\"",
+					st->ptrs[i].text, st->into.text);
 }
 
 /* Parse a steps array; labels are 1-based, "2.1" for nested steps. */

@@ -419,8 +419,8 @@ HistoryWrite(HistoryWriter *w, Datum id, int32 ver, const char *op, Datum doc)
 }
 
 /*
- * Return the _ver of the stored document doc of key id (in cfg's meta
- * style), or -1 when it has none; raise 22003 naming the key when it is
+ * Return the version field (fields.h: DOC_FIELD_VER of cfg's meta style)
+ * of the stored document doc of key id, or -1 when it has none; raise 22003 naming the key when it is
  * beyond the integers.
  */
 static int32
@@ -428,24 +428,15 @@ DocVer(const DocmodelCollection *cfg, Jsonb *doc, Datum id)
 {
 	int32 ver;
 	bool error = false;
-	JsonbContainer *c = &doc->root;
-	JsonbValue buf;
-	JsonbValue *v;
+	const DocFieldSet *fs = DocmodelFieldSetFor(cfg->meta_style);
+	JsonbContainer *c;
+	JsonbValue *v = NULL;
 
 	if (!JB_ROOT_IS_OBJECT(doc))
 		return -1;
-	if (cfg->meta_style == DOC_META_META)
-	{
-		v = getKeyJsonValueFromContainer(c, "meta", 4, &buf);
-		if (v == NULL || v->type != jbvBinary ||
-			!JsonContainerIsObject(v->val.binary.data))
-			return -1;
-		c = v->val.binary.data;
-	}
-	if (cfg->meta_style == DOC_META_UNDERSCORE)
-		v = getKeyJsonValueFromContainer(c, "_ver", 4, &buf);
-	else
-		v = getKeyJsonValueFromContainer(c, "ver", 3, &buf);
+	c = DocmodelFieldContainer(fs, &doc->root);
+	if (c != NULL)
+		v = DocmodelFieldValue(fs, c, DOC_FIELD_VER);
 	if (v == NULL || v->type != jbvNumeric)
 		return -1;
 	ver = numeric_int4_opt_error(v->val.numeric, &error);

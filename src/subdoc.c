@@ -950,11 +950,8 @@ SubdocPushNode(JsonbParseState **ps, JsonbValue *v)
 static void
 SubdocPushString(JsonbParseState **ps, JsonbIteratorToken tok, const char *s)
 {
-	JsonbValue v;
+	JsonbValue v = JsonTreeString(s, strlen(s));
 
-	v.type = jbvString;
-	v.val.string.val = (char *) s;
-	v.val.string.len = strlen(s);
 	pushJsonbValue(ps, tok, &v);
 }
 
@@ -1214,8 +1211,7 @@ subdoc_mutate_in_apply(PG_FUNCTION_ARGS)
 	}
 	else
 		/* schema version: see migrate.c (paths name the current version) */
-		JsonTreeFromJsonb(DocmodelMigrate(PG_GETARG_JSONB_P(0), DOC_META_AUTO,
-										  NULL, key, false),
+		JsonTreeFromJsonb(DocmodelMigrate(PG_GETARG_JSONB_P(0), NULL, key),
 						  &root);
 	memset(call->has_result, 0, sizeof(call->has_result));
 	for (i = 0; i < call->nspecs; i++)
