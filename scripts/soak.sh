@@ -46,6 +46,7 @@ loop=$!
 pgbench -n -c 4 -j 2 -T "$SOAK_SECONDS" \
 	-f "$work/insert_new.bench@2" -f "$work/replace_cas.bench@3" -f "$work/remove_hot.bench@2" \
 	-f "$work/insert_hot.bench@2" -f "$work/update_hot.bench@3" -f "$work/read_cold.bench@3" \
+	-f "$work/mutate_hot.bench@2" -f "$work/lock_hot.bench@1" \
 	>"$work/pgbench.log" 2>&1
 prc=$?
 wait $loop

@@ -39,8 +39,15 @@ LANGUAGE sql AS $$
 		-- DocumentExists: a re-insert racing another (never the history table's key)
 		WHEN state = '23505' AND op = 'insert_hot'
 			AND coalesce(cons, '') NOT LIKE '%revisions%' THEN true
-		-- DocumentNotFound: a remove or replace of a key another client removed
-		WHEN state = 'P0002' AND op IN ('remove_hot', 'replace_cas') THEN true
+		-- DocumentNotFound: a remove, replace or mutate_in of a key another
+		-- client removed (or, for unlock, a lock another client's write ended)
+		WHEN state = 'P0002' AND op IN ('remove_hot', 'replace_cas', 'mutate_hot')
+			THEN true
+		-- DocumentLocked: a write to a hot key that mutate_hot holds locked
+		WHEN state = '55P03' AND op IN ('remove_hot', 'replace_cas', 'insert_hot',
+			'update_hot', 'mutate_hot') THEN true
+		-- the lock of mutate_hot ended (or the document went) before its write
+		WHEN state IN ('40001', '55000') AND op = 'mutate_hot' THEN true
 		ELSE false END)
 $$;
 
@@ -112,6 +119,44 @@ BEGIN
 EXCEPTION WHEN OTHERS THEN
 	GET STACKED DIAGNOSTICS st = RETURNED_SQLSTATE, cn = CONSTRAINT_NAME, msg = MESSAGE_TEXT;
 	PERFORM soak.fail('update_hot', st, cn, msg);
+END $$;
+
+-- the sub-document API on hot keys: a counter field and an array, in one write
+CREATE FUNCTION soak.mutate_hot(i int) RETURNS void LANGUAGE plpgsql AS $$
+DECLARE st text; cn text; msg text;
+BEGIN
+	PERFORM docmodel.mutate_in('soak', 'user::h' || i,
+		'[{"op": "increment", "path": "hits"},
+		  {"op": "array_append", "path": "log.last", "value": 1, "create_path": true},
+		  {"op": "remove", "path": "log.last[0]"}]');
+EXCEPTION WHEN OTHERS THEN
+	GET STACKED DIAGNOSTICS st = RETURNED_SQLSTATE, cn = CONSTRAINT_NAME, msg = MESSAGE_TEXT;
+	PERFORM soak.fail('mutate_hot', st, cn, msg);
+END $$;
+
+-- a lock on a hot key (committed: other clients meet it), returning its cas
+-- (0 when it could not be taken); write_locked writes with that cas (unlocking)
+CREATE FUNCTION soak.lock_hot(i int) RETURNS bigint LANGUAGE plpgsql AS $$
+DECLARE c bigint; st text; cn text; msg text;
+BEGIN
+	SELECT g.cas INTO c FROM docmodel.get_and_lock('soak', 'user::h' || i, 1) g;
+	RETURN coalesce(c, 0);
+EXCEPTION WHEN OTHERS THEN
+	GET STACKED DIAGNOSTICS st = RETURNED_SQLSTATE, cn = CONSTRAINT_NAME, msg = MESSAGE_TEXT;
+	PERFORM soak.fail('mutate_hot', st, cn, msg);
+	RETURN 0;
+END $$;
+
+CREATE FUNCTION soak.write_locked(i int, c bigint) RETURNS void LANGUAGE plpgsql AS $$
+DECLARE st text; cn text; msg text;
+BEGIN
+	IF c <> 0 THEN
+		PERFORM docmodel.mutate_in('soak', 'user::h' || i,
+			'[{"op": "increment", "path": "locked_writes"}]', cas => c);
+	END IF;
+EXCEPTION WHEN OTHERS THEN
+	GET STACKED DIAGNOSTICS st = RETURNED_SQLSTATE, cn = CONSTRAINT_NAME, msg = MESSAGE_TEXT;
+	PERFORM soak.fail('mutate_hot', st, cn, msg);
 END $$;
 
 -- migrate on read: get() and get_multi() of cold documents (never removed: NULL is an error)
