@@ -358,10 +358,7 @@ pg_attribute_noreturn()
 					hint ? errhint("%s", hint) : 0));
 }
 
-/*
- * Error context of a migration: the rule, the step and op, the key and the
- * step's path (cx is an ApplyCx; see ApplyChain).
- */
+/* Name the rule, the step and op, the key and the step's path. */
 void
 MigrateErrorContext(void *arg)
 {
