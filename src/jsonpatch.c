@@ -202,7 +202,6 @@ diff(PG_FUNCTION_ARGS)
  * ------------------------------------------------------------------------
  */
 
-/* Apply one RFC 6902 operation; see jsonpatch.h. */
 bool
 JsonPatchApplyOp(JsonPatchOp op, JsonbValue *root, const JsonPointer *path,
 				 const JsonPointer *from, JsonbValue *value, JsonTreeMiss *miss)
@@ -429,7 +428,6 @@ ApplyOp(JsonbValue *root, JsonbValue *opval, int index)
 		CannotApply(index, op, &miss, &path, &from, value);
 }
 
-/* Apply patch to the document in doc (both jsonb); see jsonpatch.h. */
 Jsonb *
 DocmodelPatch(Jsonb *doc, Jsonb *patchdoc)
 {

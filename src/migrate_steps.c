@@ -358,7 +358,6 @@ pg_attribute_noreturn()
 					hint ? errhint("%s", hint) : 0));
 }
 
-/* Name the rule, the step and op, the key and the step's path. */
 void
 MigrateErrorContext(void *arg)
 {
@@ -969,7 +968,6 @@ ParseSteps(JsonbContainer *arr, const char *prefix, bool nested, int *nsteps)
 	return steps;
 }
 
-/* Check a steps value as register_migration does; raise 22023 if bad. */
 Step *
 CheckSteps(Jsonb *steps, int *nsteps)
 {
@@ -982,14 +980,12 @@ CheckSteps(Jsonb *steps, int *nsteps)
 	return ParseSteps(&steps->root, NULL, false, nsteps);
 }
 
-/* Return the name of op. */
 const char *
 MigrateStepOpName(StepOp op)
 {
 	return step_ops[op].name;
 }
 
-/* Apply steps in order to the tree at root; see migrate_int.h. */
 void
 ApplySteps(ApplyCx *cx, const Step *steps, int nsteps, JsonbValue *root)
 {

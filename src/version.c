@@ -115,14 +115,12 @@ ParseVersion(const char *str, int len, bool raise)
 	return v;
 }
 
-/* Parse a NUL-terminated version; see version.h. */
 DocVersion *
 DocVersionFromCString(const char *str, bool raise)
 {
 	return ParseVersion(str, strlen(str), raise);
 }
 
-/* Return the text form of a version; see version.h. */
 char *
 DocVersionToCString(const DocVersion *v)
 {
@@ -139,7 +137,6 @@ DocVersionToCString(const DocVersion *v)
 	return buf.data;
 }
 
-/* Compare part by part, missing parts as zero; see version.h. */
 int
 DocVersionCmp(const DocVersion *a, const DocVersion *b)
 {
