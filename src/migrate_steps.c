@@ -522,10 +522,8 @@ ApplyCast(ApplyCx *cx, const Step *st, JsonbValue *root)
 			}
 			else if (v->type == jbvBool)
 			{
-				bool b = v->val.boolean;
-
+				v->val.numeric = int64_to_numeric(v->val.boolean ? 1 : 0);
 				v->type = jbvNumeric;
-				v->val.numeric = int64_to_numeric(b ? 1 : 0);
 			}
 			break;
 		case CAST_STRING:
@@ -554,12 +552,10 @@ ApplyCast(ApplyCx *cx, const Step *st, JsonbValue *root)
 			}
 			else if (v->type == jbvNumeric)
 			{
-				bool b =
+				v->val.boolean =
 					DatumGetInt32(DirectFunctionCall1(
 						numeric_sign, NumericGetDatum(v->val.numeric))) != 0;
-
 				v->type = jbvBool;
-				v->val.boolean = b;
 			}
 			break;
 	}
