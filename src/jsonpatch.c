@@ -29,24 +29,14 @@ PG_FUNCTION_INFO_V1(patch);
  * ------------------------------------------------------------------------
  */
 
-/* Make *v a jbvString over a NUL-terminated C string; return v. */
-static JsonbValue *
-MakeString(JsonbValue *v, const char *s)
-{
-	v->type = jbvString;
-	v->val.string.val = (char *) s;
-	v->val.string.len = strlen(s);
-	return v;
-}
-
 /* Push member key: v of the object being built in *ps. */
 static void
-PushMember(JsonbParseState **ps, const char *key, JsonbValue *v)
+PushMember(JsonbParseState **ps, const char *key, JsonbValue v)
 {
-	JsonbValue k;
+	JsonbValue k = JsonTreeString(key, strlen(key));
 
-	pushJsonbValue(ps, WJB_KEY, MakeString(&k, key));
-	pushJsonbValue(ps, WJB_VALUE, v);
+	pushJsonbValue(ps, WJB_KEY, &k);
+	pushJsonbValue(ps, WJB_VALUE, &v);
 }
 
 /* ------------------------------------------------------------------------
@@ -74,21 +64,42 @@ static void DiffValues(DiffState *st, JsonbValue *a, JsonbValue *b);
 static void
 EmitOp(DiffState *st, const char *op, JsonbValue *value)
 {
-	JsonbValue v;
-
 	pushJsonbValue(&st->ps, WJB_BEGIN_OBJECT, NULL);
-	PushMember(&st->ps, "op", MakeString(&v, op));
-	PushMember(&st->ps, "path", MakeString(&v, pstrdup(st->path.data)));
+	PushMember(&st->ps, "op", JsonTreeString(op, strlen(op)));
+	PushMember(&st->ps, "path",
+			   JsonTreeString(pstrdup(st->path.data), st->path.len));
 	if (value != NULL)
-		PushMember(&st->ps, "value", value);
+		PushMember(&st->ps, "value", *value);
 	pushJsonbValue(&st->ps, WJB_END_OBJECT, NULL);
+}
+
+/*
+ * Diff a and b (NULL: absent) at the current path plus one token: member
+ * key (len bytes), or array index len when key is NULL.
+ */
+static void
+DiffAt(DiffState *st, const char *key, int len, JsonbValue *a, JsonbValue *b)
+{
+	int base = st->path.len;
+
+	if (key != NULL)
+		JsonPointerAppendToken(&st->path, key, len);
+	else
+		appendStringInfo(&st->path, "/%d", len);
+	if (a == NULL)
+		EmitOp(st, "add", b);
+	else if (b == NULL)
+		EmitOp(st, "remove", NULL);
+	else
+		DiffValues(st, a, b);
+	st->path.len = base;
+	st->path.data[base] = '\0';
 }
 
 /* Diff two objects member by member. */
 static void
 DiffObjects(DiffState *st, JsonbContainer *ca, JsonbContainer *cb)
 {
-	int base = st->path.len;
 	JsonbIterator *it;
 	JsonbIteratorToken tok;
 	JsonbValue k;
@@ -99,21 +110,13 @@ DiffObjects(DiffState *st, JsonbContainer *ca, JsonbContainer *cb)
 	it = JsonbIteratorInit(ca);
 	while ((tok = JsonbIteratorNext(&it, &k, true)) != WJB_DONE)
 	{
-		JsonbValue *vb;
-
 		if (tok != WJB_KEY)
 			continue;
 		tok = JsonbIteratorNext(&it, &v, true);
 		Assert(tok == WJB_VALUE);
-		JsonPointerAppendToken(&st->path, k.val.string.val, k.val.string.len);
-		vb = getKeyJsonValueFromContainer(cb, k.val.string.val,
-										  k.val.string.len, &found);
-		if (vb == NULL)
-			EmitOp(st, "remove", NULL);
-		else
-			DiffValues(st, &v, vb);
-		st->path.len = base;
-		st->path.data[base] = '\0';
+		DiffAt(st, k.val.string.val, k.val.string.len, &v,
+			   getKeyJsonValueFromContainer(cb, k.val.string.val,
+											k.val.string.len, &found));
 	}
 
 	/* Members only in b: added. */
@@ -125,12 +128,8 @@ DiffObjects(DiffState *st, JsonbContainer *ca, JsonbContainer *cb)
 		tok = JsonbIteratorNext(&it, &v, true);
 		Assert(tok == WJB_VALUE);
 		if (getKeyJsonValueFromContainer(ca, k.val.string.val, k.val.string.len,
-										 &found) != NULL)
-			continue;
-		JsonPointerAppendToken(&st->path, k.val.string.val, k.val.string.len);
-		EmitOp(st, "add", &v);
-		st->path.len = base;
-		st->path.data[base] = '\0';
+										 &found) == NULL)
+			DiffAt(st, k.val.string.val, k.val.string.len, NULL, &v);
 	}
 }
 
@@ -138,35 +137,17 @@ DiffObjects(DiffState *st, JsonbContainer *ca, JsonbContainer *cb)
 static void
 DiffArrays(DiffState *st, JsonbContainer *ca, JsonbContainer *cb)
 {
-	int base = st->path.len;
 	int na = JsonContainerSize(ca);
 	int nb = JsonContainerSize(cb);
 	int i;
 
 	for (i = 0; i < Min(na, nb); i++)
-	{
-		JsonbValue *ea = getIthJsonbValueFromContainer(ca, i);
-		JsonbValue *eb = getIthJsonbValueFromContainer(cb, i);
-
-		appendStringInfo(&st->path, "/%d", i);
-		DiffValues(st, ea, eb);
-		st->path.len = base;
-		st->path.data[base] = '\0';
-	}
+		DiffAt(st, NULL, i, getIthJsonbValueFromContainer(ca, i),
+			   getIthJsonbValueFromContainer(cb, i));
 	for (i = na; i < nb; i++)
-	{
-		appendStringInfo(&st->path, "/%d", i);
-		EmitOp(st, "add", getIthJsonbValueFromContainer(cb, i));
-		st->path.len = base;
-		st->path.data[base] = '\0';
-	}
+		DiffAt(st, NULL, i, NULL, getIthJsonbValueFromContainer(cb, i));
 	for (i = na - 1; i >= nb; i--)
-	{
-		appendStringInfo(&st->path, "/%d", i);
-		EmitOp(st, "remove", NULL);
-		st->path.len = base;
-		st->path.data[base] = '\0';
-	}
+		DiffAt(st, NULL, i, getIthJsonbValueFromContainer(ca, i), NULL);
 }
 
 /* Diff two values (scalars or jbvBinary containers) at the current path. */
@@ -221,7 +202,6 @@ diff(PG_FUNCTION_ARGS)
  * ------------------------------------------------------------------------
  */
 
-/* Apply one RFC 6902 operation; see jsonpatch.h. */
 bool
 JsonPatchApplyOp(JsonPatchOp op, JsonbValue *root, const JsonPointer *path,
 				 const JsonPointer *from, JsonbValue *value, JsonTreeMiss *miss)
@@ -370,18 +350,13 @@ pg_attribute_noreturn()
 
 /* Return the text of member name of operation object c, or raise 22023. */
 static char *
-OpMember(JsonbContainer *c, int index, const char *name, bool required,
-		 int *len)
+OpMember(JsonbContainer *c, int index, const char *name, int *len)
 {
 	JsonbValue buf;
 	JsonbValue *v = getKeyJsonValueFromContainer(c, name, strlen(name), &buf);
 
 	if (v == NULL)
-	{
-		if (!required)
-			return NULL;
 		Malformed(index, psprintf("Member \"%s\" is missing.", name));
-	}
 	if (v->type != jbvString)
 		Malformed(index, psprintf("Member \"%s\" is %s, not a string.", name,
 								  JsonTreeTypeName(v)));
@@ -394,7 +369,7 @@ static void
 OpPointer(JsonbContainer *c, int index, const char *name, JsonPointer *p)
 {
 	int len;
-	char *s = OpMember(c, index, name, true, &len);
+	char *s = OpMember(c, index, name, &len);
 
 	switch (JsonPointerParse(s, len, true, p))
 	{
@@ -431,7 +406,7 @@ ApplyOp(JsonbValue *root, JsonbValue *opval, int index)
 		Malformed(index, psprintf("The operation is %s, not an object.",
 								  JsonTreeTypeName(opval)));
 	c = opval->val.binary.data;
-	opname = OpMember(c, index, "op", true, &oplen);
+	opname = OpMember(c, index, "op", &oplen);
 	for (op = 0; op < lengthof(patch_ops); op++)
 		if (strlen(patch_ops[op]) == oplen &&
 			memcmp(patch_ops[op], opname, oplen) == 0)
@@ -453,7 +428,6 @@ ApplyOp(JsonbValue *root, JsonbValue *opval, int index)
 		CannotApply(index, op, &miss, &path, &from, value);
 }
 
-/* Apply patch to the document in doc (both jsonb); see jsonpatch.h. */
 Jsonb *
 DocmodelPatch(Jsonb *doc, Jsonb *patchdoc)
 {

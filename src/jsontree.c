@@ -19,7 +19,6 @@
 
 #include "jsontree.h"
 
-/* Make *root the document doc; see jsontree.h. */
 void
 JsonTreeFromJsonb(Jsonb *doc, JsonbValue *root)
 {
@@ -29,7 +28,6 @@ JsonTreeFromJsonb(Jsonb *doc, JsonbValue *root)
 		JsonbToJsonbValue(doc, root);
 }
 
-/* Return a fully expanded tree of v; see jsontree.h. */
 JsonbValue *
 JsonTreeBuild(const JsonbValue *v)
 {
@@ -51,7 +49,6 @@ JsonTreeBuild(const JsonbValue *v)
 	return res;
 }
 
-/* Expand a container one level; see jsontree.h. */
 void
 JsonTreeExpand(JsonbValue *v)
 {
@@ -109,7 +106,6 @@ KeyCmp(const char *a, int alen, const char *b, int blen)
 	return memcmp(a, b, alen);
 }
 
-/* Binary-search an object's member; see jsontree.h. */
 int
 JsonTreeFindMember(const JsonbValue *obj, const char *k, int klen)
 {
@@ -132,7 +128,6 @@ JsonTreeFindMember(const JsonbValue *obj, const char *k, int klen)
 	return -lo - 1;
 }
 
-/* Set a member, keeping keys sorted; see jsontree.h. */
 void
 JsonTreeSetMember(JsonbValue *obj, const char *k, int klen,
 				  const JsonbValue *val)
@@ -161,7 +156,6 @@ JsonTreeSetMember(JsonbValue *obj, const char *k, int klen,
 	obj->val.object.nPairs = n + 1;
 }
 
-/* Insert an element; see jsontree.h. */
 void
 JsonTreeInsertElem(JsonbValue *arr, int i, const JsonbValue *val)
 {
@@ -178,7 +172,6 @@ JsonTreeInsertElem(JsonbValue *arr, int i, const JsonbValue *val)
 	arr->val.array.nElems = n + 1;
 }
 
-/* Remove child i of an object or array; see jsontree.h. */
 JsonbValue
 JsonTreeRemoveAt(JsonbValue *parent, int i)
 {
@@ -264,7 +257,6 @@ Child(JsonbValue *cur, int pos)
 								  : &cur->val.array.elems[pos];
 }
 
-/* Resolve a pointer prefix; see jsontree.h. */
 JsonbValue *
 JsonTreeResolve(JsonbValue *root, const JsonPointer *p, int ntok,
 				JsonTreeMiss *miss)
@@ -300,7 +292,6 @@ ResolveParent(JsonbValue *root, const JsonPointer *p, JsonTreeMiss *miss)
 	return parent;
 }
 
-/* RFC 6902 add; see jsontree.h. */
 bool
 JsonTreeAdd(JsonbValue *root, const JsonPointer *p, const JsonbValue *val,
 			JsonTreeMiss *miss)
@@ -328,7 +319,6 @@ JsonTreeAdd(JsonbValue *root, const JsonPointer *p, const JsonbValue *val,
 	return true;
 }
 
-/* RFC 6902 remove; see jsontree.h. */
 bool
 JsonTreeRemove(JsonbValue *root, const JsonPointer *p, JsonbValue *removed,
 			   JsonTreeMiss *miss)
@@ -345,7 +335,6 @@ JsonTreeRemove(JsonbValue *root, const JsonPointer *p, JsonbValue *removed,
 	return true;
 }
 
-/* Deep copy; see jsontree.h. */
 JsonbValue
 JsonTreeCopy(const JsonbValue *v)
 {
@@ -399,7 +388,6 @@ ScalarsEqual(const JsonbValue *a, const JsonbValue *b)
 	}
 }
 
-/* Tell whether two nodes are equal; see jsontree.h. */
 bool
 JsonTreeEqual(JsonbValue *a, JsonbValue *b)
 {
@@ -452,7 +440,6 @@ JsonTreeEqual(JsonbValue *a, JsonbValue *b)
 	return ScalarsEqual(a, b);
 }
 
-/* Name v's JSON type; see jsontree.h. */
 const char *
 JsonTreeTypeName(const JsonbValue *v)
 {
@@ -497,7 +484,6 @@ ExpandAll(JsonbValue *v)
 			ExpandAll(&v->val.array.elems[i]);
 }
 
-/* Turn a tree into jsonb; see jsontree.h. */
 Jsonb *
 JsonTreeToJsonb(JsonbValue *v)
 {

@@ -40,7 +40,6 @@ IsoDigits(const char *s, int len, int *pos, int n, int *out)
 	return true;
 }
 
-/* Parse an ISO 8601 date or date-time; see jsonutil.h. */
 bool
 DocmodelParseIso8601(const char *s, int len, TimestampTz *result)
 {

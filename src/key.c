@@ -188,7 +188,6 @@ ShowDelim(const char *delim, int dlen)
 	return ShowKey(delim, dlen);
 }
 
-/* Raise 22023 unless the delimiter is 1-4 bytes, none alphanumeric, space or control. */
 void
 DocmodelCheckDelimiter(const char *delim, int dlen)
 {
@@ -427,7 +426,6 @@ ReportKeyFault(const char *key, int len, const char *delim, int dlen,
 	}
 }
 
-/* Check a whole key against the key rules; see key.h. */
 bool
 DocmodelCheckKey(const char *key, int len, const char *delim, int dlen,
 				 bool raise)
@@ -441,7 +439,6 @@ DocmodelCheckKey(const char *key, int len, const char *delim, int dlen,
 	return false;
 }
 
-/* Return the byte length of a valid key's first part; see key.h. */
 int
 DocmodelKeyTypeLength(const char *key, int len, const char *delim, int dlen)
 {

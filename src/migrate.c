@@ -550,7 +550,6 @@ ApplyChain(Jsonb *doc, TypeRules *tr, DocMetaStyle style, const DocVersion *v,
 	return res;
 }
 
-/* See migrate.h. */
 Jsonb *
 DocmodelMigrate(Jsonb *doc, const DocVersion *target, const char *key)
 {
@@ -579,7 +578,6 @@ DocmodelMigrate(Jsonb *doc, const DocVersion *target, const char *key)
 	return ApplyChain(doc, tr, f.style, v, tgt, key);
 }
 
-/* See migrate.h. */
 Jsonb *
 DocmodelMigrateOnWrite(Jsonb *body, const char *type, int type_len,
 					   DocMetaStyle style, const char *key, int key_len,
@@ -619,7 +617,6 @@ DocmodelMigrateOnWrite(Jsonb *body, const char *type, int type_len,
 	return ApplyChain(body, tr, f.style, v, tr->current, keyz);
 }
 
-/* See migrate.h. */
 HeapTuple
 DocmodelMigrateTuple(HeapTuple tup, TupleDesc desc, int keycol, int doccol)
 {

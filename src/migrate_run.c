@@ -89,6 +89,7 @@ migrate_collection(PG_FUNCTION_ARGS)
 	int64 done = 0;
 	TimestampTz started;
 	char *collname;
+	int i;
 
 	if (cc == NULL || !IsA(cc, CallContext) || cc->atomic)
 		ereport(ERROR,
@@ -98,23 +99,14 @@ migrate_collection(PG_FUNCTION_ARGS)
 				 errdetail("It commits after every batch."),
 				 errhint("Run it on its own, not inside BEGIN ... COMMIT or "
 						 "a function.")));
-	if (PG_ARGISNULL(0))
-		nulls[0] = 'n';
-	else
-		values[0] = PG_GETARG_DATUM(0);
-	if (PG_ARGISNULL(1))
-		nulls[1] = 'n';
-	else
-		values[1] = PG_GETARG_DATUM(1);
-	if (PG_ARGISNULL(2))
-		nulls[2] = 'n';
-	else
+	for (i = 0; i < 4; i++)
+	{
+		values[i] = PG_GETARG_DATUM(i); /* ignored where null */
+		nulls[i] = PG_ARGISNULL(i) ? 'n' : ' ';
+	}
+	if (!PG_ARGISNULL(2)) /* the version as text */
 		values[2] =
 			CStringGetTextDatum(DocVersionToCString(PG_GETARG_DOCVERSION_P(2)));
-	if (PG_ARGISNULL(3))
-		nulls[3] = 'n';
-	else
-		values[3] = PG_GETARG_DATUM(3);
 
 	if (!PG_ARGISNULL(0))
 		CheckRunTable(PG_GETARG_OID(0));

@@ -358,10 +358,6 @@ pg_attribute_noreturn()
 					hint ? errhint("%s", hint) : 0));
 }
 
-/*
- * Error context of a migration: the rule, the step and op, the key and the
- * step's path (cx is an ApplyCx; see ApplyChain).
- */
 void
 MigrateErrorContext(void *arg)
 {
@@ -526,10 +522,8 @@ ApplyCast(ApplyCx *cx, const Step *st, JsonbValue *root)
 			}
 			else if (v->type == jbvBool)
 			{
-				bool b = v->val.boolean;
-
+				v->val.numeric = int64_to_numeric(v->val.boolean ? 1 : 0);
 				v->type = jbvNumeric;
-				v->val.numeric = int64_to_numeric(b ? 1 : 0);
 			}
 			break;
 		case CAST_STRING:
@@ -558,12 +552,10 @@ ApplyCast(ApplyCx *cx, const Step *st, JsonbValue *root)
 			}
 			else if (v->type == jbvNumeric)
 			{
-				bool b =
+				v->val.boolean =
 					DatumGetInt32(DirectFunctionCall1(
 						numeric_sign, NumericGetDatum(v->val.numeric))) != 0;
-
 				v->type = jbvBool;
-				v->val.boolean = b;
 			}
 			break;
 	}
@@ -972,7 +964,6 @@ ParseSteps(JsonbContainer *arr, const char *prefix, bool nested, int *nsteps)
 	return steps;
 }
 
-/* Check a steps value as register_migration does; raise 22023 if bad. */
 Step *
 CheckSteps(Jsonb *steps, int *nsteps)
 {
@@ -985,14 +976,12 @@ CheckSteps(Jsonb *steps, int *nsteps)
 	return ParseSteps(&steps->root, NULL, false, nsteps);
 }
 
-/* Return the name of op. */
 const char *
 MigrateStepOpName(StepOp op)
 {
 	return step_ops[op].name;
 }
 
-/* Apply steps in order to the tree at root; see migrate_int.h. */
 void
 ApplySteps(ApplyCx *cx, const Step *steps, int nsteps, JsonbValue *root)
 {

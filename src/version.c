@@ -25,12 +25,6 @@ PG_FUNCTION_INFO_V1(version_send);
 PG_FUNCTION_INFO_V1(version_from_text);
 PG_FUNCTION_INFO_V1(version_to_text);
 PG_FUNCTION_INFO_V1(version_cmp);
-PG_FUNCTION_INFO_V1(version_eq);
-PG_FUNCTION_INFO_V1(version_ne);
-PG_FUNCTION_INFO_V1(version_lt);
-PG_FUNCTION_INFO_V1(version_le);
-PG_FUNCTION_INFO_V1(version_gt);
-PG_FUNCTION_INFO_V1(version_ge);
 PG_FUNCTION_INFO_V1(version_larger);
 PG_FUNCTION_INFO_V1(version_smaller);
 PG_FUNCTION_INFO_V1(version_hash);
@@ -115,14 +109,12 @@ ParseVersion(const char *str, int len, bool raise)
 	return v;
 }
 
-/* Parse a NUL-terminated version; see version.h. */
 DocVersion *
 DocVersionFromCString(const char *str, bool raise)
 {
 	return ParseVersion(str, strlen(str), raise);
 }
 
-/* Return the text form of a version; see version.h. */
 char *
 DocVersionToCString(const DocVersion *v)
 {
@@ -139,7 +131,6 @@ DocVersionToCString(const DocVersion *v)
 	return buf.data;
 }
 
-/* Compare part by part, missing parts as zero; see version.h. */
 int
 DocVersionCmp(const DocVersion *a, const DocVersion *b)
 {
@@ -257,47 +248,20 @@ version_cmp(PG_FUNCTION_ARGS)
 	PG_RETURN_INT32(CmpArgs(fcinfo));
 }
 
-/* Operator =. */
-Datum
-version_eq(PG_FUNCTION_ARGS)
-{
-	PG_RETURN_BOOL(CmpArgs(fcinfo) == 0);
-}
+/* The operators =, <>, <, <=, >, >=: name, and the test of CmpArgs. */
+#define VERSION_OPERATOR(name, test)          \
+	PG_FUNCTION_INFO_V1(name);                \
+	Datum name(PG_FUNCTION_ARGS)              \
+	{                                         \
+		PG_RETURN_BOOL(CmpArgs(fcinfo) test); \
+	}
 
-/* Operator <>. */
-Datum
-version_ne(PG_FUNCTION_ARGS)
-{
-	PG_RETURN_BOOL(CmpArgs(fcinfo) != 0);
-}
-
-/* Operator <. */
-Datum
-version_lt(PG_FUNCTION_ARGS)
-{
-	PG_RETURN_BOOL(CmpArgs(fcinfo) < 0);
-}
-
-/* Operator <=. */
-Datum
-version_le(PG_FUNCTION_ARGS)
-{
-	PG_RETURN_BOOL(CmpArgs(fcinfo) <= 0);
-}
-
-/* Operator >. */
-Datum
-version_gt(PG_FUNCTION_ARGS)
-{
-	PG_RETURN_BOOL(CmpArgs(fcinfo) > 0);
-}
-
-/* Operator >=. */
-Datum
-version_ge(PG_FUNCTION_ARGS)
-{
-	PG_RETURN_BOOL(CmpArgs(fcinfo) >= 0);
-}
+VERSION_OPERATOR(version_eq, == 0)
+VERSION_OPERATOR(version_ne, != 0)
+VERSION_OPERATOR(version_lt, < 0)
+VERSION_OPERATOR(version_le, <= 0)
+VERSION_OPERATOR(version_gt, > 0)
+VERSION_OPERATOR(version_ge, >= 0)
 
 /* Return the larger version (for max()). */
 Datum

@@ -161,6 +161,8 @@ SELECT pg_temp.step('[{"op": "cast", "path": "/a", "to": "number"}, {"op": "cast
 SELECT pg_temp.step_err('[{"op": "cast", "path": "/a", "to": "number"}]', '{"a": "12abc"}');
 SELECT pg_temp.step_err('[{"op": "cast", "path": "/a", "to": "boolean"}]', '{"a": "maybe"}');
 SELECT pg_temp.step_err('[{"op": "cast", "path": "/a", "to": "string"}]', '{"a": [1]}');
+-- an absent path is left alone: the document comes back as it was
+SELECT pg_temp.step('[{"op": "cast", "path": "/absent", "to": "number"}]', '{"a": 1}');
 -- to_epoch / from_epoch with units
 SELECT pg_temp.step('[{"op": "to_epoch", "path": "/ms"}, {"op": "to_epoch", "path": "/s", "unit": "s"}, {"op": "to_epoch", "path": "/day", "unit": "day"}, {"op": "to_epoch", "path": "/old", "unit": "h"}]',
   '{"ms": "2024-01-02T03:04:05.123Z", "s": "2024-01-02T03:04:05Z", "day": "2024-01-02", "old": "1969-12-31T23:30:00Z"}');
