@@ -8,7 +8,10 @@
  *	  collection trigger applies to every write (DocmodelKvRowRules).
  *	  Each runs one prepared statement on the collection as the caller (so
  *	  the caller's table privileges apply); the collection trigger does the
- *	  stamping. An expired document is absent to every function.
+ *	  stamping. An expired document is absent to every function. get,
+ *	  lookup_in and exists read one document by key through the primary key
+ *	  index without a statement (KvReadDirect) when the caller has SELECT on
+ *	  the table and no row-level security applies; else by the statement.
  *
  * Shared state: KvCache, a hash in TopMemoryContext from a collection's OID
  * to its prepared plans (this backend only). Plans are prepared on first
