@@ -42,10 +42,10 @@
 PG_FUNCTION_INFO_V1(collection_trigger);
 
 /* Column numbers of a collection table. */
-#define COLL_ATT_ID 1
-#define COLL_ATT_DOC 2
-#define COLL_ATT_CAS 3
-#define COLL_ATT_EXPIRES 4
+#define COLL_ATT_ID DOCMODEL_COLL_ATT_ID
+#define COLL_ATT_DOC DOCMODEL_COLL_ATT_DOC
+#define COLL_ATT_CAS DOCMODEL_COLL_ATT_CAS
+#define COLL_ATT_EXPIRES DOCMODEL_COLL_ATT_EXPIRES
 
 /*
  * Advance it to the next pair whose key is not skipkey or, without

@@ -8,7 +8,10 @@
  *	  collection trigger applies to every write (DocmodelKvRowRules).
  *	  Each runs one prepared statement on the collection as the caller (so
  *	  the caller's table privileges apply); the collection trigger does the
- *	  stamping. An expired document is absent to every function.
+ *	  stamping. An expired document is absent to every function. get,
+ *	  lookup_in and exists read one document by key through the primary key
+ *	  index without a statement (KvReadDirect) when the caller has SELECT on
+ *	  the table and no row-level security applies; else by the statement.
  *
  * Shared state: KvCache, a hash in TopMemoryContext from a collection's OID
  * to its prepared plans (this backend only). Plans are prepared on first
@@ -37,7 +40,21 @@
  */
 #include "postgres.h"
 
+#include "access/genam.h"
 #include "access/htup_details.h"
+#include "access/relscan.h"
+#include "access/stratnum.h"
+#include "access/table.h"
+#include "access/tableam.h"
+#include "catalog/pg_am.h"
+#include "catalog/pg_class.h"
+#include "catalog/pg_namespace.h"
+#include "utils/acl.h"
+#include "utils/fmgroids.h"
+#include "utils/rel.h"
+#include "utils/relcache.h"
+#include "utils/rls.h"
+#include "utils/snapmgr.h"
 #include "access/sysattr.h"
 #include "catalog/pg_type.h"
 #include "executor/spi.h"
@@ -197,6 +214,7 @@ typedef struct KvRel
 	Oid relid;  /* hash key */
 	bool valid; /* checked to be a collection, plans current */
 	bool locks; /* has the column locked_until (not a 0.1.0 table) */
+	Oid pkey;   /* the unique btree on (id) for KvReadDirect, or InvalidOid */
 	/* KvSql's statements, then KvExt's */
 	SPIPlanPtr plans[KV_NSTMTS + DOCMODEL_KV_EXT_STMTS];
 } KvRel;
@@ -266,6 +284,46 @@ KvRetirePlans(KvRel *entry)
 }
 
 /*
+ * Return the index KvReadDirect reads collection relid (locked) through:
+ * its primary key when that is a unique btree on column id alone and the
+ * collection is a plain heap table; else InvalidOid (the statement path).
+ * A Citus-distributed table must take the statement path too (on the
+ * coordinator its data is on the workers): with Citus installed (the
+ * catalog pg_dist_partition exists) no collection is read directly.
+ */
+static Oid
+KvDirectIndex(Oid relid)
+{
+	Relation rel;
+	Oid pkey = InvalidOid;
+
+	if (OidIsValid(
+			get_relname_relid("pg_dist_partition", PG_CATALOG_NAMESPACE)))
+		return InvalidOid;
+	rel = table_open(relid, NoLock);
+	if (rel->rd_rel->relkind == RELKIND_RELATION &&
+		rel->rd_rel->relam == HEAP_TABLE_AM_OID)
+	{
+		list_free(RelationGetIndexList(rel)); /* sets rd_pkindex */
+		if (OidIsValid(rel->rd_pkindex))
+		{
+			Relation idx = index_open(rel->rd_pkindex, AccessShareLock);
+
+			if (idx->rd_rel->relam == BTREE_AM_OID &&
+				idx->rd_index->indisunique && idx->rd_index->indnkeyatts == 1 &&
+				idx->rd_index->indnatts == 1 &&
+				idx->rd_index->indkey.values[0] == DOCMODEL_COLL_ATT_ID &&
+				idx->rd_index->indisvalid && idx->rd_indexprs == NIL &&
+				RelationGetIndexPredicate(idx) == NIL)
+				pkey = RelationGetRelid(idx);
+			index_close(idx, AccessShareLock);
+		}
+	}
+	table_close(rel, NoLock);
+	return pkey;
+}
+
+/*
  * Lock the collection relid in mode (processing pending invalidations) and
  * return its plan cache entry, checked to be a collection.
  */
@@ -301,6 +359,7 @@ KvLookup(Oid relid, LOCKMODE mode)
 		entry = hash_search(KvCache, &relid, HASH_FIND, NULL);
 		entry->locks =
 			get_attnum(relid, "locked_until") == DOCMODEL_COLL_ATT_LOCKED;
+		entry->pkey = KvDirectIndex(relid);
 		entry->valid = true;
 	}
 	return entry;
@@ -353,13 +412,13 @@ KvPlan(KvRel *entry, KvStmt stmt)
 
 		if (nsp == NULL || rel == NULL)
 			elog(ERROR, "relation %u has gone", entry->relid);
-		plan = SPI_prepare(
-			psprintf(ext ? ext->sql : KvSql[stmt],
-					 quote_qualified_identifier(nsp, rel),
-					 entry->locks ? "c.locked_until"
-								  : "NULL::pg_catalog.timestamptz"),
-			ext ? ext->nargs : KvNargs[stmt],
-			ext ? (Oid *) ext->argtypes : (Oid *) KvArgs[stmt]);
+		plan =
+			SPI_prepare(psprintf(ext ? ext->sql : KvSql[stmt],
+								 quote_qualified_identifier(nsp, rel),
+								 entry->locks ? "c.locked_until"
+											  : "NULL::pg_catalog.timestamptz"),
+						ext ? ext->nargs : KvNargs[stmt],
+						ext ? (Oid *) ext->argtypes : (Oid *) KvArgs[stmt]);
 		if (plan == NULL)
 			elog(ERROR, "SPI_prepare failed: %s",
 				 SPI_result_code_string(SPI_result));
@@ -842,31 +901,92 @@ kv_get(PG_FUNCTION_ARGS)
 	PG_RETURN_JSONB_P(doc);
 }
 
+/*
+ * Read the live document key of the collection (locked by KvLookup) by its
+ * primary key without a statement, as "SELECT doc ... WHERE id = $1 AND
+ * live" would under the active snapshot: into *doc (a copy in the current
+ * context, NULL when absent or expired; doc may be NULL to ask only
+ * whether it is there). Return false, having read nothing, when the
+ * statement path must answer: no direct index (KvDirectIndex), row-level
+ * security applies to the caller, or the caller lacks SELECT on the table
+ * (the statement raises 42501, or reads by column privileges).
+ */
+static bool
+KvReadDirect(KvRel *entry, Datum keyd, Jsonb **doc, bool *found)
+{
+	Relation rel;
+	Relation idx;
+	IndexScanDesc scan;
+	TupleTableSlot *slot;
+	ScanKeyData skey;
+
+	if (!OidIsValid(entry->pkey) || !ActiveSnapshotSet() ||
+		pg_class_aclcheck(entry->relid, GetUserId(), ACL_SELECT) !=
+			ACLCHECK_OK ||
+		check_enable_rls(entry->relid, InvalidOid, true) != RLS_NONE)
+		return false;
+	rel = table_open(entry->relid, NoLock);
+	idx = index_open(entry->pkey, AccessShareLock);
+	ScanKeyEntryInitialize(&skey, 0, 1, BTEqualStrategyNumber, InvalidOid,
+						   idx->rd_indcollation[0], F_TEXTEQ, keyd);
+	slot = table_slot_create(rel, NULL);
+	scan = index_beginscan(rel, idx, GetActiveSnapshot(), 1, 0);
+	index_rescan(scan, &skey, 1, NULL, 0);
+	*found = false;
+	if (doc != NULL)
+		*doc = NULL;
+	if (index_getnext_slot(scan, ForwardScanDirection, slot))
+	{
+		bool isnull;
+		Datum exp = slot_getattr(slot, DOCMODEL_COLL_ATT_EXPIRES, &isnull);
+
+		/* LIVE: expires_at IS NULL OR expires_at > now() */
+		*found = isnull || DatumGetTimestampTz(exp) >
+							   GetCurrentTransactionStartTimestamp();
+		if (*found && doc != NULL)
+		{
+			Datum d = slot_getattr(slot, DOCMODEL_COLL_ATT_DOC, &isnull);
+
+			if (!isnull)
+				*doc = DatumGetJsonbPCopy(d);
+		}
+	}
+	index_endscan(scan);
+	ExecDropSingleTupleTableSlot(slot);
+	index_close(idx, NoLock);
+	table_close(rel, NoLock);
+	return true;
+}
+
 /* The live document key of collection relid, migrated; see kv.h. */
 Jsonb *
 DocmodelKvGet(Oid relid, Datum keyd)
 {
 	KvRel *entry = KvLookup(relid, AccessShareLock);
 	Datum values[1] = {keyd};
-	Datum result = (Datum) 0;
-	bool isnull = true;
+	Jsonb *doc = NULL;
+	bool found;
 
-	if (SPI_connect() != SPI_OK_CONNECT)
-		elog(ERROR, "SPI_connect failed");
-	KvExec(entry, KV_GET, values, NULL, true, 1);
-	if (SPI_processed == 1)
+	if (!KvReadDirect(entry, keyd, &doc, &found))
 	{
-		result = SPI_getbinval(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 1,
-							   &isnull);
-		if (!isnull)
-			result = SPI_datumTransfer(result, false, -1);
+		if (SPI_connect() != SPI_OK_CONNECT)
+			elog(ERROR, "SPI_connect failed");
+		KvExec(entry, KV_GET, values, NULL, true, 1);
+		if (SPI_processed == 1)
+		{
+			bool isnull;
+			Datum result = SPI_getbinval(SPI_tuptable->vals[0],
+										 SPI_tuptable->tupdesc, 1, &isnull);
+
+			if (!isnull)
+				doc = DatumGetJsonbP(SPI_datumTransfer(result, false, -1));
+		}
+		SPI_finish();
 	}
-	SPI_finish();
-	if (isnull)
+	if (doc == NULL)
 		return NULL;
 	/* schema version: see migrate.c (get returns the current version) */
-	return DocmodelMigrate(DatumGetJsonbP(result), NULL,
-						   TextDatumGetCString(keyd));
+	return DocmodelMigrate(doc, NULL, TextDatumGetCString(keyd));
 }
 
 /*
@@ -1282,11 +1402,14 @@ kv_exists(PG_FUNCTION_ARGS)
 	Datum values[1] = {PG_GETARG_DATUM(1)};
 	bool found;
 
-	if (SPI_connect() != SPI_OK_CONNECT)
-		elog(ERROR, "SPI_connect failed");
-	KvExec(entry, KV_EXISTS, values, NULL, true, 1);
-	found = SPI_processed > 0;
-	SPI_finish();
+	if (!KvReadDirect(entry, values[0], NULL, &found))
+	{
+		if (SPI_connect() != SPI_OK_CONNECT)
+			elog(ERROR, "SPI_connect failed");
+		KvExec(entry, KV_EXISTS, values, NULL, true, 1);
+		found = SPI_processed > 0;
+		SPI_finish();
+	}
 	PG_RETURN_BOOL(found);
 }
 

@@ -275,8 +275,47 @@ RESET ROLE;
 REVOKE ALL ON subdoc FROM subdoc_reader;
 SET ROLE subdoc_reader;
 SELECT pg_temp.try($$SELECT docmodel.lookup_in('subdoc', 'user::2', '[{"op": "get", "path": "n"}]')$$);
+SELECT pg_temp.try($$SELECT docmodel.get('subdoc', 'user::2')$$);
+SELECT pg_temp.try($$SELECT docmodel.exists('subdoc', 'user::2')$$);
 RESET ROLE;
+-- Column privileges on what the read needs are enough, as for the SELECT.
+GRANT SELECT (id, doc, expires_at) ON subdoc TO subdoc_reader;
+SET ROLE subdoc_reader;
+SELECT docmodel.get('subdoc', 'user::2')->'n' AS column_grant_get,
+       docmodel.exists('subdoc', 'user::2') AS column_grant_exists;
+RESET ROLE;
+REVOKE ALL ON subdoc FROM subdoc_reader;
+
+\echo == reads by key: row-level security, expiry, writes of the same transaction
+-- A policy hiding the row hides it from get, lookup_in and exists (as from a SELECT).
+GRANT SELECT ON subdoc TO subdoc_reader;
+CREATE POLICY subdoc_hide ON subdoc USING (id OPERATOR(pg_catalog.<>) 'user::2');
+ALTER TABLE subdoc ENABLE ROW LEVEL SECURITY;
+SET ROLE subdoc_reader;
+SELECT docmodel.get('subdoc', 'user::2') IS NULL AS rls_get_null,
+       docmodel.lookup_in('subdoc', 'user::2', '[{"op": "get", "path": "n"}]') IS NULL AS rls_lookup_null,
+       docmodel.exists('subdoc', 'user::2') AS rls_exists,
+       docmodel.get('subdoc', 'user::1') IS NOT NULL AS rls_other_visible;
+RESET ROLE;
+ALTER TABLE subdoc DISABLE ROW LEVEL SECURITY;
+DROP POLICY subdoc_hide ON subdoc;
+REVOKE ALL ON subdoc FROM subdoc_reader;
 DROP ROLE subdoc_reader;
+-- An expired document is absent.
+SELECT docmodel.insert('subdoc', 'sdexp::1', '{"n": 1}') > 0 AS inserted;
+UPDATE subdoc SET expires_at = now() - interval '1 second' WHERE id = 'sdexp::1';
+SELECT docmodel.get('subdoc', 'sdexp::1') IS NULL AS expired_get_null,
+       docmodel.lookup_in('subdoc', 'sdexp::1', '[{"op": "get", "path": "n"}]') IS NULL AS expired_lookup_null,
+       docmodel.exists('subdoc', 'sdexp::1') AS expired_exists;
+-- A document written earlier in the transaction is read as written.
+BEGIN;
+UPDATE subdoc SET doc = doc || '{"n": 77}' WHERE id = 'user::2';
+SELECT docmodel.get('subdoc', 'user::2')->'n' AS own_update_get,
+       docmodel.lookup_in('subdoc', 'user::2', '[{"op": "get", "path": "n"}]') AS own_update_lookup;
+DELETE FROM subdoc WHERE id = 'user::2';
+SELECT docmodel.get('subdoc', 'user::2') IS NULL AS own_delete_get_null,
+       docmodel.exists('subdoc', 'user::2') AS own_delete_exists;
+ROLLBACK;
 -- Not a collection.
 CREATE TABLE subdoc_plain (id text PRIMARY KEY, doc jsonb);
 SELECT pg_temp.try($$SELECT docmodel.lookup_in('subdoc_plain', 'a', '[{"op": "get", "path": "n"}]')$$);
