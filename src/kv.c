@@ -301,8 +301,9 @@ KvDirectIndex(Oid relid)
 			get_relname_relid("pg_dist_partition", PG_CATALOG_NAMESPACE)))
 		return InvalidOid;
 	rel = table_open(relid, NoLock);
+	/* a table with inheritance children: a SELECT reads them too */
 	if (rel->rd_rel->relkind == RELKIND_RELATION &&
-		rel->rd_rel->relam == HEAP_TABLE_AM_OID)
+		rel->rd_rel->relam == HEAP_TABLE_AM_OID && !rel->rd_rel->relhassubclass)
 	{
 		list_free(RelationGetIndexList(rel)); /* sets rd_pkindex */
 		if (OidIsValid(rel->rd_pkindex))

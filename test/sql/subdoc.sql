@@ -316,6 +316,14 @@ DELETE FROM subdoc WHERE id = 'user::2';
 SELECT docmodel.get('subdoc', 'user::2') IS NULL AS own_delete_get_null,
        docmodel.exists('subdoc', 'user::2') AS own_delete_exists;
 ROLLBACK;
+-- A table inheriting from the collection: reads see its rows, as SELECT does.
+SELECT docmodel.get('subdoc', 'user::1') IS NOT NULL AS read_before_child;
+CREATE TABLE subdoc_child () INHERITS (subdoc);
+INSERT INTO subdoc_child (id, doc, cas) VALUES ('child::1', '{"n": 5}', 1);
+SELECT docmodel.get('subdoc', 'child::1') AS child_get,
+       docmodel.lookup_in('subdoc', 'child::1', '[{"op": "get", "path": "n"}]') AS child_lookup,
+       docmodel.exists('subdoc', 'child::1') AS child_exists;
+DROP TABLE subdoc_child;
 -- Not a collection.
 CREATE TABLE subdoc_plain (id text PRIMARY KEY, doc jsonb);
 SELECT pg_temp.try($$SELECT docmodel.lookup_in('subdoc_plain', 'a', '[{"op": "get", "path": "n"}]')$$);
