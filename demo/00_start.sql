@@ -1,4 +1,4 @@
--- The docmodel tour: the document-modeling patterns of PATTERNS.md, end to end.
+-- The docmodel tour: the document-modeling patterns, end to end.
 -- Run by `make demo` on a throwaway cluster; each chapter is a file in demo/.
 \pset footer off
 \pset null '(null)'

@@ -1,4 +1,4 @@
--- Tour chapter: keys (PATTERNS.md section 1). A key is a document's identity,
+-- Tour chapter: keys. A key is a document's identity,
 -- built from parts joined by one delimiter, "::" by default.
 \echo
 \echo '== Keys =========================================================='

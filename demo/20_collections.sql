@@ -1,4 +1,4 @@
--- Tour chapter: collections (PATTERNS.md sections 2 and 3). The user-profile
+-- Tour chapter: collections. The user-profile
 -- example: documents keyed user::<id>, stamped by the collection's trigger,
 -- written with compare-and-swap, and session documents that expire.
 \echo

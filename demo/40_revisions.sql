@@ -1,5 +1,5 @@
 \echo
-\echo '--- Revisions (PATTERNS.md 6) -----------------------------------------'
+\echo '--- Revisions ----------------------------------------------------------'
 \echo 'The user profile again, in a collection that keeps the last 3 bodies of every'
 \echo 'document. The collection trigger files the prior body as revision _ver on every'
 \echo 'real update and a tombstone on delete, and prunes to 3: plain SQL is enough.'

@@ -1,6 +1,6 @@
 \echo
 \echo '--- Schema versions and migrations -----------------------------------'
-\echo 'The user document of PATTERNS.md section 5 went through three shapes:'
+\echo 'The user document of the modeling guides went through three shapes:'
 \echo '  1.0  {"name": "Joe Smith", "phone": "555-1234"}'
 \echo '  2.0  {"firstName": "Joe", "lastName": "Smith", "phone": "555-1234"}'
 \echo '  3.0  {"firstName": ..., "phones": [{"type": "other", "number": "555-1234"}]}'
