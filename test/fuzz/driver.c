@@ -33,8 +33,9 @@ static const struct
 	const char *name;
 	FuzzHarness fn;
 } harnesses[] = {
-	{"key", FuzzKey},     {"version", FuzzVersion}, {"pointer", FuzzPointer},
-	{"steps", FuzzSteps}, {"patch", FuzzPatch}, {"subdoc_path", FuzzSubdocPath},
+	{"key", FuzzKey},         {"version", FuzzVersion},
+	{"pointer", FuzzPointer}, {"steps", FuzzSteps},
+	{"patch", FuzzPatch},     {"subdoc_path", FuzzSubdocPath},
 };
 
 static FuzzHarness current;
