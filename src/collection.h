@@ -115,6 +115,14 @@ typedef struct DocmodelStamp
 	int64 cas;
 } DocmodelStamp;
 
+/* A collection's columns (the layout collection.c checks), by number. */
+#define DOCMODEL_COLL_ATT_ID 1
+#define DOCMODEL_COLL_ATT_DOC 2
+#define DOCMODEL_COLL_ATT_CAS 3
+#define DOCMODEL_COLL_ATT_EXPIRES 4
+/* The column of a collection holding its lock (see README, "Locks"). */
+#define DOCMODEL_COLL_ATT_LOCKED 5
+
 /*
  * The layouts docmodel reads and writes (collection.c's LayoutSpecs):
  * a collection (id, doc, cas, expires_at, locked_until, read by number), a history table

@@ -41,12 +41,6 @@
 
 PG_FUNCTION_INFO_V1(collection_trigger);
 
-/* Column numbers of a collection table. */
-#define COLL_ATT_ID DOCMODEL_COLL_ATT_ID
-#define COLL_ATT_DOC DOCMODEL_COLL_ATT_DOC
-#define COLL_ATT_CAS DOCMODEL_COLL_ATT_CAS
-#define COLL_ATT_EXPIRES DOCMODEL_COLL_ATT_EXPIRES
-
 /*
  * Advance it to the next pair whose key is not skipkey or, without
  * skipkey, not a field of fs every write restamps.
@@ -673,9 +667,9 @@ StoreRow(TriggerWrite *w, Datum doc)
 	HeapTuple tup;
 
 	if (doc != (Datum) 0)
-		w->nv[COLL_ATT_DOC - 1] = doc;
-	w->nv[COLL_ATT_CAS - 1] = Int64GetDatum(w->st.cas);
-	w->nn[COLL_ATT_CAS - 1] = false;
+		w->nv[DOCMODEL_COLL_ATT_DOC - 1] = doc;
+	w->nv[DOCMODEL_COLL_ATT_CAS - 1] = Int64GetDatum(w->st.cas);
+	w->nn[DOCMODEL_COLL_ATT_CAS - 1] = false;
 	tup = heap_form_tuple(w->desc, w->nv, w->nn);
 	tup->t_data->t_ctid = w->newtup->t_data->t_ctid;
 	tup->t_self = w->newtup->t_self;
@@ -722,18 +716,18 @@ CheckRowKey(TriggerWrite *w)
 {
 	text *keyt;
 
-	if (w->nn[COLL_ATT_ID - 1])
+	if (w->nn[DOCMODEL_COLL_ATT_ID - 1])
 		ereport(ERROR, (errcode(ERRCODE_NOT_NULL_VIOLATION),
 						errmsg("document key must not be null"),
 						errdetail("A row of collection \"%s\" has a null id.",
 								  RelationGetRelationName(w->rel))));
-	keyt = DatumGetTextPP(w->nv[COLL_ATT_ID - 1]);
+	keyt = DatumGetTextPP(w->nv[DOCMODEL_COLL_ATT_ID - 1]);
 	w->key = VARDATA_ANY(keyt);
 	w->key_len = VARSIZE_ANY_EXHDR(keyt);
 	DocmodelCheckKey(w->key, w->key_len, w->cfg.delim, w->cfg.delim_len, true);
 	if (w->oldtup != NULL)
 	{
-		text *oldkey = DatumGetTextPP(w->ov[COLL_ATT_ID - 1]);
+		text *oldkey = DatumGetTextPP(w->ov[DOCMODEL_COLL_ATT_ID - 1]);
 
 		if (VARSIZE_ANY_EXHDR(oldkey) != w->key_len ||
 			memcmp(VARDATA_ANY(oldkey), w->key, w->key_len) != 0)
@@ -763,16 +757,17 @@ UntouchedBody(TriggerWrite *w, Datum docd)
 	w->st.now = GetCurrentTransactionStartTimestamp();
 	if (w->oldtup == NULL)
 		return false;
-	w->old_cas =
-		w->on[COLL_ATT_CAS - 1] ? 0 : DatumGetInt64(w->ov[COLL_ATT_CAS - 1]);
+	w->old_cas = w->on[DOCMODEL_COLL_ATT_CAS - 1]
+					 ? 0
+					 : DatumGetInt64(w->ov[DOCMODEL_COLL_ATT_CAS - 1]);
 	/* An expired document is absent: writing over it is an insert. */
 	w->st.is_insert =
-		!w->on[COLL_ATT_EXPIRES - 1] &&
-		DatumGetTimestampTz(w->ov[COLL_ATT_EXPIRES - 1]) <= w->st.now;
+		!w->on[DOCMODEL_COLL_ATT_EXPIRES - 1] &&
+		DatumGetTimestampTz(w->ov[DOCMODEL_COLL_ATT_EXPIRES - 1]) <= w->st.now;
 	if (w->st.is_insert)
 		return false;
-	w->olddocd = w->ov[COLL_ATT_DOC - 1];
-	if (w->on[COLL_ATT_DOC - 1])
+	w->olddocd = w->ov[DOCMODEL_COLL_ATT_DOC - 1];
+	if (w->on[DOCMODEL_COLL_ATT_DOC - 1])
 		w->st.is_insert = true;
 	else if (datumIsEqual(w->olddocd, docd, false, -1))
 		return true;
@@ -902,10 +897,10 @@ StampWrite(TriggerWrite *w)
 	{
 		int32 floor = 1;
 
-		if (w->oldtup != NULL && !w->on[COLL_ATT_DOC - 1])
+		if (w->oldtup != NULL && !w->on[DOCMODEL_COLL_ATT_DOC - 1])
 		{
 			JsonbContainer *omc = DocmodelFieldContainer(
-				fs, &DatumGetJsonbP(w->ov[COLL_ATT_DOC - 1])->root);
+				fs, &DatumGetJsonbP(w->ov[DOCMODEL_COLL_ATT_DOC - 1])->root);
 
 			if (omc != NULL)
 				floor = NextVer(DocmodelFieldValue(fs, omc, DOC_FIELD_VER), 0,
@@ -913,7 +908,7 @@ StampWrite(TriggerWrite *w)
 		}
 		st->ver =
 			DocmodelRevisionFirstVer(&w->cfg, w->oldtup == NULL ? w->rel : NULL,
-									 w->nv[COLL_ATT_ID - 1], floor);
+									 w->nv[DOCMODEL_COLL_ATT_ID - 1], floor);
 	}
 }
 
@@ -980,8 +975,8 @@ collection_trigger(PG_FUNCTION_ARGS)
 	DocmodelKvRowRules(td, &w.cfg, w.nv, w.nn, w.ov, w.on);
 
 	/* The body: let NOT NULL refuse a missing one. */
-	docd = w.nv[COLL_ATT_DOC - 1];
-	if (w.nn[COLL_ATT_DOC - 1])
+	docd = w.nv[DOCMODEL_COLL_ATT_DOC - 1];
+	if (w.nn[DOCMODEL_COLL_ATT_DOC - 1])
 		return PointerGetDatum(w.newtup);
 	if (UntouchedBody(&w, docd))
 	{

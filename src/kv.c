@@ -828,6 +828,8 @@ DocmodelKvRowRules(TriggerData *td, const DocmodelCollection *cfg, Datum *nv,
 				   bool *nn, Datum *ov, bool *on)
 {
 	const int L = DOCMODEL_COLL_ATT_LOCKED - 1;
+	const int C = DOCMODEL_COLL_ATT_CAS - 1;
+	const int E = DOCMODEL_COLL_ATT_EXPIRES - 1;
 	TupleDesc desc = RelationGetDescr(td->tg_relation);
 	Datum dv[DOCMODEL_COLL_ATT_LOCKED];
 	bool dn[DOCMODEL_COLL_ATT_LOCKED];
@@ -849,11 +851,11 @@ DocmodelKvRowRules(TriggerData *td, const DocmodelCollection *cfg, Datum *nv,
 		KvHasLockColumn(desc))
 	{
 		TimestampTz until = DatumGetTimestampTz(ov[L]);
-		bool live = on[3] || DatumGetTimestampTz(ov[3]) >
+		bool live = on[E] || DatumGetTimestampTz(ov[E]) >
 								 GetCurrentTransactionStartTimestamp();
-		text *key = DatumGetTextPP(ov[0]);
+		text *key = DatumGetTextPP(ov[DOCMODEL_COLL_ATT_ID - 1]);
 		int key_len = VARSIZE_ANY_EXHDR(key);
-		int64 cas = on[2] ? 0 : DatumGetInt64(ov[2]);
+		int64 cas = on[C] ? 0 : DatumGetInt64(ov[C]);
 
 		if (live && until > GetCurrentTimestamp())
 		{
@@ -862,9 +864,10 @@ DocmodelKvRowRules(TriggerData *td, const DocmodelCollection *cfg, Datum *nv,
 				KvPresent.key_len == key_len &&
 				memcmp(KvPresent.key, VARDATA_ANY(key), key_len) == 0;
 
-			if (!carried && is_update && !nn[2] &&
-				DatumGetInt64(nv[2]) == cas &&
-				bms_is_member(3 - FirstLowInvalidHeapAttributeNumber,
+			if (!carried && is_update && !nn[C] &&
+				DatumGetInt64(nv[C]) == cas &&
+				bms_is_member(DOCMODEL_COLL_ATT_CAS -
+								  FirstLowInvalidHeapAttributeNumber,
 							  td->tg_updatedcols))
 				carried = true;
 			if (!carried)
@@ -883,10 +886,10 @@ DocmodelKvRowRules(TriggerData *td, const DocmodelCollection *cfg, Datum *nv,
 		TimestampTz bound = GetCurrentTransactionStartTimestamp() +
 							(int64) cfg->max_ttl * USECS_PER_SEC;
 
-		if (nn[3] || DatumGetTimestampTz(nv[3]) > bound)
+		if (nn[E] || DatumGetTimestampTz(nv[E]) > bound)
 		{
-			nv[3] = TimestampTzGetDatum(bound);
-			nn[3] = false;
+			nv[E] = TimestampTzGetDatum(bound);
+			nn[E] = false;
 		}
 	}
 }

@@ -16,14 +16,6 @@
 
 #include "collection.h"
 
-/* A collection's columns (the layout collection.c checks). */
-#define DOCMODEL_COLL_ATT_ID 1
-#define DOCMODEL_COLL_ATT_DOC 2
-#define DOCMODEL_COLL_ATT_CAS 3
-#define DOCMODEL_COLL_ATT_EXPIRES 4
-/* The column of a collection holding its lock (see README, "Locks"). */
-#define DOCMODEL_COLL_ATT_LOCKED 5
-
 /*
  * A statement of another module on a collection (%s in sql: its qualified
  * name), prepared once per collection in kv.c's plan cache, in slot

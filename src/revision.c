@@ -83,11 +83,6 @@
 #define REV_ATT_BY 5
 #define REV_ATT_DOC 6
 
-/* Column numbers of a collection table. */
-#define COLL_ATT_ID 1
-#define COLL_ATT_DOC 2
-#define COLL_ATT_EXPIRES 4
-
 /* An open history table, ready to take revisions. */
 typedef struct HistoryWriter
 {
@@ -460,9 +455,9 @@ RowExpired(HeapTuple tup, TupleDesc desc)
 	bool isnull;
 	Datum d;
 
-	if (desc->natts < COLL_ATT_EXPIRES)
+	if (desc->natts < DOCMODEL_COLL_ATT_EXPIRES)
 		return false;
-	d = heap_getattr(tup, COLL_ATT_EXPIRES, desc, &isnull);
+	d = heap_getattr(tup, DOCMODEL_COLL_ATT_EXPIRES, desc, &isnull);
 	return !isnull &&
 		   DatumGetTimestampTz(d) <= GetCurrentTransactionStartTimestamp();
 }
@@ -485,8 +480,8 @@ HistoryOfTruncate(const DocmodelCollection *cfg, Relation coll)
 	{
 		bool isnull;
 		bool docnull;
-		Datum id = slot_getattr(slot, COLL_ATT_ID, &isnull);
-		Datum doc = slot_getattr(slot, COLL_ATT_DOC, &docnull);
+		Datum id = slot_getattr(slot, DOCMODEL_COLL_ATT_ID, &isnull);
+		Datum doc = slot_getattr(slot, DOCMODEL_COLL_ATT_DOC, &docnull);
 		int32 ver;
 
 		if (isnull || docnull)
@@ -543,10 +538,10 @@ DocmodelRevisionTrigger(FunctionCallInfo fcinfo)
 		elog(ERROR, "collection_trigger: history needs AFTER INSERT OR UPDATE "
 					"OR DELETE FOR EACH ROW");
 
-	id = heap_getattr(oldtup, COLL_ATT_ID, desc, &isnull);
+	id = heap_getattr(oldtup, DOCMODEL_COLL_ATT_ID, desc, &isnull);
 	if (isnull)
 		return PointerGetDatum(NULL);
-	olddoc = heap_getattr(oldtup, COLL_ATT_DOC, desc, &isnull);
+	olddoc = heap_getattr(oldtup, DOCMODEL_COLL_ATT_DOC, desc, &isnull);
 	if (isnull)
 		return PointerGetDatum(NULL);
 	ver = DocVer(&cfg, DatumGetJsonbP(olddoc), id);
@@ -555,7 +550,7 @@ DocmodelRevisionTrigger(FunctionCallInfo fcinfo)
 	if (TRIGGER_FIRED_BY_UPDATE(td->tg_event))
 	{
 		Datum newdoc =
-			heap_getattr(td->tg_newtuple, COLL_ATT_DOC, desc, &isnull);
+			heap_getattr(td->tg_newtuple, DOCMODEL_COLL_ATT_DOC, desc, &isnull);
 
 		/*
 		 * The BEFORE event keeps _ver on a no-op update (see document.c),
