@@ -95,7 +95,6 @@
 #include "utils/snapmgr.h"
 #include "utils/timestamp.h"
 
-#include "counter.h"
 #include "docmodel.h"
 #include "key.h"
 
@@ -823,21 +822,6 @@ CounterHasDelim(text *part)
 		if (memcmp(d + i, DOCMODEL_DEFAULT_DELIM, dlen) == 0)
 			return true;
 	return false;
-}
-
-/* Add delta to a counter for another concern (see counter.h). */
-int64
-DocmodelCounterAdd(text *name, int64 delta, bool create)
-{
-	CounterCheckName(name);
-	if (delta < 0)
-		ereport(ERROR,
-				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-				 errmsg("counter delta must not be negative"),
-				 errdetail("Counter \"%s\" was given delta " INT64_FORMAT ".",
-						   text_to_cstring(name), delta)));
-	CounterCheckWritable("docmodel.incr()");
-	return CounterAdd(name, COUNTER_ADD, delta, create, 0, false);
 }
 
 /* Build count::[parents::]doc_type from next_id's arguments. */

@@ -439,16 +439,6 @@ DocmodelCheckKey(const char *key, int len, const char *delim, int dlen,
 	return false;
 }
 
-int
-DocmodelKeyTypeLength(const char *key, int len, const char *delim, int dlen)
-{
-	KeyScan s;
-
-	if (ScanKey(key, len, delim, dlen, &s) != KEY_OK)
-		ReportKeyFault(key, len, delim, dlen, &s);
-	return s.firstend;
-}
-
 /* Check a key (text) and its delimiter (text), raising on any fault. */
 static void
 CheckKeyArgs(text *key, text *delim, KeyScan *s)

@@ -24,12 +24,4 @@ extern void DocmodelCheckDelimiter(const char *delim, int dlen);
 extern bool DocmodelCheckKey(const char *key, int len, const char *delim,
 							 int dlen, bool raise);
 
-/*
- * Return the byte length of the key's first part (its document type; the
- * whole key when it has one part), raising as DocmodelCheckKey does when the
- * key breaks the rules. The caller has checked the delimiter.
- */
-extern int DocmodelKeyTypeLength(const char *key, int len, const char *delim,
-								 int dlen);
-
 #endif /* DOCMODEL_KEY_H */
