@@ -177,9 +177,7 @@ static bool aclChecked = false; /* aclGranted and aclRls hold for aclUser */
 static AclMode aclGranted = 0;
 static bool aclRls = false; /* row-level security applies to aclUser */
 static SPIPlanPtr planInsert = NULL;
-static SPIPlanPtr planGaplessAdd = NULL;
-static SPIPlanPtr planGaplessRaise = NULL;
-static SPIPlanPtr planGaplessSub = NULL;
+static SPIPlanPtr planGapless[COUNTER_SUB + 1]; /* by CounterOp */
 static SPIPlanPtr planDelete = NULL;
 
 PG_FUNCTION_INFO_V1(counter_create);
@@ -720,6 +718,37 @@ CounterInsert(text *name, int64 value, bool taken, bool gapless)
 						  5, types, values, NULL) > 0;
 }
 
+/*
+ * Apply op (a writing one) to the gapless counter name by an MVCC UPDATE;
+ * return false when no row was updated (dropped meanwhile).
+ */
+static bool
+CounterGapless(text *name, CounterOp op, int64 arg, int64 *result)
+{
+	static const char *const sql[] = {
+		[COUNTER_ADD] = "UPDATE docmodel.counter_state "
+						"SET value = value OPERATOR(pg_catalog.+) $2, "
+						"reserved = value OPERATOR(pg_catalog.+) $2 "
+						"WHERE name OPERATOR(pg_catalog.=) $1 RETURNING value",
+		[COUNTER_RAISE] =
+			"UPDATE docmodel.counter_state "
+			"SET value = GREATEST(value, $2), "
+			"reserved = GREATEST(value, $2) "
+			"WHERE name OPERATOR(pg_catalog.=) $1 RETURNING value",
+		[COUNTER_SUB] =
+			"UPDATE docmodel.counter_state "
+			"SET value = GREATEST(value OPERATOR(pg_catalog.-) $2, 0), "
+			"reserved = GREATEST(value OPERATOR(pg_catalog.-) $2, 0) "
+			"WHERE name OPERATOR(pg_catalog.=) $1 RETURNING value"};
+	Oid types[2] = {TEXTOID, INT8OID};
+	Datum values[2];
+
+	values[0] = PointerGetDatum(name);
+	values[1] = Int64GetDatum(arg);
+	return CounterRunPlan(&planGapless[op], sql[op], 2, types, values, result) >
+		   0;
+}
+
 /* Raise P0002 for an absent counter. */
 static void
 CounterAbsent(text *name)
@@ -769,28 +798,9 @@ CounterAdd(text *name, CounterOp op, int64 delta, bool create, int64 start,
 			CounterOverflow(name, delta);
 		if (found == COUNTER_IS_GAPLESS)
 		{
-			Oid types[2] = {TEXTOID, INT8OID};
-			Datum values[2];
-
-			values[0] = PointerGetDatum(name);
-			values[1] = Int64GetDatum(delta);
 			if (op == COUNTER_ADD && result > PG_INT64_MAX - delta)
 				CounterOverflow(name, delta);
-			if (CounterRunPlan(
-					op == COUNTER_SUB ? &planGaplessSub : &planGaplessAdd,
-					op == COUNTER_SUB
-						? "UPDATE docmodel.counter_state "
-						  "SET value = GREATEST(value OPERATOR(pg_catalog.-) "
-						  "$2, 0), reserved = GREATEST(value "
-						  "OPERATOR(pg_catalog.-) $2, 0) "
-						  "WHERE name OPERATOR(pg_catalog.=) $1 "
-						  "RETURNING value"
-						: "UPDATE docmodel.counter_state "
-						  "SET value = value OPERATOR(pg_catalog.+) $2, "
-						  "reserved = value OPERATOR(pg_catalog.+) $2 "
-						  "WHERE name OPERATOR(pg_catalog.=) $1 "
-						  "RETURNING value",
-					2, types, values, &result) > 0)
+			if (CounterGapless(name, op, delta, &result))
 				return result;
 			continue; /* dropped meanwhile: absent */
 		}
@@ -824,45 +834,45 @@ CounterHasDelim(text *part)
 	return false;
 }
 
-/* Build count::[parents::]doc_type from next_id's arguments. */
+/*
+ * Build count::[parents::]doc_type from next_id's arguments, checking every
+ * part; set *prefix (when wanted) to doc_type::[parents::], the prefix of the
+ * keys next_key and counter_keys return.
+ */
 static text *
-CounterIdName(FunctionCallInfo fcinfo)
+CounterIdName(FunctionCallInfo fcinfo, char **prefix)
 {
+	StringInfoData parents;
 	StringInfoData buf;
 	text *doc_type;
+	Datum *elems;
+	bool *nulls;
+	int n;
 	int i;
 
 	CounterNotNull(fcinfo, 0, "doc_type");
 	CounterNotNull(fcinfo, 1, "parents");
 	doc_type = PG_GETARG_TEXT_PP(0);
-	initStringInfo(&buf);
-	appendStringInfoString(&buf, "count" DOCMODEL_DEFAULT_DELIM);
+	initStringInfo(&parents);
+	deconstruct_array(PG_GETARG_ARRAYTYPE_P(1), TEXTOID, -1, false,
+					  TYPALIGN_INT, &elems, &nulls, &n);
+	for (i = 0; i < n; i++)
 	{
-		ArrayType *parents = PG_GETARG_ARRAYTYPE_P(1);
-		Datum *elems;
-		bool *nulls;
-		int n;
+		text *p;
 
-		deconstruct_array(parents, TEXTOID, -1, false, TYPALIGN_INT, &elems,
-						  &nulls, &n);
-		for (i = 0; i < n; i++)
-		{
-			text *p;
-
-			if (nulls[i])
-				ereport(ERROR, (errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-								errmsg("parent %d must not be null", i + 1)));
-			p = DatumGetTextPP(elems[i]);
-			if (CounterHasDelim(p))
-				ereport(ERROR,
-						(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-						 errmsg("invalid key part \"%s\"", text_to_cstring(p)),
-						 errdetail("A key part may not contain the delimiter "
-								   "\"%s\".",
-								   DOCMODEL_DEFAULT_DELIM)));
-			appendBinaryStringInfo(&buf, VARDATA_ANY(p), VARSIZE_ANY_EXHDR(p));
-			appendStringInfoString(&buf, DOCMODEL_DEFAULT_DELIM);
-		}
+		if (nulls[i])
+			ereport(ERROR, (errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+							errmsg("parent %d must not be null", i + 1)));
+		p = DatumGetTextPP(elems[i]);
+		if (CounterHasDelim(p))
+			ereport(ERROR,
+					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+					 errmsg("invalid key part \"%s\"", text_to_cstring(p)),
+					 errdetail("A key part may not contain the delimiter "
+							   "\"%s\".",
+							   DOCMODEL_DEFAULT_DELIM)));
+		appendBinaryStringInfo(&parents, VARDATA_ANY(p), VARSIZE_ANY_EXHDR(p));
+		appendStringInfoString(&parents, DOCMODEL_DEFAULT_DELIM);
 	}
 	if (CounterHasDelim(doc_type))
 		ereport(
@@ -871,35 +881,15 @@ CounterIdName(FunctionCallInfo fcinfo)
 			 errmsg("invalid document type \"%s\"", text_to_cstring(doc_type)),
 			 errdetail("A key part may not contain the delimiter \"%s\".",
 					   DOCMODEL_DEFAULT_DELIM)));
-	appendBinaryStringInfo(&buf, VARDATA_ANY(doc_type),
-						   VARSIZE_ANY_EXHDR(doc_type));
+	initStringInfo(&buf);
+	appendStringInfo(&buf, "count%s%s%s", DOCMODEL_DEFAULT_DELIM, parents.data,
+					 text_to_cstring(doc_type));
 	DocmodelCheckKey(buf.data, buf.len, DOCMODEL_DEFAULT_DELIM,
 					 strlen(DOCMODEL_DEFAULT_DELIM), true);
+	if (prefix != NULL)
+		*prefix = psprintf("%s%s%s", text_to_cstring(doc_type),
+						   DOCMODEL_DEFAULT_DELIM, parents.data);
 	return cstring_to_text_with_len(buf.data, buf.len);
-}
-
-/* Build doc_type::[parents::] (the key prefix next_key and counter_keys use). */
-static char *
-CounterKeyPrefix(FunctionCallInfo fcinfo)
-{
-	StringInfoData buf;
-	ArrayType *parents = PG_GETARG_ARRAYTYPE_P(1);
-	Datum *elems;
-	bool *nulls;
-	int n;
-	int i;
-
-	initStringInfo(&buf);
-	appendStringInfoString(&buf, text_to_cstring(PG_GETARG_TEXT_PP(0)));
-	appendStringInfoString(&buf, DOCMODEL_DEFAULT_DELIM);
-	deconstruct_array(parents, TEXTOID, -1, false, TYPALIGN_INT, &elems, &nulls,
-					  &n);
-	for (i = 0; i < n; i++)
-	{
-		appendStringInfoString(&buf, TextDatumGetCString(elems[i]));
-		appendStringInfoString(&buf, DOCMODEL_DEFAULT_DELIM);
-	}
-	return buf.data;
 }
 
 /* counter_create(name, start, gapless): create a counter; 23505 if it exists. */
@@ -1020,23 +1010,9 @@ counter_advance(PG_FUNCTION_ARGS)
 	CounterCheckWritable("docmodel.counter_advance()");
 	found = CounterAccess(name, COUNTER_RAISE, at_least, &result, &gapless);
 	if (found == COUNTER_IS_GAPLESS)
-	{
-		Oid types[2] = {TEXTOID, INT8OID};
-		Datum values[2];
-
-		values[0] = PointerGetDatum(name);
-		values[1] = Int64GetDatum(at_least);
-		if (CounterRunPlan(&planGaplessRaise,
-						   "UPDATE docmodel.counter_state "
-						   "SET value = GREATEST(value, $2), "
-						   "reserved = GREATEST(value, $2) "
-						   "WHERE name OPERATOR(pg_catalog.=) $1 "
-						   "RETURNING value",
-						   2, types, values, &result) == 0)
-			found = COUNTER_ABSENT;
-		else
-			found = COUNTER_DONE;
-	}
+		found = CounterGapless(name, COUNTER_RAISE, at_least, &result)
+					? COUNTER_DONE
+					: COUNTER_ABSENT;
 	if (found != COUNTER_DONE)
 		CounterAbsent(name);
 	PG_RETURN_INT64(result);
@@ -1067,7 +1043,7 @@ counter_drop(PG_FUNCTION_ARGS)
 Datum
 next_id(PG_FUNCTION_ARGS)
 {
-	text *name = CounterIdName(fcinfo);
+	text *name = CounterIdName(fcinfo, NULL);
 
 	CounterCheckWritable("docmodel.next_id()");
 	PG_RETURN_INT64(CounterAdd(name, COUNTER_ADD, 1, true, 0, false));
@@ -1077,13 +1053,12 @@ next_id(PG_FUNCTION_ARGS)
 Datum
 next_key(PG_FUNCTION_ARGS)
 {
-	text *name = CounterIdName(fcinfo);
-	int64 id;
 	char *prefix;
+	text *name = CounterIdName(fcinfo, &prefix);
+	int64 id;
 
 	CounterCheckWritable("docmodel.next_key()");
 	id = CounterAdd(name, COUNTER_ADD, 1, true, 0, false);
-	prefix = CounterKeyPrefix(fcinfo);
 	PG_RETURN_TEXT_P(cstring_to_text(psprintf("%s" INT64_FORMAT, prefix, id)));
 }
 
@@ -1109,10 +1084,9 @@ counter_keys(PG_FUNCTION_ARGS)
 		bool gapless = false;
 
 		funcctx = SRF_FIRSTCALL_INIT();
-		name = CounterIdName(fcinfo);
 		old = MemoryContextSwitchTo(funcctx->multi_call_memory_ctx);
 		st = palloc(sizeof(CounterKeysState));
-		st->prefix = CounterKeyPrefix(fcinfo);
+		name = CounterIdName(fcinfo, &st->prefix);
 		MemoryContextSwitchTo(old);
 		if (CounterAccess(name, COUNTER_READ, 0, &value, &gapless) !=
 			COUNTER_DONE)
