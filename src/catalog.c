@@ -137,12 +137,17 @@ ExecAsTableOwner(const char *table, const char *sql, int nargs, Oid *types,
 	return n;
 }
 
-/* Fill values/nulls[i] from argument i of fcinfo. */
+/* Fill values/nulls[0 .. n - 1] from the first n arguments of fcinfo. */
 static void
-TakeArg(FunctionCallInfo fcinfo, int i, Datum *values, char *nulls)
+TakeArgs(FunctionCallInfo fcinfo, int n, Datum *values, char *nulls)
 {
-	nulls[i] = PG_ARGISNULL(i) ? 'n' : ' ';
-	values[i] = PG_ARGISNULL(i) ? (Datum) 0 : PG_GETARG_DATUM(i);
+	int i;
+
+	for (i = 0; i < n; i++)
+	{
+		nulls[i] = PG_ARGISNULL(i) ? 'n' : ' ';
+		values[i] = PG_ARGISNULL(i) ? (Datum) 0 : PG_GETARG_DATUM(i);
+	}
 }
 
 /*
@@ -180,13 +185,11 @@ config_create(PG_FUNCTION_ARGS)
 	char nulls[5];
 	Datum id;
 	bool isnull;
-	int i;
 
 	if (PG_ARGISNULL(0))
 		elog(ERROR, "_config_create: coll is null");
 	RequireOwner(PG_GETARG_OID(0));
-	for (i = 0; i < 5; i++)
-		TakeArg(fcinfo, i, values, nulls);
+	TakeArgs(fcinfo, 5, values, nulls);
 	ExecAsTableOwner("collection_config",
 					 "DELETE FROM docmodel.collection_config AS c "
 					 "WHERE c.coll::pg_catalog.oid OPERATOR(pg_catalog.=) $1",
@@ -213,15 +216,13 @@ config_set_revisions(PG_FUNCTION_ARGS)
 	Oid types[3] = {OIDOID, INT4OID, OIDOID};
 	Datum values[3];
 	char nulls[3];
-	int i;
 
 	if (PG_ARGISNULL(0) || PG_ARGISNULL(1))
 		elog(ERROR, "_config_set_revisions: null argument");
 	RequireOwner(PG_GETARG_OID(0));
 	if (!PG_ARGISNULL(2))
 		RequireOwner(PG_GETARG_OID(2));
-	for (i = 0; i < 3; i++)
-		TakeArg(fcinfo, i, values, nulls);
+	TakeArgs(fcinfo, 3, values, nulls);
 	UpdateConfig("SET revisions = $2, "
 				 "revisions_table = $3::pg_catalog.regclass",
 				 3, types, values, nulls);
@@ -268,13 +269,11 @@ config_set_max_ttl(PG_FUNCTION_ARGS)
 	Oid types[2] = {OIDOID, INT4OID};
 	Datum values[2];
 	char nulls[2];
-	int i;
 
 	if (PG_ARGISNULL(0) || PG_ARGISNULL(1) || PG_GETARG_INT32(1) < 0)
 		elog(ERROR, "_config_set_max_ttl: bad argument");
 	RequireOwner(PG_GETARG_OID(0));
-	for (i = 0; i < 2; i++)
-		TakeArg(fcinfo, i, values, nulls);
+	TakeArgs(fcinfo, 2, values, nulls);
 	UpdateConfig("SET max_ttl = $2", 2, types, values, nulls);
 	PG_RETURN_VOID();
 }
@@ -308,13 +307,11 @@ migration_run_new(PG_FUNCTION_ARGS)
 	char nulls[4];
 	Datum run;
 	bool isnull;
-	int i;
 
 	if (PG_ARGISNULL(0) || PG_ARGISNULL(3))
 		elog(ERROR, "_migration_run_new: null argument");
 	RequireUpdate(PG_GETARG_OID(0), "Running a migration of a collection");
-	for (i = 0; i < 4; i++)
-		TakeArg(fcinfo, i, values, nulls);
+	TakeArgs(fcinfo, 4, values, nulls);
 	ExecAsTableOwner(
 		"migration_run",
 		"INSERT INTO docmodel.migration_run (coll, doc_type, target, targets) "
@@ -340,12 +337,10 @@ migration_run_set(PG_FUNCTION_ARGS)
 	char nulls[7];
 	Datum coll;
 	bool isnull;
-	int i;
 
 	if (PG_ARGISNULL(0) || PG_ARGISNULL(1))
 		elog(ERROR, "_migration_run_set: null argument");
-	for (i = 0; i < 7; i++)
-		TakeArg(fcinfo, i, values, nulls);
+	TakeArgs(fcinfo, 7, values, nulls);
 	if (ExecAsTableOwner("migration_run",
 						 "SELECT r.coll::pg_catalog.oid "
 						 "FROM docmodel.migration_run AS r "
