@@ -1111,7 +1111,7 @@ ApplyReplaceRegex(ApplyCx *cx, const Step *st, JsonbValue *root)
 	int wlen;
 	int nmatch;
 	int done = 0; /* characters of w copied or replaced */
-	int start = 0;
+	int start;
 
 	if (v == NULL || v->type == jbvNull)
 		return;
@@ -1119,10 +1119,12 @@ ApplyReplaceRegex(ApplyCx *cx, const Step *st, JsonbValue *root)
 		StepFail(cx, st, st->path.text, "expected a string, found %s",
 				 JsonTreeTypeName(v));
 	w = WideOf(v, &wlen);
-	initStringInfo(&buf);
 	/* the parts of a match are tracked only when "with" names them */
 	nmatch = memchr(st->with, '\\', st->withlen) ? lengthof(m) : 1;
-	while (start <= wlen && RunPattern(cx, st, w, wlen, start, m, nmatch))
+	if (!RunPattern(cx, st, w, wlen, 0, m, nmatch))
+		return; /* no match: the value stays as it is */
+	initStringInfo(&buf);
+	do
 	{
 		const char *p = st->with;
 		const char *end = st->with + st->withlen;
@@ -1155,9 +1157,7 @@ ApplyReplaceRegex(ApplyCx *cx, const Step *st, JsonbValue *root)
 		done = m[0].rm_eo;
 		/* a match of zero characters: search again one further on */
 		start = m[0].rm_so == m[0].rm_eo ? done + 1 : done;
-	}
-	if (done == 0 && start == 0)
-		return; /* no match: the value stays as it is */
+	} while (start <= wlen && RunPattern(cx, st, w, wlen, start, m, nmatch));
 	AppendWide(&buf, w + done, wlen - done);
 	*v = JsonTreeString(buf.data, buf.len);
 }
