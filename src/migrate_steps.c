@@ -881,20 +881,34 @@ ApplyWrap(ApplyCx *cx, const Step *st, JsonbValue *root)
 		*v = arr;
 }
 
+/*
+ * Return the string at the step's path; NULL when it is absent or null
+ * (left alone); 22000 for another type.
+ */
+static JsonbValue *
+ResolveString(ApplyCx *cx, const Step *st, JsonbValue *root)
+{
+	JsonbValue *v = Resolve(root, &st->path);
+
+	if (v == NULL || v->type == jbvNull)
+		return NULL;
+	if (v->type != jbvString)
+		StepFail(cx, st, st->path.text, "expected a string, found %s",
+				 JsonTreeTypeName(v));
+	return v;
+}
+
 /* strip_dashes: drop every "-" of a string. */
 static void
 ApplyStripDashes(ApplyCx *cx, const Step *st, JsonbValue *root)
 {
-	JsonbValue *v = Resolve(root, &st->path);
+	JsonbValue *v = ResolveString(cx, st, root);
 	char *out;
 	int n = 0;
 	int i;
 
-	if (v == NULL || v->type == jbvNull)
+	if (v == NULL)
 		return;
-	if (v->type != jbvString)
-		StepFail(cx, st, st->path.text, "expected a string, found %s",
-				 JsonTreeTypeName(v));
 	out = palloc(v->val.string.len + 1);
 	for (i = 0; i < v->val.string.len; i++)
 		if (v->val.string.val[i] != '-')
@@ -1104,7 +1118,7 @@ WideOf(const JsonbValue *v, int *wlen)
 static void
 ApplyReplaceRegex(ApplyCx *cx, const Step *st, JsonbValue *root)
 {
-	JsonbValue *v = Resolve(root, &st->path);
+	JsonbValue *v = ResolveString(cx, st, root);
 	regmatch_t m[10];
 	StringInfoData buf;
 	pg_wchar *w;
@@ -1113,11 +1127,8 @@ ApplyReplaceRegex(ApplyCx *cx, const Step *st, JsonbValue *root)
 	int done = 0; /* characters of w copied or replaced */
 	int start;
 
-	if (v == NULL || v->type == jbvNull)
+	if (v == NULL)
 		return;
-	if (v->type != jbvString)
-		StepFail(cx, st, st->path.text, "expected a string, found %s",
-				 JsonTreeTypeName(v));
 	w = WideOf(v, &wlen);
 	/* the parts of a match are tracked only when "with" names them */
 	nmatch = memchr(st->with, '\\', st->withlen) ? lengthof(m) : 1;
