@@ -35,6 +35,10 @@ typedef enum StepOp
 	OP_NEST,
 	OP_UNNEST,
 	OP_FOR_EACH,
+	OP_DROP_EMPTY,
+	OP_REPLACE_REGEX,
+	OP_REQUIRE,
+	OP_FORMAT_DATE,
 	OP_COUNT
 } StepOp;
 
@@ -44,6 +48,18 @@ typedef enum CastTo
 	CAST_STRING,
 	CAST_BOOLEAN
 } CastTo;
+
+/* A step's "missing" member: what it does when the path it reads is absent. */
+typedef enum StepMissing
+{
+	MISSING_DEFAULT, /* the op's own rule: RFC 6902 ops and require raise,
+					  * the others skip */
+	MISSING_ERROR,
+	MISSING_SKIP
+} StepMissing;
+
+/* A compiled regular expression of a step (migrate_steps.c). */
+typedef struct StepRegex StepRegex;
 
 /* One parsed step; which fields are set depends on op. */
 typedef struct Step
@@ -60,7 +76,13 @@ typedef struct Step
 	char *sep;         /* split, join */
 	int seplen;
 	CastTo cast_to;
-	int64 unit_us;      /* to_epoch, from_epoch */
+	int64 unit_us; /* to_epoch, from_epoch, format_date */
+	StepMissing missing;
+	StepRegex *regex; /* replace_regex, require (NULL: no pattern) */
+	char *with;       /* replace_regex: the replacement */
+	int withlen;
+	char *message;      /* require: the error message, or NULL */
+	bool date_only;     /* format_date: "date", not "date-time" */
 	struct Step *steps; /* for_each */
 	int nsteps;
 } Step;

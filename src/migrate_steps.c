@@ -19,9 +19,12 @@
 
 #include <math.h>
 
+#include "catalog/pg_collation.h"
 #include "fmgr.h"
 #include "lib/stringinfo.h"
+#include "mb/pg_wchar.h"
 #include "miscadmin.h"
+#include "regex/regex.h"
 #include "utils/builtins.h"
 #include "utils/datetime.h"
 #include "utils/jsonb.h"
@@ -36,24 +39,32 @@
 
 #define OP_LIST                                                            \
 	"add, remove, replace, move, copy, test, default, split, join, wrap, " \
-	"cast, to_epoch, from_epoch, strip_dashes, nest, unnest, for_each"
+	"cast, to_epoch, from_epoch, strip_dashes, nest, unnest, for_each, "   \
+	"drop_empty, replace_regex, require, format_date"
 
 /* How a member of a step object is read (see ParseMember); the optional
  * ones from M_INTO_OPT on. */
 typedef enum MemberKind
 {
-	M_PATH,      /* a pointer into st->path */
-	M_FROM,      /* a pointer into st->from */
-	M_INTO,      /* a pointer into st->into, also the step's path */
-	M_PTRS,      /* a non-empty array of pointers into st->ptrs */
-	M_VALUE,     /* any JSON, into st->value */
-	M_TO,        /* number, string or boolean, into st->cast_to */
-	M_STEPS,     /* an array of nested steps */
-	M_INTO_OPT,  /* a pointer into st->into, when not the path (wrap) */
-	M_INTO_ROOT, /* a pointer into st->into, the root allowed (unnest) */
-	M_TEMPLATE,  /* any JSON, into st->value */
-	M_SEP,       /* a non-empty string (default one space) */
-	M_UNIT       /* a time unit (default ms) into st->unit_us */
+	M_PATH,        /* a pointer into st->path */
+	M_FROM,        /* a pointer into st->from */
+	M_INTO,        /* a pointer into st->into, also the step's path */
+	M_PTRS,        /* a non-empty array of pointers into st->ptrs */
+	M_VALUE,       /* any JSON, into st->value */
+	M_TO,          /* number, string or boolean, into st->cast_to */
+	M_STEPS,       /* an array of nested steps */
+	M_PATTERN,     /* a regular expression, into st->regex */
+	M_WITH,        /* a string (may be empty), into st->with */
+	M_INTO_OPT,    /* a pointer into st->into, when not the path (wrap) */
+	M_INTO_ROOT,   /* a pointer into st->into, the root allowed (unnest) */
+	M_TEMPLATE,    /* any JSON, into st->value */
+	M_SEP,         /* a non-empty string (default one space) */
+	M_UNIT,        /* a time unit (default ms) into st->unit_us */
+	M_PATH_OPT,    /* a pointer into st->path (default "", the root) */
+	M_PATTERN_OPT, /* a regular expression, into st->regex */
+	M_MESSAGE,     /* a non-empty string, into st->message */
+	M_FORMAT,      /* "date" (default) or "date-time", into st->date_only */
+	M_MISSING      /* "error" or "skip", into st->missing */
 } MemberKind;
 
 typedef struct StepMember
@@ -69,7 +80,19 @@ typedef struct StepOpDef
 	StepMember members[4]; /* allowed besides "op", in parse order */
 	bool root_ok;          /* inside a for_each, path may be "" */
 	void (*apply)(ApplyCx *cx, const Step *st, JsonbValue *root);
+	MemberKind source; /* what "missing" looks at: M_PATH (0), M_FROM or
+						* M_PTRS (each of them) */
+	bool strict;       /* without "missing", a missing source is an error the
+						* applier raises itself */
 } StepOpDef;
+
+/* A compiled pattern (pg_regcomp mallocs it: freed with its context). */
+struct StepRegex
+{
+	regex_t re;
+	char *text; /* the pattern as written, for messages */
+	MemoryContextCallback free_cb;
+};
 
 static Step *ParseSteps(JsonbContainer *arr, const char *prefix, bool nested,
 						int *nsteps);
@@ -171,6 +194,50 @@ static const struct
 			 {"h", INT64CONST(3600000000)},
 			 {"day", INT64CONST(86400000000)}};
 
+/* Free a step's compiled pattern (its memory context's reset callback). */
+static void
+FreeStepRegex(void *arg)
+{
+	pg_regfree(&((StepRegex *) arg)->re);
+}
+
+/*
+ * Compile the pattern v (PostgreSQL's advanced regular expressions, as
+ * regexp_replace reads them) once, when the step is parsed; collation "C",
+ * so the same in every database and session. Raise 22023 when it does not
+ * compile.
+ */
+static StepRegex *
+CompilePattern(JsonbValue *v, const char *label, const char *op,
+			   const char *field)
+{
+	StepRegex *r = palloc0(sizeof(StepRegex));
+	pg_wchar *wide;
+	int wlen;
+	int rc;
+
+	if (v->type != jbvString)
+		BadStep(label, op, "field \"%s\" must be a string", field);
+	r->text = StringOf(v);
+	wide = palloc(sizeof(pg_wchar) * (v->val.string.len + 1));
+	wlen = pg_mb2wchar_with_len(v->val.string.val, wide, v->val.string.len);
+	rc = pg_regcomp(&r->re, wide, wlen, REG_ADVANCED, C_COLLATION_OID);
+	pfree(wide);
+	if (rc != REG_OKAY)
+	{
+		char err[100];
+
+		pg_regerror(rc, &r->re, err, sizeof(err));
+		BadStep(label, op,
+				"invalid regular expression \"%s\" in field \"%s\": %s",
+				r->text, field, err);
+	}
+	r->free_cb.func = FreeStepRegex;
+	r->free_cb.arg = r;
+	MemoryContextRegisterResetCallback(CurrentMemoryContext, &r->free_cb);
+	return r;
+}
+
 /*
  * Read member m of step object obj into st (CheckMembers has already
  * refused the members its op does not know); root_ok: the path may name
@@ -195,6 +262,10 @@ ParseMember(Step *st, JsonbContainer *obj, const StepMember *m, const char *op,
 	}
 	else if (v == NULL && m->kind == M_UNIT)
 		st->unit_us = INT64CONST(1000);
+	else if (v == NULL && m->kind == M_PATH_OPT)
+		JsonPointerParse("", 0, true, &st->path);
+	else if (v == NULL && m->kind == M_FORMAT)
+		st->date_only = true;
 	if (v == NULL)
 		return;
 	c = v->type == jbvBinary ? v->val.binary.data : NULL;
@@ -202,6 +273,9 @@ ParseMember(Step *st, JsonbContainer *obj, const StepMember *m, const char *op,
 	{
 		case M_PATH:
 			ParsePointer(&st->path, v, label, op, m->name, root_ok);
+			break;
+		case M_PATH_OPT:
+			ParsePointer(&st->path, v, label, op, m->name, true);
 			break;
 		case M_FROM:
 			ParsePointer(&st->from, v, label, op, m->name, false);
@@ -271,6 +345,40 @@ ParseMember(Step *st, JsonbContainer *obj, const StepMember *m, const char *op,
 						s);
 			st->unit_us = units[i].us;
 			break;
+		case M_PATTERN:
+		case M_PATTERN_OPT:
+			st->regex = CompilePattern(v, label, op, m->name);
+			break;
+		case M_WITH:
+			if (v->type != jbvString)
+				BadStep(label, op, "field \"%s\" must be a string", m->name);
+			st->with = StringOf(v);
+			st->withlen = v->val.string.len;
+			break;
+		case M_MESSAGE:
+			if (v->type != jbvString || v->val.string.len == 0)
+				BadStep(label, op, "field \"%s\" must be a non-empty string",
+						m->name);
+			st->message = StringOf(v);
+			break;
+		case M_FORMAT:
+			s = v->type == jbvString ? StringOf(v) : "";
+			if (strcmp(s, "date") != 0 && strcmp(s, "date-time") != 0)
+				BadStep(label, op,
+						"field \"%s\" must be \"date\" or \"date-time\"",
+						m->name);
+			st->date_only = strcmp(s, "date") == 0;
+			break;
+		case M_MISSING:
+			s = v->type == jbvString ? StringOf(v) : "";
+			if (strcmp(s, "error") == 0)
+				st->missing = MISSING_ERROR;
+			else if (strcmp(s, "skip") == 0)
+				st->missing = MISSING_SKIP;
+			else
+				BadStep(label, op, "field \"%s\" must be \"error\" or \"skip\"",
+						m->name);
+			break;
 	}
 }
 
@@ -330,6 +438,20 @@ CopyValue(const JsonbValue *t, const JsonbValue *dollar)
 #define StepFailCode(cx, st, path, sqlstate, hint, ...) \
 	StepFailMsg(cx, st, path, sqlstate, hint, psprintf(__VA_ARGS__))
 
+/* Append where a step failed (key, type, rule, step, op, path) to buf. */
+static void
+AppendStepWhere(StringInfo buf, ApplyCx *cx, const Step *st, const char *path)
+{
+	if (cx->key)
+		appendStringInfo(buf, "Key \"%s\", type", cx->key);
+	else
+		appendStringInfoString(buf, "Type");
+	appendStringInfo(
+		buf, " \"%s\", migration %s to %s, step %s, op \"%s\", path \"%s%s\".",
+		cx->type, cx->from, cx->to, st->label, MigrateStepOpName(st->op),
+		cx->prefix, path);
+}
+
 /*
  * Raise sqlstate (with hint, when not NULL) for a step that cannot apply,
  * naming key, step, op, path.
@@ -342,15 +464,7 @@ pg_attribute_noreturn()
 	StringInfoData detail;
 
 	initStringInfo(&detail);
-	if (cx->key)
-		appendStringInfo(&detail, "Key \"%s\", type", cx->key);
-	else
-		appendStringInfoString(&detail, "Type");
-	appendStringInfo(
-		&detail,
-		" \"%s\", migration %s to %s, step %s, op \"%s\", path \"%s%s\".",
-		cx->type, cx->from, cx->to, st->label, MigrateStepOpName(st->op),
-		cx->prefix, path);
+	AppendStepWhere(&detail, cx, st, path);
 	ereport(ERROR, (errcode(sqlstate),
 					errmsg("migration step %s (%s) cannot apply: %s", st->label,
 						   MigrateStepOpName(st->op), reason),
@@ -562,10 +676,27 @@ ApplyCast(ApplyCx *cx, const Step *st, JsonbValue *root)
 }
 
 /*
- * to_epoch: replace an ISO 8601 string at path by its epoch in the step's unit
- * (floored). Only the forms DocmodelParseIso8601 reads, the same in every
- * session; anything else is 22007.
+ * Return the time the ISO 8601 string v says. Only the forms
+ * DocmodelParseIso8601 reads, the same in every session; anything else is
+ * 22007.
  */
+static TimestampTz
+ParseTime(ApplyCx *cx, const Step *st, const JsonbValue *v)
+{
+	TimestampTz ts;
+
+	if (!DocmodelParseIso8601(v->val.string.val, v->val.string.len, &ts))
+		StepFailCode(cx, st, st->path.text, ERRCODE_INVALID_DATETIME_FORMAT,
+					 "Write a date as 2024-01-02 or a date-time as "
+					 "2024-01-02T03:04:05.678+01:00; without an offset it is "
+					 "UTC.",
+					 "\"%.*s\" is not an ISO 8601 date or date-time",
+					 v->val.string.len, v->val.string.val);
+	return ts;
+}
+
+/* to_epoch: replace an ISO 8601 string at path by its epoch in the step's
+ * unit (floored). */
 static void
 ApplyToEpoch(ApplyCx *cx, const Step *st, JsonbValue *root)
 {
@@ -580,13 +711,7 @@ ApplyToEpoch(ApplyCx *cx, const Step *st, JsonbValue *root)
 	if (v->type != jbvString)
 		StepFail(cx, st, path, "expected an ISO-8601 string, found %s",
 				 JsonTreeTypeName(v));
-	if (!DocmodelParseIso8601(v->val.string.val, v->val.string.len, &ts))
-		StepFailCode(cx, st, path, ERRCODE_INVALID_DATETIME_FORMAT,
-					 "Write a date as 2024-01-02 or a date-time as "
-					 "2024-01-02T03:04:05.678+01:00; without an offset it is "
-					 "UTC.",
-					 "\"%.*s\" is not an ISO 8601 date or date-time",
-					 v->val.string.len, v->val.string.val);
+	ts = ParseTime(cx, st, v);
 	us = ts + (int64) (POSTGRES_EPOCH_JDATE - UNIX_EPOCH_JDATE) * USECS_PER_DAY;
 	q = us / st->unit_us;
 	if (us % st->unit_us != 0 && us < 0)
@@ -596,23 +721,18 @@ ApplyToEpoch(ApplyCx *cx, const Step *st, JsonbValue *root)
 }
 
 /*
- * from_epoch: replace an epoch number at path by ISO 8601 UTC text with milliseconds,
- * computed in numeric (a double loses microseconds past the year 2255).
+ * Return the epoch number v (in the step's unit) as ISO 8601 UTC text with
+ * milliseconds (DOCMODEL_ISO8601_LEN bytes), computed in numeric (a double
+ * loses microseconds past the year 2255); 22008 outside years 0000-9999.
  */
-static void
-ApplyFromEpoch(ApplyCx *cx, const Step *st, JsonbValue *root)
+static char *
+FormatEpoch(ApplyCx *cx, const Step *st, const JsonbValue *v)
 {
-	JsonbValue *v = Resolve(root, &st->path);
 	const char *path = st->path.text;
 	Datum us;
 	double approx;
 	char *buf;
 
-	if (v == NULL || v->type == jbvNull)
-		return;
-	if (v->type != jbvNumeric)
-		StepFail(cx, st, path, "expected an epoch number, found %s",
-				 JsonTreeTypeName(v));
 	us = DirectFunctionCall2(numeric_mul, NumericGetDatum(v->val.numeric),
 							 NumericGetDatum(int64_to_numeric(st->unit_us)));
 	us = DirectFunctionCall2(numeric_round, us, Int32GetDatum(0));
@@ -629,7 +749,21 @@ ApplyFromEpoch(ApplyCx *cx, const Step *st, JsonbValue *root)
 					 "epoch %s is out of range (years 0000 to 9999)",
 					 DatumGetCString(DirectFunctionCall1(
 						 numeric_out, NumericGetDatum(v->val.numeric))));
-	*v = JsonTreeString(buf, DOCMODEL_ISO8601_LEN);
+	return buf;
+}
+
+/* from_epoch: replace an epoch number at path by ISO 8601 UTC text. */
+static void
+ApplyFromEpoch(ApplyCx *cx, const Step *st, JsonbValue *root)
+{
+	JsonbValue *v = Resolve(root, &st->path);
+
+	if (v == NULL || v->type == jbvNull)
+		return;
+	if (v->type != jbvNumeric)
+		StepFail(cx, st, st->path.text, "expected an epoch number, found %s",
+				 JsonTreeTypeName(v));
+	*v = JsonTreeString(FormatEpoch(cx, st, v), DOCMODEL_ISO8601_LEN);
 }
 
 /*
@@ -747,20 +881,34 @@ ApplyWrap(ApplyCx *cx, const Step *st, JsonbValue *root)
 		*v = arr;
 }
 
+/*
+ * Return the string at the step's path; NULL when it is absent or null
+ * (left alone); 22000 for another type.
+ */
+static JsonbValue *
+ResolveString(ApplyCx *cx, const Step *st, JsonbValue *root)
+{
+	JsonbValue *v = Resolve(root, &st->path);
+
+	if (v == NULL || v->type == jbvNull)
+		return NULL;
+	if (v->type != jbvString)
+		StepFail(cx, st, st->path.text, "expected a string, found %s",
+				 JsonTreeTypeName(v));
+	return v;
+}
+
 /* strip_dashes: drop every "-" of a string. */
 static void
 ApplyStripDashes(ApplyCx *cx, const Step *st, JsonbValue *root)
 {
-	JsonbValue *v = Resolve(root, &st->path);
+	JsonbValue *v = ResolveString(cx, st, root);
 	char *out;
 	int n = 0;
 	int i;
 
-	if (v == NULL || v->type == jbvNull)
+	if (v == NULL)
 		return;
-	if (v->type != jbvString)
-		StepFail(cx, st, st->path.text, "expected a string, found %s",
-				 JsonTreeTypeName(v));
 	out = palloc(v->val.string.len + 1);
 	for (i = 0; i < v->val.string.len; i++)
 		if (v->val.string.val[i] != '-')
@@ -859,6 +1007,249 @@ ApplyForEach(ApplyCx *cx, const Step *st, JsonbValue *root)
 	cx->prefix = saved;
 }
 
+/* Tell whether v (expanded) is null, "", [] or {}. */
+static bool
+IsEmptyValue(const JsonbValue *v)
+{
+	switch (v->type)
+	{
+		case jbvNull:
+			return true;
+		case jbvString:
+			return v->val.string.len == 0;
+		case jbvArray:
+			return v->val.array.nElems == 0;
+		case jbvObject:
+			return v->val.object.nPairs == 0;
+		default:
+			return false;
+	}
+}
+
+/*
+ * Drop the empty members of the objects in the tree at v, bottom-up (an
+ * object left empty is dropped from its parent object too). Array elements
+ * are kept: their position is data.
+ */
+static void
+DropEmptyIn(JsonbValue *v)
+{
+	int i;
+
+	check_stack_depth();
+	JsonTreeExpand(v);
+	if (v->type == jbvObject)
+		for (i = v->val.object.nPairs - 1; i >= 0; i--)
+		{
+			DropEmptyIn(&v->val.object.pairs[i].value);
+			if (IsEmptyValue(&v->val.object.pairs[i].value))
+				(void) JsonTreeRemoveAt(v, i);
+		}
+	else if (v->type == jbvArray)
+		for (i = 0; i < v->val.array.nElems; i++)
+			DropEmptyIn(&v->val.array.elems[i]);
+}
+
+/* drop_empty: drop null, "", [] and {} at path (the whole document when none). */
+static void
+ApplyDropEmpty(ApplyCx *cx, const Step *st, JsonbValue *root)
+{
+	JsonbValue *v = Resolve(root, &st->path);
+
+	if (v == NULL)
+		return;
+	DropEmptyIn(v);
+	if (st->path.ntok > 0 && IsEmptyValue(v))
+		RemoveAt(root, &st->path);
+}
+
+/* Append the n wide characters at w to buf in the database encoding. */
+static void
+AppendWide(StringInfo buf, const pg_wchar *w, int n)
+{
+	if (n <= 0)
+		return;
+	enlargeStringInfo(buf, n * MAX_MULTIBYTE_CHAR_LEN);
+	buf->len += pg_wchar2mb_with_len(w, buf->data + buf->len, n);
+	buf->data[buf->len] = '\0';
+}
+
+/*
+ * Run the step's pattern on the wide string w (wlen characters) from
+ * character start; fill m (nmatch entries); return false when it does not
+ * match.
+ */
+static bool
+RunPattern(ApplyCx *cx, const Step *st, pg_wchar *w, int wlen, int start,
+		   regmatch_t *m, int nmatch)
+{
+	int rc = pg_regexec(&st->regex->re, w, wlen, start, NULL, nmatch, m, 0);
+
+	if (rc == REG_NOMATCH)
+		return false;
+	if (rc != REG_OKAY)
+	{
+		char err[100];
+
+		CHECK_FOR_INTERRUPTS(); /* REG_CANCEL */
+		pg_regerror(rc, &st->regex->re, err, sizeof(err));
+		StepFailCode(cx, st, st->path.text, ERRCODE_INVALID_REGULAR_EXPRESSION,
+					 NULL, "regular expression failed: %s", err);
+	}
+	return true;
+}
+
+/* Return the string v as wide characters (*wlen of them). */
+static pg_wchar *
+WideOf(const JsonbValue *v, int *wlen)
+{
+	pg_wchar *w = palloc(sizeof(pg_wchar) * (v->val.string.len + 1));
+
+	*wlen = pg_mb2wchar_with_len(v->val.string.val, w, v->val.string.len);
+	return w;
+}
+
+/*
+ * replace_regex: replace every match of the pattern in the string at path,
+ * as regexp_replace(value, pattern, with, 'g') does: in "with", \1 to \9
+ * stand for the pattern's parenthesized parts, \& for the whole match, \\
+ * for a backslash.
+ */
+static void
+ApplyReplaceRegex(ApplyCx *cx, const Step *st, JsonbValue *root)
+{
+	JsonbValue *v = ResolveString(cx, st, root);
+	regmatch_t m[10];
+	StringInfoData buf;
+	pg_wchar *w;
+	int wlen;
+	int nmatch;
+	int done = 0; /* characters of w copied or replaced */
+	int start;
+
+	if (v == NULL)
+		return;
+	w = WideOf(v, &wlen);
+	/* the parts of a match are tracked only when "with" names them */
+	nmatch = memchr(st->with, '\\', st->withlen) ? lengthof(m) : 1;
+	if (!RunPattern(cx, st, w, wlen, 0, m, nmatch))
+		return; /* no match: the value stays as it is */
+	initStringInfo(&buf);
+	do
+	{
+		const char *p = st->with;
+		const char *end = st->with + st->withlen;
+
+		AppendWide(&buf, w + done, m[0].rm_so - done);
+		while (p < end)
+		{
+			int k;
+
+			if (*p != '\\' || p + 1 == end)
+			{
+				appendStringInfoChar(&buf, *p++);
+				continue;
+			}
+			p++;
+			if (*p >= '1' && *p <= '9')
+				k = *p++ - '0';
+			else if (*p == '&')
+				k = 0, p++;
+			else
+			{
+				appendStringInfoChar(&buf, '\\');
+				if (*p == '\\')
+					p++;
+				continue;
+			}
+			if (m[k].rm_so >= 0 && m[k].rm_eo >= 0)
+				AppendWide(&buf, w + m[k].rm_so, m[k].rm_eo - m[k].rm_so);
+		}
+		done = m[0].rm_eo;
+		/* a match of zero characters: search again one further on */
+		start = m[0].rm_so == m[0].rm_eo ? done + 1 : done;
+	} while (start <= wlen && RunPattern(cx, st, w, wlen, start, m, nmatch));
+	AppendWide(&buf, w + done, wlen - done);
+	*v = JsonTreeString(buf.data, buf.len);
+}
+
+/*
+ * Raise 23514 for a require step: its message (else the reason), the
+ * reason and where in the detail.
+ */
+static void
+pg_attribute_noreturn()
+	RequireFailed(ApplyCx *cx, const Step *st, const char *reason)
+{
+	StringInfoData detail;
+
+	initStringInfo(&detail);
+	if (st->message)
+		appendStringInfo(&detail, "%s. ", reason);
+	AppendStepWhere(&detail, cx, st, st->path.text);
+	ereport(ERROR, (errcode(ERRCODE_CHECK_VIOLATION),
+					errmsg("%s", st->message ? st->message : reason),
+					errdetail_internal("%s", detail.data)));
+}
+
+/*
+ * require: the value at path must be there and not null; with a pattern,
+ * a string the pattern matches.
+ */
+static void
+ApplyRequire(ApplyCx *cx, const Step *st, JsonbValue *root)
+{
+	JsonbValue *v = Resolve(root, &st->path);
+	const char *path = st->path.text;
+	regmatch_t m[1];
+	pg_wchar *w;
+	int wlen;
+
+	if (v == NULL)
+		RequireFailed(cx, st, psprintf("\"%s\" does not exist", path));
+	if (v->type == jbvNull)
+		RequireFailed(cx, st, psprintf("\"%s\" is null", path));
+	if (st->regex == NULL)
+		return;
+	if (v->type != jbvString)
+		RequireFailed(
+			cx, st,
+			psprintf("\"%s\" is %s, not a string", path, JsonTreeTypeName(v)));
+	w = WideOf(v, &wlen);
+	if (!RunPattern(cx, st, w, wlen, 0, m, 1))
+		RequireFailed(
+			cx, st,
+			psprintf("\"%s\" does not match \"%s\"", path, st->regex->text));
+}
+
+/*
+ * format_date: write the date (YYYY-MM-DD) or date-time (ISO 8601 UTC, with
+ * milliseconds) that an ISO 8601 string or an epoch number (in the step's
+ * unit) at path says; UTC, whatever the session's TimeZone.
+ */
+static void
+ApplyFormatDate(ApplyCx *cx, const Step *st, JsonbValue *root)
+{
+	JsonbValue *v = Resolve(root, &st->path);
+	char *buf;
+
+	if (v == NULL || v->type == jbvNull)
+		return;
+	if (v->type == jbvNumeric)
+		buf = FormatEpoch(cx, st, v);
+	else if (v->type == jbvString)
+	{
+		buf = palloc(DOCMODEL_ISO8601_LEN + 1);
+		/* years 0000 to 9999, as the parser reads them */
+		(void) DocmodelFormatIso8601(ParseTime(cx, st, v), buf);
+	}
+	else
+		StepFail(cx, st, st->path.text,
+				 "expected an ISO 8601 string or an epoch number, found %s",
+				 JsonTreeTypeName(v));
+	*v = JsonTreeString(buf, st->date_only ? 10 : DOCMODEL_ISO8601_LEN);
+}
+
 /* Shorthands for the table. */
 #define PATH           \
 	{                  \
@@ -872,32 +1263,68 @@ ApplyForEach(ApplyCx *cx, const Step *st, JsonbValue *root)
 	{                   \
 		"paths", M_PTRS \
 	}
+#define MISSING              \
+	{                        \
+		"missing", M_MISSING \
+	}
 
-/* The ops: name, members besides "op", root_ok, applier; see StepOp. */
+/*
+ * The ops: name, members besides "op", root_ok, applier, and for "missing"
+ * the source it looks at and whether the op raises on its own; see StepOp.
+ */
 static const StepOpDef step_ops[OP_COUNT] = {
 	{"add", {PATH, VALUE}, false, ApplyPatchStep},
-	{"remove", {PATH}, false, ApplyPatchStep},
-	{"replace", {PATH, VALUE}, true, ApplyPatchStep},
-	{"move", {{"from", M_FROM}, PATH}, false, ApplyPatchStep},
-	{"copy", {{"from", M_FROM}, PATH}, false, ApplyPatchStep},
-	{"test", {PATH, VALUE}, true, ApplyPatchStep},
+	{"remove", {PATH, MISSING}, false, ApplyPatchStep, M_PATH, true},
+	{"replace", {PATH, VALUE, MISSING}, true, ApplyPatchStep, M_PATH, true},
+	{"move",
+	 {{"from", M_FROM}, PATH, MISSING},
+	 false,
+	 ApplyPatchStep,
+	 M_FROM,
+	 true},
+	{"copy",
+	 {{"from", M_FROM}, PATH, MISSING},
+	 false,
+	 ApplyPatchStep,
+	 M_FROM,
+	 true},
+	{"test", {PATH, VALUE, MISSING}, true, ApplyPatchStep, M_PATH, true},
 	{"default", {PATH, VALUE}, false, ApplyDefault},
 	{"split",
-	 {PATH, {"into", M_PTRS}, {"separator", M_SEP}},
+	 {PATH, {"into", M_PTRS}, {"separator", M_SEP}, MISSING},
 	 false,
 	 ApplySplit},
-	{"join", {PATHS, {"into", M_INTO}, {"separator", M_SEP}}, false, ApplyJoin},
+	{"join",
+	 {PATHS, {"into", M_INTO}, {"separator", M_SEP}, MISSING},
+	 false,
+	 ApplyJoin,
+	 M_PTRS},
 	{"wrap",
-	 {PATH, {"into", M_INTO_OPT}, {"template", M_TEMPLATE}},
+	 {PATH, {"into", M_INTO_OPT}, {"template", M_TEMPLATE}, MISSING},
 	 false,
 	 ApplyWrap},
-	{"cast", {PATH, {"to", M_TO}}, true, ApplyCast},
-	{"to_epoch", {PATH, {"unit", M_UNIT}}, true, ApplyToEpoch},
-	{"from_epoch", {PATH, {"unit", M_UNIT}}, true, ApplyFromEpoch},
-	{"strip_dashes", {PATH}, true, ApplyStripDashes},
-	{"nest", {PATHS, {"into", M_INTO}}, false, ApplyNest},
-	{"unnest", {PATH, {"into", M_INTO_ROOT}}, false, ApplyUnnest},
-	{"for_each", {PATH, {"steps", M_STEPS}}, false, ApplyForEach},
+	{"cast", {PATH, {"to", M_TO}, MISSING}, true, ApplyCast},
+	{"to_epoch", {PATH, {"unit", M_UNIT}, MISSING}, true, ApplyToEpoch},
+	{"from_epoch", {PATH, {"unit", M_UNIT}, MISSING}, true, ApplyFromEpoch},
+	{"strip_dashes", {PATH, MISSING}, true, ApplyStripDashes},
+	{"nest", {PATHS, {"into", M_INTO}, MISSING}, false, ApplyNest, M_PTRS},
+	{"unnest", {PATH, {"into", M_INTO_ROOT}, MISSING}, false, ApplyUnnest},
+	{"for_each", {PATH, {"steps", M_STEPS}, MISSING}, false, ApplyForEach},
+	{"drop_empty", {{"path", M_PATH_OPT}, MISSING}, true, ApplyDropEmpty},
+	{"replace_regex",
+	 {PATH, {"pattern", M_PATTERN}, {"with", M_WITH}, MISSING},
+	 true,
+	 ApplyReplaceRegex},
+	{"require",
+	 {PATH, {"pattern", M_PATTERN_OPT}, {"message", M_MESSAGE}, MISSING},
+	 true,
+	 ApplyRequire,
+	 M_PATH,
+	 true},
+	{"format_date",
+	 {PATH, {"format", M_FORMAT}, {"unit", M_UNIT}, MISSING},
+	 true,
+	 ApplyFormatDate},
 };
 
 /* Parse one step object into st; raise 22023 naming its label and op. */
@@ -982,6 +1409,38 @@ MigrateStepOpName(StepOp op)
 	return step_ops[op].name;
 }
 
+/*
+ * Tell whether step st applies as its "missing" member says: false (skip
+ * it) when "skip" and its source is absent; raise 22000 when "error" and a
+ * source is absent where the op itself would skip. Join and nest read each
+ * of their paths: "skip" is their own rule, "error" wants every one.
+ */
+static bool
+SourcesPresent(ApplyCx *cx, const Step *st, JsonbValue *root)
+{
+	const StepOpDef *def = &step_ops[st->op];
+	int n = def->source == M_PTRS ? st->nptrs : 1;
+	int i;
+
+	if (st->missing == MISSING_DEFAULT ||
+		(st->missing == MISSING_SKIP && def->source == M_PTRS) ||
+		(st->missing == MISSING_ERROR && def->strict))
+		return true;
+	for (i = 0; i < n; i++)
+	{
+		const JsonPointer *p = def->source == M_PTRS   ? &st->ptrs[i]
+							   : def->source == M_FROM ? &st->from
+													   : &st->path;
+
+		if (Resolve(root, p) != NULL)
+			continue;
+		if (st->missing == MISSING_SKIP)
+			return false;
+		StepFail(cx, st, p->text, "\"%s\" does not exist", p->text);
+	}
+	return true;
+}
+
 void
 ApplySteps(ApplyCx *cx, const Step *steps, int nsteps, JsonbValue *root)
 {
@@ -992,7 +1451,8 @@ ApplySteps(ApplyCx *cx, const Step *steps, int nsteps, JsonbValue *root)
 	{
 		CHECK_FOR_INTERRUPTS();
 		cx->step = &steps[i];
-		step_ops[steps[i].op].apply(cx, &steps[i], root);
+		if (SourcesPresent(cx, &steps[i], root))
+			step_ops[steps[i].op].apply(cx, &steps[i], root);
 	}
 	cx->step = outer;
 }

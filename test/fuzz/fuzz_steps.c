@@ -1,6 +1,9 @@
 /*
- * fuzz_steps.c: the migration-step checker (src/migrate_steps.c), as
- * register_migration calls it: the input is the steps array as JSON text.
+ * fuzz_steps.c: the migration step language (src/migrate_steps.c). The
+ * input is a steps array as JSON text: it is parsed as register_migration
+ * checks it (CheckSteps, which _check_migration_steps calls), and the steps
+ * that parse are applied to a document with a value of every kind, as a
+ * read or a write migrates one.
  */
 #include "postgres.h"
 
@@ -8,15 +11,31 @@
 #include "mb/pg_wchar.h"
 
 #include "fuzz.h"
+#include "jsontree.h"
+#include "migrate_int.h"
 
-extern Datum migration_check_steps(PG_FUNCTION_ARGS);
+/* Every JSON kind, empties, multibyte text, dates, epochs, nesting. */
+static const char *const fuzz_steps_doc =
+	"{\"a\": 1, \"b\": \"x-y-z\", \"c\": [1, {\"d\": null, \"e\": \"\"}, [], "
+	"{}], \"phone\": \"(555) 123-4567\", \"t\": \"2024-01-02T03:04:05.678Z\", "
+	"\"n\": 1544759124000, \"o\": {\"p\": {}, \"q\": [], \"r\": {\"s\": "
+	"null}}, \"u\": \"J\\u00f6\\u00f6rg Gr\\u00f6\\u00dfe\", \"v\": true, "
+	"\"w\": null, \"x\": \"\", \"name\": \"Joe van Smith\"}";
 
 void
 FuzzSteps(const uint8 *data, size_t size)
 {
 	char *str = FuzzCString(data, size);
+	ApplyCx cx = {
+		.key = "fuzz::1", .type = "fuzz", .from = "1", .to = "2", .prefix = ""};
+	JsonbValue root;
+	Step *steps;
+	int nsteps;
 
 	if (str == NULL || !pg_verifymbstr(str, size, true))
 		return;
-	DirectFunctionCall1(migration_check_steps, JsonbPGetDatum(FuzzJsonb(str)));
+	steps = CheckSteps(FuzzJsonb(str), &nsteps);
+	JsonTreeFromJsonb(FuzzJsonb(fuzz_steps_doc), &root);
+	ApplySteps(&cx, steps, nsteps, &root);
+	(void) JsonTreeToJsonb(&root);
 }
