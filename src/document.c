@@ -982,10 +982,9 @@ RequireKeepStamps(TriggerWrite *w)
 static void
 CarryStamps(TriggerWrite *w, Jsonb *body)
 {
-	static const DocFieldKind kinds[] = {DOC_FIELD_CREATED,
-										 DOC_FIELD_CREATED_BY,
-										 DOC_FIELD_MODIFIED,
-										 DOC_FIELD_MODIFIED_BY};
+	static const DocFieldKind kinds[] = {
+		DOC_FIELD_CREATED, DOC_FIELD_CREATED_BY, DOC_FIELD_MODIFIED,
+		DOC_FIELD_MODIFIED_BY};
 	DocmodelStamp *st = &w->st;
 	bool rename = DocmodelRename.set && st->is_insert &&
 				  DocmodelRename.relid == w->cfg.relid &&

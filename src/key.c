@@ -1162,8 +1162,8 @@ TemplateField(StringInfo buf, Jsonb *doc, const char *tmpl, const char *path,
 			continue;
 		found = NULL;
 		if (c != NULL && JsonContainerIsObject(c) && i > start)
-			found = getKeyJsonValueFromContainer(c, path + start, i - start,
-												 &v);
+			found =
+				getKeyJsonValueFromContainer(c, path + start, i - start, &v);
 		if (found == NULL)
 			TemplateError(tmpl,
 						  psprintf("field \"%.*s\" is missing", plen, path),
@@ -1187,8 +1187,9 @@ TemplateField(StringInfo buf, Jsonb *doc, const char *tmpl, const char *path,
 			break;
 		default:
 			TemplateError(
-				tmpl, psprintf("field \"%.*s\" is not a string, number or boolean",
-							   plen, path),
+				tmpl,
+				psprintf("field \"%.*s\" is not a string, number or boolean",
+						 plen, path),
 				found->type == jbvNull ? "It is null."
 									   : "It is an object or an array.");
 	}
@@ -1219,8 +1220,8 @@ key_from_template(PG_FUNCTION_ARGS)
 			const char *end = strchr(tmpl + i + 1, '%');
 
 			if (end == NULL)
-				TemplateError(tmpl, psprintf("unterminated field at byte %d",
-											 i + 1),
+				TemplateError(tmpl,
+							  psprintf("unterminated field at byte %d", i + 1),
 							  "A field is written %name%.");
 			if (end == tmpl + i + 1)
 				appendStringInfoChar(&buf, '%');

@@ -452,9 +452,9 @@ SubdocMax(SubdocCall *call, int i, const char *opname, SubdocSpec *s,
 	if (max->type == jbvNumeric)
 		s->max = numeric_int4_opt_error(max->val.numeric, &error);
 	if (max->type != jbvNumeric || error || s->max <= 0 ||
-		!DatumGetBool(DirectFunctionCall2(
-			numeric_eq, NumericGetDatum(max->val.numeric),
-			NumericGetDatum(int64_to_numeric(s->max)))))
+		!DatumGetBool(
+			DirectFunctionCall2(numeric_eq, NumericGetDatum(max->val.numeric),
+								NumericGetDatum(int64_to_numeric(s->max)))))
 		SubdocBadSpec(call, i, opname, ERRCODE_INVALID_PARAMETER_VALUE,
 					  "InvalidArgument",
 					  pstrdup("\"max\" must be a whole number from 1 to "
