@@ -901,12 +901,13 @@ COMMENT ON FUNCTION docmodel._mutate_in_apply(jsonb, jsonb, text) IS
 
 -------------------------------------------------------------------------------
 -- Issue 19 (points 3, 5, 6), imports, key renames and buckets: uuid_key
--- takes a delimiter, key_from_template, rename_key, bucket_append (the
+-- with a delimiter, key_from_template, rename_key, bucket_append (the
 -- setting docmodel.keep_stamps and mutate_in's "max" are in the library).
 -------------------------------------------------------------------------------
 
-DROP FUNCTION docmodel.uuid_key(text);
-CREATE FUNCTION docmodel.uuid_key(doc_type text, delimiter text DEFAULT '::') RETURNS text
+-- another delimiter: a second function (the one-argument form stays, so
+-- defaults and views using it survive the upgrade)
+CREATE FUNCTION docmodel.uuid_key(doc_type text, delimiter text) RETURNS text
     AS 'MODULE_PATHNAME', 'uuid_key'
     LANGUAGE C VOLATILE STRICT PARALLEL SAFE;
 COMMENT ON FUNCTION docmodel.uuid_key(text, text) IS

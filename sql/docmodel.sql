@@ -133,7 +133,15 @@ CREATE FUNCTION docmodel.key_is_valid(key text, delimiter text DEFAULT '::') RET
 COMMENT ON FUNCTION docmodel.key_is_valid(text, text) IS
 	'Whether the key and delimiter keep the key rules; never raises an error';
 
-CREATE FUNCTION docmodel.uuid_key(doc_type text, delimiter text DEFAULT '::') RETURNS text
+CREATE FUNCTION docmodel.uuid_key(doc_type text) RETURNS text
+	AS 'MODULE_PATHNAME', 'uuid_key'
+	LANGUAGE C VOLATILE STRICT PARALLEL SAFE;
+COMMENT ON FUNCTION docmodel.uuid_key(text) IS
+	'New key doc_type::<32 hex digits of a UUIDv7>; keys made by one session sort in creation order';
+
+-- 0.2.0: another delimiter (a second function, so that defaults and views
+-- using the one-argument form survive the upgrade)
+CREATE FUNCTION docmodel.uuid_key(doc_type text, delimiter text) RETURNS text
     AS 'MODULE_PATHNAME', 'uuid_key'
     LANGUAGE C VOLATILE STRICT PARALLEL SAFE;
 COMMENT ON FUNCTION docmodel.uuid_key(text, text) IS

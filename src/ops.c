@@ -109,6 +109,7 @@ rename_key(PG_FUNCTION_ARGS)
 	char *from_s;
 	char *to_s;
 	DocmodelCollection cfg;
+	DocmodelRenameState save = DocmodelRename;
 	Datum values[4];
 	char nulls[4] = {' ', ' ', ' ', ' '};
 	int64 cas;
@@ -157,7 +158,7 @@ rename_key(PG_FUNCTION_ARGS)
 	}
 	PG_FINALLY();
 	{
-		DocmodelRename.set = false;
+		DocmodelRename = save;
 	}
 	PG_END_TRY();
 	PG_RETURN_INT64(cas);
