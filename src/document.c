@@ -928,14 +928,15 @@ StampWrite(TriggerWrite *w)
 /*
  * The decision of docmodel.keep_stamps for one collection, one role and one
  * statement: made once (the owner check reads the catalog), kept while the
- * same statement of the same transaction writes the same collection.
+ * same command of the same transaction writes the same collection as the
+ * same role (an ALTER TABLE ... OWNER TO in between is another command).
  */
 static struct
 {
 	Oid relid;
 	Oid user;
 	LocalTransactionId lxid;
-	TimestampTz stmt;
+	CommandId cid;
 	bool allowed;
 } KeepStampsCheck;
 
@@ -944,16 +945,16 @@ static void
 RequireKeepStamps(TriggerWrite *w)
 {
 	Oid user = GetUserId();
-	TimestampTz stmt = GetCurrentStatementStartTimestamp();
+	CommandId cid = GetCurrentCommandId(false);
 
 	if (KeepStampsCheck.relid != w->cfg.relid || KeepStampsCheck.user != user ||
-		KeepStampsCheck.lxid != MyProc->lxid || KeepStampsCheck.stmt != stmt)
+		KeepStampsCheck.lxid != MyProc->lxid || KeepStampsCheck.cid != cid)
 	{
 		KeepStampsCheck.relid = InvalidOid;
 		KeepStampsCheck.allowed = pg_class_ownercheck(w->cfg.relid, user);
 		KeepStampsCheck.user = user;
 		KeepStampsCheck.lxid = MyProc->lxid;
-		KeepStampsCheck.stmt = stmt;
+		KeepStampsCheck.cid = cid;
 		KeepStampsCheck.relid = w->cfg.relid;
 	}
 	if (!KeepStampsCheck.allowed)

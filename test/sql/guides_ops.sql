@@ -57,6 +57,33 @@ SELECT pg_temp.try($$INSERT INTO users (id, doc, cas) VALUES ('user::124', '{"_v
 SELECT pg_temp.try($$INSERT INTO users (id, doc, cas) VALUES ('user::124', '{"_ver": 12}', 0)$$);
 SELECT doc->'_ver' AS ver FROM users WHERE id = 'user::124';
 
+\echo == keep_stamps in the meta and plain styles
+SELECT docmodel.create_collection('meta_users', meta_style => 'meta') IS NOT NULL AS created;
+INSERT INTO meta_users (id, doc, cas) VALUES ('user::1', '{"meta": {"ver": 4, "created": 1544759124000, "source": "cb"}, "name": "Ann"}', 0);
+SELECT doc->'meta'->'ver' AS ver, doc->'meta'->'created' AS created, doc->'meta'->>'source' AS source FROM meta_users;
+SELECT docmodel.create_collection('tracks', meta_style => 'plain') IS NOT NULL AS created;
+-- a track whose own "ver" is its version text cannot keep it as the document version
+SELECT pg_temp.try($$INSERT INTO tracks (id, doc, cas) VALUES ('track::1', '{"ver": "1.0", "title": "Song"}', 0)$$);
+INSERT INTO tracks (id, doc, cas) VALUES ('track::2', '{"ver": 3, "created": 1544759124000, "title": "Song"}', 0);
+SELECT doc->'ver' AS ver, doc->'created' AS created FROM tracks;
+-- the decision is per statement: within one transaction, an owner that
+-- gives the collection away cannot keep stamps in its next statement
+CREATE ROLE guides_owner2;
+GRANT CREATE ON SCHEMA public TO guides_owner2;
+SET ROLE guides_owner2;
+SELECT docmodel.create_collection('handed') IS NOT NULL AS created;
+RESET ROLE;
+BEGIN;
+SET LOCAL ROLE guides_owner2;
+SELECT pg_temp.try($$INSERT INTO handed (id, doc, cas) VALUES ('user::1', '{"_ver": 3}', 0)$$);
+RESET ROLE;
+ALTER TABLE handed OWNER TO CURRENT_USER;
+GRANT SELECT, INSERT ON handed TO guides_owner2;
+SET LOCAL ROLE guides_owner2;
+SELECT pg_temp.try($$INSERT INTO handed (id, doc, cas) VALUES ('user::2', '{"_ver": 3}', 0)$$);
+ROLLBACK;
+REVOKE CREATE ON SCHEMA public FROM guides_owner2;
+
 \echo == keep_stamps is for the owner and superusers: others get 42501, checked once per statement
 CREATE ROLE guides_writer;
 GRANT SELECT, INSERT, UPDATE, DELETE ON users TO guides_writer;
@@ -237,5 +264,5 @@ GRANT SELECT ON comments TO guides_reader;
 SET ROLE guides_reader;
 SELECT pg_temp.try($$SELECT docmodel.bucket_append('comments', 'post::1::comments', '{}')$$);
 RESET ROLE;
-DROP OWNED BY guides_reader, guides_writer, guides_owner;
-DROP ROLE guides_reader, guides_writer, guides_owner;
+DROP OWNED BY guides_reader, guides_writer, guides_owner, guides_owner2;
+DROP ROLE guides_reader, guides_writer, guides_owner, guides_owner2;
