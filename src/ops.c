@@ -12,7 +12,7 @@
  * while rename_key's statement runs; BucketHints, a hash in
  * TopMemoryContext from (collection, prefix) to the bucket number this
  * backend last wrote, a hint only (a stale one costs a step, never an
- * item).
+ * item), dropped whole when it reaches BUCKET_HINTS_MAX entries.
  *
  *-------------------------------------------------------------------------
  */
@@ -226,6 +226,9 @@ typedef struct BucketHint
 
 static HTAB *BucketHints = NULL;
 
+/* At most this many hints per backend (about 1 MB). */
+#define BUCKET_HINTS_MAX 4096
+
 /* Return the hint entry of (relid, prefix), creating it with n = 0. */
 static BucketHint *
 BucketHintOf(Oid relid, const char *prefix)
@@ -234,6 +237,13 @@ BucketHintOf(Oid relid, const char *prefix)
 	BucketHint *hint;
 	bool found;
 
+	/* a hint per prefix a session ever wrote: start afresh past a bound */
+	if (BucketHints != NULL &&
+		hash_get_num_entries(BucketHints) >= BUCKET_HINTS_MAX)
+	{
+		hash_destroy(BucketHints);
+		BucketHints = NULL;
+	}
 	if (BucketHints == NULL)
 	{
 		HASHCTL ctl;
@@ -273,6 +283,41 @@ BucketLast(Oid relid, const char *prefix, const DocmodelCollection *cfg)
 		return 0;
 	d = SPI_getbinval(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 1, &isnull);
 	return isnull ? 0 : DatumGetInt64(d);
+}
+
+/*
+ * Append to bucket key (values: the append statement's); false when it is
+ * absent, expired or full. A bucket whose "items" is not an array raises
+ * 22023 naming it.
+ */
+static bool
+BucketTryAppend(Oid relid, const char *key, Datum *values)
+{
+	MemoryContext cxt = CurrentMemoryContext;
+	uint64 n = 0;
+
+	PG_TRY();
+	{
+		n = DocmodelKvExec(relid, &BucketAppendSql, values, NULL, NULL);
+	}
+	PG_CATCH();
+	{
+		ErrorData *e;
+
+		MemoryContextSwitchTo(cxt);
+		e = CopyErrorData();
+		if (e->sqlerrcode != ERRCODE_INVALID_PARAMETER_VALUE)
+			PG_RE_THROW();
+		FlushErrorState();
+		ereport(ERROR, (errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+						errmsg("document \"%s\" is not a bucket", key),
+						errdetail("Its member \"items\" is not an array (%s).",
+								  e->message),
+						errhint("A bucket is {\"items\": [...]}; give "
+								"bucket_append another prefix.")));
+	}
+	PG_END_TRY();
+	return n > 0;
 }
 
 /*
@@ -321,7 +366,7 @@ bucket_append(PG_FUNCTION_ARGS)
 		values[0] = CStringGetTextDatum(key);
 		values[1] = PG_GETARG_DATUM(2);
 		values[2] = Int32GetDatum(size);
-		if (DocmodelKvExec(relid, &BucketAppendSql, values, NULL, NULL) > 0 ||
+		if (BucketTryAppend(relid, key, values) ||
 			(!retried &&
 			 DocmodelKvExec(relid, &BucketOpenSql, values, NULL, NULL) > 0))
 			break;

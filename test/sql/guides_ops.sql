@@ -258,6 +258,12 @@ SELECT pg_temp.try($$SELECT docmodel.bucket_append('comments', 'post::1::comment
 SELECT pg_temp.try($$SELECT docmodel.bucket_append('comments', 'post::', '{}')$$);
 SELECT pg_temp.try($$SELECT docmodel.bucket_append('comments', 'post::1', NULL)$$);
 SELECT pg_temp.try($$SELECT docmodel.bucket_append('comments', 'post::1', '{}', NULL)$$);
+-- a bucket whose items is not an array (written by hand) is refused
+INSERT INTO comments (id, doc, cas) VALUES ('post::9::comments::1', '{"items": 5}', 0);
+SELECT pg_temp.try($$SELECT docmodel.bucket_append('comments', 'post::9::comments', '{}')$$);
+-- a locked bucket is refused as any write
+CREATE TEMP TABLE held_bucket AS SELECT cas FROM docmodel.get_and_lock('comments', 'post::2::comments::2', 10);
+SELECT regexp_replace(pg_temp.try($$SELECT docmodel.bucket_append('comments', 'post::2::comments', '"d"', 2)$$), 'ends in .*', 'ends in ...)');
 -- privileges: INSERT and UPDATE on the collection
 CREATE ROLE guides_reader;
 GRANT SELECT ON comments TO guides_reader;
