@@ -23,12 +23,14 @@
  *	  stored, e.g. touch, only gets a new cas and returns); size and object
  *	  checks (CheckBody); the type checks (CheckType); the stamp (StampWrite:
  *	  ver, created, who, cas, and the revisions floor of a new document);
+ *	  the stamps the body carries and the write keeps (CarryStamps:
+ *	  docmodel.keep_stamps, the owner's; or the new key of rename_key);
  *	  then the marker "schema version: see migrate.c", where migrations may
  *	  replace `body` (a migrated Jsonb) and set stamp.schema; then the
  *	  assembly; then the no-op update (BodyChanged: only restamped fields
- *	  differ, the stored document stays); then the marker "revisions: see
- *	  revision.c", where the new document (result), stamp.old_doc and
- *	  stamp.ver are known.
+ *	  differ, the stored document stays); a kept _ver going back is refused
+ *	  (CheckKeptVer); then the marker "revisions: see revision.c", where
+ *	  the new document (result), stamp.old_doc and stamp.ver are known.
  *	- The names and place of the management fields come from fields.h
  *	  (DocmodelFieldSetFor(cfg->meta_style)); the trigger, the assembly and
  *	  migrations read them there.
