@@ -7,9 +7,12 @@
  *	  unit, and sets a new cas. The new document is built once, in
  *	  DocmodelAssembleDocument().
  *
- * No shared state of its own: the configuration comes from collection.c's
- * cache (copied to the stack, since detoasting may process invalidations).
- * Per row there is no catalog access, no SPI and no parsing of SQL.
+ * No shared state between backends: the configuration comes from
+ * collection.c's cache (copied to the stack, since detoasting may process
+ * invalidations). Backend-local: KeepStampsCheck, the last owner decision
+ * of docmodel.keep_stamps (per collection, role and command), and
+ * DocmodelRename, the key move rename_key (ops.c) is making. Per row there
+ * is no catalog access, no SPI and no parsing of SQL.
  *
  *-------------------------------------------------------------------------
  */
