@@ -898,3 +898,48 @@ CREATE FUNCTION docmodel._mutate_in_apply(doc jsonb, specs jsonb, key text)
     AS 'MODULE_PATHNAME', 'subdoc_mutate_in_apply';
 COMMENT ON FUNCTION docmodel._mutate_in_apply(jsonb, jsonb, text) IS
     'internal: doc (NULL: {}) migrated, with the mutate_in specs applied (the new doc of mutate_in''s statement)';
+
+-------------------------------------------------------------------------------
+-- Issue 19 (points 3, 5, 6), imports, key renames and buckets: uuid_key
+-- with a delimiter, key_from_template, rename_key, bucket_append (the
+-- setting docmodel.keep_stamps and mutate_in's "max" are in the library).
+-------------------------------------------------------------------------------
+
+-- another delimiter: a second function (the one-argument form stays, so
+-- defaults and views using it survive the upgrade)
+CREATE FUNCTION docmodel.uuid_key(doc_type text, delimiter text) RETURNS text
+    AS 'MODULE_PATHNAME', 'uuid_key'
+    LANGUAGE C VOLATILE STRICT PARALLEL SAFE;
+COMMENT ON FUNCTION docmodel.uuid_key(text, text) IS
+    'New key doc_type<delimiter><32 hex digits of a UUIDv7>; keys made by one session sort in creation order';
+
+CREATE FUNCTION docmodel.key_from_template(doc jsonb, template text) RETURNS text
+    AS 'MODULE_PATHNAME', 'key_from_template'
+    LANGUAGE C VOLATILE STRICT PARALLEL RESTRICTED;
+COMMENT ON FUNCTION docmodel.key_from_template(jsonb, text) IS
+    'The key cbimport''s --generate-key template makes of doc: %field%, %a.b%, #UUID#, #MONO_INCR# (from 1 within the statement), %% a literal %';
+
+-- The guides' operations (src/ops.c): rename_key and bucket_append. Both
+-- run as the caller: rename_key needs INSERT and DELETE on the collection
+-- (and SELECT, UPDATE for its statement), bucket_append INSERT and UPDATE
+-- (and SELECT).
+CREATE FUNCTION docmodel.rename_key(coll regclass, old_key text, new_key text,
+    cas bigint DEFAULT NULL) RETURNS bigint
+    LANGUAGE c VOLATILE PARALLEL UNSAFE
+    AS 'MODULE_PATHNAME', 'rename_key';
+COMMENT ON FUNCTION docmodel.rename_key(regclass, text, text, bigint) IS
+    'move a document to a new key in one step: _ver continues, _created kept, history carried (the old key''s ends with op rename); returns the new cas';
+
+CREATE FUNCTION docmodel._key_exists_error(coll regclass, key text)
+    RETURNS bigint
+    LANGUAGE c VOLATILE PARALLEL UNSAFE
+    AS 'MODULE_PATHNAME', 'key_exists_error';
+COMMENT ON FUNCTION docmodel._key_exists_error(regclass, text) IS
+    'internal: raise DocumentExists (23505) for key (rename_key''s statement)';
+
+CREATE FUNCTION docmodel.bucket_append(coll regclass, prefix text, value jsonb,
+    size integer DEFAULT 100) RETURNS text
+    LANGUAGE c VOLATILE PARALLEL UNSAFE
+    AS 'MODULE_PATHNAME', 'bucket_append';
+COMMENT ON FUNCTION docmodel.bucket_append(regclass, text, jsonb, integer) IS
+    'append value to the items of the current bucket document <prefix>::<n>, opening <prefix>::<n+1> when it holds size items; returns the key written';

@@ -23,12 +23,14 @@
  *	  stored, e.g. touch, only gets a new cas and returns); size and object
  *	  checks (CheckBody); the type checks (CheckType); the stamp (StampWrite:
  *	  ver, created, who, cas, and the revisions floor of a new document);
+ *	  the stamps the body carries and the write keeps (CarryStamps:
+ *	  docmodel.keep_stamps, the owner's; or the new key of rename_key);
  *	  then the marker "schema version: see migrate.c", where migrations may
  *	  replace `body` (a migrated Jsonb) and set stamp.schema; then the
  *	  assembly; then the no-op update (BodyChanged: only restamped fields
- *	  differ, the stored document stays); then the marker "revisions: see
- *	  revision.c", where the new document (result), stamp.old_doc and
- *	  stamp.ver are known.
+ *	  differ, the stored document stays); a kept _ver going back is refused
+ *	  (CheckKeptVer); then the marker "revisions: see revision.c", where
+ *	  the new document (result), stamp.old_doc and stamp.ver are known.
  *	- The names and place of the management fields come from fields.h
  *	  (DocmodelFieldSetFor(cfg->meta_style)); the trigger, the assembly and
  *	  migrations read them there.
@@ -95,7 +97,9 @@ typedef struct DocmodelCollection
  * it. ver: the _ver to write. created/created_by: on update the stored
  * values (NULL when the stored document lacks them). now/who: the time and
  * writer stamped. old_doc: the stored document on update, else NULL. cas:
- * the new cas (already chosen when the hooks run).
+ * the new cas (already chosen when the hooks run). kept: per field kind,
+ * the value the body carries that the write keeps instead of stamping
+ * (docmodel.keep_stamps, rename_key; NULL: stamp as usual).
  */
 typedef struct DocmodelStamp
 {
@@ -113,7 +117,28 @@ typedef struct DocmodelStamp
 	const char *who;
 	Jsonb *old_doc;
 	int64 cas;
+	JsonbValue *kept[DOC_NFIELDS];
 } DocmodelStamp;
+
+/*
+ * The key move rename_key (ops.c) is making, while its one statement runs
+ * (set and cleared around it, also on error): the collection trigger
+ * stamps the new key's document as the old one continued (_ver + 1,
+ * _created and _createdBy kept), and the history event of the old key's
+ * delete files op 'rename' and carries the key's revisions to the new key
+ * (revision.c). set is false otherwise.
+ */
+typedef struct DocmodelRenameState
+{
+	bool set;
+	Oid relid; /* the collection */
+	const char *from;
+	int from_len;
+	const char *to;
+	int to_len;
+} DocmodelRenameState;
+
+extern DocmodelRenameState DocmodelRename;
 
 /* A collection's columns (the layout collection.c checks), by number. */
 #define DOCMODEL_COLL_ATT_ID 1

@@ -27,6 +27,9 @@ PG_MODULE_MAGIC;
 /* docmodel.actor: who writes, stamped as _createdBy/_modifiedBy. */
 char *docmodel_actor = NULL;
 
+/* docmodel.keep_stamps: writes keep the management fields they carry. */
+bool docmodel_keep_stamps = false;
+
 void _PG_init(void);
 
 /* Every cache that drops entries on a relcache invalidation. */
@@ -106,5 +109,12 @@ _PG_init(void)
 		"When empty, session_user is stamped.", &docmodel_actor, "",
 		PGC_USERSET, 0, NULL, NULL, NULL);
 
+	DefineCustomBoolVariable(
+		"docmodel.keep_stamps",
+		"Keep the management fields a written document carries.",
+		"For loading exported documents: _ver, _created, _modified and their "
+		"writers are kept as written, only missing ones are stamped. Only the "
+		"collection's owner and superusers may write with it on.",
+		&docmodel_keep_stamps, false, PGC_USERSET, 0, NULL, NULL, NULL);
 	MarkGUCPrefixReserved("docmodel");
 }

@@ -18,6 +18,7 @@
 
 /* Settings (docmodel.c). */
 extern char *docmodel_actor;
+extern bool docmodel_keep_stamps;
 
 /*
  * Cache invalidation subscribers, called by the one dispatcher per kind of

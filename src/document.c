@@ -7,9 +7,12 @@
  *	  unit, and sets a new cas. The new document is built once, in
  *	  DocmodelAssembleDocument().
  *
- * No shared state of its own: the configuration comes from collection.c's
- * cache (copied to the stack, since detoasting may process invalidations).
- * Per row there is no catalog access, no SPI and no parsing of SQL.
+ * No shared state between backends: the configuration comes from
+ * collection.c's cache (copied to the stack, since detoasting may process
+ * invalidations). Backend-local: KeepStampsCheck, the last owner decision
+ * of docmodel.keep_stamps (per collection, role and command), and
+ * DocmodelRename, the key move rename_key (ops.c) is making. Per row there
+ * is no catalog access, no SPI and no parsing of SQL.
  *
  *-------------------------------------------------------------------------
  */
@@ -29,6 +32,10 @@
 #include "utils/rel.h"
 #include "utils/timestamp.h"
 #include "access/xact.h"
+#include "miscadmin.h"
+#include "storage/proc.h"
+#include "utils/acl.h"
+#include "utils/lsyscache.h"
 
 #include "collection.h"
 #include "fields.h"
@@ -40,6 +47,8 @@
 #include "revision.h"
 
 PG_FUNCTION_INFO_V1(collection_trigger);
+
+DocmodelRenameState DocmodelRename;
 
 /*
  * Advance it to the next pair whose key is not skipkey or, without
@@ -414,6 +423,12 @@ ManagedPairs(const DocFieldSet *fs, DocmodelStamp *st, JsonbValue *timeval,
 		DocFieldKind kind = fs->order[i];
 		const DocFieldName *name = &fs->field[kind];
 
+		if (kind != DOC_NFIELDS && kind != DOC_FIELD_VER &&
+			st->kept[kind] != NULL)
+		{
+			PairFromValue(&m[k++], name, st->kept[kind]);
+			continue;
+		}
 		switch (kind)
 		{
 			case DOC_FIELD_VER:
@@ -656,6 +671,7 @@ typedef struct TriggerWrite
 	int key_len;
 	int64 old_cas; /* the stored cas, 0 when none */
 	Datum olddocd; /* the stored document, on an update of a live one */
+	int32 min_ver; /* with a kept _ver: the version the write would get */
 	DocmodelStamp st;
 } TriggerWrite;
 
@@ -913,6 +929,140 @@ StampWrite(TriggerWrite *w)
 }
 
 /*
+ * The decision of docmodel.keep_stamps for one collection, one role and one
+ * statement: made once (the owner check reads the catalog), kept while the
+ * same command of the same transaction writes the same collection as the
+ * same role (an ALTER TABLE ... OWNER TO in between is another command).
+ */
+static struct
+{
+	Oid relid;
+	Oid user;
+	LocalTransactionId lxid;
+	CommandId cid;
+	bool allowed;
+} KeepStampsCheck;
+
+/* Raise 42501 unless the current user owns collection w (or is superuser). */
+static void
+RequireKeepStamps(TriggerWrite *w)
+{
+	Oid user = GetUserId();
+	CommandId cid = GetCurrentCommandId(false);
+
+	if (KeepStampsCheck.relid != w->cfg.relid || KeepStampsCheck.user != user ||
+		KeepStampsCheck.lxid != MyProc->lxid || KeepStampsCheck.cid != cid)
+	{
+		KeepStampsCheck.relid = InvalidOid;
+		KeepStampsCheck.allowed = pg_class_ownercheck(w->cfg.relid, user);
+		KeepStampsCheck.user = user;
+		KeepStampsCheck.lxid = MyProc->lxid;
+		KeepStampsCheck.cid = cid;
+		KeepStampsCheck.relid = w->cfg.relid;
+	}
+	if (!KeepStampsCheck.allowed)
+		ereport(ERROR,
+				(errcode(ERRCODE_INSUFFICIENT_PRIVILEGE),
+				 errmsg("permission denied to keep the stamps of document "
+						"\"%.*s\"",
+						w->key_len, w->key),
+				 errdetail("docmodel.keep_stamps is on; only the owner of "
+						   "collection \"%s\" and superusers may write "
+						   "documents that keep their own management fields.",
+						   RelationGetRelationName(w->rel)),
+				 errhint("SET docmodel.keep_stamps = off to have the fields "
+						 "stamped.")));
+}
+
+/*
+ * The stamps a write keeps from its body instead of stamping them: with
+ * docmodel.keep_stamps, every management field the body carries (_ver,
+ * _created, _createdBy, _modified, _modifiedBy; _type and _schema are
+ * kept as written anyway); for the new key of rename_key, the old
+ * document's _created and _createdBy, and its _ver + 1. Sets st.kept and
+ * st.ver (w->min_ver: the version the write would have had, which a kept
+ * _ver may not go below).
+ */
+static void
+CarryStamps(TriggerWrite *w, Jsonb *body)
+{
+	static const DocFieldKind kinds[] = {
+		DOC_FIELD_CREATED, DOC_FIELD_CREATED_BY, DOC_FIELD_MODIFIED,
+		DOC_FIELD_MODIFIED_BY};
+	DocmodelStamp *st = &w->st;
+	bool rename = DocmodelRename.set && st->is_insert &&
+				  DocmodelRename.relid == w->cfg.relid &&
+				  DocmodelRename.to_len == w->key_len &&
+				  memcmp(DocmodelRename.to, w->key, w->key_len) == 0;
+	JsonbContainer *mc;
+	JsonbValue *v;
+	int i;
+
+	w->min_ver = 0;
+	if (!rename && !docmodel_keep_stamps)
+		return;
+	if (!rename)
+		RequireKeepStamps(w);
+	mc = DocmodelFieldContainer(w->fs, &body->root);
+	if (mc == NULL)
+		return;
+	for (i = 0; i < lengthof(kinds); i++)
+		if (!rename || kinds[i] == DOC_FIELD_CREATED ||
+			kinds[i] == DOC_FIELD_CREATED_BY)
+			st->kept[kinds[i]] = DocmodelFieldValue(w->fs, mc, kinds[i]);
+	v = DocmodelFieldValue(w->fs, mc, DOC_FIELD_VER);
+	if (v == NULL)
+		return;
+	if (rename)
+	{
+		st->ver = NextVer(v, 0, w->key, w->key_len);
+		return;
+	}
+	w->min_ver = st->ver;
+	if (v->type == jbvNumeric)
+	{
+		bool error = false;
+
+		st->ver = numeric_int4_opt_error(v->val.numeric, &error);
+		if (!error && st->ver >= 1 &&
+			DatumGetBool(DirectFunctionCall2(
+				numeric_eq, NumericGetDatum(v->val.numeric),
+				NumericGetDatum(int64_to_numeric(st->ver)))))
+			return;
+	}
+	ereport(ERROR,
+			(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+			 errmsg("cannot keep %s of document \"%.*s\"",
+					w->fs->field[DOC_FIELD_VER].name, w->key_len, w->key),
+			 errdetail("docmodel.keep_stamps keeps a version that is a whole "
+					   "number from 1 to %d; this one is %s.",
+					   PG_INT32_MAX, JsonTreeTypeName(v)),
+			 errhint("Remove the field, or give the collection other field "
+					 "names, to have it stamped.")));
+}
+
+/*
+ * Raise 22023 when the _ver a write keeps is below the one it would have
+ * had (the stored _ver + 1, or the version after the key's history): it
+ * would go back in the document's history.
+ */
+static void
+CheckKeptVer(TriggerWrite *w)
+{
+	if (w->min_ver > 0 && w->st.ver < w->min_ver)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("cannot keep version %d of document \"%.*s\"",
+						w->st.ver, w->key_len, w->key),
+				 errdetail("The key is at version %d: a kept %s must be at "
+						   "least %d.",
+						   w->min_ver - 1, w->fs->field[DOC_FIELD_VER].name,
+						   w->min_ver),
+				 errhint("docmodel.keep_stamps is for loading documents; "
+						 "turn it off for ordinary writes.")));
+}
+
+/*
  * Check how the trigger was called and that it fires on its own collection
  * (or a shard of it), which has the layout the code below and revision.c
  * read by column number: before anything is read or written, for every
@@ -986,6 +1136,7 @@ collection_trigger(PG_FUNCTION_ARGS)
 	body = CheckBody(&w, docd);
 	CheckType(&w, body);
 	StampWrite(&w);
+	CarryStamps(&w, body);
 
 	/* schema version: see migrate.c (migrate on write, stamp _schema) */
 	body =
@@ -1005,6 +1156,7 @@ collection_trigger(PG_FUNCTION_ARGS)
 	if (!w.st.is_insert && JB_ROOT_IS_OBJECT(w.st.old_doc) &&
 		!BodyChanged(w.fs, w.st.old_doc, result))
 		return StoreRow(&w, w.olddocd);
+	CheckKeptVer(&w);
 
 	/* revisions: see revision.c */
 

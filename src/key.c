@@ -36,6 +36,11 @@
 #include "utils/fmgrprotos.h"
 #include "utils/lsyscache.h"
 #include "utils/uuid.h"
+#include "access/xact.h"
+#include "miscadmin.h"
+#include "storage/proc.h"
+#include "utils/jsonb.h"
+#include "utils/numeric.h"
 
 #include "docmodel.h"
 #include "key.h"
@@ -49,6 +54,7 @@ PG_FUNCTION_INFO_V1(key_parent);
 PG_FUNCTION_INFO_V1(key_is_valid);
 PG_FUNCTION_INFO_V1(uuid_key);
 PG_FUNCTION_INFO_V1(revision_key);
+PG_FUNCTION_INFO_V1(key_from_template);
 
 /* Room for a key being built: the limit plus the longest single append. */
 #define KEY_BUF_BYTES (DOCMODEL_MAX_KEY_BYTES + 64)
@@ -984,7 +990,10 @@ AscendingNanoseconds(void)
 	return ns;
 }
 
-/* uuid_key(doc_type): doc_type + "::" + 32 hex digits of a UUIDv7. */
+/*
+ * uuid_key(doc_type, delimiter DEFAULT '::'): doc_type + delimiter + 32 hex
+ * digits of a UUIDv7 (0.1.0's definition passes no delimiter).
+ */
 Datum
 uuid_key(PG_FUNCTION_ARGS)
 {
@@ -1002,6 +1011,14 @@ uuid_key(PG_FUNCTION_ARGS)
 	char *p;
 	int i;
 
+	if (PG_NARGS() > 1)
+	{
+		text *d = KEY_GETARG_TEXT_PP(1);
+
+		delim = VARDATA_ANY(d);
+		dlen = VARSIZE_ANY_EXHDR(d);
+		DocmodelCheckDelimiter(delim, dlen);
+	}
 	DocmodelCheckKey(t, tlen, delim, dlen, true);
 	len = tlen + dlen + 32;
 	if (len > DOCMODEL_MAX_KEY_BYTES)
@@ -1041,6 +1058,8 @@ uuid_key(PG_FUNCTION_ARGS)
 		*p++ = hexdigits[u[i] >> 4];
 		*p++ = hexdigits[u[i] & 0x0f];
 	}
+	/* the type must not merge with the delimiter ("a:" + ":") */
+	DocmodelCheckKey(VARDATA(result), len, delim, dlen, true);
 	PG_RETURN_TEXT_P(result);
 }
 
@@ -1087,4 +1106,158 @@ revision_key(PG_FUNCTION_ARGS)
 	SET_VARSIZE(result, VARHDRSZ + pos);
 	memcpy(VARDATA(result), buf, pos);
 	PG_RETURN_TEXT_P(result);
+}
+
+/*
+ * #MONO_INCR# of key_from_template: a counter from 1 within one statement
+ * of one transaction (cbimport's counts within one import).
+ */
+static struct
+{
+	LocalTransactionId lxid;
+	TimestampTz stmt;
+	int64 next;
+} MonoIncr;
+
+/* Raise 22023 for a key template that cannot be used. */
+static void
+TemplateError(const char *tmpl, const char *what, const char *detail)
+{
+	ereport(ERROR,
+			(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+			 errmsg("key template \"%s\": %s", tmpl, what),
+			 detail ? errdetail("%s", detail) : 0,
+			 errhint("Templates are cbimport's --generate-key: %%field%%, "
+					 "%%a.b%% (nested), #UUID#, #MONO_INCR#, and text; "
+					 "%%%% is a literal %%.")));
+}
+
+/* Append the text of field path (dots: nested members) of doc to buf. */
+static void
+TemplateField(StringInfo buf, Jsonb *doc, const char *tmpl, const char *path,
+			  int plen)
+{
+	JsonbContainer *c = &doc->root;
+	JsonbValue v;
+	JsonbValue *found = NULL;
+	int start = 0;
+	int i;
+
+	if (plen == 0)
+		TemplateError(tmpl, "empty field name \"%%\"",
+					  "Write %%%% for a literal %%.");
+	for (i = 0; i <= plen; i++)
+	{
+		if (i < plen && path[i] != '.')
+			continue;
+		found = NULL;
+		if (c != NULL && JsonContainerIsObject(c) && i > start)
+			found =
+				getKeyJsonValueFromContainer(c, path + start, i - start, &v);
+		if (found == NULL)
+			TemplateError(tmpl,
+						  psprintf("field \"%.*s\" is missing", plen, path),
+						  "The document has no such member.");
+		c = found->type == jbvBinary ? found->val.binary.data : NULL;
+		start = i + 1;
+	}
+	switch (found->type)
+	{
+		case jbvString:
+			appendBinaryStringInfo(buf, found->val.string.val,
+								   found->val.string.len);
+			break;
+		case jbvNumeric:
+			appendStringInfoString(
+				buf, DatumGetCString(DirectFunctionCall1(
+						 numeric_out, NumericGetDatum(found->val.numeric))));
+			break;
+		case jbvBool:
+			appendStringInfoString(buf, found->val.boolean ? "true" : "false");
+			break;
+		default:
+			TemplateError(
+				tmpl,
+				psprintf("field \"%.*s\" is not a string, number or boolean",
+						 plen, path),
+				found->type == jbvNull ? "It is null."
+									   : "It is an object or an array.");
+	}
+}
+
+/*
+ * key_from_template(doc, template): the key cbimport's --generate-key
+ * template makes of doc: %field% and %a.b% the member's value, #UUID# a
+ * random UUID, #MONO_INCR# a counter from 1 within the statement, %% a %,
+ * other text as it is.
+ */
+Datum
+key_from_template(PG_FUNCTION_ARGS)
+{
+	Jsonb *doc = PG_GETARG_JSONB_P(0);
+	char *tmpl = text_to_cstring(PG_GETARG_TEXT_PP(1));
+	int n = strlen(tmpl);
+	StringInfoData buf;
+	int i = 0;
+
+	if (!JB_ROOT_IS_OBJECT(doc))
+		TemplateError(tmpl, "the document is not a JSON object", NULL);
+	initStringInfo(&buf);
+	while (i < n)
+	{
+		if (tmpl[i] == '%')
+		{
+			const char *end = strchr(tmpl + i + 1, '%');
+
+			if (end == NULL)
+				TemplateError(tmpl,
+							  psprintf("unterminated field at byte %d", i + 1),
+							  "A field is written %name%.");
+			if (end == tmpl + i + 1)
+				appendStringInfoChar(&buf, '%');
+			else
+				TemplateField(&buf, doc, tmpl, tmpl + i + 1,
+							  end - (tmpl + i + 1));
+			i = end - tmpl + 1;
+		}
+		else if (strncmp(tmpl + i, "#UUID#", 6) == 0)
+		{
+			pg_uuid_t u;
+			char text[36];
+
+			if (!pg_strong_random(u.data, UUID_LEN))
+				ereport(ERROR, (errcode(ERRCODE_INTERNAL_ERROR),
+								errmsg("could not generate random values")));
+			u.data[6] = (u.data[6] & 0x0f) | 0x40; /* version 4 */
+			u.data[8] = (u.data[8] & 0x3f) | 0x80; /* variant 10 */
+			WriteUuid(text, &u);
+			appendBinaryStringInfo(&buf, text, 36);
+			i += 6;
+		}
+		else if (strncmp(tmpl + i, "#MONO_INCR#", 11) == 0)
+		{
+			TimestampTz stmt = GetCurrentStatementStartTimestamp();
+
+			if (MonoIncr.lxid != MyProc->lxid || MonoIncr.stmt != stmt)
+			{
+				MonoIncr.lxid = MyProc->lxid;
+				MonoIncr.stmt = stmt;
+				MonoIncr.next = 1;
+			}
+			appendStringInfo(&buf, INT64_FORMAT, MonoIncr.next++);
+			i += 11;
+		}
+		else
+			appendStringInfoChar(&buf, tmpl[i++]);
+	}
+	if (buf.len == 0)
+		TemplateError(tmpl, "the key is empty", NULL);
+	if (buf.len > DOCMODEL_MAX_KEY_BYTES)
+		ereport(ERROR,
+				(errcode(ERRCODE_STRING_DATA_RIGHT_TRUNCATION),
+				 errmsg("key is too long"),
+				 errdetail("Key template \"%s\" made a key of %d bytes; the "
+						   "limit is %d.",
+						   tmpl, buf.len, DOCMODEL_MAX_KEY_BYTES)));
+	PG_RETURN_TEXT_P(cstring_to_text_with_len(buf.data, buf.len));
 }

@@ -1475,3 +1475,28 @@ DocmodelKvWriteWith(FunctionCallInfo fcinfo, const DocmodelKvSql *update,
 	SPI_finish();
 	return cas;
 }
+
+/*
+ * Run another module's statement on collection relid through the plan
+ * cache (SPI connected by the caller); see kv.h.
+ */
+uint64
+DocmodelKvExec(Oid relid, const DocmodelKvSql *stmt, Datum *values,
+			   const char *nulls, int64 *cas)
+{
+	KvRel *entry = KvLookup(relid, RowExclusiveLock);
+
+	KvExt[stmt->slot] = stmt;
+	KvExec(entry, KV_NSTMTS + stmt->slot, values, nulls, false, 0);
+	if (cas != NULL && SPI_processed > 0)
+		*cas = KvResultCas();
+	return SPI_processed;
+}
+
+/* Raise DocumentExists for another module's call; see kv.h. */
+void
+DocmodelKvExists(Oid relid, const char *key)
+{
+	KvExists(relid, key);
+	pg_unreachable();
+}

@@ -29,7 +29,7 @@ typedef struct DocmodelKvSql
 	Oid argtypes[6];
 } DocmodelKvSql;
 
-#define DOCMODEL_KV_EXT_STMTS 2
+#define DOCMODEL_KV_EXT_STMTS 6
 
 /* get(): the live document key of collection relid, migrated; or NULL. */
 extern Jsonb *DocmodelKvGet(Oid relid, Datum key);
@@ -61,6 +61,18 @@ extern int64 DocmodelKvWriteWith(FunctionCallInfo fcinfo,
 								 const DocmodelKvSql *insert, Datum *values,
 								 const char *nulls, const char *key,
 								 int cas_arg);
+
+/*
+ * Run stmt on collection relid (locked first, as every KV call does) with
+ * SPI connected by the caller; return the rows it processed, and in *cas
+ * (when given and a row came back) the first column of the first row.
+ */
+extern uint64 DocmodelKvExec(Oid relid, const DocmodelKvSql *stmt,
+							 Datum *values, const char *nulls, int64 *cas);
+
+/* Raise 23505 DocumentExists: key is live in collection relid. */
+extern void DocmodelKvExists(Oid relid, const char *key)
+	pg_attribute_noreturn();
 
 /* Raise 22023 "<name> must not be null" when argument argno is NULL. */
 extern void DocmodelKvRequire(FunctionCallInfo fcinfo, int argno,

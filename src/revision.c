@@ -336,6 +336,51 @@ HistoryPrune(HistoryWriter *w, Datum id, int32 upto, HeapTuple newtup)
 }
 
 /*
+ * Insert a revision row (values, nulls: every column of the history table)
+ * through the executor: added columns get their defaults when defaults is
+ * true, NOT NULL and CHECK constraints and every index are checked.
+ */
+static void
+HistoryInsertSlow(HistoryWriter *w, Datum *values, bool *nulls, bool defaults)
+{
+	TupleDesc desc = RelationGetDescr(w->rel);
+	TupleTableSlot *slot = w->slot;
+	List *recheck;
+	ExprContext *econtext = GetPerTupleExprContext(w->estate);
+	int i;
+
+	for (i = REV_ATT_DOC; defaults && i < desc->natts; i++)
+		if (w->defaults[i] != NULL)
+			values[i] =
+				ExecEvalExprSwitchContext(w->defaults[i], econtext, &nulls[i]);
+	ExecClearTuple(slot);
+	memcpy(slot->tts_values, values, sizeof(Datum) * desc->natts);
+	memcpy(slot->tts_isnull, nulls, sizeof(bool) * desc->natts);
+	ExecStoreVirtualTuple(slot);
+	if (w->constrained && desc->constr->has_generated_stored)
+		ExecComputeStoredGenerated(w->rri, w->estate, slot, CMD_INSERT);
+	/* NOT NULL and CHECK, with their own errors (23502, 23514). */
+	if (desc->constr != NULL)
+		ExecConstraints(w->rri, slot, w->estate);
+	table_tuple_insert(w->rel, slot, GetCurrentCommandId(true), 0, NULL);
+	recheck =
+		ExecInsertIndexTuples(w->rri, slot, w->estate, false, false, NULL, NIL);
+	/* A deferrable unique index is checked now: no trigger rechecks it. */
+	if (recheck != NIL)
+		ereport(ERROR,
+				(errcode(ERRCODE_UNIQUE_VIOLATION),
+				 errmsg("duplicate key value violates unique constraint "
+						"\"%s\"",
+						get_rel_name(linitial_oid(recheck))),
+				 errdetail("Revision %d of document \"%s\" conflicts with "
+						   "a row of \"%s\".",
+						   DatumGetInt32(values[REV_ATT_VER - 1]),
+						   TextDatumGetCString(values[REV_ATT_ID - 1]),
+						   RelationGetRelationName(w->rel))));
+	ResetPerTupleExprContext(w->estate);
+}
+
+/*
  * Write revision ver of key id (op, body doc), then prune to keep. On the
  * fast path the revision that falls out of the window is overwritten in
  * place by the new one.
@@ -374,41 +419,64 @@ HistoryWrite(HistoryWriter *w, Datum id, int32 ver, const char *op, Datum doc)
 	}
 	else
 	{
-		TupleTableSlot *slot = w->slot;
-		List *recheck;
-		ExprContext *econtext = GetPerTupleExprContext(w->estate);
-
-		for (i = REV_ATT_DOC; i < desc->natts; i++)
-			if (w->defaults[i] != NULL)
-				values[i] = ExecEvalExprSwitchContext(w->defaults[i], econtext,
-													  &nulls[i]);
-		ExecClearTuple(slot);
-		memcpy(slot->tts_values, values, sizeof(Datum) * desc->natts);
-		memcpy(slot->tts_isnull, nulls, sizeof(bool) * desc->natts);
-		ExecStoreVirtualTuple(slot);
-		if (w->constrained && desc->constr->has_generated_stored)
-			ExecComputeStoredGenerated(w->rri, w->estate, slot, CMD_INSERT);
-		/* NOT NULL and CHECK, with their own errors (23502, 23514). */
-		if (desc->constr != NULL)
-			ExecConstraints(w->rri, slot, w->estate);
-		table_tuple_insert(w->rel, slot, GetCurrentCommandId(true), 0, NULL);
-		recheck = ExecInsertIndexTuples(w->rri, slot, w->estate, false, false,
-										NULL, NIL);
-		/* A deferrable unique index is checked now: no trigger rechecks it. */
-		if (recheck != NIL)
-			ereport(ERROR,
-					(errcode(ERRCODE_UNIQUE_VIOLATION),
-					 errmsg("duplicate key value violates unique constraint "
-							"\"%s\"",
-							get_rel_name(linitial_oid(recheck))),
-					 errdetail("Revision %d of document \"%s\" conflicts with "
-							   "a row of \"%s\".",
-							   ver, TextDatumGetCString(id),
-							   RelationGetRelationName(w->rel))));
-		ResetPerTupleExprContext(w->estate);
+		HistoryInsertSlow(w, values, nulls, true);
 		if (ver > w->keep)
 			(void) HistoryPrune(w, id, ver - w->keep, NULL);
 	}
+	pfree(values);
+	pfree(nulls);
+}
+
+/*
+ * rename_key's history (collection.h, DocmodelRename): carry the revisions
+ * of key from below ver to key to, each whole (op, time, writer, added
+ * columns), and file the body that had _ver ver, olddoc, as revision ver
+ * with op 'rename' under both keys: the old key's history ends with it (a
+ * later insert of the old key numbers after it), the new key's goes on
+ * from it.
+ */
+static void
+HistoryCarry(HistoryWriter *w, Datum from, Datum to, int32 ver, Datum olddoc)
+{
+	TupleDesc desc = RelationGetDescr(w->rel);
+	Datum *values = palloc(sizeof(Datum) * desc->natts);
+	bool *nulls = palloc(sizeof(bool) * desc->natts);
+	TupleTableSlot *slot = table_slot_create(w->rel, NULL);
+	ScanKeyData sk[2];
+	int nkeys = HistoryKeys(w->pkey, sk, from, ver - 1);
+	Snapshot snap = RegisterSnapshot(GetLatestSnapshot());
+	IndexScanDesc scan = index_beginscan(w->rel, w->pkey, snap, nkeys, 0);
+
+	index_rescan(scan, sk, nkeys, NULL, 0);
+	while (index_getnext_slot(scan, ForwardScanDirection, slot))
+	{
+		TM_FailureData tmfd;
+
+		slot_getallattrs(slot);
+		memcpy(values, slot->tts_values, sizeof(Datum) * desc->natts);
+		memcpy(nulls, slot->tts_isnull, sizeof(bool) * desc->natts);
+		values[REV_ATT_ID - 1] = to;
+		if (w->fast)
+		{
+			HeapTuple tup = heap_form_tuple(desc, values, nulls);
+
+			simple_heap_insert(w->rel, tup);
+			index_insert(w->pkey, values, nulls, &tup->t_self, w->rel,
+						 UNIQUE_CHECK_YES, false, PkeyInfo);
+			heap_freetuple(tup);
+		}
+		else
+			HistoryInsertSlow(w, values, nulls, false);
+		if (table_tuple_delete(w->rel, &slot->tts_tid,
+							   GetCurrentCommandId(true), InvalidSnapshot,
+							   InvalidSnapshot, true, &tmfd, false) != TM_Ok)
+			elog(ERROR, "could not move a revision of a renamed document");
+	}
+	index_endscan(scan);
+	UnregisterSnapshot(snap);
+	ExecDropSingleTupleTableSlot(slot);
+	HistoryWrite(w, from, ver, "rename", olddoc);
+	HistoryWrite(w, to, ver, "rename", olddoc);
 	pfree(values);
 	pfree(nulls);
 }
@@ -564,7 +632,24 @@ DocmodelRevisionTrigger(FunctionCallInfo fcinfo)
 			op = "update";
 	}
 	else if (TRIGGER_FIRED_BY_DELETE(td->tg_event))
+	{
+		text *key = DatumGetTextPP(id);
+
+		if (DocmodelRename.set && DocmodelRename.relid == cfg.relid &&
+			DocmodelRename.from_len == VARSIZE_ANY_EXHDR(key) &&
+			memcmp(DocmodelRename.from, VARDATA_ANY(key),
+				   DocmodelRename.from_len) == 0)
+		{
+			HistoryOpen(&w, &cfg);
+			HistoryCarry(&w, id,
+						 PointerGetDatum(cstring_to_text_with_len(
+							 DocmodelRename.to, DocmodelRename.to_len)),
+						 ver, olddoc);
+			HistoryClose(&w);
+			return PointerGetDatum(NULL);
+		}
 		op = "delete";
+	}
 	else
 	{
 		/*

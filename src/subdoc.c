@@ -100,6 +100,7 @@ typedef struct SubdocSpec
 	int nvalues;
 	JsonbValue *values; /* scalars, or containers as jbvBinary */
 	int64 delta;        /* increment's; decrement's negated */
+	int32 max;          /* array_append/prepend's "max": trim to it; 0: none */
 } SubdocSpec;
 
 /* One call's specs and per-spec results. */
@@ -267,6 +268,7 @@ typedef struct SubdocMembers
 	JsonbValue *value;
 	JsonbValue *values;
 	JsonbValue *delta;
+	JsonbValue *max;
 } SubdocMembers;
 
 /*
@@ -312,6 +314,8 @@ SubdocReadMembers(SubdocCall *call, int i, const JsonbValue *v, SubdocSpec *s,
 			m->values = copy;
 		else if (SUBDOC_IS("delta"))
 			m->delta = copy;
+		else if (SUBDOC_IS("max"))
+			m->max = copy;
 		else if (SUBDOC_IS("create_path"))
 		{
 			if (x.type != jbvBool)
@@ -430,6 +434,33 @@ SubdocParsePath(SubdocCall *call, int i, const char *opname, SubdocSpec *s,
 							   s->path.text));
 }
 
+/*
+ * Read array_append's or array_prepend's "max" (a whole number from 1) into
+ * s->max: the array keeps its last (append) or first (prepend) max
+ * elements.
+ */
+static void
+SubdocMax(SubdocCall *call, int i, const char *opname, SubdocSpec *s,
+		  const JsonbValue *max)
+{
+	bool error = false;
+
+	if (s->op != SD_ARRAY_APPEND && s->op != SD_ARRAY_PREPEND)
+		SubdocBadSpec(call, i, opname, ERRCODE_INVALID_PARAMETER_VALUE,
+					  "InvalidArgument",
+					  psprintf("op \"%s\" takes no \"max\"", opname));
+	if (max->type == jbvNumeric)
+		s->max = numeric_int4_opt_error(max->val.numeric, &error);
+	if (max->type != jbvNumeric || error || s->max <= 0 ||
+		!DatumGetBool(
+			DirectFunctionCall2(numeric_eq, NumericGetDatum(max->val.numeric),
+								NumericGetDatum(int64_to_numeric(s->max)))))
+		SubdocBadSpec(call, i, opname, ERRCODE_INVALID_PARAMETER_VALUE,
+					  "InvalidArgument",
+					  pstrdup("\"max\" must be a whole number from 1 to "
+							  "2147483647"));
+}
+
 /* Check spec i's delta, value or values against its op, into *s. */
 static void
 SubdocParseValues(SubdocCall *call, int i, const char *opname, SubdocSpec *s,
@@ -446,6 +477,8 @@ SubdocParseValues(SubdocCall *call, int i, const char *opname, SubdocSpec *s,
 					  psprintf("op \"%s\" takes no \"delta\"", opname));
 	if (s->op == SD_INCREMENT || s->op == SD_DECREMENT)
 		SubdocDelta(call, i, opname, s, m->delta);
+	if (m->max != NULL)
+		SubdocMax(call, i, opname, s, m->max);
 	if (m->values != NULL && !SubdocOps[s->op].values)
 		SubdocBadSpec(call, i, opname, ERRCODE_INVALID_PARAMETER_VALUE,
 					  "InvalidArgument",
@@ -846,6 +879,11 @@ SubdocMutate(SubdocCall *call, int i, JsonbValue *root, SubdocMiss *m)
 			pos = s->op == SD_ARRAY_APPEND ? arr->val.array.nElems : 0;
 			for (k = 0; k < s->nvalues; k++)
 				JsonTreeInsertElem(arr, pos + k, &s->values[k]);
+			/* "max": trim from the other end (the oldest elements) */
+			while (s->max > 0 && arr->val.array.nElems > s->max)
+				(void) JsonTreeRemoveAt(arr, s->op == SD_ARRAY_APPEND
+												 ? 0
+												 : arr->val.array.nElems - 1);
 			return true;
 		case SD_ARRAY_ADDUNIQUE:
 			if ((arr = SubdocArray(root, p, s->create_path, m)) == NULL)
