@@ -29,7 +29,7 @@ typedef struct DocmodelKvSql
 	Oid argtypes[6];
 } DocmodelKvSql;
 
-#define DOCMODEL_KV_EXT_STMTS 2
+#define DOCMODEL_KV_EXT_STMTS 3
 
 /* get(): the live document key of collection relid, migrated; or NULL. */
 extern Jsonb *DocmodelKvGet(Oid relid, Datum key);

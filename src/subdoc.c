@@ -14,7 +14,9 @@
  *	  one statement through kv.c (DocmodelKvWriteWith: its plan cache, lock
  *	  and cas rules), whose new doc is _mutate_in_apply(stored doc, specs,
  *	  key): every spec applied in C on one tree, the document written once
- *	  through the collection trigger. A failing spec raises inside that
+ *	  through the collection trigger. Without a cas or preserve_expiry the
+ *	  statement is a leaner one (SubdocUpdateLean), with no quals or
+ *	  expressions for those. A failing spec raises inside that
  *	  statement, so nothing is written (all or nothing).
  *
  * Shared state: SubdocActive, the parsed specs of the mutate_in call whose
@@ -1052,6 +1054,19 @@ static const DocmodelKvSql SubdocUpdate = {
 	"c.cas OPERATOR(pg_catalog.=) $4) RETURNING c.cas",
 	5,
 	{TEXTOID, JSONBOID, TIMESTAMPTZOID, INT8OID, BOOLOID}};
+
+/*
+ * The common case of SubdocUpdate, no cas and no preserve_expiry: fewer
+ * quals and expressions for the executor to set up on every call.
+ */
+static const DocmodelKvSql SubdocUpdateLean = {
+	2,
+	"UPDATE %s AS c SET doc = docmodel._mutate_in_apply(c.doc, $2, $1), "
+	"expires_at = $3 WHERE c.id OPERATOR(pg_catalog.=) $1 AND "
+	"(c.expires_at IS NULL OR c.expires_at OPERATOR(pg_catalog.>) "
+	"pg_catalog.now()) RETURNING c.cas",
+	5,
+	{TEXTOID, JSONBOID, TIMESTAMPTZOID, INT8OID, BOOLOID}};
 static const DocmodelKvSql SubdocInsert = {
 	1,
 	"INSERT INTO %s AS c (id, doc, expires_at) "
@@ -1125,6 +1140,8 @@ subdoc_mutate_in(PG_FUNCTION_ARGS)
 	values[3] = PG_ARGISNULL(3) ? (Datum) 0 : PG_GETARG_DATUM(3);
 	if (PG_ARGISNULL(3))
 		nulls[3] = 'n';
+	if (update != NULL && PG_ARGISNULL(3) && !DatumGetBool(values[4]))
+		update = &SubdocUpdateLean;
 
 	SubdocActive = call;
 	PG_TRY();
