@@ -19,7 +19,7 @@
 /*
  * A statement of another module on a collection (%s in sql: its qualified
  * name), prepared once per collection in kv.c's plan cache, in slot
- * (unique per statement, below DOCMODEL_KV_EXT_STMTS).
+ * (DocmodelKvExtSlot: one per statement).
  */
 typedef struct DocmodelKvSql
 {
@@ -29,7 +29,18 @@ typedef struct DocmodelKvSql
 	Oid argtypes[6];
 } DocmodelKvSql;
 
-#define DOCMODEL_KV_EXT_STMTS 6
+/* The slots of other modules' statements, one list so that none collide. */
+typedef enum DocmodelKvExtSlot
+{
+	KV_EXT_SUBDOC_UPDATE,
+	KV_EXT_SUBDOC_INSERT,
+	KV_EXT_SUBDOC_UPDATE_LEAN,
+	KV_EXT_RENAME,
+	KV_EXT_BUCKET_APPEND,
+	KV_EXT_BUCKET_OPEN,
+	KV_EXT_BUCKET_LAST,
+	DOCMODEL_KV_EXT_STMTS
+} DocmodelKvExtSlot;
 
 /* get(): the live document key of collection relid, migrated; or NULL. */
 extern Jsonb *DocmodelKvGet(Oid relid, Datum key);

@@ -48,7 +48,7 @@ PG_FUNCTION_INFO_V1(bucket_append);
  * keeping its expiry; a live $3 raises DocumentExists ($4: the collection).
  */
 static const DocmodelKvSql RenameSql = {
-	2,
+	KV_EXT_RENAME,
 	"WITH old AS (DELETE FROM %1$s AS c WHERE c.id OPERATOR(pg_catalog.=) $1 "
 	"AND " LIVE_C " AND ($2 IS NULL OR c.cas OPERATOR(pg_catalog.=) $2) "
 	"RETURNING c.doc, c.expires_at), "
@@ -181,7 +181,7 @@ rename_key(PG_FUNCTION_ARGS)
  */
 
 static const DocmodelKvSql BucketAppendSql = {
-	3,
+	KV_EXT_BUCKET_APPEND,
 	"UPDATE %s AS c SET doc = pg_catalog.jsonb_set(c.doc, '{items}', "
 	"COALESCE(c.doc OPERATOR(pg_catalog.->) 'items', '[]') "
 	"OPERATOR(pg_catalog.||) pg_catalog.jsonb_build_array($2)) "
@@ -192,7 +192,7 @@ static const DocmodelKvSql BucketAppendSql = {
 	{TEXTOID, JSONBOID, INT4OID}};
 
 static const DocmodelKvSql BucketOpenSql = {
-	4,
+	KV_EXT_BUCKET_OPEN,
 	"INSERT INTO %s AS c (id, doc) VALUES ($1, pg_catalog.jsonb_build_object("
 	"'items', pg_catalog.jsonb_build_array($2))) "
 	"ON CONFLICT (id) DO UPDATE SET doc = EXCLUDED.doc, expires_at = NULL, "
@@ -204,7 +204,7 @@ static const DocmodelKvSql BucketOpenSql = {
 
 /* $1 <= id < $2 (the prefix and delimiter, and the next prefix), suffix at $3 */
 static const DocmodelKvSql BucketLastSql = {
-	5,
+	KV_EXT_BUCKET_LAST,
 	"SELECT pg_catalog.max(pg_catalog.substr(c.id, $3)::pg_catalog.int8) "
 	"FROM %s AS c WHERE c.id OPERATOR(pg_catalog.>=) $1 AND "
 	"c.id OPERATOR(pg_catalog.<) $2 AND pg_catalog.substr(c.id, $3) "

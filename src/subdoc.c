@@ -14,7 +14,9 @@
  *	  one statement through kv.c (DocmodelKvWriteWith: its plan cache, lock
  *	  and cas rules), whose new doc is _mutate_in_apply(stored doc, specs,
  *	  key): every spec applied in C on one tree, the document written once
- *	  through the collection trigger. A failing spec raises inside that
+ *	  through the collection trigger. Without a cas or preserve_expiry the
+ *	  statement is a leaner one (SubdocUpdateLean), with no quals or
+ *	  expressions for those. A failing spec raises inside that
  *	  statement, so nothing is written (all or nothing).
  *
  * Shared state: SubdocActive, the parsed specs of the mutate_in call whose
@@ -1082,7 +1084,7 @@ subdoc_lookup_in(PG_FUNCTION_ARGS)
  * expired one).
  */
 static const DocmodelKvSql SubdocUpdate = {
-	0,
+	KV_EXT_SUBDOC_UPDATE,
 	"UPDATE %s AS c SET doc = docmodel._mutate_in_apply(c.doc, $2, $1), "
 	"expires_at = CASE WHEN $5 THEN c.expires_at ELSE $3 END "
 	"WHERE c.id OPERATOR(pg_catalog.=) $1 AND (c.expires_at IS NULL OR "
@@ -1090,8 +1092,21 @@ static const DocmodelKvSql SubdocUpdate = {
 	"c.cas OPERATOR(pg_catalog.=) $4) RETURNING c.cas",
 	5,
 	{TEXTOID, JSONBOID, TIMESTAMPTZOID, INT8OID, BOOLOID}};
+
+/*
+ * The common case of SubdocUpdate, no cas and no preserve_expiry: fewer
+ * quals and expressions for the executor to set up on every call.
+ */
+static const DocmodelKvSql SubdocUpdateLean = {
+	KV_EXT_SUBDOC_UPDATE_LEAN,
+	"UPDATE %s AS c SET doc = docmodel._mutate_in_apply(c.doc, $2, $1), "
+	"expires_at = $3 WHERE c.id OPERATOR(pg_catalog.=) $1 AND "
+	"(c.expires_at IS NULL OR c.expires_at OPERATOR(pg_catalog.>) "
+	"pg_catalog.now()) RETURNING c.cas",
+	5,
+	{TEXTOID, JSONBOID, TIMESTAMPTZOID, INT8OID, BOOLOID}};
 static const DocmodelKvSql SubdocInsert = {
-	1,
+	KV_EXT_SUBDOC_INSERT,
 	"INSERT INTO %s AS c (id, doc, expires_at) "
 	"VALUES ($1, docmodel._mutate_in_apply(NULL, $2, $1), $3) "
 	"ON CONFLICT (id) DO UPDATE SET doc = EXCLUDED.doc, "
@@ -1163,6 +1178,8 @@ subdoc_mutate_in(PG_FUNCTION_ARGS)
 	values[3] = PG_ARGISNULL(3) ? (Datum) 0 : PG_GETARG_DATUM(3);
 	if (PG_ARGISNULL(3))
 		nulls[3] = 'n';
+	if (update != NULL && PG_ARGISNULL(3) && !DatumGetBool(values[4]))
+		update = &SubdocUpdateLean;
 
 	SubdocActive = call;
 	PG_TRY();
