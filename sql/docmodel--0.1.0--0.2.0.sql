@@ -757,24 +757,9 @@ CREATE FUNCTION docmodel._config_set_max_ttl(coll regclass, max_ttl integer)
 COMMENT ON FUNCTION docmodel._config_set_max_ttl(regclass, integer) IS
     'internal: set the max_ttl (seconds) of a collection the caller owns';
 
+-- create_collection(max_ttl) and the view collections: their final 0.2.0
+-- definitions are in the section of issue 19 (key layouts) below.
 DROP FUNCTION docmodel.create_collection(text, text, integer, text, text, text);
-CREATE FUNCTION docmodel.create_collection(name text, doc_type text DEFAULT NULL,
-    revisions integer DEFAULT 0, meta_style text DEFAULT 'underscore',
-    time_unit text DEFAULT 'ms', delimiter text DEFAULT '::',
-    max_ttl integer DEFAULT NULL)
-    RETURNS regclass
-    LANGUAGE c VOLATILE PARALLEL UNSAFE
-    AS 'MODULE_PATHNAME', 'create_collection';
-COMMENT ON FUNCTION docmodel.create_collection(text, text, integer, text, text, text, integer) IS
-    'create a collection table (id, doc, cas, expires_at, locked_until) with its trigger; max_ttl (seconds) is the default expiry and its bound';
-
-CREATE OR REPLACE VIEW docmodel.collections AS
-    SELECT c.coll AS collection, c.doc_type, c.revisions, c.meta_style,
-           c.time_unit, c.delimiter, c.revisions_table, c.id AS config_id,
-           c.max_ttl
-    FROM docmodel.collection_config AS c
-    WHERE EXISTS (SELECT FROM pg_catalog.pg_class AS r
-                  WHERE r.oid OPERATOR(pg_catalog.=) c.coll);
 
 DROP FUNCTION docmodel.insert(regclass, text, jsonb, interval);
 DROP FUNCTION docmodel.upsert(regclass, text, jsonb, interval);
@@ -898,3 +883,52 @@ CREATE FUNCTION docmodel._mutate_in_apply(doc jsonb, specs jsonb, key text)
     AS 'MODULE_PATHNAME', 'subdoc_mutate_in_apply';
 COMMENT ON FUNCTION docmodel._mutate_in_apply(jsonb, jsonb, text) IS
     'internal: doc (NULL: {}) migrated, with the mutate_in specs applied (the new doc of mutate_in''s statement)';
+
+
+-------------------------------------------------------------------------------
+-- Issue 19 (1, 2), key layouts and field names: create_collection's
+-- type_part, type_check, fields and meta_style 'xattrs' (the management
+-- fields in a column meta), the config columns that record them, and
+-- meta(). Existing collections keep type_part 1, 'exact', no fields.
+-------------------------------------------------------------------------------
+ALTER TABLE docmodel.collection_config
+    DROP CONSTRAINT collection_config_meta_style_check,
+    ADD CONSTRAINT collection_config_meta_style_check
+        CHECK (meta_style IN ('underscore', 'meta', 'plain', 'xattrs')),
+    ADD COLUMN type_part integer NOT NULL DEFAULT 1 CHECK (type_part >= 0),
+    ADD COLUMN type_check text NOT NULL DEFAULT 'exact'
+        CHECK (type_check IN ('exact', 'case_insensitive', 'off')),
+    ADD COLUMN fields jsonb;
+
+CREATE FUNCTION docmodel._config_set_layout(coll regclass, type_part integer,
+    type_check text, fields jsonb)
+    RETURNS void
+    LANGUAGE c VOLATILE PARALLEL UNSAFE
+    AS 'MODULE_PATHNAME', 'config_set_layout';
+COMMENT ON FUNCTION docmodel._config_set_layout(regclass, integer, text, jsonb) IS
+    'internal: set the key layout and field names of a collection the caller owns';
+
+CREATE FUNCTION docmodel.create_collection(name text, doc_type text DEFAULT NULL,
+    revisions integer DEFAULT 0, meta_style text DEFAULT 'underscore',
+    time_unit text DEFAULT 'ms', delimiter text DEFAULT '::',
+    max_ttl integer DEFAULT NULL, type_part integer DEFAULT 1,
+    type_check text DEFAULT 'exact', fields jsonb DEFAULT NULL)
+    RETURNS regclass
+    LANGUAGE c VOLATILE PARALLEL UNSAFE
+    AS 'MODULE_PATHNAME', 'create_collection';
+COMMENT ON FUNCTION docmodel.create_collection(text, text, integer, text, text, text, integer, integer, text, jsonb) IS
+    'create a collection table (id, doc, cas, expires_at, locked_until; meta for xattrs) with its trigger; max_ttl (seconds) is the default expiry and its bound; type_part, type_check and fields set the key layout and field names';
+
+CREATE OR REPLACE VIEW docmodel.collections AS
+    SELECT c.coll AS collection, c.doc_type, c.revisions, c.meta_style,
+           c.time_unit, c.delimiter, c.revisions_table, c.id AS config_id,
+           c.max_ttl, c.type_part, c.type_check, c.fields
+    FROM docmodel.collection_config AS c
+    WHERE EXISTS (SELECT FROM pg_catalog.pg_class AS r
+                  WHERE r.oid OPERATOR(pg_catalog.=) c.coll);
+
+CREATE FUNCTION docmodel.meta(coll regclass, key text) RETURNS jsonb
+    LANGUAGE c STABLE STRICT PARALLEL RESTRICTED
+    AS 'MODULE_PATHNAME', 'kv_meta';
+COMMENT ON FUNCTION docmodel.meta(regclass, text) IS
+    'Couchbase''s meta(): id, cas, expiration and the management fields of the document with this key, whatever the meta style; NULL when absent or expired';

@@ -965,13 +965,18 @@ CREATE TABLE docmodel.collection_config (
     coll regclass NOT NULL UNIQUE,
     doc_type text,
     meta_style text NOT NULL DEFAULT 'underscore'
-        CHECK (meta_style IN ('underscore', 'meta', 'plain')),
+        CONSTRAINT collection_config_meta_style_check
+        CHECK (meta_style IN ('underscore', 'meta', 'plain', 'xattrs')),
     time_unit text NOT NULL DEFAULT 'ms'
         CHECK (time_unit IN ('ms', 's', 'min', 'h', 'day', 'iso')),
     delimiter text NOT NULL DEFAULT '::',
     revisions integer NOT NULL DEFAULT 0 CHECK (revisions >= 0),
     revisions_table regclass,
-    max_ttl integer NOT NULL DEFAULT 0 CHECK (max_ttl >= 0)
+    max_ttl integer NOT NULL DEFAULT 0 CHECK (max_ttl >= 0),
+    type_part integer NOT NULL DEFAULT 1 CHECK (type_part >= 0),
+    type_check text NOT NULL DEFAULT 'exact'
+        CHECK (type_check IN ('exact', 'case_insensitive', 'off')),
+    fields jsonb
 );
 ALTER SEQUENCE docmodel.collection_config_id_seq
     OWNED BY docmodel.collection_config.id;
@@ -1029,6 +1034,14 @@ CREATE FUNCTION docmodel._config_set_max_ttl(coll regclass, max_ttl integer)
     AS 'MODULE_PATHNAME', 'config_set_max_ttl';
 COMMENT ON FUNCTION docmodel._config_set_max_ttl(regclass, integer) IS
     'internal: set the max_ttl (seconds) of a collection the caller owns';
+
+CREATE FUNCTION docmodel._config_set_layout(coll regclass, type_part integer,
+    type_check text, fields jsonb)
+    RETURNS void
+    LANGUAGE c VOLATILE PARALLEL UNSAFE
+    AS 'MODULE_PATHNAME', 'config_set_layout';
+COMMENT ON FUNCTION docmodel._config_set_layout(regclass, integer, text, jsonb) IS
+    'internal: set the key layout and field names of a collection the caller owns';
 
 CREATE FUNCTION docmodel._check_collection_options(name text, doc_type text,
     revisions integer, meta_style text, time_unit text, delimiter text)
@@ -1095,12 +1108,13 @@ COMMENT ON FUNCTION docmodel._create_collection(text, text, text, integer, text,
 CREATE FUNCTION docmodel.create_collection(name text, doc_type text DEFAULT NULL,
     revisions integer DEFAULT 0, meta_style text DEFAULT 'underscore',
     time_unit text DEFAULT 'ms', delimiter text DEFAULT '::',
-    max_ttl integer DEFAULT NULL)
+    max_ttl integer DEFAULT NULL, type_part integer DEFAULT 1,
+    type_check text DEFAULT 'exact', fields jsonb DEFAULT NULL)
     RETURNS regclass
     LANGUAGE c VOLATILE PARALLEL UNSAFE
     AS 'MODULE_PATHNAME', 'create_collection';
-COMMENT ON FUNCTION docmodel.create_collection(text, text, integer, text, text, text, integer) IS
-    'create a collection table (id, doc, cas, expires_at, locked_until) with its trigger; max_ttl (seconds) is the default expiry and its bound';
+COMMENT ON FUNCTION docmodel.create_collection(text, text, integer, text, text, text, integer, integer, text, jsonb) IS
+    'create a collection table (id, doc, cas, expires_at, locked_until; meta for xattrs) with its trigger; max_ttl (seconds) is the default expiry and its bound; type_part, type_check and fields set the key layout and field names';
 
 CREATE FUNCTION docmodel.drop_collection(coll regclass) RETURNS void
     LANGUAGE plpgsql VOLATILE PARALLEL UNSAFE
@@ -1134,7 +1148,7 @@ COMMENT ON FUNCTION docmodel.drop_collection(regclass) IS
 CREATE VIEW docmodel.collections AS
     SELECT c.coll AS collection, c.doc_type, c.revisions, c.meta_style,
            c.time_unit, c.delimiter, c.revisions_table, c.id AS config_id,
-           c.max_ttl
+           c.max_ttl, c.type_part, c.type_check, c.fields
     FROM docmodel.collection_config AS c
     WHERE EXISTS (SELECT FROM pg_catalog.pg_class AS r
                   WHERE r.oid OPERATOR(pg_catalog.=) c.coll);
@@ -1148,6 +1162,12 @@ CREATE FUNCTION docmodel.get(coll regclass, key text) RETURNS jsonb
     AS 'MODULE_PATHNAME', 'kv_get';
 COMMENT ON FUNCTION docmodel.get(regclass, text) IS
     'the document with this key, NULL when absent or expired';
+
+CREATE FUNCTION docmodel.meta(coll regclass, key text) RETURNS jsonb
+    LANGUAGE c STABLE STRICT PARALLEL RESTRICTED
+    AS 'MODULE_PATHNAME', 'kv_meta';
+COMMENT ON FUNCTION docmodel.meta(regclass, text) IS
+    'Couchbase''s meta(): id, cas, expiration and the management fields of the document with this key, whatever the meta style; NULL when absent or expired';
 
 CREATE FUNCTION docmodel.get_multi(coll regclass, keys text[])
     RETURNS TABLE (key text, doc jsonb, cas bigint)

@@ -358,11 +358,10 @@ LookupType(const char *type, int len)
 	return tr;
 }
 
-/* Set the schema version field of a document tree (style as fields.h). */
+/* Set the schema version field (named as in fs) of a document tree. */
 static void
-SetVersion(JsonbValue *root, DocMetaStyle style, const char *text)
+SetVersion(JsonbValue *root, const DocFieldSet *fs, const char *text)
 {
-	const DocFieldSet *fs = DocmodelFieldSetFor(style);
 	const DocFieldName *name = &fs->field[DOC_FIELD_SCHEMA];
 	JsonbValue *where = root;
 	JsonbValue sv = JsonTreeString(text, strlen(text));
@@ -474,12 +473,12 @@ CheckTarget(TypeRules *tr, const DocVersion *target)
 
 /*
  * Apply the rules of tr to doc, from version v up to tgt, and return the
- * new document (built once, unless a fn rule sits in the chain). style is
- * resolved (not AUTO): it says where the schema field goes.
+ * new document (built once, unless a fn rule sits in the chain). fs (a
+ * resolved description, not AUTO's) says where the schema field goes.
  */
 static Jsonb *
-ApplyChain(Jsonb *doc, TypeRules *tr, DocMetaStyle style, const DocVersion *v,
-		   const DocVersion *tgt, const char *key)
+ApplyChain(Jsonb *doc, TypeRules *tr, const DocFieldSet *fs,
+		   const DocVersion *v, const DocVersion *tgt, const char *key)
 {
 	JsonbValue treebuf;
 	JsonbValue *tree = NULL;
@@ -542,7 +541,7 @@ ApplyChain(Jsonb *doc, TypeRules *tr, DocMetaStyle style, const DocVersion *v,
 							errmsg("migration of type \"%s\" from %s to %s did "
 								   "not leave an object",
 								   tr->name, r->from_text, r->to_text)));
-		SetVersion(tree, style, r->to_text);
+		SetVersion(tree, fs, r->to_text);
 		v = r->to;
 	}
 	res = JsonTreeToJsonb(tree);
@@ -553,12 +552,19 @@ ApplyChain(Jsonb *doc, TypeRules *tr, DocMetaStyle style, const DocVersion *v,
 Jsonb *
 DocmodelMigrate(Jsonb *doc, const DocVersion *target, const char *key)
 {
+	return DocmodelMigrateIn(doc, target, key, NULL);
+}
+
+Jsonb *
+DocmodelMigrateIn(Jsonb *doc, const DocVersion *target, const char *key,
+				  const DocFieldSet *fs)
+{
 	DocFields f;
 	TypeRules *tr;
 	const DocVersion *v;
 	const DocVersion *tgt;
 
-	if (!FindFields(doc, DOC_META_AUTO, &f))
+	if (!(fs ? FindFieldsIn(doc, fs, &f) : FindFields(doc, DOC_META_AUTO, &f)))
 		return doc;
 	tr = LookupType(f.type, f.typelen);
 	if (tr == NULL)
@@ -575,12 +581,12 @@ DocmodelMigrate(Jsonb *doc, const DocVersion *target, const char *key)
 	v = f.has_version ? ParseDocVersion(&f, key) : tr->oldest;
 	if (DocVersionCmp(v, tgt) >= 0)
 		return doc;
-	return ApplyChain(doc, tr, f.style, v, tgt, key);
+	return ApplyChain(doc, tr, f.set, v, tgt, key);
 }
 
 Jsonb *
 DocmodelMigrateOnWrite(Jsonb *body, const char *type, int type_len,
-					   DocMetaStyle style, const char *key, int key_len,
+					   const DocFieldSet *fs, const char *key, int key_len,
 					   JsonbValue **schema)
 {
 	DocFields f;
@@ -590,12 +596,21 @@ DocmodelMigrateOnWrite(Jsonb *body, const char *type, int type_len,
 	JsonbValue *sv;
 
 	*schema = NULL;
-	if (!JB_ROOT_IS_OBJECT(body))
+	if (fs != NULL && !JB_ROOT_IS_OBJECT(body))
 		return body;
 	tr = LookupType(type, type_len);
 	if (tr == NULL)
 		return body;
-	FindFields(body, style, &f);
+	if (fs == NULL)
+	{
+		/* the body carries no version (xattrs): it is the current shape */
+		sv = palloc(sizeof(JsonbValue));
+		*sv =
+			JsonTreeString(pstrdup(tr->current_text), strlen(tr->current_text));
+		*schema = sv;
+		return body;
+	}
+	FindFieldsIn(body, fs, &f);
 	f.type = (char *) type;
 	f.typelen = type_len;
 	if (f.has_version && f.versionlen == tr->current_len &&
@@ -614,11 +629,12 @@ DocmodelMigrateOnWrite(Jsonb *body, const char *type, int type_len,
 	if (DocVersionCmp(v, tr->current) >= 0)
 		return body; /* newer than we know: keep it */
 	*schema = sv;
-	return ApplyChain(body, tr, f.style, v, tr->current, keyz);
+	return ApplyChain(body, tr, f.set, v, tr->current, keyz);
 }
 
 HeapTuple
-DocmodelMigrateTuple(HeapTuple tup, TupleDesc desc, int keycol, int doccol)
+DocmodelMigrateTuple(HeapTuple tup, TupleDesc desc, int keycol, int doccol,
+					 const DocFieldSet *fs)
 {
 	bool isnull;
 	Datum d = heap_getattr(tup, doccol, desc, &isnull);
@@ -639,7 +655,7 @@ DocmodelMigrateTuple(HeapTuple tup, TupleDesc desc, int keycol, int doccol)
 		if (!isnull)
 			key = TextDatumGetCString(k);
 	}
-	cur = DocmodelMigrate(doc, NULL, key);
+	cur = DocmodelMigrateIn(doc, NULL, key, fs);
 	if (cur == doc)
 		return tup;
 	values[0] = JsonbPGetDatum(cur);
