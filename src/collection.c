@@ -656,6 +656,33 @@ DocmodelCollectionById(int32 id)
 }
 
 /*
+ * Return the cached configuration of the collection table relid (raising
+ * 22023 when it is not one): a per-row lookup, which reads the config table
+ * only when the collection is not cached yet. Same lifetime rules as
+ * DocmodelCollectionById's result.
+ */
+DocmodelCollection *
+DocmodelCollectionOf(Oid relid)
+{
+	HASH_SEQ_STATUS status;
+	DocmodelCollection *entry;
+
+	if (LastEntry != NULL && LastEntry->relid == relid)
+		return LastEntry;
+	if (CollCache != NULL)
+	{
+		hash_seq_init(&status, CollCache);
+		while ((entry = hash_seq_search(&status)) != NULL)
+			if (entry->relid == relid)
+			{
+				hash_seq_term(&status);
+				return LastEntry = entry;
+			}
+	}
+	return DocmodelCollectionById(DocmodelCollectionIdByRelid(relid, false));
+}
+
+/*
  * Return the configuration id of the collection table relid. When it is
  * not a collection: return -1 if missing_ok, else raise 22023. Reads the
  * config table: for set-up functions and first calls, not per row.

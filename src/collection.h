@@ -161,6 +161,7 @@ extern void DocmodelCheckTriggerRelation(Relation rel, const char *tgname,
 										 const DocmodelCollection *cfg);
 extern DocmodelCollection *DocmodelCollectionById(int32 id);
 extern int32 DocmodelCollectionIdByRelid(Oid relid, bool missing_ok);
+extern DocmodelCollection *DocmodelCollectionOf(Oid relid);
 extern Oid DocmodelConfigRelid(void);
 extern int64 DocmodelNextCas(int64 old_cas);
 extern const char *DocmodelWho(void);

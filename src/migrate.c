@@ -669,6 +669,32 @@ DocmodelMigrateTuple(HeapTuple tup, TupleDesc desc, int keycol, int doccol,
  */
 
 /*
+ * The fields of the collection named by argument argno, in the overloads
+ * that take one (coll regclass: migration_plan and migrate_collection
+ * pass it), else NULL: any meta style. *none: an xattrs collection, whose
+ * bodies carry no fields (they are always current).
+ */
+static const DocFieldSet *
+ArgFields(FunctionCallInfo fcinfo, int argno, bool *none)
+{
+	const DocmodelCollection *cfg;
+
+	*none = false;
+	if (PG_NARGS() <= argno || PG_ARGISNULL(argno))
+		return NULL;
+	cfg = DocmodelCollectionOf(PG_GETARG_OID(argno));
+	*none = cfg->xattrs;
+	return cfg->fs; /* never freed (fields.c) */
+}
+
+/* FindFields() of doc in fs, or in any meta style (fs NULL). */
+static inline bool
+FindFieldsOf(Jsonb *doc, const DocFieldSet *fs, DocFields *f)
+{
+	return fs ? FindFieldsIn(doc, fs, f) : FindFields(doc, DOC_META_AUTO, f);
+}
+
+/*
  * migrate(doc jsonb, target version DEFAULT NULL) -> jsonb, and
  * _migrate_doc(doc, target, key text) whose errors name key.
  */
@@ -678,15 +704,19 @@ MigrateArg(FunctionCallInfo fcinfo, const char *key)
 	Datum d;
 	Jsonb *doc;
 	Jsonb *res;
+	bool none;
+	const DocFieldSet *fs = ArgFields(fcinfo, 3, &none);
 
 	if (PG_ARGISNULL(0))
 		PG_RETURN_NULL();
+	if (none)
+		PG_RETURN_DATUM(PG_GETARG_DATUM(0));
 	d = PG_GETARG_DATUM(0);
 	/* a plain in-line datum needs no detoasting call */
 	doc = VARATT_IS_EXTENDED(DatumGetPointer(d)) ? DatumGetJsonbP(d)
 												 : (Jsonb *) DatumGetPointer(d);
-	res = DocmodelMigrate(
-		doc, PG_ARGISNULL(1) ? NULL : PG_GETARG_DOCVERSION_P(1), key);
+	res = DocmodelMigrateIn(
+		doc, PG_ARGISNULL(1) ? NULL : PG_GETARG_DOCVERSION_P(1), key, fs);
 	if (res == doc)
 		PG_RETURN_DATUM(d); /* the same datum, not a copy */
 	PG_RETURN_JSONB_P(res);
@@ -721,10 +751,10 @@ current_version(PG_FUNCTION_ARGS)
 }
 
 /*
- * _migration_pending(doc, doc_type, target) -> boolean: would migrate()
- * change this document (of type doc_type when given)? A document whose
- * version cannot be read counts as pending, so migrating it raises the
- * error with its key.
+ * _migration_pending(doc, doc_type, target[, coll]) -> boolean: would
+ * migrate() change this document (of type doc_type when given; in coll's
+ * fields when given)? A document whose version cannot be read counts as
+ * pending, so migrating it raises the error with its key.
  */
 Datum
 migration_pending(PG_FUNCTION_ARGS)
@@ -734,11 +764,13 @@ migration_pending(PG_FUNCTION_ARGS)
 	TypeRules *tr;
 	const DocVersion *v;
 	const DocVersion *tgt;
+	bool none;
+	const DocFieldSet *fs = ArgFields(fcinfo, 3, &none);
 
-	if (PG_ARGISNULL(0))
+	if (PG_ARGISNULL(0) || none)
 		PG_RETURN_BOOL(false);
 	doc = PG_GETARG_JSONB_P(0);
-	if (!FindFields(doc, DOC_META_AUTO, &f))
+	if (!FindFieldsOf(doc, fs, &f))
 		PG_RETURN_BOOL(false);
 	if (!PG_ARGISNULL(1))
 	{
@@ -801,26 +833,37 @@ migration_steps(PG_FUNCTION_ARGS)
 	PG_RETURN_INT32(n);
 }
 
-/* _doc_type(doc) -> text: the type field, whichever meta style */
+/* _doc_type(doc[, coll]) -> text: the type field, whichever meta style
+ * (in coll's fields when given) */
 Datum
 migration_doc_type(PG_FUNCTION_ARGS)
 {
-	Jsonb *doc = PG_GETARG_JSONB_P(0);
+	Jsonb *doc;
 	DocFields f;
+	bool none;
+	const DocFieldSet *fs = ArgFields(fcinfo, 1, &none);
 
-	if (!FindFields(doc, DOC_META_AUTO, &f))
+	if (PG_ARGISNULL(0))
+		PG_RETURN_NULL();
+	doc = PG_GETARG_JSONB_P(0);
+	if (none || !FindFieldsOf(doc, fs, &f))
 		PG_RETURN_NULL();
 	PG_RETURN_TEXT_P(cstring_to_text_with_len(f.type, f.typelen));
 }
 
-/* _doc_version(doc) -> version: the schema field (22P02 when bad) */
+/* _doc_version(doc[, coll]) -> version: the schema field (22P02 when bad) */
 Datum
 migration_doc_version(PG_FUNCTION_ARGS)
 {
-	Jsonb *doc = PG_GETARG_JSONB_P(0);
+	Jsonb *doc;
 	DocFields f;
+	bool none;
+	const DocFieldSet *fs = ArgFields(fcinfo, 1, &none);
 
-	if (!FindFields(doc, DOC_META_AUTO, &f) || !f.has_version)
+	if (PG_ARGISNULL(0))
+		PG_RETURN_NULL();
+	doc = PG_GETARG_JSONB_P(0);
+	if (none || !FindFieldsOf(doc, fs, &f) || !f.has_version)
 		PG_RETURN_NULL();
 	PG_RETURN_DOCVERSION_P(ParseDocVersion(&f, NULL));
 }

@@ -113,7 +113,7 @@ SELECT id, pg_temp.shown(doc) FROM hotels;
 -- the renamed type field is checked against the key
 SELECT pg_temp.try($$INSERT INTO hotels (id, doc) VALUES ('hotel::2', '{"docType": "airline"}')$$);
 -- a field with the old name is the application's own
-INSERT INTO hotels (id, doc) VALUES ('hotel::3', '{"_type": "mine", "_ver": 7}');
+INSERT INTO hotels (id, doc) VALUES ('hotel::3', '{"_type": "mine", "_ver": 7, "name": "Inn"}');
 SELECT pg_temp.shown(doc) FROM hotels WHERE id = 'hotel::3';
 -- migrations read and write the renamed schema field
 SELECT docmodel.register_migration('hotel', '1', '2',
@@ -122,6 +122,13 @@ SELECT docmodel.register_migration('hotel', '1', '2',
 SELECT docmodel.get('hotels', 'hotel::1') -> 'title' AS title,
        docmodel.get('hotels', 'hotel::1') -> 'version' AS version;
 SELECT key, doc -> 'title' AS title FROM docmodel.get_multi('hotels', ARRAY['hotel::1']);
+-- migration_plan and migrate_collection read the renamed fields (AUTO would
+-- take hotel::3's own "_type": "mine" for its type)
+SELECT * FROM docmodel.migration_plan('hotels');
+CALL docmodel.migrate_collection('hotels');
+SELECT id, doc -> 'title' AS title, doc -> 'version' AS version, doc -> '_type' AS own_type
+  FROM hotels ORDER BY id;
+SELECT * FROM docmodel.migration_plan('hotels');
 INSERT INTO hotels (id, doc) VALUES ('hotel::4', '{"name": "Old", "version": "1"}');
 SELECT pg_temp.shown(doc) FROM hotels WHERE id = 'hotel::4';
 -- a no-op update keeps rev
@@ -240,6 +247,9 @@ SELECT collection, meta_style, type_part, type_check, fields FROM docmodel.colle
 
 -- Leave nothing behind for the suites after this one.
 DELETE FROM docmodel.migration_rules WHERE doc_type IN ('userProfile', 'hotel', 'event');
+-- (and the run ids the migrate suite counts from)
+DELETE FROM docmodel.migration_run WHERE coll = 'hotels'::regclass;
+SELECT setval(pg_get_serial_sequence('docmodel.migration_run', 'run_id'), 1, false) AS run_ids;
 SELECT count(*) AS dropped FROM (
   SELECT docmodel.drop_collection(c) FROM unnest(ARRAY['users_prefixed', 'users',
     '"studentEnrollment"', 'couchmusic', 'couchmusic_users', 'profiles_exact', 'profiles',
