@@ -236,6 +236,20 @@ SELECT pg_temp.shown(docmodel.meta('users', '123')) AS users_meta;
 SELECT pg_temp.shown(docmodel.meta('hotels', 'hotel::1')) AS hotels_meta;
 SELECT pg_temp.shown(docmodel.meta('pointed', 'post::1')) AS pointed_meta;
 
+-- meta() runs as the caller: SELECT on the collection, row-level security
+CREATE ROLE guides_reader;
+SET ROLE guides_reader;
+SELECT pg_temp.try($$SELECT docmodel.meta('sessions', 'session::a1')$$);
+SELECT pg_temp.try($$SELECT docmodel.create_collection('guides_forged', meta_style => 'xattrs')$$);
+RESET ROLE;
+GRANT SELECT ON sessions TO guides_reader;
+ALTER TABLE sessions ENABLE ROW LEVEL SECURITY;
+CREATE POLICY only_a2 ON sessions FOR SELECT TO guides_reader USING (id = 'session::a2');
+SET ROLE guides_reader;
+SELECT docmodel.meta('sessions', 'session::a1') IS NULL AS hidden,
+       docmodel.meta('sessions', 'session::a2') ->> 'type' AS shown;
+RESET ROLE;
+
 -- the meta column of an xattrs collection must stay
 ALTER TABLE xsessions DROP COLUMN meta;
 SELECT pg_temp.try($$INSERT INTO xsessions (id, doc) VALUES ('session::z', '1')$$);
@@ -255,3 +269,4 @@ SELECT count(*) AS dropped FROM (
     '"studentEnrollment"', 'couchmusic', 'couchmusic_users', 'profiles_exact', 'profiles',
     'profiles_off', 'hotels', 'spring', 'pointed', 'rooted', 'sessions', 'xsessions',
     'xrenamed']::regclass[]) AS c) AS d;
+DROP ROLE guides_reader;
