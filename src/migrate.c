@@ -833,20 +833,29 @@ migration_steps(PG_FUNCTION_ARGS)
 	PG_RETURN_INT32(n);
 }
 
+/*
+ * Find the fields of _doc_type's and _doc_version's document (argument 0;
+ * in the fields of collection argument 1 when given); false when there is
+ * no document or no type field.
+ */
+static bool
+ArgDocFields(FunctionCallInfo fcinfo, DocFields *f)
+{
+	bool none;
+	const DocFieldSet *fs = ArgFields(fcinfo, 1, &none);
+
+	return !PG_ARGISNULL(0) && !none &&
+		   FindFieldsOf(PG_GETARG_JSONB_P(0), fs, f);
+}
+
 /* _doc_type(doc[, coll]) -> text: the type field, whichever meta style
  * (in coll's fields when given) */
 Datum
 migration_doc_type(PG_FUNCTION_ARGS)
 {
-	Jsonb *doc;
 	DocFields f;
-	bool none;
-	const DocFieldSet *fs = ArgFields(fcinfo, 1, &none);
 
-	if (PG_ARGISNULL(0))
-		PG_RETURN_NULL();
-	doc = PG_GETARG_JSONB_P(0);
-	if (none || !FindFieldsOf(doc, fs, &f))
+	if (!ArgDocFields(fcinfo, &f))
 		PG_RETURN_NULL();
 	PG_RETURN_TEXT_P(cstring_to_text_with_len(f.type, f.typelen));
 }
@@ -855,15 +864,9 @@ migration_doc_type(PG_FUNCTION_ARGS)
 Datum
 migration_doc_version(PG_FUNCTION_ARGS)
 {
-	Jsonb *doc;
 	DocFields f;
-	bool none;
-	const DocFieldSet *fs = ArgFields(fcinfo, 1, &none);
 
-	if (PG_ARGISNULL(0))
-		PG_RETURN_NULL();
-	doc = PG_GETARG_JSONB_P(0);
-	if (none || !FindFieldsOf(doc, fs, &f) || !f.has_version)
+	if (!ArgDocFields(fcinfo, &f) || !f.has_version)
 		PG_RETURN_NULL();
 	PG_RETURN_DOCVERSION_P(ParseDocVersion(&f, NULL));
 }
