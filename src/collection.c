@@ -187,14 +187,12 @@ static const LayoutSpec LayoutSpecs[] = {
 		 "locked_until timestamptz)",
 		 "Columns of a docmodel collection must not be dropped, renamed or "
 		 "moved.",
-		 6,
+		 5,
 		 {{"id", TEXTOID},
 		  {"doc", JSONBOID},
 		  {"cas", INT8OID},
 		  {"expires_at", TIMESTAMPTZOID},
-		  {"locked_until", TIMESTAMPTZOID},
-		  /* only an xattrs collection has it (the trigger checks) */
-		  {"meta", JSONBOID}},
+		  {"locked_until", TIMESTAMPTZOID}},
 		 /* a 0.1.0 collection lacks locked_until until the update adds it */
 		 4},
 	[DOCMODEL_LAYOUT_HISTORY] = {"revisions table",

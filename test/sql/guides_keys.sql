@@ -251,8 +251,16 @@ SELECT docmodel.meta('sessions', 'session::a1') IS NULL AS hidden,
 RESET ROLE;
 
 -- the meta column of an xattrs collection must stay
+ALTER TABLE xsessions ALTER COLUMN meta TYPE json;
+SELECT pg_temp.try($$INSERT INTO xsessions (id, doc) VALUES ('session::z', '1')$$);
 ALTER TABLE xsessions DROP COLUMN meta;
 SELECT pg_temp.try($$INSERT INTO xsessions (id, doc) VALUES ('session::z', '1')$$);
+-- another collection may have a column of that name, anywhere
+SELECT docmodel.create_collection('with_meta') IS NOT NULL AS created;
+ALTER TABLE with_meta ADD COLUMN note text, ADD COLUMN meta text;
+INSERT INTO with_meta (id, doc, meta) VALUES ('note::1', '{}', 'mine');
+SELECT id, meta, doc ->> '_type' AS type FROM with_meta;
+SELECT docmodel.drop_collection('with_meta');
 
 -- the options are shown
 SELECT collection, meta_style, type_part, type_check, fields FROM docmodel.collections
