@@ -440,16 +440,6 @@ DocmodelCheckKey(const char *key, int len, const char *delim, int dlen,
 	return false;
 }
 
-int
-DocmodelKeyTypeLength(const char *key, int len, const char *delim, int dlen)
-{
-	KeyScan s;
-
-	if (ScanKey(key, len, delim, dlen, &s) != KEY_OK)
-		ReportKeyFault(key, len, delim, dlen, &s);
-	return s.firstend;
-}
-
 /*
  * The document type of a key under collection cfg's layout, the one place
  * that derives it (the trigger, and every concern that needs a key's type):

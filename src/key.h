@@ -25,11 +25,8 @@ extern bool DocmodelCheckKey(const char *key, int len, const char *delim,
 							 int dlen, bool raise);
 
 /*
- * Return the byte length of the key's first part (its document type; the
- * whole key when it has one part), raising as DocmodelCheckKey does when the
- * key breaks the rules. The caller has checked the delimiter.
+ * A key's document type under a collection's layout (type_part, doc_type):
+ * DocmodelKeyType() in collection.h, the one function that derives it.
  */
-extern int DocmodelKeyTypeLength(const char *key, int len, const char *delim,
-								 int dlen);
 
 #endif /* DOCMODEL_KEY_H */
