@@ -216,6 +216,12 @@ SELECT docmodel.get('xsessions', 'session::k') AS body;
 INSERT INTO xsessions (id, doc) VALUES ('session::m', '{"type": "user", "_schema": "0"}');
 SELECT docmodel.get('xsessions', 'session::m') AS body;
 SELECT doc FROM docmodel.get_multi('xsessions', ARRAY['session::m']);
+-- nor by mutate_in, though the body looks like a document of a type with rules
+SELECT docmodel.register_migration('user', '0', '1', '[{"op": "add", "path": "/migrated", "value": true}]');
+SELECT docmodel.mutate_in('xsessions', 'session::m', '[{"op": "upsert", "path": "x", "value": 1}]') ? 'cas' AS mutated;
+SELECT doc FROM xsessions WHERE id = 'session::m';
+SELECT docmodel.lookup_in('xsessions', 'session::m', '[{"op": "get", "path": "_schema"}]') -> 0 AS schema;
+DELETE FROM docmodel.migration_rules WHERE doc_type = 'user';
 SELECT (m ->> 'expiration')::bigint > extract(epoch FROM now()) AS expires,
        m ->> 'type' AS type, m -> 'ver' AS ver, m ->> 'id' AS id,
        (m ->> 'cas')::bigint = (SELECT cas FROM xsessions WHERE id = 'session::k') AS cas
