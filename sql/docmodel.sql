@@ -751,6 +751,32 @@ CREATE FUNCTION docmodel._doc_version(doc jsonb) RETURNS docmodel.version
 COMMENT ON FUNCTION docmodel._doc_version(jsonb) IS
 	'docmodel internal: a document''s schema version field (_schema, meta.schema or schema)';
 
+CREATE FUNCTION docmodel._migrate_doc(doc jsonb, target docmodel.version, key text, coll regclass)
+	RETURNS jsonb
+	AS 'MODULE_PATHNAME', 'migrate_doc'
+	LANGUAGE C STABLE PARALLEL RESTRICTED;
+COMMENT ON FUNCTION docmodel._migrate_doc(jsonb, docmodel.version, text, regclass) IS
+	'docmodel internal: _migrate_doc of a document of collection coll, by its field names (NULL: any meta style)';
+
+CREATE FUNCTION docmodel._migration_pending(doc jsonb, doc_type text, target docmodel.version, coll regclass)
+	RETURNS boolean
+	AS 'MODULE_PATHNAME', 'migration_pending'
+	LANGUAGE C STABLE PARALLEL RESTRICTED;
+COMMENT ON FUNCTION docmodel._migration_pending(jsonb, text, docmodel.version, regclass) IS
+	'docmodel internal: _migration_pending of a document of collection coll, by its field names (NULL: any meta style)';
+
+CREATE FUNCTION docmodel._doc_type(doc jsonb, coll regclass) RETURNS text
+	AS 'MODULE_PATHNAME', 'migration_doc_type'
+	LANGUAGE C STABLE PARALLEL RESTRICTED;
+COMMENT ON FUNCTION docmodel._doc_type(jsonb, regclass) IS
+	'docmodel internal: a document''s type field in collection coll''s field names (NULL: any meta style)';
+
+CREATE FUNCTION docmodel._doc_version(doc jsonb, coll regclass) RETURNS docmodel.version
+	AS 'MODULE_PATHNAME', 'migration_doc_version'
+	LANGUAGE C STABLE PARALLEL RESTRICTED;
+COMMENT ON FUNCTION docmodel._doc_version(jsonb, regclass) IS
+	'docmodel internal: a document''s schema version field in collection coll''s field names (NULL: any meta style)';
+
 CREATE FUNCTION docmodel.migration_plan(coll regclass)
 	RETURNS TABLE(doc_type text, version docmodel.version, docs bigint,
 		target docmodel.version, steps integer)
@@ -758,13 +784,16 @@ LANGUAGE plpgsql STABLE PARALLEL SAFE
 SET search_path = pg_catalog, pg_temp
 AS $$
 BEGIN
+	-- a collection's own field names (NULL for another table: any style)
 	RETURN QUERY EXECUTE format(
 		'SELECT s.t, s.v, s.n, docmodel.current_version(s.t),
 			docmodel._migration_steps(s.t, s.v, NULL)
-		FROM (SELECT docmodel._doc_type(doc) AS t, docmodel._doc_version(doc) AS v,
-				count(*) AS n
+		FROM (SELECT docmodel._doc_type(doc, $1) AS t,
+				docmodel._doc_version(doc, $1) AS v, count(*) AS n
 			FROM %s GROUP BY 1, 2) s
-		ORDER BY 1, 2', coll);
+		ORDER BY 1, 2', coll)
+	USING (SELECT c.coll FROM docmodel.collection_config AS c
+		WHERE c.coll = migration_plan.coll);
 END
 $$;
 COMMENT ON FUNCTION docmodel.migration_plan(regclass) IS
@@ -862,9 +891,11 @@ BEGIN
 			run := docmodel._migration_run_new(coll, doc_type, target::text, cur_targets);
 			done := 0;
 		END IF;
+		-- a collection's own field names (NULL for another table: any style)
 		EXECUTE format('SELECT count(*) FROM %s
-			WHERE ($1 IS NULL OR id > $1) AND docmodel._migration_pending(doc, $2, $3)', coll)
-		INTO remaining USING last, doc_type, target;
+			WHERE ($1 IS NULL OR id > $1) AND docmodel._migration_pending(doc, $2, $3, $4)', coll)
+		INTO remaining USING last, doc_type, target,
+			(SELECT c.coll FROM docmodel.collection_config AS c WHERE c.coll = _migration_start.coll);
 		PERFORM docmodel._migration_run_set(run, 'running', last, done, done + remaining,
 			cur_targets, NULL);
 	EXCEPTION WHEN query_canceled OR others THEN
@@ -886,28 +917,31 @@ SET search_path = pg_catalog, pg_temp
 AS $$
 DECLARE
 	r docmodel.migration_run;
+	cfg regclass;
 	batch_end text;
 	ctx text;
 BEGIN
 	SELECT * INTO STRICT r FROM docmodel.migration_run m WHERE m.run_id = run;
+	-- a collection's own field names (NULL for another table: any style)
+	cfg := (SELECT c.coll FROM docmodel.collection_config AS c WHERE c.coll = r.coll);
 	done := r.docs_done;
 	total := r.docs_total;
 	BEGIN
 		EXECUTE format('SELECT max(id), count(*)
 			FROM (SELECT id FROM %s
-				WHERE ($1 IS NULL OR id > $1) AND docmodel._migration_pending(doc, $2, $3)
+				WHERE ($1 IS NULL OR id > $1) AND docmodel._migration_pending(doc, $2, $3, $5)
 				ORDER BY id LIMIT $4) b', r.coll)
-		INTO batch_end, n USING r.last_key, r.doc_type, r.target, batch_size;
+		INTO batch_end, n USING r.last_key, r.doc_type, r.target, batch_size, cfg;
 		IF n = 0 THEN
 			PERFORM docmodel._migration_run_set(run, 'done', r.last_key, done, done,
 				NULL, r.error);
 			total := done;
 			RETURN;
 		END IF;
-		EXECUTE format('UPDATE %s SET doc = docmodel._migrate_doc(doc, $3, id)
+		EXECUTE format('UPDATE %s SET doc = docmodel._migrate_doc(doc, $3, id, $5)
 			WHERE ($1 IS NULL OR id > $1) AND id <= $4
-				AND docmodel._migration_pending(doc, $2, $3)', r.coll)
-		USING r.last_key, r.doc_type, r.target, batch_end;
+				AND docmodel._migration_pending(doc, $2, $3, $5)', r.coll)
+		USING r.last_key, r.doc_type, r.target, batch_end, cfg;
 		GET DIAGNOSTICS n = ROW_COUNT;
 		done := done + n;
 		PERFORM docmodel._migration_run_set(run, r.status, batch_end, done,
@@ -979,13 +1013,18 @@ CREATE TABLE docmodel.collection_config (
     coll regclass NOT NULL UNIQUE,
     doc_type text,
     meta_style text NOT NULL DEFAULT 'underscore'
-        CHECK (meta_style IN ('underscore', 'meta', 'plain')),
+        CONSTRAINT collection_config_meta_style_check
+        CHECK (meta_style IN ('underscore', 'meta', 'plain', 'xattrs')),
     time_unit text NOT NULL DEFAULT 'ms'
         CHECK (time_unit IN ('ms', 's', 'min', 'h', 'day', 'iso')),
     delimiter text NOT NULL DEFAULT '::',
     revisions integer NOT NULL DEFAULT 0 CHECK (revisions >= 0),
     revisions_table regclass,
-    max_ttl integer NOT NULL DEFAULT 0 CHECK (max_ttl >= 0)
+    max_ttl integer NOT NULL DEFAULT 0 CHECK (max_ttl >= 0),
+    type_part integer NOT NULL DEFAULT 1 CHECK (type_part >= 0),
+    type_check text NOT NULL DEFAULT 'exact'
+        CHECK (type_check IN ('exact', 'case_insensitive', 'off')),
+    fields jsonb
 );
 ALTER SEQUENCE docmodel.collection_config_id_seq
     OWNED BY docmodel.collection_config.id;
@@ -1043,6 +1082,14 @@ CREATE FUNCTION docmodel._config_set_max_ttl(coll regclass, max_ttl integer)
     AS 'MODULE_PATHNAME', 'config_set_max_ttl';
 COMMENT ON FUNCTION docmodel._config_set_max_ttl(regclass, integer) IS
     'internal: set the max_ttl (seconds) of a collection the caller owns';
+
+CREATE FUNCTION docmodel._config_set_layout(coll regclass, type_part integer,
+    type_check text, fields jsonb)
+    RETURNS void
+    LANGUAGE c VOLATILE PARALLEL UNSAFE
+    AS 'MODULE_PATHNAME', 'config_set_layout';
+COMMENT ON FUNCTION docmodel._config_set_layout(regclass, integer, text, jsonb) IS
+    'internal: set the key layout and field names of a collection the caller owns';
 
 CREATE FUNCTION docmodel._check_collection_options(name text, doc_type text,
     revisions integer, meta_style text, time_unit text, delimiter text)
@@ -1109,12 +1156,13 @@ COMMENT ON FUNCTION docmodel._create_collection(text, text, text, integer, text,
 CREATE FUNCTION docmodel.create_collection(name text, doc_type text DEFAULT NULL,
     revisions integer DEFAULT 0, meta_style text DEFAULT 'underscore',
     time_unit text DEFAULT 'ms', delimiter text DEFAULT '::',
-    max_ttl integer DEFAULT NULL)
+    max_ttl integer DEFAULT NULL, type_part integer DEFAULT 1,
+    type_check text DEFAULT 'exact', fields jsonb DEFAULT NULL)
     RETURNS regclass
     LANGUAGE c VOLATILE PARALLEL UNSAFE
     AS 'MODULE_PATHNAME', 'create_collection';
-COMMENT ON FUNCTION docmodel.create_collection(text, text, integer, text, text, text, integer) IS
-    'create a collection table (id, doc, cas, expires_at, locked_until) with its trigger; max_ttl (seconds) is the default expiry and its bound';
+COMMENT ON FUNCTION docmodel.create_collection(text, text, integer, text, text, text, integer, integer, text, jsonb) IS
+    'create a collection table (id, doc, cas, expires_at, locked_until; meta for xattrs) with its trigger; max_ttl (seconds) is the default expiry and its bound; type_part, type_check and fields set the key layout and field names';
 
 CREATE FUNCTION docmodel.drop_collection(coll regclass) RETURNS void
     LANGUAGE plpgsql VOLATILE PARALLEL UNSAFE
@@ -1148,7 +1196,7 @@ COMMENT ON FUNCTION docmodel.drop_collection(regclass) IS
 CREATE VIEW docmodel.collections AS
     SELECT c.coll AS collection, c.doc_type, c.revisions, c.meta_style,
            c.time_unit, c.delimiter, c.revisions_table, c.id AS config_id,
-           c.max_ttl
+           c.max_ttl, c.type_part, c.type_check, c.fields
     FROM docmodel.collection_config AS c
     WHERE EXISTS (SELECT FROM pg_catalog.pg_class AS r
                   WHERE r.oid OPERATOR(pg_catalog.=) c.coll);
@@ -1162,6 +1210,12 @@ CREATE FUNCTION docmodel.get(coll regclass, key text) RETURNS jsonb
     AS 'MODULE_PATHNAME', 'kv_get';
 COMMENT ON FUNCTION docmodel.get(regclass, text) IS
     'the document with this key, NULL when absent or expired';
+
+CREATE FUNCTION docmodel.meta(coll regclass, key text) RETURNS jsonb
+    LANGUAGE c STABLE STRICT PARALLEL RESTRICTED
+    AS 'MODULE_PATHNAME', 'kv_meta';
+COMMENT ON FUNCTION docmodel.meta(regclass, text) IS
+    'Couchbase''s meta(): id, cas, expiration and the management fields of the document with this key, whatever the meta style; NULL when absent or expired';
 
 CREATE FUNCTION docmodel.get_multi(coll regclass, keys text[])
     RETURNS TABLE (key text, doc jsonb, cas bigint)

@@ -38,6 +38,7 @@ PG_FUNCTION_INFO_V1(config_set_revisions);
 PG_FUNCTION_INFO_V1(config_adopt_history);
 PG_FUNCTION_INFO_V1(config_drop);
 PG_FUNCTION_INFO_V1(config_set_max_ttl);
+PG_FUNCTION_INFO_V1(config_set_layout);
 PG_FUNCTION_INFO_V1(migration_run_new);
 PG_FUNCTION_INFO_V1(migration_run_set);
 
@@ -275,6 +276,27 @@ config_set_max_ttl(PG_FUNCTION_ARGS)
 	RequireOwner(PG_GETARG_OID(0));
 	TakeArgs(fcinfo, 2, values, nulls);
 	UpdateConfig("SET max_ttl = $2", 2, types, values, nulls);
+	PG_RETURN_VOID();
+}
+
+/*
+ * _config_set_layout(coll, type_part, type_check, fields): set a
+ * collection's key layout and field names, which create_collection()
+ * checked; the caller owns the collection.
+ */
+Datum
+config_set_layout(PG_FUNCTION_ARGS)
+{
+	Oid types[4] = {OIDOID, INT4OID, TEXTOID, JSONBOID};
+	Datum values[4];
+	char nulls[4];
+
+	if (PG_ARGISNULL(0) || PG_ARGISNULL(1) || PG_ARGISNULL(2))
+		elog(ERROR, "_config_set_layout: null argument");
+	RequireOwner(PG_GETARG_OID(0));
+	TakeArgs(fcinfo, 4, values, nulls);
+	UpdateConfig("SET type_part = $2, type_check = $3, fields = $4", 4, types,
+				 values, nulls);
 	PG_RETURN_VOID();
 }
 

@@ -470,16 +470,40 @@ DocmodelCheckTriggerRelation(Relation rel, const char *tgname,
 	RelCheckFor(relid)->config_id = cfg->id;
 }
 
-/* Parse a meta_style name; return false when unknown. */
+/*
+ * Parse a meta_style name; return false when unknown. 'xattrs' keeps the
+ * fields, named as in the plain style, in the column meta (*xattrs).
+ */
 static bool
-ParseMetaStyle(const char *s, DocMetaStyle *out)
+ParseMetaStyle(const char *s, DocMetaStyle *out, bool *xattrs)
 {
-	if (strcmp(s, "underscore") == 0)
+	*xattrs = false;
+	if (strcmp(s, "xattrs") == 0)
+	{
+		*xattrs = true;
+		*out = DOC_META_PLAIN;
+	}
+	else if (strcmp(s, "underscore") == 0)
 		*out = DOC_META_UNDERSCORE;
 	else if (strcmp(s, "meta") == 0)
 		*out = DOC_META_META;
 	else if (strcmp(s, "plain") == 0)
 		*out = DOC_META_PLAIN;
+	else
+		return false;
+	return true;
+}
+
+/* Parse a type_check name; return false when unknown. */
+static bool
+ParseTypeCheck(const char *s, DocmodelTypeCheck *out)
+{
+	if (strcmp(s, "exact") == 0)
+		*out = DOCMODEL_TYPE_EXACT;
+	else if (strcmp(s, "case_insensitive") == 0)
+		*out = DOCMODEL_TYPE_CASE_INSENSITIVE;
+	else if (strcmp(s, "off") == 0)
+		*out = DOCMODEL_TYPE_OFF;
 	else
 		return false;
 	return true;
@@ -514,6 +538,7 @@ LoadCollection(int32 id, DocmodelCollection *cfg)
 	Datum args[1];
 	int ret;
 	bool found = false;
+	Datum fields;
 
 	args[0] = Int32GetDatum(id);
 	if (SPI_connect() != SPI_OK_CONNECT)
@@ -521,9 +546,15 @@ LoadCollection(int32 id, DocmodelCollection *cfg)
 	ret = SPI_execute_with_args(
 		"SELECT coll::pg_catalog.oid, doc_type, meta_style, time_unit, "
 		"delimiter, revisions, revisions_table::pg_catalog.oid, "
-		/* max_ttl is absent under the 0.1.0 schema, before its update */
+		/* max_ttl and the layout are absent under the 0.1.0 schema, before
+		 * its update */
 		"(pg_catalog.to_jsonb(c) OPERATOR(pg_catalog.->>) 'max_ttl')"
-		"::pg_catalog.int4 "
+		"::pg_catalog.int4, "
+		"(pg_catalog.to_jsonb(c) OPERATOR(pg_catalog.->>) 'type_part')"
+		"::pg_catalog.int4, "
+		"pg_catalog.to_jsonb(c) OPERATOR(pg_catalog.->>) 'type_check', "
+		"(pg_catalog.to_jsonb(c) OPERATOR(pg_catalog.->>) 'fields')"
+		"::pg_catalog.jsonb "
 		"FROM docmodel.collection_config AS c "
 		"WHERE id OPERATOR(pg_catalog.=) $1",
 		1, argtypes, args, NULL, true, 1);
@@ -547,7 +578,7 @@ LoadCollection(int32 id, DocmodelCollection *cfg)
 			memcpy(cfg->doc_type, s, cfg->doc_type_len);
 		}
 		s = SPI_getvalue(tup, desc, 3);
-		if (s == NULL || !ParseMetaStyle(s, &cfg->meta_style))
+		if (s == NULL || !ParseMetaStyle(s, &cfg->meta_style, &cfg->xattrs))
 			elog(ERROR, "bad meta_style in docmodel.collection_config");
 		s = SPI_getvalue(tup, desc, 4);
 		if (s == NULL || !ParseTimeUnit(s, &cfg->time_unit))
@@ -567,6 +598,20 @@ LoadCollection(int32 id, DocmodelCollection *cfg)
 		cfg->max_ttl = DatumGetInt32(SPI_getbinval(tup, desc, 8, &isnull));
 		if (isnull)
 			cfg->max_ttl = 0;
+		cfg->type_part = DatumGetInt32(SPI_getbinval(tup, desc, 9, &isnull));
+		if (isnull)
+			cfg->type_part = 1;
+		s = SPI_getvalue(tup, desc, 10);
+		cfg->type_check = DOCMODEL_TYPE_EXACT;
+		if (s != NULL && !ParseTypeCheck(s, &cfg->type_check))
+			elog(ERROR, "bad type_check in docmodel.collection_config");
+		if (cfg->type_part == 0 && !cfg->has_doc_type)
+			elog(ERROR, "type_part 0 without doc_type in "
+						"docmodel.collection_config");
+		fields = SPI_getbinval(tup, desc, 11, &isnull);
+		cfg->fs = isnull ? DocmodelFieldSetFor(cfg->meta_style)
+						 : DocmodelFieldSetFromSpec(DatumGetJsonbP(fields),
+													cfg->meta_style);
 		found = true;
 	}
 	SPI_finish();
@@ -606,6 +651,33 @@ DocmodelCollectionById(int32 id)
 	entry = hash_search(CollCache, &id, HASH_ENTER, &found);
 	memcpy(entry, &cfg, sizeof(cfg));
 	return LastEntry = entry;
+}
+
+/*
+ * Return the cached configuration of the collection table relid (raising
+ * 22023 when it is not one): a per-row lookup, which reads the config table
+ * only when the collection is not cached yet. Same lifetime rules as
+ * DocmodelCollectionById's result.
+ */
+DocmodelCollection *
+DocmodelCollectionOf(Oid relid)
+{
+	HASH_SEQ_STATUS status;
+	DocmodelCollection *entry;
+
+	if (LastEntry != NULL && LastEntry->relid == relid)
+		return LastEntry;
+	if (CollCache != NULL)
+	{
+		hash_seq_init(&status, CollCache);
+		while ((entry = hash_seq_search(&status)) != NULL)
+			if (entry->relid == relid)
+			{
+				hash_seq_term(&status);
+				return LastEntry = entry;
+			}
+	}
+	return DocmodelCollectionById(DocmodelCollectionIdByRelid(relid, false));
 }
 
 /*
@@ -732,6 +804,7 @@ _check_collection_options(PG_FUNCTION_ARGS)
 	char *delim =
 		PG_ARGISNULL(5) ? NULL : text_to_cstring(PG_GETARG_TEXT_PP(5));
 	DocMetaStyle ms;
+	bool xattrs;
 	DocmodelTimeUnit tu;
 
 	if (name == NULL || name[0] == '\0')
@@ -740,8 +813,9 @@ _check_collection_options(PG_FUNCTION_ARGS)
 		BadOption("revisions",
 				  PG_ARGISNULL(2) ? NULL : psprintf("%d", PG_GETARG_INT32(2)),
 				  "Give the number of revisions to keep, 0 for none.");
-	if (meta == NULL || !ParseMetaStyle(meta, &ms))
-		BadOption("meta_style", meta, "Use one of underscore, meta, plain.");
+	if (meta == NULL || !ParseMetaStyle(meta, &ms, &xattrs))
+		BadOption("meta_style", meta,
+				  "Use one of underscore, meta, plain, xattrs.");
 	if (unit == NULL || !ParseTimeUnit(unit, &tu))
 		BadOption("time_unit", unit, "Use one of ms, s, min, h, day, iso.");
 	if (delim == NULL)
@@ -763,10 +837,55 @@ _check_collection_options(PG_FUNCTION_ARGS)
 }
 
 /*
+ * Check create_collection()'s key layout and field names (type_part,
+ * type_check, fields: arguments 7 to 9, absent under the 0.1.0 schema);
+ * raise 22023 on the first bad one. Return whether they differ from the
+ * defaults (type_part 1, 'exact', no fields), i.e. must be recorded.
+ */
+static bool
+CheckLayoutOptions(FunctionCallInfo fcinfo)
+{
+	DocMetaStyle ms;
+	bool xattrs;
+	DocmodelTypeCheck tc = DOCMODEL_TYPE_EXACT;
+	int32 part;
+
+	if (PG_NARGS() < 10)
+		return false;
+	part = PG_ARGISNULL(7) ? -1 : PG_GETARG_INT32(7);
+	if (part < 0 || part > DOCMODEL_MAX_KEY_BYTES / 2)
+		BadOption("type_part", PG_ARGISNULL(7) ? NULL : psprintf("%d", part),
+				  "Give the key part that holds the document type (1 the "
+				  "first), or 0 when keys carry no type.");
+	if (part == 0 && PG_ARGISNULL(1))
+		ereport(ERROR, (errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+						errmsg("type_part 0 needs a doc_type"),
+						errdetail("With type_part 0 keys carry no type, so the "
+								  "collection's doc_type is every document's "
+								  "type."),
+						errhint("Give doc_type as well.")));
+	if (PG_ARGISNULL(8) ||
+		!ParseTypeCheck(text_to_cstring(PG_GETARG_TEXT_PP(8)), &tc))
+		BadOption("type_check",
+				  PG_ARGISNULL(8) ? NULL
+								  : text_to_cstring(PG_GETARG_TEXT_PP(8)),
+				  "Use one of exact, case_insensitive, off.");
+	if (!PG_ARGISNULL(9))
+	{
+		(void) ParseMetaStyle(text_to_cstring(PG_GETARG_TEXT_PP(3)), &ms,
+							  &xattrs);
+		(void) DocmodelFieldSetFromSpec(PG_GETARG_JSONB_P(9), ms);
+	}
+	return part != 1 || tc != DOCMODEL_TYPE_EXACT || !PG_ARGISNULL(9);
+}
+
+/*
  * create_collection(name, doc_type, revisions, meta_style, time_unit,
- * delimiter, max_ttl) -> regclass: check the options, resolve the name against the
- * caller's search_path, and let _create_collection() do the rest;
- * a max_ttl is recorded after.
+ * delimiter, max_ttl, type_part, type_check, fields) -> regclass: check
+ * the options, resolve the name against the caller's search_path, and let
+ * _create_collection() do the rest; a max_ttl, the meta column of an
+ * xattrs collection and a key layout other than the default are recorded
+ * after.
  */
 Datum
 create_collection(PG_FUNCTION_ARGS)
@@ -782,8 +901,10 @@ create_collection(PG_FUNCTION_ARGS)
 	int i;
 	bool isnull;
 	Datum result;
+	bool layout;
 
 	(void) _check_collection_options(fcinfo);
+	layout = CheckLayoutOptions(fcinfo);
 	/* max_ttl: absent under the 0.1.0 schema, before its update */
 	if (PG_NARGS() > 6 && !PG_ARGISNULL(6) && PG_GETARG_INT32(6) < 0)
 		BadOption("max_ttl", psprintf("%d", PG_GETARG_INT32(6)),
@@ -825,6 +946,34 @@ create_collection(PG_FUNCTION_ARGS)
 			2, ttypes, targs, NULL, false, 1);
 		if (ret != SPI_OK_SELECT)
 			elog(ERROR, "docmodel._config_set_max_ttl failed: %d", ret);
+	}
+	if (strcmp(text_to_cstring(PG_GETARG_TEXT_PP(3)), "xattrs") == 0)
+	{
+		/* the management fields, outside the body (column 6) */
+		Oid relid = DatumGetObjectId(result);
+
+		ret = SPI_execute(
+			psprintf("ALTER TABLE %s ADD COLUMN meta pg_catalog.jsonb",
+					 quote_qualified_identifier(
+						 get_namespace_name(get_rel_namespace(relid)),
+						 get_rel_name(relid))),
+			false, 0);
+		if (ret != SPI_OK_UTILITY)
+			elog(ERROR, "adding column meta failed: %d", ret);
+	}
+	if (layout)
+	{
+		Oid ltypes[4] = {OIDOID, INT4OID, TEXTOID, JSONBOID};
+		Datum largs[4] = {result, PG_GETARG_DATUM(7), PG_GETARG_DATUM(8),
+						  PG_ARGISNULL(9) ? (Datum) 0 : PG_GETARG_DATUM(9)};
+		char lnulls[4] = {' ', ' ', ' ', PG_ARGISNULL(9) ? 'n' : ' '};
+
+		ret = SPI_execute_with_args(
+			"SELECT docmodel._config_set_layout($1::pg_catalog.regclass, $2, "
+			"$3, $4)",
+			4, ltypes, largs, lnulls, false, 1);
+		if (ret != SPI_OK_SELECT)
+			elog(ERROR, "docmodel._config_set_layout failed: %d", ret);
 	}
 	SPI_finish();
 	PG_RETURN_DATUM(result);

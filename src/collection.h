@@ -31,9 +31,11 @@
  *	  differ, the stored document stays); a kept _ver going back is refused
  *	  (CheckKeptVer); then the marker "revisions: see revision.c", where
  *	  the new document (result), stamp.old_doc and stamp.ver are known.
- *	- The names and place of the management fields come from fields.h
- *	  (DocmodelFieldSetFor(cfg->meta_style)); the trigger, the assembly and
- *	  migrations read them there.
+ *	- The names and place of the management fields are cfg->fs (fields.h:
+ *	  a preset of the meta style, or the collection's own fields spec);
+ *	  the trigger, the assembly and migrations read them there.
+ *	- A key's document type under the collection's layout (type_part,
+ *	  doc_type, delimiter) comes from DocmodelKeyType() (key.c) alone.
  *	- kv.c's get() and get_multi() have the same schema marker where a
  *	  document read may be migrated before it is returned.
  *
@@ -60,6 +62,14 @@ typedef enum DocmodelTimeUnit
 	DOCMODEL_TIME_ISO /* ISO-8601 text, UTC, milliseconds */
 } DocmodelTimeUnit;
 
+/* How a document's type field is compared with the key's (type_check). */
+typedef enum DocmodelTypeCheck
+{
+	DOCMODEL_TYPE_EXACT,
+	DOCMODEL_TYPE_CASE_INSENSITIVE, /* ASCII letters */
+	DOCMODEL_TYPE_OFF
+} DocmodelTypeCheck;
+
 /*
  * One collection's configuration, as cached per backend (a copy of its
  * docmodel.collection_config row). The pointer returned by the lookup
@@ -76,6 +86,11 @@ typedef struct DocmodelCollection
 	int doc_type_len;
 	char doc_type[DOCMODEL_MAX_KEY_BYTES + 1]; /* when has_doc_type */
 	DocMetaStyle meta_style;                   /* never DOC_META_AUTO */
+	bool xattrs;           /* meta_style 'xattrs': the fields in column meta */
+	const DocFieldSet *fs; /* the management fields: a preset, or the
+							* collection's own (fields.c, never freed) */
+	int type_part;         /* the key part holding the type; 0: none */
+	DocmodelTypeCheck type_check;
 	DocmodelTimeUnit time_unit;
 	int delim_len;
 	char delim[DOCMODEL_MAX_DELIM_BYTES + 1];
@@ -91,7 +106,8 @@ typedef struct DocmodelCollection
  *
  * is_insert: a new document (also when it replaces an expired one), as
  * opposed to an update of a live one. key/type point into the row (not
- * NUL-terminated); type is the key's first part. schema: NULL leaves the
+ * NUL-terminated); type is the document's type (DocmodelKeyType, or the
+ * body's own spelling under type_check). schema: NULL leaves the
  * body's schema field as written; non-NULL (a jbvString, jbvNumeric or
  * jbvBinary value) is written as the schema field instead: migrations set
  * it. ver: the _ver to write. created/created_by: on update the stored
@@ -147,6 +163,8 @@ extern DocmodelRenameState DocmodelRename;
 #define DOCMODEL_COLL_ATT_EXPIRES 4
 /* The column of a collection holding its lock (see README, "Locks"). */
 #define DOCMODEL_COLL_ATT_LOCKED 5
+/* The management fields of an xattrs collection (meta_style 'xattrs'). */
+#define DOCMODEL_COLL_ATT_META 6
 
 /*
  * The layouts docmodel reads and writes (collection.c's LayoutSpecs):
@@ -168,10 +186,15 @@ extern void DocmodelCheckTriggerRelation(Relation rel, const char *tgname,
 										 const DocmodelCollection *cfg);
 extern DocmodelCollection *DocmodelCollectionById(int32 id);
 extern int32 DocmodelCollectionIdByRelid(Oid relid, bool missing_ok);
+extern DocmodelCollection *DocmodelCollectionOf(Oid relid);
 extern Oid DocmodelConfigRelid(void);
 extern int64 DocmodelNextCas(int64 old_cas);
 extern const char *DocmodelWho(void);
 extern char *DocmodelDerivedName(Oid nsp, const char *base, const char *label);
+
+/* key.c: the one way a key gives its document type under a layout */
+extern void DocmodelKeyType(const DocmodelCollection *cfg, const char *key,
+							int key_len, const char **type, int *type_len);
 
 /* document.c */
 extern Jsonb *DocmodelAssembleDocument(Jsonb *body, DocmodelStamp *stamp);

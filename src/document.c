@@ -515,7 +515,7 @@ DocmodelAssembleDocument(Jsonb *body, DocmodelStamp *st)
 	OutPair *out = palloc((n + 1 + MAX_MANAGED) * sizeof(OutPair));
 	OutPair managed[MAX_MANAGED];
 	JsonbValue *timeval = CachedTimeValue(st->now, st->cfg->time_unit);
-	const DocFieldSet *fs = DocmodelFieldSetFor(st->cfg->meta_style);
+	const DocFieldSet *fs = st->cfg->fs;
 	JsonbValue ver;
 	StringInfoData buf;
 	int wholen = strlen(st->who);
@@ -571,6 +571,26 @@ DocmodelAssembleDocument(Jsonb *body, DocmodelStamp *st)
 	WriteObject(&buf, out, nout);
 	SET_VARSIZE(buf.data, buf.len);
 	return (Jsonb *) buf.data;
+}
+
+/* Return the empty object {} (made once). */
+static Jsonb *
+EmptyObject(void)
+{
+	static Jsonb *empty = NULL;
+
+	if (empty == NULL)
+	{
+		JsonbValue v;
+		MemoryContext old = MemoryContextSwitchTo(TopMemoryContext);
+
+		v.type = jbvObject;
+		v.val.object.nPairs = 0;
+		v.val.object.pairs = NULL;
+		empty = JsonbValueToJsonb(&v);
+		MemoryContextSwitchTo(old);
+	}
+	return empty;
 }
 
 /* Name a JSON container's kind for messages. */
@@ -702,7 +722,7 @@ ReadRows(TriggerWrite *w, TriggerData *td)
 
 	memset(&w->st, 0, sizeof(w->st));
 	w->st.cfg = &w->cfg;
-	w->fs = DocmodelFieldSetFor(w->cfg.meta_style);
+	w->fs = w->cfg.fs;
 	w->oldtup = NULL;
 	w->ov = NULL;
 	w->on = NULL;
@@ -791,7 +811,7 @@ UntouchedBody(TriggerWrite *w, Datum docd)
 }
 
 /* Return the body of docd; raise 54000 when too large, 22023 when not an
- * object. */
+ * object (any JSON value is a body of an xattrs collection). */
 static Jsonb *
 CheckBody(TriggerWrite *w, Datum docd)
 {
@@ -799,7 +819,7 @@ CheckBody(TriggerWrite *w, Datum docd)
 
 	CheckSize(toast_raw_datum_size(docd), w->key, w->key_len);
 	body = DatumGetJsonbP(docd);
-	if (!JB_ROOT_IS_OBJECT(body))
+	if (!JB_ROOT_IS_OBJECT(body) && !w->cfg.xattrs)
 		ereport(ERROR,
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
 				 errmsg("document \"%.*s\" is not a JSON object", w->key_len,
@@ -813,68 +833,133 @@ CheckBody(TriggerWrite *w, Datum docd)
 	return body;
 }
 
+/* Compare two type names as type_check says (ASCII letters fold). */
+static bool
+SameType(DocmodelTypeCheck tc, const char *a, int alen, const char *b, int blen)
+{
+	int i;
+
+	if (tc == DOCMODEL_TYPE_OFF)
+		return true;
+	if (alen != blen)
+		return false;
+	if (tc == DOCMODEL_TYPE_EXACT)
+		return memcmp(a, b, alen) == 0;
+	for (i = 0; i < alen; i++)
+		if (pg_ascii_tolower((unsigned char) a[i]) !=
+			pg_ascii_tolower((unsigned char) b[i]))
+			return false;
+	return true;
+}
+
 /*
- * The type: the key's first part, which the body's type field (when
- * present) and the collection's doc_type (when set) must match. Sets
- * st.type.
+ * The type: the key's (DocmodelKeyType: the key part of the collection's
+ * layout, or its doc_type), which the body's type field (when present)
+ * and the collection's doc_type (when set) must match as type_check says.
+ * Sets st.type: the body's own spelling when it has a type field, else
+ * the doc_type, else the key's.
  */
 static void
 CheckType(TriggerWrite *w, Jsonb *body)
 {
 	const DocFieldSet *fs = w->fs;
+	const DocmodelCollection *cfg = &w->cfg;
 	const char *key = w->key;
 	int key_len = w->key_len;
 	const char *typename = fs->field[DOC_FIELD_TYPE].name;
-	JsonbContainer *mc;
-	JsonbValue *typev;
+	JsonbContainer *mc = NULL;
+	JsonbValue *typev = NULL;
 	JsonbValue buf;
-	int prefix_len;
+	const char *ktype;
+	int ktype_len;
 
-	for (prefix_len = 0; prefix_len < key_len; prefix_len++)
-		if (prefix_len + w->cfg.delim_len <= key_len &&
-			memcmp(key + prefix_len, w->cfg.delim, w->cfg.delim_len) == 0)
-			break;
-	mc = DocmodelFieldContainer(fs, &body->root);
-	if (mc == NULL &&
-		getKeyJsonValueFromContainer(&body->root, fs->container.name,
-									 fs->container.len, &buf) != NULL)
-		ereport(
-			ERROR,
-			(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-			 errmsg("field \"%s\" of document \"%.*s\" is not an object",
-					fs->container.name, key_len, key),
-			 errdetail("Collection \"%s\" keeps the management fields in "
-					   "the object \"%s\".",
-					   RelationGetRelationName(w->rel), fs->container.name)));
-	typev = mc ? DocmodelFieldValue(fs, mc, DOC_FIELD_TYPE) : NULL;
-	if (typev != NULL &&
-		(typev->type != jbvString || typev->val.string.len != prefix_len ||
-		 memcmp(typev->val.string.val, key, prefix_len) != 0))
+	DocmodelKeyType(cfg, key, key_len, &ktype, &ktype_len);
+	if (!cfg->xattrs)
+	{
+		mc = DocmodelFieldContainer(fs, &body->root);
+		if (mc == NULL &&
+			getKeyJsonValueFromContainer(&body->root, fs->container.name,
+										 fs->container.len, &buf) != NULL)
+			ereport(ERROR,
+					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+					 errmsg("field \"%s\" of document \"%.*s\" is not an "
+							"object",
+							fs->container.name, key_len, key),
+					 errdetail("Collection \"%s\" keeps the management "
+							   "fields in the object \"%s\".",
+							   RelationGetRelationName(w->rel),
+							   fs->container.name)));
+		typev = mc ? DocmodelFieldValue(fs, mc, DOC_FIELD_TYPE) : NULL;
+	}
+	if (typev != NULL && cfg->type_check != DOCMODEL_TYPE_OFF &&
+		(typev->type != jbvString ||
+		 !SameType(cfg->type_check, typev->val.string.val,
+				   typev->val.string.len, ktype, ktype_len)))
 		ereport(
 			ERROR,
 			(errcode(ERRCODE_CHECK_VIOLATION),
 			 errmsg("document type does not match key \"%.*s\"", key_len, key),
-			 errdetail("The key's prefix is \"%.*s\"; the document's %s "
-					   "is %s.",
-					   prefix_len, key, typename,
-					   typev->type == jbvString
-						   ? psprintf("\"%.*s\"", typev->val.string.len,
-									  typev->val.string.val)
-						   : "not a string"),
+			 cfg->type_part == 0
+				 ? errdetail("Collection \"%s\" holds documents of type "
+							 "\"%s\"; the document's %s is %s.",
+							 RelationGetRelationName(w->rel), cfg->doc_type,
+							 typename,
+							 typev->type == jbvString
+								 ? psprintf("\"%.*s\"", typev->val.string.len,
+											typev->val.string.val)
+								 : "not a string")
+				 : errdetail("The key's %s is \"%.*s\"; the document's %s "
+							 "is %s.",
+							 cfg->type_part == 1
+								 ? "prefix"
+								 : psprintf("part %d", cfg->type_part),
+							 ktype_len, ktype, typename,
+							 typev->type == jbvString
+								 ? psprintf("\"%.*s\"", typev->val.string.len,
+											typev->val.string.val)
+								 : "not a string"),
 			 errhint("Leave %s out to have it set from the key.", typename)));
-	if (w->cfg.has_doc_type && (w->cfg.doc_type_len != prefix_len ||
-								memcmp(w->cfg.doc_type, key, prefix_len) != 0))
+	if (cfg->has_doc_type && cfg->type_part != 0 &&
+		!SameType(cfg->type_check, cfg->doc_type, cfg->doc_type_len, ktype,
+				  ktype_len))
 		ereport(ERROR,
 				(errcode(ERRCODE_CHECK_VIOLATION),
 				 errmsg("document type \"%.*s\" does not match collection "
 						"type \"%s\"",
-						prefix_len, key, w->cfg.doc_type),
+						ktype_len, ktype, cfg->doc_type),
 				 errdetail("Collection \"%s\" holds documents of type \"%s\"; "
 						   "key \"%.*s\" has type \"%.*s\".",
-						   RelationGetRelationName(w->rel), w->cfg.doc_type,
-						   key_len, key, prefix_len, key)));
-	w->st.type = key;
-	w->st.type_len = prefix_len;
+						   RelationGetRelationName(w->rel), cfg->doc_type,
+						   key_len, key, ktype_len, ktype)));
+	if (typev != NULL && typev->type == jbvString)
+	{
+		w->st.type = typev->val.string.val;
+		w->st.type_len = typev->val.string.len;
+	}
+	else if (cfg->has_doc_type)
+	{
+		w->st.type = cfg->doc_type;
+		w->st.type_len = cfg->doc_type_len;
+	}
+	else
+	{
+		w->st.type = ktype;
+		w->st.type_len = ktype_len;
+	}
+}
+
+/*
+ * The old row's management fields: its document, or its meta column in an
+ * xattrs collection; NULL when there is no old row or it is null.
+ */
+static Jsonb *
+OldManaged(TriggerWrite *w)
+{
+	int col = w->cfg.xattrs ? DOCMODEL_COLL_ATT_META : DOCMODEL_COLL_ATT_DOC;
+
+	if (w->oldtup == NULL || w->on[col - 1])
+		return NULL;
+	return DatumGetJsonbP(w->ov[col - 1]);
 }
 
 /*
@@ -891,10 +976,12 @@ StampWrite(TriggerWrite *w)
 	st->ver = 1;
 	if (!st->is_insert)
 	{
-		Jsonb *old = DatumGetJsonbP(w->olddocd);
-		JsonbContainer *omc = DocmodelFieldContainer(fs, &old->root);
+		Jsonb *old = OldManaged(w);
+		JsonbContainer *omc = old && JB_ROOT_IS_OBJECT(old)
+								  ? DocmodelFieldContainer(fs, &old->root)
+								  : NULL;
 
-		st->old_doc = old;
+		st->old_doc = DatumGetJsonbP(w->olddocd);
 		if (omc != NULL)
 		{
 			st->ver = NextVer(DocmodelFieldValue(fs, omc, DOC_FIELD_VER), 1,
@@ -913,10 +1000,11 @@ StampWrite(TriggerWrite *w)
 	{
 		int32 floor = 1;
 
-		if (w->oldtup != NULL && !w->on[DOCMODEL_COLL_ATT_DOC - 1])
+		Jsonb *old = OldManaged(w);
+
+		if (old != NULL && JB_ROOT_IS_OBJECT(old))
 		{
-			JsonbContainer *omc = DocmodelFieldContainer(
-				fs, &DatumGetJsonbP(w->ov[DOCMODEL_COLL_ATT_DOC - 1])->root);
+			JsonbContainer *omc = DocmodelFieldContainer(fs, &old->root);
 
 			if (omc != NULL)
 				floor = NextVer(DocmodelFieldValue(fs, omc, DOC_FIELD_VER), 0,
@@ -1063,6 +1151,23 @@ CheckKeptVer(TriggerWrite *w)
 }
 
 /*
+ * Whether desc has the column meta jsonb of an xattrs collection in its
+ * place, the sixth (the layout check leaves it out: other collections may
+ * have a column of that name anywhere).
+ */
+static bool
+HasMetaColumn(TupleDesc desc)
+{
+	Form_pg_attribute a;
+
+	if (desc->natts < DOCMODEL_COLL_ATT_META)
+		return false;
+	a = TupleDescAttr(desc, DOCMODEL_COLL_ATT_META - 1);
+	return !a->attisdropped && a->atttypid == JSONBOID &&
+		   strcmp(NameStr(a->attname), "meta") == 0;
+}
+
+/*
  * Check how the trigger was called and that it fires on its own collection
  * (or a shard of it), which has the layout the code below and revision.c
  * read by column number: before anything is read or written, for every
@@ -1082,6 +1187,16 @@ CheckTriggerCall(FunctionCallInfo fcinfo, TriggerWrite *w)
 	w->cfg = *DocmodelCollectionById(pg_strtoint32(td->tg_trigger->tgargs[0]));
 	DocmodelCheckTriggerRelation(w->rel, td->tg_trigger->tgname, &w->cfg);
 	DocmodelCheckLayout(w->rel, DOCMODEL_LAYOUT_COLLECTION);
+	if (w->cfg.xattrs && !HasMetaColumn(w->desc))
+		ereport(ERROR,
+				(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
+				 errmsg("column \"meta\" of collection \"%s\" is missing",
+						RelationGetRelationName(w->rel)),
+				 errdetail("Collection \"%s\" keeps the management fields "
+						   "in a column meta jsonb (meta_style xattrs).",
+						   RelationGetRelationName(w->rel)),
+				 errhint("Columns of a docmodel collection must not be "
+						 "dropped, renamed or moved.")));
 }
 
 /*
@@ -1131,6 +1246,12 @@ collection_trigger(PG_FUNCTION_ARGS)
 	if (UntouchedBody(&w, docd))
 	{
 		w.st.cas = DocmodelNextCas(w.old_cas);
+		if (w.cfg.xattrs)
+		{
+			/* the stored management fields, whatever the UPDATE set */
+			w.nv[DOCMODEL_COLL_ATT_META - 1] = w.ov[DOCMODEL_COLL_ATT_META - 1];
+			w.nn[DOCMODEL_COLL_ATT_META - 1] = w.on[DOCMODEL_COLL_ATT_META - 1];
+		}
 		return StoreRow(&w, (Datum) 0);
 	}
 	body = CheckBody(&w, docd);
@@ -1139,10 +1260,21 @@ collection_trigger(PG_FUNCTION_ARGS)
 	CarryStamps(&w, body);
 
 	/* schema version: see migrate.c (migrate on write, stamp _schema) */
-	body =
-		DocmodelMigrateOnWrite(body, w.st.type, w.st.type_len, w.cfg.meta_style,
-							   w.key, w.key_len, &w.st.schema);
+	body = DocmodelMigrateOnWrite(body, w.st.type, w.st.type_len,
+								  w.cfg.xattrs ? NULL : w.fs, w.key, w.key_len,
+								  &w.st.schema);
 
+	if (w.cfg.xattrs)
+	{
+		/* the body as written; the fields in meta, over the stored ones */
+		Jsonb *old = w.st.is_insert ? NULL : OldManaged(&w);
+
+		w.nv[DOCMODEL_COLL_ATT_META - 1] =
+			JsonbPGetDatum(DocmodelAssembleDocument(
+				old && JB_ROOT_IS_OBJECT(old) ? old : EmptyObject(), &w.st));
+		w.nn[DOCMODEL_COLL_ATT_META - 1] = false;
+		return StoreRow(&w, JsonbPGetDatum(body));
+	}
 	result = DocmodelAssembleDocument(body, &w.st);
 	CheckSize(VARSIZE(result), w.key, w.key_len);
 

@@ -2,23 +2,28 @@
  *
  * fields.c
  *	  The management fields of a document: the three meta styles as
- *	  descriptions (DocFieldSet), and FindFields(), the scan that finds a
+ *	  descriptions (DocFieldSet), the descriptions collections build
+ *	  from their fields spec, and FindFields(), the scan that finds a
  *	  document's type and schema version for migrations.
  *
  * Shared state: the presets and the scan lists derived from them, built
  * once per backend by DocmodelFieldsInit() (from _PG_init) and read-only
- * after.
+ * after; CustomSets, the descriptions built from fields specs, one per
+ * distinct spec, kept for the backend's life (a handful at most), so that
+ * a pointer to one stays valid across cache invalidations.
  *
  *-------------------------------------------------------------------------
  */
 #include "postgres.h"
 
 #include "utils/builtins.h"
+#include "utils/memutils.h"
 #include "utils/jsonb.h"
 #include "port/pg_bitutils.h"
 #include "utils/numeric.h"
 
 #include "fields.h"
+#include "jsonpointer.h"
 #include "jsontree.h"
 
 #define NAME(s)          \
@@ -94,10 +99,22 @@ typedef struct ScanPlan
 	int type_slot[MAX_SETS];
 	int schema_slot[MAX_SETS];
 	int container_slot[MAX_SETS];
+	ScanList inner[MAX_SETS]; /* type, schema in the container */
 } ScanPlan;
 
 static ScanPlan Plans[DOC_META_NSTYLES];
-static ScanList Inner[DOC_META_NSTYLES]; /* type, schema in the container */
+
+/* A description built from a collection's fields spec (interned). */
+typedef struct CustomSet
+{
+	struct CustomSet *next;
+	DocMetaStyle base;
+	char *spec; /* the spec's canonical text */
+	DocFieldSet fs;
+	ScanPlan plan;
+} CustomSet;
+
+static CustomSet *CustomSets = NULL; /* TopMemoryContext, never freed */
 
 /* Fill fs's derived members from its names. */
 void
@@ -149,6 +166,26 @@ AddWant(ScanList *l, const DocFieldName *name)
 	return l->n++;
 }
 
+/* Add the candidate description fs to scan plan p. */
+static void
+AddSet(ScanPlan *p, const DocFieldSet *fs)
+{
+	int i = p->nsets++;
+
+	Assert(i < MAX_SETS);
+	p->set[i] = fs;
+	p->type_slot[i] = p->schema_slot[i] = p->container_slot[i] = -1;
+	AddWant(&p->inner[i], &fs->field[DOC_FIELD_TYPE]);
+	AddWant(&p->inner[i], &fs->field[DOC_FIELD_SCHEMA]);
+	if (fs->container.len > 0)
+		p->container_slot[i] = AddWant(&p->root, &fs->container);
+	else
+	{
+		p->type_slot[i] = AddWant(&p->root, &fs->field[DOC_FIELD_TYPE]);
+		p->schema_slot[i] = AddWant(&p->root, &fs->field[DOC_FIELD_SCHEMA]);
+	}
+}
+
 /* Build the presets and FindFields()'s scan plans. */
 void
 DocmodelFieldsInit(void)
@@ -161,28 +198,181 @@ DocmodelFieldsInit(void)
 		DocmodelFieldSetInit(&Presets[s]);
 	for (s = 0; s < DOC_META_NSTYLES; s++)
 	{
-		ScanPlan *p = &Plans[s];
+		if (s == DOC_META_AUTO)
+			for (i = 0; i < lengthof(AutoOrder); i++)
+				AddSet(&Plans[s], &Presets[AutoOrder[i]]);
+		else
+			AddSet(&Plans[s], &Presets[s]);
+		Presets[s].plan = &Plans[s];
+	}
+}
 
-		AddWant(&Inner[s], &Presets[s].field[DOC_FIELD_TYPE]);
-		AddWant(&Inner[s], &Presets[s].field[DOC_FIELD_SCHEMA]);
-		p->nsets = s == DOC_META_AUTO ? lengthof(AutoOrder) : 1;
-		for (i = 0; i < p->nsets; i++)
+/* The members of a fields spec, by DocFieldKind. */
+static const char *const SpecMembers[DOC_NFIELDS] = {
+	"type", "schema", "created", "createdBy", "modified", "modifiedBy", "ver"};
+
+/* The style-independent name of a kind of field (a fields spec member). */
+const char *
+DocmodelFieldKindName(DocFieldKind kind)
+{
+	return SpecMembers[kind];
+}
+
+/* Raise 22023: member of a fields spec is bad, for the reason detail. */
+static void
+BadSpecMember(const char *member, const char *detail)
+{
+	ereport(ERROR,
+			(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+			 errmsg("invalid fields member \"%s\"", member),
+			 errdetail("%s", detail),
+			 errhint("Give fields as an object such as {\"type\": "
+					 "\"docType\", \"created\": \"/meta/createdAt\"} whose "
+					 "members are type, schema, created, createdBy, modified, "
+					 "modifiedBy and ver.")));
+}
+
+/*
+ * Return the description a collection's fields spec (create_collection's
+ * fields) gives on top of the preset of meta style base: each member
+ * renames one management field, by a name (in the fields' object) or a
+ * JSON Pointer of one or two tokens ("/docType" at the root,
+ * "/meta/type" in the object "meta"); the fields all live in one object,
+ * so the pointers must agree on it. Raises 22023 naming the bad member.
+ * Built once per backend and spec; the result is never freed.
+ */
+const DocFieldSet *
+DocmodelFieldSetFromSpec(Jsonb *spec, DocMetaStyle base)
+{
+	char *text = JsonbToCString(NULL, &spec->root, VARSIZE(spec));
+	CustomSet *cs;
+	DocFieldSet fs = Presets[base];
+	bool given[DOC_NFIELDS] = {false};
+	bool any_pointer = false;
+	JsonbIterator *it;
+	JsonbValue k;
+	JsonbValue v;
+	JsonbIteratorToken tok;
+	MemoryContext old;
+	int i;
+	int j;
+
+	for (cs = CustomSets; cs != NULL; cs = cs->next)
+		if (cs->base == base && strcmp(cs->spec, text) == 0)
+			return &cs->fs;
+	if (!JB_ROOT_IS_OBJECT(spec) || JB_ROOT_IS_SCALAR(spec))
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("invalid fields \"%s\"", text),
+				 errdetail("fields is a JSON object from management field to "
+						   "its name.")));
+	it = JsonbIteratorInit(&spec->root);
+	while ((tok = JsonbIteratorNext(&it, &k, true)) != WJB_DONE)
+	{
+		char *member;
+		char *name;
+		JsonPointer p;
+		int kind;
+		DocFieldName container = {NULL, 0};
+
+		if (tok != WJB_KEY)
+			continue;
+		(void) JsonbIteratorNext(&it, &v, true);
+		member = pnstrdup(k.val.string.val, k.val.string.len);
+		for (kind = 0; kind < DOC_NFIELDS; kind++)
+			if (strcmp(member, SpecMembers[kind]) == 0)
+				break;
+		if (kind == DOC_NFIELDS)
+			BadSpecMember(member,
+						  strcmp(member, "id") == 0 ||
+								  strcmp(member, "key") == 0 ||
+								  strcmp(member, "cas") == 0 ||
+								  strcmp(member, "expiry") == 0
+							  ? "A document's key, cas and expiry are columns "
+								"of the collection (id, cas, expires_at), not "
+								"fields of the document; they cannot be "
+								"renamed."
+							  : "It is not a management field.");
+		if (v.type != jbvString || v.val.string.len == 0)
+			BadSpecMember(member, "Its value must be a non-empty string: a "
+								  "name, or a JSON Pointer such as "
+								  "\"/meta/type\".");
+		name = pnstrdup(v.val.string.val, v.val.string.len);
+		if (name[0] == '/')
 		{
-			const DocFieldSet *fs =
-				&Presets[s == DOC_META_AUTO ? AutoOrder[i] : s];
-
-			p->set[i] = fs;
-			p->type_slot[i] = p->schema_slot[i] = p->container_slot[i] = -1;
-			if (fs->container.len > 0)
-				p->container_slot[i] = AddWant(&p->root, &fs->container);
-			else
+			if (JsonPointerParse(name, strlen(name), false, &p) !=
+				JSONPOINTER_OK)
+				BadSpecMember(
+					member,
+					psprintf("\"%s\" is not a valid JSON Pointer.", name));
+			if (p.ntok > 2)
+				BadSpecMember(
+					member,
+					psprintf("\"%s\" is nested %d levels deep; a management "
+							 "field is at the root or in one object of it.",
+							 name, p.ntok - 1));
+			if (p.ntok == 2)
 			{
-				p->type_slot[i] = AddWant(&p->root, &fs->field[DOC_FIELD_TYPE]);
-				p->schema_slot[i] =
-					AddWant(&p->root, &fs->field[DOC_FIELD_SCHEMA]);
+				container.name = p.tok[0];
+				container.len = p.toklen[0];
 			}
+			if (any_pointer &&
+				(container.len != fs.container.len ||
+				 memcmp(container.name, fs.container.name, container.len) != 0))
+				BadSpecMember(member,
+							  psprintf("\"%s\" puts it in another object than "
+									   "the fields before it; the management "
+									   "fields live together.",
+									   name));
+			fs.container = container;
+			any_pointer = true;
+			name = p.tok[p.ntok - 1];
+		}
+		if (name[0] == '\0' || strlen(name) >= 64)
+			BadSpecMember(member, "A field name is 1 to 63 bytes long.");
+		fs.field[kind].name = name;
+		fs.field[kind].len = strlen(name);
+		given[kind] = true;
+	}
+	/* no two fields, nor a field and the object holding them, alike */
+	for (i = 0; i < DOC_NFIELDS; i++)
+	{
+		const DocFieldName *a = &fs.field[i];
+
+		if (fs.container.len > 0 && a->len == fs.container.len &&
+			memcmp(a->name, fs.container.name, a->len) == 0)
+			BadSpecMember(SpecMembers[i],
+						  psprintf("\"%s\" is also the object holding the "
+								   "management fields.",
+								   a->name));
+		for (j = i + 1; j < DOC_NFIELDS; j++)
+		{
+			const DocFieldName *b = &fs.field[j];
+
+			if (a->len == b->len && memcmp(a->name, b->name, a->len) == 0)
+				BadSpecMember(SpecMembers[given[j] ? j : i],
+							  psprintf("\"%s\" and \"%s\" would both be "
+									   "\"%s\".",
+									   SpecMembers[i], SpecMembers[j],
+									   a->name));
 		}
 	}
+	old = MemoryContextSwitchTo(TopMemoryContext);
+	cs = palloc0(sizeof(CustomSet));
+	cs->base = base;
+	cs->spec = pstrdup(text);
+	cs->fs = fs;
+	for (i = 0; i < DOC_NFIELDS; i++)
+		cs->fs.field[i].name = pnstrdup(fs.field[i].name, fs.field[i].len);
+	if (fs.container.len > 0)
+		cs->fs.container.name = pnstrdup(fs.container.name, fs.container.len);
+	DocmodelFieldSetInit(&cs->fs);
+	AddSet(&cs->plan, &cs->fs);
+	cs->fs.plan = &cs->plan;
+	cs->next = CustomSets;
+	CustomSets = cs;
+	MemoryContextSwitchTo(old);
+	return &cs->fs;
 }
 
 /* Return the description of a meta style (AUTO: the underscore one). */
@@ -375,8 +565,15 @@ HitValue(JsonbContainer *c, const KeyHits *h, int k, JsonbValue *v)
 bool
 FindFields(Jsonb *doc, DocMetaStyle style, DocFields *f)
 {
+	return FindFieldsIn(doc, &Presets[style], f);
+}
+
+/* The same in the description fs (a preset, AUTO's, or a collection's). */
+bool
+FindFieldsIn(Jsonb *doc, const DocFieldSet *fs0, DocFields *f)
+{
 	JsonbContainer *root = &doc->root;
-	const ScanPlan *p = &Plans[style];
+	const ScanPlan *p = fs0->plan;
 	JsonbValue v;
 	KeyHits h;
 	KeyHits mh;
@@ -388,6 +585,8 @@ FindFields(Jsonb *doc, DocMetaStyle style, DocFields *f)
 	f->version = NULL;
 	f->versionlen = 0;
 	f->version_ok = false;
+	f->set = p->set[p->nsets - 1];
+	f->style = f->set->style;
 	if (!JB_ROOT_IS_OBJECT(doc))
 		return false;
 	ScanKeys(root, &p->root, &h);
@@ -411,7 +610,7 @@ FindFields(Jsonb *doc, DocMetaStyle style, DocFields *f)
 					JsonContainerIsObject(v.val.binary.data))
 				{
 					where = v.val.binary.data;
-					ScanKeys(where, &Inner[fs->style], &mh);
+					ScanKeys(where, &p->inner[s], &mh);
 					wh = &mh;
 				}
 			}
@@ -421,6 +620,7 @@ FindFields(Jsonb *doc, DocMetaStyle style, DocFields *f)
 		if (s < p->nsets - 1 && (where == NULL || wh->idx[tk] < 0))
 			continue; /* AUTO: not this style */
 		f->style = fs->style;
+		f->set = fs;
 		if (where == NULL)
 			return false; /* no container object */
 		if (wh->idx[tk] >= 0)

@@ -11,7 +11,8 @@
  * object member such as "meta") and the name of each; nothing else in the
  * code knows a field's name. The three meta styles are presets built once
  * by DocmodelFieldsInit() (from _PG_init); a collection with its own names
- * would build one more with DocmodelFieldSetInit().
+ * (create_collection's fields) gets one built from its spec by
+ * DocmodelFieldSetFromSpec(), once per backend and spec.
  *
  *-------------------------------------------------------------------------
  */
@@ -57,6 +58,8 @@ typedef enum DocFieldKind
 	((k) == DOC_FIELD_VER || (k) == DOC_FIELD_MODIFIED || \
 	 (k) == DOC_FIELD_MODIFIED_BY)
 
+struct ScanPlan;
+
 /* An object member name (not NUL-terminated in documents; here it is). */
 typedef struct DocFieldName
 {
@@ -79,11 +82,15 @@ typedef struct DocFieldSet
 	int maxlen;                      /* longest */
 	uint8 first[32];                 /* bitmap of their first bytes */
 	DocFieldKind order[DOC_NFIELDS]; /* kinds in jsonb key order */
+	const struct ScanPlan *plan;     /* how FindFieldsIn() reads it */
 } DocFieldSet;
 
 extern void DocmodelFieldsInit(void);
 extern void DocmodelFieldSetInit(DocFieldSet *fs);
 extern const DocFieldSet *DocmodelFieldSetFor(DocMetaStyle style);
+extern const DocFieldSet *DocmodelFieldSetFromSpec(Jsonb *spec,
+												   DocMetaStyle base);
+extern const char *DocmodelFieldKindName(DocFieldKind kind);
 extern JsonbContainer *DocmodelFieldContainer(const DocFieldSet *fs,
 											  JsonbContainer *root);
 extern JsonbValue *DocmodelFieldValue(const DocFieldSet *fs, JsonbContainer *c,
@@ -113,6 +120,7 @@ DocmodelFieldKind(const DocFieldSet *fs, const char *s, int len)
 typedef struct DocFields
 {
 	DocMetaStyle style;
+	const DocFieldSet *set; /* the description found (of that style) */
 	char *type;
 	int typelen;
 	bool has_version;
@@ -122,6 +130,7 @@ typedef struct DocFields
 } DocFields;
 
 extern bool FindFields(Jsonb *doc, DocMetaStyle style, DocFields *f);
+extern bool FindFieldsIn(Jsonb *doc, const DocFieldSet *fs, DocFields *f);
 extern DocVersion *ParseDocVersion(DocFields *f, const char *key);
 
 #endif /* DOCMODEL_FIELDS_H */

@@ -42,6 +42,7 @@
 #include "utils/jsonb.h"
 #include "utils/numeric.h"
 
+#include "collection.h"
 #include "docmodel.h"
 #include "key.h"
 
@@ -443,6 +444,59 @@ DocmodelCheckKey(const char *key, int len, const char *delim, int dlen,
 	if (raise)
 		ReportKeyFault(key, len, delim, dlen, &s);
 	return false;
+}
+
+/*
+ * The document type of a key under collection cfg's layout, the one place
+ * that derives it (the trigger, and every concern that needs a key's type):
+ * part cfg->type_part of the key (1: the first), or the collection's
+ * doc_type when type_part is 0 (keys carry no type). The key has passed
+ * DocmodelCheckKey(), so the delimiter occurs only as separators. Raises
+ * 22023 naming the key when it has fewer parts. *type points into key (or
+ * cfg) and is not NUL-terminated.
+ */
+void
+DocmodelKeyType(const DocmodelCollection *cfg, const char *key, int key_len,
+				const char **type, int *type_len)
+{
+	const char *d = cfg->delim;
+	int dlen = cfg->delim_len;
+	int part = 1;
+	int start = 0;
+	int i;
+
+	if (cfg->type_part == 0)
+	{
+		*type = cfg->doc_type;
+		*type_len = cfg->doc_type_len;
+		return;
+	}
+	for (i = 0; i + dlen <= key_len; i++)
+	{
+		if (key[i] != d[0] || memcmp(key + i, d, dlen) != 0)
+			continue;
+		if (part == cfg->type_part)
+			break;
+		part++;
+		start = i + dlen;
+		i = start - 1;
+	}
+	if (part < cfg->type_part)
+	{
+		char *coll = get_rel_name(cfg->relid);
+
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("key \"%s\" has no part %d", ShowKey(key, key_len),
+						cfg->type_part),
+				 errdetail("Collection \"%s\" takes the document type from "
+						   "part %d of a key (delimiter \"%s\"); this key has "
+						   "%d part%s.",
+						   coll ? coll : "(dropped)", cfg->type_part,
+						   ShowDelim(d, dlen), part, part == 1 ? "" : "s")));
+	}
+	*type = key + start;
+	*type_len = (i + dlen <= key_len ? i : key_len) - start;
 }
 
 /* Check a key (text) and its delimiter (text), raising on any fault. */

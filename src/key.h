@@ -24,4 +24,9 @@ extern void DocmodelCheckDelimiter(const char *delim, int dlen);
 extern bool DocmodelCheckKey(const char *key, int len, const char *delim,
 							 int dlen, bool raise);
 
+/*
+ * A key's document type under a collection's layout (type_part, doc_type):
+ * DocmodelKeyType() in collection.h, the one function that derives it.
+ */
+
 #endif /* DOCMODEL_KEY_H */

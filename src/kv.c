@@ -79,6 +79,7 @@
 #include "access/xact.h"
 
 #include "collection.h"
+#include "jsontree.h"
 #include "kv.h"
 #include "migrate.h"
 
@@ -94,6 +95,7 @@ PG_FUNCTION_INFO_V1(kv_exists);
 PG_FUNCTION_INFO_V1(kv_get_and_touch);
 PG_FUNCTION_INFO_V1(kv_get_and_lock);
 PG_FUNCTION_INFO_V1(kv_unlock);
+PG_FUNCTION_INFO_V1(kv_meta);
 
 /* The statements, %s being the collection's qualified name. */
 typedef enum KvStmt
@@ -111,6 +113,7 @@ typedef enum KvStmt
 	KV_EXISTS,
 	KV_LOCK,
 	KV_UNLOCK,
+	KV_META,
 	KV_NSTMTS
 } KvStmt;
 
@@ -183,6 +186,10 @@ static const char *const KvSql[KV_NSTMTS] = {
 			"c.") " AND c.cas OPERATOR(pg_catalog.=) $2 AND c.locked_until "
 				  "OPERATOR(pg_catalog.>) pg_catalog.clock_timestamp() "
 				  "RETURNING c.cas",
+	/* the column meta exists in xattrs collections only */
+	[KV_META] = "SELECT c.doc, c.cas, c.expires_at, pg_catalog.to_jsonb(c) "
+				"OPERATOR(pg_catalog.->) 'meta' FROM %s AS c "
+				"WHERE c.id OPERATOR(pg_catalog.=) $1 AND " LIVE("c."),
 };
 
 /* Parameter types of each statement. */
@@ -200,21 +207,23 @@ static const Oid KvArgs[KV_NSTMTS][5] = {
 	[KV_EXISTS] = {TEXTOID},
 	[KV_LOCK] = {TEXTOID, TIMESTAMPTZOID},
 	[KV_UNLOCK] = {TEXTOID, INT8OID},
+	[KV_META] = {TEXTOID},
 };
 static const int KvNargs[KV_NSTMTS] = {
 	[KV_GET] = 1,    [KV_GET_MULTI] = 1, [KV_INSERT] = 3,     [KV_UPSERT] = 4,
 	[KV_UPDATE] = 4, [KV_REPLACE] = 5,   [KV_STORED_CAS] = 1, [KV_REMOVE] = 2,
 	[KV_TOUCH] = 2,  [KV_PURGE] = 0,     [KV_EXISTS] = 1,     [KV_LOCK] = 2,
-	[KV_UNLOCK] = 2,
+	[KV_UNLOCK] = 2, [KV_META] = 1,
 };
 
 /* One collection's prepared plans. */
 typedef struct KvRel
 {
-	Oid relid;  /* hash key */
-	bool valid; /* checked to be a collection, plans current */
-	bool locks; /* has the column locked_until (not a 0.1.0 table) */
-	Oid pkey;   /* the unique btree on (id) for KvReadDirect, or InvalidOid */
+	Oid relid;       /* hash key */
+	bool valid;      /* checked to be a collection, plans current */
+	bool locks;      /* has the column locked_until (not a 0.1.0 table) */
+	int32 config_id; /* its collection_config id */
+	Oid pkey; /* the unique btree on (id) for KvReadDirect, or InvalidOid */
 	/* KvSql's statements, then KvExt's */
 	SPIPlanPtr plans[KV_NSTMTS + DOCMODEL_KV_EXT_STMTS];
 } KvRel;
@@ -353,11 +362,15 @@ KvLookup(Oid relid, LOCKMODE mode)
 	}
 	if (!entry->valid)
 	{
+		int32 id;
+
 		KvRetirePlans(entry);
-		(void) DocmodelCollectionIdByRelid(relid, false);
+		id = DocmodelCollectionIdByRelid(relid, false);
+
 		DocmodelCheckLayoutOf(relid, DOCMODEL_LAYOUT_COLLECTION);
 		/* the checks may have processed invalidations: entry is current */
 		entry = hash_search(KvCache, &relid, HASH_FIND, NULL);
+		entry->config_id = id;
 		entry->locks =
 			get_attnum(relid, "locked_until") == DOCMODEL_COLL_ATT_LOCKED;
 		entry->pkey = KvDirectIndex(relid);
@@ -962,6 +975,20 @@ KvReadDirect(KvRel *entry, Datum keyd, Jsonb **doc, bool *found)
 	return true;
 }
 
+/*
+ * How reads of the collection of entry migrate a document: by its fields
+ * (*fs), or not at all (false: an xattrs collection, whose body carries
+ * no version and is taken to be current).
+ */
+static bool
+KvReadMigrates(KvRel *entry, const DocFieldSet **fs)
+{
+	const DocmodelCollection *cfg = DocmodelCollectionById(entry->config_id);
+
+	*fs = cfg->fs; /* never freed (fields.c) */
+	return !cfg->xattrs;
+}
+
 /* The live document key of collection relid, migrated; see kv.h. */
 Jsonb *
 DocmodelKvGet(Oid relid, Datum keyd)
@@ -969,6 +996,7 @@ DocmodelKvGet(Oid relid, Datum keyd)
 	KvRel *entry = KvLookup(relid, AccessShareLock);
 	Datum values[1] = {keyd};
 	Jsonb *doc = NULL;
+	const DocFieldSet *fs;
 	bool found;
 
 	if (!KvReadDirect(entry, keyd, &doc, &found))
@@ -987,10 +1015,10 @@ DocmodelKvGet(Oid relid, Datum keyd)
 		}
 		SPI_finish();
 	}
-	if (doc == NULL)
-		return NULL;
+	if (doc == NULL || !KvReadMigrates(entry, &fs))
+		return doc;
 	/* schema version: see migrate.c (get returns the current version) */
-	return DocmodelMigrate(doc, NULL, TextDatumGetCString(keyd));
+	return DocmodelMigrateIn(doc, NULL, TextDatumGetCString(keyd), fs);
 }
 
 /*
@@ -1004,6 +1032,8 @@ typedef struct KvMultiReceiver
 	DestReceiver pub;
 	Tuplestorestate *store;
 	MemoryContext rowcxt;
+	bool migrates; /* KvReadMigrates */
+	const DocFieldSet *fs;
 } KvMultiReceiver;
 
 /* Migrate one row and hand it to the tuplestore. */
@@ -1016,7 +1046,9 @@ KvMultiReceive(TupleTableSlot *slot, DestReceiver *self)
 
 	/* schema version: see migrate.c (each doc at its current version) */
 	tuplestore_puttuple(
-		r->store, DocmodelMigrateTuple(tup, slot->tts_tupleDescriptor, 1, 2));
+		r->store, r->migrates ? DocmodelMigrateTuple(
+									tup, slot->tts_tupleDescriptor, 1, 2, r->fs)
+							  : tup);
 	MemoryContextSwitchTo(old);
 	MemoryContextReset(r->rowcxt);
 	return true;
@@ -1060,6 +1092,7 @@ kv_get_multi(PG_FUNCTION_ARGS)
 	recv.pub.rDestroy = KvMultiDestroy;
 	recv.pub.mydest = DestNone;
 	recv.store = rsinfo->setResult;
+	recv.migrates = KvReadMigrates(entry, &recv.fs);
 	recv.rowcxt = AllocSetContextCreate(
 		CurrentMemoryContext, "docmodel get_multi row", ALLOCSET_DEFAULT_SIZES);
 	/* the keys as they are: no copy of a large array */
@@ -1233,6 +1266,7 @@ KvDocAndCas(FunctionCallInfo fcinfo, const char *key)
 	bool isnull;
 	Jsonb *doc;
 	Jsonb *cur;
+	const DocFieldSet *fs;
 
 	values[1] = Int64GetDatum(KvResultCas());
 	values[0] = SPI_datumTransfer(
@@ -1241,7 +1275,9 @@ KvDocAndCas(FunctionCallInfo fcinfo, const char *key)
 	SPI_finish();
 	/* schema version: see migrate.c (the document at its current version) */
 	doc = DatumGetJsonbP(values[0]);
-	cur = DocmodelMigrate(doc, NULL, key);
+	cur = KvReadMigrates(KvLookup(PG_GETARG_OID(0), AccessShareLock), &fs)
+			  ? DocmodelMigrateIn(doc, NULL, key, fs)
+			  : doc;
 	if (cur != doc)
 		values[0] = JsonbPGetDatum(cur);
 	/* after SPI_finish: the descriptor lives in the caller's context */
@@ -1499,4 +1535,87 @@ DocmodelKvExists(Oid relid, const char *key)
 {
 	KvExists(relid, key);
 	pg_unreachable();
+}
+
+/*
+ * meta(coll, key) -> jsonb: Couchbase's meta() of the live document key,
+ * whatever the collection's meta style and field names: id, cas,
+ * expiration (Unix seconds, 0 for none) and the management fields it has
+ * by their own names (type, schema, created, createdBy, modified,
+ * modifiedBy, ver); NULL when the document is absent or expired. Runs as
+ * the caller (SELECT on the collection).
+ */
+Datum
+kv_meta(PG_FUNCTION_ARGS)
+{
+	KvRel *entry = KvLookup(PG_GETARG_OID(0), AccessShareLock);
+	const DocmodelCollection *cfg = DocmodelCollectionById(entry->config_id);
+	bool xattrs = cfg->xattrs;
+	const DocFieldSet *fs = cfg->fs; /* never freed (fields.c) */
+	Datum values[1] = {PG_GETARG_DATUM(1)};
+	JsonbParseState *ps = NULL;
+	JsonbValue *res;
+	JsonbValue k;
+	JsonbValue v;
+	HeapTuple tup;
+	TupleDesc desc;
+	Jsonb *managed = NULL;
+	int64 cas;
+	int64 expiration;
+	bool isnull;
+	Datum d;
+	int i;
+
+	if (SPI_connect() != SPI_OK_CONNECT)
+		elog(ERROR, "SPI_connect failed");
+	KvExec(entry, KV_META, values, NULL, true, 1);
+	if (SPI_processed != 1)
+	{
+		SPI_finish();
+		PG_RETURN_NULL();
+	}
+	tup = SPI_tuptable->vals[0];
+	desc = SPI_tuptable->tupdesc;
+	/* the fields: in column meta (xattrs), else in the document */
+	d = SPI_getbinval(tup, desc, xattrs ? 4 : 1, &isnull);
+	if (!isnull)
+		managed = DatumGetJsonbP(SPI_datumTransfer(d, false, -1));
+	cas = DatumGetInt64(SPI_getbinval(tup, desc, 2, &isnull));
+	d = SPI_getbinval(tup, desc, 3, &isnull);
+	expiration =
+		isnull ? 0 : (int64) timestamptz_to_time_t(DatumGetTimestampTz(d));
+	SPI_finish();
+	pushJsonbValue(&ps, WJB_BEGIN_OBJECT, NULL);
+	k = JsonTreeString("id", 2);
+	pushJsonbValue(&ps, WJB_KEY, &k);
+	v = JsonTreeString(VARDATA_ANY(PG_GETARG_TEXT_PP(1)),
+					   VARSIZE_ANY_EXHDR(PG_GETARG_TEXT_PP(1)));
+	pushJsonbValue(&ps, WJB_VALUE, &v);
+	k = JsonTreeString("cas", 3);
+	pushJsonbValue(&ps, WJB_KEY, &k);
+	v.type = jbvNumeric;
+	v.val.numeric = int64_to_numeric(cas);
+	pushJsonbValue(&ps, WJB_VALUE, &v);
+	k = JsonTreeString("expiration", 10);
+	pushJsonbValue(&ps, WJB_KEY, &k);
+	v.val.numeric = int64_to_numeric(expiration);
+	pushJsonbValue(&ps, WJB_VALUE, &v);
+	if (managed != NULL && JB_ROOT_IS_OBJECT(managed))
+	{
+		JsonbContainer *c = DocmodelFieldContainer(fs, &managed->root);
+
+		for (i = 0; c != NULL && i < DOC_NFIELDS; i++)
+		{
+			JsonbValue *fv = DocmodelFieldValue(fs, c, (DocFieldKind) i);
+			const char *name = DocmodelFieldKindName((DocFieldKind) i);
+
+			if (fv == NULL)
+				continue;
+			k = JsonTreeString(name, strlen(name));
+			pushJsonbValue(&ps, WJB_KEY, &k);
+			pushJsonbValue(&ps, WJB_VALUE, fv);
+		}
+	}
+	res = pushJsonbValue(&ps, WJB_END_OBJECT, NULL);
+	PG_RETURN_JSONB_P(JsonbValueToJsonb(res));
 }

@@ -358,11 +358,10 @@ LookupType(const char *type, int len)
 	return tr;
 }
 
-/* Set the schema version field of a document tree (style as fields.h). */
+/* Set the schema version field (named as in fs) of a document tree. */
 static void
-SetVersion(JsonbValue *root, DocMetaStyle style, const char *text)
+SetVersion(JsonbValue *root, const DocFieldSet *fs, const char *text)
 {
-	const DocFieldSet *fs = DocmodelFieldSetFor(style);
 	const DocFieldName *name = &fs->field[DOC_FIELD_SCHEMA];
 	JsonbValue *where = root;
 	JsonbValue sv = JsonTreeString(text, strlen(text));
@@ -474,12 +473,12 @@ CheckTarget(TypeRules *tr, const DocVersion *target)
 
 /*
  * Apply the rules of tr to doc, from version v up to tgt, and return the
- * new document (built once, unless a fn rule sits in the chain). style is
- * resolved (not AUTO): it says where the schema field goes.
+ * new document (built once, unless a fn rule sits in the chain). fs (a
+ * resolved description, not AUTO's) says where the schema field goes.
  */
 static Jsonb *
-ApplyChain(Jsonb *doc, TypeRules *tr, DocMetaStyle style, const DocVersion *v,
-		   const DocVersion *tgt, const char *key)
+ApplyChain(Jsonb *doc, TypeRules *tr, const DocFieldSet *fs,
+		   const DocVersion *v, const DocVersion *tgt, const char *key)
 {
 	JsonbValue treebuf;
 	JsonbValue *tree = NULL;
@@ -542,7 +541,7 @@ ApplyChain(Jsonb *doc, TypeRules *tr, DocMetaStyle style, const DocVersion *v,
 							errmsg("migration of type \"%s\" from %s to %s did "
 								   "not leave an object",
 								   tr->name, r->from_text, r->to_text)));
-		SetVersion(tree, style, r->to_text);
+		SetVersion(tree, fs, r->to_text);
 		v = r->to;
 	}
 	res = JsonTreeToJsonb(tree);
@@ -553,12 +552,19 @@ ApplyChain(Jsonb *doc, TypeRules *tr, DocMetaStyle style, const DocVersion *v,
 Jsonb *
 DocmodelMigrate(Jsonb *doc, const DocVersion *target, const char *key)
 {
+	return DocmodelMigrateIn(doc, target, key, NULL);
+}
+
+Jsonb *
+DocmodelMigrateIn(Jsonb *doc, const DocVersion *target, const char *key,
+				  const DocFieldSet *fs)
+{
 	DocFields f;
 	TypeRules *tr;
 	const DocVersion *v;
 	const DocVersion *tgt;
 
-	if (!FindFields(doc, DOC_META_AUTO, &f))
+	if (!(fs ? FindFieldsIn(doc, fs, &f) : FindFields(doc, DOC_META_AUTO, &f)))
 		return doc;
 	tr = LookupType(f.type, f.typelen);
 	if (tr == NULL)
@@ -575,12 +581,12 @@ DocmodelMigrate(Jsonb *doc, const DocVersion *target, const char *key)
 	v = f.has_version ? ParseDocVersion(&f, key) : tr->oldest;
 	if (DocVersionCmp(v, tgt) >= 0)
 		return doc;
-	return ApplyChain(doc, tr, f.style, v, tgt, key);
+	return ApplyChain(doc, tr, f.set, v, tgt, key);
 }
 
 Jsonb *
 DocmodelMigrateOnWrite(Jsonb *body, const char *type, int type_len,
-					   DocMetaStyle style, const char *key, int key_len,
+					   const DocFieldSet *fs, const char *key, int key_len,
 					   JsonbValue **schema)
 {
 	DocFields f;
@@ -590,12 +596,21 @@ DocmodelMigrateOnWrite(Jsonb *body, const char *type, int type_len,
 	JsonbValue *sv;
 
 	*schema = NULL;
-	if (!JB_ROOT_IS_OBJECT(body))
+	if (fs != NULL && !JB_ROOT_IS_OBJECT(body))
 		return body;
 	tr = LookupType(type, type_len);
 	if (tr == NULL)
 		return body;
-	FindFields(body, style, &f);
+	if (fs == NULL)
+	{
+		/* the body carries no version (xattrs): it is the current shape */
+		sv = palloc(sizeof(JsonbValue));
+		*sv =
+			JsonTreeString(pstrdup(tr->current_text), strlen(tr->current_text));
+		*schema = sv;
+		return body;
+	}
+	FindFieldsIn(body, fs, &f);
 	f.type = (char *) type;
 	f.typelen = type_len;
 	if (f.has_version && f.versionlen == tr->current_len &&
@@ -614,11 +629,12 @@ DocmodelMigrateOnWrite(Jsonb *body, const char *type, int type_len,
 	if (DocVersionCmp(v, tr->current) >= 0)
 		return body; /* newer than we know: keep it */
 	*schema = sv;
-	return ApplyChain(body, tr, f.style, v, tr->current, keyz);
+	return ApplyChain(body, tr, f.set, v, tr->current, keyz);
 }
 
 HeapTuple
-DocmodelMigrateTuple(HeapTuple tup, TupleDesc desc, int keycol, int doccol)
+DocmodelMigrateTuple(HeapTuple tup, TupleDesc desc, int keycol, int doccol,
+					 const DocFieldSet *fs)
 {
 	bool isnull;
 	Datum d = heap_getattr(tup, doccol, desc, &isnull);
@@ -639,7 +655,7 @@ DocmodelMigrateTuple(HeapTuple tup, TupleDesc desc, int keycol, int doccol)
 		if (!isnull)
 			key = TextDatumGetCString(k);
 	}
-	cur = DocmodelMigrate(doc, NULL, key);
+	cur = DocmodelMigrateIn(doc, NULL, key, fs);
 	if (cur == doc)
 		return tup;
 	values[0] = JsonbPGetDatum(cur);
@@ -653,6 +669,32 @@ DocmodelMigrateTuple(HeapTuple tup, TupleDesc desc, int keycol, int doccol)
  */
 
 /*
+ * The fields of the collection named by argument argno, in the overloads
+ * that take one (coll regclass: migration_plan and migrate_collection
+ * pass it), else NULL: any meta style. *none: an xattrs collection, whose
+ * bodies carry no fields (they are always current).
+ */
+static const DocFieldSet *
+ArgFields(FunctionCallInfo fcinfo, int argno, bool *none)
+{
+	const DocmodelCollection *cfg;
+
+	*none = false;
+	if (PG_NARGS() <= argno || PG_ARGISNULL(argno))
+		return NULL;
+	cfg = DocmodelCollectionOf(PG_GETARG_OID(argno));
+	*none = cfg->xattrs;
+	return cfg->fs; /* never freed (fields.c) */
+}
+
+/* FindFields() of doc in fs, or in any meta style (fs NULL). */
+static inline bool
+FindFieldsOf(Jsonb *doc, const DocFieldSet *fs, DocFields *f)
+{
+	return fs ? FindFieldsIn(doc, fs, f) : FindFields(doc, DOC_META_AUTO, f);
+}
+
+/*
  * migrate(doc jsonb, target version DEFAULT NULL) -> jsonb, and
  * _migrate_doc(doc, target, key text) whose errors name key.
  */
@@ -662,15 +704,19 @@ MigrateArg(FunctionCallInfo fcinfo, const char *key)
 	Datum d;
 	Jsonb *doc;
 	Jsonb *res;
+	bool none;
+	const DocFieldSet *fs = ArgFields(fcinfo, 3, &none);
 
 	if (PG_ARGISNULL(0))
 		PG_RETURN_NULL();
+	if (none)
+		PG_RETURN_DATUM(PG_GETARG_DATUM(0));
 	d = PG_GETARG_DATUM(0);
 	/* a plain in-line datum needs no detoasting call */
 	doc = VARATT_IS_EXTENDED(DatumGetPointer(d)) ? DatumGetJsonbP(d)
 												 : (Jsonb *) DatumGetPointer(d);
-	res = DocmodelMigrate(
-		doc, PG_ARGISNULL(1) ? NULL : PG_GETARG_DOCVERSION_P(1), key);
+	res = DocmodelMigrateIn(
+		doc, PG_ARGISNULL(1) ? NULL : PG_GETARG_DOCVERSION_P(1), key, fs);
 	if (res == doc)
 		PG_RETURN_DATUM(d); /* the same datum, not a copy */
 	PG_RETURN_JSONB_P(res);
@@ -705,10 +751,10 @@ current_version(PG_FUNCTION_ARGS)
 }
 
 /*
- * _migration_pending(doc, doc_type, target) -> boolean: would migrate()
- * change this document (of type doc_type when given)? A document whose
- * version cannot be read counts as pending, so migrating it raises the
- * error with its key.
+ * _migration_pending(doc, doc_type, target[, coll]) -> boolean: would
+ * migrate() change this document (of type doc_type when given; in coll's
+ * fields when given)? A document whose version cannot be read counts as
+ * pending, so migrating it raises the error with its key.
  */
 Datum
 migration_pending(PG_FUNCTION_ARGS)
@@ -718,11 +764,13 @@ migration_pending(PG_FUNCTION_ARGS)
 	TypeRules *tr;
 	const DocVersion *v;
 	const DocVersion *tgt;
+	bool none;
+	const DocFieldSet *fs = ArgFields(fcinfo, 3, &none);
 
-	if (PG_ARGISNULL(0))
+	if (PG_ARGISNULL(0) || none)
 		PG_RETURN_BOOL(false);
 	doc = PG_GETARG_JSONB_P(0);
-	if (!FindFields(doc, DOC_META_AUTO, &f))
+	if (!FindFieldsOf(doc, fs, &f))
 		PG_RETURN_BOOL(false);
 	if (!PG_ARGISNULL(1))
 	{
@@ -785,26 +833,40 @@ migration_steps(PG_FUNCTION_ARGS)
 	PG_RETURN_INT32(n);
 }
 
-/* _doc_type(doc) -> text: the type field, whichever meta style */
+/*
+ * Find the fields of _doc_type's and _doc_version's document (argument 0;
+ * in the fields of collection argument 1 when given); false when there is
+ * no document or no type field.
+ */
+static bool
+ArgDocFields(FunctionCallInfo fcinfo, DocFields *f)
+{
+	bool none;
+	const DocFieldSet *fs = ArgFields(fcinfo, 1, &none);
+
+	return !PG_ARGISNULL(0) && !none &&
+		   FindFieldsOf(PG_GETARG_JSONB_P(0), fs, f);
+}
+
+/* _doc_type(doc[, coll]) -> text: the type field, whichever meta style
+ * (in coll's fields when given) */
 Datum
 migration_doc_type(PG_FUNCTION_ARGS)
 {
-	Jsonb *doc = PG_GETARG_JSONB_P(0);
 	DocFields f;
 
-	if (!FindFields(doc, DOC_META_AUTO, &f))
+	if (!ArgDocFields(fcinfo, &f))
 		PG_RETURN_NULL();
 	PG_RETURN_TEXT_P(cstring_to_text_with_len(f.type, f.typelen));
 }
 
-/* _doc_version(doc) -> version: the schema field (22P02 when bad) */
+/* _doc_version(doc[, coll]) -> version: the schema field (22P02 when bad) */
 Datum
 migration_doc_version(PG_FUNCTION_ARGS)
 {
-	Jsonb *doc = PG_GETARG_JSONB_P(0);
 	DocFields f;
 
-	if (!FindFields(doc, DOC_META_AUTO, &f) || !f.has_version)
+	if (!ArgDocFields(fcinfo, &f) || !f.has_version)
 		PG_RETURN_NULL();
 	PG_RETURN_DOCVERSION_P(ParseDocVersion(&f, NULL));
 }

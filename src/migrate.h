@@ -32,26 +32,34 @@
 extern Jsonb *DocmodelMigrate(Jsonb *doc, const DocVersion *target,
 							  const char *key);
 
+/* The same for a document of a collection whose fields are fs (NULL: any
+ * meta style, as DocmodelMigrate). */
+extern Jsonb *DocmodelMigrateIn(Jsonb *doc, const DocVersion *target,
+								const char *key, const DocFieldSet *fs);
+
 /*
  * Migrate on write (the collection trigger, at its "schema version" marker):
  * body is a document of type (the key prefix; the body need not carry its
- * type field) in the collection's style. When the type has migrations:
+ * type field) with the management fields fs (the collection's; NULL: the
+ * body carries none, as in an xattrs collection, and is taken to be
+ * current). When the type has migrations:
  * a body at an older version is migrated to the current one, and a body
  * without a version is taken to be current; *schema is then set to the
  * current version (a string value to write as the schema field). Otherwise
  * *schema is NULL and body comes back as it is. Errors as DocmodelMigrate.
  */
 extern Jsonb *DocmodelMigrateOnWrite(Jsonb *body, const char *type,
-									 int type_len, DocMetaStyle style,
+									 int type_len, const DocFieldSet *fs,
 									 const char *key, int key_len,
 									 JsonbValue **schema);
 
 /*
  * Return tup with its jsonb column doccol migrated like DocmodelMigrate
- * (style AUTO, to the current version; errors name the text key in keycol),
+ * (fields fs, NULL for AUTO; to the current version; errors name the text
+ * key in keycol),
  * or tup itself when nothing changes. For readers such as get_multi().
  */
 extern HeapTuple DocmodelMigrateTuple(HeapTuple tup, TupleDesc desc, int keycol,
-									  int doccol);
+									  int doccol, const DocFieldSet *fs);
 
 #endif /* DOCMODEL_MIGRATE_H */

@@ -427,6 +427,10 @@ HistoryWrite(HistoryWriter *w, Datum id, int32 ver, const char *op, Datum doc)
 	pfree(nulls);
 }
 
+/* The column holding a row's management fields: meta for xattrs. */
+#define VER_COL(cfg) \
+	((cfg)->xattrs ? DOCMODEL_COLL_ATT_META : DOCMODEL_COLL_ATT_DOC)
+
 /*
  * rename_key's history (collection.h, DocmodelRename): carry the revisions
  * of key from below ver to key to, each whole (op, time, writer, added
@@ -482,8 +486,8 @@ HistoryCarry(HistoryWriter *w, Datum from, Datum to, int32 ver, Datum olddoc)
 }
 
 /*
- * Return the version field (fields.h: DOC_FIELD_VER of cfg's meta style)
- * of the stored document doc of key id, or -1 when it has none; raise 22003 naming the key when it is
+ * Return the version field (fields.h: DOC_FIELD_VER of cfg's fields) of
+ * the stored document doc (its meta column, for xattrs) of key id, or -1 when it has none; raise 22003 naming the key when it is
  * beyond the integers.
  */
 static int32
@@ -491,7 +495,7 @@ DocVer(const DocmodelCollection *cfg, Jsonb *doc, Datum id)
 {
 	int32 ver;
 	bool error = false;
-	const DocFieldSet *fs = DocmodelFieldSetFor(cfg->meta_style);
+	const DocFieldSet *fs = cfg->fs;
 	JsonbContainer *c;
 	JsonbValue *v = NULL;
 
@@ -550,12 +554,14 @@ HistoryOfTruncate(const DocmodelCollection *cfg, Relation coll)
 		bool docnull;
 		Datum id = slot_getattr(slot, DOCMODEL_COLL_ATT_ID, &isnull);
 		Datum doc = slot_getattr(slot, DOCMODEL_COLL_ATT_DOC, &docnull);
+		bool metanull;
+		Datum meta = slot_getattr(slot, VER_COL(cfg), &metanull);
 		int32 ver;
 
-		if (isnull || docnull)
+		if (isnull || docnull || metanull)
 			continue;
 		old = MemoryContextSwitchTo(rowcxt);
-		ver = DocVer(cfg, DatumGetJsonbP(doc), id);
+		ver = DocVer(cfg, DatumGetJsonbP(meta), id);
 		if (ver > 0)
 			HistoryWrite(&w, id, ver, "truncate", doc);
 		MemoryContextSwitchTo(old);
@@ -585,6 +591,7 @@ DocmodelRevisionTrigger(FunctionCallInfo fcinfo)
 	HistoryWriter w;
 	Datum id;
 	Datum olddoc;
+	Datum oldmeta;
 	bool isnull;
 	const char *op;
 	int32 ver;
@@ -612,13 +619,16 @@ DocmodelRevisionTrigger(FunctionCallInfo fcinfo)
 	olddoc = heap_getattr(oldtup, DOCMODEL_COLL_ATT_DOC, desc, &isnull);
 	if (isnull)
 		return PointerGetDatum(NULL);
-	ver = DocVer(&cfg, DatumGetJsonbP(olddoc), id);
+	oldmeta = heap_getattr(oldtup, VER_COL(&cfg), desc, &isnull);
+	if (isnull)
+		return PointerGetDatum(NULL);
+	ver = DocVer(&cfg, DatumGetJsonbP(oldmeta), id);
 	if (ver <= 0)
 		return PointerGetDatum(NULL); /* never stamped: no number to file */
 	if (TRIGGER_FIRED_BY_UPDATE(td->tg_event))
 	{
 		Datum newdoc =
-			heap_getattr(td->tg_newtuple, DOCMODEL_COLL_ATT_DOC, desc, &isnull);
+			heap_getattr(td->tg_newtuple, VER_COL(&cfg), desc, &isnull);
 
 		/*
 		 * The BEFORE event keeps _ver on a no-op update (see document.c),

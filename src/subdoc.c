@@ -116,6 +116,7 @@ typedef struct SubdocCall
 	bool has_result[SUBDOC_MAX_SPECS];
 	int64 result[SUBDOC_MAX_SPECS];
 	bool failed; /* a spec raised in mutate_in's statement */
+	Oid relid;   /* mutate_in's collection, else InvalidOid */
 } SubdocCall;
 
 static SubdocCall *SubdocActive = NULL;
@@ -1181,6 +1182,7 @@ subdoc_mutate_in(PG_FUNCTION_ARGS)
 	if (update != NULL && PG_ARGISNULL(3) && !DatumGetBool(values[4]))
 		update = &SubdocUpdateLean;
 
+	call->relid = PG_GETARG_OID(0);
 	SubdocActive = call;
 	PG_TRY();
 	{
@@ -1265,9 +1267,22 @@ subdoc_mutate_in_apply(PG_FUNCTION_ARGS)
 		root.val.object.pairs = NULL;
 	}
 	else
-		/* schema version: see migrate.c (paths name the current version) */
-		JsonTreeFromJsonb(DocmodelMigrate(PG_GETARG_JSONB_P(0), NULL, key),
-						  &root);
+	{
+		/* schema version: see migrate.c (paths name the current version);
+		 * by the fields of mutate_in's collection (an xattrs body carries
+		 * none), else of any meta style */
+		Jsonb *doc = PG_GETARG_JSONB_P(0);
+		const DocmodelCollection *cfg =
+			call == SubdocActive && OidIsValid(call->relid)
+				? DocmodelCollectionOf(call->relid)
+				: NULL;
+
+		JsonTreeFromJsonb(
+			cfg && cfg->xattrs
+				? doc
+				: DocmodelMigrateIn(doc, NULL, key, cfg ? cfg->fs : NULL),
+			&root);
+	}
 	memset(call->has_result, 0, sizeof(call->has_result));
 	for (i = 0; i < call->nspecs; i++)
 		if (!SubdocMutate(call, i, &root, &m))

@@ -13,6 +13,7 @@
 #include "utils/builtins.h"
 #include "utils/fmgrprotos.h"
 
+#include "collection.h"
 #include "fuzz.h"
 #include "key.h"
 
@@ -28,6 +29,21 @@ typedef struct KeyInput
 	int typelen;
 } KeyInput;
 
+/* The type of in's key when part type_part holds it (DocmodelKeyType). */
+static int
+KeyTypeLength(KeyInput *in, int type_part, const char **type)
+{
+	DocmodelCollection cfg;
+	int len;
+
+	memset(&cfg, 0, sizeof(cfg));
+	cfg.type_part = type_part;
+	memcpy(cfg.delim, in->delim, in->dlen);
+	cfg.delim_len = in->dlen;
+	DocmodelKeyType(&cfg, in->key, in->klen, type, &len);
+	return len;
+}
+
 static void
 CheckDelim(void *arg)
 {
@@ -41,8 +57,10 @@ CheckKeyRaising(void *arg)
 {
 	KeyInput *in = arg;
 
+	const char *type;
+
 	DocmodelCheckKey(in->key, in->klen, in->delim, in->dlen, true);
-	in->typelen = DocmodelKeyTypeLength(in->key, in->klen, in->delim, in->dlen);
+	in->typelen = KeyTypeLength(in, 1, &type);
 }
 
 void
@@ -108,4 +126,15 @@ FuzzKey(const uint8 *data, size_t size)
 	FuzzCheck(VARSIZE_ANY_EXHDR(DatumGetTextPP(elems[0])) == in.typelen,
 			  "first part and type length differ for \"%.*s\"", in.klen,
 			  in.key);
+	/* a later part as the type (type_part): that part, where key_parts has it */
+	if (n >= 2)
+	{
+		text *p = DatumGetTextPP(elems[n - 1]);
+		const char *type;
+		int len = KeyTypeLength(&in, n, &type);
+
+		FuzzCheck(len == VARSIZE_ANY_EXHDR(p) &&
+					  memcmp(type, VARDATA_ANY(p), len) == 0,
+				  "part %d and type differ for \"%.*s\"", n, in.klen, in.key);
+	}
 }
