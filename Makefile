@@ -17,6 +17,10 @@ REGRESS_OPTS   = --inputdir=test --load-extension=$(EXTENSION)
 ISOLATION      = $(sort $(basename $(notdir $(wildcard test/specs/*.spec))))
 ISOLATION_OPTS = --inputdir=test --outputdir=. --load-extension=$(EXTENSION)
 
+# PGXS tracks no header dependencies (Debian's server is built without --enable-depend): every
+# object depends on every header, so a changed struct never leaves a stale object behind.
+$(OBJS): $(wildcard src/*.h)
+
 PG_CONFIG ?= pg_config
 PG_CPPFLAGS += -I$(srcdir)/src
 PG_CFLAGS   += -Werror -Wall -Wmissing-prototypes
