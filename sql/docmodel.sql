@@ -890,11 +890,15 @@ BEGIN
 			total := done;
 			RETURN;
 		END IF;
-		EXECUTE format('UPDATE %s SET doc = docmodel._migrate_doc(doc, $3, id)
-			WHERE ($1 IS NULL OR id > $1) AND id <= $4
-				AND docmodel._migration_pending(doc, $2, $3)', r.coll)
-		USING r.last_key, r.doc_type, r.target, batch_end;
-		GET DIAGNOSTICS n = ROW_COUNT;
+		-- On Citus, shard by shard on the workers (NULL: not distributed).
+		n := docmodel._citus_migrate_batch(r.coll, r.last_key, r.doc_type, r.target, batch_end);
+		IF n IS NULL THEN
+			EXECUTE format('UPDATE %s SET doc = docmodel._migrate_doc(doc, $3, id)
+				WHERE ($1 IS NULL OR id > $1) AND id <= $4
+					AND docmodel._migration_pending(doc, $2, $3)', r.coll)
+			USING r.last_key, r.doc_type, r.target, batch_end;
+			GET DIAGNOSTICS n = ROW_COUNT;
+		END IF;
 		done := done + n;
 		PERFORM docmodel._migration_run_set(run, r.status, batch_end, done,
 			r.docs_total, NULL, r.error);
@@ -1519,6 +1523,15 @@ DECLARE
     ids integer[] := '{}';
     cur record;
 BEGIN
+    IF pg_catalog.to_regclass('pg_catalog.pg_dist_local_group') IS NULL THEN
+        RAISE EXCEPTION 'docmodel._citus_apply runs on Citus workers only'
+            USING ERRCODE = 'feature_not_supported';
+    END IF;
+    IF EXISTS (SELECT FROM pg_catalog.pg_dist_local_group AS g
+               WHERE g.groupid OPERATOR(pg_catalog.=) 0) THEN
+        RAISE EXCEPTION 'docmodel._citus_apply runs on Citus workers only'
+            USING ERRCODE = 'feature_not_supported';
+    END IF;
     FOR c IN SELECT e FROM pg_catalog.jsonb_array_elements(config) AS e LOOP
         rel := pg_catalog.to_regclass(c OPERATOR(pg_catalog.->>) 'coll');
         CONTINUE WHEN rel IS NULL;  -- not on this node
@@ -1534,8 +1547,13 @@ BEGIN
             AND cur.revisions OPERATOR(pg_catalog.=) (c OPERATOR(pg_catalog.->>) 'revisions')::integer
             AND cur.revisions_table IS NOT DISTINCT FROM hist
             AND cur.max_ttl OPERATOR(pg_catalog.=) (c OPERATOR(pg_catalog.->>) 'max_ttl')::integer;
+        -- the row it replaces too (same id or same table)
         IF NOT pg_catalog.pg_has_role(SESSION_USER, (SELECT r.relowner FROM pg_catalog.pg_class AS r
-                                       WHERE r.oid OPERATOR(pg_catalog.=) rel), 'USAGE') THEN
+                                       WHERE r.oid OPERATOR(pg_catalog.=) rel), 'USAGE')
+           OR EXISTS (SELECT FROM docmodel.collection_config AS k
+                      JOIN pg_catalog.pg_class AS r ON r.oid OPERATOR(pg_catalog.=) k.coll
+                      WHERE k.id OPERATOR(pg_catalog.=) (c OPERATOR(pg_catalog.->>) 'id')::integer
+                        AND NOT pg_catalog.pg_has_role(SESSION_USER, r.relowner, 'USAGE')) THEN
             RAISE EXCEPTION 'must be owner of table %', rel
                 USING ERRCODE = 'insufficient_privilege',
                       DETAIL = 'Changing the configuration of a collection takes its ownership.';
@@ -1726,5 +1744,46 @@ END
 $$;
 COMMENT ON FUNCTION docmodel.undistribute_collection(regclass) IS
     'bring a distributed collection and its revisions table back onto the coordinator (Citus coordinator only)';
+
+-- One batch of migrate_collection on a distributed collection: Citus
+-- refuses the batch's UPDATE through the coordinator (_migrate_doc is
+-- STABLE and reads the row), so each shard runs it on its worker, all in
+-- parallel; each shard's part commits on its own (migrating is idempotent:
+-- a rerun finds those documents done). NULL when coll is not distributed.
+CREATE FUNCTION docmodel._citus_migrate_batch(coll regclass, last_key text, doc_type text,
+    target docmodel.version, batch_end text) RETURNS bigint
+    LANGUAGE plpgsql VOLATILE PARALLEL UNSAFE
+    SET search_path = pg_catalog, pg_temp
+    AS $$
+DECLARE
+    q text;
+    n bigint := 0;
+    s record;
+BEGIN
+    IF pg_catalog.to_regclass('pg_catalog.pg_dist_partition') IS NULL THEN
+        RETURN NULL;  -- (a separate test: the query below needs Citus)
+    END IF;
+    IF NOT EXISTS (SELECT FROM pg_catalog.pg_dist_partition AS p
+                   WHERE p.logicalrelid OPERATOR(pg_catalog.=) coll) THEN
+        RETURN NULL;
+    END IF;
+    q := pg_catalog.format('WITH u AS (UPDATE %%s SET doc = docmodel._migrate_doc(doc, '
+        '%1$L::docmodel.version, id) WHERE (%2$L::text IS NULL OR id OPERATOR(pg_catalog.>) %2$L::text) '
+        'AND id OPERATOR(pg_catalog.<=) %3$L::text '
+        'AND docmodel._migration_pending(doc, %4$L::text, %1$L::docmodel.version) RETURNING 1) '
+        'SELECT pg_catalog.count(*) FROM u', target, last_key, batch_end, doc_type);
+    FOR s IN SELECT * FROM pg_catalog.run_command_on_shards(coll, q) LOOP
+        IF NOT s.success THEN
+            RAISE EXCEPTION '%', pg_catalog.regexp_replace(s.result, '^ERROR:  ', '')
+                USING ERRCODE = 'data_exception',
+                      DETAIL = pg_catalog.format('Shard %s of collection "%s".', s.shardid, coll);
+        END IF;
+        n := n OPERATOR(pg_catalog.+) s.result::bigint;
+    END LOOP;
+    RETURN n;
+END
+$$;
+COMMENT ON FUNCTION docmodel._citus_migrate_batch(regclass, text, text, docmodel.version, text) IS
+    'internal: migrate one batch of a run on each shard of a distributed collection (NULL when it is not distributed)';
 
 -- (end of scale-out on Citus)

@@ -16,7 +16,11 @@
  * propagation uses): the workers' copies commit or roll back with the
  * coordinator's transaction, by two-phase commit.
  *
- * Shared state: none. Nothing here runs per row.
+ * Counters are the coordinator's: DocmodelCitusWorker() lets counter.c
+ * refuse them on a worker, whose own counter_state is another sequence.
+ *
+ * Shared state: the address of Citus's GetLocalGroupId, looked up once per
+ * backend. Nothing here reads a catalog per row.
  *
  *-------------------------------------------------------------------------
  */
@@ -35,6 +39,13 @@ PG_FUNCTION_INFO_V1(_citus_push);
 
 /* Citus's transactional send to every worker with metadata (13.x). */
 typedef void (*SendToWorkersFn)(const char *command);
+
+/* Citus's group id of this node (0: the coordinator), cached by Citus. */
+typedef int32 (*LocalGroupFn)(void);
+
+/* GetLocalGroupId when Citus is installed here; looked up once. */
+static LocalGroupFn LocalGroup = NULL;
+static bool LocalGroupKnown = false;
 
 /*
  * The command that brings a worker's catalogs in step, or NULL when there
@@ -121,6 +132,25 @@ DocmodelCitusPush(void)
 		"citus", "SendCommandToWorkersWithMetadata", false, NULL);
 	send(command);
 	pfree(command);
+}
+
+/*
+ * Return true on a Citus worker (a node of a group other than the
+ * coordinator's). Cheap enough per call: Citus caches its group id.
+ */
+bool
+DocmodelCitusWorker(void)
+{
+	if (!LocalGroupKnown)
+	{
+		/* only where CREATE EXTENSION citus ran (so it is preloaded) */
+		if (OidIsValid(
+				get_relname_relid("pg_dist_local_group", PG_CATALOG_NAMESPACE)))
+			LocalGroup = (LocalGroupFn) load_external_function(
+				"citus", "GetLocalGroupId", false, NULL);
+		LocalGroupKnown = true;
+	}
+	return LocalGroup != NULL && LocalGroup() != 0;
 }
 
 /* _citus_push(): DocmodelCitusPush() for distribute_collection(). */

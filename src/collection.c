@@ -442,12 +442,13 @@ ColocatedShard(Relation shard, Oid parent, Oid hist)
 {
 	const char *name = RelationGetRelationName(shard);
 	char *pname = get_rel_name(parent);
+	char *hname = get_rel_name(hist);
 	Oid argtypes[3] = {OIDOID, TEXTOID, OIDOID};
 	Datum args[3];
 	Oid result = InvalidOid;
 	int ret;
 
-	if (pname == NULL || !OidIsValid(hist))
+	if (pname == NULL || hname == NULL)
 		return InvalidOid;
 	args[0] = ObjectIdGetDatum(parent);
 	args[1] = CStringGetTextDatum(name + strlen(pname) + 1);
@@ -455,8 +456,7 @@ ColocatedShard(Relation shard, Oid parent, Oid hist)
 	if (SPI_connect() != SPI_OK_CONNECT)
 		elog(ERROR, "SPI_connect failed");
 	ret = SPI_execute_with_args(
-		"SELECT pg_catalog.to_regclass(pg_catalog.shard_name(h.logicalrelid, "
-		"h.shardid, false))::pg_catalog.oid "
+		"SELECT h.shardid::pg_catalog.text "
 		"FROM pg_catalog.pg_dist_shard AS s JOIN pg_catalog.pg_dist_shard AS h "
 		"ON h.shardminvalue OPERATOR(pg_catalog.=) s.shardminvalue "
 		"WHERE s.logicalrelid::pg_catalog.oid OPERATOR(pg_catalog.=) $1 "
@@ -467,12 +467,13 @@ ColocatedShard(Relation shard, Oid parent, Oid hist)
 		elog(ERROR, "reading pg_dist_shard failed: %d", ret);
 	if (SPI_processed == 1)
 	{
-		bool isnull;
-		Datum d = SPI_getbinval(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 1,
-								&isnull);
+		char *shardid =
+			SPI_getvalue(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 1);
 
-		if (!isnull)
-			result = DatumGetObjectId(d);
+		/* named as IsShardOf expects shards to be: <table>_<shardid> */
+		if (shardid != NULL)
+			result = get_relname_relid(psprintf("%s_%s", hname, shardid),
+									   get_rel_namespace(hist));
 	}
 	SPI_finish();
 	return result;

@@ -38,5 +38,7 @@ extern void DocmodelCounterSyscache(int cacheid, uint32 hashvalue);
  * triggers of those catalogs call it. Does nothing without Citus.
  */
 extern void DocmodelCitusPush(void);
+/* True on a Citus worker (counters refuse to run there). */
+extern bool DocmodelCitusWorker(void);
 
 #endif /* DOCMODEL_H */
