@@ -14,10 +14,11 @@ RESET client_min_messages;
 SELECT logicalrelid AS "table", count(*) AS shards FROM pg_dist_shard
 WHERE logicalrelid IN ('accounts'::regclass, 'accounts_revisions'::regclass) GROUP BY 1 ORDER BY 1;
 
-\echo 'Plain SQL writes from the coordinator; the collection trigger stamps them on'
-\echo 'the shards, and the keys land on both workers:'
+\echo 'Plain SQL writes from the coordinator, keys from a counter (counters live on'
+\echo 'the coordinator; a worker refuses them); the collection trigger stamps the rows'
+\echo 'on the shards, and the keys land on both workers:'
 INSERT INTO accounts (id, doc)
-SELECT docmodel.key('account', g), jsonb_build_object('owner', 'user' || g, 'balance', 100)
+SELECT docmodel.next_key('account'), jsonb_build_object('owner', 'user' || g, 'balance', 100)
 FROM generate_series(1, 1000) g;
 UPDATE accounts SET doc = doc || '{"balance": 90}' WHERE id = 'account::7';
 WITH k AS MATERIALIZED (SELECT id FROM accounts)
@@ -38,5 +39,10 @@ INSERT INTO accounts (id, doc) VALUES ('account::2000', '{"owner": "old", "balan
 SELECT doc->>'_schema' AS schema, doc->>'currency' AS currency FROM accounts WHERE id = 'account::2000';
 SELECT * FROM docmodel.migration_plan('accounts');
 
-\echo 'Counters come from the coordinator (a worker refuses them):'
-SELECT docmodel.next_key('account') AS new_key;
+\echo 'migrate_collection: batches in key order, each run on every shard at once,'
+\echo 'on its worker:'
+SET client_min_messages = warning;
+CALL docmodel.migrate_collection('accounts');
+RESET client_min_messages;
+SELECT * FROM docmodel.migration_plan('accounts');
+SELECT docmodel.next_key('account') AS next_key;
