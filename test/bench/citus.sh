@@ -64,6 +64,6 @@ n=$("${PSQL[@]}" -At -c "SELECT count(*) FROM bench_mig_src")
 PGOPTIONS='-c client_min_messages=warning' BENCH_RESET=citus_reset BENCH_ROUNDS=${CITUS_ROUNDS:-3} \
 	bench_sql "citus: migrate_collection $n docs vs UPDATE" 1.2 \
 	"CALL docmodel.migrate_collection('bench_mig_a', batch_size => 50000)" \
-	"SELECT sum(result::bigint) FROM run_command_on_shards('bench_mig_b', \$\$UPDATE %s SET doc = docmodel.migrate(doc)\$\$)"
+	"SELECT sum(split_part(result, ' ', 2)::bigint) FROM run_command_on_shards('bench_mig_b', \$\$UPDATE %s SET doc = docmodel.migrate(doc)\$\$)"
 
 rm -rf "$bench_dir"
