@@ -3,6 +3,12 @@
 # clusters; print each suite's member results and a closing "N passed, N failed".
 set -u
 source "$(dirname "$0")/env.sh"
+# Citus for the scale-out suite: installed, or built from its source when that is here (before
+# the install lock: the build takes minutes). Without it the suite is skipped, in one line.
+citus=""
+if scripts/citus.sh installed || scripts/citus.sh install >/dev/null 2>&1; then
+	citus=1
+fi
 build_install || { echo "build failed"; echo "0 passed, 1 failed"; exit 1; }
 
 logdir=$(mktemp -d)
@@ -30,8 +36,17 @@ done
 scripts/tap.sh > "$logdir/tap.log" 2>&1; echo $? > "$logdir/tap.rc"
 cat "$logdir/tap.log"
 
-pass=$(cat "$logdir/regress.log" "$logdir/iso.log" "$logdir/readme.log" 2>/dev/null | grep -cE '\.\.\. ok( |$)')
-fail=$(cat "$logdir/regress.log" "$logdir/iso.log" "$logdir/readme.log" 2>/dev/null | grep -cE '\.\.\. (FAILED|failed)')
+# Citus: a coordinator and two workers (scripts/citus.sh), the suite of test/citus.
+if [ -n "$citus" ]; then
+	scripts/citus_test.sh > "$logdir/citus.log" 2>&1; echo $? > "$logdir/citus.rc"
+	cat "$logdir/citus.log"
+else
+	echo "citus suite skipped: Citus 13.2 is not installed and cannot be built here (scripts/citus.sh install)"
+	echo 0 > "$logdir/citus.rc"
+fi
+
+pass=$(cat "$logdir/regress.log" "$logdir/iso.log" "$logdir/readme.log" "$logdir/citus.log" 2>/dev/null | grep -cE '\.\.\. ok( |$)')
+fail=$(cat "$logdir/regress.log" "$logdir/iso.log" "$logdir/readme.log" "$logdir/citus.log" 2>/dev/null | grep -cE '\.\.\. (FAILED|failed)')
 # the README check counts one per block; if it stopped before any block failed, count it once
 if [ "$(cat "$logdir/readme.rc" 2>/dev/null || echo 1)" != 0 ] &&
 	! grep -q '\.\.\. FAILED' "$logdir/readme.log" 2>/dev/null; then
@@ -42,7 +57,7 @@ tfiles=$(ls test/t/*.pl 2>/dev/null | wc -l)
 pass=$((pass + tpass))
 fail=$((fail + tfiles - tpass))
 rc=0
-for s in regress iso readme tap; do
+for s in regress iso readme tap citus; do
 	r=$(cat "$logdir/$s.rc" 2>/dev/null || echo 1)
 	[ "$r" = 0 ] || { rc=1; echo "suite $s exited $r"; }
 done

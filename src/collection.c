@@ -72,6 +72,8 @@ typedef struct RelCheck
 	Oid relid;       /* hash key */
 	uint32 layouts;  /* 1 << DocmodelLayout, for each layout found */
 	int32 config_id; /* trigger verified for this collection, or -1 */
+	Oid history;     /* when config_id is set and rel is a shard: the
+					  * colocated shard of the collection's history */
 } RelCheck;
 
 static HTAB *RelChecks = NULL;
@@ -241,6 +243,7 @@ RelCheckFor(Oid relid)
 	{
 		rc->layouts = 0;
 		rc->config_id = -1;
+		rc->history = InvalidOid;
 	}
 	return LastCheck = rc;
 }
@@ -430,24 +433,78 @@ IsShardOf(Relation rel, Oid parent)
 }
 
 /*
+ * Return the shard of the history table hist that is colocated with shard
+ * (same hash range, so on the same node), or InvalidOid when hist is not
+ * distributed with it. Reads pg_dist_shard: once per shard relation.
+ */
+static Oid
+ColocatedShard(Relation shard, Oid parent, Oid hist)
+{
+	const char *name = RelationGetRelationName(shard);
+	char *pname = get_rel_name(parent);
+	char *hname = get_rel_name(hist);
+	Oid argtypes[3] = {OIDOID, TEXTOID, OIDOID};
+	Datum args[3];
+	Oid result = InvalidOid;
+	int ret;
+
+	if (pname == NULL || hname == NULL)
+		return InvalidOid;
+	args[0] = ObjectIdGetDatum(parent);
+	args[1] = CStringGetTextDatum(name + strlen(pname) + 1);
+	args[2] = ObjectIdGetDatum(hist);
+	if (SPI_connect() != SPI_OK_CONNECT)
+		elog(ERROR, "SPI_connect failed");
+	ret = SPI_execute_with_args(
+		"SELECT h.shardid::pg_catalog.text "
+		"FROM pg_catalog.pg_dist_shard AS s JOIN pg_catalog.pg_dist_shard AS h "
+		"ON h.shardminvalue OPERATOR(pg_catalog.=) s.shardminvalue "
+		"WHERE s.logicalrelid::pg_catalog.oid OPERATOR(pg_catalog.=) $1 "
+		"AND s.shardid::pg_catalog.text OPERATOR(pg_catalog.=) $2 "
+		"AND h.logicalrelid::pg_catalog.oid OPERATOR(pg_catalog.=) $3",
+		3, argtypes, args, NULL, true, 1);
+	if (ret != SPI_OK_SELECT)
+		elog(ERROR, "reading pg_dist_shard failed: %d", ret);
+	if (SPI_processed == 1)
+	{
+		char *shardid =
+			SPI_getvalue(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 1);
+
+		/* named as IsShardOf expects shards to be: <table>_<shardid> */
+		if (shardid != NULL)
+			result = get_relname_relid(psprintf("%s_%s", hname, shardid),
+									   get_rel_namespace(hist));
+	}
+	SPI_finish();
+	return result;
+}
+
+/*
  * Check that the collection trigger of configuration cfg fires on cfg's
  * own collection or a Citus shard of it, before it reads or writes
  * anything: a trigger naming another role's collection on a table of one's
  * own would otherwise write that collection's history. Raises 42809 naming
- * both tables. Cached per trigger relation.
+ * both tables. On a shard, cfg->revisions_relid becomes the history's
+ * colocated shard (history is written next to its document), and 55000 is
+ * raised when the history is not distributed with the collection. Cached
+ * per trigger relation.
  */
 void
 DocmodelCheckTriggerRelation(Relation rel, const char *tgname,
-							 const DocmodelCollection *cfg)
+							 DocmodelCollection *cfg)
 {
 	Oid relid = RelationGetRelid(rel);
 	RelCheck *rc;
+	Oid history = InvalidOid;
 
 	if (relid == cfg->relid)
 		return;
 	rc = RelCheckFor(relid);
 	if (rc->config_id == cfg->id)
+	{
+		cfg->revisions_relid = rc->history;
 		return;
+	}
 	if (!IsShardOf(rel, cfg->relid))
 	{
 		char *coll = get_rel_name(cfg->relid);
@@ -466,8 +523,32 @@ DocmodelCheckTriggerRelation(Relation rel, const char *tgname,
 			 errhint("Create collections with "
 					 "docmodel.create_collection().")));
 	}
+	if (OidIsValid(cfg->revisions_relid))
+	{
+		history = ColocatedShard(rel, cfg->relid, cfg->revisions_relid);
+		if (!OidIsValid(history))
+		{
+			char *coll = get_rel_name(cfg->relid);
+			char *hist = get_rel_name(cfg->revisions_relid);
+
+			ereport(
+				ERROR,
+				(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
+				 errmsg("the revisions table \"%s\" of collection \"%s\" "
+						"is not distributed with it",
+						hist ? hist : "(dropped)", coll ? coll : "(dropped)"),
+				 errdetail("Shard \"%s\" has no colocated shard of the "
+						   "revisions table to write history to.",
+						   RelationGetRelationName(rel)),
+				 errhint("Distribute collections with "
+						 "docmodel.distribute_collection().")));
+		}
+	}
 	/* SPI may have processed invalidations: look the entry up again */
-	RelCheckFor(relid)->config_id = cfg->id;
+	rc = RelCheckFor(relid);
+	rc->config_id = cfg->id;
+	rc->history = history;
+	cfg->revisions_relid = history;
 }
 
 /*
@@ -777,6 +858,8 @@ _collection_config_changed(PG_FUNCTION_ARGS)
 	if (!CALLED_AS_TRIGGER(fcinfo))
 		elog(ERROR, "_collection_config_changed: not called as trigger");
 	CacheInvalidateRelcacheByRelid(RelationGetRelid(trigdata->tg_relation));
+	/* on Citus, the workers' copies follow (citus.c) */
+	DocmodelCitusPush();
 	return PointerGetDatum(NULL);
 }
 

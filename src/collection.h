@@ -183,7 +183,7 @@ typedef enum DocmodelLayout
 extern void DocmodelCheckLayout(Relation rel, DocmodelLayout layout);
 extern void DocmodelCheckLayoutOf(Oid relid, DocmodelLayout layout);
 extern void DocmodelCheckTriggerRelation(Relation rel, const char *tgname,
-										 const DocmodelCollection *cfg);
+										 DocmodelCollection *cfg);
 extern DocmodelCollection *DocmodelCollectionById(int32 id);
 extern int32 DocmodelCollectionIdByRelid(Oid relid, bool missing_ok);
 extern DocmodelCollection *DocmodelCollectionOf(Oid relid);

@@ -330,12 +330,23 @@ CounterCheckName(text *name)
 					 true);
 }
 
-/* Refuse writes where a sequence refuses them (read-only, standby). */
+/*
+ * Refuse writes where a sequence refuses them (read-only, standby), and on
+ * a Citus worker.
+ */
 static void
 CounterCheckWritable(const char *fn)
 {
 	PreventCommandIfReadOnly(fn);
 	PreventCommandDuringRecovery(fn);
+	/* a worker's counter_state would be a second sequence: repeats */
+	if (DocmodelCitusWorker())
+		ereport(ERROR,
+				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+				 errmsg("cannot execute %s on a Citus worker", fn),
+				 errdetail("Counters live on the coordinator; this node's "
+						   "docmodel.counter_state would count apart."),
+				 errhint("Call it on the coordinator.")));
 }
 
 /*

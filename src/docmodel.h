@@ -33,4 +33,13 @@ extern void DocmodelMigrateSyscache(int cacheid, uint32 hashvalue);
 extern void DocmodelKvSyscache(int cacheid, uint32 hashvalue);
 extern void DocmodelCounterSyscache(int cacheid, uint32 hashvalue);
 
+/*
+ * Citus (citus.c): send the coordinator's collection configuration and
+ * migration rules to the workers, in this transaction; the statement
+ * triggers of those catalogs call it. Does nothing without Citus.
+ */
+extern void DocmodelCitusPush(void);
+/* True on a Citus worker (counters refuse to run there). */
+extern bool DocmodelCitusWorker(void);
+
 #endif /* DOCMODEL_H */

@@ -127,9 +127,14 @@ typedef enum KvStmt
  * for a collection of the 0.1.0 schema that its update has not reached.
  */
 
-/* Keep the stored expiry when $n says so (preserve_expiry) and it is live. */
-#define KEEP_EXPIRY(n, other) \
-	"CASE WHEN " n " AND " LIVE("c.") " THEN c.expires_at ELSE " other " END"
+/*
+ * Keep the stored expiry when $n says so (preserve_expiry) and it is live
+ * at $now, the transaction's start (now(), passed as a parameter: Citus
+ * refuses a STABLE function inside CASE on a distributed table).
+ */
+#define KEEP_EXPIRY(n, now, other)                               \
+	"CASE WHEN " n " AND (c.expires_at IS NULL OR c.expires_at " \
+	"OPERATOR(pg_catalog.>) " now ") THEN c.expires_at ELSE " other " END"
 
 static const char *const KvSql[KV_NSTMTS] = {
 	[KV_GET] =
@@ -146,24 +151,26 @@ static const char *const KvSql[KV_NSTMTS] = {
 				  "VALUES ($1, $2, $3) "
 				  "ON CONFLICT (id) DO UPDATE SET doc = EXCLUDED.doc, "
 				  "expires_at = EXCLUDED.expires_at "
-				  "WHERE c.expires_at OPERATOR(pg_catalog.<=) pg_catalog.now() "
+				  "WHERE c.expires_at OPERATOR(pg_catalog.<=) $5 "
 				  "RETURNING c.cas",
 	[KV_UPSERT] = "INSERT INTO %s AS c (id, doc, expires_at) "
 				  "VALUES ($1, $2, $3) "
 				  "ON CONFLICT (id) DO UPDATE SET doc = EXCLUDED.doc, "
 				  "expires_at = " KEEP_EXPIRY(
-					  "$4", "EXCLUDED.expires_at") " RETURNING c.cas",
+					  "$4", "$5", "EXCLUDED.expires_at") " RETURNING c.cas",
 	[KV_UPDATE] =
 		"UPDATE %s AS c SET doc = $2, "
 		"expires_at = " KEEP_EXPIRY(
-			"$4", "$3") " WHERE c.id OPERATOR(pg_catalog.=) $1 RETURNING c.cas",
-	[KV_REPLACE] = "UPDATE %s AS c SET doc = $2, "
-				   "expires_at = " KEEP_EXPIRY(
-					   "$5", "$3") " WHERE c.id OPERATOR(pg_catalog.=) $1 "
-								   "AND " LIVE("c.") " AND ($4 IS NULL OR "
-													 "c.cas "
-													 "OPERATOR(pg_catalog.=) "
-													 "$4) RETURNING c.cas",
+			"$4", "$5",
+			"$3") " WHERE c.id OPERATOR(pg_catalog.=) $1 RETURNING c.cas",
+	[KV_REPLACE] =
+		"UPDATE %s AS c SET doc = $2, "
+		"expires_at = " KEEP_EXPIRY(
+			"$5", "$6", "$3") " WHERE c.id OPERATOR(pg_catalog.=) $1 "
+							  "AND " LIVE("c.") " AND ($4 IS NULL OR "
+												"c.cas "
+												"OPERATOR(pg_catalog.=) "
+												"$4) RETURNING c.cas",
 	[KV_STORED_CAS] = "SELECT c.cas, %2$s FROM %1$s AS c "
 					  "WHERE c.id OPERATOR(pg_catalog.=) $1 AND " LIVE("c."),
 	[KV_REMOVE] =
@@ -184,7 +191,7 @@ static const char *const KvSql[KV_NSTMTS] = {
 		"UPDATE %s AS c SET locked_until = NULL "
 		"WHERE c.id OPERATOR(pg_catalog.=) $1 AND " LIVE(
 			"c.") " AND c.cas OPERATOR(pg_catalog.=) $2 AND c.locked_until "
-				  "OPERATOR(pg_catalog.>) pg_catalog.clock_timestamp() "
+				  "OPERATOR(pg_catalog.>) $3 "
 				  "RETURNING c.cas",
 	/* the column meta exists in xattrs collections only */
 	[KV_META] = "SELECT c.doc, c.cas, c.expires_at, pg_catalog.to_jsonb(c) "
@@ -193,27 +200,30 @@ static const char *const KvSql[KV_NSTMTS] = {
 };
 
 /* Parameter types of each statement. */
-static const Oid KvArgs[KV_NSTMTS][5] = {
+static const Oid KvArgs[KV_NSTMTS][6] = {
 	[KV_GET] = {TEXTOID},
 	[KV_GET_MULTI] = {TEXTARRAYOID},
-	[KV_INSERT] = {TEXTOID, JSONBOID, TIMESTAMPTZOID},
-	[KV_UPSERT] = {TEXTOID, JSONBOID, TIMESTAMPTZOID, BOOLOID},
-	[KV_UPDATE] = {TEXTOID, JSONBOID, TIMESTAMPTZOID, BOOLOID},
-	[KV_REPLACE] = {TEXTOID, JSONBOID, TIMESTAMPTZOID, INT8OID, BOOLOID},
+	/* the last timestamptz of these: now(), the transaction's start */
+	[KV_INSERT] = {TEXTOID, JSONBOID, TIMESTAMPTZOID, BOOLOID, TIMESTAMPTZOID},
+	[KV_UPSERT] = {TEXTOID, JSONBOID, TIMESTAMPTZOID, BOOLOID, TIMESTAMPTZOID},
+	[KV_UPDATE] = {TEXTOID, JSONBOID, TIMESTAMPTZOID, BOOLOID, TIMESTAMPTZOID},
+	[KV_REPLACE] = {TEXTOID, JSONBOID, TIMESTAMPTZOID, INT8OID, BOOLOID,
+					TIMESTAMPTZOID},
 	[KV_STORED_CAS] = {TEXTOID},
 	[KV_REMOVE] = {TEXTOID, INT8OID},
 	[KV_TOUCH] = {TEXTOID, TIMESTAMPTZOID},
 	[KV_PURGE] = {InvalidOid},
 	[KV_EXISTS] = {TEXTOID},
 	[KV_LOCK] = {TEXTOID, TIMESTAMPTZOID},
-	[KV_UNLOCK] = {TEXTOID, INT8OID},
+	/* $3: clock_timestamp(), passed (Citus refuses VOLATILE in WHERE) */
+	[KV_UNLOCK] = {TEXTOID, INT8OID, TIMESTAMPTZOID},
 	[KV_META] = {TEXTOID},
 };
 static const int KvNargs[KV_NSTMTS] = {
-	[KV_GET] = 1,    [KV_GET_MULTI] = 1, [KV_INSERT] = 3,     [KV_UPSERT] = 4,
-	[KV_UPDATE] = 4, [KV_REPLACE] = 5,   [KV_STORED_CAS] = 1, [KV_REMOVE] = 2,
+	[KV_GET] = 1,    [KV_GET_MULTI] = 1, [KV_INSERT] = 5,     [KV_UPSERT] = 5,
+	[KV_UPDATE] = 5, [KV_REPLACE] = 6,   [KV_STORED_CAS] = 1, [KV_REMOVE] = 2,
 	[KV_TOUCH] = 2,  [KV_PURGE] = 0,     [KV_EXISTS] = 1,     [KV_LOCK] = 2,
-	[KV_UNLOCK] = 2, [KV_META] = 1,
+	[KV_UNLOCK] = 3, [KV_META] = 1,
 };
 
 /* One collection's prepared plans. */
@@ -1148,8 +1158,8 @@ KvWrite(FunctionCallInfo fcinfo, KvStmt stmt)
 {
 	KvRel *entry;
 	char *key;
-	Datum values[4];
-	char nulls[4] = {' ', ' ', ' ', ' '};
+	Datum values[5];
+	char nulls[5] = {' ', ' ', ' ', ' ', ' '};
 	TimestampTz at;
 	bool preserve;
 	int64 cas;
@@ -1166,6 +1176,7 @@ KvWrite(FunctionCallInfo fcinfo, KvStmt stmt)
 	values[1] = PG_GETARG_DATUM(2);
 	values[2] = TimestampTzGetDatum(at);
 	values[3] = BoolGetDatum(preserve);
+	values[4] = TimestampTzGetDatum(GetCurrentTransactionStartTimestamp());
 	if (SPI_connect() != SPI_OK_CONNECT)
 		elog(ERROR, "SPI_connect failed");
 	/*
@@ -1207,8 +1218,8 @@ kv_replace(PG_FUNCTION_ARGS)
 {
 	KvRel *entry;
 	char *key;
-	Datum values[5];
-	char nulls[5] = {' ', ' ', ' ', ' ', ' '};
+	Datum values[6];
+	char nulls[6] = {' ', ' ', ' ', ' ', ' ', ' '};
 	TimestampTz at;
 	bool preserve;
 
@@ -1225,6 +1236,7 @@ kv_replace(PG_FUNCTION_ARGS)
 	values[2] = TimestampTzGetDatum(at);
 	values[3] = PG_ARGISNULL(3) ? (Datum) 0 : PG_GETARG_DATUM(3);
 	values[4] = BoolGetDatum(preserve);
+	values[5] = TimestampTzGetDatum(GetCurrentTransactionStartTimestamp());
 	if (PG_ARGISNULL(3))
 		nulls[3] = 'n';
 	PG_RETURN_INT64(
@@ -1399,7 +1411,7 @@ kv_unlock(PG_FUNCTION_ARGS)
 {
 	KvRel *entry;
 	char *key;
-	Datum values[2];
+	Datum values[3];
 	int64 cas;
 	TimestampTz until;
 
@@ -1411,6 +1423,7 @@ kv_unlock(PG_FUNCTION_ARGS)
 	KvRequireLocks(entry);
 	values[0] = PG_GETARG_DATUM(1);
 	values[1] = PG_GETARG_DATUM(2);
+	values[2] = TimestampTzGetDatum(GetCurrentTimestamp());
 	if (SPI_connect() != SPI_OK_CONNECT)
 		elog(ERROR, "SPI_connect failed");
 	KvExecPresenting(fcinfo, entry, KV_UNLOCK, values, NULL, key, 2);

@@ -890,5 +890,7 @@ migration_rules_changed(PG_FUNCTION_ARGS)
 	if (!CALLED_AS_TRIGGER(fcinfo))
 		elog(ERROR, "migration_rules_changed: not called as a trigger");
 	CacheInvalidateRelcacheByRelid(RelationGetRelid(trigdata->tg_relation));
+	/* on Citus, the workers' copies follow (citus.c) */
+	DocmodelCitusPush();
 	return PointerGetDatum(NULL);
 }

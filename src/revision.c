@@ -599,6 +599,8 @@ DocmodelRevisionTrigger(FunctionCallInfo fcinfo)
 	if (td->tg_trigger->tgnargs != 1)
 		elog(ERROR, "collection_trigger: needs the collection id argument");
 	cfg = *DocmodelCollectionById(pg_strtoint32(td->tg_trigger->tgargs[0]));
+	/* on a Citus shard: the colocated shard of the history */
+	DocmodelCheckTriggerRelation(td->tg_relation, td->tg_trigger->tgname, &cfg);
 	if (cfg.revisions <= 0 || !OidIsValid(cfg.revisions_relid))
 		return PointerGetDatum(NULL);
 

@@ -49,9 +49,12 @@ SELECT id, ver, op, doc->>'n' AS n FROM victim_revisions ORDER BY ver;
 -- schema, listed in pg_dist_shard under the collection and owned by its
 -- owner, is a shard (a stand-in catalog here, as Citus is not installed).
 SET allow_system_table_mods = on;
-CREATE TABLE pg_catalog.pg_dist_shard (logicalrelid regclass, shardid bigint);
+CREATE TABLE pg_catalog.pg_dist_shard (logicalrelid regclass, shardid bigint, shardminvalue text);
 RESET allow_system_table_mods;
-INSERT INTO pg_catalog.pg_dist_shard VALUES ('victim', 102008), ('victim', 102009);
+INSERT INTO pg_catalog.pg_dist_shard VALUES ('victim', 102008, '0'), ('victim', 102009, '1'),
+  ('victim_revisions', 102012, '0');
+-- (a shard writes history to the history's shard of its hash range)
+CREATE TABLE victim_revisions_102012 (LIKE victim_revisions INCLUDING ALL);
 CREATE TABLE victim_102008 (LIKE victim INCLUDING ALL);
 CREATE TRIGGER docmodel_collection BEFORE INSERT OR UPDATE ON victim_102008
   FOR EACH ROW EXECUTE FUNCTION docmodel.collection_trigger(:victim_id);
@@ -78,7 +81,7 @@ DROP TABLE victim_102009;
 RESET ROLE;
 
 DROP TABLE pg_catalog.pg_dist_shard;
-DROP TABLE victim_102008, victim_102010, forged;
+DROP TABLE victim_102008, victim_102010, victim_revisions_102012, forged;
 DROP SCHEMA forged_schema;
 REVOKE CREATE ON SCHEMA public FROM forger;
 DROP ROLE forger;

@@ -9,7 +9,9 @@ JOIN pg_language l ON l.oid = p.prolang
 JOIN pg_depend d ON d.classid = 'pg_proc'::regclass AND d.objid = p.oid AND d.deptype = 'e'
 JOIN pg_extension e ON e.oid = d.refobjid AND e.extname = 'docmodel';
 
--- No function outside schema docmodel, none SECURITY DEFINER.
+-- No function outside schema docmodel, none SECURITY DEFINER but
+-- _citus_apply (a Citus worker's copy of the catalogs; it checks the
+-- connected role's rights itself, search_path pinned).
 SELECT fn FROM security_members WHERE nsp <> 'docmodel' OR prosecdef;
 
 -- SQL and PL/pgSQL functions pin search_path.

@@ -1,0 +1,162 @@
+/*-------------------------------------------------------------------------
+ *
+ * citus.c
+ *	  Scale-out on Citus (README, "Scale-out"): keeping what the collection
+ *	  triggers on the workers' shards read -- docmodel.collection_config
+ *	  and docmodel.migration_rules -- in step with the coordinator.
+ *
+ * Each node has its own copy of docmodel's catalogs (the extension is
+ * created on every node). The coordinator's rows are the truth; after every
+ * statement that changes them (their statement triggers call
+ * DocmodelCitusPush) and when a collection is distributed, the coordinator
+ * sends every worker with metadata one call of docmodel._citus_apply()
+ * carrying the configuration of its distributed collections (tables by
+ * name, since OIDs differ per node) and the migration rules. It goes
+ * through Citus's own transactional command channel (the one its DDL
+ * propagation uses): the workers' copies commit or roll back with the
+ * coordinator's transaction, by two-phase commit.
+ *
+ * Counters are the coordinator's: DocmodelCitusWorker() lets counter.c
+ * refuse them on a worker, whose own counter_state is another sequence.
+ *
+ * Shared state: the address of Citus's GetLocalGroupId, looked up once per
+ * backend. Nothing here reads a catalog per row.
+ *
+ *-------------------------------------------------------------------------
+ */
+#include "postgres.h"
+
+#include "catalog/namespace.h"
+#include "catalog/pg_namespace.h"
+#include "executor/spi.h"
+#include "fmgr.h"
+#include "utils/builtins.h"
+#include "utils/lsyscache.h"
+
+#include "docmodel.h"
+
+PG_FUNCTION_INFO_V1(_citus_push);
+
+/* Citus's transactional send to every worker with metadata (13.x). */
+typedef void (*SendToWorkersFn)(const char *command);
+
+/* Citus's group id of this node (0: the coordinator), cached by Citus. */
+typedef int32 (*LocalGroupFn)(void);
+
+/* GetLocalGroupId when Citus is installed here; looked up once. */
+static LocalGroupFn LocalGroup = NULL;
+static bool LocalGroupKnown = false;
+
+/*
+ * The command that brings a worker's catalogs in step, or NULL when there
+ * is nobody to send it to: Citus absent, this node not the coordinator, or
+ * no worker with metadata.
+ */
+static char *
+PushCommand(void)
+{
+	char *command = NULL;
+	int ret;
+
+	if (!OidIsValid(
+			get_relname_relid("pg_dist_partition", PG_CATALOG_NAMESPACE)))
+		return NULL;
+	if (SPI_connect() != SPI_OK_CONNECT)
+		elog(ERROR, "SPI_connect failed");
+	/* not read-only: a statement trigger must see its statement's rows */
+	ret = SPI_execute(
+		"SELECT pg_catalog.format('SELECT docmodel._citus_apply(%L::jsonb, "
+		"%L::jsonb)', "
+		" (SELECT COALESCE(pg_catalog.jsonb_agg(pg_catalog."
+		"jsonb_build_object("
+		"   'id', c.id, 'coll', pg_catalog.format('%I.%I', n.nspname, "
+		"r.relname), "
+		"   'doc_type', c.doc_type, 'meta_style', c.meta_style, "
+		"   'time_unit', c.time_unit, 'delimiter', c.delimiter, "
+		"   'revisions', c.revisions, 'max_ttl', c.max_ttl, "
+		"   'revisions_table', (SELECT pg_catalog.format('%I.%I', hn.nspname, "
+		"h.relname) "
+		"     FROM pg_catalog.pg_class AS h JOIN pg_catalog.pg_namespace AS hn "
+		"     ON hn.oid OPERATOR(pg_catalog.=) h.relnamespace "
+		"     WHERE h.oid OPERATOR(pg_catalog.=) c.revisions_table)) "
+		"   ORDER BY c.id), '[]') "
+		"  FROM docmodel.collection_config AS c "
+		"  JOIN pg_catalog.pg_class AS r ON r.oid OPERATOR(pg_catalog.=) "
+		"c.coll "
+		"  JOIN pg_catalog.pg_namespace AS n "
+		"  ON n.oid OPERATOR(pg_catalog.=) r.relnamespace "
+		"  WHERE EXISTS (SELECT FROM pg_catalog.pg_dist_partition AS p "
+		"    WHERE p.logicalrelid::pg_catalog.oid OPERATOR(pg_catalog.=) "
+		"c.coll::pg_catalog.oid)), "
+		" (SELECT "
+		"COALESCE(pg_catalog.jsonb_agg(pg_catalog.to_jsonb(m) "
+		"   ORDER BY m.doc_type, m.from_version), '[]') "
+		"  FROM docmodel.migration_rules AS m "
+		"  WHERE m.fn IS NULL)) "
+		"WHERE EXISTS (SELECT FROM pg_catalog.pg_dist_local_group AS g "
+		"  WHERE g.groupid OPERATOR(pg_catalog.=) 0) "
+		"AND EXISTS (SELECT FROM pg_catalog.pg_dist_node AS d "
+		"  WHERE d.hasmetadata AND d.isactive "
+		"  AND d.groupid OPERATOR(pg_catalog.<>) 0)",
+		false, 1);
+	if (ret != SPI_OK_SELECT)
+		elog(ERROR, "reading docmodel's catalogs for Citus failed: %d", ret);
+	if (SPI_processed == 1)
+	{
+		char *s = SPI_getvalue(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 1);
+
+		if (s != NULL)
+		{
+			command = SPI_palloc(strlen(s) + 1);
+			strcpy(command, s);
+		}
+	}
+	SPI_finish();
+	return command;
+}
+
+/*
+ * Send every worker with metadata the coordinator's collection
+ * configuration and migration rules, in this transaction (see the file
+ * banner). Does nothing without Citus, on a worker, or with no workers.
+ */
+void
+DocmodelCitusPush(void)
+{
+	char *command = PushCommand();
+	SendToWorkersFn send;
+
+	if (command == NULL)
+		return;
+	send = (SendToWorkersFn) load_external_function(
+		"citus", "SendCommandToWorkersWithMetadata", false, NULL);
+	send(command);
+	pfree(command);
+}
+
+/*
+ * Return true on a Citus worker (a node of a group other than the
+ * coordinator's). Cheap enough per call: Citus caches its group id.
+ */
+bool
+DocmodelCitusWorker(void)
+{
+	if (!LocalGroupKnown)
+	{
+		/* only where CREATE EXTENSION citus ran (so it is preloaded) */
+		if (OidIsValid(
+				get_relname_relid("pg_dist_local_group", PG_CATALOG_NAMESPACE)))
+			LocalGroup = (LocalGroupFn) load_external_function(
+				"citus", "GetLocalGroupId", false, NULL);
+		LocalGroupKnown = true;
+	}
+	return LocalGroup != NULL && LocalGroup() != 0;
+}
+
+/* _citus_push(): DocmodelCitusPush() for distribute_collection(). */
+Datum
+_citus_push(PG_FUNCTION_ARGS)
+{
+	DocmodelCitusPush();
+	PG_RETURN_VOID();
+}

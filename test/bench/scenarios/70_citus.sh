@@ -1,0 +1,11 @@
+# Scale-out on Citus (issue 15): on a throwaway coordinator + 2 workers (scripts/citus.sh),
+# single-key get and upsert through the coordinator against the same statements written by
+# hand on the same distributed table, and migrate_collection of 500,000 documents against the
+# hand-written migration. Skipped (one line) without Citus.
+
+if ! ../../scripts/citus.sh installed; then
+	echo "citus: skipped (Citus 13.2 is not installed: scripts/citus.sh install)"
+else
+	# (scripts/citus.sh runs its command from the checkout's top)
+	../../scripts/citus.sh cluster bash test/bench/citus.sh
+fi
