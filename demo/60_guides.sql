@@ -1,9 +1,27 @@
 \echo
 \echo '--- From the guides ---------------------------------------------------'
+\echo 'The key-design page: "You do not need prefixing to isolate document types"'
+\echo 'when a collection holds one type. type_part => 0: keys carry no type, the'
+\echo 'collection''s doc_type is every document''s. And Couchbase''s music sample'
+\echo 'prefixes keys with the application: the type is the second part.'
+SELECT docmodel.create_collection('users', doc_type => 'user', type_part => 0) AS collection;
+INSERT INTO users (id, doc) VALUES ('123', '{"name": "Fred"}');
+SELECT id, doc->>'_type' AS type FROM users;
+SELECT docmodel.create_collection('couchmusic', delimiter => ':', type_part => 2,
+  type_check => 'case_insensitive', fields => '{"type": "type", "schema": "version"}') AS collection;
+INSERT INTO couchmusic (id, doc) VALUES ('couchmusic:userprofile:fredsmith79', '{"type": "userProfile", "firstName": "Fred"}');
+SELECT id, docmodel.meta('couchmusic', id) - 'cas' - 'created' - 'modified' - 'createdBy' - 'modifiedBy' AS meta FROM couchmusic;
+\echo 'The management fields can also live outside the body, as Couchbase keeps'
+\echo 'meta(): the body is stored exactly as written, and may be any JSON value.'
+SELECT docmodel.create_collection('session_state', meta_style => 'xattrs') AS collection;
+INSERT INTO session_state (id, doc) VALUES ('session::abc', '"cart: 3 items"');
+SELECT id, doc, meta->>'type' AS type FROM session_state;
+
+\echo
 \echo 'The modeling guides'' own examples, as they write them. First an export from'
 \echo 'a document store: JSON lines whose documents carry their stamps (_ver 2,'
 \echo '_created in epoch milliseconds, _schema "1.0"). Loaded as a staging table'
-\echo '(psql''s \copy does the same from a file), then one INSERT ... SELECT:'
+\echo '(psql''s copy command reads the same from a file), then one INSERT ... SELECT:'
 \echo 'key_from_template builds each key as cbimport''s --generate-key does, and'
 \echo 'docmodel.keep_stamps keeps the stamps the export carries.'
 SELECT docmodel.create_collection('guide_users', doc_type => 'userprofile') AS collection;
