@@ -1488,3 +1488,24 @@ COMMENT ON FUNCTION docmodel.restore(regclass, text, integer) IS
     'write revision ver of a document back as its current body (a new revision; works after a delete); returns the new CAS';
 
 -- (end of revisions)
+
+
+-------------------------------------------------------------------------------
+-- Schema validation (src/validate.c)
+-------------------------------------------------------------------------------
+
+-- JSON Schema 2020-12 (default) and draft-07 over any jsonb; compiled once per
+-- backend (keyed by the schema's bytes), so usable in a CHECK constraint.
+CREATE FUNCTION docmodel.schema_valid(schema jsonb, instance jsonb)
+    RETURNS boolean
+    LANGUAGE c IMMUTABLE STRICT PARALLEL SAFE
+    AS 'MODULE_PATHNAME', 'schema_valid';
+COMMENT ON FUNCTION docmodel.schema_valid(jsonb, jsonb) IS
+    'whether instance is valid against the JSON Schema (2020-12, or draft-07 by $schema)';
+
+CREATE FUNCTION docmodel.schema_errors(schema jsonb, instance jsonb)
+    RETURNS TABLE(path text, schema_path text, message text)
+    LANGUAGE c IMMUTABLE STRICT PARALLEL SAFE ROWS 4
+    AS 'MODULE_PATHNAME', 'schema_errors';
+COMMENT ON FUNCTION docmodel.schema_errors(jsonb, jsonb) IS
+    'every violation of the JSON Schema by instance: JSON Pointer into instance, JSON Pointer to the keyword, message';

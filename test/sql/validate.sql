@@ -1,0 +1,98 @@
+-- JSON Schema validation (src/validate.c): schema_valid and schema_errors
+-- over any jsonb (2020-12 by default, draft-07 by $schema), every violation
+-- with its instance path and schema path, the schema errors refused at
+-- compile (22023 naming the schema path, 0A000 for what is out of scope),
+-- and a CHECK constraint of a plain table.
+\set SHOW_CONTEXT never
+\i test/sql/include/try.sql
+
+\echo == the user 3.0 schema: every violation listed, nested paths
+CREATE TEMP TABLE s AS SELECT '{
+  "type": "object",
+  "required": ["first_name", "last_name"],
+  "properties": {
+    "first_name": {"type": "string", "minLength": 1},
+    "last_name": {"type": "string", "maxLength": 5},
+    "age": {"type": "integer", "minimum": 0, "exclusiveMaximum": 150},
+    "email": {"type": "string", "format": "email"},
+    "phones": {
+      "type": "array", "maxItems": 3, "uniqueItems": true,
+      "items": {
+        "type": "object", "required": ["type", "number"],
+        "additionalProperties": false,
+        "properties": {
+          "type": {"enum": ["home", "work", "mobile"]},
+          "number": {"type": "string", "pattern": "^[0-9]{10}$"}
+        }
+      }
+    }
+  }
+}'::jsonb AS schema;
+SELECT docmodel.schema_valid(schema, '{"first_name": "Ada", "last_name": "Byron",
+  "phones": [{"type": "home", "number": "0123456789"}]}') FROM s;
+SELECT e.* FROM s, docmodel.schema_errors(schema, '{"first_name": "", "last_name": "Lovelace",
+  "age": 150.5, "email": "ada@", "phones": [{"type": "home", "number": "0123456789"},
+  {"type": "fax", "number": "12-34", "ext": 1}, {"type": "home", "number": "0123456789"}]}') e;
+SELECT e.* FROM s, docmodel.schema_errors(schema, '[1]') e;
+-- 1 and 1.0 are one value for enum, const and uniqueItems; 1.0 is an integer
+SELECT docmodel.schema_valid('{"enum": [1]}', '1.0'), docmodel.schema_valid('{"const": {"a": [1]}}', '{"a": [1.00]}'),
+       docmodel.schema_valid('{"uniqueItems": true}', '[1, 1.0]'), docmodel.schema_valid('{"type": "integer"}', '1.0'),
+       docmodel.schema_valid('{"enum": [0]}', 'false');
+-- member names with "/" and "~" are escaped in paths
+SELECT * FROM docmodel.schema_errors('{"additionalProperties": {"type": "string"}}', '{"a/b": 1, "c~d": 2}');
+
+\echo == keywords: applicators, refs and anchors, draft-07
+SELECT * FROM docmodel.schema_errors('{"$defs": {"pos": {"type": "number", "minimum": 0},
+  "name": {"$anchor": "nm", "type": "string"}},
+  "properties": {"x": {"$ref": "#/$defs/pos"}, "n": {"$ref": "#nm"},
+    "tree": {"$ref": "#"}}}', '{"x": -1, "n": 3, "tree": {"x": -2}}');
+SELECT * FROM docmodel.schema_errors('{"anyOf": [{"type": "string"}, {"type": "null"}]}', '1')
+UNION ALL SELECT * FROM docmodel.schema_errors('{"oneOf": [{"type": "number"}, {"minimum": 0}]}', '1')
+UNION ALL SELECT * FROM docmodel.schema_errors('{"not": {"const": 1}}', '1')
+UNION ALL SELECT * FROM docmodel.schema_errors('{"if": {"properties": {"k": {"const": "a"}}}, "then": {"required": ["a"]}, "else": {"required": ["b"]}}', '{"k": "z"}')
+UNION ALL SELECT * FROM docmodel.schema_errors('{"contains": {"type": "string"}, "minContains": 2, "maxItems": 1}', '["a", 1]')
+UNION ALL SELECT * FROM docmodel.schema_errors('{"prefixItems": [{"type": "string"}], "items": false}', '[1, 2]')
+UNION ALL SELECT * FROM docmodel.schema_errors('{"dependentRequired": {"a": ["b"]}, "dependentSchemas": {"a": {"maxProperties": 1}}, "propertyNames": {"maxLength": 1}}', '{"a": 1, "cc": 2}')
+UNION ALL SELECT * FROM docmodel.schema_errors('{"patternProperties": {"^x": {"type": "integer"}}, "minProperties": 3, "multipleOf": 2}', '{"xa": "s"}')
+UNION ALL SELECT * FROM docmodel.schema_errors('false', '{}');
+-- draft-07: items as an array, additionalItems, dependencies, definitions; $ref alone applies
+SELECT * FROM docmodel.schema_errors('{"$schema": "http://json-schema.org/draft-07/schema#",
+  "definitions": {"s": {"type": "string"}},
+  "properties": {"t": {"items": [{"$ref": "#/definitions/s", "type": "number"}], "additionalItems": false},
+                 "d": {"dependencies": {"a": ["b"], "c": {"required": ["e"]}}}}}',
+  '{"t": ["x", 2], "d": {"a": 1, "c": 2}}');
+-- formats: asserted for the nine, unknown formats are annotations
+SELECT f, docmodel.schema_valid(jsonb_build_object('format', f), to_jsonb(v)) AS valid
+  FROM (VALUES ('date-time', '2024-02-29T12:00:00Z'), ('date-time', '2023-02-29T12:00:00Z'),
+               ('date', '2024-13-01'), ('time', '23:59:60Z'), ('email', 'a.b@example.com'),
+               ('uuid', '123e4567-e89b-12d3-a456-426614174000'), ('ipv4', '1.2.3.256'),
+               ('ipv6', '::1'), ('uri', 'relative/path'), ('hostname', '-bad.example'),
+               ('color', 'not a color')) AS t(f, v);
+
+\echo == schema errors: 22023 naming the schema path, 0A000 out of scope
+SELECT pg_temp.try($$SELECT docmodel.schema_valid('{"properties": {"a": {"minLength": "3"}}}', '{}')$$);
+SELECT pg_temp.try($$SELECT docmodel.schema_valid('{"properties": {"a": {"maxlength": 3}}}', '{}')$$);
+SELECT pg_temp.try($$SELECT docmodel.schema_valid('{"requird": ["a"]}', '{}')$$);
+SELECT pg_temp.try($$SELECT docmodel.schema_valid('{"type": "text"}', '{}')$$);
+SELECT pg_temp.try($$SELECT docmodel.schema_valid('{"items": [{"type": "string"}]}', '[]')$$);
+SELECT pg_temp.try($$SELECT docmodel.schema_valid('{"pattern": "(unclosed"}', '""')$$);
+SELECT pg_temp.try($$SELECT docmodel.schema_valid('{"multipleOf": 0}', '1')$$);
+SELECT pg_temp.try($$SELECT docmodel.schema_valid('{"required": ["a", "a"]}', '{}')$$);
+SELECT pg_temp.try($$SELECT docmodel.schema_valid('{"allOf": []}', '{}')$$);
+SELECT pg_temp.try($$SELECT docmodel.schema_valid('{"$ref": "#/$defs/missing"}', '{}')$$);
+SELECT pg_temp.try($$SELECT docmodel.schema_valid('{"$ref": "#nope"}', '{}')$$);
+SELECT pg_temp.try($$SELECT docmodel.schema_valid('[]', '{}')$$);
+SELECT pg_temp.try($$SELECT docmodel.schema_valid('{"$ref": "https://example.com/other.json"}', '{}')$$);
+SELECT pg_temp.try($$SELECT docmodel.schema_valid('{"$defs": {"a": {"$dynamicRef": "#x"}}}', '{}')$$);
+SELECT pg_temp.try($$SELECT docmodel.schema_valid('{"unevaluatedProperties": false}', '{}')$$);
+SELECT pg_temp.try($$SELECT docmodel.schema_valid('{"properties": {"a": {"$id": "a.json"}}}', '{}')$$);
+SELECT pg_temp.try($$SELECT docmodel.schema_valid('{"$schema": "http://json-schema.org/draft-04/schema#"}', '{}')$$);
+SELECT pg_temp.try($$SELECT docmodel.schema_valid('{"pattern": "\\p{Letter}"}', '""')$$);
+
+\echo == a CHECK constraint of a plain table
+CREATE TABLE contacts (doc jsonb CHECK (docmodel.schema_valid(
+  '{"type": "object", "required": ["name"], "properties": {"name": {"type": "string"}}}', doc)));
+INSERT INTO contacts SELECT jsonb_build_object('name', 'n' || i) FROM generate_series(1, 100) i;
+SELECT pg_temp.try($$INSERT INTO contacts VALUES ('{"name": 1}')$$);
+SELECT count(*) FROM contacts;
+DROP TABLE contacts;
