@@ -25,7 +25,9 @@
  *	  ver, created, who, cas, and the revisions floor of a new document);
  *	  then the marker "schema version: see migrate.c", where migrations may
  *	  replace `body` (a migrated Jsonb) and set stamp.schema; then the
- *	  assembly; then the no-op update (BodyChanged: only restamped fields
+ *	  assembly; then schema validation (DocmodelValidateWrite, schema.c:
+ *	  the assembled document against the schema of the stamp's type and
+ *	  the document's version); then the no-op update (BodyChanged: only restamped fields
  *	  differ, the stored document stays); then the marker "revisions: see
  *	  revision.c", where the new document (result), stamp.old_doc and
  *	  stamp.ver are known.
@@ -153,5 +155,8 @@ extern Jsonb *DocmodelAssembleDocument(Jsonb *body, DocmodelStamp *stamp);
 extern JsonbValue *DocmodelTimeValue(TimestampTz ts, DocmodelTimeUnit unit);
 extern void DocmodelVersionOverflow(const char *key, int key_len,
 									const char *stored) pg_attribute_noreturn();
+
+/* schema.c */
+extern void DocmodelValidateWrite(Jsonb *doc, const DocmodelStamp *st);
 
 #endif /* DOCMODEL_COLLECTION_H */

@@ -2302,18 +2302,14 @@ schema_valid(PG_FUNCTION_ARGS)
 		DocmodelSchemaValidate(DocmodelSchemaGet(schema), instance, NULL, 0));
 }
 
-/* schema_errors(schema jsonb, instance jsonb) returns table(path, schema_path, message) */
-Datum
-schema_errors(PG_FUNCTION_ARGS)
+/* Return violations as rows; see validate.h. */
+void
+DocmodelReturnViolations(FunctionCallInfo fcinfo, List *errors)
 {
 	ReturnSetInfo *rsinfo = (ReturnSetInfo *) fcinfo->resultinfo;
-	Jsonb *schema = PG_GETARG_JSONB_P(0);
-	Jsonb *instance = PG_GETARG_JSONB_P(1);
-	List *errors = NIL;
 	ListCell *lc;
 
 	InitMaterializedSRF(fcinfo, 0);
-	DocmodelSchemaValidate(DocmodelSchemaGet(schema), instance, &errors, 0);
 	foreach (lc, errors)
 	{
 		DocmodelViolation *e = lfirst(lc);
@@ -2325,5 +2321,18 @@ schema_errors(PG_FUNCTION_ARGS)
 		values[2] = CStringGetTextDatum(e->message);
 		tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values, nulls);
 	}
+}
+
+/* schema_errors(schema jsonb, instance jsonb) returns table(path, schema_path,
+ * message) */
+Datum
+schema_errors(PG_FUNCTION_ARGS)
+{
+	Jsonb *schema = PG_GETARG_JSONB_P(0);
+	Jsonb *instance = PG_GETARG_JSONB_P(1);
+	List *errors = NIL;
+
+	DocmodelSchemaValidate(DocmodelSchemaGet(schema), instance, &errors, 0);
+	DocmodelReturnViolations(fcinfo, errors);
 	PG_RETURN_VOID();
 }

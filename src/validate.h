@@ -11,6 +11,7 @@
 #ifndef DOCMODEL_VALIDATE_H
 #define DOCMODEL_VALIDATE_H
 
+#include "fmgr.h"
 #include "nodes/pg_list.h"
 #include "utils/jsonb.h"
 
@@ -40,5 +41,9 @@ extern DocmodelSchema *DocmodelSchemaGet(Jsonb *schema);
  */
 extern bool DocmodelSchemaValidate(DocmodelSchema *s, Jsonb *instance,
 								   List **errors, int max_errors);
+
+/* Return errors (DocmodelViolation *) as the rows of a set-returning
+ * function with columns (path text, schema_path text, message text). */
+extern void DocmodelReturnViolations(FunctionCallInfo fcinfo, List *errors);
 
 #endif /* DOCMODEL_VALIDATE_H */

@@ -96,3 +96,75 @@ INSERT INTO contacts SELECT jsonb_build_object('name', 'n' || i) FROM generate_s
 SELECT pg_temp.try($$INSERT INTO contacts VALUES ('{"name": 1}')$$);
 SELECT count(*) FROM contacts;
 DROP TABLE contacts;
+
+\echo == register_schema: the user 3.0 schema, checked when registered
+SELECT docmodel.register_migration('user', '1.0', '2.0', steps => '[
+  {"op": "split", "path": "/name", "into": ["/firstName", "/lastName"], "separator": " "}]');
+SELECT docmodel.register_migration('user', '2.0', '3.0', steps => '[
+  {"op": "wrap", "path": "/phone", "into": "/phones", "template": {"type": "mobile", "number": "$"}}]');
+SELECT docmodel.register_schema('user', '3.0', '{
+  "type": "object", "required": ["firstName", "lastName"],
+  "properties": {
+    "firstName": {"type": "string", "minLength": 1},
+    "lastName": {"type": "string", "minLength": 1},
+    "phones": {"type": "array", "maxItems": 2, "items": {
+      "type": "object", "required": ["type", "number"],
+      "properties": {"type": {"enum": ["home", "work", "mobile"]},
+                     "number": {"type": "string", "pattern": "^[0-9]{10}$"}}}}}}');
+SELECT doc_type, version, mode FROM docmodel.schemas;
+SELECT pg_temp.try($$SELECT docmodel.register_schema('user', '3.0', '{"properties": {"phones": {"maxItems": -1}}}')$$);
+SELECT pg_temp.try($$SELECT docmodel.register_schema('user', '3.0', '{"unevaluatedProperties": false}')$$);
+SELECT pg_temp.try($$SELECT docmodel.register_schema('user', '3.0', '{}', 'lenient')$$);
+SELECT pg_temp.try($$SELECT docmodel.register_schema('', '3.0', '{}')$$);
+SELECT pg_temp.try($$SELECT docmodel.register_schema('user', '3.0', NULL)$$);
+
+\echo == strict: an invalid write is refused with its paths, nothing stored
+SELECT docmodel.create_collection('vusers');
+SELECT docmodel.insert('vusers', 'user::1', '{"_schema": "3.0", "firstName": "Ada", "lastName": "Byron",
+  "phones": [{"type": "home", "number": "0123456789"}]}') > 0 AS inserted;
+SELECT pg_temp.try($$SELECT docmodel.insert('vusers', 'user::2', '{"_schema": "3.0", "firstName": "",
+  "phones": [{"type": "fax", "number": "12"}]}')$$);
+SELECT pg_temp.try($$UPDATE vusers SET doc = doc || '{"phones": [{"type": "home", "number": "1"}, {}, {}]}' WHERE id = 'user::1'$$);
+SELECT id, doc->'phones' AS phones FROM vusers ORDER BY id;
+-- validate() and validation_errors() read the document's own type and version
+SELECT docmodel.validate(doc) FROM vusers;
+SELECT * FROM docmodel.validation_errors('{"_type": "user", "_schema": "3.0", "firstName": 1, "lastName": "L", "phones": [{"type": "x", "number": "0123456789"}]}');
+SELECT docmodel.validate('{"_type": "user", "_schema": "2.0", "anything": true}') AS no_schema_at_2_0;
+SELECT pg_temp.try($$SELECT docmodel.validate('{"firstName": "no type"}')$$);
+
+\echo == a 2.0 document written at 3.0: migrated first, then validated
+SELECT docmodel.insert('vusers', 'user::3', '{"_schema": "2.0", "firstName": "Bo", "lastName": "Lee", "phone": "0123456789"}') > 0 AS inserted;
+SELECT doc->>'_schema' AS version, doc->'phones' AS phones FROM vusers WHERE id = 'user::3';
+-- its 2.0 phone does not make a valid 3.0 phones item: refused after migration
+SELECT pg_temp.try($$SELECT docmodel.insert('vusers', 'user::4', '{"_schema": "2.0", "firstName": "Cy", "lastName": "Ng", "phone": "555-1234"}')$$);
+-- a 1.0 document goes through both rules, then the 3.0 schema
+SELECT pg_temp.try($$SELECT docmodel.insert('vusers', 'user::5', '{"_schema": "1.0", "name": "Di", "phone": "0123456789"}')$$);
+
+\echo == moderate: a valid document must stay valid, an invalid one may be updated
+SELECT docmodel.register_schema('user', '3.0', (SELECT schema FROM docmodel.schemas WHERE doc_type = 'user'), 'off');
+SELECT docmodel.insert('vusers', 'user::6', '{"_schema": "3.0", "firstName": "", "lastName": "Old"}') > 0 AS stored_while_off;
+SELECT docmodel.register_schema('user', '3.0', (SELECT schema FROM docmodel.schemas WHERE doc_type = 'user'), 'moderate');
+SELECT pg_temp.try($$UPDATE vusers SET doc = doc || '{"lastName": "Still invalid"}' WHERE id = 'user::6'$$);
+SELECT pg_temp.try($$UPDATE vusers SET doc = doc || '{"firstName": ""}' WHERE id = 'user::1'$$);
+SELECT pg_temp.try($$SELECT docmodel.insert('vusers', 'user::7', '{"_schema": "3.0", "firstName": ""}')$$);
+
+\echo == warn: a WARNING, stored anyway
+SELECT docmodel.register_schema('user', '3.0', (SELECT schema FROM docmodel.schemas WHERE doc_type = 'user'), 'warn');
+SELECT docmodel.insert('vusers', 'user::8', '{"_schema": "3.0", "lastName": "W"}') > 0 AS stored_with_warning;
+
+\echo == drop_schema: writes are no longer checked
+SELECT docmodel.drop_schema('user', '3.0'), docmodel.drop_schema('user', '3.0') AS again;
+SELECT docmodel.insert('vusers', 'user::9', '{"_schema": "3.0"}') > 0 AS inserted;
+SELECT id FROM vusers ORDER BY id;
+
+\echo == privileges: only the owner of the extension writes the registry
+CREATE ROLE validate_user;
+GRANT USAGE ON SCHEMA docmodel TO validate_user;
+SET ROLE validate_user;
+SELECT pg_temp.try($$SELECT docmodel.register_schema('user', '3.0', '{}')$$);
+SELECT pg_temp.try($$SELECT docmodel.drop_schema('user', '3.0')$$);
+SELECT pg_temp.try($$INSERT INTO docmodel.schemas (doc_type, version, schema) VALUES ('x', '1', '{}')$$);
+SELECT count(*) FROM docmodel.schemas;
+RESET ROLE;
+REVOKE USAGE ON SCHEMA docmodel FROM validate_user;
+DROP ROLE validate_user;
