@@ -1012,3 +1012,37 @@ CREATE FUNCTION docmodel.validation_errors(doc jsonb)
     LANGUAGE C STABLE STRICT PARALLEL SAFE ROWS 4;
 COMMENT ON FUNCTION docmodel.validation_errors(jsonb) IS
     'docmodel: every violation of the schema of a document''s type and version: JSON Pointer into the document, to the keyword, message';
+
+-- The dry run with validation: each document migrated in memory and checked
+-- against the schema of its type at the target version.
+CREATE FUNCTION docmodel.migration_plan(coll regclass, validate boolean)
+    RETURNS TABLE(doc_type text, version docmodel.version, docs bigint,
+        target docmodel.version, steps integer, invalid bigint, first_invalid text[])
+LANGUAGE plpgsql STABLE PARALLEL SAFE
+SET search_path = pg_catalog, pg_temp
+AS $$
+BEGIN
+    RETURN QUERY EXECUTE format(
+        'SELECT s.t, s.v, count(*), docmodel.current_version(s.t),
+            docmodel._migration_steps(s.t, s.v, NULL),
+            CASE WHEN $1 THEN count(s.err) END,
+            CASE WHEN $1 THEN (array_agg(s.id || '' '' || s.err ORDER BY s.id)
+                FILTER (WHERE s.err IS NOT NULL))[1:3] END
+        FROM (SELECT d.id, docmodel._doc_type(d.doc) AS t,
+                docmodel._doc_version(d.doc) AS v,
+                CASE WHEN $1 AND docmodel._doc_type(d.doc) IS NOT NULL THEN
+                    (SELECT e.path || '': '' || e.message
+                     FROM docmodel.validation_errors(docmodel.migrate(d.doc)) AS e
+                     LIMIT 1)
+                END AS err
+            FROM %s AS d) s
+        GROUP BY 1, 2
+        ORDER BY 1, 2', coll) USING validate;
+END
+$$;
+COMMENT ON FUNCTION docmodel.migration_plan(regclass, boolean) IS
+    'docmodel: the dry run of migrate_collection; with validate, each document migrated in memory and checked against its target version''s schema: how many would fail, the first keys and paths';
+
+-- a bulk run's output is held to the schema of its new version (schema.c)
+COMMENT ON FUNCTION docmodel._migrate_doc(jsonb, docmodel.version, text) IS
+	'docmodel internal: migrate() whose errors name the document''s key, refusing (23514) a result its schema finds invalid';

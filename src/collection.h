@@ -158,5 +158,6 @@ extern void DocmodelVersionOverflow(const char *key, int key_len,
 
 /* schema.c */
 extern void DocmodelValidateWrite(Jsonb *doc, const DocmodelStamp *st);
+extern void DocmodelValidateMigrated(Jsonb *doc, const char *key);
 
 #endif /* DOCMODEL_COLLECTION_H */
