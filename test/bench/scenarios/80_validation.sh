@@ -46,7 +46,8 @@ BENCH_RESET=val_reset bench_sql "insert ${VAL_DOCS} users: schema vs none" 1.3 \
 	"INSERT INTO bench_val_a (id, doc) SELECT 'vuser::' || i, doc FROM bench_val_src" \
 	"INSERT INTO bench_val_b (id, doc) SELECT 'nuser::' || i, doc FROM bench_val_src"
 
-"${PSQL[@]}" -c "INSERT INTO bench_val_a (id, doc) SELECT 'vuser::' || i, doc FROM bench_val_src" \
+"${PSQL[@]}" -c "TRUNCATE bench_val_a" \
+	-c "INSERT INTO bench_val_a (id, doc) SELECT 'vuser::' || i, doc FROM bench_val_src" \
 	-c "VACUUM ANALYZE bench_val_a" >/dev/null
 val_ms=()
 for ((r = 0; r < BENCH_ROUNDS; r++)); do
