@@ -133,6 +133,7 @@ struct VNode
 	VNode *ref;
 	char *ref_text;
 	VFormat format;
+	int mark; /* CheckLoops: 0 not seen, 1 on the path, 2 done */
 };
 
 /* A "$ref" to resolve once the document is compiled. */
@@ -1114,6 +1115,49 @@ ResolveRefs(CompileCtx *cc)
 	}
 }
 
+static void CheckLoopsList(VList *l);
+
+/*
+ * Refuse a schema that applies itself to the same value without end (a
+ * "$ref" reaching back through applicators that stay on the value: $ref,
+ * allOf, anyOf, oneOf, not, if/then/else, dependentSchemas): validating
+ * with it would never finish.
+ */
+static void
+CheckLoops(VNode *n)
+{
+	int i;
+
+	if (n == NULL || n->mark == 2)
+		return;
+	if (n->mark == 1)
+		BadKeyword(n->loc[0] ? n->loc : "/",
+				   "\"$ref\" loops back to this schema without descending "
+				   "into the value");
+	check_stack_depth();
+	n->mark = 1;
+	CheckLoops(n->ref);
+	CheckLoopsList(&n->all_of);
+	CheckLoopsList(&n->any_of);
+	CheckLoopsList(&n->one_of);
+	CheckLoops(n->not );
+	CheckLoops(n->if_);
+	CheckLoops(n->then_);
+	CheckLoops(n->else_);
+	for (i = 0; i < n->ndep_schemas; i++)
+		CheckLoops(n->dep_schemas[i].schema);
+	n->mark = 2;
+}
+
+static void
+CheckLoopsList(VList *l)
+{
+	int i;
+
+	for (i = 0; i < l->n; i++)
+		CheckLoops(l->s[i]);
+}
+
 /* Free the compiled patterns of a schema (a memory context callback). */
 static void
 FreeRegexes(void *arg)
@@ -1182,6 +1226,12 @@ CompileSchema(Jsonb *schema)
 	}
 	s->root = CompileNode(&cc, cc.root, "");
 	ResolveRefs(&cc);
+	{
+		ListCell *lc;
+
+		foreach (lc, cc.nodes)
+			CheckLoops(lfirst(lc));
+	}
 	return s;
 }
 
@@ -1202,19 +1252,30 @@ typedef struct SchemaCacheEntry
 
 static SchemaCacheEntry SchemaCache[SCHEMA_CACHE_SIZE];
 static uint64 SchemaCacheClock = 0;
+static int SchemaCacheLast = 0; /* the entry returned last */
 
 /* Return the compiled schema; see validate.h. */
 DocmodelSchema *
 DocmodelSchemaGet(Jsonb *schema)
 {
 	Size len = VARSIZE(schema);
-	uint32 h = hash_bytes((const unsigned char *) schema, len);
+	uint32 h;
 	int i;
 	int victim = 0;
 	MemoryContext cxt;
 	MemoryContext old;
 	SchemaCacheEntry *e;
 
+	/* most calls of a statement use the schema of the call before */
+	e = &SchemaCache[SchemaCacheLast];
+	if (e->cxt != NULL && VARSIZE(e->bytes) == len &&
+		memcmp(e->bytes, schema, len) == 0)
+	{
+		e->used = ++SchemaCacheClock;
+		return e->schema;
+	}
+
+	h = hash_bytes((const unsigned char *) schema, len);
 	for (i = 0; i < SCHEMA_CACHE_SIZE; i++)
 	{
 		e = &SchemaCache[i];
@@ -1222,6 +1283,7 @@ DocmodelSchemaGet(Jsonb *schema)
 			memcmp(e->bytes, schema, len) == 0)
 		{
 			e->used = ++SchemaCacheClock;
+			SchemaCacheLast = i;
 			return e->schema;
 		}
 		if (e->cxt == NULL || (SchemaCache[victim].cxt != NULL &&
@@ -1245,6 +1307,7 @@ DocmodelSchemaGet(Jsonb *schema)
 		e->bytes = s->bytes;
 		e->used = ++SchemaCacheClock;
 		e->schema = s;
+		SchemaCacheLast = victim;
 	}
 	PG_CATCH();
 	{
@@ -1737,6 +1800,9 @@ NumIsIntegral(Numeric n)
 
 	if (numeric_is_nan(n) || numeric_is_inf(n))
 		return false;
+	if (DatumGetInt32(DirectFunctionCall1(numeric_scale, NumericGetDatum(n))) ==
+		0)
+		return true; /* no digits after the point */
 	f = DirectFunctionCall1(numeric_floor, NumericGetDatum(n));
 	return NumCmp(DatumGetNumeric(f), n) == 0;
 }
@@ -1959,6 +2025,8 @@ FindProp(VProp *props, int n, const char *k, int len)
 {
 	VProp key;
 
+	if (n == 0)
+		return NULL;
 	key.name = (char *) k;
 	key.len = len;
 	return bsearch(&key, props, n, sizeof(VProp), PropCmp);

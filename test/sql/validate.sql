@@ -82,6 +82,10 @@ SELECT pg_temp.try($$SELECT docmodel.schema_valid('{"allOf": []}', '{}')$$);
 SELECT pg_temp.try($$SELECT docmodel.schema_valid('{"$ref": "#/$defs/missing"}', '{}')$$);
 SELECT pg_temp.try($$SELECT docmodel.schema_valid('{"$ref": "#nope"}', '{}')$$);
 SELECT pg_temp.try($$SELECT docmodel.schema_valid('[]', '{}')$$);
+-- a $ref loop that never descends into the value (validation would not end)
+SELECT pg_temp.try($$SELECT docmodel.schema_valid('{"$defs": {"a": {"anyOf": [{"type": "null"}, {"$ref": "#/$defs/a"}]}}}', '1')$$);
+-- an object schema without properties checks additional members (fuzz finding)
+SELECT docmodel.schema_valid('{"required": ["a"], "additionalProperties": {"type": "integer"}}', '{"a": 1, "b": 2}');
 SELECT pg_temp.try($$SELECT docmodel.schema_valid('{"$ref": "https://example.com/other.json"}', '{}')$$);
 SELECT pg_temp.try($$SELECT docmodel.schema_valid('{"$defs": {"a": {"$dynamicRef": "#x"}}}', '{}')$$);
 SELECT pg_temp.try($$SELECT docmodel.schema_valid('{"unevaluatedProperties": false}', '{}')$$);
