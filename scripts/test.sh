@@ -14,17 +14,19 @@ build_install || { echo "build failed"; echo "0 passed, 1 failed"; exit 1; }
 logdir=$(mktemp -d)
 rm -rf results regression.diffs regression.out
 
-# pg_regress, isolation and the README's examples (test/readme/check.pl) share one throwaway
-# cluster; each runs even if another failed.
+# pg_regress, isolation, the README's examples (test/readme/check.pl) and the
+# JSON-Schema-Test-Suite (test/jsonschema/run.sh) share one throwaway cluster; each runs even if
+# another failed.
 pg_virtualenv 9>&- -v 15 bash -c '
 	make -s PG_CONFIG="$0" installcheck ISOLATION= > "$1/regress.log" 2>&1; echo $? > "$1/regress.rc"
 	[ -s regression.diffs ] && cp regression.diffs "$1/regress.diffs"
 	make -s PG_CONFIG="$0" installcheck REGRESS= > "$1/iso.log" 2>&1; echo $? > "$1/iso.rc"
 	[ -s regression.diffs ] && cp regression.diffs "$1/iso.diffs"
 	perl test/readme/check.pl README.md > "$1/readme.log" 2>&1; echo $? > "$1/readme.rc"
+	test/jsonschema/run.sh > "$1/jsonschema.log" 2>&1; echo $? > "$1/jsonschema.rc"
 	true
 ' "$PG_CONFIG" "$logdir" > "$logdir/virtualenv.log" 2>&1 || true
-cat "$logdir/regress.log" "$logdir/iso.log" "$logdir/readme.log" 2>/dev/null
+cat "$logdir/regress.log" "$logdir/iso.log" "$logdir/readme.log" "$logdir/jsonschema.log" 2>/dev/null
 for d in regress iso; do
 	if [ -s "$logdir/$d.diffs" ]; then
 		echo "--- $d diffs (first 300 lines) ---"
@@ -45,8 +47,9 @@ else
 	echo 0 > "$logdir/citus.rc"
 fi
 
-pass=$(cat "$logdir/regress.log" "$logdir/iso.log" "$logdir/readme.log" "$logdir/citus.log" 2>/dev/null | grep -cE '\.\.\. ok( |$)')
-fail=$(cat "$logdir/regress.log" "$logdir/iso.log" "$logdir/readme.log" "$logdir/citus.log" 2>/dev/null | grep -cE '\.\.\. (FAILED|failed)')
+logs="$logdir/regress.log $logdir/iso.log $logdir/readme.log $logdir/jsonschema.log $logdir/citus.log"
+pass=$(cat $logs 2>/dev/null | grep -cE '\.\.\. ok( |$)')
+fail=$(cat $logs 2>/dev/null | grep -cE '\.\.\. (FAILED|failed)')
 # the README check counts one per block; if it stopped before any block failed, count it once
 if [ "$(cat "$logdir/readme.rc" 2>/dev/null || echo 1)" != 0 ] &&
 	! grep -q '\.\.\. FAILED' "$logdir/readme.log" 2>/dev/null; then
@@ -57,7 +60,7 @@ tfiles=$(ls test/t/*.pl 2>/dev/null | wc -l)
 pass=$((pass + tpass))
 fail=$((fail + tfiles - tpass))
 rc=0
-for s in regress iso readme tap citus; do
+for s in regress iso readme jsonschema tap citus; do
 	r=$(cat "$logdir/$s.rc" 2>/dev/null || echo 1)
 	[ "$r" = 0 ] || { rc=1; echo "suite $s exited $r"; }
 done

@@ -27,10 +27,13 @@
  *	  docmodel.keep_stamps, the owner's; or the new key of rename_key);
  *	  then the marker "schema version: see migrate.c", where migrations may
  *	  replace `body` (a migrated Jsonb) and set stamp.schema; then the
- *	  assembly; then the no-op update (BodyChanged: only restamped fields
- *	  differ, the stored document stays); a kept _ver going back is refused
- *	  (CheckKeptVer); then the marker "revisions: see revision.c", where
- *	  the new document (result), stamp.old_doc and stamp.ver are known.
+ *	  assembly; then schema validation (DocmodelValidateWrite, schema.c:
+ *	  the assembled document against the schema of the stamp's type and
+ *	  the document's version); then the no-op update (BodyChanged: only
+ *	  restamped fields differ, the stored document stays); a kept _ver going
+ *	  back is refused (CheckKeptVer); then the marker "revisions: see
+ *	  revision.c", where the new document (result), stamp.old_doc and
+ *	  stamp.ver are known.
  *	- The names and place of the management fields are cfg->fs (fields.h:
  *	  a preset of the meta style, or the collection's own fields spec);
  *	  the trigger, the assembly and migrations read them there.
@@ -201,5 +204,9 @@ extern Jsonb *DocmodelAssembleDocument(Jsonb *body, DocmodelStamp *stamp);
 extern JsonbValue *DocmodelTimeValue(TimestampTz ts, DocmodelTimeUnit unit);
 extern void DocmodelVersionOverflow(const char *key, int key_len,
 									const char *stored) pg_attribute_noreturn();
+
+/* schema.c */
+extern void DocmodelValidateWrite(Jsonb *doc, const DocmodelStamp *st);
+extern void DocmodelValidateMigrated(Jsonb *doc, const char *key);
 
 #endif /* DOCMODEL_COLLECTION_H */

@@ -38,6 +38,7 @@ static void (*const RelcacheSubscribers[])(Oid relid) = {
 	DocmodelKvRelcache,         /* kv.c */
 	DocmodelMigrateRelcache,    /* migrate.c */
 	DocmodelCounterRelcache,    /* counter.c */
+	DocmodelSchemaRelcache,     /* schema.c */
 };
 
 /* Every cache that drops entries when a catalog cache row changes. */

@@ -1278,6 +1278,9 @@ collection_trigger(PG_FUNCTION_ARGS)
 	result = DocmodelAssembleDocument(body, &w.st);
 	CheckSize(VARSIZE(result), w.key, w.key_len);
 
+	/* schema validation: see schema.c (the stored document, migrated) */
+	DocmodelValidateWrite(result, &w.st);
+
 	/*
 	 * An update that would change nothing but the restamped fields (the
 	 * same body again, a body without _modified, a client's own _ver) is a

@@ -731,9 +731,15 @@ migrate(PG_FUNCTION_ARGS)
 Datum
 migrate_doc(PG_FUNCTION_ARGS)
 {
-	return MigrateArg(fcinfo, PG_ARGISNULL(0) || PG_ARGISNULL(2)
-								  ? NULL
-								  : text_to_cstring(PG_GETARG_TEXT_PP(2)));
+	const char *key = PG_ARGISNULL(0) || PG_ARGISNULL(2)
+						  ? NULL
+						  : text_to_cstring(PG_GETARG_TEXT_PP(2));
+	Datum d = MigrateArg(fcinfo, key);
+
+	/* a bulk run's output is held to its version's schema: see schema.c */
+	if (!fcinfo->isnull)
+		DocmodelValidateMigrated(DatumGetJsonbP(d), key);
+	return d;
 }
 
 /* current_version(doc_type text) -> version: NULL without migrations */

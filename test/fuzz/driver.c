@@ -36,6 +36,7 @@ static const struct
 	{"key", FuzzKey},         {"version", FuzzVersion},
 	{"pointer", FuzzPointer}, {"steps", FuzzSteps},
 	{"patch", FuzzPatch},     {"subdoc_path", FuzzSubdocPath},
+	{"schema", FuzzSchema},
 };
 
 static FuzzHarness current;

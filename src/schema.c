@@ -1,0 +1,353 @@
+/*-------------------------------------------------------------------------
+ *
+ * schema.c
+ *	  The schema registry (docmodel.schemas: a JSON Schema and a mode per
+ *	  document type and version, written by register_schema/drop_schema),
+ *	  its enforcement by the collection trigger (DocmodelValidateWrite), and
+ *	  validate(doc) / validation_errors(doc). Schemas are compiled and run
+ *	  by validate.c.
+ *
+ *	  Shared state: a backend-local copy of docmodel.schemas (SchemaRegistry,
+ *	  in its own context under CacheMemoryContext). A statement trigger on
+ *	  the table sends a relcache invalidation for it; our relcache
+ *	  subscriber (called by docmodel.c's dispatcher) only marks the copy
+ *	  stale, and the next lookup reloads it with one query.
+ *
+ *-------------------------------------------------------------------------
+ */
+#include "postgres.h"
+
+#include "catalog/namespace.h"
+#include "commands/trigger.h"
+#include "executor/spi.h"
+#include "funcapi.h"
+#include "utils/builtins.h"
+#include "utils/inval.h"
+#include "utils/lsyscache.h"
+#include "utils/memutils.h"
+
+#include "collection.h"
+#include "docmodel.h"
+#include "fields.h"
+#include "validate.h"
+#include "version.h"
+
+/* How a type's schema is enforced on write (README, "Schema validation"). */
+typedef enum SchemaMode
+{
+	SCHEMA_STRICT,
+	SCHEMA_MODERATE,
+	SCHEMA_WARN,
+	SCHEMA_OFF
+} SchemaMode;
+
+/* One registered schema. */
+typedef struct RegisteredSchema
+{
+	char *doc_type;
+	int type_len;
+	DocVersion *version;
+	char *version_text;
+	Jsonb *schema;
+	SchemaMode mode;
+} RegisteredSchema;
+
+static MemoryContext SchemaRegistryContext = NULL;
+static RegisteredSchema *SchemaRegistry = NULL;
+static int SchemaRegistryCount = 0;
+static bool SchemaRegistryValid = false;
+static uint64 SchemaInvalCount = 0;
+static Oid SchemaRegistryRelid = InvalidOid;
+
+/* How many violations the detail of a refused write lists. */
+#define SCHEMA_DETAIL_MAX 3
+
+PG_FUNCTION_INFO_V1(schemas_changed);
+PG_FUNCTION_INFO_V1(validate);
+PG_FUNCTION_INFO_V1(validation_errors);
+
+/* Mark the registry copy stale when docmodel.schemas (or everything) changes. */
+void
+DocmodelSchemaRelcache(Oid relid)
+{
+	if (relid == InvalidOid || relid == SchemaRegistryRelid)
+	{
+		SchemaRegistryValid = false;
+		SchemaInvalCount++;
+	}
+}
+
+/* The statement trigger on docmodel.schemas: tell every backend. */
+Datum
+schemas_changed(PG_FUNCTION_ARGS)
+{
+	TriggerData *trigdata = (TriggerData *) fcinfo->context;
+
+	if (!CALLED_AS_TRIGGER(fcinfo))
+		elog(ERROR, "schemas_changed: not called as a trigger");
+	CacheInvalidateRelcacheByRelid(RelationGetRelid(trigdata->tg_relation));
+	return PointerGetDatum(NULL);
+}
+
+/* Read docmodel.schemas into a new registry copy. */
+static void
+LoadRegistry(void)
+{
+	MemoryContext caller = CurrentMemoryContext;
+	MemoryContext cxt;
+	uint64 gen;
+	uint64 i;
+
+	SchemaRegistryRelid =
+		get_relname_relid("schemas", get_namespace_oid("docmodel", false));
+	if (!OidIsValid(SchemaRegistryRelid))
+	{
+		/* the SQL of 0.1.0 (not updated yet): no schemas, look again later */
+		SchemaRegistryCount = 0;
+		return;
+	}
+	gen = SchemaInvalCount;
+	cxt = AllocSetContextCreate(CacheMemoryContext, "docmodel schemas",
+								ALLOCSET_SMALL_SIZES);
+	PG_TRY();
+	{
+		if (SPI_connect() != SPI_OK_CONNECT)
+			elog(ERROR, "SPI_connect failed");
+		if (SPI_execute("SELECT doc_type, version::text, schema, mode "
+						"FROM docmodel.schemas",
+						true, 0) != SPI_OK_SELECT)
+			elog(ERROR, "reading docmodel.schemas failed");
+		MemoryContextSwitchTo(cxt);
+		SchemaRegistry =
+			palloc0(sizeof(RegisteredSchema) * Max(SPI_processed, 1));
+		for (i = 0; i < SPI_processed; i++)
+		{
+			HeapTuple tup = SPI_tuptable->vals[i];
+			TupleDesc desc = SPI_tuptable->tupdesc;
+			RegisteredSchema *r = &SchemaRegistry[i];
+			bool isnull;
+			char *mode;
+
+			r->doc_type = SPI_getvalue(tup, desc, 1);
+			r->type_len = strlen(r->doc_type);
+			r->version_text = SPI_getvalue(tup, desc, 2);
+			r->version = DocVersionFromCString(r->version_text, true);
+			r->schema =
+				DatumGetJsonbPCopy(SPI_getbinval(tup, desc, 3, &isnull));
+			mode = SPI_getvalue(tup, desc, 4);
+			r->mode = strcmp(mode, "strict") == 0     ? SCHEMA_STRICT
+					  : strcmp(mode, "moderate") == 0 ? SCHEMA_MODERATE
+					  : strcmp(mode, "warn") == 0     ? SCHEMA_WARN
+													  : SCHEMA_OFF;
+		}
+		SchemaRegistryCount = SPI_processed;
+		MemoryContextSwitchTo(caller);
+		SPI_finish();
+	}
+	PG_CATCH();
+	{
+		MemoryContextSwitchTo(caller);
+		MemoryContextDelete(cxt);
+		SchemaRegistry = NULL;
+		SchemaRegistryCount = 0;
+		PG_RE_THROW();
+	}
+	PG_END_TRY();
+	if (SchemaRegistryContext != NULL)
+		MemoryContextDelete(SchemaRegistryContext);
+	SchemaRegistryContext = cxt;
+	SchemaRegistryValid = (gen == SchemaInvalCount);
+}
+
+/*
+ * Return the schema registered for type at version (NULL: none); a
+ * document without a version (version NULL) takes the type's newest.
+ */
+static RegisteredSchema *
+LookupSchema(const char *type, int type_len, const DocVersion *version)
+{
+	RegisteredSchema *best = NULL;
+	int i;
+
+	if (!SchemaRegistryValid)
+		LoadRegistry();
+	for (i = 0; i < SchemaRegistryCount; i++)
+	{
+		RegisteredSchema *r = &SchemaRegistry[i];
+
+		if (r->type_len != type_len || memcmp(r->doc_type, type, type_len) != 0)
+			continue;
+		if (version != NULL)
+		{
+			if (DocVersionCmp(r->version, version) == 0)
+				return r;
+		}
+		else if (best == NULL || DocVersionCmp(r->version, best->version) > 0)
+			best = r;
+	}
+	return best;
+}
+
+/* Return the schema that applies to doc (style: its meta style), or NULL. */
+static RegisteredSchema *
+SchemaOfDocument(Jsonb *doc, DocMetaStyle style, const char *type, int type_len,
+				 const char *key)
+{
+	DocFields f = {0};
+	DocVersion *v = NULL;
+
+	if (!JB_ROOT_IS_OBJECT(doc))
+		return LookupSchema(type, type_len, NULL);
+	if (FindFields(doc, style, &f) && type == NULL)
+	{
+		type = f.type;
+		type_len = f.typelen;
+	}
+	if (type == NULL)
+		return NULL;
+	if (f.has_version)
+		v = ParseDocVersion(&f, key);
+	return LookupSchema(type, type_len, v);
+}
+
+/* Append the first violations to buf ("path: message; ..."). */
+static void
+DescribeViolations(StringInfo buf, List *errors)
+{
+	ListCell *lc;
+	int n = 0;
+
+	foreach (lc, errors)
+	{
+		DocmodelViolation *e = lfirst(lc);
+
+		if (n == SCHEMA_DETAIL_MAX)
+		{
+			appendStringInfo(buf, "; and %d more", list_length(errors) - n);
+			break;
+		}
+		appendStringInfo(buf, "%s%s: %s", n ? "; " : "",
+						 e->path[0] ? e->path : "(root)", e->message);
+		n++;
+	}
+}
+
+/* Report (at elevel) that doc is invalid against r: its first violations. */
+static void
+ReportInvalid(RegisteredSchema *r, DocmodelSchema *s, Jsonb *doc,
+			  const char *key, int elevel)
+{
+	List *errors = NIL;
+	StringInfoData detail;
+
+	DocmodelSchemaValidate(s, doc, &errors, SCHEMA_DETAIL_MAX + 1);
+	initStringInfo(&detail);
+	DescribeViolations(&detail, errors);
+	ereport(elevel,
+			(errcode(ERRCODE_CHECK_VIOLATION),
+			 errmsg("document \"%s\" is not valid against the schema of type "
+					"\"%s\" version %s",
+					key, r->doc_type, r->version_text),
+			 errdetail("%s", detail.data),
+			 elevel == WARNING
+				 ? errhint("The schema's mode is warn: the document is stored.")
+				 : 0));
+}
+
+/*
+ * Enforce the schema of the written document (the collection trigger's
+ * step after the assembly): doc is the document to store, st the write.
+ * Errors: 23514 when the mode refuses an invalid document.
+ */
+void
+DocmodelValidateWrite(Jsonb *doc, const DocmodelStamp *st)
+{
+	RegisteredSchema *r;
+	char *key = pnstrdup(st->key, st->key_len);
+	DocmodelSchema *s;
+
+	r = SchemaOfDocument(doc, st->cfg->meta_style, st->type, st->type_len, key);
+	if (r == NULL || r->mode == SCHEMA_OFF)
+		return;
+	s = DocmodelSchemaGet(r->schema);
+	if (DocmodelSchemaValidate(s, doc, NULL, 0))
+		return;
+	if (r->mode == SCHEMA_MODERATE && !st->is_insert && st->old_doc != NULL)
+	{
+		/* an already invalid document may be updated */
+		RegisteredSchema *old = SchemaOfDocument(
+			st->old_doc, st->cfg->meta_style, st->type, st->type_len, key);
+
+		if (old != NULL &&
+			!DocmodelSchemaValidate(DocmodelSchemaGet(old->schema), st->old_doc,
+									NULL, 0))
+			return;
+		s = DocmodelSchemaGet(r->schema); /* the cache may have moved */
+	}
+	ReportInvalid(r, s, doc, key, r->mode == SCHEMA_WARN ? WARNING : ERROR);
+}
+
+/*
+ * Refuse (23514) a document a bulk migration produced (migrate_collection)
+ * when the schema of its type and new version (any mode but off) finds it
+ * invalid: the batch is not written, whatever the table.
+ */
+void
+DocmodelValidateMigrated(Jsonb *doc, const char *key)
+{
+	RegisteredSchema *r;
+	DocmodelSchema *s;
+
+	if (!JB_ROOT_IS_OBJECT(doc))
+		return;
+	r = SchemaOfDocument(doc, DOC_META_AUTO, NULL, 0, key);
+	if (r == NULL || r->mode == SCHEMA_OFF)
+		return;
+	s = DocmodelSchemaGet(r->schema);
+	if (!DocmodelSchemaValidate(s, doc, NULL, 0))
+		ReportInvalid(r, s, doc, key ? key : "", ERROR);
+}
+
+/* Return the schema of a document given to validate(): 22023 without a type. */
+static RegisteredSchema *
+SchemaForSql(Jsonb *doc)
+{
+	DocFields f;
+
+	if (!JB_ROOT_IS_OBJECT(doc) || !FindFields(doc, DOC_META_AUTO, &f) ||
+		f.type == NULL)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("document has no type field"),
+				 errhint("validate() takes a document's type and version from "
+						 "its management fields; schema_valid() takes any "
+						 "schema.")));
+	return SchemaOfDocument(doc, f.style, NULL, 0, NULL);
+}
+
+/* validate(doc jsonb) returns boolean: valid against its type and version's schema */
+Datum
+validate(PG_FUNCTION_ARGS)
+{
+	Jsonb *doc = PG_GETARG_JSONB_P(0);
+	RegisteredSchema *r = SchemaForSql(doc);
+
+	if (r == NULL)
+		PG_RETURN_BOOL(true); /* no schema registered: nothing to break */
+	PG_RETURN_BOOL(
+		DocmodelSchemaValidate(DocmodelSchemaGet(r->schema), doc, NULL, 0));
+}
+
+/* validation_errors(doc jsonb) returns table(path, schema_path, message) */
+Datum
+validation_errors(PG_FUNCTION_ARGS)
+{
+	Jsonb *doc = PG_GETARG_JSONB_P(0);
+	RegisteredSchema *r = SchemaForSql(doc);
+	List *errors = NIL;
+
+	if (r != NULL)
+		DocmodelSchemaValidate(DocmodelSchemaGet(r->schema), doc, &errors, 0);
+	DocmodelReturnViolations(fcinfo, errors);
+	PG_RETURN_VOID();
+}

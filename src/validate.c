@@ -1,0 +1,2406 @@
+/*-------------------------------------------------------------------------
+ *
+ * validate.c
+ *	  JSON Schema validation over jsonb: dialects 2020-12 (the default) and
+ *	  draft-07 (by "$schema"). A schema is compiled once into a tree of
+ *	  VNodes (numbers as numerics, patterns compiled by PostgreSQL's regex
+ *	  engine, "$ref" and "$anchor" resolved to nodes), then run over the
+ *	  instance listing every violation with its instance path and schema
+ *	  path (JSON Pointers, formatted by jsonpointer.c).
+ *
+ *	  State: a per-backend cache of compiled schemas keyed by the schema's
+ *	  bytes (SchemaCache, at most SCHEMA_CACHE_SIZE entries, each in its own
+ *	  memory context under CacheMemoryContext; the least recently used is
+ *	  dropped). Nothing is shared between backends.
+ *
+ *-------------------------------------------------------------------------
+ */
+#include "postgres.h"
+
+#include <math.h>
+
+#include "catalog/pg_collation.h"
+#include "common/hashfn.h"
+#include "funcapi.h"
+#include "mb/pg_wchar.h"
+#include "miscadmin.h"
+#include "regex/regex.h"
+#include "utils/builtins.h"
+#include "utils/memutils.h"
+#include "utils/numeric.h"
+
+#include "jsonpointer.h"
+#include "jsontree.h"
+#include "validate.h"
+
+/* Instance types, as "type" names them (bits of VNode.types). */
+#define T_NULL 0x01
+#define T_BOOLEAN 0x02
+#define T_OBJECT 0x04
+#define T_ARRAY 0x08
+#define T_NUMBER 0x10
+#define T_STRING 0x20
+#define T_INTEGER 0x40
+
+static const char *const TypeNames[] = {"null",   "boolean", "object", "array",
+										"number", "string",  "integer"};
+
+/* Formats asserted (others are annotations). */
+typedef enum VFormat
+{
+	F_NONE,
+	F_DATE_TIME,
+	F_DATE,
+	F_TIME,
+	F_EMAIL,
+	F_UUID,
+	F_IPV4,
+	F_IPV6,
+	F_URI,
+	F_HOSTNAME
+} VFormat;
+
+static const char *const FormatNames[] = {NULL,    "date-time", "date", "time",
+										  "email", "uuid",      "ipv4", "ipv6",
+										  "uri",   "hostname"};
+
+typedef struct VNode VNode;
+
+/* A named member: properties, required, dependentSchemas, ... */
+typedef struct VProp
+{
+	char *name;
+	int len;
+	VNode *schema; /* the member's schema, or NULL */
+	char **names;  /* dependentRequired: the names required */
+	int *lens;
+	int nnames;
+} VProp;
+
+/* A compiled pattern and, for patternProperties, its schema. */
+typedef struct VPattern
+{
+	regex_t *re;
+	char *src;
+	VNode *schema;
+} VPattern;
+
+/* A list of subschemas (allOf, anyOf, oneOf, prefixItems). */
+typedef struct VList
+{
+	int n;
+	VNode **s;
+} VList;
+
+/* One compiled schema (a subschema of the document at loc). */
+struct VNode
+{
+	char *loc;   /* JSON Pointer of this schema in the schema document */
+	int boolean; /* -1: an object schema; 0: false; 1: true */
+	bool draft7; /* $ref alone applies */
+	int types;   /* T_* bits; 0: no "type" */
+	int nenum;   /* -1: no "enum" */
+	JsonbValue *enums;
+	bool has_const;
+	JsonbValue constv;
+	Numeric multiple_of, minimum, maximum, xminimum, xmaximum;
+	int64 min_length, max_length, min_items, max_items, min_contains,
+		max_contains, min_props, max_props; /* -1: absent */
+	VPattern pattern;                       /* re NULL: absent */
+	bool unique;
+	bool items_array; /* draft-07: items was an array */
+	VNode *contains;
+	VList prefix;         /* prefixItems, or draft-07's items array */
+	VNode *items;         /* elements past prefix */
+	const char *items_kw; /* "items" or "additionalItems" */
+	int nprops;
+	VProp *props; /* sorted as jsonb sorts keys */
+	int npatterns;
+	VPattern *patterns;
+	VNode *additional;
+	VNode *property_names;
+	int nrequired;
+	VProp *required;
+	int ndep_required;
+	VProp *dep_required;
+	const char *dep_required_kw;
+	int ndep_schemas;
+	VProp *dep_schemas;
+	const char *dep_schemas_kw;
+	VList all_of, any_of, one_of;
+	VNode * not ;
+	VNode *if_, *then_, *else_;
+	VNode *ref;
+	char *ref_text;
+	VFormat format;
+	int mark; /* CheckLoops: 0 not seen, 1 on the path, 2 done */
+};
+
+/* A "$ref" to resolve once the document is compiled. */
+typedef struct RefFix
+{
+	VNode *from;
+	char *ref;
+	char *loc; /* of the $ref keyword, for messages */
+} RefFix;
+
+typedef struct Anchor
+{
+	char *name;
+	VNode *node;
+} Anchor;
+
+/* Compilation state of one schema document. */
+typedef struct CompileCtx
+{
+	bool draft7;
+	JsonbValue *root; /* the schema, fully expanded */
+	char *root_id;    /* root "$id" without its fragment, or NULL */
+	List *nodes;      /* every VNode compiled */
+	List *pending;    /* RefFix *: "$ref"s not resolved yet */
+	List *anchors;    /* Anchor * */
+	List **regexes;   /* regex_t * to free with the schema */
+} CompileCtx;
+
+struct DocmodelSchema
+{
+	Jsonb *bytes; /* the schema, copied */
+	VNode *root;
+	List *regexes; /* compiled patterns (malloc'd by the regex engine) */
+};
+
+static VNode *CompileNode(CompileCtx *cc, JsonbValue *v, const char *loc);
+static int NumCmp(Numeric a, Numeric b);
+
+/* ---------------------------------------------------------------------
+ * Compilation
+ * ---------------------------------------------------------------------
+ */
+
+/* Return the value of hex digit c, or -1. */
+static int
+HexDigit(char c)
+{
+	if (c >= '0' && c <= '9')
+		return c - '0';
+	if (c >= 'a' && c <= 'f')
+		return c - 'a' + 10;
+	if (c >= 'A' && c <= 'F')
+		return c - 'A' + 10;
+	return -1;
+}
+
+/* Return loc + "/" + token (escaped). */
+static char *
+LocAppend(const char *loc, const char *tok, int len)
+{
+	StringInfoData b;
+
+	initStringInfo(&b);
+	appendStringInfoString(&b, loc);
+	JsonPointerAppendToken(&b, tok, len);
+	return b.data;
+}
+
+/* Return loc + "/" + an index. */
+static char *
+LocIndex(const char *loc, int i)
+{
+	return psprintf("%s/%d", loc, i);
+}
+
+static void
+pg_attribute_noreturn() BadKeyword(const char *loc, const char *what)
+{
+	ereport(ERROR, (errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+					errmsg("invalid JSON Schema at \"%s\": %s", loc, what)));
+}
+
+/* Return v as a number (22023 otherwise). */
+static Numeric
+KwNumber(JsonbValue *v, const char *loc)
+{
+	if (v->type != jbvNumeric)
+		BadKeyword(loc, "must be a number");
+	return v->val.numeric;
+}
+
+/* Return v as a non-negative integer (2.0 counts), clamped to INT64. */
+static int64
+KwCount(JsonbValue *v, const char *loc)
+{
+	Numeric n;
+	double d;
+
+	if (v->type != jbvNumeric)
+		BadKeyword(loc, "must be a non-negative integer");
+	n = v->val.numeric;
+	d = DatumGetFloat8(
+		DirectFunctionCall1(numeric_float8_no_overflow, NumericGetDatum(n)));
+	if (d < 0 || d != floor(d))
+		BadKeyword(loc, "must be a non-negative integer");
+	if (d >= (double) PG_INT64_MAX)
+		return PG_INT64_MAX;
+	return (int64) d;
+}
+
+static bool
+KwBool(JsonbValue *v, const char *loc)
+{
+	if (v->type != jbvBool)
+		BadKeyword(loc, "must be a boolean");
+	return v->val.boolean;
+}
+
+static char *
+KwString(JsonbValue *v, const char *loc)
+{
+	if (v->type != jbvString)
+		BadKeyword(loc, "must be a string");
+	return pnstrdup(v->val.string.val, v->val.string.len);
+}
+
+/* Compile a pattern with PostgreSQL's regex engine (advanced syntax). */
+static void
+CompilePattern(CompileCtx *cc, VPattern *p, const char *src, int len,
+			   const char *loc)
+{
+	pg_wchar *w = palloc((len + 1) * sizeof(pg_wchar));
+	int wlen = pg_mb2wchar_with_len(src, w, len);
+	regex_t *re = palloc(sizeof(regex_t));
+	int rc;
+	int i;
+
+	for (i = 0; i + 2 < len; i++)
+		if (src[i] == '\\' && (src[i + 1] == 'p' || src[i + 1] == 'P') &&
+			src[i + 2] == '{')
+			ereport(
+				ERROR,
+				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+				 errmsg("JSON Schema at \"%s\": Unicode property escapes "
+						"(\\p{...}) are not supported",
+						loc),
+				 errdetail("Patterns run on PostgreSQL's regular expression "
+						   "engine.")));
+		else if (src[i] == '\\')
+			i++;
+
+	rc = pg_regcomp(re, w, wlen, REG_ADVANCED, C_COLLATION_OID);
+	if (rc != REG_OKAY)
+	{
+		char msg[128];
+
+		pg_regerror(rc, re, msg, sizeof(msg));
+		pfree(re);
+		BadKeyword(loc, psprintf("invalid regular expression: %s", msg));
+	}
+	*cc->regexes = lappend(*cc->regexes, re);
+	p->re = re;
+	p->src = pnstrdup(src, len);
+}
+
+/* Tell whether the regex matches anywhere in s (len bytes). */
+static bool
+PatternMatches(regex_t *re, const char *s, int len)
+{
+	pg_wchar stackbuf[256];
+	pg_wchar *w = len < 256 ? stackbuf : palloc((len + 1) * sizeof(pg_wchar));
+	int wlen = pg_mb2wchar_with_len(s, w, len);
+	int rc = pg_regexec(re, w, wlen, 0, NULL, 0, NULL, 0);
+
+	if (rc != REG_OKAY && rc != REG_NOMATCH)
+	{
+		char msg[128];
+
+		pg_regerror(rc, re, msg, sizeof(msg));
+		ereport(ERROR, (errcode(ERRCODE_INVALID_REGULAR_EXPRESSION),
+						errmsg("regular expression failed: %s", msg)));
+	}
+	return rc == REG_OKAY;
+}
+
+/* Compile v (an array of schemas, at least one). */
+static void
+KwSchemaList(CompileCtx *cc, VList *l, JsonbValue *v, const char *loc)
+{
+	int i;
+
+	if (v->type != jbvArray || v->val.array.nElems == 0)
+		BadKeyword(loc, "must be a non-empty array of schemas");
+	l->n = v->val.array.nElems;
+	l->s = palloc(sizeof(VNode *) * l->n);
+	for (i = 0; i < l->n; i++)
+		l->s[i] = CompileNode(cc, &v->val.array.elems[i], LocIndex(loc, i));
+}
+
+static int
+PropCmp(const void *a, const void *b)
+{
+	const VProp *pa = a;
+	const VProp *pb = b;
+
+	if (pa->len != pb->len)
+		return pa->len < pb->len ? -1 : 1;
+	return memcmp(pa->name, pb->name, pa->len);
+}
+
+/* Compile v (an object of schemas) into *props, sorted by name. */
+static int
+KwSchemaMap(CompileCtx *cc, VProp **props, JsonbValue *v, const char *loc)
+{
+	int i;
+	int n;
+
+	if (v->type != jbvObject)
+		BadKeyword(loc, "must be an object of schemas");
+	n = v->val.object.nPairs;
+	*props = palloc0(sizeof(VProp) * Max(n, 1));
+	for (i = 0; i < n; i++)
+	{
+		JsonbPair *p = &v->val.object.pairs[i];
+
+		(*props)[i].name = p->key.val.string.val;
+		(*props)[i].len = p->key.val.string.len;
+		(*props)[i].schema = CompileNode(
+			cc, &p->value,
+			LocAppend(loc, p->key.val.string.val, p->key.val.string.len));
+	}
+	qsort(*props, n, sizeof(VProp), PropCmp);
+	return n;
+}
+
+/* Read v, an array of distinct strings, into prop's names. */
+static void
+KwNames(VProp *prop, JsonbValue *v, const char *loc)
+{
+	int i;
+	int j;
+
+	if (v->type != jbvArray)
+		BadKeyword(loc, "must be an array of strings");
+	prop->nnames = v->val.array.nElems;
+	prop->names = palloc(sizeof(char *) * Max(prop->nnames, 1));
+	prop->lens = palloc(sizeof(int) * Max(prop->nnames, 1));
+	for (i = 0; i < prop->nnames; i++)
+	{
+		JsonbValue *e = &v->val.array.elems[i];
+
+		if (e->type != jbvString)
+			BadKeyword(loc, "must be an array of strings");
+		prop->names[i] = e->val.string.val;
+		prop->lens[i] = e->val.string.len;
+		for (j = 0; j < i; j++)
+			if (prop->lens[j] == prop->lens[i] &&
+				memcmp(prop->names[j], prop->names[i], prop->lens[i]) == 0)
+				BadKeyword(loc, "must not repeat a name");
+	}
+}
+
+/* Make v (a scalar or an expanded container) comparable to instances. */
+static JsonbValue
+ConstValue(JsonbValue *v)
+{
+	JsonbValue r;
+
+	if (IsAJsonbScalar(v))
+		return *v;
+	else
+	{
+		Jsonb *jb = JsonbValueToJsonb(v);
+
+		r.type = jbvBinary;
+		r.val.binary.data = &jb->root;
+		r.val.binary.len = VARSIZE(jb) - VARHDRSZ;
+		return r;
+	}
+}
+
+/* Handlers of keywords: compile value v of keyword kw at loc into n. */
+typedef void (*KwCompile)(CompileCtx *cc, VNode *n, const char *kw,
+						  JsonbValue *v, const char *loc);
+
+static void
+KwType(CompileCtx *cc, VNode *n, const char *kw, JsonbValue *v, const char *loc)
+{
+	int nv = v->type == jbvArray ? v->val.array.nElems : 1;
+	int i;
+	int t;
+
+	if (v->type != jbvArray && v->type != jbvString)
+		BadKeyword(loc, "must be a type name or an array of them");
+	for (i = 0; i < nv; i++)
+	{
+		JsonbValue *e = v->type == jbvArray ? &v->val.array.elems[i] : v;
+
+		if (e->type != jbvString)
+			BadKeyword(loc, "must be a type name or an array of them");
+		for (t = 0; t < lengthof(TypeNames); t++)
+			if (strlen(TypeNames[t]) == e->val.string.len &&
+				memcmp(TypeNames[t], e->val.string.val, e->val.string.len) == 0)
+				break;
+		if (t == lengthof(TypeNames))
+			BadKeyword(loc, psprintf("unknown type \"%.*s\"", e->val.string.len,
+									 e->val.string.val));
+		n->types |= 1 << t;
+	}
+}
+
+static void
+KwEnum(CompileCtx *cc, VNode *n, const char *kw, JsonbValue *v, const char *loc)
+{
+	int i;
+
+	if (v->type != jbvArray)
+		BadKeyword(loc, "must be an array");
+	n->nenum = v->val.array.nElems;
+	n->enums = palloc(sizeof(JsonbValue) * Max(n->nenum, 1));
+	for (i = 0; i < n->nenum; i++)
+		n->enums[i] = ConstValue(&v->val.array.elems[i]);
+}
+
+static void
+KwConst(CompileCtx *cc, VNode *n, const char *kw, JsonbValue *v,
+		const char *loc)
+{
+	n->has_const = true;
+	n->constv = ConstValue(v);
+}
+
+static void
+KwNumeric(CompileCtx *cc, VNode *n, const char *kw, JsonbValue *v,
+		  const char *loc)
+{
+	Numeric x = KwNumber(v, loc);
+
+	if (strcmp(kw, "multipleOf") == 0)
+	{
+		if (NumCmp(x, int64_to_numeric(0)) <= 0)
+			BadKeyword(loc, "must be greater than 0");
+		n->multiple_of = x;
+	}
+	else if (strcmp(kw, "minimum") == 0)
+		n->minimum = x;
+	else if (strcmp(kw, "maximum") == 0)
+		n->maximum = x;
+	else if (strcmp(kw, "exclusiveMinimum") == 0)
+		n->xminimum = x;
+	else
+		n->xmaximum = x;
+}
+
+static void
+KwCountKw(CompileCtx *cc, VNode *n, const char *kw, JsonbValue *v,
+		  const char *loc)
+{
+	int64 c = KwCount(v, loc);
+
+	if (strcmp(kw, "minLength") == 0)
+		n->min_length = c;
+	else if (strcmp(kw, "maxLength") == 0)
+		n->max_length = c;
+	else if (strcmp(kw, "minItems") == 0)
+		n->min_items = c;
+	else if (strcmp(kw, "maxItems") == 0)
+		n->max_items = c;
+	else if (strcmp(kw, "minContains") == 0)
+		n->min_contains = c;
+	else if (strcmp(kw, "maxContains") == 0)
+		n->max_contains = c;
+	else if (strcmp(kw, "minProperties") == 0)
+		n->min_props = c;
+	else
+		n->max_props = c;
+}
+
+static void
+KwPattern(CompileCtx *cc, VNode *n, const char *kw, JsonbValue *v,
+		  const char *loc)
+{
+	if (v->type != jbvString)
+		BadKeyword(loc, "must be a string");
+	CompilePattern(cc, &n->pattern, v->val.string.val, v->val.string.len, loc);
+}
+
+static void
+KwUnique(CompileCtx *cc, VNode *n, const char *kw, JsonbValue *v,
+		 const char *loc)
+{
+	n->unique = KwBool(v, loc);
+}
+
+/* A keyword whose value is one schema. */
+static void
+KwSchema(CompileCtx *cc, VNode *n, const char *kw, JsonbValue *v,
+		 const char *loc)
+{
+	VNode *s = CompileNode(cc, v, loc);
+
+	if (strcmp(kw, "contains") == 0)
+		n->contains = s;
+	else if (strcmp(kw, "not") == 0)
+		n->not = s;
+	else if (strcmp(kw, "if") == 0)
+		n->if_ = s;
+	else if (strcmp(kw, "then") == 0)
+		n->then_ = s;
+	else if (strcmp(kw, "else") == 0)
+		n->else_ = s;
+	else if (strcmp(kw, "propertyNames") == 0)
+		n->property_names = s;
+	else if (strcmp(kw, "additionalProperties") == 0)
+		n->additional = s;
+	else if (strcmp(kw, "items") == 0)
+	{
+		n->items = s;
+		n->items_kw = "items";
+	}
+	else
+		elog(ERROR, "unexpected schema keyword %s", kw);
+}
+
+static void
+KwItems(CompileCtx *cc, VNode *n, const char *kw, JsonbValue *v,
+		const char *loc)
+{
+	if (cc->draft7 && v->type == jbvArray)
+	{
+		int i;
+
+		/* draft-07's array form: the prefix (an empty array allowed) */
+		n->prefix.n = v->val.array.nElems;
+		n->prefix.s = palloc(sizeof(VNode *) * Max(n->prefix.n, 1));
+		for (i = 0; i < n->prefix.n; i++)
+			n->prefix.s[i] =
+				CompileNode(cc, &v->val.array.elems[i], LocIndex(loc, i));
+		n->items_array = true;
+		return;
+	}
+	n->items = CompileNode(cc, v, loc);
+	n->items_kw = "items";
+}
+
+static void
+KwAdditionalItems(CompileCtx *cc, VNode *n, const char *kw, JsonbValue *v,
+				  const char *loc)
+{
+	VNode *s = CompileNode(cc, v, loc);
+
+	/* jsonb puts "items" first; additionalItems follows an items array only */
+	if (!n->items_array)
+		return;
+	n->items = s;
+	n->items_kw = "additionalItems";
+}
+
+static void
+KwPrefixItems(CompileCtx *cc, VNode *n, const char *kw, JsonbValue *v,
+			  const char *loc)
+{
+	KwSchemaList(cc, &n->prefix, v, loc);
+}
+
+static void
+KwProperties(CompileCtx *cc, VNode *n, const char *kw, JsonbValue *v,
+			 const char *loc)
+{
+	n->nprops = KwSchemaMap(cc, &n->props, v, loc);
+}
+
+static void
+KwPatternProperties(CompileCtx *cc, VNode *n, const char *kw, JsonbValue *v,
+					const char *loc)
+{
+	int i;
+
+	if (v->type != jbvObject)
+		BadKeyword(loc, "must be an object of schemas");
+	n->npatterns = v->val.object.nPairs;
+	n->patterns = palloc0(sizeof(VPattern) * Max(n->npatterns, 1));
+	for (i = 0; i < n->npatterns; i++)
+	{
+		JsonbPair *p = &v->val.object.pairs[i];
+		char *ploc =
+			LocAppend(loc, p->key.val.string.val, p->key.val.string.len);
+
+		CompilePattern(cc, &n->patterns[i], p->key.val.string.val,
+					   p->key.val.string.len, ploc);
+		n->patterns[i].schema = CompileNode(cc, &p->value, ploc);
+	}
+}
+
+static void
+KwRequired(CompileCtx *cc, VNode *n, const char *kw, JsonbValue *v,
+		   const char *loc)
+{
+	VProp p;
+	int i;
+
+	KwNames(&p, v, loc);
+	n->nrequired = p.nnames;
+	n->required = palloc0(sizeof(VProp) * Max(p.nnames, 1));
+	for (i = 0; i < p.nnames; i++)
+	{
+		n->required[i].name = p.names[i];
+		n->required[i].len = p.lens[i];
+	}
+}
+
+static void
+KwDependentRequired(CompileCtx *cc, VNode *n, const char *kw, JsonbValue *v,
+					const char *loc)
+{
+	int i;
+
+	if (v->type != jbvObject)
+		BadKeyword(loc, "must be an object of string arrays");
+	n->ndep_required = v->val.object.nPairs;
+	n->dep_required = palloc0(sizeof(VProp) * Max(n->ndep_required, 1));
+	n->dep_required_kw = kw;
+	for (i = 0; i < n->ndep_required; i++)
+	{
+		JsonbPair *p = &v->val.object.pairs[i];
+
+		n->dep_required[i].name = p->key.val.string.val;
+		n->dep_required[i].len = p->key.val.string.len;
+		KwNames(&n->dep_required[i], &p->value,
+				LocAppend(loc, p->key.val.string.val, p->key.val.string.len));
+	}
+}
+
+static void
+KwDependentSchemas(CompileCtx *cc, VNode *n, const char *kw, JsonbValue *v,
+				   const char *loc)
+{
+	n->ndep_schemas = KwSchemaMap(cc, &n->dep_schemas, v, loc);
+	n->dep_schemas_kw = kw;
+}
+
+/* draft-07's dependencies: arrays are dependentRequired, others schemas. */
+static void
+KwDependencies(CompileCtx *cc, VNode *n, const char *kw, JsonbValue *v,
+			   const char *loc)
+{
+	int i;
+
+	if (v->type != jbvObject)
+		BadKeyword(loc, "must be an object");
+	n->dep_required = palloc0(sizeof(VProp) * Max(v->val.object.nPairs, 1));
+	n->dep_schemas = palloc0(sizeof(VProp) * Max(v->val.object.nPairs, 1));
+	n->dep_required_kw = n->dep_schemas_kw = kw;
+	for (i = 0; i < v->val.object.nPairs; i++)
+	{
+		JsonbPair *p = &v->val.object.pairs[i];
+		char *ploc =
+			LocAppend(loc, p->key.val.string.val, p->key.val.string.len);
+		VProp *d;
+
+		if (p->value.type == jbvArray)
+		{
+			d = &n->dep_required[n->ndep_required++];
+			KwNames(d, &p->value, ploc);
+		}
+		else
+		{
+			d = &n->dep_schemas[n->ndep_schemas++];
+			d->schema = CompileNode(cc, &p->value, ploc);
+		}
+		d->name = p->key.val.string.val;
+		d->len = p->key.val.string.len;
+	}
+}
+
+static void
+KwApplicatorList(CompileCtx *cc, VNode *n, const char *kw, JsonbValue *v,
+				 const char *loc)
+{
+	if (strcmp(kw, "allOf") == 0)
+		KwSchemaList(cc, &n->all_of, v, loc);
+	else if (strcmp(kw, "anyOf") == 0)
+		KwSchemaList(cc, &n->any_of, v, loc);
+	else
+		KwSchemaList(cc, &n->one_of, v, loc);
+}
+
+/* $defs, definitions: compiled so that errors show now and refs find them. */
+static void
+KwDefs(CompileCtx *cc, VNode *n, const char *kw, JsonbValue *v, const char *loc)
+{
+	VProp *defs;
+
+	KwSchemaMap(cc, &defs, v, loc);
+}
+
+static void
+KwRef(CompileCtx *cc, VNode *n, const char *kw, JsonbValue *v, const char *loc)
+{
+	RefFix *f = palloc(sizeof(RefFix));
+
+	f->from = n;
+	f->ref = KwString(v, loc);
+	f->loc = pstrdup(loc);
+	n->ref_text = f->ref;
+	cc->pending = lappend(cc->pending, f);
+}
+
+static void
+AddAnchor(CompileCtx *cc, VNode *n, char *name)
+{
+	Anchor *a = palloc(sizeof(Anchor));
+
+	a->name = name;
+	a->node = n;
+	cc->anchors = lappend(cc->anchors, a);
+}
+
+static void
+KwAnchor(CompileCtx *cc, VNode *n, const char *kw, JsonbValue *v,
+		 const char *loc)
+{
+	AddAnchor(cc, n, KwString(v, loc));
+}
+
+static void
+KwId(CompileCtx *cc, VNode *n, const char *kw, JsonbValue *v, const char *loc)
+{
+	char *id = KwString(v, loc);
+
+	if (cc->draft7 && id[0] == '#')
+		AddAnchor(cc, n, id + 1); /* draft-07's plain-name fragment */
+	else if (n->loc[0] != '\0')
+		ereport(ERROR,
+				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+				 errmsg("JSON Schema at \"%s\": \"$id\" below the root is not "
+						"supported",
+						loc),
+				 errdetail("A schema is one resource: \"$ref\" reaches its "
+						   "own subschemas by \"#\" pointers and anchors.")));
+}
+
+static void
+KwFormat(CompileCtx *cc, VNode *n, const char *kw, JsonbValue *v,
+		 const char *loc)
+{
+	int f;
+
+	if (v->type != jbvString)
+		BadKeyword(loc, "must be a string");
+	for (f = 1; f < lengthof(FormatNames); f++)
+		if (strlen(FormatNames[f]) == v->val.string.len &&
+			memcmp(FormatNames[f], v->val.string.val, v->val.string.len) == 0)
+			n->format = f;
+}
+
+static void
+KwOutOfScope(CompileCtx *cc, VNode *n, const char *kw, JsonbValue *v,
+			 const char *loc)
+{
+	ereport(ERROR,
+			(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+			 errmsg("JSON Schema keyword \"%s\" at \"%s\" is not supported", kw,
+					loc)));
+}
+
+/* Known keywords; D7/D20: the dialects where one applies. */
+#define D7 1
+#define D20 2
+#define DALL 3
+
+typedef struct Keyword
+{
+	const char *name;
+	int dialects;
+	KwCompile fn; /* NULL: an annotation, or the dialect's identifier */
+} Keyword;
+
+static const Keyword Keywords[] = {
+	{"$anchor", D20, KwAnchor},
+	{"$comment", DALL, NULL},
+	{"$defs", D20, KwDefs},
+	{"$dynamicAnchor", D20, KwAnchor},
+	{"$dynamicRef", D20, KwOutOfScope},
+	{"$id", DALL, KwId},
+	{"$ref", DALL, KwRef},
+	{"$schema", DALL, NULL},
+	{"$vocabulary", D20, NULL},
+	{"additionalItems", D7, KwAdditionalItems},
+	{"additionalProperties", DALL, KwSchema},
+	{"allOf", DALL, KwApplicatorList},
+	{"anyOf", DALL, KwApplicatorList},
+	{"const", DALL, KwConst},
+	{"contains", DALL, KwSchema},
+	{"contentEncoding", DALL, NULL},
+	{"contentMediaType", DALL, NULL},
+	{"contentSchema", D20, NULL},
+	{"default", DALL, NULL},
+	{"definitions", D7, KwDefs},
+	{"dependencies", D7, KwDependencies},
+	{"dependentRequired", D20, KwDependentRequired},
+	{"dependentSchemas", D20, KwDependentSchemas},
+	{"deprecated", D20, NULL},
+	{"description", DALL, NULL},
+	{"else", DALL, KwSchema},
+	{"enum", DALL, KwEnum},
+	{"examples", DALL, NULL},
+	{"exclusiveMaximum", DALL, KwNumeric},
+	{"exclusiveMinimum", DALL, KwNumeric},
+	{"format", DALL, KwFormat},
+	{"if", DALL, KwSchema},
+	{"items", DALL, KwItems},
+	{"maxContains", D20, KwCountKw},
+	{"maxItems", DALL, KwCountKw},
+	{"maxLength", DALL, KwCountKw},
+	{"maxProperties", DALL, KwCountKw},
+	{"maximum", DALL, KwNumeric},
+	{"minContains", D20, KwCountKw},
+	{"minItems", DALL, KwCountKw},
+	{"minLength", DALL, KwCountKw},
+	{"minProperties", DALL, KwCountKw},
+	{"minimum", DALL, KwNumeric},
+	{"multipleOf", DALL, KwNumeric},
+	{"not", DALL, KwSchema},
+	{"oneOf", DALL, KwApplicatorList},
+	{"pattern", DALL, KwPattern},
+	{"patternProperties", DALL, KwPatternProperties},
+	{"prefixItems", D20, KwPrefixItems},
+	{"properties", DALL, KwProperties},
+	{"propertyNames", DALL, KwSchema},
+	{"readOnly", DALL, NULL},
+	{"required", DALL, KwRequired},
+	{"then", DALL, KwSchema},
+	{"title", DALL, NULL},
+	{"type", DALL, KwType},
+	{"unevaluatedItems", D20, KwOutOfScope},
+	{"unevaluatedProperties", D20, KwOutOfScope},
+	{"uniqueItems", DALL, KwUnique},
+	{"writeOnly", DALL, NULL},
+};
+
+/*
+ * Tell whether a and b are one edit apart (a letter added, removed, changed,
+ * or two neighbours swapped), case aside.
+ */
+static bool
+OneEditApart(const char *a, int la, const char *b, int lb)
+{
+	int i = 0;
+
+	if (abs(la - lb) > 1)
+		return false;
+	while (i < la && i < lb && pg_ascii_tolower(a[i]) == pg_ascii_tolower(b[i]))
+		i++;
+	if (i == la && i == lb)
+		return true; /* only case differs */
+	if (la == lb)
+	{
+		/* a change, or a swap of i and i + 1 */
+		if (pg_strncasecmp(a + i + 1, b + i + 1, la - i - 1) == 0)
+			return true;
+		return i + 1 < la &&
+			   pg_ascii_tolower(a[i]) == pg_ascii_tolower(b[i + 1]) &&
+			   pg_ascii_tolower(a[i + 1]) == pg_ascii_tolower(b[i]) &&
+			   pg_strncasecmp(a + i + 2, b + i + 2, la - i - 2) == 0;
+	}
+	if (la > lb)
+		return pg_strncasecmp(a + i + 1, b + i, lb - i) == 0;
+	return pg_strncasecmp(a + i, b + i + 1, la - i) == 0;
+}
+
+/* Find keyword k; refuse an unknown one spelled like a known one. */
+static const Keyword *
+LookupKeyword(const char *k, int len, const char *loc)
+{
+	int lo = 0;
+	int hi = lengthof(Keywords) - 1;
+	int i;
+
+	while (lo <= hi)
+	{
+		int mid = (lo + hi) / 2;
+		int c = strncmp(Keywords[mid].name, k, len);
+
+		if (c == 0 && Keywords[mid].name[len] != '\0')
+			c = 1;
+		if (c == 0)
+			return &Keywords[mid];
+		if (c < 0)
+			lo = mid + 1;
+		else
+			hi = mid - 1;
+	}
+	for (i = 0; i < lengthof(Keywords); i++)
+	{
+		int kl = strlen(Keywords[i].name);
+
+		if (len >= 4 && OneEditApart(Keywords[i].name, kl, k, len))
+			ereport(ERROR,
+					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+					 errmsg("invalid JSON Schema at \"%s\": unknown keyword "
+							"\"%.*s\"",
+							LocAppend(loc, k, len), len, k),
+					 errhint("Did you mean \"%s\"?", Keywords[i].name)));
+	}
+	return NULL;
+}
+
+/* Compile the schema v found at loc. */
+static VNode *
+CompileNode(CompileCtx *cc, JsonbValue *v, const char *loc)
+{
+	VNode *n;
+	int i;
+	int dialect = cc->draft7 ? D7 : D20;
+	bool ref_only = false;
+
+	check_stack_depth();
+	n = palloc0(sizeof(VNode));
+	n->loc = pstrdup(loc);
+	n->draft7 = cc->draft7;
+	n->nenum = -1;
+	n->min_length = n->max_length = n->min_items = n->max_items = -1;
+	n->min_contains = n->max_contains = n->min_props = n->max_props = -1;
+	cc->nodes = lappend(cc->nodes, n);
+	if (v->type == jbvBool)
+	{
+		n->boolean = v->val.boolean ? 1 : 0;
+		return n;
+	}
+	n->boolean = -1;
+	if (v->type != jbvObject)
+		BadKeyword(loc[0] ? loc : "/",
+				   "a schema must be an object or a boolean");
+
+	/* draft-07: "$ref" makes its siblings ignored */
+	if (cc->draft7)
+		for (i = 0; i < v->val.object.nPairs; i++)
+			if (v->val.object.pairs[i].key.val.string.len == 4 &&
+				memcmp(v->val.object.pairs[i].key.val.string.val, "$ref", 4) ==
+					0)
+				ref_only = true;
+
+	for (i = 0; i < v->val.object.nPairs; i++)
+	{
+		JsonbPair *p = &v->val.object.pairs[i];
+		const char *k = p->key.val.string.val;
+		int klen = p->key.val.string.len;
+		const Keyword *kw;
+
+		if (ref_only && !(klen == 4 && memcmp(k, "$ref", 4) == 0))
+			continue;
+		kw = LookupKeyword(k, klen, loc);
+		if (kw == NULL || kw->fn == NULL || !(kw->dialects & dialect))
+			continue; /* an annotation, or not a keyword of this dialect */
+		kw->fn(cc, n, kw->name, &p->value, LocAppend(loc, k, klen));
+	}
+	return n;
+}
+
+/* Decode %XX escapes of a URI fragment. */
+static char *
+PercentDecode(const char *s, const char *loc)
+{
+	StringInfoData b;
+
+	initStringInfo(&b);
+	for (; *s; s++)
+	{
+		if (*s == '%')
+		{
+			int hi = HexDigit(s[1]);
+			int lo = hi < 0 ? -1 : HexDigit(s[2]);
+
+			if (hi < 0 || lo < 0)
+				BadKeyword(loc, "\"$ref\" has a bad percent escape");
+			appendStringInfoChar(&b, (char) (hi * 16 + lo));
+			s += 2;
+		}
+		else
+			appendStringInfoChar(&b, *s);
+	}
+	return b.data;
+}
+
+/* Return the node at JSON Pointer ptr (canonical form), compiling it if new. */
+static VNode *
+NodeAt(CompileCtx *cc, const char *ptr, const char *loc)
+{
+	ListCell *lc;
+	JsonPointer p;
+	JsonbValue *v = cc->root;
+	StringInfoData canon;
+	int i;
+
+	if (JsonPointerParse(ptr, strlen(ptr), true, &p) != JSONPOINTER_OK)
+		BadKeyword(loc,
+				   psprintf("\"$ref\" \"#%s\" is not a JSON Pointer", ptr));
+	initStringInfo(&canon);
+	for (i = 0; i < p.ntok; i++)
+		JsonPointerAppendToken(&canon, p.tok[i], p.toklen[i]);
+	foreach (lc, cc->nodes)
+	{
+		VNode *n = lfirst(lc);
+
+		if (strcmp(n->loc, canon.data) == 0)
+			return n;
+	}
+	for (i = 0; i < p.ntok; i++)
+	{
+		if (v->type == jbvObject)
+		{
+			int m = JsonTreeFindMember(v, p.tok[i], p.toklen[i]);
+
+			v = m >= 0 ? &v->val.object.pairs[m].value : NULL;
+		}
+		else if (v->type == jbvArray)
+		{
+			int idx;
+
+			v = JsonPointerArrayIndex(p.tok[i], p.toklen[i], &idx) ==
+							JSONPOINTER_INDEX &&
+						idx < v->val.array.nElems
+					? &v->val.array.elems[idx]
+					: NULL;
+		}
+		else
+			v = NULL;
+		if (v == NULL)
+			BadKeyword(loc,
+					   psprintf("\"$ref\" target \"#%s\" does not exist", ptr));
+	}
+	return CompileNode(cc, v, canon.data);
+}
+
+/* Resolve every pending "$ref" (targets compiled on the way may add more). */
+static void
+ResolveRefs(CompileCtx *cc)
+{
+	while (cc->pending != NIL)
+	{
+		RefFix *f = linitial(cc->pending);
+		char *ref = f->ref;
+		char *hash = strchr(ref, '#');
+		char *frag;
+
+		cc->pending = list_delete_first(cc->pending);
+		if (hash == NULL)
+			hash = ref + strlen(ref);
+		if (hash != ref &&
+			(cc->root_id == NULL || strlen(cc->root_id) != hash - ref ||
+			 strncmp(cc->root_id, ref, hash - ref) != 0))
+			ereport(ERROR,
+					(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+					 errmsg("JSON Schema at \"%s\": remote \"$ref\" \"%s\" is "
+							"not supported",
+							f->loc, ref),
+					 errdetail("\"$ref\" reaches the schema's own subschemas "
+							   "by \"#\" pointers and anchors.")));
+		frag = PercentDecode(*hash ? hash + 1 : hash, f->loc);
+		if (frag[0] == '\0' || frag[0] == '/')
+			f->from->ref = NodeAt(cc, frag, f->loc);
+		else
+		{
+			ListCell *lc;
+
+			foreach (lc, cc->anchors)
+			{
+				Anchor *a = lfirst(lc);
+
+				if (strcmp(a->name, frag) == 0)
+					f->from->ref = a->node;
+			}
+			if (f->from->ref == NULL)
+				BadKeyword(
+					f->loc,
+					psprintf("\"$ref\" anchor \"%s\" does not exist", frag));
+		}
+	}
+}
+
+static void CheckLoopsList(VList *l);
+
+/*
+ * Refuse a schema that applies itself to the same value without end (a
+ * "$ref" reaching back through applicators that stay on the value: $ref,
+ * allOf, anyOf, oneOf, not, if/then/else, dependentSchemas): validating
+ * with it would never finish.
+ */
+static void
+CheckLoops(VNode *n)
+{
+	int i;
+
+	if (n == NULL || n->mark == 2)
+		return;
+	if (n->mark == 1)
+		BadKeyword(n->loc[0] ? n->loc : "/",
+				   "\"$ref\" loops back to this schema without descending "
+				   "into the value");
+	check_stack_depth();
+	n->mark = 1;
+	CheckLoops(n->ref);
+	CheckLoopsList(&n->all_of);
+	CheckLoopsList(&n->any_of);
+	CheckLoopsList(&n->one_of);
+	CheckLoops(n->not );
+	CheckLoops(n->if_);
+	CheckLoops(n->then_);
+	CheckLoops(n->else_);
+	for (i = 0; i < n->ndep_schemas; i++)
+		CheckLoops(n->dep_schemas[i].schema);
+	n->mark = 2;
+}
+
+static void
+CheckLoopsList(VList *l)
+{
+	int i;
+
+	for (i = 0; i < l->n; i++)
+		CheckLoops(l->s[i]);
+}
+
+/* Free the compiled patterns of a schema (a memory context callback). */
+static void
+FreeRegexes(void *arg)
+{
+	List *l = *(List **) arg;
+	ListCell *lc;
+
+	foreach (lc, l)
+		pg_regfree(lfirst(lc));
+}
+
+/* Compile schema into the current memory context (see DocmodelSchemaGet). */
+static DocmodelSchema *
+CompileSchema(Jsonb *schema)
+{
+	DocmodelSchema *s = palloc0(sizeof(DocmodelSchema));
+	MemoryContextCallback *cb = palloc(sizeof(MemoryContextCallback));
+	CompileCtx cc = {0};
+	JsonbValue top;
+
+	cb->func = FreeRegexes;
+	cb->arg = &s->regexes;
+	MemoryContextRegisterResetCallback(CurrentMemoryContext, cb);
+	cc.regexes = &s->regexes;
+
+	/* the compiled nodes point into the schema: keep a copy beside them */
+	s->bytes = palloc(VARSIZE(schema));
+	memcpy(s->bytes, schema, VARSIZE(schema));
+	JsonTreeFromJsonb(s->bytes, &top);
+	cc.root = JsonTreeBuild(&top);
+	if (cc.root->type == jbvObject)
+	{
+		int m = JsonTreeFindMember(cc.root, "$schema", 7);
+		int idm = JsonTreeFindMember(cc.root, "$id", 3);
+
+		if (m >= 0)
+		{
+			JsonbValue *d = &cc.root->val.object.pairs[m].value;
+			char *uri = KwString(d, "/$schema");
+			char *p = uri;
+
+			if (strncmp(p, "https://", 8) == 0)
+				p += 8;
+			else if (strncmp(p, "http://", 7) == 0)
+				p += 7;
+			if (strcmp(p, "json-schema.org/draft-07/schema#") == 0 ||
+				strcmp(p, "json-schema.org/draft-07/schema") == 0)
+				cc.draft7 = true;
+			else if (strcmp(p, "json-schema.org/draft/2020-12/schema") != 0 &&
+					 strcmp(p, "json-schema.org/draft/2020-12/schema#") != 0)
+				ereport(
+					ERROR,
+					(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+					 errmsg("JSON Schema dialect \"%s\" is not supported", uri),
+					 errhint("Use JSON Schema 2020-12 (the default) or "
+							 "draft-07.")));
+		}
+		if (idm >= 0 && cc.root->val.object.pairs[idm].value.type == jbvString)
+		{
+			JsonbValue *id = &cc.root->val.object.pairs[idm].value;
+			char *h = memchr(id->val.string.val, '#', id->val.string.len);
+
+			cc.root_id = pnstrdup(id->val.string.val, h ? h - id->val.string.val
+														: id->val.string.len);
+		}
+	}
+	s->root = CompileNode(&cc, cc.root, "");
+	ResolveRefs(&cc);
+	{
+		ListCell *lc;
+
+		foreach (lc, cc.nodes)
+			CheckLoops(lfirst(lc));
+	}
+	return s;
+}
+
+/* ---------------------------------------------------------------------
+ * The cache of compiled schemas, keyed by the schema's bytes
+ * ---------------------------------------------------------------------
+ */
+#define SCHEMA_CACHE_SIZE 32
+
+typedef struct SchemaCacheEntry
+{
+	MemoryContext cxt; /* NULL: a free slot */
+	uint32 hash;
+	Jsonb *bytes; /* a copy of the schema */
+	uint64 used;  /* for LRU */
+	DocmodelSchema *schema;
+} SchemaCacheEntry;
+
+static SchemaCacheEntry SchemaCache[SCHEMA_CACHE_SIZE];
+static uint64 SchemaCacheClock = 0;
+static int SchemaCacheLast = 0; /* the entry returned last */
+
+/* Return the compiled schema; see validate.h. */
+DocmodelSchema *
+DocmodelSchemaGet(Jsonb *schema)
+{
+	Size len = VARSIZE(schema);
+	uint32 h;
+	int i;
+	int victim = 0;
+	MemoryContext cxt;
+	MemoryContext old;
+	SchemaCacheEntry *e;
+
+	/* most calls of a statement use the schema of the call before */
+	e = &SchemaCache[SchemaCacheLast];
+	if (e->cxt != NULL && VARSIZE(e->bytes) == len &&
+		memcmp(e->bytes, schema, len) == 0)
+	{
+		e->used = ++SchemaCacheClock;
+		return e->schema;
+	}
+
+	h = hash_bytes((const unsigned char *) schema, len);
+	for (i = 0; i < SCHEMA_CACHE_SIZE; i++)
+	{
+		e = &SchemaCache[i];
+		if (e->cxt != NULL && e->hash == h && VARSIZE(e->bytes) == len &&
+			memcmp(e->bytes, schema, len) == 0)
+		{
+			e->used = ++SchemaCacheClock;
+			SchemaCacheLast = i;
+			return e->schema;
+		}
+		if (e->cxt == NULL || (SchemaCache[victim].cxt != NULL &&
+							   e->used < SchemaCache[victim].used))
+			victim = i;
+	}
+
+	cxt = AllocSetContextCreate(CacheMemoryContext, "docmodel schema",
+								ALLOCSET_SMALL_SIZES);
+	old = MemoryContextSwitchTo(cxt);
+	PG_TRY();
+	{
+		DocmodelSchema *s = CompileSchema(schema);
+
+		MemoryContextSwitchTo(old);
+		e = &SchemaCache[victim];
+		if (e->cxt != NULL)
+			MemoryContextDelete(e->cxt);
+		e->cxt = cxt;
+		e->hash = h;
+		e->bytes = s->bytes;
+		e->used = ++SchemaCacheClock;
+		e->schema = s;
+		SchemaCacheLast = victim;
+	}
+	PG_CATCH();
+	{
+		MemoryContextSwitchTo(old);
+		MemoryContextDelete(cxt);
+		PG_RE_THROW();
+	}
+	PG_END_TRY();
+	return e->schema;
+}
+
+/* ---------------------------------------------------------------------
+ * Formats
+ * ---------------------------------------------------------------------
+ */
+
+static bool
+Digits(const char *s, int n)
+{
+	int i;
+
+	for (i = 0; i < n; i++)
+		if (s[i] < '0' || s[i] > '9')
+			return false;
+	return true;
+}
+
+static int
+Num(const char *s, int n)
+{
+	int v = 0;
+	int i;
+
+	for (i = 0; i < n; i++)
+		v = v * 10 + (s[i] - '0');
+	return v;
+}
+
+/* RFC 3339 full-date: YYYY-MM-DD with a real day. */
+static bool
+FormatDate(const char *s, int len)
+{
+	static const int mdays[] = {31, 29, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31};
+	int y;
+	int m;
+	int d;
+
+	if (len != 10 || !Digits(s, 4) || s[4] != '-' || !Digits(s + 5, 2) ||
+		s[7] != '-' || !Digits(s + 8, 2))
+		return false;
+	y = Num(s, 4);
+	m = Num(s + 5, 2);
+	d = Num(s + 8, 2);
+	if (m < 1 || m > 12 || d < 1 || d > mdays[m - 1])
+		return false;
+	if (m == 2 && d == 29 && !(y % 4 == 0 && (y % 100 != 0 || y % 400 == 0)))
+		return false;
+	return true;
+}
+
+/* RFC 3339 full-time: hh:mm:ss[.frac](Z|+hh:mm|-hh:mm), leap second 23:59:60 UTC. */
+static bool
+FormatTime(const char *s, int len)
+{
+	int h;
+	int mi;
+	int sec;
+	int i = 8;
+	int oh = 0;
+	int om = 0;
+	int sign = 0;
+
+	if (len < 9 || !Digits(s, 2) || s[2] != ':' || !Digits(s + 3, 2) ||
+		s[5] != ':' || !Digits(s + 6, 2))
+		return false;
+	h = Num(s, 2);
+	mi = Num(s + 3, 2);
+	sec = Num(s + 6, 2);
+	if (h > 23 || mi > 59 || sec > 60)
+		return false;
+	if (s[i] == '.')
+	{
+		i++;
+		if (i >= len || !Digits(s + i, 1))
+			return false;
+		while (i < len && Digits(s + i, 1))
+			i++;
+	}
+	if (i >= len)
+		return false;
+	if ((s[i] == 'Z' || s[i] == 'z') && i + 1 == len)
+		;
+	else if ((s[i] == '+' || s[i] == '-') && len - i == 6 &&
+			 Digits(s + i + 1, 2) && s[i + 3] == ':' && Digits(s + i + 4, 2))
+	{
+		sign = s[i] == '+' ? 1 : -1;
+		oh = Num(s + i + 1, 2);
+		om = Num(s + i + 4, 2);
+		if (oh > 23 || om > 59)
+			return false;
+	}
+	else
+		return false;
+	if (sec == 60)
+	{
+		int utc = ((h * 60 + mi - sign * (oh * 60 + om)) % 1440 + 1440) % 1440;
+
+		return utc == 23 * 60 + 59;
+	}
+	return true;
+}
+
+static bool
+FormatDateTime(const char *s, int len)
+{
+	return len > 11 && (s[10] == 'T' || s[10] == 't') && FormatDate(s, 10) &&
+		   FormatTime(s + 11, len - 11);
+}
+
+static bool
+FormatUuid(const char *s, int len)
+{
+	int i;
+
+	if (len != 36)
+		return false;
+	for (i = 0; i < 36; i++)
+	{
+		if (i == 8 || i == 13 || i == 18 || i == 23)
+		{
+			if (s[i] != '-')
+				return false;
+		}
+		else if (HexDigit(s[i]) < 0)
+			return false;
+	}
+	return true;
+}
+
+static bool
+FormatIpv4(const char *s, int len)
+{
+	int parts = 0;
+	int i = 0;
+
+	while (parts < 4)
+	{
+		int start = i;
+
+		while (i < len && s[i] >= '0' && s[i] <= '9')
+			i++;
+		if (i == start || i - start > 3 || (i - start > 1 && s[start] == '0') ||
+			Num(s + start, i - start) > 255)
+			return false;
+		parts++;
+		if (parts < 4)
+		{
+			if (i >= len || s[i] != '.')
+				return false;
+			i++;
+		}
+	}
+	return i == len;
+}
+
+static bool
+FormatIpv6(const char *s, int len)
+{
+	int groups = 0;
+	bool gap = false;
+	int i = 0;
+
+	if (len >= 2 && s[0] == ':' && s[1] == ':')
+	{
+		gap = true;
+		i = 2;
+		if (len == 2)
+			return true;
+	}
+	else if (len >= 1 && s[0] == ':')
+		return false;
+	while (i < len)
+	{
+		int start = i;
+
+		while (i < len && HexDigit(s[i]) >= 0)
+			i++;
+		if (i < len && s[i] == '.')
+		{
+			/* an IPv4 tail takes two groups */
+			if (!FormatIpv4(s + start, len - start))
+				return false;
+			groups += 2;
+			i = len;
+			break;
+		}
+		if (i == start || i - start > 4)
+			return false;
+		groups++;
+		if (i == len)
+			break;
+		if (s[i] != ':')
+			return false;
+		i++;
+		if (i < len && s[i] == ':')
+		{
+			if (gap)
+				return false;
+			gap = true;
+			i++;
+			if (i == len)
+				break;
+		}
+		else if (i == len)
+			return false;
+	}
+	return gap ? groups < 8 : groups == 8;
+}
+
+/* RFC 1123 host name: labels of letters, digits and inner hyphens. */
+static bool
+FormatHostname(const char *s, int len)
+{
+	int i = 0;
+
+	if (len == 0 || len > 253)
+		return false;
+	while (i < len)
+	{
+		int start = i;
+
+		while (i < len && s[i] != '.')
+		{
+			char c = s[i];
+
+			if (!((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
+				  (c >= '0' && c <= '9') || c == '-'))
+				return false;
+			i++;
+		}
+		if (i == start || i - start > 63 || s[start] == '-' || s[i - 1] == '-')
+			return false;
+		/* "xn--" is punycode; other labels have no "--" in places 3 and 4 */
+		if (i - start >= 4 && s[start + 2] == '-' && s[start + 3] == '-' &&
+			pg_strncasecmp(s + start, "xn", 2) != 0)
+			return false;
+		if (i < len)
+		{
+			i++;
+			if (i == len)
+				return false;
+		}
+	}
+	return true;
+}
+
+/* An e-mail address: a dot-atom or quoted local part, then a host. */
+static bool
+FormatEmail(const char *s, int len)
+{
+	const char *at = NULL;
+	int i;
+	int l;
+
+	for (i = len - 1; i >= 0; i--)
+		if (s[i] == '@')
+		{
+			at = s + i;
+			break;
+		}
+	if (at == NULL)
+		return false;
+	l = at - s;
+	if (l == 0 || l > 64)
+		return false;
+	if (s[0] == '"')
+	{
+		if (l < 2 || s[l - 1] != '"')
+			return false;
+	}
+	else
+	{
+		if (s[0] == '.' || s[l - 1] == '.')
+			return false;
+		for (i = 0; i < l; i++)
+		{
+			char c = s[i];
+
+			if (c == '.' && s[i + 1] == '.')
+				return false;
+			if (!(isalnum((unsigned char) c) ||
+				  strchr("!#$%&'*+-/=?^_`{|}~.", c)))
+				return false;
+		}
+	}
+	at++;
+	len -= l + 1;
+	if (len > 2 && at[0] == '[' && at[len - 1] == ']')
+	{
+		if (len > 7 && pg_strncasecmp(at + 1, "IPv6:", 5) == 0)
+			return FormatIpv6(at + 6, len - 7);
+		return FormatIpv4(at + 1, len - 2);
+	}
+	return FormatHostname(at, len);
+}
+
+/* Tell whether s[i..] starts a valid percent escape or is one of chars. */
+static bool
+UriChar(const char *s, int len, int *i, const char *chars)
+{
+	unsigned char c = s[*i];
+
+	if (c == '%')
+	{
+		if (*i + 2 >= len || HexDigit(s[*i + 1]) < 0 || HexDigit(s[*i + 2]) < 0)
+			return false;
+		*i += 2;
+		return true;
+	}
+	return c != '\0' && (isalnum(c) || strchr(chars, c) != NULL);
+}
+
+#define URI_UNRESERVED_SUB "-._~!$&'()*+,;="
+
+/* RFC 3986 absolute URI: scheme ":" [ "//" authority ] path [ ? query ] [ # fragment ]. */
+static bool
+FormatUri(const char *s, int len)
+{
+	int i = 0;
+
+	if (len == 0 || !isalpha((unsigned char) s[0]))
+		return false;
+	while (i < len && (isalnum((unsigned char) s[i]) || s[i] == '+' ||
+					   s[i] == '-' || s[i] == '.'))
+		i++;
+	if (i == len || s[i] != ':')
+		return false;
+	i++;
+	if (i + 1 < len && s[i] == '/' && s[i + 1] == '/')
+	{
+		int start = i + 2;
+		int end = start;
+		int at = -1;
+		int h;
+
+		while (end < len && s[end] != '/' && s[end] != '?' && s[end] != '#')
+		{
+			if (s[end] == '@')
+				at = end;
+			end++;
+		}
+		for (i = start; i < at; i++)
+			if (!UriChar(s, at, &i, URI_UNRESERVED_SUB ":"))
+				return false;
+		h = at >= 0 ? at + 1 : start;
+		if (h < end && s[h] == '[')
+		{
+			const char *close = memchr(s + h, ']', end - h);
+
+			if (close == NULL || !FormatIpv6(s + h + 1, close - s - h - 1))
+				return false;
+			i = close - s + 1;
+		}
+		else
+			for (i = h; i < end && s[i] != ':'; i++)
+				if (!UriChar(s, end, &i, URI_UNRESERVED_SUB))
+					return false;
+		if (i < end)
+		{
+			if (s[i] != ':')
+				return false;
+			for (i++; i < end; i++)
+				if (!isdigit((unsigned char) s[i]))
+					return false;
+		}
+		i = end;
+	}
+	for (; i < len; i++)
+		if (!UriChar(s, len, &i, URI_UNRESERVED_SUB ":@/?#"))
+			return false;
+	return true;
+}
+
+static bool
+FormatValid(VFormat f, const char *s, int len)
+{
+	switch (f)
+	{
+		case F_DATE_TIME:
+			return FormatDateTime(s, len);
+		case F_DATE:
+			return FormatDate(s, len);
+		case F_TIME:
+			return FormatTime(s, len);
+		case F_EMAIL:
+			return FormatEmail(s, len);
+		case F_UUID:
+			return FormatUuid(s, len);
+		case F_IPV4:
+			return FormatIpv4(s, len);
+		case F_IPV6:
+			return FormatIpv6(s, len);
+		case F_URI:
+			return FormatUri(s, len);
+		case F_HOSTNAME:
+			return FormatHostname(s, len);
+		default:
+			return true;
+	}
+}
+
+/* ---------------------------------------------------------------------
+ * Validation
+ * ---------------------------------------------------------------------
+ */
+
+typedef struct VCtx
+{
+	bool collect; /* list violations (false: stop at the first) */
+	List **errors;
+	int max_errors;
+	int nerrors;
+	StringInfoData ipath; /* instance path of the value being checked */
+} VCtx;
+
+static bool ValidateNode(VCtx *cx, VNode *n, JsonbValue *v);
+
+static void pg_attribute_printf(4, 5)
+	Report(VCtx *cx, VNode *n, const char *kw, const char *fmt, ...)
+{
+	DocmodelViolation *e;
+	StringInfoData msg;
+	StringInfoData sp;
+
+	if (cx->max_errors > 0 && cx->nerrors >= cx->max_errors)
+		return;
+	cx->nerrors++;
+	initStringInfo(&msg);
+	for (;;)
+	{
+		va_list args;
+		int needed;
+
+		va_start(args, fmt);
+		needed = appendStringInfoVA(&msg, fmt, args);
+		va_end(args);
+		if (needed == 0)
+			break;
+		enlargeStringInfo(&msg, needed);
+	}
+	initStringInfo(&sp);
+	appendStringInfoString(&sp, n->loc);
+	if (kw != NULL)
+		JsonPointerAppendToken(&sp, kw, strlen(kw));
+	e = palloc(sizeof(DocmodelViolation));
+	e->path = pstrdup(cx->ipath.data);
+	e->schema_path = sp.data;
+	e->message = msg.data;
+	*cx->errors = lappend(*cx->errors, e);
+}
+
+/* Record a violation of n's keyword kw, or stop at the first. */
+#define FAIL(cx, n, kw, ...)                  \
+	do                                        \
+	{                                         \
+		if (!(cx)->collect)                   \
+			return false;                     \
+		Report((cx), (n), (kw), __VA_ARGS__); \
+		ok = false;                           \
+	} while (0)
+
+static int
+NumCmp(Numeric a, Numeric b)
+{
+	return DatumGetInt32(DirectFunctionCall2(numeric_cmp, NumericGetDatum(a),
+											 NumericGetDatum(b)));
+}
+
+static char *
+NumText(Numeric n)
+{
+	return DatumGetCString(
+		DirectFunctionCall1(numeric_out, NumericGetDatum(n)));
+}
+
+static bool
+NumIsIntegral(Numeric n)
+{
+	Datum f;
+
+	if (numeric_is_nan(n) || numeric_is_inf(n))
+		return false;
+	if (DatumGetInt32(DirectFunctionCall1(numeric_scale, NumericGetDatum(n))) ==
+		0)
+		return true; /* no digits after the point */
+	f = DirectFunctionCall1(numeric_floor, NumericGetDatum(n));
+	return NumCmp(DatumGetNumeric(f), n) == 0;
+}
+
+static int
+TypeOf(JsonbValue *v)
+{
+	switch (v->type)
+	{
+		case jbvNull:
+			return T_NULL;
+		case jbvBool:
+			return T_BOOLEAN;
+		case jbvString:
+			return T_STRING;
+		case jbvNumeric:
+			return T_NUMBER;
+		case jbvBinary:
+			return JsonContainerIsObject(v->val.binary.data) ? T_OBJECT
+															 : T_ARRAY;
+		default:
+			return T_OBJECT;
+	}
+}
+
+/* Run n over v without listing violations. */
+static bool
+Quietly(VCtx *cx, VNode *n, JsonbValue *v)
+{
+	bool saved = cx->collect;
+	bool ok;
+
+	cx->collect = false;
+	ok = ValidateNode(cx, n, v);
+	cx->collect = saved;
+	return ok;
+}
+
+/* Push a member name / index onto the instance path; return the old length. */
+static int
+PushKey(VCtx *cx, const char *k, int len)
+{
+	int old = cx->ipath.len;
+
+	if (cx->collect)
+		JsonPointerAppendToken(&cx->ipath, k, len);
+	return old;
+}
+
+static int
+PushIndex(VCtx *cx, int i)
+{
+	int old = cx->ipath.len;
+
+	if (cx->collect)
+		appendStringInfo(&cx->ipath, "/%d", i);
+	return old;
+}
+
+static void
+Pop(VCtx *cx, int old)
+{
+	if (cx->ipath.data == NULL)
+		return; /* not collecting: no path kept */
+	cx->ipath.len = old;
+	cx->ipath.data[old] = '\0';
+}
+
+static bool
+ValidateString(VCtx *cx, VNode *n, JsonbValue *v)
+{
+	bool ok = true;
+	const char *s = v->val.string.val;
+	int len = v->val.string.len;
+
+	if (n->min_length >= 0 || n->max_length >= 0)
+	{
+		int chars = pg_mbstrlen_with_len(s, len);
+
+		if (n->min_length >= 0 && chars < n->min_length)
+			FAIL(cx, n, "minLength",
+				 "must be at least " INT64_FORMAT " characters long, not %d",
+				 n->min_length, chars);
+		if (n->max_length >= 0 && chars > n->max_length)
+			FAIL(cx, n, "maxLength",
+				 "must be at most " INT64_FORMAT " characters long, not %d",
+				 n->max_length, chars);
+	}
+	if (n->pattern.re != NULL && !PatternMatches(n->pattern.re, s, len))
+		FAIL(cx, n, "pattern", "must match the pattern \"%s\"", n->pattern.src);
+	if (n->format != F_NONE && !FormatValid(n->format, s, len))
+		FAIL(cx, n, "format", "must be a valid %s", FormatNames[n->format]);
+	return ok;
+}
+
+static bool
+ValidateNumber(VCtx *cx, VNode *n, JsonbValue *v)
+{
+	bool ok = true;
+	Numeric x = v->val.numeric;
+
+	if (n->minimum && NumCmp(x, n->minimum) < 0)
+		FAIL(cx, n, "minimum", "must be >= %s", NumText(n->minimum));
+	if (n->maximum && NumCmp(x, n->maximum) > 0)
+		FAIL(cx, n, "maximum", "must be <= %s", NumText(n->maximum));
+	if (n->xminimum && NumCmp(x, n->xminimum) <= 0)
+		FAIL(cx, n, "exclusiveMinimum", "must be > %s", NumText(n->xminimum));
+	if (n->xmaximum && NumCmp(x, n->xmaximum) >= 0)
+		FAIL(cx, n, "exclusiveMaximum", "must be < %s", NumText(n->xmaximum));
+	if (n->multiple_of)
+	{
+		Datum r = DirectFunctionCall2(numeric_mod, NumericGetDatum(x),
+									  NumericGetDatum(n->multiple_of));
+
+		if (NumCmp(DatumGetNumeric(r), int64_to_numeric(0)) != 0)
+			FAIL(cx, n, "multipleOf", "must be a multiple of %s",
+				 NumText(n->multiple_of));
+	}
+	return ok;
+}
+
+static bool
+ValidateArray(VCtx *cx, VNode *n, JsonbValue *v)
+{
+	bool ok = true;
+	JsonbContainer *c = v->val.binary.data;
+	int size = JsonContainerSize(c);
+	int i;
+	int old;
+	JsonbValue *elems = NULL;
+
+	if (n->min_items >= 0 && size < n->min_items)
+		FAIL(cx, n, "minItems",
+			 "must have at least " INT64_FORMAT " items, not %d", n->min_items,
+			 size);
+	if (n->max_items >= 0 && size > n->max_items)
+		FAIL(cx, n, "maxItems",
+			 "must have at most " INT64_FORMAT " items, not %d", n->max_items,
+			 size);
+	if (size > 0 && (n->unique || n->contains || n->prefix.n > 0 || n->items))
+	{
+		elems = palloc(sizeof(JsonbValue) * size);
+		for (i = 0; i < size; i++)
+		{
+			JsonbValue *e = getIthJsonbValueFromContainer(c, i);
+
+			elems[i] = *e;
+			pfree(e);
+		}
+	}
+	if (n->unique)
+	{
+		int j;
+
+		for (i = 1; i < size; i++)
+			for (j = 0; j < i; j++)
+				if (JsonTreeEqual(&elems[j], &elems[i]))
+				{
+					FAIL(cx, n, "uniqueItems",
+						 "must have unique items (items %d and %d are equal)",
+						 j, i);
+					i = size; /* one report */
+					break;
+				}
+	}
+	for (i = 0; i < size && i < n->prefix.n; i++)
+	{
+		old = PushIndex(cx, i);
+		if (!ValidateNode(cx, n->prefix.s[i], &elems[i]))
+		{
+			ok = false;
+			if (!cx->collect)
+				return false;
+		}
+		Pop(cx, old);
+	}
+	if (n->items)
+		for (i = Max(n->prefix.n, 0); i < size; i++)
+		{
+			old = PushIndex(cx, i);
+			if (!ValidateNode(cx, n->items, &elems[i]))
+			{
+				ok = false;
+				if (!cx->collect)
+					return false;
+			}
+			Pop(cx, old);
+		}
+	if (n->contains)
+	{
+		int64 matches = 0;
+		int64 min = n->min_contains >= 0 && !n->draft7 ? n->min_contains : 1;
+
+		for (i = 0; i < size; i++)
+			if (Quietly(cx, n->contains, &elems[i]))
+				matches++;
+		if (matches < min)
+		{
+			if (n->min_contains >= 0 && !n->draft7)
+				FAIL(cx, n, "minContains",
+					 "must contain at least " INT64_FORMAT
+					 " items matching \"contains\", not " INT64_FORMAT,
+					 min, matches);
+			else
+				FAIL(cx, n, "contains",
+					 "must contain an item matching \"contains\"");
+		}
+		if (!n->draft7 && n->max_contains >= 0 && matches > n->max_contains)
+			FAIL(cx, n, "maxContains",
+				 "must contain at most " INT64_FORMAT
+				 " items matching \"contains\", not " INT64_FORMAT,
+				 n->max_contains, matches);
+	}
+	return ok;
+}
+
+/* Find name in a sorted VProp array. */
+static VProp *
+FindProp(VProp *props, int n, const char *k, int len)
+{
+	VProp key;
+
+	if (n == 0)
+		return NULL;
+	key.name = (char *) k;
+	key.len = len;
+	return bsearch(&key, props, n, sizeof(VProp), PropCmp);
+}
+
+static bool
+ValidateObject(VCtx *cx, VNode *n, JsonbValue *v)
+{
+	bool ok = true;
+	JsonbContainer *c = v->val.binary.data;
+	int size = JsonContainerSize(c);
+	int i;
+	int old;
+	JsonbValue val;
+
+	if (n->min_props >= 0 && size < n->min_props)
+		FAIL(cx, n, "minProperties",
+			 "must have at least " INT64_FORMAT " properties, not %d",
+			 n->min_props, size);
+	if (n->max_props >= 0 && size > n->max_props)
+		FAIL(cx, n, "maxProperties",
+			 "must have at most " INT64_FORMAT " properties, not %d",
+			 n->max_props, size);
+	for (i = 0; i < n->nrequired; i++)
+		if (getKeyJsonValueFromContainer(c, n->required[i].name,
+										 n->required[i].len, &val) == NULL)
+			FAIL(cx, n, "required", "must have the property \"%.*s\"",
+				 n->required[i].len, n->required[i].name);
+	for (i = 0; i < n->ndep_required; i++)
+	{
+		VProp *d = &n->dep_required[i];
+		int j;
+
+		if (getKeyJsonValueFromContainer(c, d->name, d->len, &val) == NULL)
+			continue;
+		for (j = 0; j < d->nnames; j++)
+			if (getKeyJsonValueFromContainer(c, d->names[j], d->lens[j],
+											 &val) == NULL)
+				FAIL(cx, n, n->dep_required_kw,
+					 "must have the property \"%.*s\" when \"%.*s\" is present",
+					 d->lens[j], d->names[j], d->len, d->name);
+	}
+	for (i = 0; i < n->ndep_schemas; i++)
+	{
+		VProp *d = &n->dep_schemas[i];
+
+		if (getKeyJsonValueFromContainer(c, d->name, d->len, &val) == NULL)
+			continue;
+		if (!ValidateNode(cx, d->schema, v))
+		{
+			ok = false;
+			if (!cx->collect)
+				return false;
+		}
+	}
+	if (n->nprops > 0 && n->npatterns == 0 && n->additional == NULL &&
+		n->property_names == NULL)
+	{
+		/* only properties: look each one up */
+		for (i = 0; i < n->nprops; i++)
+		{
+			VProp *p = &n->props[i];
+
+			if (getKeyJsonValueFromContainer(c, p->name, p->len, &val) == NULL)
+				continue;
+			old = PushKey(cx, p->name, p->len);
+			if (!ValidateNode(cx, p->schema, &val))
+			{
+				ok = false;
+				if (!cx->collect)
+					return false;
+			}
+			Pop(cx, old);
+		}
+	}
+	else if (n->nprops > 0 || n->npatterns > 0 || n->additional ||
+			 n->property_names)
+	{
+		JsonbIterator *it = JsonbIteratorInit(c);
+		JsonbIteratorToken tok;
+		JsonbValue key;
+
+		while ((tok = JsonbIteratorNext(&it, &key, true)) != WJB_DONE)
+		{
+			bool matched = false;
+			VProp *p;
+			int j;
+
+			if (tok != WJB_KEY)
+				continue;
+			tok = JsonbIteratorNext(&it, &val, true);
+			Assert(tok == WJB_VALUE);
+			old = PushKey(cx, key.val.string.val, key.val.string.len);
+			if (n->property_names && !ValidateNode(cx, n->property_names, &key))
+			{
+				ok = false;
+				if (!cx->collect)
+					return false;
+			}
+			p = FindProp(n->props, n->nprops, key.val.string.val,
+						 key.val.string.len);
+			if (p != NULL)
+			{
+				matched = true;
+				if (!ValidateNode(cx, p->schema, &val))
+				{
+					ok = false;
+					if (!cx->collect)
+						return false;
+				}
+			}
+			for (j = 0; j < n->npatterns; j++)
+				if (PatternMatches(n->patterns[j].re, key.val.string.val,
+								   key.val.string.len))
+				{
+					matched = true;
+					if (!ValidateNode(cx, n->patterns[j].schema, &val))
+					{
+						ok = false;
+						if (!cx->collect)
+							return false;
+					}
+				}
+			if (!matched && n->additional)
+			{
+				if (n->additional->boolean == 0)
+				{
+					Pop(cx, old);
+					FAIL(cx, n, "additionalProperties",
+						 "must not have the property \"%.*s\"",
+						 key.val.string.len, key.val.string.val);
+					old = PushKey(cx, key.val.string.val, key.val.string.len);
+				}
+				else if (!ValidateNode(cx, n->additional, &val))
+				{
+					ok = false;
+					if (!cx->collect)
+						return false;
+				}
+			}
+			Pop(cx, old);
+		}
+	}
+	return ok;
+}
+
+/* Tell whether v equals c (a const or enum value; see ConstValue). */
+static bool
+ValueEquals(JsonbValue *v, JsonbValue *c)
+{
+	JsonbValue a = *v;
+	JsonbValue b = *c;
+
+	if ((a.type == jbvBinary) != (b.type == jbvBinary))
+		return false;
+	return JsonTreeEqual(&a, &b);
+}
+
+/* Validate v against n, listing violations when cx->collect. */
+static bool
+ValidateNode(VCtx *cx, VNode *n, JsonbValue *v)
+{
+	bool ok = true;
+	int t;
+	int i;
+
+	check_stack_depth();
+	CHECK_FOR_INTERRUPTS();
+	if (n->boolean >= 0)
+	{
+		if (n->boolean == 0)
+			FAIL(cx, n, NULL, "no value is allowed here");
+		return ok;
+	}
+	if (n->ref)
+	{
+		if (!ValidateNode(cx, n->ref, v))
+		{
+			ok = false;
+			if (!cx->collect)
+				return false;
+		}
+		if (n->draft7)
+			return ok;
+	}
+	t = TypeOf(v);
+	if (n->types)
+	{
+		int match = n->types & t;
+
+		if (!match && t == T_NUMBER && (n->types & T_INTEGER) &&
+			NumIsIntegral(v->val.numeric))
+			match = 1;
+		if (!match)
+		{
+			StringInfoData names;
+			int k;
+
+			if (!cx->collect)
+				return false;
+			initStringInfo(&names);
+			for (k = 0; k < lengthof(TypeNames); k++)
+				if (n->types & (1 << k))
+					appendStringInfo(&names, "%s%s", names.len ? " or " : "",
+									 TypeNames[k]);
+			FAIL(cx, n, "type", "must be of type %s, not %s", names.data,
+				 JsonTreeTypeName(v));
+		}
+	}
+	if (n->nenum >= 0)
+	{
+		for (i = 0; i < n->nenum; i++)
+			if (ValueEquals(v, &n->enums[i]))
+				break;
+		if (i == n->nenum)
+			FAIL(cx, n, "enum", "must be one of the values of \"enum\"");
+	}
+	if (n->has_const && !ValueEquals(v, &n->constv))
+		FAIL(cx, n, "const", "must be equal to the value of \"const\"");
+
+	if (t == T_STRING)
+	{
+		if (!ValidateString(cx, n, v))
+		{
+			ok = false;
+			if (!cx->collect)
+				return false;
+		}
+	}
+	else if (t == T_NUMBER)
+	{
+		if (!ValidateNumber(cx, n, v))
+		{
+			ok = false;
+			if (!cx->collect)
+				return false;
+		}
+	}
+	else if (t == T_ARRAY)
+	{
+		if (!ValidateArray(cx, n, v))
+		{
+			ok = false;
+			if (!cx->collect)
+				return false;
+		}
+	}
+	else if (t == T_OBJECT)
+	{
+		if (!ValidateObject(cx, n, v))
+		{
+			ok = false;
+			if (!cx->collect)
+				return false;
+		}
+	}
+
+	for (i = 0; i < n->all_of.n; i++)
+		if (!ValidateNode(cx, n->all_of.s[i], v))
+		{
+			ok = false;
+			if (!cx->collect)
+				return false;
+		}
+	if (n->any_of.n > 0)
+	{
+		for (i = 0; i < n->any_of.n; i++)
+			if (Quietly(cx, n->any_of.s[i], v))
+				break;
+		if (i == n->any_of.n)
+			FAIL(cx, n, "anyOf", "must match at least one schema of \"anyOf\"");
+	}
+	if (n->one_of.n > 0)
+	{
+		int matches = 0;
+		int first = -1;
+
+		for (i = 0; i < n->one_of.n && matches < 2; i++)
+			if (Quietly(cx, n->one_of.s[i], v))
+			{
+				if (matches++ == 0)
+					first = i;
+				else
+					FAIL(cx, n, "oneOf",
+						 "must match exactly one schema of \"oneOf\", not "
+						 "schemas %d and %d",
+						 first, i);
+			}
+		if (matches == 0)
+			FAIL(cx, n, "oneOf", "must match exactly one schema of \"oneOf\"");
+	}
+	if (n->not &&Quietly(cx, n->not, v))
+		FAIL(cx, n, "not", "must not match the schema of \"not\"");
+	if (n->if_)
+	{
+		VNode *branch = Quietly(cx, n->if_, v) ? n->then_ : n->else_;
+
+		if (branch && !ValidateNode(cx, branch, v))
+		{
+			ok = false;
+			if (!cx->collect)
+				return false;
+		}
+	}
+	return ok;
+}
+
+/* Validate an instance; see validate.h. */
+bool
+DocmodelSchemaValidate(DocmodelSchema *s, Jsonb *instance, List **errors,
+					   int max_errors)
+{
+	VCtx cx = {0};
+	JsonbValue v;
+
+	cx.collect = errors != NULL;
+	cx.errors = errors;
+	cx.max_errors = max_errors;
+	if (cx.collect)
+		initStringInfo(&cx.ipath);
+	JsonTreeFromJsonb(instance, &v);
+	return ValidateNode(&cx, s->root, &v);
+}
+
+/* ---------------------------------------------------------------------
+ * SQL: schema_valid, schema_errors
+ * ---------------------------------------------------------------------
+ */
+
+PG_FUNCTION_INFO_V1(schema_valid);
+PG_FUNCTION_INFO_V1(schema_errors);
+
+/* schema_valid(schema jsonb, instance jsonb) returns boolean */
+Datum
+schema_valid(PG_FUNCTION_ARGS)
+{
+	Jsonb *schema = PG_GETARG_JSONB_P(0);
+	Jsonb *instance = PG_GETARG_JSONB_P(1);
+
+	PG_RETURN_BOOL(
+		DocmodelSchemaValidate(DocmodelSchemaGet(schema), instance, NULL, 0));
+}
+
+/* Return violations as rows; see validate.h. */
+void
+DocmodelReturnViolations(FunctionCallInfo fcinfo, List *errors)
+{
+	ReturnSetInfo *rsinfo = (ReturnSetInfo *) fcinfo->resultinfo;
+	ListCell *lc;
+
+	InitMaterializedSRF(fcinfo, 0);
+	foreach (lc, errors)
+	{
+		DocmodelViolation *e = lfirst(lc);
+		Datum values[3];
+		bool nulls[3] = {false, false, false};
+
+		values[0] = CStringGetTextDatum(e->path);
+		values[1] = CStringGetTextDatum(e->schema_path);
+		values[2] = CStringGetTextDatum(e->message);
+		tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values, nulls);
+	}
+}
+
+/* schema_errors(schema jsonb, instance jsonb) returns table(path, schema_path,
+ * message) */
+Datum
+schema_errors(PG_FUNCTION_ARGS)
+{
+	Jsonb *schema = PG_GETARG_JSONB_P(0);
+	Jsonb *instance = PG_GETARG_JSONB_P(1);
+	List *errors = NIL;
+
+	DocmodelSchemaValidate(DocmodelSchemaGet(schema), instance, &errors, 0);
+	DocmodelReturnViolations(fcinfo, errors);
+	PG_RETURN_VOID();
+}

@@ -1,0 +1,209 @@
+-- JSON Schema validation (src/validate.c): schema_valid and schema_errors
+-- over any jsonb (2020-12 by default, draft-07 by $schema), every violation
+-- with its instance path and schema path, the schema errors refused at
+-- compile (22023 naming the schema path, 0A000 for what is out of scope),
+-- and a CHECK constraint of a plain table.
+\set SHOW_CONTEXT never
+\i test/sql/include/try.sql
+
+\echo == the user 3.0 schema: every violation listed, nested paths
+CREATE TEMP TABLE s AS SELECT '{
+  "type": "object",
+  "required": ["first_name", "last_name"],
+  "properties": {
+    "first_name": {"type": "string", "minLength": 1},
+    "last_name": {"type": "string", "maxLength": 5},
+    "age": {"type": "integer", "minimum": 0, "exclusiveMaximum": 150},
+    "email": {"type": "string", "format": "email"},
+    "phones": {
+      "type": "array", "maxItems": 3, "uniqueItems": true,
+      "items": {
+        "type": "object", "required": ["type", "number"],
+        "additionalProperties": false,
+        "properties": {
+          "type": {"enum": ["home", "work", "mobile"]},
+          "number": {"type": "string", "pattern": "^[0-9]{10}$"}
+        }
+      }
+    }
+  }
+}'::jsonb AS schema;
+SELECT docmodel.schema_valid(schema, '{"first_name": "Ada", "last_name": "Byron",
+  "phones": [{"type": "home", "number": "0123456789"}]}') FROM s;
+SELECT e.* FROM s, docmodel.schema_errors(schema, '{"first_name": "", "last_name": "Lovelace",
+  "age": 150.5, "email": "ada@", "phones": [{"type": "home", "number": "0123456789"},
+  {"type": "fax", "number": "12-34", "ext": 1}, {"type": "home", "number": "0123456789"}]}') e;
+SELECT e.* FROM s, docmodel.schema_errors(schema, '[1]') e;
+-- 1 and 1.0 are one value for enum, const and uniqueItems; 1.0 is an integer
+SELECT docmodel.schema_valid('{"enum": [1]}', '1.0'), docmodel.schema_valid('{"const": {"a": [1]}}', '{"a": [1.00]}'),
+       docmodel.schema_valid('{"uniqueItems": true}', '[1, 1.0]'), docmodel.schema_valid('{"type": "integer"}', '1.0'),
+       docmodel.schema_valid('{"enum": [0]}', 'false');
+-- member names with "/" and "~" are escaped in paths
+SELECT * FROM docmodel.schema_errors('{"additionalProperties": {"type": "string"}}', '{"a/b": 1, "c~d": 2}');
+
+\echo == keywords: applicators, refs and anchors, draft-07
+SELECT * FROM docmodel.schema_errors('{"$defs": {"pos": {"type": "number", "minimum": 0},
+  "name": {"$anchor": "nm", "type": "string"}},
+  "properties": {"x": {"$ref": "#/$defs/pos"}, "n": {"$ref": "#nm"},
+    "tree": {"$ref": "#"}}}', '{"x": -1, "n": 3, "tree": {"x": -2}}');
+SELECT * FROM docmodel.schema_errors('{"anyOf": [{"type": "string"}, {"type": "null"}]}', '1')
+UNION ALL SELECT * FROM docmodel.schema_errors('{"oneOf": [{"type": "number"}, {"minimum": 0}]}', '1')
+UNION ALL SELECT * FROM docmodel.schema_errors('{"not": {"const": 1}}', '1')
+UNION ALL SELECT * FROM docmodel.schema_errors('{"if": {"properties": {"k": {"const": "a"}}}, "then": {"required": ["a"]}, "else": {"required": ["b"]}}', '{"k": "z"}')
+UNION ALL SELECT * FROM docmodel.schema_errors('{"contains": {"type": "string"}, "minContains": 2, "maxItems": 1}', '["a", 1]')
+UNION ALL SELECT * FROM docmodel.schema_errors('{"prefixItems": [{"type": "string"}], "items": false}', '[1, 2]')
+UNION ALL SELECT * FROM docmodel.schema_errors('{"dependentRequired": {"a": ["b"]}, "dependentSchemas": {"a": {"maxProperties": 1}}, "propertyNames": {"maxLength": 1}}', '{"a": 1, "cc": 2}')
+UNION ALL SELECT * FROM docmodel.schema_errors('{"patternProperties": {"^x": {"type": "integer"}}, "minProperties": 3, "multipleOf": 2}', '{"xa": "s"}')
+UNION ALL SELECT * FROM docmodel.schema_errors('false', '{}');
+-- draft-07: items as an array, additionalItems, dependencies, definitions; $ref alone applies
+SELECT * FROM docmodel.schema_errors('{"$schema": "http://json-schema.org/draft-07/schema#",
+  "definitions": {"s": {"type": "string"}},
+  "properties": {"t": {"items": [{"$ref": "#/definitions/s", "type": "number"}], "additionalItems": false},
+                 "d": {"dependencies": {"a": ["b"], "c": {"required": ["e"]}}}}}',
+  '{"t": ["x", 2], "d": {"a": 1, "c": 2}}');
+-- formats: asserted for the nine, unknown formats are annotations
+SELECT f, docmodel.schema_valid(jsonb_build_object('format', f), to_jsonb(v)) AS valid
+  FROM (VALUES ('date-time', '2024-02-29T12:00:00Z'), ('date-time', '2023-02-29T12:00:00Z'),
+               ('date', '2024-13-01'), ('time', '23:59:60Z'), ('email', 'a.b@example.com'),
+               ('uuid', '123e4567-e89b-12d3-a456-426614174000'), ('ipv4', '1.2.3.256'),
+               ('ipv6', '::1'), ('uri', 'relative/path'), ('hostname', '-bad.example'),
+               ('color', 'not a color')) AS t(f, v);
+
+\echo == schema errors: 22023 naming the schema path, 0A000 out of scope
+SELECT pg_temp.try($$SELECT docmodel.schema_valid('{"properties": {"a": {"minLength": "3"}}}', '{}')$$);
+SELECT pg_temp.try($$SELECT docmodel.schema_valid('{"properties": {"a": {"maxlength": 3}}}', '{}')$$);
+SELECT pg_temp.try($$SELECT docmodel.schema_valid('{"requird": ["a"]}', '{}')$$);
+SELECT pg_temp.try($$SELECT docmodel.schema_valid('{"type": "text"}', '{}')$$);
+SELECT pg_temp.try($$SELECT docmodel.schema_valid('{"items": [{"type": "string"}]}', '[]')$$);
+SELECT pg_temp.try($$SELECT docmodel.schema_valid('{"pattern": "(unclosed"}', '""')$$);
+SELECT pg_temp.try($$SELECT docmodel.schema_valid('{"multipleOf": 0}', '1')$$);
+SELECT pg_temp.try($$SELECT docmodel.schema_valid('{"required": ["a", "a"]}', '{}')$$);
+SELECT pg_temp.try($$SELECT docmodel.schema_valid('{"allOf": []}', '{}')$$);
+SELECT pg_temp.try($$SELECT docmodel.schema_valid('{"$ref": "#/$defs/missing"}', '{}')$$);
+SELECT pg_temp.try($$SELECT docmodel.schema_valid('{"$ref": "#nope"}', '{}')$$);
+SELECT pg_temp.try($$SELECT docmodel.schema_valid('[]', '{}')$$);
+-- a $ref loop that never descends into the value (validation would not end)
+SELECT pg_temp.try($$SELECT docmodel.schema_valid('{"$defs": {"a": {"anyOf": [{"type": "null"}, {"$ref": "#/$defs/a"}]}}}', '1')$$);
+-- an object schema without properties checks additional members (fuzz finding)
+SELECT docmodel.schema_valid('{"required": ["a"], "additionalProperties": {"type": "integer"}}', '{"a": 1, "b": 2}');
+SELECT pg_temp.try($$SELECT docmodel.schema_valid('{"$ref": "https://example.com/other.json"}', '{}')$$);
+SELECT pg_temp.try($$SELECT docmodel.schema_valid('{"$defs": {"a": {"$dynamicRef": "#x"}}}', '{}')$$);
+SELECT pg_temp.try($$SELECT docmodel.schema_valid('{"unevaluatedProperties": false}', '{}')$$);
+SELECT pg_temp.try($$SELECT docmodel.schema_valid('{"properties": {"a": {"$id": "a.json"}}}', '{}')$$);
+SELECT pg_temp.try($$SELECT docmodel.schema_valid('{"$schema": "http://json-schema.org/draft-04/schema#"}', '{}')$$);
+SELECT pg_temp.try($$SELECT docmodel.schema_valid('{"pattern": "\\p{Letter}"}', '""')$$);
+
+\echo == a CHECK constraint of a plain table
+CREATE TABLE contacts (doc jsonb CHECK (docmodel.schema_valid(
+  '{"type": "object", "required": ["name"], "properties": {"name": {"type": "string"}}}', doc)));
+INSERT INTO contacts SELECT jsonb_build_object('name', 'n' || i) FROM generate_series(1, 100) i;
+SELECT pg_temp.try($$INSERT INTO contacts VALUES ('{"name": 1}')$$);
+SELECT count(*) FROM contacts;
+DROP TABLE contacts;
+
+\echo == register_schema: the 3.0 schema of type person (the seed's user), checked when registered
+SELECT docmodel.register_migration('person', '1.0', '2.0', steps => '[
+  {"op": "split", "path": "/name", "into": ["/firstName", "/lastName"], "separator": " "}]');
+SELECT docmodel.register_migration('person', '2.0', '3.0', steps => '[
+  {"op": "wrap", "path": "/phone", "into": "/phones", "template": {"type": "mobile", "number": "$"}}]');
+SELECT docmodel.register_schema('person', '3.0', '{
+  "type": "object", "required": ["firstName", "lastName"],
+  "properties": {
+    "firstName": {"type": "string", "minLength": 1},
+    "lastName": {"type": "string", "minLength": 1},
+    "phones": {"type": "array", "maxItems": 2, "items": {
+      "type": "object", "required": ["type", "number"],
+      "properties": {"type": {"enum": ["home", "work", "mobile"]},
+                     "number": {"type": "string", "pattern": "^[0-9]{10}$"}}}}}}');
+SELECT doc_type, version, mode FROM docmodel.schemas;
+SELECT pg_temp.try($$SELECT docmodel.register_schema('person', '3.0', '{"properties": {"phones": {"maxItems": -1}}}')$$);
+SELECT pg_temp.try($$SELECT docmodel.register_schema('person', '3.0', '{"unevaluatedProperties": false}')$$);
+SELECT pg_temp.try($$SELECT docmodel.register_schema('person', '3.0', '{}', 'lenient')$$);
+SELECT pg_temp.try($$SELECT docmodel.register_schema('', '3.0', '{}')$$);
+SELECT pg_temp.try($$SELECT docmodel.register_schema('person', '3.0', NULL)$$);
+
+\echo == strict: an invalid write is refused with its paths, nothing stored
+SELECT docmodel.create_collection('vpeople');
+SELECT docmodel.insert('vpeople', 'person::1', '{"_schema": "3.0", "firstName": "Ada", "lastName": "Byron",
+  "phones": [{"type": "home", "number": "0123456789"}]}') > 0 AS inserted;
+SELECT pg_temp.try($$SELECT docmodel.insert('vpeople', 'person::2', '{"_schema": "3.0", "firstName": "",
+  "phones": [{"type": "fax", "number": "12"}]}')$$);
+SELECT pg_temp.try($$UPDATE vpeople SET doc = doc || '{"phones": [{"type": "home", "number": "1"}, {}, {}]}' WHERE id = 'person::1'$$);
+SELECT id, doc->'phones' AS phones FROM vpeople ORDER BY id;
+-- validate() and validation_errors() read the document's own type and version
+SELECT docmodel.validate(doc) FROM vpeople;
+SELECT * FROM docmodel.validation_errors('{"_type": "person", "_schema": "3.0", "firstName": 1, "lastName": "L", "phones": [{"type": "x", "number": "0123456789"}]}');
+SELECT docmodel.validate('{"_type": "person", "_schema": "2.0", "anything": true}') AS no_schema_at_2_0;
+SELECT pg_temp.try($$SELECT docmodel.validate('{"firstName": "no type"}')$$);
+
+\echo == a 2.0 document written at 3.0: migrated first, then validated
+SELECT docmodel.insert('vpeople', 'person::3', '{"_schema": "2.0", "firstName": "Bo", "lastName": "Lee", "phone": "0123456789"}') > 0 AS inserted;
+SELECT doc->>'_schema' AS version, doc->'phones' AS phones FROM vpeople WHERE id = 'person::3';
+-- its 2.0 phone does not make a valid 3.0 phones item: refused after migration
+SELECT pg_temp.try($$SELECT docmodel.insert('vpeople', 'person::4', '{"_schema": "2.0", "firstName": "Cy", "lastName": "Ng", "phone": "555-1234"}')$$);
+-- a 1.0 document goes through both rules, then the 3.0 schema
+SELECT pg_temp.try($$SELECT docmodel.insert('vpeople', 'person::5', '{"_schema": "1.0", "name": "Di", "phone": "0123456789"}')$$);
+
+\echo == moderate: a valid document must stay valid, an invalid one may be updated
+SELECT docmodel.register_schema('person', '3.0', (SELECT schema FROM docmodel.schemas WHERE doc_type = 'person'), 'off');
+SELECT docmodel.insert('vpeople', 'person::6', '{"_schema": "3.0", "firstName": "", "lastName": "Old"}') > 0 AS stored_while_off;
+SELECT docmodel.register_schema('person', '3.0', (SELECT schema FROM docmodel.schemas WHERE doc_type = 'person'), 'moderate');
+SELECT pg_temp.try($$UPDATE vpeople SET doc = doc || '{"lastName": "Still invalid"}' WHERE id = 'person::6'$$);
+SELECT pg_temp.try($$UPDATE vpeople SET doc = doc || '{"firstName": ""}' WHERE id = 'person::1'$$);
+SELECT pg_temp.try($$SELECT docmodel.insert('vpeople', 'person::7', '{"_schema": "3.0", "firstName": ""}')$$);
+
+\echo == warn: a WARNING, stored anyway
+SELECT docmodel.register_schema('person', '3.0', (SELECT schema FROM docmodel.schemas WHERE doc_type = 'person'), 'warn');
+SELECT docmodel.insert('vpeople', 'person::8', '{"_schema": "3.0", "lastName": "W"}') > 0 AS stored_with_warning;
+
+\echo == drop_schema: writes are no longer checked
+SELECT docmodel.drop_schema('person', '3.0'), docmodel.drop_schema('person', '3.0') AS again;
+SELECT docmodel.insert('vpeople', 'person::9', '{"_schema": "3.0"}') > 0 AS inserted;
+SELECT id FROM vpeople ORDER BY id;
+
+\echo == migration_plan(validate => true) and migrate_collection against the 3.0 schema
+SELECT docmodel.register_schema('person', '3.0', '{"required": ["firstName", "lastName"],
+  "properties": {"phones": {"items": {"properties": {"number": {"pattern": "^[0-9]{10}$"}}}}}}');
+CREATE TABLE vplain (id text COLLATE "C" PRIMARY KEY, doc jsonb NOT NULL);
+INSERT INTO vplain VALUES
+  ('person::a', '{"_type": "person", "_schema": "1.0", "name": "Ann Lee", "phone": "0123456789"}'),
+  ('person::b', '{"_type": "person", "_schema": "2.0", "firstName": "Bo", "lastName": "Ng", "phone": "555-1234"}'),
+  ('person::c', '{"_type": "person", "_schema": "1.0", "name": "Cher", "phone": "0123456789"}'),
+  ('person::d', '{"_type": "person", "_schema": "3.0", "firstName": "D", "lastName": "E", "phones": []}'),
+  ('note::1', '{"text": "no type"}');
+SELECT * FROM docmodel.migration_plan('vplain', validate => true);
+SELECT * FROM docmodel.migration_plan('vplain', validate => false);
+-- the bulk run refuses the batch holding an invalid result: nothing of it written
+SET client_min_messages = warning;
+CALL docmodel.migrate_collection('vplain', batch_size => 10);
+SELECT :'LAST_ERROR_SQLSTATE' AS sqlstate;
+RESET client_min_messages;
+SELECT status, error FROM docmodel.migration_runs WHERE coll = 'vplain'::regclass;
+SELECT id, doc->>'_schema' AS version FROM vplain ORDER BY id;
+-- fixed documents migrate
+UPDATE vplain SET doc = doc || '{"phone": "0123456789"}' WHERE id = 'person::b';
+UPDATE vplain SET doc = doc || '{"name": "Cher Sarkisian"}' WHERE id = 'person::c';
+SELECT * FROM docmodel.migration_plan('vplain', validate => true);
+SET client_min_messages = warning;
+CALL docmodel.migrate_collection('vplain', batch_size => 10);
+RESET client_min_messages;
+SELECT id, doc->>'_schema' AS version, docmodel.validate(doc) FROM vplain WHERE id LIKE 'person%' ORDER BY id;
+DELETE FROM docmodel.migration_run WHERE coll = 'vplain'::regclass;
+DROP TABLE vplain;
+
+\echo == privileges: only the owner of the extension writes the registry
+CREATE ROLE validate_user;
+GRANT USAGE ON SCHEMA docmodel TO validate_user;
+SET ROLE validate_user;
+SELECT pg_temp.try($$SELECT docmodel.register_schema('person', '3.0', '{}')$$);
+SELECT pg_temp.try($$SELECT docmodel.drop_schema('person', '3.0')$$);
+SELECT pg_temp.try($$INSERT INTO docmodel.schemas (doc_type, version, schema) VALUES ('x', '1', '{}')$$);
+SELECT count(*) FROM docmodel.schemas;
+RESET ROLE;
+REVOKE USAGE ON SCHEMA docmodel FROM validate_user;
+DROP ROLE validate_user;
+
+-- leave no schema or rule behind for the suites that follow
+SELECT docmodel.drop_schema('person', '3.0');
+DELETE FROM docmodel.migration_rules WHERE doc_type = 'person';
+SELECT docmodel.drop_collection('vpeople');
