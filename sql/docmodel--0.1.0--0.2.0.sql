@@ -1090,7 +1090,10 @@ BEGIN
             AND cur.delimiter OPERATOR(pg_catalog.=) (c OPERATOR(pg_catalog.->>) 'delimiter')
             AND cur.revisions OPERATOR(pg_catalog.=) (c OPERATOR(pg_catalog.->>) 'revisions')::integer
             AND cur.revisions_table IS NOT DISTINCT FROM hist
-            AND cur.max_ttl OPERATOR(pg_catalog.=) (c OPERATOR(pg_catalog.->>) 'max_ttl')::integer;
+            AND cur.max_ttl OPERATOR(pg_catalog.=) (c OPERATOR(pg_catalog.->>) 'max_ttl')::integer
+            AND cur.type_part OPERATOR(pg_catalog.=) (c OPERATOR(pg_catalog.->>) 'type_part')::integer
+            AND cur.type_check OPERATOR(pg_catalog.=) (c OPERATOR(pg_catalog.->>) 'type_check')
+            AND cur.fields IS NOT DISTINCT FROM NULLIF(c OPERATOR(pg_catalog.->) 'fields', 'null'::jsonb);
         -- the row it replaces too (same id or same table)
         IF NOT pg_catalog.pg_has_role(SESSION_USER, (SELECT r.relowner FROM pg_catalog.pg_class AS r
                                        WHERE r.oid OPERATOR(pg_catalog.=) rel), 'USAGE')
@@ -1106,12 +1109,15 @@ BEGIN
             WHERE k.id OPERATOR(pg_catalog.=) (c OPERATOR(pg_catalog.->>) 'id')::integer
                OR k.coll OPERATOR(pg_catalog.=) rel;
         INSERT INTO docmodel.collection_config (id, coll, doc_type, meta_style, time_unit,
-                delimiter, revisions, revisions_table, max_ttl)
+                delimiter, revisions, revisions_table, max_ttl, type_part, type_check, fields)
             VALUES ((c OPERATOR(pg_catalog.->>) 'id')::integer, rel,
                 (c OPERATOR(pg_catalog.->>) 'doc_type'), (c OPERATOR(pg_catalog.->>) 'meta_style'),
                 (c OPERATOR(pg_catalog.->>) 'time_unit'), (c OPERATOR(pg_catalog.->>) 'delimiter'),
                 (c OPERATOR(pg_catalog.->>) 'revisions')::integer, hist,
-                (c OPERATOR(pg_catalog.->>) 'max_ttl')::integer);
+                (c OPERATOR(pg_catalog.->>) 'max_ttl')::integer,
+                (c OPERATOR(pg_catalog.->>) 'type_part')::integer,
+                (c OPERATOR(pg_catalog.->>) 'type_check'),
+                NULLIF(c OPERATOR(pg_catalog.->) 'fields', 'null'::jsonb));
     END LOOP;
     -- Distributed collections the coordinator no longer lists.
     FOR cur IN SELECT k.id, k.coll FROM docmodel.collection_config AS k

@@ -74,6 +74,8 @@ PushCommand(void)
 		"   'doc_type', c.doc_type, 'meta_style', c.meta_style, "
 		"   'time_unit', c.time_unit, 'delimiter', c.delimiter, "
 		"   'revisions', c.revisions, 'max_ttl', c.max_ttl, "
+		"   'type_part', c.type_part, 'type_check', c.type_check, "
+		"   'fields', c.fields, "
 		"   'revisions_table', (SELECT pg_catalog.format('%I.%I', hn.nspname, "
 		"h.relname) "
 		"     FROM pg_catalog.pg_class AS h JOIN pg_catalog.pg_namespace AS hn "

@@ -141,3 +141,13 @@ SELECT doc->'_ver' AS ver FROM users WHERE id = 'user::1';
 SELECT count(*) AS revisions FROM docmodel.revisions('users', 'user::1');
 SELECT collection, revisions_table FROM docmodel.collections;
 SELECT docmodel.drop_collection('users');
+
+-- A collection with its own key layout and field names (keys carry no type,
+-- the type field is docType): the workers' triggers read the same layout.
+SELECT docmodel.create_collection('members', doc_type => 'member', type_part => 0,
+  fields => '{"type": "docType", "ver": "rev"}') IS NOT NULL AS created;
+SELECT docmodel.distribute_collection('members') IS NOT NULL AS distributed;
+INSERT INTO members (id, doc) VALUES ('123', '{"name": "Fred"}');
+SELECT id, doc->>'docType' AS type, doc->'rev' AS rev, doc ? '_type' AS underscore FROM members;
+SELECT result FROM run_command_on_workers($$SELECT string_agg(type_part || ' ' || type_check || ' ' || coalesce(fields::text, '-'), ',') FROM docmodel.collection_config WHERE type_part = 0$$);
+SELECT docmodel.drop_collection('members');
