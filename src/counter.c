@@ -312,15 +312,6 @@ CounterCurrent(const CounterRow *row, int64 life)
 	return Max(row->value, row->reserved);
 }
 
-/* Raise 22023 naming the argument when it is NULL. */
-static void
-CounterNotNull(FunctionCallInfo fcinfo, int argno, const char *what)
-{
-	if (PG_ARGISNULL(argno))
-		ereport(ERROR, (errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-						errmsg("%s must not be null", what)));
-}
-
 /* Check a counter name against the key rules (22023, 22001). */
 static void
 CounterCheckName(text *name)
@@ -861,8 +852,8 @@ CounterIdName(FunctionCallInfo fcinfo, char **prefix)
 	int n;
 	int i;
 
-	CounterNotNull(fcinfo, 0, "doc_type");
-	CounterNotNull(fcinfo, 1, "parents");
+	DocmodelRequireArg(fcinfo, 0, "doc_type");
+	DocmodelRequireArg(fcinfo, 1, "parents");
 	doc_type = PG_GETARG_TEXT_PP(0);
 	initStringInfo(&parents);
 	deconstruct_array(PG_GETARG_ARRAYTYPE_P(1), TEXTOID, -1, false,
@@ -910,9 +901,9 @@ counter_create(PG_FUNCTION_ARGS)
 	text *name;
 	int64 start;
 
-	CounterNotNull(fcinfo, 0, "counter name");
-	CounterNotNull(fcinfo, 1, "start");
-	CounterNotNull(fcinfo, 2, "gapless");
+	DocmodelRequireArg(fcinfo, 0, "counter name");
+	DocmodelRequireArg(fcinfo, 1, "start");
+	DocmodelRequireArg(fcinfo, 2, "gapless");
 	name = PG_GETARG_TEXT_PP(0);
 	start = PG_GETARG_INT64(1);
 	CounterCheckName(name);
@@ -945,8 +936,8 @@ CounterIncrDecr(FunctionCallInfo fcinfo, CounterOp op)
 	bool has_initial = !PG_ARGISNULL(2);
 	int64 initial = has_initial ? PG_GETARG_INT64(2) : 0;
 
-	CounterNotNull(fcinfo, 0, "counter name");
-	CounterNotNull(fcinfo, 1, "delta");
+	DocmodelRequireArg(fcinfo, 0, "counter name");
+	DocmodelRequireArg(fcinfo, 1, "delta");
 	name = PG_GETARG_TEXT_PP(0);
 	delta = PG_GETARG_INT64(1);
 	CounterCheckName(name);
@@ -1013,8 +1004,8 @@ counter_advance(PG_FUNCTION_ARGS)
 	bool gapless = false;
 	CounterFound found;
 
-	CounterNotNull(fcinfo, 0, "counter name");
-	CounterNotNull(fcinfo, 1, "at_least");
+	DocmodelRequireArg(fcinfo, 0, "counter name");
+	DocmodelRequireArg(fcinfo, 1, "at_least");
 	name = PG_GETARG_TEXT_PP(0);
 	at_least = PG_GETARG_INT64(1);
 	CounterCheckName(name);
@@ -1037,7 +1028,7 @@ counter_drop(PG_FUNCTION_ARGS)
 	Oid types[1] = {TEXTOID};
 	Datum values[1];
 
-	CounterNotNull(fcinfo, 0, "counter name");
+	DocmodelRequireArg(fcinfo, 0, "counter name");
 	name = PG_GETARG_TEXT_PP(0);
 	CounterCheckName(name);
 	CounterCheckWritable("docmodel.counter_drop()");

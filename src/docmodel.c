@@ -119,3 +119,12 @@ _PG_init(void)
 		&docmodel_keep_stamps, false, PGC_USERSET, 0, NULL, NULL, NULL);
 	MarkGUCPrefixReserved("docmodel");
 }
+
+/* Raise 22023 naming an argument that must not be NULL; see docmodel.h. */
+void
+DocmodelRequireArg(FunctionCallInfo fcinfo, int argno, const char *name)
+{
+	if (PG_ARGISNULL(argno))
+		ereport(ERROR, (errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+						errmsg("%s must not be null", name)));
+}

@@ -10,6 +10,8 @@
 #ifndef DOCMODEL_H
 #define DOCMODEL_H
 
+#include "fmgr.h"
+
 /* Couchbase's limits, kept by docmodel (see README, "Keys"). */
 #define DOCMODEL_MAX_KEY_BYTES 250
 #define DOCMODEL_MAX_DOC_BYTES (20 * 1024 * 1024)
@@ -19,6 +21,10 @@
 /* Settings (docmodel.c). */
 extern char *docmodel_actor;
 extern bool docmodel_keep_stamps;
+
+/* Raise 22023 "<name> must not be null" when argument argno is NULL. */
+extern void DocmodelRequireArg(FunctionCallInfo fcinfo, int argno,
+							   const char *name);
 
 /*
  * Cache invalidation subscribers, called by the one dispatcher per kind of

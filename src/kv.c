@@ -477,15 +477,6 @@ KvExec(KvRel *entry, KvStmt stmt, Datum *values, const char *nulls,
 	return ret;
 }
 
-/* Raise 22023 when a required argument is NULL (kv.h). */
-void
-DocmodelKvRequire(FunctionCallInfo fcinfo, int argno, const char *name)
-{
-	if (PG_ARGISNULL(argno))
-		ereport(ERROR, (errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-						errmsg("%s must not be null", name)));
-}
-
 /* Couchbase reads an expiry number above 30 days as a Unix time. */
 #define KV_EXPIRY_RELATIVE_MAX 2592000
 /* get_and_lock's lock time: 15 s by default, 30 s at most (Couchbase's). */
@@ -1164,9 +1155,9 @@ KvWrite(FunctionCallInfo fcinfo, KvStmt stmt)
 	bool preserve;
 	int64 cas;
 
-	DocmodelKvRequire(fcinfo, 0, "collection");
-	DocmodelKvRequire(fcinfo, 1, "key");
-	DocmodelKvRequire(fcinfo, 2, "document");
+	DocmodelRequireArg(fcinfo, 0, "collection");
+	DocmodelRequireArg(fcinfo, 1, "key");
+	DocmodelRequireArg(fcinfo, 2, "document");
 	key = text_to_cstring(PG_GETARG_TEXT_PP(1));
 	preserve = stmt == KV_UPSERT && KvPreserveExpiry(fcinfo, 4, 3);
 	if (!KvExpiryAt(fcinfo, 3, key, &at))
@@ -1223,9 +1214,9 @@ kv_replace(PG_FUNCTION_ARGS)
 	TimestampTz at;
 	bool preserve;
 
-	DocmodelKvRequire(fcinfo, 0, "collection");
-	DocmodelKvRequire(fcinfo, 1, "key");
-	DocmodelKvRequire(fcinfo, 2, "document");
+	DocmodelRequireArg(fcinfo, 0, "collection");
+	DocmodelRequireArg(fcinfo, 1, "key");
+	DocmodelRequireArg(fcinfo, 2, "document");
 	key = text_to_cstring(PG_GETARG_TEXT_PP(1));
 	preserve = KvPreserveExpiry(fcinfo, 5, 4);
 	if (!KvExpiryAt(fcinfo, 4, key, &at))
@@ -1252,8 +1243,8 @@ kv_remove(PG_FUNCTION_ARGS)
 	Datum values[2];
 	char nulls[2] = {' ', ' '};
 
-	DocmodelKvRequire(fcinfo, 0, "collection");
-	DocmodelKvRequire(fcinfo, 1, "key");
+	DocmodelRequireArg(fcinfo, 0, "collection");
+	DocmodelRequireArg(fcinfo, 1, "key");
 	key = text_to_cstring(PG_GETARG_TEXT_PP(1));
 	entry = KvLookup(PG_GETARG_OID(0), RowExclusiveLock);
 	values[0] = PG_GETARG_DATUM(1);
@@ -1322,8 +1313,8 @@ kv_touch(PG_FUNCTION_ARGS)
 {
 	int64 cas;
 
-	DocmodelKvRequire(fcinfo, 0, "collection");
-	DocmodelKvRequire(fcinfo, 1, "key");
+	DocmodelRequireArg(fcinfo, 0, "collection");
+	DocmodelRequireArg(fcinfo, 1, "key");
 	KvTouch(fcinfo, text_to_cstring(PG_GETARG_TEXT_PP(1)));
 	cas = KvResultCas();
 	SPI_finish();
@@ -1336,8 +1327,8 @@ kv_get_and_touch(PG_FUNCTION_ARGS)
 {
 	char *key;
 
-	DocmodelKvRequire(fcinfo, 0, "collection");
-	DocmodelKvRequire(fcinfo, 1, "key");
+	DocmodelRequireArg(fcinfo, 0, "collection");
+	DocmodelRequireArg(fcinfo, 1, "key");
 	key = text_to_cstring(PG_GETARG_TEXT_PP(1));
 	KvTouch(fcinfo, key);
 	PG_RETURN_DATUM(KvDocAndCas(fcinfo, key));
@@ -1371,8 +1362,8 @@ kv_get_and_lock(PG_FUNCTION_ARGS)
 	KvTimeArg t;
 	int64 us;
 
-	DocmodelKvRequire(fcinfo, 0, "collection");
-	DocmodelKvRequire(fcinfo, 1, "key");
+	DocmodelRequireArg(fcinfo, 0, "collection");
+	DocmodelRequireArg(fcinfo, 1, "key");
 	key = text_to_cstring(PG_GETARG_TEXT_PP(1));
 	KvTimeArgOf(fcinfo, 2, "lock time", &t);
 	if (t.isnull)
@@ -1415,9 +1406,9 @@ kv_unlock(PG_FUNCTION_ARGS)
 	int64 cas;
 	TimestampTz until;
 
-	DocmodelKvRequire(fcinfo, 0, "collection");
-	DocmodelKvRequire(fcinfo, 1, "key");
-	DocmodelKvRequire(fcinfo, 2, "cas");
+	DocmodelRequireArg(fcinfo, 0, "collection");
+	DocmodelRequireArg(fcinfo, 1, "key");
+	DocmodelRequireArg(fcinfo, 2, "cas");
 	key = text_to_cstring(PG_GETARG_TEXT_PP(1));
 	entry = KvLookup(PG_GETARG_OID(0), RowExclusiveLock);
 	KvRequireLocks(entry);

@@ -85,10 +85,6 @@ extern uint64 DocmodelKvExec(Oid relid, const DocmodelKvSql *stmt,
 extern void DocmodelKvExists(Oid relid, const char *key)
 	pg_attribute_noreturn();
 
-/* Raise 22023 "<name> must not be null" when argument argno is NULL. */
-extern void DocmodelKvRequire(FunctionCallInfo fcinfo, int argno,
-							  const char *name);
-
 extern void DocmodelKvRowRules(TriggerData *td, const DocmodelCollection *cfg,
 							   Datum *nv, bool *nn, Datum *ov, bool *on);
 

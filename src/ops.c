@@ -114,9 +114,9 @@ rename_key(PG_FUNCTION_ARGS)
 	char nulls[4] = {' ', ' ', ' ', ' '};
 	int64 cas;
 
-	DocmodelKvRequire(fcinfo, 0, "collection");
-	DocmodelKvRequire(fcinfo, 1, "old_key");
-	DocmodelKvRequire(fcinfo, 2, "new_key");
+	DocmodelRequireArg(fcinfo, 0, "collection");
+	DocmodelRequireArg(fcinfo, 1, "old_key");
+	DocmodelRequireArg(fcinfo, 2, "new_key");
 	relid = PG_GETARG_OID(0);
 	from = PG_GETARG_TEXT_PP(1);
 	to = PG_GETARG_TEXT_PP(2);
@@ -336,10 +336,10 @@ bucket_append(PG_FUNCTION_ARGS)
 	char *key = NULL;
 	bool retried = false;
 
-	DocmodelKvRequire(fcinfo, 0, "collection");
-	DocmodelKvRequire(fcinfo, 1, "prefix");
-	DocmodelKvRequire(fcinfo, 2, "value");
-	DocmodelKvRequire(fcinfo, 3, "size");
+	DocmodelRequireArg(fcinfo, 0, "collection");
+	DocmodelRequireArg(fcinfo, 1, "prefix");
+	DocmodelRequireArg(fcinfo, 2, "value");
+	DocmodelRequireArg(fcinfo, 3, "size");
 	relid = PG_GETARG_OID(0);
 	prefix = text_to_cstring(PG_GETARG_TEXT_PP(1));
 	size = PG_GETARG_INT32(3);

@@ -1142,10 +1142,10 @@ subdoc_mutate_in(PG_FUNCTION_ARGS)
 	JsonbValue *res;
 	int i;
 
-	DocmodelKvRequire(fcinfo, 0, "collection");
-	DocmodelKvRequire(fcinfo, 1, "key");
-	DocmodelKvRequire(fcinfo, 2, "specs");
-	DocmodelKvRequire(fcinfo, 5, "store_semantics");
+	DocmodelRequireArg(fcinfo, 0, "collection");
+	DocmodelRequireArg(fcinfo, 1, "key");
+	DocmodelRequireArg(fcinfo, 2, "specs");
+	DocmodelRequireArg(fcinfo, 5, "store_semantics");
 	key = text_to_cstring(PG_GETARG_TEXT_PP(1));
 	sem = text_to_cstring(PG_GETARG_TEXT_PP(5));
 	if (strcmp(sem, "upsert") == 0)
