@@ -69,11 +69,13 @@ static char WhoName[NAMEDATALEN];
  */
 typedef struct RelCheck
 {
-	Oid relid;       /* hash key */
-	uint32 layouts;  /* 1 << DocmodelLayout, for each layout found */
-	int32 config_id; /* trigger verified for this collection, or -1 */
-	Oid history;     /* when config_id is set and rel is a shard: the
+	Oid relid;             /* hash key */
+	uint32 layouts;        /* 1 << DocmodelLayout, for each layout found */
+	int32 config_id;       /* trigger verified for this collection, or -1 */
+	Oid history;           /* when config_id is set and rel is a shard: the
 					  * colocated shard of the collection's history */
+	uint32 optional_known; /* 1 << attnum, for each optional column looked at */
+	uint32 optional;       /* 1 << attnum, for each one found in place */
 } RelCheck;
 
 static HTAB *RelChecks = NULL;
@@ -244,6 +246,7 @@ RelCheckFor(Oid relid)
 		rc->layouts = 0;
 		rc->config_id = -1;
 		rc->history = InvalidOid;
+		rc->optional_known = rc->optional = 0;
 	}
 	return LastCheck = rc;
 }
@@ -328,6 +331,44 @@ DocmodelCheckLayout(Relation rel, DocmodelLayout layout)
 	CheckColumns(rel, &LayoutSpecs[layout]);
 	/* no invalidation can have been processed: rc is still the entry */
 	rc->layouts |= (1U << layout);
+}
+
+/* A collection's optional columns: where, named what, of which type. */
+static const struct
+{
+	int attnum;
+	const char *name;
+	Oid type;
+} OptionalColumns[] = {
+	{DOCMODEL_COLL_ATT_LOCKED, "locked_until", TIMESTAMPTZOID},
+	{DOCMODEL_COLL_ATT_META, "meta", JSONBOID},
+};
+
+bool
+DocmodelHasOptionalColumn(Relation rel, int attnum)
+{
+	RelCheck *rc = RelCheckFor(RelationGetRelid(rel));
+	uint32 bit = 1U << attnum;
+
+	if ((rc->optional_known & bit) == 0)
+	{
+		TupleDesc desc = RelationGetDescr(rel);
+		int i;
+
+		for (i = 0; i < lengthof(OptionalColumns); i++)
+		{
+			Form_pg_attribute a;
+
+			if (OptionalColumns[i].attnum != attnum || desc->natts < attnum)
+				continue;
+			a = TupleDescAttr(desc, attnum - 1);
+			if (!a->attisdropped && a->atttypid == OptionalColumns[i].type &&
+				strcmp(NameStr(a->attname), OptionalColumns[i].name) == 0)
+				rc->optional |= bit;
+		}
+		rc->optional_known |= bit;
+	}
+	return (rc->optional & bit) != 0;
 }
 
 /*
@@ -551,6 +592,43 @@ DocmodelCheckTriggerRelation(Relation rel, const char *tgname,
 	cfg->revisions_relid = history;
 }
 
+/* A configuration value's name and the enum value it stands for. */
+typedef struct ConfigName
+{
+	const char *name;
+	int value;
+} ConfigName;
+
+static const ConfigName MetaStyleNames[] = {{"underscore", DOC_META_UNDERSCORE},
+											{"meta", DOC_META_META},
+											{"plain", DOC_META_PLAIN},
+											{NULL, 0}};
+static const ConfigName TypeCheckNames[] = {
+	{"exact", DOCMODEL_TYPE_EXACT},
+	{"case_insensitive", DOCMODEL_TYPE_CASE_INSENSITIVE},
+	{"off", DOCMODEL_TYPE_OFF},
+	{NULL, 0}};
+static const ConfigName TimeUnitNames[] = {{"ms", DOCMODEL_TIME_MS},
+										   {"s", DOCMODEL_TIME_S},
+										   {"min", DOCMODEL_TIME_MIN},
+										   {"h", DOCMODEL_TIME_H},
+										   {"day", DOCMODEL_TIME_DAY},
+										   {"iso", DOCMODEL_TIME_ISO},
+										   {NULL, 0}};
+
+/* Set *out to the value of name s in table t; return false when unknown. */
+static bool
+ParseConfigName(const char *s, const ConfigName *t, int *out)
+{
+	for (; t->name != NULL; t++)
+		if (strcmp(s, t->name) == 0)
+		{
+			*out = t->value;
+			return true;
+		}
+	return false;
+}
+
 /*
  * Parse a meta_style name; return false when unknown. 'xattrs' keeps the
  * fields, named as in the plain style, in the column meta (*xattrs).
@@ -558,56 +636,12 @@ DocmodelCheckTriggerRelation(Relation rel, const char *tgname,
 static bool
 ParseMetaStyle(const char *s, DocMetaStyle *out, bool *xattrs)
 {
-	*xattrs = false;
-	if (strcmp(s, "xattrs") == 0)
-	{
-		*xattrs = true;
-		*out = DOC_META_PLAIN;
-	}
-	else if (strcmp(s, "underscore") == 0)
-		*out = DOC_META_UNDERSCORE;
-	else if (strcmp(s, "meta") == 0)
-		*out = DOC_META_META;
-	else if (strcmp(s, "plain") == 0)
-		*out = DOC_META_PLAIN;
-	else
-		return false;
-	return true;
-}
+	int v;
 
-/* Parse a type_check name; return false when unknown. */
-static bool
-ParseTypeCheck(const char *s, DocmodelTypeCheck *out)
-{
-	if (strcmp(s, "exact") == 0)
-		*out = DOCMODEL_TYPE_EXACT;
-	else if (strcmp(s, "case_insensitive") == 0)
-		*out = DOCMODEL_TYPE_CASE_INSENSITIVE;
-	else if (strcmp(s, "off") == 0)
-		*out = DOCMODEL_TYPE_OFF;
-	else
+	*xattrs = strcmp(s, "xattrs") == 0;
+	if (!ParseConfigName(*xattrs ? "plain" : s, MetaStyleNames, &v))
 		return false;
-	return true;
-}
-
-/* Parse a time_unit name; return false when unknown. */
-static bool
-ParseTimeUnit(const char *s, DocmodelTimeUnit *out)
-{
-	if (strcmp(s, "ms") == 0)
-		*out = DOCMODEL_TIME_MS;
-	else if (strcmp(s, "s") == 0)
-		*out = DOCMODEL_TIME_S;
-	else if (strcmp(s, "min") == 0)
-		*out = DOCMODEL_TIME_MIN;
-	else if (strcmp(s, "h") == 0)
-		*out = DOCMODEL_TIME_H;
-	else if (strcmp(s, "day") == 0)
-		*out = DOCMODEL_TIME_DAY;
-	else if (strcmp(s, "iso") == 0)
-		*out = DOCMODEL_TIME_ISO;
-	else
-		return false;
+	*out = (DocMetaStyle) v;
 	return true;
 }
 
@@ -620,6 +654,7 @@ LoadCollection(int32 id, DocmodelCollection *cfg)
 	int ret;
 	bool found = false;
 	Datum fields;
+	int v;
 
 	args[0] = Int32GetDatum(id);
 	if (SPI_connect() != SPI_OK_CONNECT)
@@ -662,8 +697,9 @@ LoadCollection(int32 id, DocmodelCollection *cfg)
 		if (s == NULL || !ParseMetaStyle(s, &cfg->meta_style, &cfg->xattrs))
 			elog(ERROR, "bad meta_style in docmodel.collection_config");
 		s = SPI_getvalue(tup, desc, 4);
-		if (s == NULL || !ParseTimeUnit(s, &cfg->time_unit))
+		if (s == NULL || !ParseConfigName(s, TimeUnitNames, &v))
 			elog(ERROR, "bad time_unit in docmodel.collection_config");
+		cfg->time_unit = (DocmodelTimeUnit) v;
 		s = SPI_getvalue(tup, desc, 5);
 		if (s == NULL || strlen(s) < 1 || strlen(s) > DOCMODEL_MAX_DELIM_BYTES)
 			elog(ERROR, "bad delimiter in docmodel.collection_config");
@@ -683,9 +719,10 @@ LoadCollection(int32 id, DocmodelCollection *cfg)
 		if (isnull)
 			cfg->type_part = 1;
 		s = SPI_getvalue(tup, desc, 10);
-		cfg->type_check = DOCMODEL_TYPE_EXACT;
-		if (s != NULL && !ParseTypeCheck(s, &cfg->type_check))
+		v = DOCMODEL_TYPE_EXACT;
+		if (s != NULL && !ParseConfigName(s, TypeCheckNames, &v))
 			elog(ERROR, "bad type_check in docmodel.collection_config");
+		cfg->type_check = (DocmodelTypeCheck) v;
 		if (cfg->type_part == 0 && !cfg->has_doc_type)
 			elog(ERROR, "type_part 0 without doc_type in "
 						"docmodel.collection_config");
@@ -888,7 +925,7 @@ _check_collection_options(PG_FUNCTION_ARGS)
 		PG_ARGISNULL(5) ? NULL : text_to_cstring(PG_GETARG_TEXT_PP(5));
 	DocMetaStyle ms;
 	bool xattrs;
-	DocmodelTimeUnit tu;
+	int tu;
 
 	if (name == NULL || name[0] == '\0')
 		BadOption("collection name", name, NULL);
@@ -899,7 +936,7 @@ _check_collection_options(PG_FUNCTION_ARGS)
 	if (meta == NULL || !ParseMetaStyle(meta, &ms, &xattrs))
 		BadOption("meta_style", meta,
 				  "Use one of underscore, meta, plain, xattrs.");
-	if (unit == NULL || !ParseTimeUnit(unit, &tu))
+	if (unit == NULL || !ParseConfigName(unit, TimeUnitNames, &tu))
 		BadOption("time_unit", unit, "Use one of ms, s, min, h, day, iso.");
 	if (delim == NULL)
 		BadOption("key delimiter", delim, NULL);
@@ -930,7 +967,7 @@ CheckLayoutOptions(FunctionCallInfo fcinfo)
 {
 	DocMetaStyle ms;
 	bool xattrs;
-	DocmodelTypeCheck tc = DOCMODEL_TYPE_EXACT;
+	int tc = DOCMODEL_TYPE_EXACT;
 	int32 part;
 
 	if (PG_NARGS() < 10)
@@ -948,7 +985,8 @@ CheckLayoutOptions(FunctionCallInfo fcinfo)
 								  "type."),
 						errhint("Give doc_type as well.")));
 	if (PG_ARGISNULL(8) ||
-		!ParseTypeCheck(text_to_cstring(PG_GETARG_TEXT_PP(8)), &tc))
+		!ParseConfigName(text_to_cstring(PG_GETARG_TEXT_PP(8)), TypeCheckNames,
+						 &tc))
 		BadOption("type_check",
 				  PG_ARGISNULL(8) ? NULL
 								  : text_to_cstring(PG_GETARG_TEXT_PP(8)),

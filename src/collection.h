@@ -185,6 +185,13 @@ typedef enum DocmodelLayout
 /* collection.c */
 extern void DocmodelCheckLayout(Relation rel, DocmodelLayout layout);
 extern void DocmodelCheckLayoutOf(Oid relid, DocmodelLayout layout);
+/*
+ * Whether collection rel has its optional column attnum in place
+ * (DOCMODEL_COLL_ATT_LOCKED: not a 0.1.0 table before its update;
+ * DOCMODEL_COLL_ATT_META: an xattrs collection's meta). Decided once per
+ * relcache entry, so it may be asked per row.
+ */
+extern bool DocmodelHasOptionalColumn(Relation rel, int attnum);
 extern void DocmodelCheckTriggerRelation(Relation rel, const char *tgname,
 										 DocmodelCollection *cfg);
 extern DocmodelCollection *DocmodelCollectionById(int32 id);

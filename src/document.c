@@ -1151,23 +1151,6 @@ CheckKeptVer(TriggerWrite *w)
 }
 
 /*
- * Whether desc has the column meta jsonb of an xattrs collection in its
- * place, the sixth (the layout check leaves it out: other collections may
- * have a column of that name anywhere).
- */
-static bool
-HasMetaColumn(TupleDesc desc)
-{
-	Form_pg_attribute a;
-
-	if (desc->natts < DOCMODEL_COLL_ATT_META)
-		return false;
-	a = TupleDescAttr(desc, DOCMODEL_COLL_ATT_META - 1);
-	return !a->attisdropped && a->atttypid == JSONBOID &&
-		   strcmp(NameStr(a->attname), "meta") == 0;
-}
-
-/*
  * Check how the trigger was called and that it fires on its own collection
  * (or a shard of it), which has the layout the code below and revision.c
  * read by column number: before anything is read or written, for every
@@ -1187,7 +1170,8 @@ CheckTriggerCall(FunctionCallInfo fcinfo, TriggerWrite *w)
 	w->cfg = *DocmodelCollectionById(pg_strtoint32(td->tg_trigger->tgargs[0]));
 	DocmodelCheckTriggerRelation(w->rel, td->tg_trigger->tgname, &w->cfg);
 	DocmodelCheckLayout(w->rel, DOCMODEL_LAYOUT_COLLECTION);
-	if (w->cfg.xattrs && !HasMetaColumn(w->desc))
+	if (w->cfg.xattrs &&
+		!DocmodelHasOptionalColumn(w->rel, DOCMODEL_COLL_ATT_META))
 		ereport(ERROR,
 				(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
 				 errmsg("column \"meta\" of collection \"%s\" is missing",

@@ -809,19 +809,6 @@ KvWriteLive(FunctionCallInfo fcinfo, KvRel *entry, KvStmt stmt, Datum *values,
 	return cas;
 }
 
-/* Is column 5 of desc locked_until (not a 0.1.0 table before its update)? */
-static inline bool
-KvHasLockColumn(TupleDesc desc)
-{
-	Form_pg_attribute a;
-
-	if (desc->natts < DOCMODEL_COLL_ATT_LOCKED)
-		return false;
-	a = TupleDescAttr(desc, DOCMODEL_COLL_ATT_LOCKED - 1);
-	return !a->attisdropped && a->atttypid == TIMESTAMPTZOID &&
-		   strcmp(NameStr(a->attname), "locked_until") == 0;
-}
-
 /*
  * The per-row rules of locks and max_ttl, applied by the collection trigger
  * to every write before anything else (also before its shortcuts for an
@@ -853,7 +840,8 @@ DocmodelKvRowRules(TriggerData *td, const DocmodelCollection *cfg, Datum *nv,
 	{
 		int i;
 
-		if (!KvHasLockColumn(desc))
+		if (!DocmodelHasOptionalColumn(td->tg_relation,
+									   DOCMODEL_COLL_ATT_LOCKED))
 			return;
 		for (i = 0; i < DOCMODEL_COLL_ATT_LOCKED; i++)
 			dv[i] = heap_getattr(td->tg_trigtuple, i + 1, desc, &dn[i]);
@@ -862,7 +850,7 @@ DocmodelKvRowRules(TriggerData *td, const DocmodelCollection *cfg, Datum *nv,
 	}
 	/* an unlocked row (locked_until NULL) stops at the null test */
 	if (ov != NULL && desc->natts >= DOCMODEL_COLL_ATT_LOCKED && !on[L] &&
-		KvHasLockColumn(desc))
+		DocmodelHasOptionalColumn(td->tg_relation, DOCMODEL_COLL_ATT_LOCKED))
 	{
 		TimestampTz until = DatumGetTimestampTz(ov[L]);
 		bool live = on[E] || DatumGetTimestampTz(ov[E]) >
