@@ -188,17 +188,22 @@ LookupSchema(const char *type, int type_len, const DocVersion *version)
 	return best;
 }
 
-/* Return the schema that applies to doc (style: its meta style), or NULL. */
+/*
+ * Return the schema that applies to doc, whose management fields fs
+ * describes (a collection's, or a meta style's preset; NULL for an xattrs
+ * body, whose fields are in the column meta), or NULL.
+ */
 static RegisteredSchema *
-SchemaOfDocument(Jsonb *doc, DocMetaStyle style, const char *type, int type_len,
-				 const char *key)
+SchemaOfDocument(Jsonb *doc, const DocFieldSet *fs, const char *type,
+				 int type_len, const char *key)
 {
 	DocFields f = {0};
 	DocVersion *v = NULL;
 
-	if (!JB_ROOT_IS_OBJECT(doc))
+	/* a body without fields (not an object, or xattrs: fs NULL) */
+	if (!JB_ROOT_IS_OBJECT(doc) || fs == NULL)
 		return LookupSchema(type, type_len, NULL);
-	if (FindFields(doc, style, &f) && type == NULL)
+	if (FindFieldsIn(doc, fs, &f) && type == NULL)
 	{
 		type = f.type;
 		type_len = f.typelen;
@@ -263,10 +268,17 @@ void
 DocmodelValidateWrite(Jsonb *doc, const DocmodelStamp *st)
 {
 	RegisteredSchema *r;
-	char *key = pnstrdup(st->key, st->key_len);
+	char *key;
 	DocmodelSchema *s;
 
-	r = SchemaOfDocument(doc, st->cfg->meta_style, st->type, st->type_len, key);
+	/* no schema registered (the usual case): no per-row work */
+	if (!SchemaRegistryValid)
+		LoadRegistry();
+	if (SchemaRegistryCount == 0)
+		return;
+	key = pnstrdup(st->key, st->key_len);
+	r = SchemaOfDocument(doc, st->cfg->xattrs ? NULL : st->cfg->fs, st->type,
+						 st->type_len, key);
 	if (r == NULL || r->mode == SCHEMA_OFF)
 		return;
 	s = DocmodelSchemaGet(r->schema);
@@ -275,8 +287,9 @@ DocmodelValidateWrite(Jsonb *doc, const DocmodelStamp *st)
 	if (r->mode == SCHEMA_MODERATE && !st->is_insert && st->old_doc != NULL)
 	{
 		/* an already invalid document may be updated */
-		RegisteredSchema *old = SchemaOfDocument(
-			st->old_doc, st->cfg->meta_style, st->type, st->type_len, key);
+		RegisteredSchema *old =
+			SchemaOfDocument(st->old_doc, st->cfg->xattrs ? NULL : st->cfg->fs,
+							 st->type, st->type_len, key);
 
 		if (old != NULL &&
 			!DocmodelSchemaValidate(DocmodelSchemaGet(old->schema), st->old_doc,
@@ -300,7 +313,7 @@ DocmodelValidateMigrated(Jsonb *doc, const char *key)
 
 	if (!JB_ROOT_IS_OBJECT(doc))
 		return;
-	r = SchemaOfDocument(doc, DOC_META_AUTO, NULL, 0, key);
+	r = SchemaOfDocument(doc, DocmodelFieldSetFor(DOC_META_AUTO), NULL, 0, key);
 	if (r == NULL || r->mode == SCHEMA_OFF)
 		return;
 	s = DocmodelSchemaGet(r->schema);
@@ -322,7 +335,7 @@ SchemaForSql(Jsonb *doc)
 				 errhint("validate() takes a document's type and version from "
 						 "its management fields; schema_valid() takes any "
 						 "schema.")));
-	return SchemaOfDocument(doc, f.style, NULL, 0, NULL);
+	return SchemaOfDocument(doc, f.set, NULL, 0, NULL);
 }
 
 /* validate(doc jsonb) returns boolean: valid against its type and version's schema */

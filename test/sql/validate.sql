@@ -207,3 +207,15 @@ DROP ROLE validate_user;
 SELECT docmodel.drop_schema('person', '3.0');
 DELETE FROM docmodel.migration_rules WHERE doc_type = 'person';
 SELECT docmodel.drop_collection('vpeople');
+
+\echo == a collection with its own field names: the version is read where it names it
+SELECT docmodel.create_collection('vrenamed', doc_type => 'gadget',
+  fields => '{"type": "kind", "schema": "version"}') IS NOT NULL AS created;
+SELECT docmodel.register_schema('gadget', '1.0', '{"required": ["name"]}');
+SELECT docmodel.register_schema('gadget', '2.0', '{"required": ["label"]}');
+-- a 1.0 document is checked against the 1.0 schema, not the newest
+INSERT INTO vrenamed (id, doc) VALUES ('gadget::1', '{"version": "1.0", "name": "lamp"}');
+SELECT pg_temp.try($$INSERT INTO vrenamed (id, doc) VALUES ('gadget::2', '{"version": "2.0", "name": "lamp"}')$$);
+SELECT id, doc->>'version' AS version FROM vrenamed ORDER BY id;
+SELECT docmodel.drop_schema('gadget', '1.0'), docmodel.drop_schema('gadget', '2.0');
+SELECT docmodel.drop_collection('vrenamed');
