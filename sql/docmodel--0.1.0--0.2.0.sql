@@ -607,6 +607,7 @@ DECLARE
     owner name;
     owner_id oid;
     histname name;
+    undistributed_history boolean := false;
 BEGIN
     IF keep IS NULL OR keep OPERATOR(pg_catalog.<) 0 THEN
         RAISE EXCEPTION 'invalid number of revisions to keep: %', coalesce(keep::text, 'NULL')
@@ -636,6 +637,23 @@ BEGIN
     IF hist IS NOT NULL AND NOT EXISTS (SELECT FROM pg_catalog.pg_class AS r
                                         WHERE r.oid OPERATOR(pg_catalog.=) hist) THEN
         hist := NULL;
+    END IF;
+    -- On Citus, history for a distributed collection must be a distributed
+    -- table colocated with it, with the trigger on every shard: a history
+    -- table to be made (or not distributed) is refused, not left unwritten.
+    IF keep OPERATOR(pg_catalog.>) 0
+       AND pg_catalog.to_regclass('pg_catalog.pg_dist_partition') IS NOT NULL THEN
+        EXECUTE 'SELECT EXISTS (SELECT FROM pg_catalog.pg_dist_partition AS p
+                     WHERE p.logicalrelid OPERATOR(pg_catalog.=) $1)
+                 AND NOT EXISTS (SELECT FROM pg_catalog.pg_dist_partition AS p
+                     WHERE p.logicalrelid OPERATOR(pg_catalog.=) $2)'
+            INTO undistributed_history USING $1, hist;
+    END IF;
+    IF undistributed_history THEN
+        RAISE EXCEPTION 'cannot turn on the revisions of distributed collection %', $1
+            USING ERRCODE = 'feature_not_supported',
+                  DETAIL = 'Its history table would not be distributed with it, so the shards could not write history.',
+                  HINT = 'Turn history on before the collection is distributed (undistribute_collection(), set_revisions(), then distribute_collection() on the empty collection).';
     END IF;
     IF keep OPERATOR(pg_catalog.>) 0 AND hist IS NULL THEN
         SELECT r.relnamespace, r.relname, pg_catalog.pg_get_userbyid(r.relowner)
@@ -1211,6 +1229,7 @@ CREATE FUNCTION docmodel.distribute_collection(coll regclass, shard_count intege
 DECLARE
     hist regclass := docmodel._citus_collection(coll, 'distribute a collection');
     fn text;
+    has_rows boolean;
 BEGIN
     IF shard_count IS NOT NULL AND shard_count OPERATOR(pg_catalog.<) 1 THEN
         RAISE EXCEPTION 'invalid shard count: %', shard_count
@@ -1230,6 +1249,15 @@ BEGIN
     PERFORM pg_catalog.set_config('citus.enable_unsafe_triggers', 'on', true);
     IF NOT EXISTS (SELECT FROM pg_catalog.pg_dist_partition AS p
                    WHERE p.logicalrelid OPERATOR(pg_catalog.=) coll) THEN
+        -- Citus would copy the rows into the shards through the collection's
+        -- trigger before the workers know the collection.
+        EXECUTE pg_catalog.format('SELECT EXISTS (SELECT FROM %s)', coll) INTO has_rows;
+        IF has_rows THEN
+            RAISE EXCEPTION 'cannot distribute collection "%": it holds documents', coll
+                USING ERRCODE = 'feature_not_supported',
+                      DETAIL = 'Citus copies existing rows into the shards through the collection''s trigger, before the workers have its configuration.',
+                      HINT = 'Distribute the collection while it is empty, then load it (INSERT ... SELECT with docmodel.keep_stamps on keeps the stamps).';
+        END IF;
         PERFORM pg_catalog.create_distributed_table(coll, 'id', shard_count => shard_count);
     END IF;
     -- History next to its document: the same shards of the key space.

@@ -151,3 +151,25 @@ INSERT INTO members (id, doc) VALUES ('123', '{"name": "Fred"}');
 SELECT id, doc->>'docType' AS type, doc->'rev' AS rev, doc ? '_type' AS underscore FROM members;
 SELECT result FROM run_command_on_workers($$SELECT string_agg(type_part || ' ' || type_check || ' ' || coalesce(fields::text, '-'), ',') FROM docmodel.collection_config WHERE type_part = 0$$);
 SELECT docmodel.drop_collection('members');
+
+-- History turned on after distributing is refused (0A000): the shards could
+-- not write it. Distributing a collection that holds documents is refused
+-- too (Citus would copy them through the trigger before the workers know the
+-- collection). The way round: history on, distribute empty, then load.
+SELECT docmodel.create_collection('notes') IS NOT NULL AS created;
+SELECT docmodel.distribute_collection('notes') IS NOT NULL AS distributed;
+SELECT pg_temp.try($$SELECT docmodel.set_revisions('notes', 3)$$);
+INSERT INTO notes (id, doc) VALUES ('note::1', '{"text": "a"}');
+SELECT docmodel.undistribute_collection('notes') IS NOT NULL AS undistributed;
+SELECT docmodel.set_revisions('notes', 3) IS NOT NULL AS set;
+SELECT pg_temp.try($$SELECT docmodel.distribute_collection('notes')$$);
+CREATE TEMP TABLE notes_load AS SELECT id, doc FROM notes;
+DELETE FROM notes;
+SELECT docmodel.distribute_collection('notes') IS NOT NULL AS distributed;
+SET docmodel.keep_stamps = on;
+INSERT INTO notes (id, doc) SELECT id, doc FROM notes_load;
+SET docmodel.keep_stamps = off;
+UPDATE notes SET doc = '{"text": "b"}' WHERE id = 'note::1';
+SELECT doc->'_ver' AS ver FROM notes;
+SELECT count(*) AS revisions FROM docmodel.revisions('notes', 'note::1');
+SELECT docmodel.drop_collection('notes');
