@@ -105,6 +105,7 @@ typedef enum KvStmt
 	KV_INSERT,
 	KV_UPSERT,
 	KV_UPDATE,
+	KV_UPDATE_KEEP,
 	KV_REPLACE,
 	KV_STORED_CAS,
 	KV_REMOVE,
@@ -158,7 +159,10 @@ static const char *const KvSql[KV_NSTMTS] = {
 				  "ON CONFLICT (id) DO UPDATE SET doc = EXCLUDED.doc, "
 				  "expires_at = " KEEP_EXPIRY(
 					  "$4", "$5", "EXCLUDED.expires_at") " RETURNING c.cas",
-	[KV_UPDATE] =
+	/* upsert of a present key; _KEEP with preserve_expiry */
+	[KV_UPDATE] = "UPDATE %s AS c SET doc = $2, expires_at = $3 "
+				  "WHERE c.id OPERATOR(pg_catalog.=) $1 RETURNING c.cas",
+	[KV_UPDATE_KEEP] =
 		"UPDATE %s AS c SET doc = $2, "
 		"expires_at = " KEEP_EXPIRY(
 			"$4", "$5",
@@ -206,7 +210,9 @@ static const Oid KvArgs[KV_NSTMTS][6] = {
 	/* the last timestamptz of these: now(), the transaction's start */
 	[KV_INSERT] = {TEXTOID, JSONBOID, TIMESTAMPTZOID, BOOLOID, TIMESTAMPTZOID},
 	[KV_UPSERT] = {TEXTOID, JSONBOID, TIMESTAMPTZOID, BOOLOID, TIMESTAMPTZOID},
-	[KV_UPDATE] = {TEXTOID, JSONBOID, TIMESTAMPTZOID, BOOLOID, TIMESTAMPTZOID},
+	[KV_UPDATE] = {TEXTOID, JSONBOID, TIMESTAMPTZOID},
+	[KV_UPDATE_KEEP] = {TEXTOID, JSONBOID, TIMESTAMPTZOID, BOOLOID,
+						TIMESTAMPTZOID},
 	[KV_REPLACE] = {TEXTOID, JSONBOID, TIMESTAMPTZOID, INT8OID, BOOLOID,
 					TIMESTAMPTZOID},
 	[KV_STORED_CAS] = {TEXTOID},
@@ -220,10 +226,11 @@ static const Oid KvArgs[KV_NSTMTS][6] = {
 	[KV_META] = {TEXTOID},
 };
 static const int KvNargs[KV_NSTMTS] = {
-	[KV_GET] = 1,    [KV_GET_MULTI] = 1, [KV_INSERT] = 5,     [KV_UPSERT] = 5,
-	[KV_UPDATE] = 5, [KV_REPLACE] = 6,   [KV_STORED_CAS] = 1, [KV_REMOVE] = 2,
-	[KV_TOUCH] = 2,  [KV_PURGE] = 0,     [KV_EXISTS] = 1,     [KV_LOCK] = 2,
-	[KV_UNLOCK] = 3, [KV_META] = 1,
+	[KV_GET] = 1,     [KV_GET_MULTI] = 1,  [KV_INSERT] = 5,
+	[KV_UPSERT] = 5,  [KV_UPDATE] = 3,     [KV_UPDATE_KEEP] = 5,
+	[KV_REPLACE] = 6, [KV_STORED_CAS] = 1, [KV_REMOVE] = 2,
+	[KV_TOUCH] = 2,   [KV_PURGE] = 0,      [KV_EXISTS] = 1,
+	[KV_LOCK] = 2,    [KV_UNLOCK] = 3,     [KV_META] = 1,
 };
 
 /* One collection's prepared plans. */
@@ -1163,7 +1170,8 @@ KvWrite(FunctionCallInfo fcinfo, KvStmt stmt)
 	 * INSERT ... ON CONFLICT would stamp the row as an insert first.
 	 */
 	if (stmt == KV_UPSERT)
-		KvExec(entry, KV_UPDATE, values, nulls, false, 0);
+		KvExec(entry, preserve ? KV_UPDATE_KEEP : KV_UPDATE, values, nulls,
+			   false, 0);
 	if (stmt != KV_UPSERT || SPI_processed == 0)
 		KvExec(entry, stmt, values, nulls, false, 0);
 	if (SPI_processed == 0)
