@@ -43,14 +43,16 @@ instr_count() {
 	sed -n 's/^totals: *\([0-9]*\).*/\1/p' "$out" | head -1
 }
 
-# instr_expand SCRIPT COUNT: write COUNT pgbench transactions of SCRIPT as plain statements.
+# instr_expand SCRIPT COUNT [prepared]: write COUNT pgbench transactions of SCRIPT as plain
+# statements, or, with "prepared" (pgbench -M prepared, as the timed pair runs), as one PREPARE
+# per statement of SCRIPT (its variables become $1, $2, ...) and an EXECUTE per transaction.
 instr_expand() {
-	awk -v n="$2" -v seed=4711 '
+	awk -v n="$2" -v mode="${3:-}" -v seed=4711 '
 		{ lines[++nl] = $0 }
 		END {
 			srand(seed)
 			for (i = 0; i < n; i++) {
-				delete val; stmt = ""
+				delete val; stmt = ""; ns = 0
 				for (l = 1; l <= nl; l++) {
 					s = lines[l]
 					if (s ~ /^\\set [a-z_]+ random\(/) {
@@ -60,10 +62,37 @@ instr_expand() {
 					}
 					if (s ~ /^\\sleep/ || s ~ /^[ \t]*$/) continue
 					if (s ~ /^\\/) { print "bench-instr: cannot expand " s > "/dev/stderr"; exit 1 }
-					for (v in val) gsub(":" v "([^a-zA-Z0-9_]|$)", val[v] "&", s)
-					for (v in val) gsub(val[v] ":" v, val[v], s)
 					stmt = stmt s "\n"
-					if (s ~ /;[ \t]*$/) { printf "%s\n", stmt; stmt = "" }
+					if (s !~ /;[ \t]*$/) continue
+					ns++
+					if (mode == "prepared") {
+						# the parameters in order of first use, each variable once
+						if (i == 0) {
+							np = 0; p = stmt
+							while (match(p, /:[a-z_]+/)) {
+								v = substr(p, RSTART + 1, RLENGTH - 1)
+								if (v in val && !((ns, v) in pos)) { pos[ns, v] = ++np; order[ns, np] = v }
+								p = substr(p, RSTART + RLENGTH)
+							}
+							nparams[ns] = np
+							for (k = 1; k <= np; k++) {
+								v = order[ns, k]
+								gsub(":" v "([^a-zA-Z0-9_]|$)", "$" k "&", stmt)
+								gsub("\\$" k ":" v, "$" k, stmt)
+							}
+							sub(/;[ \t]*\n$/, "", stmt)
+							printf "PREPARE instr_s%d AS %s;\n\n", ns, stmt
+						}
+						args = ""
+						for (k = 1; k <= nparams[ns]; k++)
+							args = args (k > 1 ? ", " : "") "\x27" val[order[ns, k]] "\x27"
+						printf "EXECUTE instr_s%d%s;\n\n", ns, nparams[ns] ? "(" args ")" : ""
+					} else {
+						for (v in val) gsub(":" v "([^a-zA-Z0-9_]|$)", val[v] "&", stmt)
+						for (v in val) gsub(val[v] ":" v, val[v], stmt)
+						printf "%s\n", stmt
+					}
+					stmt = ""
 				}
 			}
 		}' "$1"
@@ -92,14 +121,16 @@ bench_sql() {
 # bench_tps NAME TARGET docmodel.sql baseline.sql CLIENTS SECONDS: INSTR_TX transactions of
 # each script (the count of 200 more minus the count of 200: the warm-up is left out).
 bench_tps() {
-	local name=$1 a=$3 b=$4 n=$INSTR_TX f=$INSTR_DIR/tx.sql ia ib s i0 i1
+	local name=$1 a=$3 b=$4 n=$INSTR_TX f=$INSTR_DIR/tx.sql ia ib s i0 i1 mode="" how
+	# counted as the timed pair runs: prepared when pgbench is given -M prepared
+	case " ${PGBENCH_ARGS:-} " in *" -M prepared "*) mode=prepared ;; esac
 	for s in a b; do
-		instr_expand "${!s}" 200 >"$f"
+		instr_expand "${!s}" 200 "$mode" >"$f"
 		i0=$(instr_count "$f")
-		instr_expand "${!s}" $((n + 200)) >"$f"
+		instr_expand "${!s}" $((n + 200)) "$mode" >"$f"
 		i1=$(instr_count "$f")
 		printf -v "i$s" '%s' "$(awk -v x="$i0" -v y="$i1" -v n="$n" 'BEGIN { print (y - x) / n }')"
 	done
 	instr_line "$name" "$ia" "$ib" "$(awk -v a="$ia" -v b="$ib" 'BEGIN { print b / a }')" \
-		"baseline/docmodel, like tps; simple protocol"
+		"baseline/docmodel, like tps; ${mode:-simple protocol}"
 }
