@@ -2,7 +2,8 @@
  *
  * jsonutil.c
  *	  ISO 8601 dates and date-times as documents carry them, read and
- *	  written the same in every session (migration steps, document.c).
+ *	  written the same in every session (migration steps, document.c),
+ *	  and RFC 3339's stricter forms (JSON Schema's formats).
  *	  No shared state. JSON Pointers are in jsonpointer.c, the document
  *	  tree and its equality in jsontree.c.
  *
@@ -40,90 +41,133 @@ IsoDigits(const char *s, int len, int *pos, int n, int *out)
 	return true;
 }
 
-bool
-DocmodelParseIso8601(const char *s, int len, TimestampTz *result)
+/* The fields of a date, time or date-time text, as IsoScan reads them. */
+typedef struct IsoParts
 {
-	int pos = 0;
 	int year;
 	int mon;
 	int mday;
-	int hour = 0;
-	int min = 0;
-	int sec = 0;
-	int64 frac = 0;
-	int offset = 0; /* seconds east of UTC */
-	int64 days;
+	int hour;
+	int min;
+	int sec;
+	int64 frac; /* microseconds */
+	int offset; /* seconds east of UTC */
+} IsoParts;
 
-	if (!IsoDigits(s, len, &pos, 4, &year) || pos >= len || s[pos++] != '-' ||
-		!IsoDigits(s, len, &pos, 2, &mon) || pos >= len || s[pos++] != '-' ||
-		!IsoDigits(s, len, &pos, 2, &mday))
-		return false;
-	if (mon < 1 || mon > 12 || mday < 1 ||
-		mday > day_tab[isleap(year) ? 1 : 0][mon - 1])
-		return false;
-	if (pos < len)
+/*
+ * Read s as the parts ISO_DATE and/or ISO_TIME into *p (zeroed first). A
+ * time follows a date after its separator, or stands alone. strict is RFC
+ * 3339: exactly the parts asked for, "T" or "t" between them, seconds,
+ * a "." fraction, an offset "Z" or (+|-)hh:mm, and a leap second 23:59:60
+ * UTC. Otherwise the time of a date-time is optional and read as
+ * jsonutil.h describes.
+ */
+static bool
+IsoScan(const char *s, int len, int parts, bool strict, IsoParts *p)
+{
+	int pos = 0;
+
+	memset(p, 0, sizeof(*p));
+	if (parts & ISO_DATE)
 	{
-		if (s[pos] != 'T' && s[pos] != 't' && s[pos] != ' ')
+		if (!IsoDigits(s, len, &pos, 4, &p->year) || pos >= len ||
+			s[pos++] != '-' || !IsoDigits(s, len, &pos, 2, &p->mon) ||
+			pos >= len || s[pos++] != '-' ||
+			!IsoDigits(s, len, &pos, 2, &p->mday))
+			return false;
+		if (p->mon < 1 || p->mon > 12 || p->mday < 1 ||
+			p->mday > day_tab[isleap(p->year) ? 1 : 0][p->mon - 1])
+			return false;
+		if (pos == len)
+			return parts == ISO_DATE || !strict;
+		if (parts == ISO_DATE ||
+			(s[pos] != 'T' && s[pos] != 't' && (strict || s[pos] != ' ')))
 			return false;
 		pos++;
-		if (!IsoDigits(s, len, &pos, 2, &hour) || pos >= len ||
-			s[pos++] != ':' || !IsoDigits(s, len, &pos, 2, &min))
+	}
+	if (!IsoDigits(s, len, &pos, 2, &p->hour) || pos >= len ||
+		s[pos++] != ':' || !IsoDigits(s, len, &pos, 2, &p->min))
+		return false;
+	if (pos < len && s[pos] == ':')
+	{
+		pos++;
+		if (!IsoDigits(s, len, &pos, 2, &p->sec))
+			return false;
+		if (pos < len && (s[pos] == '.' || (!strict && s[pos] == ',')))
+		{
+			int ndigits = 0;
+
+			pos++;
+			while (pos < len && s[pos] >= '0' && s[pos] <= '9')
+			{
+				if (ndigits++ < 6)
+					p->frac = p->frac * 10 + (s[pos] - '0');
+				pos++;
+			}
+			if (ndigits == 0)
+				return false;
+			for (; ndigits < 6; ndigits++)
+				p->frac *= 10;
+		}
+	}
+	else if (strict)
+		return false;
+	if (p->hour > 23 || p->min > 59 || p->sec > (strict ? 60 : 59))
+		return false;
+	if (pos < len && (s[pos] == 'Z' || s[pos] == 'z'))
+		pos++;
+	else if (pos < len && (s[pos] == '+' || s[pos] == '-'))
+	{
+		int sign = s[pos++] == '-' ? -1 : 1;
+		int oh;
+		int om = 0;
+
+		if (!IsoDigits(s, len, &pos, 2, &oh))
 			return false;
 		if (pos < len && s[pos] == ':')
 		{
 			pos++;
-			if (!IsoDigits(s, len, &pos, 2, &sec))
+			if (!IsoDigits(s, len, &pos, 2, &om))
 				return false;
-			if (pos < len && (s[pos] == '.' || s[pos] == ','))
-			{
-				int ndigits = 0;
-
-				pos++;
-				while (pos < len && s[pos] >= '0' && s[pos] <= '9')
-				{
-					if (ndigits++ < 6)
-						frac = frac * 10 + (s[pos] - '0');
-					pos++;
-				}
-				if (ndigits == 0)
-					return false;
-				for (; ndigits < 6; ndigits++)
-					frac *= 10;
-			}
 		}
-		if (hour > 23 || min > 59 || sec > 59)
+		else if (strict || (pos < len && !IsoDigits(s, len, &pos, 2, &om)))
 			return false;
-		if (pos < len && (s[pos] == 'Z' || s[pos] == 'z'))
-			pos++;
-		else if (pos < len && (s[pos] == '+' || s[pos] == '-'))
-		{
-			int sign = s[pos++] == '-' ? -1 : 1;
-			int oh;
-			int om = 0;
-
-			if (!IsoDigits(s, len, &pos, 2, &oh))
-				return false;
-			if (pos < len && s[pos] == ':')
-			{
-				pos++;
-				if (!IsoDigits(s, len, &pos, 2, &om))
-					return false;
-			}
-			else if (pos < len && !IsoDigits(s, len, &pos, 2, &om))
-				return false;
-			if (oh > 23 || om > 59)
-				return false;
-			offset = sign * (oh * 3600 + om * 60);
-		}
-		if (pos != len)
+		if (oh > 23 || om > 59)
 			return false;
+		p->offset = sign * (oh * 3600 + om * 60);
 	}
-	days = (int64) date2j(year, mon, mday) - POSTGRES_EPOCH_JDATE;
-	*result =
-		days * USECS_PER_DAY +
-		((int64) ((hour * 60 + min) * 60 + sec) - offset) * USECS_PER_SEC +
-		frac;
+	else if (strict)
+		return false;
+	if (pos != len)
+		return false;
+	/* a leap second is 23:59:60 in UTC */
+	return p->sec < 60 ||
+		   ((p->hour * 60 + p->min - p->offset / 60) % 1440 + 1440) % 1440 ==
+			   23 * 60 + 59;
+}
+
+bool
+DocmodelParseIso8601(const char *s, int len, TimestampTz *result)
+{
+	IsoParts p;
+	int64 days;
+
+	if (!IsoScan(s, len, ISO_DATE | ISO_TIME, false, &p))
+		return false;
+	days = (int64) date2j(p.year, p.mon, p.mday) - POSTGRES_EPOCH_JDATE;
+	*result = days * USECS_PER_DAY +
+			  ((int64) ((p.hour * 60 + p.min) * 60 + p.sec) - p.offset) *
+				  USECS_PER_SEC +
+			  p.frac;
 	return true;
+}
+
+bool
+DocmodelIsRfc3339(const char *s, int len, int parts)
+{
+	IsoParts p;
+
+	return IsoScan(s, len, parts, true, &p);
 }
 
 /* Write ts as ISO 8601 UTC text; see jsonutil.h. */

@@ -25,6 +25,16 @@
 extern bool DocmodelParseIso8601(const char *s, int len, TimestampTz *result);
 
 /*
+ * Whether s is RFC 3339's full-date (ISO_DATE), full-time (ISO_TIME) or
+ * date-time (both), as JSON Schema's formats "date", "time" and
+ * "date-time" read them: "T" or "t" between date and time, seconds and an
+ * offset ("Z" or (+|-)hh:mm) required, a leap second only at 23:59:60 UTC.
+ */
+#define ISO_DATE 1
+#define ISO_TIME 2
+extern bool DocmodelIsRfc3339(const char *s, int len, int parts);
+
+/*
  * Write ts as "YYYY-MM-DDThh:mm:ss.mmmZ" (UTC, milliseconds, 24 bytes) into
  * buf, which holds at least DOCMODEL_ISO8601_LEN + 1 bytes; return false
  * (buf unset) when ts lies outside years 0000 to 9999.

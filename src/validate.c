@@ -31,6 +31,7 @@
 
 #include "jsonpointer.h"
 #include "jsontree.h"
+#include "jsonutil.h"
 #include "validate.h"
 
 /* Instance types, as "type" names them (bits of VNode.types). */
@@ -1324,17 +1325,6 @@ DocmodelSchemaGet(Jsonb *schema)
  * ---------------------------------------------------------------------
  */
 
-static bool
-Digits(const char *s, int n)
-{
-	int i;
-
-	for (i = 0; i < n; i++)
-		if (s[i] < '0' || s[i] > '9')
-			return false;
-	return true;
-}
-
 static int
 Num(const char *s, int n)
 {
@@ -1344,87 +1334,6 @@ Num(const char *s, int n)
 	for (i = 0; i < n; i++)
 		v = v * 10 + (s[i] - '0');
 	return v;
-}
-
-/* RFC 3339 full-date: YYYY-MM-DD with a real day. */
-static bool
-FormatDate(const char *s, int len)
-{
-	static const int mdays[] = {31, 29, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31};
-	int y;
-	int m;
-	int d;
-
-	if (len != 10 || !Digits(s, 4) || s[4] != '-' || !Digits(s + 5, 2) ||
-		s[7] != '-' || !Digits(s + 8, 2))
-		return false;
-	y = Num(s, 4);
-	m = Num(s + 5, 2);
-	d = Num(s + 8, 2);
-	if (m < 1 || m > 12 || d < 1 || d > mdays[m - 1])
-		return false;
-	if (m == 2 && d == 29 && !(y % 4 == 0 && (y % 100 != 0 || y % 400 == 0)))
-		return false;
-	return true;
-}
-
-/* RFC 3339 full-time: hh:mm:ss[.frac](Z|+hh:mm|-hh:mm), leap second 23:59:60 UTC. */
-static bool
-FormatTime(const char *s, int len)
-{
-	int h;
-	int mi;
-	int sec;
-	int i = 8;
-	int oh = 0;
-	int om = 0;
-	int sign = 0;
-
-	if (len < 9 || !Digits(s, 2) || s[2] != ':' || !Digits(s + 3, 2) ||
-		s[5] != ':' || !Digits(s + 6, 2))
-		return false;
-	h = Num(s, 2);
-	mi = Num(s + 3, 2);
-	sec = Num(s + 6, 2);
-	if (h > 23 || mi > 59 || sec > 60)
-		return false;
-	if (s[i] == '.')
-	{
-		i++;
-		if (i >= len || !Digits(s + i, 1))
-			return false;
-		while (i < len && Digits(s + i, 1))
-			i++;
-	}
-	if (i >= len)
-		return false;
-	if ((s[i] == 'Z' || s[i] == 'z') && i + 1 == len)
-		;
-	else if ((s[i] == '+' || s[i] == '-') && len - i == 6 &&
-			 Digits(s + i + 1, 2) && s[i + 3] == ':' && Digits(s + i + 4, 2))
-	{
-		sign = s[i] == '+' ? 1 : -1;
-		oh = Num(s + i + 1, 2);
-		om = Num(s + i + 4, 2);
-		if (oh > 23 || om > 59)
-			return false;
-	}
-	else
-		return false;
-	if (sec == 60)
-	{
-		int utc = ((h * 60 + mi - sign * (oh * 60 + om)) % 1440 + 1440) % 1440;
-
-		return utc == 23 * 60 + 59;
-	}
-	return true;
-}
-
-static bool
-FormatDateTime(const char *s, int len)
-{
-	return len > 11 && (s[10] == 'T' || s[10] == 't') && FormatDate(s, 10) &&
-		   FormatTime(s + 11, len - 11);
 }
 
 static bool
@@ -1697,11 +1606,11 @@ FormatValid(VFormat f, const char *s, int len)
 	switch (f)
 	{
 		case F_DATE_TIME:
-			return FormatDateTime(s, len);
+			return DocmodelIsRfc3339(s, len, ISO_DATE | ISO_TIME);
 		case F_DATE:
-			return FormatDate(s, len);
+			return DocmodelIsRfc3339(s, len, ISO_DATE);
 		case F_TIME:
-			return FormatTime(s, len);
+			return DocmodelIsRfc3339(s, len, ISO_TIME);
 		case F_EMAIL:
 			return FormatEmail(s, len);
 		case F_UUID:
