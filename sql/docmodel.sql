@@ -2029,6 +2029,13 @@ CREATE FUNCTION docmodel.validation_errors(doc jsonb)
 COMMENT ON FUNCTION docmodel.validation_errors(jsonb) IS
     'docmodel: every violation of the schema of a document''s type and version: JSON Pointer into the document, to the keyword, message';
 
+-- migration_plan(coll, validate)'s check of one document (migrate.c)
+CREATE FUNCTION docmodel._plan_error(doc jsonb, key text, coll regclass) RETURNS text
+    AS 'MODULE_PATHNAME', 'plan_error'
+    LANGUAGE C STABLE PARALLEL SAFE;
+COMMENT ON FUNCTION docmodel._plan_error(jsonb, text, regclass) IS
+    'docmodel internal: the first schema violation ("path: message") of doc migrated in memory to its type''s current version, read by coll''s field names; NULL when valid';
+
 -- The dry run with validation: each document migrated in memory and checked
 -- against the schema of its type at the target version.
 CREATE FUNCTION docmodel.migration_plan(coll regclass, validate boolean)
@@ -2044,16 +2051,15 @@ BEGIN
             CASE WHEN $1 THEN count(s.err) END,
             CASE WHEN $1 THEN (array_agg(s.id || '' '' || s.err ORDER BY s.id)
                 FILTER (WHERE s.err IS NOT NULL))[1:3] END
-        FROM (SELECT d.id, docmodel._doc_type(d.doc) AS t,
-                docmodel._doc_version(d.doc) AS v,
-                CASE WHEN $1 AND docmodel._doc_type(d.doc) IS NOT NULL THEN
-                    (SELECT e.path || '': '' || e.message
-                     FROM docmodel.validation_errors(docmodel.migrate(d.doc)) AS e
-                     LIMIT 1)
-                END AS err
+        FROM (SELECT d.id, docmodel._doc_type(d.doc, $2) AS t,
+                docmodel._doc_version(d.doc, $2) AS v,
+                CASE WHEN $1 THEN docmodel._plan_error(d.doc, d.id, $2) END AS err
             FROM %s AS d) s
         GROUP BY 1, 2
-        ORDER BY 1, 2', coll) USING validate;
+        ORDER BY 1, 2', coll)
+    -- a collection's own field names (NULL for another table: any style)
+    USING validate, (SELECT c.coll FROM docmodel.collection_config AS c
+        WHERE c.coll = migration_plan.coll);
 END
 $$;
 COMMENT ON FUNCTION docmodel.migration_plan(regclass, boolean) IS

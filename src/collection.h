@@ -214,6 +214,15 @@ extern void DocmodelVersionOverflow(const char *key, int key_len,
 
 /* schema.c */
 extern void DocmodelValidateWrite(Jsonb *doc, const DocmodelStamp *st);
-extern void DocmodelValidateMigrated(Jsonb *doc, const char *key);
+/*
+ * A document a bulk migration produced, held to the schema of its type and
+ * version found by the field names fs (NULL: any meta style): 23514 when
+ * invalid (any mode but off). DocmodelFirstViolation says instead what the
+ * first violation is ("path: message"), or NULL (migration_plan).
+ */
+extern void DocmodelValidateMigrated(Jsonb *doc, const char *key,
+									 const DocFieldSet *fs);
+extern char *DocmodelFirstViolation(Jsonb *doc, const char *key,
+									const DocFieldSet *fs);
 
 #endif /* DOCMODEL_COLLECTION_H */

@@ -95,6 +95,7 @@ static TypeRules *migrate_last_type = NULL; /* the last type found */
 
 PG_FUNCTION_INFO_V1(migrate);
 PG_FUNCTION_INFO_V1(migrate_doc);
+PG_FUNCTION_INFO_V1(plan_error);
 PG_FUNCTION_INFO_V1(current_version);
 PG_FUNCTION_INFO_V1(migration_pending);
 PG_FUNCTION_INFO_V1(migration_steps);
@@ -735,11 +736,37 @@ migrate_doc(PG_FUNCTION_ARGS)
 						  ? NULL
 						  : text_to_cstring(PG_GETARG_TEXT_PP(2));
 	Datum d = MigrateArg(fcinfo, key);
+	bool none;
 
 	/* a bulk run's output is held to its version's schema: see schema.c */
 	if (!fcinfo->isnull)
-		DocmodelValidateMigrated(DatumGetJsonbP(d), key);
+		DocmodelValidateMigrated(DatumGetJsonbP(d), key,
+								 ArgFields(fcinfo, 3, &none));
 	return d;
+}
+
+/*
+ * _plan_error(doc, key, coll) -> text: the first violation of doc migrated
+ * in memory to its type's current version ("path: message"), read by coll's
+ * field names; NULL when it is valid or has no schema (migration_plan).
+ */
+Datum
+plan_error(PG_FUNCTION_ARGS)
+{
+	bool none;
+	const DocFieldSet *fs = ArgFields(fcinfo, 2, &none);
+	const char *key;
+	char *err;
+
+	/* an xattrs body carries no type to check */
+	if (PG_ARGISNULL(0) || PG_ARGISNULL(1) || none)
+		PG_RETURN_NULL();
+	key = text_to_cstring(PG_GETARG_TEXT_PP(1));
+	err = DocmodelFirstViolation(
+		DocmodelMigrateIn(PG_GETARG_JSONB_P(0), NULL, key, fs), key, fs);
+	if (err == NULL)
+		PG_RETURN_NULL();
+	PG_RETURN_TEXT_P(cstring_to_text(err));
 }
 
 /* current_version(doc_type text) -> version: NULL without migrations */

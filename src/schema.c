@@ -48,7 +48,9 @@ typedef struct RegisteredSchema
 	int type_len;
 	DocVersion *version;
 	char *version_text;
+	int version_len;
 	Jsonb *schema;
+	DocmodelSchema *compiled; /* in the registry's context, once used */
 	SchemaMode mode;
 } RegisteredSchema;
 
@@ -131,6 +133,7 @@ LoadRegistry(void)
 			r->doc_type = SPI_getvalue(tup, desc, 1);
 			r->type_len = strlen(r->doc_type);
 			r->version_text = SPI_getvalue(tup, desc, 2);
+			r->version_len = strlen(r->version_text);
 			r->version = DocVersionFromCString(r->version_text, true);
 			r->schema =
 				DatumGetJsonbPCopy(SPI_getbinval(tup, desc, 3, &isnull));
@@ -188,6 +191,20 @@ LookupSchema(const char *type, int type_len, const DocVersion *version)
 	return best;
 }
 
+/* The compiled schema of r, compiled the first time the registry needs it. */
+static DocmodelSchema *
+Compiled(RegisteredSchema *r)
+{
+	if (r->compiled == NULL)
+	{
+		MemoryContext old = MemoryContextSwitchTo(SchemaRegistryContext);
+
+		r->compiled = DocmodelSchemaCompile(r->schema);
+		MemoryContextSwitchTo(old);
+	}
+	return r->compiled;
+}
+
 /*
  * Return the schema that applies to doc, whose management fields fs
  * describes (a collection's, or a meta style's preset; NULL for an xattrs
@@ -200,6 +217,9 @@ SchemaOfDocument(Jsonb *doc, const DocFieldSet *fs, const char *type,
 	DocFields f = {0};
 	DocVersion *v = NULL;
 
+	if (!SchemaRegistryValid)
+		LoadRegistry();
+
 	/* a body without fields (not an object, or xattrs: fs NULL) */
 	if (!JB_ROOT_IS_OBJECT(doc) || fs == NULL)
 		return LookupSchema(type, type_len, NULL);
@@ -210,6 +230,21 @@ SchemaOfDocument(Jsonb *doc, const DocFieldSet *fs, const char *type,
 	}
 	if (type == NULL)
 		return NULL;
+	if (f.has_version && f.version_ok)
+	{
+		int i;
+
+		/* the version as the registry spells it (the usual case) */
+		for (i = 0; i < SchemaRegistryCount; i++)
+		{
+			RegisteredSchema *r = &SchemaRegistry[i];
+
+			if (r->type_len == type_len && r->version_len == f.versionlen &&
+				memcmp(r->version_text, f.version, f.versionlen) == 0 &&
+				memcmp(r->doc_type, type, type_len) == 0)
+				return r;
+		}
+	}
 	if (f.has_version)
 		v = ParseDocVersion(&f, key);
 	return LookupSchema(type, type_len, v);
@@ -281,7 +316,7 @@ DocmodelValidateWrite(Jsonb *doc, const DocmodelStamp *st)
 						 st->type_len, key);
 	if (r == NULL || r->mode == SCHEMA_OFF)
 		return;
-	s = DocmodelSchemaGet(r->schema);
+	s = Compiled(r);
 	if (DocmodelSchemaValidate(s, doc, NULL, 0))
 		return;
 	if (r->mode == SCHEMA_MODERATE && !st->is_insert && st->old_doc != NULL)
@@ -292,10 +327,8 @@ DocmodelValidateWrite(Jsonb *doc, const DocmodelStamp *st)
 							 st->type, st->type_len, key);
 
 		if (old != NULL &&
-			!DocmodelSchemaValidate(DocmodelSchemaGet(old->schema), st->old_doc,
-									NULL, 0))
+			!DocmodelSchemaValidate(Compiled(old), st->old_doc, NULL, 0))
 			return;
-		s = DocmodelSchemaGet(r->schema); /* the cache may have moved */
 	}
 	ReportInvalid(r, s, doc, key, r->mode == SCHEMA_WARN ? WARNING : ERROR);
 }
@@ -306,19 +339,43 @@ DocmodelValidateWrite(Jsonb *doc, const DocmodelStamp *st)
  * invalid: the batch is not written, whatever the table.
  */
 void
-DocmodelValidateMigrated(Jsonb *doc, const char *key)
+DocmodelValidateMigrated(Jsonb *doc, const char *key, const DocFieldSet *fs)
 {
 	RegisteredSchema *r;
 	DocmodelSchema *s;
 
-	if (!JB_ROOT_IS_OBJECT(doc))
+	/* no schema registered (the usual case): no per-document work */
+	if (!SchemaRegistryValid)
+		LoadRegistry();
+	if (SchemaRegistryCount == 0 || !JB_ROOT_IS_OBJECT(doc))
 		return;
-	r = SchemaOfDocument(doc, DocmodelFieldSetFor(DOC_META_AUTO), NULL, 0, key);
+	r = SchemaOfDocument(doc, fs ? fs : DocmodelFieldSetFor(DOC_META_AUTO),
+						 NULL, 0, key);
 	if (r == NULL || r->mode == SCHEMA_OFF)
 		return;
-	s = DocmodelSchemaGet(r->schema);
+	s = Compiled(r);
 	if (!DocmodelSchemaValidate(s, doc, NULL, 0))
 		ReportInvalid(r, s, doc, key ? key : "", ERROR);
+}
+
+/* The first violation of a migrated document, as "path: message"; see
+ * collection.h. */
+char *
+DocmodelFirstViolation(Jsonb *doc, const char *key, const DocFieldSet *fs)
+{
+	RegisteredSchema *r;
+	List *errors = NIL;
+	DocmodelViolation *e;
+
+	if (!JB_ROOT_IS_OBJECT(doc))
+		return NULL;
+	r = SchemaOfDocument(doc, fs ? fs : DocmodelFieldSetFor(DOC_META_AUTO),
+						 NULL, 0, key);
+	if (r == NULL || r->mode == SCHEMA_OFF ||
+		DocmodelSchemaValidate(Compiled(r), doc, &errors, 1))
+		return NULL;
+	e = linitial(errors);
+	return psprintf("%s: %s", e->path, e->message);
 }
 
 /* Return the schema of a document given to validate(): 22023 without a type. */
@@ -347,8 +404,7 @@ validate(PG_FUNCTION_ARGS)
 
 	if (r == NULL)
 		PG_RETURN_BOOL(true); /* no schema registered: nothing to break */
-	PG_RETURN_BOOL(
-		DocmodelSchemaValidate(DocmodelSchemaGet(r->schema), doc, NULL, 0));
+	PG_RETURN_BOOL(DocmodelSchemaValidate(Compiled(r), doc, NULL, 0));
 }
 
 /* validation_errors(doc jsonb) returns table(path, schema_path, message) */
@@ -360,7 +416,7 @@ validation_errors(PG_FUNCTION_ARGS)
 	List *errors = NIL;
 
 	if (r != NULL)
-		DocmodelSchemaValidate(DocmodelSchemaGet(r->schema), doc, &errors, 0);
+		DocmodelSchemaValidate(Compiled(r), doc, &errors, 0);
 	DocmodelReturnViolations(fcinfo, errors);
 	PG_RETURN_VOID();
 }

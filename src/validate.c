@@ -79,9 +79,13 @@ typedef struct VProp
 } VProp;
 
 /* A compiled pattern and, for patternProperties, its schema. */
+typedef struct SimplePattern SimplePattern;
+static SimplePattern *SimpleCompile(const char *src);
+
 typedef struct VPattern
 {
 	regex_t *re;
+	SimplePattern *simple; /* the same pattern matched without the engine */
 	char *src;
 	VNode *schema;
 } VPattern;
@@ -142,21 +146,32 @@ typedef struct RefFix
 {
 	VNode *from;
 	char *ref;
-	char *loc; /* of the $ref keyword, for messages */
+	char *base; /* the base URI it is resolved against */
+	char *loc;  /* of the $ref keyword, for messages */
 } RefFix;
 
+/* An "$anchor" (or draft-07 "$id": "#name") of the resource base. */
 typedef struct Anchor
 {
+	char *base;
 	char *name;
 	VNode *node;
 } Anchor;
+
+/* A schema resource: the root, or a subschema with its own "$id". */
+typedef struct Resource
+{
+	char *uri; /* absolute, or relative to nothing ("" for a root without id) */
+	char *loc; /* where it is in the schema document */
+} Resource;
 
 /* Compilation state of one schema document. */
 typedef struct CompileCtx
 {
 	bool draft7;
 	JsonbValue *root; /* the schema, fully expanded */
-	char *root_id;    /* root "$id" without its fragment, or NULL */
+	char *base;       /* the base URI of the schema being compiled */
+	List *resources;  /* Resource * */
 	List *nodes;      /* every VNode compiled */
 	List *pending;    /* RefFix *: "$ref"s not resolved yet */
 	List *anchors;    /* Anchor * */
@@ -298,16 +313,257 @@ CompilePattern(CompileCtx *cc, VPattern *p, const char *src, int len,
 	*cc->regexes = lappend(*cc->regexes, re);
 	p->re = re;
 	p->src = pnstrdup(src, len);
+	p->simple = SimpleCompile(p->src);
 }
 
-/* Tell whether the regex matches anywhere in s (len bytes). */
-static bool
-PatternMatches(regex_t *re, const char *s, int len)
+/*
+ * Most schemas' patterns are a run of single characters or classes with
+ * quantifiers (^[0-9]{10}$, ^[^@]+@[^@]+$): those are matched here on ASCII
+ * text, as the regular expression engine would, for a fraction of its cost
+ * (it converts the text and sets up its machinery on every call). Anything
+ * else (groups, alternation, back references, lazy quantifiers, non-ASCII)
+ * goes to the engine.
+ */
+#define SIMPLE_MAX_ATOMS 32
+
+typedef struct SimpleAtom
 {
+	uint64 set[2]; /* the ASCII characters it matches */
+	int min;
+	int max; /* INT_MAX: unbounded */
+} SimpleAtom;
+
+struct SimplePattern
+{
+	bool anchor_start;
+	bool anchor_end;
+	int natoms;
+	SimpleAtom atoms[SIMPLE_MAX_ATOMS];
+};
+
+static void
+SetAdd(uint64 *set, int lo, int hi)
+{
+	for (; lo <= hi; lo++)
+		set[lo >> 6] |= UINT64CONST(1) << (lo & 63);
+}
+
+/* Add the class escape \c (d, w, s, or their negations) to set. */
+static bool
+SetEscape(uint64 *set, char c)
+{
+	uint64 x[2] = {0, 0};
+
+	switch (tolower((unsigned char) c))
+	{
+		case 'd':
+			SetAdd(x, '0', '9');
+			break;
+		case 'w':
+			SetAdd(x, '0', '9');
+			SetAdd(x, 'a', 'z');
+			SetAdd(x, 'A', 'Z');
+			SetAdd(x, '_', '_');
+			break;
+		case 's':
+			SetAdd(x, '\t', '\r');
+			SetAdd(x, ' ', ' ');
+			break;
+		default:
+			return false;
+	}
+	set[0] |= isupper((unsigned char) c) ? ~x[0] : x[0];
+	set[1] |= isupper((unsigned char) c) ? ~x[1] : x[1];
+	return true;
+}
+
+/* Read one character of a class or pattern, "\." style escapes included. */
+static int
+SimpleChar(const char **p)
+{
+	const char *s = *p;
+
+	if (s[0] == '\\' && s[1] != '\0' && !isalnum((unsigned char) s[1]))
+	{
+		*p = s + 2;
+		return (unsigned char) s[1];
+	}
+	if (s[0] == '\\' || (unsigned char) s[0] >= 0x80 || s[0] < ' ')
+		return -1;
+	*p = s + 1;
+	return (unsigned char) s[0];
+}
+
+/* Read a bracket expression at *p (after "["); false where not simple. */
+static bool
+SimpleClass(const char **p, uint64 *set)
+{
+	const char *s = *p;
+	bool negate = *s == '^';
+
+	if (negate)
+		s++;
+	if (*s == ']' || *s == '\0')
+		return false; /* "[]...]": leave POSIX's rules to the engine */
+	while (*s != ']')
+	{
+		int lo;
+		int hi;
+
+		if (*s == '\0' || *s == '[')
+			return false;
+		if (s[0] == '\\' && SetEscape(set, s[1]))
+		{
+			s += 2;
+			continue;
+		}
+		if ((lo = SimpleChar(&s)) < 0)
+			return false;
+		hi = lo;
+		if (s[0] == '-' && s[1] != ']')
+		{
+			s++;
+			if ((hi = SimpleChar(&s)) < lo)
+				return false;
+		}
+		SetAdd(set, lo, hi);
+	}
+	if (negate)
+	{
+		set[0] = ~set[0];
+		set[1] = ~set[1];
+	}
+	*p = s + 1;
+	return true;
+}
+
+/* Compile src into a SimplePattern, or return NULL when it is not one. */
+static SimplePattern *
+SimpleCompile(const char *src)
+{
+	SimplePattern *sp = palloc0(sizeof(SimplePattern));
+	const char *p = src;
+	int nvar = 0;
+
+	if ((sp->anchor_start = *p == '^'))
+		p++;
+	while (*p)
+	{
+		SimpleAtom *a = &sp->atoms[sp->natoms];
+		int c;
+
+		if (p[0] == '$' && p[1] == '\0')
+		{
+			sp->anchor_end = true;
+			break;
+		}
+		if (sp->natoms == SIMPLE_MAX_ATOMS || strchr("()|^$*+?{}]", *p))
+			return NULL;
+		if (*p == '.')
+		{
+			SetAdd(a->set, 0, 127);
+			p++;
+		}
+		else if (*p == '[')
+		{
+			p++;
+			if (!SimpleClass(&p, a->set))
+				return NULL;
+		}
+		else if (p[0] == '\\' && SetEscape(a->set, p[1]))
+			p += 2;
+		else if ((c = SimpleChar(&p)) >= 0)
+			SetAdd(a->set, c, c);
+		else
+			return NULL;
+		a->min = a->max = 1;
+		if (*p == '*' || *p == '+' || *p == '?')
+		{
+			a->min = *p == '+' ? 1 : 0;
+			a->max = *p == '?' ? 1 : INT_MAX;
+			p++;
+		}
+		else if (*p == '{')
+		{
+			char *end;
+
+			if (!isdigit((unsigned char) p[1]))
+				return NULL;
+			a->min = a->max = strtol(p + 1, &end, 10);
+			if (*end == ',')
+				a->max = isdigit((unsigned char) end[1])
+							 ? strtol(end + 1, &end, 10)
+							 : (end++, INT_MAX);
+			if (*end != '}' || a->max < a->min ||
+				(a->max > 255 && a->max != INT_MAX))
+				return NULL;
+			p = end + 1;
+		}
+		if (*p == '?' || *p == '*' || *p == '+' || *p == '{')
+			return NULL; /* lazy or stacked quantifiers */
+		/* bound the backtracking: few atoms of variable length */
+		if (a->max != a->min && ++nvar > 3)
+			return NULL;
+		sp->natoms++;
+	}
+	return sp;
+}
+
+/* Match atoms [i, natoms) of sp at s[pos..len), backtracking. */
+static bool
+SimpleMatchAt(const SimplePattern *sp, int i, const char *s, int len, int pos)
+{
+	const SimpleAtom *a;
+	int n = 0;
+
+	if (i == sp->natoms)
+		return !sp->anchor_end || pos == len;
+	a = &sp->atoms[i];
+	while (n < a->max && pos + n < len &&
+		   (a->set[s[pos + n] >> 6] >> (s[pos + n] & 63)) & 1)
+		n++;
+	for (; n >= a->min; n--)
+		if (SimpleMatchAt(sp, i + 1, s, len, pos + n))
+			return true;
+	return false;
+}
+
+static bool
+AsciiOnly(const char *s, int len)
+{
+	int i;
+
+	for (i = 0; i < len; i++)
+		if ((unsigned char) s[i] >= 0x80)
+			return false;
+	return true;
+}
+
+/* Tell whether the pattern matches anywhere in s (len bytes). */
+static bool
+PatternMatches(const VPattern *vp, const char *s, int len)
+{
+	regex_t *re = vp->re;
+
 	pg_wchar stackbuf[256];
-	pg_wchar *w = len < 256 ? stackbuf : palloc((len + 1) * sizeof(pg_wchar));
-	int wlen = pg_mb2wchar_with_len(s, w, len);
-	int rc = pg_regexec(re, w, wlen, 0, NULL, 0, NULL, 0);
+	pg_wchar *w;
+	int wlen;
+	int rc;
+
+	if (vp->simple != NULL && AsciiOnly(s, len))
+	{
+		int start;
+
+		for (start = 0; start <= len; start++)
+			if (SimpleMatchAt(vp->simple, 0, s, len, start))
+				return true;
+			else if (vp->simple->anchor_start)
+				break;
+		return false;
+	}
+	w = len < 256 ? stackbuf : palloc((len + 1) * sizeof(pg_wchar));
+	wlen = pg_mb2wchar_with_len(s, w, len);
+	rc = pg_regexec(re, w, wlen, 0, NULL, 0, NULL, 0);
 
 	if (rc != REG_OKAY && rc != REG_NOMATCH)
 	{
@@ -738,6 +994,7 @@ KwRef(CompileCtx *cc, VNode *n, const char *kw, JsonbValue *v, const char *loc)
 
 	f->from = n;
 	f->ref = KwString(v, loc);
+	f->base = cc->base;
 	f->loc = pstrdup(loc);
 	n->ref_text = f->ref;
 	cc->pending = lappend(cc->pending, f);
@@ -748,6 +1005,7 @@ AddAnchor(CompileCtx *cc, VNode *n, char *name)
 {
 	Anchor *a = palloc(sizeof(Anchor));
 
+	a->base = cc->base;
 	a->name = name;
 	a->node = n;
 	cc->anchors = lappend(cc->anchors, a);
@@ -765,16 +1023,9 @@ KwId(CompileCtx *cc, VNode *n, const char *kw, JsonbValue *v, const char *loc)
 {
 	char *id = KwString(v, loc);
 
+	/* a new base URI is taken by CompileNode, before the keywords */
 	if (cc->draft7 && id[0] == '#')
 		AddAnchor(cc, n, id + 1); /* draft-07's plain-name fragment */
-	else if (n->loc[0] != '\0')
-		ereport(ERROR,
-				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
-				 errmsg("JSON Schema at \"%s\": \"$id\" below the root is not "
-						"supported",
-						loc),
-				 errdetail("A schema is one resource: \"$ref\" reaches its "
-						   "own subschemas by \"#\" pointers and anchors.")));
 }
 
 static void
@@ -943,6 +1194,126 @@ LookupKeyword(const char *k, int len, const char *loc)
 	return NULL;
 }
 
+/* The parts of a URI reference (RFC 3986); NULL where absent. */
+typedef struct UriParts
+{
+	char *scheme;
+	char *authority;
+	char *path; /* never NULL */
+	char *query;
+} UriParts;
+
+/* Split s (without a fragment) into *u. */
+static void
+UriSplit(const char *s, UriParts *u)
+{
+	const char *p = s;
+	const char *q;
+
+	memset(u, 0, sizeof(*u));
+	while (isalnum((unsigned char) *p) || *p == '+' || *p == '-' || *p == '.')
+		p++;
+	if (*p == ':' && p > s && isalpha((unsigned char) *s))
+	{
+		u->scheme = pnstrdup(s, p - s);
+		s = p + 1;
+	}
+	if (s[0] == '/' && s[1] == '/')
+	{
+		p = s + 2 + strcspn(s + 2, "/?");
+		u->authority = pnstrdup(s + 2, p - s - 2);
+		s = p;
+	}
+	q = strchr(s, '?');
+	u->path = q ? pnstrdup(s, q - s) : pstrdup(s);
+	u->query = q ? pstrdup(q + 1) : NULL;
+}
+
+/* RFC 3986's remove_dot_segments. */
+static char *
+UriRemoveDots(const char *in)
+{
+	StringInfoData out;
+
+	initStringInfo(&out);
+	while (*in)
+	{
+		if (strncmp(in, "../", 3) == 0 || strncmp(in, "./", 2) == 0)
+			in += in[0] == '.' && in[1] == '.' ? 3 : 2;
+		else if (strncmp(in, "/./", 3) == 0 || strcmp(in, "/.") == 0)
+			in = in[2] ? in + 2 : "/";
+		else if (strncmp(in, "/../", 4) == 0 || strcmp(in, "/..") == 0)
+		{
+			char *slash = strrchr(out.data, '/');
+
+			out.len = slash ? slash - out.data : 0;
+			out.data[out.len] = '\0';
+			in = in[3] ? in + 3 : "/";
+		}
+		else if (strcmp(in, ".") == 0 || strcmp(in, "..") == 0)
+			break;
+		else
+		{
+			int n = 1 + strcspn(in + 1, "/");
+
+			appendBinaryStringInfo(&out, in, n);
+			in += n;
+		}
+	}
+	return out.data;
+}
+
+/*
+ * Resolve the URI reference ref (without a fragment) against base (RFC
+ * 3986, 5.2): the URI of an "$id" or a "$ref" in its schema resource.
+ */
+static char *
+UriResolve(const char *base, const char *ref)
+{
+	UriParts b;
+	UriParts r;
+	UriParts t;
+	StringInfoData out;
+
+	UriSplit(ref, &r);
+	UriSplit(base, &b);
+	t = r;
+	if (r.scheme == NULL)
+	{
+		t.scheme = b.scheme;
+		if (r.authority == NULL)
+		{
+			t.authority = b.authority;
+			if (r.path[0] == '\0')
+			{
+				t.path = b.path;
+				t.query = r.query ? r.query : b.query;
+			}
+			else if (r.path[0] != '/')
+			{
+				char *slash = strrchr(b.path, '/');
+
+				t.path = b.authority && b.path[0] == '\0'
+							 ? psprintf("/%s", r.path)
+							 : psprintf("%.*s%s",
+										slash ? (int) (slash - b.path) + 1 : 0,
+										b.path, r.path);
+			}
+		}
+	}
+	if (t.path != b.path || r.scheme != NULL)
+		t.path = UriRemoveDots(t.path);
+	initStringInfo(&out);
+	if (t.scheme)
+		appendStringInfo(&out, "%s:", t.scheme);
+	if (t.authority)
+		appendStringInfo(&out, "//%s", t.authority);
+	appendStringInfoString(&out, t.path);
+	if (t.query)
+		appendStringInfo(&out, "?%s", t.query);
+	return out.data;
+}
+
 /* Compile the schema v found at loc. */
 static VNode *
 CompileNode(CompileCtx *cc, JsonbValue *v, const char *loc)
@@ -951,6 +1322,7 @@ CompileNode(CompileCtx *cc, JsonbValue *v, const char *loc)
 	int i;
 	int dialect = cc->draft7 ? D7 : D20;
 	bool ref_only = false;
+	char *base = cc->base;
 
 	check_stack_depth();
 	n = palloc0(sizeof(VNode));
@@ -977,6 +1349,22 @@ CompileNode(CompileCtx *cc, JsonbValue *v, const char *loc)
 				memcmp(v->val.object.pairs[i].key.val.string.val, "$ref", 4) ==
 					0)
 				ref_only = true;
+	/* an "$id" starts a resource: its URI is the base of what it holds */
+	i = JsonTreeFindMember(v, "$id", 3);
+	if (!ref_only && i >= 0 && v->val.object.pairs[i].value.type == jbvString &&
+		v->val.object.pairs[i].value.val.string.val[0] != '#')
+	{
+		JsonbValue *id = &v->val.object.pairs[i].value;
+		const char *h = memchr(id->val.string.val, '#', id->val.string.len);
+		Resource *r = palloc(sizeof(Resource));
+
+		r->uri = UriResolve(
+			cc->base, pnstrdup(id->val.string.val, h ? h - id->val.string.val
+													 : id->val.string.len));
+		r->loc = n->loc;
+		cc->resources = lappend(cc->resources, r);
+		cc->base = r->uri;
+	}
 
 	for (i = 0; i < v->val.object.nPairs; i++)
 	{
@@ -992,6 +1380,7 @@ CompileNode(CompileCtx *cc, JsonbValue *v, const char *loc)
 			continue; /* an annotation, or not a keyword of this dialect */
 		kw->fn(cc, n, kw->name, &p->value, LocAppend(loc, k, klen));
 	}
+	cc->base = base;
 	return n;
 }
 
@@ -1079,33 +1468,40 @@ ResolveRefs(CompileCtx *cc)
 		RefFix *f = linitial(cc->pending);
 		char *ref = f->ref;
 		char *hash = strchr(ref, '#');
+		char *uri;
 		char *frag;
+		Resource *res = NULL;
+		ListCell *lc;
 
 		cc->pending = list_delete_first(cc->pending);
 		if (hash == NULL)
 			hash = ref + strlen(ref);
-		if (hash != ref &&
-			(cc->root_id == NULL || strlen(cc->root_id) != hash - ref ||
-			 strncmp(cc->root_id, ref, hash - ref) != 0))
+		uri = UriResolve(f->base, pnstrdup(ref, hash - ref));
+		foreach (lc, cc->resources)
+			if (strcmp(((Resource *) lfirst(lc))->uri, uri) == 0)
+				res = lfirst(lc);
+		if (res == NULL)
 			ereport(ERROR,
 					(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
 					 errmsg("JSON Schema at \"%s\": remote \"$ref\" \"%s\" is "
 							"not supported",
 							f->loc, ref),
-					 errdetail("\"$ref\" reaches the schema's own subschemas "
-							   "by \"#\" pointers and anchors.")));
+					 errdetail("\"$ref\" reaches the schema's own resources: "
+							   "the root, and subschemas with an \"$id\".")));
 		frag = PercentDecode(*hash ? hash + 1 : hash, f->loc);
 		if (frag[0] == '\0' || frag[0] == '/')
-			f->from->ref = NodeAt(cc, frag, f->loc);
+		{
+			cc->base = res->uri;
+			f->from->ref = NodeAt(cc, psprintf("%s%s", res->loc, frag), f->loc);
+		}
 		else
 		{
-			ListCell *lc;
-
 			foreach (lc, cc->anchors)
 			{
 				Anchor *a = lfirst(lc);
 
-				if (strcmp(a->name, frag) == 0)
+				if (strcmp(a->base, res->uri) == 0 &&
+					strcmp(a->name, frag) == 0)
 					f->from->ref = a->node;
 			}
 			if (f->from->ref == NULL)
@@ -1170,14 +1566,15 @@ FreeRegexes(void *arg)
 		pg_regfree(lfirst(lc));
 }
 
-/* Compile schema into the current memory context (see DocmodelSchemaGet). */
-static DocmodelSchema *
-CompileSchema(Jsonb *schema)
+/* Compile schema into the current memory context; see validate.h. */
+DocmodelSchema *
+DocmodelSchemaCompile(Jsonb *schema)
 {
 	DocmodelSchema *s = palloc0(sizeof(DocmodelSchema));
 	MemoryContextCallback *cb = palloc(sizeof(MemoryContextCallback));
 	CompileCtx cc = {0};
 	JsonbValue top;
+	Resource *root = palloc(sizeof(Resource));
 
 	cb->func = FreeRegexes;
 	cb->arg = &s->regexes;
@@ -1192,7 +1589,6 @@ CompileSchema(Jsonb *schema)
 	if (cc.root->type == jbvObject)
 	{
 		int m = JsonTreeFindMember(cc.root, "$schema", 7);
-		int idm = JsonTreeFindMember(cc.root, "$id", 3);
 
 		if (m >= 0)
 		{
@@ -1216,15 +1612,11 @@ CompileSchema(Jsonb *schema)
 					 errhint("Use JSON Schema 2020-12 (the default) or "
 							 "draft-07.")));
 		}
-		if (idm >= 0 && cc.root->val.object.pairs[idm].value.type == jbvString)
-		{
-			JsonbValue *id = &cc.root->val.object.pairs[idm].value;
-			char *h = memchr(id->val.string.val, '#', id->val.string.len);
-
-			cc.root_id = pnstrdup(id->val.string.val, h ? h - id->val.string.val
-														: id->val.string.len);
-		}
 	}
+	/* the root is a resource even without an "$id" */
+	root->uri = cc.base = "";
+	root->loc = "";
+	cc.resources = list_make1(root);
 	s->root = CompileNode(&cc, cc.root, "");
 	ResolveRefs(&cc);
 	{
@@ -1297,7 +1689,7 @@ DocmodelSchemaGet(Jsonb *schema)
 	old = MemoryContextSwitchTo(cxt);
 	PG_TRY();
 	{
-		DocmodelSchema *s = CompileSchema(schema);
+		DocmodelSchema *s = DocmodelSchemaCompile(schema);
 
 		MemoryContextSwitchTo(old);
 		e = &SchemaCache[victim];
@@ -1800,7 +2192,7 @@ ValidateString(VCtx *cx, VNode *n, JsonbValue *v)
 				 "must be at most " INT64_FORMAT " characters long, not %d",
 				 n->max_length, chars);
 	}
-	if (n->pattern.re != NULL && !PatternMatches(n->pattern.re, s, len))
+	if (n->pattern.re != NULL && !PatternMatches(&n->pattern, s, len))
 		FAIL(cx, n, "pattern", "must match the pattern \"%s\"", n->pattern.src);
 	if (n->format != F_NONE && !FormatValid(n->format, s, len))
 		FAIL(cx, n, "format", "must be a valid %s", FormatNames[n->format]);
@@ -2048,7 +2440,7 @@ ValidateObject(VCtx *cx, VNode *n, JsonbValue *v)
 				}
 			}
 			for (j = 0; j < n->npatterns; j++)
-				if (PatternMatches(n->patterns[j].re, key.val.string.val,
+				if (PatternMatches(&n->patterns[j], key.val.string.val,
 								   key.val.string.len))
 				{
 					matched = true;

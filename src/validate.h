@@ -35,6 +35,12 @@ typedef struct DocmodelViolation
 extern DocmodelSchema *DocmodelSchemaGet(Jsonb *schema);
 
 /*
+ * Compile schema into the current memory context, outside the cache: the
+ * result lives as long as the context (errors as DocmodelSchemaGet).
+ */
+extern DocmodelSchema *DocmodelSchemaCompile(Jsonb *schema);
+
+/*
  * Validate instance against s. With errors NULL, stop at the first
  * violation; else append every violation (DocmodelViolation *, palloc'd in
  * the current context) to *errors, at most max_errors of them (0: all).
