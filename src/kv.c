@@ -56,6 +56,9 @@
 #include "utils/rls.h"
 #include "utils/snapmgr.h"
 #include "access/sysattr.h"
+#include "executor/executor.h"
+#include "nodes/makefuncs.h"
+#include "parser/parsetree.h"
 #include "catalog/pg_type.h"
 #include "executor/spi.h"
 #include "fmgr.h"
@@ -1510,6 +1513,158 @@ DocmodelKvWriteWith(FunctionCallInfo fcinfo, const DocmodelKvSql *update,
 	cas = KvResultCas();
 	SPI_finish();
 	return cas;
+}
+
+/*
+ * Whether an UPDATE of relid (open) by the current user may be done as
+ * DocmodelKvUpdateDirect does it: nothing of the statement it replaces is
+ * left out (see kv.h).
+ */
+static bool
+KvDirectUpdateOk(KvRel *entry, Relation rel)
+{
+	TriggerDesc *td = rel->trigdesc;
+
+	return OidIsValid(entry->pkey) && !IsolationUsesXactSnapshot() &&
+		   !XactReadOnly && !rel->rd_rel->relispartition &&
+		   pg_class_aclcheck(entry->relid, GetUserId(), ACL_UPDATE) ==
+			   ACLCHECK_OK &&
+		   pg_class_aclcheck(entry->relid, GetUserId(), ACL_SELECT) ==
+			   ACLCHECK_OK &&
+		   check_enable_rls(entry->relid, InvalidOid, true) == RLS_NONE &&
+		   (td == NULL ||
+			!(td->trig_update_before_statement ||
+			  td->trig_update_after_statement || td->trig_update_old_table ||
+			  td->trig_update_new_table || td->trig_update_instead_row));
+}
+
+/*
+ * Find the live document keyd through the primary key with a new snapshot
+ * (as a statement would take one) and lock its newest version into slot,
+ * following concurrent updates as READ COMMITTED's UPDATE does. Returns
+ * 1 found, 0 no live document, -1 anything else (the caller's statement
+ * decides: a row this command already changed, say).
+ */
+static int
+KvFindAndLock(KvRel *entry, Relation rel, Datum keyd, EState *estate,
+			  TupleTableSlot *slot)
+{
+	Relation idx = index_open(entry->pkey, RowExclusiveLock);
+	IndexScanDesc scan;
+	ScanKeyData skey;
+	TM_FailureData tmfd;
+	bool found;
+	bool isnull;
+	Datum exp;
+
+	ScanKeyEntryInitialize(&skey, 0, 1, BTEqualStrategyNumber, InvalidOid,
+						   idx->rd_indcollation[0], F_TEXTEQ, keyd);
+	scan = index_beginscan(rel, idx, estate->es_snapshot, 1, 0);
+	index_rescan(scan, &skey, 1, NULL, 0);
+	found = index_getnext_slot(scan, ForwardScanDirection, slot);
+	index_endscan(scan);
+	index_close(idx, NoLock);
+	if (!found)
+		return 0;
+	switch (table_tuple_lock(rel, &slot->tts_tid, estate->es_snapshot, slot,
+							 estate->es_output_cid, LockTupleNoKeyExclusive,
+							 LockWaitBlock, TUPLE_LOCK_FLAG_FIND_LAST_VERSION,
+							 &tmfd))
+	{
+		case TM_Ok:
+			break;
+		case TM_Deleted:
+			return 0; /* deleted meanwhile: the UPDATE finds nothing */
+		default:
+			return -1;
+	}
+	/* LIVE: expires_at IS NULL OR expires_at > now() */
+	exp = slot_getattr(slot, DOCMODEL_COLL_ATT_EXPIRES, &isnull);
+	return isnull ||
+		   DatumGetTimestampTz(exp) > GetCurrentTransactionStartTimestamp();
+}
+
+/* Update a live document without a statement; see kv.h. */
+bool
+DocmodelKvUpdateDirect(Oid relid, Datum keyd, DocmodelKvApply apply, void *arg,
+					   const TimestampTz *expiry, bool *found, int64 *cas)
+{
+	KvRel *entry = KvLookup(relid, RowExclusiveLock);
+	Relation rel = table_open(relid, NoLock);
+	RangeTblEntry *rte;
+	ResultRelInfo *rri;
+	EState *estate;
+	EPQState epq;
+	TupleTableSlot *oldslot;
+	TupleTableSlot *newslot;
+	int natts = RelationGetDescr(rel)->natts;
+	int r;
+
+	if (!KvDirectUpdateOk(entry, rel))
+	{
+		table_close(rel, NoLock);
+		return false;
+	}
+	/* a statement of a VOLATILE function: it sees what came before */
+	CommandCounterIncrement();
+	PushActiveSnapshot(GetTransactionSnapshot());
+	estate = CreateExecutorState();
+	rte = makeNode(RangeTblEntry);
+	rte->rtekind = RTE_RELATION;
+	rte->relid = relid;
+	rte->relkind = rel->rd_rel->relkind;
+	rte->rellockmode = RowExclusiveLock;
+	rte->requiredPerms = ACL_UPDATE | ACL_SELECT;
+	rte->updatedCols = bms_add_member(
+		bms_make_singleton(DOCMODEL_COLL_ATT_DOC -
+						   FirstLowInvalidHeapAttributeNumber),
+		DOCMODEL_COLL_ATT_EXPIRES - FirstLowInvalidHeapAttributeNumber);
+	ExecInitRangeTable(estate, list_make1(rte));
+	rri = makeNode(ResultRelInfo);
+	InitResultRelInfo(rri, rel, 1, NULL, 0);
+	estate->es_snapshot = GetActiveSnapshot();
+	estate->es_output_cid = GetCurrentCommandId(true);
+	oldslot = table_slot_create(rel, &estate->es_tupleTable);
+	newslot = table_slot_create(rel, &estate->es_tupleTable);
+	r = KvFindAndLock(entry, rel, keyd, estate, oldslot);
+	*found = r == 1;
+	if (r == 1)
+	{
+		bool isnull;
+		Jsonb *doc = DatumGetJsonbP(
+			slot_getattr(oldslot, DOCMODEL_COLL_ATT_DOC, &isnull));
+
+		slot_getallattrs(oldslot);
+		ExecClearTuple(newslot);
+		memcpy(newslot->tts_values, oldslot->tts_values, natts * sizeof(Datum));
+		memcpy(newslot->tts_isnull, oldslot->tts_isnull, natts * sizeof(bool));
+		newslot->tts_values[DOCMODEL_COLL_ATT_DOC - 1] =
+			JsonbPGetDatum(apply(arg, isnull ? NULL : doc));
+		newslot->tts_isnull[DOCMODEL_COLL_ATT_DOC - 1] = false;
+		newslot->tts_values[DOCMODEL_COLL_ATT_EXPIRES - 1] =
+			expiry ? TimestampTzGetDatum(*expiry) : (Datum) 0;
+		newslot->tts_isnull[DOCMODEL_COLL_ATT_EXPIRES - 1] = expiry == NULL;
+		ExecStoreVirtualTuple(newslot);
+		ExecOpenIndices(rri, false);
+		EvalPlanQualInit(&epq, estate, NULL, NIL, -1);
+		AfterTriggerBeginQuery();
+		ExecSimpleRelationUpdate(rri, estate, &epq, oldslot, newslot);
+		AfterTriggerEndQuery(estate);
+		EvalPlanQualEnd(&epq);
+		ExecCloseIndices(rri);
+		/* a BEFORE trigger that returned NULL: the UPDATE did nothing */
+		*found = ItemPointerIsValid(&newslot->tts_tid);
+		if (*found)
+			*cas = DatumGetInt64(
+				slot_getattr(newslot, DOCMODEL_COLL_ATT_CAS, &isnull));
+	}
+	ExecCloseResultRelations(estate);
+	ExecResetTupleTable(estate->es_tupleTable, false);
+	FreeExecutorState(estate);
+	PopActiveSnapshot();
+	table_close(rel, NoLock);
+	CommandCounterIncrement();
+	return r >= 0;
 }
 
 /*

@@ -78,6 +78,26 @@ extern int64 DocmodelKvWriteWith(FunctionCallInfo fcinfo,
  * SPI connected by the caller; return the rows it processed, and in *cas
  * (when given and a row came back) the first column of the first row.
  */
+/*
+ * Update the live document keyd of collection relid without a statement,
+ * as "UPDATE coll SET doc = apply(arg, doc), expires_at = *expiry (NULL:
+ * none) WHERE id = keyd AND live" run by a VOLATILE function would: the row
+ * found through the primary key with a new snapshot, its newest version
+ * locked (READ COMMITTED's following of concurrent updates), every row
+ * trigger, constraint and index of an UPDATE, AFTER triggers fired before
+ * it returns. apply gets the stored document (NULL for a SQL NULL).
+ * Returns false, having changed nothing, where the statement would do what
+ * this does not: row-level security, statement triggers or transition
+ * tables, a partition, no table-wide UPDATE and SELECT privilege, a
+ * snapshot isolation level, a table KvReadDirect does not read (inheritance,
+ * not heap, Citus). Else *found says whether a live document was updated,
+ * *cas is its new cas.
+ */
+typedef Jsonb *(*DocmodelKvApply)(void *arg, Jsonb *doc);
+extern bool DocmodelKvUpdateDirect(Oid relid, Datum keyd, DocmodelKvApply apply,
+								   void *arg, const TimestampTz *expiry,
+								   bool *found, int64 *cas);
+
 extern uint64 DocmodelKvExec(Oid relid, const DocmodelKvSql *stmt,
 							 Datum *values, const char *nulls, int64 *cas);
 

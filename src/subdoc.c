@@ -1079,6 +1079,59 @@ subdoc_lookup_in(PG_FUNCTION_ARGS)
 }
 
 /*
+ * doc (NULL: {}) with every spec of call applied, after migrating a stored
+ * document to its current schema version (as get() reads it); raise the
+ * first spec that cannot apply.
+ */
+static Jsonb *
+SubdocApply(SubdocCall *call, Jsonb *doc, const char *key)
+{
+	JsonbValue root;
+	SubdocMiss m;
+	int i;
+
+	if (doc == NULL)
+	{
+		root.type = jbvObject;
+		root.val.object.nPairs = 0;
+		root.val.object.pairs = NULL;
+	}
+	else
+	{
+		/* schema version: see migrate.c (paths name the current version);
+		 * by the fields of mutate_in's collection (an xattrs body carries
+		 * none), else of any meta style */
+		const DocmodelCollection *cfg =
+			call == SubdocActive && OidIsValid(call->relid)
+				? DocmodelCollectionOf(call->relid)
+				: NULL;
+
+		JsonTreeFromJsonb(
+			cfg && cfg->xattrs
+				? doc
+				: DocmodelMigrateIn(doc, NULL, key, cfg ? cfg->fs : NULL),
+			&root);
+	}
+	memset(call->has_result, 0, sizeof(call->has_result));
+	for (i = 0; i < call->nspecs; i++)
+		if (!SubdocMutate(call, i, &root, &m))
+		{
+			call->failed = call == SubdocActive;
+			SubdocRaise(call, i, &m);
+		}
+	return JsonTreeToJsonb(&root);
+}
+
+/* SubdocApply as DocmodelKvUpdateDirect calls it (arg: the call). */
+static Jsonb *
+SubdocApplyDirect(void *arg, Jsonb *doc)
+{
+	SubdocCall *call = arg;
+
+	return SubdocApply(call, doc, call->key);
+}
+
+/*
  * The statements of mutate_in ($1 key, $2 specs, $3 expires_at, $4 cas,
  * $5 preserve_expiry): the live document updated (at cas when given), and
  * for store_semantics upsert and insert, a new one inserted (over an
@@ -1186,8 +1239,20 @@ subdoc_mutate_in(PG_FUNCTION_ARGS)
 	SubdocActive = call;
 	PG_TRY();
 	{
-		cas =
-			DocmodelKvWriteWith(fcinfo, update, insert, values, nulls, key, 3);
+		bool found = false;
+
+		/*
+		 * The lean case updates the row itself where that is exactly what
+		 * its statement would do (kv.h); else, or when no live document was
+		 * there (the statement raises or inserts), the statement runs.
+		 */
+		if (update != &SubdocUpdateLean ||
+			!DocmodelKvUpdateDirect(call->relid, values[0], SubdocApplyDirect,
+									call, nulls[2] == 'n' ? NULL : &at, &found,
+									&cas) ||
+			!found)
+			cas = DocmodelKvWriteWith(fcinfo, update, insert, values, nulls,
+									  key, 3);
 	}
 	PG_CATCH();
 	{
@@ -1248,9 +1313,6 @@ subdoc_mutate_in_apply(PG_FUNCTION_ARGS)
 	Jsonb *specs;
 	char *key;
 	SubdocCall *call = SubdocActive;
-	JsonbValue root;
-	SubdocMiss m;
-	int i;
 
 	if (PG_ARGISNULL(1) || PG_ARGISNULL(2))
 		PG_RETURN_NULL();
@@ -1260,35 +1322,6 @@ subdoc_mutate_in_apply(PG_FUNCTION_ARGS)
 		(specs != call->raw && (VARSIZE(specs) != VARSIZE(call->raw) ||
 								memcmp(specs, call->raw, VARSIZE(specs)) != 0)))
 		call = SubdocParse(specs, key, true);
-	if (PG_ARGISNULL(0))
-	{
-		root.type = jbvObject;
-		root.val.object.nPairs = 0;
-		root.val.object.pairs = NULL;
-	}
-	else
-	{
-		/* schema version: see migrate.c (paths name the current version);
-		 * by the fields of mutate_in's collection (an xattrs body carries
-		 * none), else of any meta style */
-		Jsonb *doc = PG_GETARG_JSONB_P(0);
-		const DocmodelCollection *cfg =
-			call == SubdocActive && OidIsValid(call->relid)
-				? DocmodelCollectionOf(call->relid)
-				: NULL;
-
-		JsonTreeFromJsonb(
-			cfg && cfg->xattrs
-				? doc
-				: DocmodelMigrateIn(doc, NULL, key, cfg ? cfg->fs : NULL),
-			&root);
-	}
-	memset(call->has_result, 0, sizeof(call->has_result));
-	for (i = 0; i < call->nspecs; i++)
-		if (!SubdocMutate(call, i, &root, &m))
-		{
-			call->failed = call == SubdocActive;
-			SubdocRaise(call, i, &m);
-		}
-	PG_RETURN_JSONB_P(JsonTreeToJsonb(&root));
+	PG_RETURN_JSONB_P(
+		SubdocApply(call, PG_ARGISNULL(0) ? NULL : PG_GETARG_JSONB_P(0), key));
 }

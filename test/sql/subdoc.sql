@@ -331,3 +331,60 @@ SELECT pg_temp.try($$SELECT docmodel.mutate_in('subdoc_plain', 'a', '[{"op": "in
 DROP TABLE subdoc_plain;
 
 SELECT docmodel.drop_collection('subdoc');
+
+\echo == mutate_in writes the row itself where that is exactly its UPDATE: the same triggers, checks and privileges
+SELECT docmodel.create_collection('sd_direct', revisions => 3) IS NOT NULL AS created;
+SELECT docmodel.insert('sd_direct', 'user::1', '{"email": "a@x", "phones": []}') > 0 AS inserted,
+       docmodel.insert('sd_direct', 'user::2', '{"email": "b@x", "phones": []}') > 0 AS inserted2;
+CREATE TABLE sd_direct_log (id text, phones integer, ver integer);
+CREATE FUNCTION sd_direct_before() RETURNS trigger LANGUAGE plpgsql AS $$
+BEGIN NEW.doc := NEW.doc || '{"seen_by_before": true}'; RETURN NEW; END $$;
+CREATE FUNCTION sd_direct_after() RETURNS trigger LANGUAGE plpgsql AS $$
+BEGIN INSERT INTO sd_direct_log VALUES (NEW.id, jsonb_array_length(NEW.doc->'phones'), (NEW.doc->>'_ver')::int);
+RETURN NULL; END $$;
+CREATE TRIGGER sd_before BEFORE UPDATE ON sd_direct FOR EACH ROW EXECUTE FUNCTION sd_direct_before();
+CREATE TRIGGER sd_after AFTER UPDATE ON sd_direct FOR EACH ROW EXECUTE FUNCTION sd_direct_after();
+SELECT docmodel.mutate_in('sd_direct', 'user::1', '[{"op": "array_append", "path": "phones", "value": "111"}]') ? 'cas' AS appended;
+-- the BEFORE trigger changed the row, the AFTER trigger saw it, the history has it
+SELECT doc->'phones' AS phones, doc->'seen_by_before' AS seen, doc->'_ver' AS ver FROM sd_direct WHERE id = 'user::1';
+SELECT * FROM sd_direct_log;
+SELECT count(*) AS revisions FROM sd_direct_revisions WHERE id = 'user::1';
+-- a CHECK constraint refuses, the unique index refuses: nothing changed
+ALTER TABLE sd_direct ADD CONSTRAINT sd_few_phones CHECK (jsonb_array_length(doc->'phones') <= 1);
+SELECT split_part(pg_temp.try($$SELECT docmodel.mutate_in('sd_direct', 'user::1', '[{"op": "array_append", "path": "phones", "value": "222"}]')$$), ' (', 1) AS refused;
+CREATE UNIQUE INDEX sd_direct_email ON sd_direct ((doc->>'email'));
+SELECT pg_temp.try($$SELECT docmodel.mutate_in('sd_direct', 'user::2', '[{"op": "upsert", "path": "email", "value": "a@x"}]')$$);
+SELECT id, doc->'phones' AS phones, doc->>'email' AS email, doc->'_ver' AS ver FROM sd_direct ORDER BY id;
+-- a BEFORE trigger that returns NULL: the UPDATE does nothing, so the document is not found
+CREATE FUNCTION sd_direct_skip() RETURNS trigger LANGUAGE plpgsql AS $$
+BEGIN IF NEW.id = 'user::2' THEN RETURN NULL; END IF; RETURN NEW; END $$;
+CREATE TRIGGER sd_skip BEFORE UPDATE ON sd_direct FOR EACH ROW EXECUTE FUNCTION sd_direct_skip();
+SELECT pg_temp.try($$SELECT docmodel.mutate_in('sd_direct', 'user::2', '[{"op": "upsert", "path": "n", "value": 1}]')$$);
+DROP TRIGGER sd_skip ON sd_direct;
+-- a read-only transaction refuses the write
+BEGIN READ ONLY;
+SELECT pg_temp.try($$SELECT docmodel.mutate_in('sd_direct', 'user::2', '[{"op": "upsert", "path": "n", "value": 1}]')$$);
+ROLLBACK;
+-- privileges: SELECT alone is not enough; row-level security applies
+CREATE ROLE sd_direct_user;
+GRANT USAGE ON SCHEMA docmodel TO sd_direct_user;
+GRANT SELECT ON sd_direct TO sd_direct_user;
+SET ROLE sd_direct_user;
+SELECT pg_temp.try($$SELECT docmodel.mutate_in('sd_direct', 'user::2', '[{"op": "upsert", "path": "n", "value": 1}]')$$);
+RESET ROLE;
+GRANT UPDATE, INSERT ON sd_direct, sd_direct_revisions, sd_direct_log TO sd_direct_user;
+GRANT SELECT ON sd_direct_revisions, sd_direct_log TO sd_direct_user;
+ALTER TABLE sd_direct ENABLE ROW LEVEL SECURITY;
+CREATE POLICY sd_own ON sd_direct USING (id = 'user::2');
+SET ROLE sd_direct_user;
+SELECT pg_temp.try($$SELECT docmodel.mutate_in('sd_direct', 'user::1', '[{"op": "upsert", "path": "n", "value": 1}]')$$);
+SELECT docmodel.mutate_in('sd_direct', 'user::2', '[{"op": "upsert", "path": "n", "value": 2}]') ? 'cas' AS own_row;
+RESET ROLE;
+SELECT id, doc->'n' AS n FROM sd_direct ORDER BY id;
+DROP POLICY sd_own ON sd_direct;
+REVOKE ALL ON sd_direct, sd_direct_revisions, sd_direct_log FROM sd_direct_user;
+REVOKE USAGE ON SCHEMA docmodel FROM sd_direct_user;
+DROP ROLE sd_direct_user;
+SELECT docmodel.drop_collection('sd_direct');
+DROP TABLE sd_direct_log;
+DROP FUNCTION sd_direct_before(), sd_direct_after(), sd_direct_skip();
