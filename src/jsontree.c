@@ -465,29 +465,111 @@ JsonTreeTypeName(const JsonbValue *v)
 	}
 }
 
-/*
- * Expand every container still held as jbvBinary, so that the tree can be
- * converted directly: its objects' pairs are already sorted and unique.
- */
+/* Pad buf with zero bytes to a multiple of 4, as jsonb aligns containers
+ * and numerics (relative to the start of the Jsonb). */
 static void
-ExpandAll(JsonbValue *v)
+PadToInt(StringInfo buf)
 {
+	while (buf->len % 4 != 0)
+		appendStringInfoCharMacro(buf, '\0');
+}
+
+/*
+ * Append v to buf in jsonb's on-disk form (as convertJsonbValue does) and
+ * return its JEntry type. A container still held as jbvBinary is copied as
+ * it is stored (its offsets are relative to its own start), so only the
+ * expanded parts of a tree are written anew; objects' pairs are sorted and
+ * unique, as the tree keeps them.
+ */
+static uint32
+AppendValue(StringInfo buf, const JsonbValue *v)
+{
+	bool obj = v->type == jbvObject;
+	int n;
+	int nent;
+	int jpos;
+	uint32 header;
+	uint32 total = 0;
 	int i;
 
+	switch (v->type)
+	{
+		case jbvNull:
+			return JENTRY_ISNULL;
+		case jbvBool:
+			return v->val.boolean ? JENTRY_ISBOOL_TRUE : JENTRY_ISBOOL_FALSE;
+		case jbvString:
+			appendBinaryStringInfo(buf, v->val.string.val, v->val.string.len);
+			return JENTRY_ISSTRING;
+		case jbvNumeric:
+			PadToInt(buf);
+			appendBinaryStringInfo(buf, (char *) v->val.numeric,
+								   VARSIZE_ANY(v->val.numeric));
+			return JENTRY_ISNUMERIC;
+		case jbvBinary:
+			PadToInt(buf);
+			appendBinaryStringInfo(buf, (char *) v->val.binary.data,
+								   v->val.binary.len);
+			return JENTRY_ISCONTAINER;
+		case jbvObject:
+		case jbvArray:
+			break;
+		default:
+			elog(ERROR, "unexpected jsonb value type %d", (int) v->type);
+	}
 	check_stack_depth();
-	JsonTreeExpand(v);
-	if (v->type == jbvObject)
-		for (i = 0; i < v->val.object.nPairs; i++)
-			ExpandAll(&v->val.object.pairs[i].value);
-	else if (v->type == jbvArray)
-		for (i = 0; i < v->val.array.nElems; i++)
-			ExpandAll(&v->val.array.elems[i]);
+	PadToInt(buf);
+	n = obj ? v->val.object.nPairs : v->val.array.nElems;
+	nent = obj ? 2 * n : n;
+	header = (uint32) n | (obj ? JB_FOBJECT : JB_FARRAY);
+	if (!obj && v->val.array.rawScalar)
+		header |= JB_FSCALAR;
+	appendBinaryStringInfo(buf, (char *) &header, sizeof(uint32));
+	jpos = buf->len;
+	enlargeStringInfo(buf, nent * sizeof(JEntry));
+	buf->len += nent * sizeof(JEntry);
+	for (i = 0; i < nent; i++)
+	{
+		const JsonbValue *e = !obj    ? &v->val.array.elems[i]
+							  : i < n ? &v->val.object.pairs[i].key
+									  : &v->val.object.pairs[i - n].value;
+		int from = buf->len;
+		uint32 type = AppendValue(buf, e);
+		uint32 len = buf->len - from;
+		JEntry je;
+
+		total += len;
+		if (total > JENTRY_OFFLENMASK)
+			ereport(ERROR,
+					(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
+					 errmsg("total size of jsonb %s elements exceeds the "
+							"maximum of %u bytes",
+							obj ? "object" : "array", JENTRY_OFFLENMASK)));
+		je = i % JB_OFFSET_STRIDE == 0 ? type | total | JENTRY_HAS_OFF
+									   : type | len;
+		memcpy(buf->data + jpos + i * sizeof(JEntry), &je, sizeof(JEntry));
+	}
+	return JENTRY_ISCONTAINER;
 }
 
 Jsonb *
 JsonTreeToJsonb(JsonbValue *v)
 {
-	if (v->type != jbvBinary)
-		ExpandAll(v);
-	return JsonbValueToJsonb(v);
+	StringInfoData buf;
+	JsonbValue scalar;
+
+	if (v->type != jbvObject && v->type != jbvArray && v->type != jbvBinary)
+	{
+		/* a scalar document: a one-element array marked as one */
+		scalar.type = jbvArray;
+		scalar.val.array.nElems = 1;
+		scalar.val.array.elems = v;
+		scalar.val.array.rawScalar = true;
+		v = &scalar;
+	}
+	initStringInfo(&buf);
+	buf.len = VARHDRSZ; /* filled by SET_VARSIZE */
+	(void) AppendValue(&buf, v);
+	SET_VARSIZE(buf.data, buf.len);
+	return (Jsonb *) buf.data;
 }

@@ -31,11 +31,20 @@ FuzzSteps(const uint8 *data, size_t size)
 	JsonbValue root;
 	Step *steps;
 	int nsteps;
+	Jsonb *out;
+	Jsonb *canon;
+	char *text;
 
 	if (str == NULL || !pg_verifymbstr(str, size, true))
 		return;
 	steps = CheckSteps(FuzzJsonb(str), &nsteps);
 	JsonTreeFromJsonb(FuzzJsonb(fuzz_steps_doc), &root);
 	ApplySteps(&cx, steps, nsteps, &root);
-	(void) JsonTreeToJsonb(&root);
+	out = JsonTreeToJsonb(&root);
+	/* the tree's writer gives PostgreSQL's own bytes for the same value */
+	text = JsonbToCString(NULL, &out->root, VARSIZE(out));
+	canon = FuzzJsonb(text);
+	FuzzCheck(VARSIZE(out) == VARSIZE(canon) &&
+				  memcmp(out, canon, VARSIZE(out)) == 0,
+			  "the written document %s differs from its jsonb_in bytes", text);
 }
