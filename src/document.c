@@ -178,232 +178,80 @@ DocmodelTimeValue(TimestampTz ts, DocmodelTimeUnit unit)
 }
 
 /*
- * One pair of an object being written: the key, and the value as its
- * on-disk bytes (string bytes, a numeric varlena, a container) with its
- * JEntry type. Values of the body are never decoded, only copied.
+ * The pairs of the document being written are JsonbPairs whose values are
+ * the body's stored values (strings, numerics and containers point into
+ * the body, never decoded) or the stamp's; JsonTreeToJsonb writes them.
  */
-typedef struct OutPair
-{
-	const char *key;
-	int keylen;
-	uint32 type; /* JENTRY_ISSTRING, ISNUMERIC, ... */
-	const char *data;
-	int len;
-} OutPair;
 
-/* Order of keys in a jsonb object: shorter first, then bytewise. */
+/* Order of keys in a jsonb object. */
 static int
-PairCmp(const OutPair *a, const OutPair *b)
+PairCmp(const JsonbPair *a, const JsonbPair *b)
 {
-	if (a->keylen != b->keylen)
-		return a->keylen < b->keylen ? -1 : 1;
-	return memcmp(a->key, b->key, a->keylen);
+	return JsonTreeKeyCmp(a->key.val.string.val, a->key.val.string.len,
+						  b->key.val.string.val, b->key.val.string.len);
 }
 
-/* Set p to key and the JSON value v (scalar or binary container). */
+/* Set p to key and the JSON value v. */
 static void
-PairFromValue(OutPair *p, const DocFieldName *key, JsonbValue *v)
+SetPair(JsonbPair *p, const DocFieldName *key, JsonbValue v)
 {
-	p->key = key->name;
-	p->keylen = key->len;
-	p->data = NULL;
-	p->len = 0;
-	switch (v->type)
-	{
-		case jbvString:
-			p->type = JENTRY_ISSTRING;
-			p->data = v->val.string.val;
-			p->len = v->val.string.len;
-			break;
-		case jbvNumeric:
-			p->type = JENTRY_ISNUMERIC;
-			p->data = (const char *) v->val.numeric;
-			p->len = VARSIZE_ANY(v->val.numeric);
-			break;
-		case jbvBool:
-			p->type = v->val.boolean ? JENTRY_ISBOOL_TRUE : JENTRY_ISBOOL_FALSE;
-			break;
-		case jbvNull:
-			p->type = JENTRY_ISNULL;
-			break;
-		case jbvBinary:
-			p->type = JENTRY_ISCONTAINER;
-			p->data = (const char *) v->val.binary.data;
-			p->len = v->val.binary.len;
-			break;
-		default:
-			elog(ERROR, "unexpected jsonb value type %d", (int) v->type);
-	}
-}
-
-/* Set p to a string pair. */
-static void
-PairString(OutPair *p, const DocFieldName *key, const char *val, int len)
-{
-	p->key = key->name;
-	p->keylen = key->len;
-	p->type = JENTRY_ISSTRING;
-	p->data = val;
-	p->len = len;
+	p->key = JsonTreeString(key->name, key->len);
+	p->value = v;
 }
 
 /*
- * Read the pairs of object container c into out (in their stored order,
+ * Write to out the pairs of object container c (in their stored order,
  * which is the key order) without decoding values, leaving out management
  * fields of fs (when given; the schema field only when the stamp sets
- * one) and the key skip (when given; its object is returned in *meta).
- * Returns the number of pairs kept.
+ * one) and the key skip (when given), merged with the nadd sorted pairs
+ * of add. Returns the number of pairs written.
  */
 static int
 ReadPairs(JsonbContainer *c, const DocFieldSet *fs, DocmodelStamp *st,
-		  const DocFieldName *skip, JsonbContainer **meta, OutPair *out)
+		  const DocFieldName *skip, const JsonbPair *add, int nadd,
+		  JsonbPair *out)
 {
-	int n = JsonContainerSize(c);
-	char *base = (char *) &c->children[2 * n];
+	int n = c != NULL ? JsonContainerSize(c) : 0;
+	char *base = c != NULL ? (char *) &c->children[2 * n] : NULL;
 	uint32 koff = 0;
-	uint32 voff;
+	uint32 voff = 0;
 	int i;
+	int j = 0;
 	int k = 0;
 
 	/* the values' data follows all keys' data */
-	voff = 0;
 	for (i = 0; i < n; i++)
 		JBE_ADVANCE_OFFSET(voff, c->children[i]);
 	for (i = 0; i < n; i++)
 	{
-		JEntry ke = c->children[i];
-		JEntry ve = c->children[n + i];
 		uint32 kstart = koff;
 		uint32 vstart = voff;
-		uint32 klen;
-		uint32 vlen;
-		OutPair *p = &out[k];
+		int klen;
+		JsonbPair p;
 
-		JBE_ADVANCE_OFFSET(koff, ke);
-		JBE_ADVANCE_OFFSET(voff, ve);
+		JBE_ADVANCE_OFFSET(koff, c->children[i]);
+		JBE_ADVANCE_OFFSET(voff, c->children[n + i]);
 		klen = koff - kstart;
-		vlen = voff - vstart;
-		p->key = base + kstart;
-		p->keylen = klen;
-		p->type = ve & JENTRY_TYPEMASK;
-		if (JBE_ISNUMERIC(ve) || JBE_ISCONTAINER(ve))
-		{
-			uint32 a = INTALIGN(vstart);
-
-			p->data = base + a;
-			p->len = vlen - (a - vstart);
-		}
-		else
-		{
-			p->data = base + vstart;
-			p->len = vlen;
-		}
 		if (skip != NULL && klen == skip->len &&
-			memcmp(p->key, skip->name, klen) == 0)
-		{
-			if (JBE_ISCONTAINER(ve) &&
-				JsonContainerIsObject((JsonbContainer *) p->data))
-				*meta = (JsonbContainer *) p->data;
+			memcmp(base + kstart, skip->name, klen) == 0)
 			continue;
-		}
 		if (fs != NULL)
 		{
-			DocFieldKind kind = DocmodelFieldKind(fs, p->key, klen);
+			DocFieldKind kind = DocmodelFieldKind(fs, base + kstart, klen);
 
 			if (kind != DOC_NFIELDS &&
 				(kind != DOC_FIELD_SCHEMA || st->schema != NULL))
 				continue;
 		}
-		k++;
+		p.key = JsonTreeString(base + kstart, klen);
+		while (j < nadd && PairCmp(&add[j], &p) < 0)
+			out[k++] = add[j++];
+		JsonTreeEntryValue(c->children[n + i], base, vstart, voff - vstart,
+						   &p.value);
+		out[k++] = p;
 	}
-	return k;
-}
-
-/*
- * Write an object of n pairs (sorted by key, no duplicates) to buf in the
- * jsonb on-disk format, as convertJsonbObject() does; buf's length must be
- * a multiple of 4 (alignment is relative to the buffer's start).
- */
-static void
-WriteObject(StringInfo buf, OutPair *pairs, int n)
-{
-	uint32 header = (uint32) n | JB_FOBJECT;
-	Size need = sizeof(uint32) + 2 * n * sizeof(JEntry);
-	JEntry *jentries;
-	char *start;
-	char *p;
-	uint32 totallen = 0;
-	int i;
-
-	Assert(buf->len % 4 == 0);
-	for (i = 0; i < n; i++)
-		need += pairs[i].keylen + pairs[i].len + 3;
-	if (need > JENTRY_OFFLENMASK)
-		ereport(ERROR,
-				(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
-				 errmsg("total size of jsonb object elements exceeds the "
-						"maximum of %u bytes",
-						JENTRY_OFFLENMASK)));
-	enlargeStringInfo(buf, need);
-	start = buf->data + buf->len;
-	memcpy(start, &header, sizeof(uint32));
-	jentries = (JEntry *) (start + sizeof(uint32));
-	p = (char *) &jentries[2 * n];
-	for (i = 0; i < 2 * n; i++)
-	{
-		OutPair *pr = &pairs[i % n];
-		char *from = p;
-		uint32 type;
-		uint32 len;
-
-		if (i < n)
-		{
-			type = JENTRY_ISSTRING;
-			memcpy(p, pr->key, pr->keylen);
-			p += pr->keylen;
-		}
-		else
-		{
-			type = pr->type;
-			if (type == JENTRY_ISNUMERIC || type == JENTRY_ISCONTAINER)
-			{
-				/* pad to int alignment, counted from the buffer start */
-				while ((buf->len + (p - start)) % 4 != 0)
-					*p++ = '\0';
-			}
-			if (pr->len > 0)
-			{
-				memcpy(p, pr->data, pr->len);
-				p += pr->len;
-			}
-		}
-		len = p - from;
-		totallen += len;
-		jentries[i] = (i % JB_OFFSET_STRIDE == 0)
-						  ? (type | totallen | JENTRY_HAS_OFF)
-						  : (type | len);
-	}
-	buf->len += p - start;
-	buf->data[buf->len] = '\0';
-}
-
-/*
- * Merge the sorted pairs a (na) and the sorted pairs b (nb) into out.
- * Returns na + nb.
- */
-static int
-MergePairs(OutPair *a, int na, OutPair *b, int nb, OutPair *out)
-{
-	int i, j, k = 0;
-
-	i = j = 0;
-	while (i < na || j < nb)
-	{
-		if (j >= nb || (i < na && PairCmp(&a[i], &b[j]) < 0))
-			out[k++] = a[i++];
-		else
-			out[k++] = b[j++];
-	}
+	while (j < nadd)
+		out[k++] = add[j++];
 	return k;
 }
 
@@ -413,7 +261,7 @@ MergePairs(OutPair *a, int na, OutPair *b, int nb, OutPair *out)
  */
 static int
 ManagedPairs(const DocFieldSet *fs, DocmodelStamp *st, JsonbValue *timeval,
-			 JsonbValue *ver, int wholen, OutPair *m)
+			 JsonbValue *ver, int wholen, JsonbPair *m)
 {
 	int k = 0;
 	int i;
@@ -426,38 +274,38 @@ ManagedPairs(const DocFieldSet *fs, DocmodelStamp *st, JsonbValue *timeval,
 		if (kind != DOC_NFIELDS && kind != DOC_FIELD_VER &&
 			st->kept[kind] != NULL)
 		{
-			PairFromValue(&m[k++], name, st->kept[kind]);
+			SetPair(&m[k++], name, *st->kept[kind]);
 			continue;
 		}
 		switch (kind)
 		{
 			case DOC_FIELD_VER:
-				PairFromValue(&m[k++], name, ver);
+				SetPair(&m[k++], name, *ver);
 				break;
 			case DOC_FIELD_TYPE:
-				PairString(&m[k++], name, st->type, st->type_len);
+				SetPair(&m[k++], name, JsonTreeString(st->type, st->type_len));
 				break;
 			case DOC_FIELD_SCHEMA:
 				if (st->schema != NULL)
-					PairFromValue(&m[k++], name, st->schema);
+					SetPair(&m[k++], name, *st->schema);
 				break;
 			case DOC_FIELD_CREATED:
 				if (st->is_insert)
-					PairFromValue(&m[k++], name, timeval);
+					SetPair(&m[k++], name, *timeval);
 				else if (st->created != NULL)
-					PairFromValue(&m[k++], name, st->created);
+					SetPair(&m[k++], name, *st->created);
 				break;
 			case DOC_FIELD_MODIFIED:
-				PairFromValue(&m[k++], name, timeval);
+				SetPair(&m[k++], name, *timeval);
 				break;
 			case DOC_FIELD_CREATED_BY:
 				if (st->is_insert)
-					PairString(&m[k++], name, st->who, wholen);
+					SetPair(&m[k++], name, JsonTreeString(st->who, wholen));
 				else if (st->created_by != NULL)
-					PairFromValue(&m[k++], name, st->created_by);
+					SetPair(&m[k++], name, *st->created_by);
 				break;
 			case DOC_FIELD_MODIFIED_BY:
-				PairString(&m[k++], name, st->who, wholen);
+				SetPair(&m[k++], name, JsonTreeString(st->who, wholen));
 				break;
 			case DOC_NFIELDS:
 				break;
@@ -511,17 +359,13 @@ Jsonb *
 DocmodelAssembleDocument(Jsonb *body, DocmodelStamp *st)
 {
 	int n = JsonContainerSize(&body->root);
-	OutPair *user = palloc((n + 1) * sizeof(OutPair));
-	OutPair *out = palloc((n + 1 + MAX_MANAGED) * sizeof(OutPair));
-	OutPair managed[MAX_MANAGED];
+	JsonbPair *out = palloc((n + 1 + MAX_MANAGED) * sizeof(JsonbPair));
+	JsonbPair managed[MAX_MANAGED];
 	JsonbValue *timeval = CachedTimeValue(st->now, st->cfg->time_unit);
 	const DocFieldSet *fs = st->cfg->fs;
 	JsonbValue ver;
-	StringInfoData buf;
-	int wholen = strlen(st->who);
-	int nuser;
+	JsonbValue doc;
 	int nmanaged;
-	int nout;
 
 	if (VerOne == NULL)
 	{
@@ -532,45 +376,35 @@ DocmodelAssembleDocument(Jsonb *body, DocmodelStamp *st)
 	}
 	ver.type = jbvNumeric;
 	ver.val.numeric = st->ver == 1 ? VerOne : int64_to_numeric(st->ver);
-	initStringInfo(&buf);
-	buf.len = VARHDRSZ; /* filled by SET_VARSIZE */
+	nmanaged = ManagedPairs(fs, st, timeval, &ver, strlen(st->who), managed);
+	doc.type = jbvObject;
+	doc.val.object.pairs = out;
 	if (fs->container.len > 0)
 	{
+		/* the management fields go into the container object */
+		JsonbValue *m = getKeyJsonValueFromContainer(
+			&body->root, fs->container.name, fs->container.len, NULL);
 		JsonbContainer *meta = NULL;
-		OutPair *muser;
-		OutPair *mout;
-		OutPair metapair;
-		StringInfoData mbuf;
-		int nm = 0;
-		int nmuser = 0;
+		JsonbPair metapair;
 
-		nuser = ReadPairs(&body->root, NULL, st, &fs->container, &meta, user);
-		if (meta != NULL)
-			nm = JsonContainerSize(meta);
-		muser = palloc((nm + 1) * sizeof(OutPair));
-		mout = palloc((nm + 1 + MAX_MANAGED) * sizeof(OutPair));
-		if (meta != NULL)
-			nmuser = ReadPairs(meta, fs, st, NULL, NULL, muser);
-		nmanaged = ManagedPairs(fs, st, timeval, &ver, wholen, managed);
-		nout = MergePairs(muser, nmuser, managed, nmanaged, mout);
-		initStringInfo(&mbuf);
-		WriteObject(&mbuf, mout, nout);
-		metapair.key = fs->container.name;
-		metapair.keylen = fs->container.len;
-		metapair.type = JENTRY_ISCONTAINER;
-		metapair.data = mbuf.data;
-		metapair.len = mbuf.len;
-		nout = MergePairs(user, nuser, &metapair, 1, out);
+		if (m != NULL && m->type == jbvBinary &&
+			JsonContainerIsObject(m->val.binary.data))
+			meta = m->val.binary.data;
+		metapair.key = JsonTreeString(fs->container.name, fs->container.len);
+		metapair.value.type = jbvObject;
+		metapair.value.val.object.pairs =
+			palloc(((meta ? JsonContainerSize(meta) : 0) + 1 + MAX_MANAGED) *
+				   sizeof(JsonbPair));
+		metapair.value.val.object.nPairs =
+			ReadPairs(meta, fs, st, NULL, managed, nmanaged,
+					  metapair.value.val.object.pairs);
+		doc.val.object.nPairs =
+			ReadPairs(&body->root, NULL, st, &fs->container, &metapair, 1, out);
 	}
 	else
-	{
-		nuser = ReadPairs(&body->root, fs, st, NULL, NULL, user);
-		nmanaged = ManagedPairs(fs, st, timeval, &ver, wholen, managed);
-		nout = MergePairs(user, nuser, managed, nmanaged, out);
-	}
-	WriteObject(&buf, out, nout);
-	SET_VARSIZE(buf.data, buf.len);
-	return (Jsonb *) buf.data;
+		doc.val.object.nPairs =
+			ReadPairs(&body->root, fs, st, NULL, managed, nmanaged, out);
+	return JsonTreeToJsonb(&doc);
 }
 
 /* Return the empty object {} (made once). */
@@ -869,6 +703,7 @@ CheckType(TriggerWrite *w, Jsonb *body)
 	const char *typename = fs->field[DOC_FIELD_TYPE].name;
 	JsonbContainer *mc = NULL;
 	JsonbValue *typev = NULL;
+	JsonbValue typebuf;
 	JsonbValue buf;
 	const char *ktype;
 	int ktype_len;
@@ -889,7 +724,8 @@ CheckType(TriggerWrite *w, Jsonb *body)
 							   "fields in the object \"%s\".",
 							   RelationGetRelationName(w->rel),
 							   fs->container.name)));
-		typev = mc ? DocmodelFieldValue(fs, mc, DOC_FIELD_TYPE) : NULL;
+		typev =
+			mc ? DocmodelFieldValueIn(fs, mc, DOC_FIELD_TYPE, &typebuf) : NULL;
 	}
 	if (typev != NULL && cfg->type_check != DOCMODEL_TYPE_OFF &&
 		(typev->type != jbvString ||
@@ -1156,6 +992,9 @@ CheckKeptVer(TriggerWrite *w)
  * read by column number: before anything is read or written, for every
  * event. Copies the configuration into w.
  */
+static Oid TriggerArgOid = InvalidOid;
+static int32 TriggerArgId;
+
 static void
 CheckTriggerCall(FunctionCallInfo fcinfo, TriggerWrite *w)
 {
@@ -1167,7 +1006,13 @@ CheckTriggerCall(FunctionCallInfo fcinfo, TriggerWrite *w)
 		elog(ERROR, "collection_trigger: needs the collection id argument");
 	w->rel = td->tg_relation;
 	w->desc = RelationGetDescr(w->rel);
-	w->cfg = *DocmodelCollectionById(pg_strtoint32(td->tg_trigger->tgargs[0]));
+	/* a trigger's arguments never change: parse them once per trigger */
+	if (td->tg_trigger->tgoid != TriggerArgOid)
+	{
+		TriggerArgId = pg_strtoint32(td->tg_trigger->tgargs[0]);
+		TriggerArgOid = td->tg_trigger->tgoid;
+	}
+	w->cfg = *DocmodelCollectionById(TriggerArgId);
 	DocmodelCheckTriggerRelation(w->rel, td->tg_trigger->tgname, &w->cfg);
 	DocmodelCheckLayout(w->rel, DOCMODEL_LAYOUT_COLLECTION);
 	if (w->cfg.xattrs &&

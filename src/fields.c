@@ -405,9 +405,15 @@ DocmodelFieldContainer(const DocFieldSet *fs, JsonbContainer *root)
 JsonbValue *
 DocmodelFieldValue(const DocFieldSet *fs, JsonbContainer *c, DocFieldKind kind)
 {
-	JsonbValue k = JsonTreeString(fs->field[kind].name, fs->field[kind].len);
+	return DocmodelFieldValueIn(fs, c, kind, NULL);
+}
 
-	return findJsonbValueFromContainer(c, JB_FOBJECT, &k);
+JsonbValue *
+DocmodelFieldValueIn(const DocFieldSet *fs, JsonbContainer *c,
+					 DocFieldKind kind, JsonbValue *res)
+{
+	return getKeyJsonValueFromContainer(c, fs->field[kind].name,
+										fs->field[kind].len, res);
 }
 
 /* Fill f->version from a version field value (string or number). */
@@ -522,40 +528,15 @@ ScanKeys(JsonbContainer *c, const ScanList *l, KeyHits *h)
 	}
 }
 
-/* Fill v with the value of hit k of an object (as fillJsonbValue does). */
+/* Fill v with the value of hit k of an object. */
 static void
 HitValue(JsonbContainer *c, const KeyHits *h, int k, JsonbValue *v)
 {
 	uint32 count = JsonContainerSize(c);
-	JEntry e = c->children[count + h->idx[k]];
-	char *base = (char *) (c->children + count * 2);
-	uint32 off = h->start[k];
-	uint32 len = h->end[k] - off;
 
-	if (JBE_ISSTRING(e))
-	{
-		v->type = jbvString;
-		v->val.string.val = base + off;
-		v->val.string.len = len;
-	}
-	else if (JBE_ISNUMERIC(e))
-	{
-		v->type = jbvNumeric;
-		v->val.numeric = (Numeric) (base + INTALIGN(off));
-	}
-	else if (JBE_ISBOOL_TRUE(e) || JBE_ISBOOL_FALSE(e))
-	{
-		v->type = jbvBool;
-		v->val.boolean = JBE_ISBOOL_TRUE(e);
-	}
-	else if (JBE_ISNULL(e))
-		v->type = jbvNull;
-	else
-	{
-		v->type = jbvBinary;
-		v->val.binary.data = (JsonbContainer *) (base + INTALIGN(off));
-		v->val.binary.len = len - (INTALIGN(off) - off);
-	}
+	JsonTreeEntryValue(c->children[count + h->idx[k]],
+					   (char *) (c->children + count * 2), h->start[k],
+					   h->end[k] - h->start[k], v);
 }
 
 /*

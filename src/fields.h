@@ -96,6 +96,11 @@ extern JsonbContainer *DocmodelFieldContainer(const DocFieldSet *fs,
 extern JsonbValue *DocmodelFieldValue(const DocFieldSet *fs, JsonbContainer *c,
 									  DocFieldKind kind);
 
+/* The same, written into *res (palloc'd when res is NULL). */
+extern JsonbValue *DocmodelFieldValueIn(const DocFieldSet *fs,
+										JsonbContainer *c, DocFieldKind kind,
+										JsonbValue *res);
+
 /* Return the kind of management field (of fs) the key s names, or
  * DOC_NFIELDS. Called for every key of every document written. */
 static inline DocFieldKind

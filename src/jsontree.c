@@ -97,15 +97,6 @@ JsonTreeExpand(JsonbValue *v)
 	}
 }
 
-/* Compare object keys as jsonb orders them: shorter first, then bytes. */
-static int
-KeyCmp(const char *a, int alen, const char *b, int blen)
-{
-	if (alen != blen)
-		return alen < blen ? -1 : 1;
-	return memcmp(a, b, alen);
-}
-
 int
 JsonTreeFindMember(const JsonbValue *obj, const char *k, int klen)
 {
@@ -116,7 +107,7 @@ JsonTreeFindMember(const JsonbValue *obj, const char *k, int klen)
 	{
 		int mid = (lo + hi) / 2;
 		const JsonbValue *mk = &obj->val.object.pairs[mid].key;
-		int c = KeyCmp(mk->val.string.val, mk->val.string.len, k, klen);
+		int c = JsonTreeKeyCmp(mk->val.string.val, mk->val.string.len, k, klen);
 
 		if (c == 0)
 			return mid;
@@ -465,21 +456,108 @@ JsonTreeTypeName(const JsonbValue *v)
 	}
 }
 
-/* Pad buf with zero bytes to a multiple of 4, as jsonb aligns containers
- * and numerics (relative to the start of the Jsonb). */
-static void
-PadToInt(StringInfo buf)
+/*
+ * The room v takes in jsonb's on-disk form, alignment padding included;
+ * 0 for an expanded container (AppendValue makes its own room).
+ */
+static inline Size
+ScalarRoom(const JsonbValue *v)
 {
-	while (buf->len % 4 != 0)
-		appendStringInfoCharMacro(buf, '\0');
+	switch (v->type)
+	{
+		case jbvString:
+			return v->val.string.len;
+		case jbvNumeric:
+			return VARSIZE_ANY(v->val.numeric) + 3;
+		case jbvBinary:
+			return v->val.binary.len + 3;
+		default:
+			return 0;
+	}
+}
+
+/*
+ * Write v (anything but an expanded container) to buf, which has the room
+ * ScalarRoom(v) says, and return its JEntry type. Numerics and containers
+ * are aligned to 4 bytes relative to the start of the Jsonb; a container
+ * still held as jbvBinary is copied as stored (its offsets are relative
+ * to its own start).
+ */
+static pg_attribute_always_inline uint32
+PutScalar(StringInfo buf, const JsonbValue *v)
+{
+	const char *data;
+	int len;
+	uint32 type;
+
+	switch (v->type)
+	{
+		case jbvNull:
+			return JENTRY_ISNULL;
+		case jbvBool:
+			return v->val.boolean ? JENTRY_ISBOOL_TRUE : JENTRY_ISBOOL_FALSE;
+		case jbvString:
+			data = v->val.string.val;
+			len = v->val.string.len;
+			type = JENTRY_ISSTRING;
+			break;
+		case jbvNumeric:
+			data = (const char *) v->val.numeric;
+			len = VARSIZE_ANY(v->val.numeric);
+			type = JENTRY_ISNUMERIC;
+			break;
+		case jbvBinary:
+			data = (const char *) v->val.binary.data;
+			len = v->val.binary.len;
+			type = JENTRY_ISCONTAINER;
+			break;
+		default:
+			elog(ERROR, "unexpected jsonb value type %d", (int) v->type);
+	}
+	if (type != JENTRY_ISSTRING)
+		while (buf->len % 4 != 0)
+			buf->data[buf->len++] = '\0';
+	memcpy(buf->data + buf->len, data, len);
+	buf->len += len;
+	return type;
+}
+
+static uint32 AppendValue(StringInfo buf, const JsonbValue *v);
+
+/* Append element or member i (its key, or its value) of a container. */
+static pg_attribute_always_inline void
+AppendEntry(StringInfo buf, const JsonbValue *e, int jpos, int i, uint32 *total)
+{
+	int from = buf->len;
+	uint32 type;
+	uint32 len;
+
+	if (e->type == jbvObject || e->type == jbvArray)
+		type = AppendValue(buf, e);
+	else
+	{
+		Size room = ScalarRoom(e);
+
+		if (buf->maxlen - buf->len <= room)
+			enlargeStringInfo(buf, room);
+		type = PutScalar(buf, e);
+	}
+	len = buf->len - from;
+	*total += len;
+	if (*total > JENTRY_OFFLENMASK)
+		ereport(ERROR,
+				(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
+				 errmsg("total size of jsonb elements exceeds the maximum of "
+						"%u bytes",
+						JENTRY_OFFLENMASK)));
+	((JEntry *) (buf->data + jpos))[i] =
+		i % JB_OFFSET_STRIDE == 0 ? type | *total | JENTRY_HAS_OFF : type | len;
 }
 
 /*
  * Append v to buf in jsonb's on-disk form (as convertJsonbValue does) and
- * return its JEntry type. A container still held as jbvBinary is copied as
- * it is stored (its offsets are relative to its own start), so only the
- * expanded parts of a tree are written anew; objects' pairs are sorted and
- * unique, as the tree keeps them.
+ * return its JEntry type. Only the expanded parts of a tree are written
+ * anew; objects' pairs are sorted and unique, as the tree keeps them.
  */
 static uint32
 AppendValue(StringInfo buf, const JsonbValue *v)
@@ -492,62 +570,33 @@ AppendValue(StringInfo buf, const JsonbValue *v)
 	uint32 total = 0;
 	int i;
 
-	switch (v->type)
+	if (v->type != jbvObject && v->type != jbvArray)
 	{
-		case jbvNull:
-			return JENTRY_ISNULL;
-		case jbvBool:
-			return v->val.boolean ? JENTRY_ISBOOL_TRUE : JENTRY_ISBOOL_FALSE;
-		case jbvString:
-			appendBinaryStringInfo(buf, v->val.string.val, v->val.string.len);
-			return JENTRY_ISSTRING;
-		case jbvNumeric:
-			PadToInt(buf);
-			appendBinaryStringInfo(buf, (char *) v->val.numeric,
-								   VARSIZE_ANY(v->val.numeric));
-			return JENTRY_ISNUMERIC;
-		case jbvBinary:
-			PadToInt(buf);
-			appendBinaryStringInfo(buf, (char *) v->val.binary.data,
-								   v->val.binary.len);
-			return JENTRY_ISCONTAINER;
-		case jbvObject:
-		case jbvArray:
-			break;
-		default:
-			elog(ERROR, "unexpected jsonb value type %d", (int) v->type);
+		enlargeStringInfo(buf, ScalarRoom(v));
+		return PutScalar(buf, v);
 	}
 	check_stack_depth();
-	PadToInt(buf);
 	n = obj ? v->val.object.nPairs : v->val.array.nElems;
 	nent = obj ? 2 * n : n;
+	enlargeStringInfo(buf, 3 + sizeof(uint32) + nent * sizeof(JEntry));
+	while (buf->len % 4 != 0)
+		buf->data[buf->len++] = '\0';
 	header = (uint32) n | (obj ? JB_FOBJECT : JB_FARRAY);
 	if (!obj && v->val.array.rawScalar)
 		header |= JB_FSCALAR;
-	appendBinaryStringInfo(buf, (char *) &header, sizeof(uint32));
-	jpos = buf->len;
-	enlargeStringInfo(buf, nent * sizeof(JEntry));
-	buf->len += nent * sizeof(JEntry);
-	for (i = 0; i < nent; i++)
+	memcpy(buf->data + buf->len, &header, sizeof(uint32));
+	jpos = buf->len + sizeof(uint32);
+	buf->len = jpos + nent * sizeof(JEntry);
+	if (!obj)
+		for (i = 0; i < n; i++)
+			AppendEntry(buf, &v->val.array.elems[i], jpos, i, &total);
+	else
 	{
-		const JsonbValue *e = !obj    ? &v->val.array.elems[i]
-							  : i < n ? &v->val.object.pairs[i].key
-									  : &v->val.object.pairs[i - n].value;
-		int from = buf->len;
-		uint32 type = AppendValue(buf, e);
-		uint32 len = buf->len - from;
-		JEntry je;
-
-		total += len;
-		if (total > JENTRY_OFFLENMASK)
-			ereport(ERROR,
-					(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
-					 errmsg("total size of jsonb %s elements exceeds the "
-							"maximum of %u bytes",
-							obj ? "object" : "array", JENTRY_OFFLENMASK)));
-		je = i % JB_OFFSET_STRIDE == 0 ? type | total | JENTRY_HAS_OFF
-									   : type | len;
-		memcpy(buf->data + jpos + i * sizeof(JEntry), &je, sizeof(JEntry));
+		for (i = 0; i < n; i++)
+			AppendEntry(buf, &v->val.object.pairs[i].key, jpos, i, &total);
+		for (i = 0; i < n; i++)
+			AppendEntry(buf, &v->val.object.pairs[i].value, jpos, n + i,
+						&total);
 	}
 	return JENTRY_ISCONTAINER;
 }

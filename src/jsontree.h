@@ -43,6 +43,49 @@ typedef struct JsonTreeMiss
 /* Make *root the document doc (a scalar, or its container unexpanded). */
 extern void JsonTreeFromJsonb(Jsonb *doc, JsonbValue *root);
 
+/*
+ * Fill v with a stored value (as fillJsonbValue does): entry e of a
+ * container whose data starts at base, its bytes at off (len of them, the
+ * alignment padding included). Nothing is copied.
+ */
+static inline void
+JsonTreeEntryValue(JEntry e, char *base, uint32 off, uint32 len, JsonbValue *v)
+{
+	if (JBE_ISSTRING(e))
+	{
+		v->type = jbvString;
+		v->val.string.val = base + off;
+		v->val.string.len = len;
+	}
+	else if (JBE_ISNUMERIC(e))
+	{
+		v->type = jbvNumeric;
+		v->val.numeric = (Numeric) (base + INTALIGN(off));
+	}
+	else if (JBE_ISBOOL_TRUE(e) || JBE_ISBOOL_FALSE(e))
+	{
+		v->type = jbvBool;
+		v->val.boolean = JBE_ISBOOL_TRUE(e);
+	}
+	else if (JBE_ISNULL(e))
+		v->type = jbvNull;
+	else
+	{
+		v->type = jbvBinary;
+		v->val.binary.data = (JsonbContainer *) (base + INTALIGN(off));
+		v->val.binary.len = len - (INTALIGN(off) - off);
+	}
+}
+
+/* Compare object keys as jsonb orders them: shorter first, then bytes. */
+static inline int
+JsonTreeKeyCmp(const char *a, int alen, const char *b, int blen)
+{
+	if (alen != blen)
+		return alen < blen ? -1 : 1;
+	return memcmp(a, b, alen);
+}
+
 /* Return a fully expanded tree of v (a scalar or a jbvBinary). */
 extern JsonbValue *JsonTreeBuild(const JsonbValue *v);
 

@@ -471,9 +471,18 @@ DocmodelKeyType(const DocmodelCollection *cfg, const char *key, int key_len,
 		*type_len = cfg->doc_type_len;
 		return;
 	}
+	/* the separators: memchr finds each delimiter's first byte */
 	for (i = 0; i + dlen <= key_len; i++)
 	{
-		if (key[i] != d[0] || memcmp(key + i, d, dlen) != 0)
+		const char *p = memchr(key + i, d[0], key_len - dlen + 1 - i);
+
+		if (p == NULL)
+		{
+			i = key_len;
+			break;
+		}
+		i = p - key;
+		if (memcmp(p, d, dlen) != 0)
 			continue;
 		if (part == cfg->type_part)
 			break;
