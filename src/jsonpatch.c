@@ -216,12 +216,12 @@ JsonPatchApplyOp(JsonPatchOp op, JsonbValue *root, const JsonPointer *path,
 		case JSONPATCH_REMOVE:
 			return JsonTreeRemove(root, path, &v, miss);
 		case JSONPATCH_REPLACE:
-			cur = JsonTreeResolve(root, path, path->ntok, miss);
+			cur = JsonTreeWalk(root, path, path->ntok, 0, miss);
 			if (cur != NULL)
 				*cur = *value;
 			return cur != NULL;
 		case JSONPATCH_TEST:
-			cur = JsonTreeResolve(root, path, path->ntok, miss);
+			cur = JsonTreeWalk(root, path, path->ntok, 0, miss);
 			if (cur == NULL || JsonTreeEqual(cur, value))
 				return cur != NULL;
 			miss->status = JSONTREE_TEST_FAILED;
@@ -241,12 +241,12 @@ JsonPatchApplyOp(JsonPatchOp op, JsonbValue *root, const JsonPointer *path,
 		return false;
 	}
 	if (op == JSONPATCH_MOVE && strcmp(from->text, path->text) == 0)
-		cur = JsonTreeResolve(root, from, from->ntok, miss);
+		cur = JsonTreeWalk(root, from, from->ntok, 0, miss);
 	else if (op == JSONPATCH_MOVE)
 		cur = JsonTreeRemove(root, from, &v, miss) ? &v : NULL;
 	else
 	{
-		cur = JsonTreeResolve(root, from, from->ntok, miss);
+		cur = JsonTreeWalk(root, from, from->ntok, 0, miss);
 		if (cur != NULL)
 		{
 			v = JsonTreeCopy(cur);

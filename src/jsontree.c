@@ -248,29 +248,92 @@ Child(JsonbValue *cur, int pos)
 								  : &cur->val.array.elems[pos];
 }
 
-JsonbValue *
-JsonTreeResolve(JsonbValue *root, const JsonPointer *p, int ntok,
-				JsonTreeMiss *miss)
+/* Tell whether token t of p is Couchbase's "-1", an array's last element. */
+static inline bool
+IsLast(const JsonPointer *p, int t, int flags)
 {
-	JsonbValue *cur = root;
-	int t;
-	int pos;
+	return (flags & JSONTREE_LAST) && p->toklen[t] == 2 &&
+		   p->tok[t][0] == '-' && p->tok[t][1] == '1';
+}
 
-	for (t = 0; t < ntok; t++)
+JsonbValue *
+JsonTreeChild(JsonbValue *cur, const JsonPointer *p, int t, int flags, int *pos,
+			  JsonTreeMiss *miss)
+{
+	static const JsonbValue empty = {.type = jbvObject};
+	int i;
+
+	JsonTreeExpand(cur);
+	if (cur->type == jbvArray && IsLast(p, t, flags))
 	{
-		JsonTreeExpand(cur);
-		if (!FindChild(cur, p, t, false, &pos, miss))
+		if ((i = cur->val.array.nElems - 1) < 0)
+		{
+			Miss(miss, JSONTREE_INDEX_RANGE, t, cur);
 			return NULL;
-		cur = Child(cur, pos);
+		}
 	}
-	return cur;
+	else if (!FindChild(cur, p, t, false, &i, miss))
+	{
+		if (!(flags & JSONTREE_CREATE) || miss->status != JSONTREE_NO_MEMBER)
+			return NULL;
+		JsonTreeSetMember(cur, p->tok[t], p->toklen[t], &empty);
+		i = JsonTreeFindMember(cur, p->tok[t], p->toklen[t]);
+	}
+	if (pos != NULL)
+		*pos = i;
+	return Child(cur, i);
+}
+
+JsonbValue *
+JsonTreeWalk(JsonbValue *root, const JsonPointer *p, int ntok, int flags,
+			 JsonTreeMiss *miss)
+{
+	int t;
+
+	for (t = 0; t < ntok && root != NULL; t++)
+		root = JsonTreeChild(root, p, t, flags, NULL, miss);
+	return root;
+}
+
+JsonbValue *
+JsonTreeRead(JsonbValue *root, const JsonPointer *p, int flags,
+			 JsonTreeMiss *miss)
+{
+	int t;
+
+	for (t = 0; t < p->ntok && root != NULL; t++)
+	{
+		JsonbValue *next = NULL;
+		int i;
+
+		if (root->type == jbvBinary)
+		{
+			JsonbContainer *c = root->val.binary.data;
+
+			if (JsonContainerIsObject(c))
+				next = getKeyJsonValueFromContainer(c, p->tok[t], p->toklen[t],
+													NULL);
+			else if (IsLast(p, t, flags))
+				next = getIthJsonbValueFromContainer(
+					c, (int) JsonContainerSize(c) - 1);
+			else if (JsonPointerArrayIndex(p->tok[t], p->toklen[t], &i) ==
+					 JSONPOINTER_INDEX)
+				next = getIthJsonbValueFromContainer(c, i);
+		}
+		/* not found that way: expand, to say why */
+		root = next != NULL
+				   ? next
+				   : JsonTreeChild(root, p, t, flags & ~JSONTREE_CREATE, NULL,
+								   miss);
+	}
+	return root;
 }
 
 /* Return the expanded parent of p's target, or NULL with *miss. */
 static JsonbValue *
 ResolveParent(JsonbValue *root, const JsonPointer *p, JsonTreeMiss *miss)
 {
-	JsonbValue *parent = JsonTreeResolve(root, p, p->ntok - 1, miss);
+	JsonbValue *parent = JsonTreeWalk(root, p, p->ntok - 1, 0, miss);
 
 	if (parent == NULL)
 		return NULL;

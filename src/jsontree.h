@@ -105,12 +105,31 @@ extern void JsonTreeInsertElem(JsonbValue *arr, int i, const JsonbValue *val);
 /* Remove and return child i of an expanded object or array. */
 extern JsonbValue JsonTreeRemoveAt(JsonbValue *parent, int i);
 
+/* Flags of the walks below. */
+#define JSONTREE_CREATE 0x01 /* a missing member of an object is made {} */
+#define JSONTREE_LAST 0x02   /* "-1" is an array's last element (Couchbase) */
+
+/*
+ * Return child t of p in cur (expanded here), its position in *pos when
+ * pos is given; NULL with *miss filled when it is not there.
+ */
+extern JsonbValue *JsonTreeChild(JsonbValue *cur, const JsonPointer *p, int t,
+								 int flags, int *pos, JsonTreeMiss *miss);
+
 /*
  * Return the node at the first ntok tokens of p, expanding containers on
  * the way; NULL with *miss filled when a token cannot be followed.
  */
-extern JsonbValue *JsonTreeResolve(JsonbValue *root, const JsonPointer *p,
-								   int ntok, JsonTreeMiss *miss);
+extern JsonbValue *JsonTreeWalk(JsonbValue *root, const JsonPointer *p,
+								int ntok, int flags, JsonTreeMiss *miss);
+
+/*
+ * JsonTreeWalk of all of p for reading: stored containers are searched
+ * where they are (binary search, position) and expanded only to say why a
+ * token is not there.
+ */
+extern JsonbValue *JsonTreeRead(JsonbValue *root, const JsonPointer *p,
+								int flags, JsonTreeMiss *miss);
 
 /* Put *val at p (RFC 6902 add: set a member, insert an element). */
 extern bool JsonTreeAdd(JsonbValue *root, const JsonPointer *p,

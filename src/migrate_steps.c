@@ -395,7 +395,7 @@ static JsonbValue *
 Resolve(JsonbValue *root, const JsonPointer *p)
 {
 	JsonTreeMiss miss;
-	JsonbValue *v = JsonTreeResolve(root, p, p->ntok, &miss);
+	JsonbValue *v = JsonTreeWalk(root, p, p->ntok, 0, &miss);
 
 	if (v != NULL)
 		JsonTreeExpand(v);

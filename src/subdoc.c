@@ -582,145 +582,67 @@ SubdocLevel(const JsonPointer *p, int t)
 					p->text);
 }
 
-/*
- * Find child t of p in cur (expanded here): return its position, or -1
- * with *m filled (PathNotFound, or PathMismatch when cur is not the
- * container the token needs).
- */
-static int
-SubdocFind(JsonbValue *cur, const JsonPointer *p, int t, SubdocMiss *m)
+/* Fill *m with why p could not be followed (miss), in Couchbase's words. */
+static bool
+SubdocPathMiss(SubdocMiss *m, const JsonPointer *p, const JsonTreeMiss *miss)
 {
-	const char *tok = p->tok[t];
-	int len = p->toklen[t];
-	int pos;
+	int t = miss->tok;
+	char *level = SubdocLevel(p, t);
+	bool arr;
 
-	JsonTreeExpand(cur);
-	if (cur->type == jbvObject)
-	{
-		pos = JsonTreeFindMember(cur, tok, len);
-		if (pos < 0)
-			SubdocSetMiss(m, ERRCODE_SQL_JSON_MEMBER_NOT_FOUND, "PathNotFound",
-						  psprintf("path \"%s\" not found", p->text),
-						  psprintf("The object at %s has no such member.",
-								   SubdocLevel(p, t)));
-		return pos < 0 ? -1 : pos;
-	}
-	if (cur->type == jbvArray && SubdocIsIndex(tok, len))
-	{
-		int n = cur->val.array.nElems;
-
-		if (tok[0] == '-')
-			pos = n - 1;
-		else
-			JsonPointerArrayIndex(tok, len, &pos);
-		if (pos >= 0 && pos < n)
-			return pos;
-		SubdocSetMiss(
+	if (miss->status == JSONTREE_NO_MEMBER)
+		return SubdocSetMiss(
 			m, ERRCODE_SQL_JSON_MEMBER_NOT_FOUND, "PathNotFound",
 			psprintf("path \"%s\" not found", p->text),
-			psprintf("The array at %s has %d elements.", SubdocLevel(p, t), n));
-		return -1;
-	}
-	if (SubdocIsIndex(tok, len) && cur->type != jbvObject)
-		SubdocSetMiss(
-			m, ERRCODE_SQL_JSON_ARRAY_NOT_FOUND, "PathMismatch",
-			psprintf("path \"%s\" does not match the document", p->text),
-			psprintf("%s needs an array, the document has %s.",
-					 SubdocLevel(p, t), JsonTreeTypeName(cur)));
-	else
-		SubdocSetMiss(
-			m, ERRCODE_SQL_JSON_OBJECT_NOT_FOUND, "PathMismatch",
-			psprintf("path \"%s\" does not match the document", p->text),
-			psprintf("%s needs an object, the document has %s.",
-					 SubdocLevel(p, t), JsonTreeTypeName(cur)));
-	return -1;
-}
-
-/* Return the child at position pos of an expanded container. */
-static inline JsonbValue *
-SubdocChild(JsonbValue *cur, int pos)
-{
-	return cur->type == jbvObject ? &cur->val.object.pairs[pos].value
-								  : &cur->val.array.elems[pos];
+			psprintf("The object at %s has no such member.", level));
+	if (miss->status == JSONTREE_INDEX_RANGE)
+		return SubdocSetMiss(m, ERRCODE_SQL_JSON_MEMBER_NOT_FOUND,
+							 "PathNotFound",
+							 psprintf("path \"%s\" not found", p->text),
+							 psprintf("The array at %s has %d elements.", level,
+									  miss->at->val.array.nElems));
+	/* a scalar, or an array met with a member name */
+	arr = miss->status == JSONTREE_NOT_CONTAINER &&
+		  SubdocIsIndex(p->tok[t], p->toklen[t]);
+	return SubdocSetMiss(
+		m,
+		arr ? ERRCODE_SQL_JSON_ARRAY_NOT_FOUND
+			: ERRCODE_SQL_JSON_OBJECT_NOT_FOUND,
+		"PathMismatch",
+		psprintf("path \"%s\" does not match the document", p->text),
+		psprintf("%s needs %s, the document has %s.", level,
+				 arr ? "an array" : "an object", JsonTreeTypeName(miss->at)));
 }
 
 /*
- * Return the node at the first ntok tokens of p; with create, a missing
- * member of an object becomes an empty object (Couchbase's create_path).
- * NULL with *m filled when a token cannot be followed.
+ * Return the node at the first ntok tokens of p ("-1" the last element of
+ * an array; with create, a missing member of an object becomes an empty
+ * object: Couchbase's create_path); NULL with *m filled.
  */
 static JsonbValue *
 SubdocWalk(JsonbValue *root, const JsonPointer *p, int ntok, bool create,
 		   SubdocMiss *m)
 {
-	JsonbValue *cur = root;
-	int t;
+	JsonTreeMiss miss;
+	JsonbValue *v = JsonTreeWalk(
+		root, p, ntok, JSONTREE_LAST | (create ? JSONTREE_CREATE : 0), &miss);
 
-	for (t = 0; t < ntok; t++)
-	{
-		int pos = SubdocFind(cur, p, t, m);
-
-		if (pos < 0 && create && cur->type == jbvObject)
-		{
-			JsonbValue empty;
-
-			empty.type = jbvObject;
-			empty.val.object.nPairs = 0;
-			empty.val.object.pairs = NULL;
-			JsonTreeSetMember(cur, p->tok[t], p->toklen[t], &empty);
-			pos = JsonTreeFindMember(cur, p->tok[t], p->toklen[t]);
-		}
-		if (pos < 0)
-			return NULL;
-		cur = SubdocChild(cur, pos);
-	}
-	return cur;
+	if (v == NULL)
+		SubdocPathMiss(m, p, &miss);
+	return v;
 }
 
-/*
- * lookup_in's walk: SubdocWalk without expanding anything (a read changes
- * nothing), following p through the stored containers by binary search
- * (objects) or position (arrays); SubdocFind takes over where a token is
- * not found that way, to say why.
- */
+/* Return child t of p in cur (expanded), its position in *pos; or NULL. */
 static JsonbValue *
-SubdocRead(JsonbValue *root, const JsonPointer *p, SubdocMiss *m)
+SubdocChild(JsonbValue *cur, const JsonPointer *p, int t, int *pos,
+			SubdocMiss *m)
 {
-	JsonbValue *cur = root;
-	int t;
+	JsonTreeMiss miss;
+	JsonbValue *v = JsonTreeChild(cur, p, t, JSONTREE_LAST, pos, &miss);
 
-	for (t = 0; t < p->ntok; t++)
-	{
-		const char *tok = p->tok[t];
-		int len = p->toklen[t];
-		JsonbValue *next = NULL;
-		int pos;
-
-		if (cur->type == jbvBinary)
-		{
-			JsonbContainer *c = cur->val.binary.data;
-
-			if (JsonContainerIsObject(c))
-				next = getKeyJsonValueFromContainer(c, tok, len, NULL);
-			else if (SubdocIsIndex(tok, len))
-			{
-				if (tok[0] == '-')
-					pos = (int) JsonContainerSize(c) - 1;
-				else
-					(void) JsonPointerArrayIndex(tok, len, &pos);
-				if (pos >= 0)
-					next = getIthJsonbValueFromContainer(c, pos);
-			}
-		}
-		if (next == NULL)
-		{
-			if ((pos = SubdocFind(cur, p, t, m)) < 0)
-				return NULL;
-			next = SubdocChild(cur, pos);
-		}
-		cur = next;
-	}
-	return cur;
+	if (v == NULL)
+		SubdocPathMiss(m, p, &miss);
+	return v;
 }
 
 /* PathMismatch: the node at path p is not what the op needs. */
@@ -801,25 +723,19 @@ SubdocArray(JsonbValue *root, const JsonPointer *p, bool create, SubdocMiss *m)
 	int last = p->ntok - 1;
 	JsonbValue *parent = SubdocWalk(root, p, last, create, m);
 	JsonbValue *arr;
-	int pos;
 
 	if (parent == NULL)
 		return NULL;
-	pos = SubdocFind(parent, p, last, m);
-	if (pos < 0 && create && parent->type == jbvObject)
+	arr = SubdocChild(parent, p, last, NULL, m);
+	if (arr == NULL && create && parent->type == jbvObject)
 	{
-		JsonbValue empty;
+		JsonbValue empty = {.type = jbvArray};
 
-		empty.type = jbvArray;
-		empty.val.array.nElems = 0;
-		empty.val.array.elems = NULL;
-		empty.val.array.rawScalar = false;
 		JsonTreeSetMember(parent, p->tok[last], p->toklen[last], &empty);
-		pos = JsonTreeFindMember(parent, p->tok[last], p->toklen[last]);
+		arr = JsonTreeChild(parent, p, last, 0, NULL, NULL);
 	}
-	if (pos < 0)
+	if (arr == NULL)
 		return NULL;
-	arr = SubdocChild(parent, pos);
 	JsonTreeExpand(arr);
 	if (arr->type != jbvArray)
 	{
@@ -869,6 +785,7 @@ SubdocMutate(SubdocCall *call, int i, JsonbValue *root, SubdocMiss *m)
 	int last = p->ntok - 1;
 	JsonbValue *parent;
 	JsonbValue *arr;
+	JsonbValue *target;
 	JsonbValue num;
 	int pos;
 	int k;
@@ -922,12 +839,12 @@ SubdocMutate(SubdocCall *call, int i, JsonbValue *root, SubdocMiss *m)
 							  &s->values[0]);
 			return true;
 		case SD_REPLACE:
-			if ((pos = SubdocFind(parent, p, last, m)) < 0)
+			if ((target = SubdocChild(parent, p, last, NULL, m)) == NULL)
 				return false;
-			*SubdocChild(parent, pos) = s->values[0];
+			*target = s->values[0];
 			return true;
 		case SD_REMOVE:
-			if ((pos = SubdocFind(parent, p, last, m)) < 0)
+			if (SubdocChild(parent, p, last, &pos, m) == NULL)
 				return false;
 			(void) JsonTreeRemoveAt(parent, pos);
 			return true;
@@ -957,11 +874,10 @@ SubdocMutate(SubdocCall *call, int i, JsonbValue *root, SubdocMiss *m)
 				JsonTreeSetMember(parent, p->tok[last], p->toklen[last], &num);
 				return true;
 			}
-			if ((pos = SubdocFind(parent, p, last, m)) < 0)
+			if ((target = SubdocChild(parent, p, last, NULL, m)) == NULL ||
+				!SubdocCount(call, i, target, &num, m))
 				return false;
-			if (!SubdocCount(call, i, SubdocChild(parent, pos), &num, m))
-				return false;
-			*SubdocChild(parent, pos) = num;
+			*target = num;
 			return true;
 		default:
 			elog(ERROR, "unexpected sub-document op %d", s->op);
@@ -1002,9 +918,10 @@ SubdocLookup(SubdocCall *call, int i, JsonbValue *root, JsonbParseState **ps)
 {
 	SubdocSpec *s = &call->specs[i];
 	SubdocMiss m;
-	JsonbValue *v = SubdocRead(root, &s->path, &m);
+	JsonTreeMiss miss;
+	JsonbValue *v = JsonTreeRead(root, &s->path, JSONTREE_LAST, &miss);
 	JsonbValue r;
-	bool ok = v != NULL;
+	bool ok = v != NULL || SubdocPathMiss(&m, &s->path, &miss);
 
 	pushJsonbValue(ps, WJB_BEGIN_OBJECT, NULL);
 	if (s->op == SD_EXISTS && !ok &&
@@ -1024,7 +941,7 @@ SubdocLookup(SubdocCall *call, int i, JsonbValue *root, JsonbParseState **ps)
 	}
 	else if (ok && s->op == SD_COUNT)
 	{
-		/* a container read on an error path was expanded by SubdocFind */
+		/* a container read on an error path was expanded by JsonTreeRead */
 		if (v->type == jbvBinary || v->type == jbvObject || v->type == jbvArray)
 		{
 			r.type = jbvNumeric;
