@@ -13,6 +13,7 @@
 #define DOCMODEL_JSONTREE_H
 
 #include "utils/jsonb.h"
+#include "utils/numeric.h"
 
 #include "jsonpointer.h"
 
@@ -159,6 +160,31 @@ JsonTreeString(const char *s, int len)
 	v.val.string.val = (char *) s;
 	v.val.string.len = len;
 	return v;
+}
+
+/* Return a string node over the C string s (not copied). */
+static inline JsonbValue
+JsonTreeCString(const char *s)
+{
+	return JsonTreeString(s, strlen(s));
+}
+
+/* Return a number node of i. */
+static inline JsonbValue
+JsonTreeInt(int64 i)
+{
+	JsonbValue v;
+
+	v.type = jbvNumeric;
+	v.val.numeric = int64_to_numeric(i);
+	return v;
+}
+
+/* Set member name (a C string, not copied) of an expanded object to val. */
+static inline void
+JsonTreePut(JsonbValue *obj, const char *name, JsonbValue val)
+{
+	JsonTreeSetMember(obj, name, strlen(name), &val);
 }
 
 /* The JSON type of v for messages: "an object", "a string", "null", ... */

@@ -1708,10 +1708,7 @@ kv_meta(PG_FUNCTION_ARGS)
 	bool xattrs = cfg->xattrs;
 	const DocFieldSet *fs = cfg->fs; /* never freed (fields.c) */
 	Datum values[1] = {PG_GETARG_DATUM(1)};
-	JsonbParseState *ps = NULL;
-	JsonbValue *res;
-	JsonbValue k;
-	JsonbValue v;
+	JsonbValue res = {.type = jbvObject};
 	HeapTuple tup;
 	TupleDesc desc;
 	Jsonb *managed = NULL;
@@ -1740,21 +1737,11 @@ kv_meta(PG_FUNCTION_ARGS)
 	expiration =
 		isnull ? 0 : (int64) timestamptz_to_time_t(DatumGetTimestampTz(d));
 	SPI_finish();
-	pushJsonbValue(&ps, WJB_BEGIN_OBJECT, NULL);
-	k = JsonTreeString("id", 2);
-	pushJsonbValue(&ps, WJB_KEY, &k);
-	v = JsonTreeString(VARDATA_ANY(PG_GETARG_TEXT_PP(1)),
-					   VARSIZE_ANY_EXHDR(PG_GETARG_TEXT_PP(1)));
-	pushJsonbValue(&ps, WJB_VALUE, &v);
-	k = JsonTreeString("cas", 3);
-	pushJsonbValue(&ps, WJB_KEY, &k);
-	v.type = jbvNumeric;
-	v.val.numeric = int64_to_numeric(cas);
-	pushJsonbValue(&ps, WJB_VALUE, &v);
-	k = JsonTreeString("expiration", 10);
-	pushJsonbValue(&ps, WJB_KEY, &k);
-	v.val.numeric = int64_to_numeric(expiration);
-	pushJsonbValue(&ps, WJB_VALUE, &v);
+	JsonTreePut(&res, "id",
+				JsonTreeString(VARDATA_ANY(PG_GETARG_TEXT_PP(1)),
+							   VARSIZE_ANY_EXHDR(PG_GETARG_TEXT_PP(1))));
+	JsonTreePut(&res, "cas", JsonTreeInt(cas));
+	JsonTreePut(&res, "expiration", JsonTreeInt(expiration));
 	if (managed != NULL && JB_ROOT_IS_OBJECT(managed))
 	{
 		JsonbContainer *c = DocmodelFieldContainer(fs, &managed->root);
@@ -1762,15 +1749,10 @@ kv_meta(PG_FUNCTION_ARGS)
 		for (i = 0; c != NULL && i < DOC_NFIELDS; i++)
 		{
 			JsonbValue *fv = DocmodelFieldValue(fs, c, (DocFieldKind) i);
-			const char *name = DocmodelFieldKindName((DocFieldKind) i);
 
-			if (fv == NULL)
-				continue;
-			k = JsonTreeString(name, strlen(name));
-			pushJsonbValue(&ps, WJB_KEY, &k);
-			pushJsonbValue(&ps, WJB_VALUE, fv);
+			if (fv != NULL)
+				JsonTreePut(&res, DocmodelFieldKindName((DocFieldKind) i), *fv);
 		}
 	}
-	res = pushJsonbValue(&ps, WJB_END_OBJECT, NULL);
-	PG_RETURN_JSONB_P(JsonbValueToJsonb(res));
+	PG_RETURN_JSONB_P(JsonTreeToJsonb(&res));
 }

@@ -885,36 +885,9 @@ SubdocMutate(SubdocCall *call, int i, JsonbValue *root, SubdocMiss *m)
 	return false;
 }
 
-/* Push node v (scalar, jbvBinary, or expanded) as the next value. */
-static void
-SubdocPushNode(JsonbParseState **ps, JsonbValue *v)
-{
-	JsonbValue b;
-
-	if (v->type == jbvObject || v->type == jbvArray)
-	{
-		Jsonb *jb = JsonTreeToJsonb(v);
-
-		b.type = jbvBinary;
-		b.val.binary.data = &jb->root;
-		b.val.binary.len = VARSIZE(jb) - VARHDRSZ;
-		v = &b;
-	}
-	pushJsonbValue(ps, WJB_VALUE, v);
-}
-
-/* Push the string s as a key or a value. */
-static void
-SubdocPushString(JsonbParseState **ps, JsonbIteratorToken tok, const char *s)
-{
-	JsonbValue v = JsonTreeString(s, strlen(s));
-
-	pushJsonbValue(ps, tok, &v);
-}
-
-/* Push lookup spec i's result object, read from the tree at root. */
-static void
-SubdocLookup(SubdocCall *call, int i, JsonbValue *root, JsonbParseState **ps)
+/* Return lookup spec i's result object, read from the tree at root. */
+static JsonbValue
+SubdocLookup(SubdocCall *call, int i, JsonbValue *root)
 {
 	SubdocSpec *s = &call->specs[i];
 	SubdocMiss m;
@@ -922,8 +895,8 @@ SubdocLookup(SubdocCall *call, int i, JsonbValue *root, JsonbParseState **ps)
 	JsonbValue *v = JsonTreeRead(root, &s->path, JSONTREE_LAST, &miss);
 	JsonbValue r;
 	bool ok = v != NULL || SubdocPathMiss(&m, &s->path, &miss);
+	JsonbValue res = {.type = jbvObject};
 
-	pushJsonbValue(ps, WJB_BEGIN_OBJECT, NULL);
 	if (s->op == SD_EXISTS && !ok &&
 		m.sqlstate == ERRCODE_SQL_JSON_MEMBER_NOT_FOUND)
 	{
@@ -956,18 +929,14 @@ SubdocLookup(SubdocCall *call, int i, JsonbValue *root, JsonbParseState **ps)
 								"an object or an array", v);
 	}
 	if (ok)
-	{
-		SubdocPushString(ps, WJB_KEY, "value");
-		SubdocPushNode(ps, v);
-	}
+		JsonTreePut(&res, "value", *v);
 	else
 	{
-		SubdocPushString(ps, WJB_KEY, "error");
-		SubdocPushString(ps, WJB_VALUE, m.name);
-		SubdocPushString(ps, WJB_KEY, "message");
-		SubdocPushString(ps, WJB_VALUE, psprintf("%s: %s", m.what, m.detail));
+		JsonTreePut(&res, "error", JsonTreeCString(m.name));
+		JsonTreePut(&res, "message",
+					JsonTreeCString(psprintf("%s: %s", m.what, m.detail)));
 	}
-	pushJsonbValue(ps, WJB_END_OBJECT, NULL);
+	return res;
 }
 
 /*
@@ -981,18 +950,18 @@ subdoc_lookup_in(PG_FUNCTION_ARGS)
 	char *key = text_to_cstring(PG_GETARG_TEXT_PP(1));
 	SubdocCall *call = SubdocParse(PG_GETARG_JSONB_P(2), key, false);
 	Jsonb *doc = DocmodelKvGet(PG_GETARG_OID(0), PG_GETARG_DATUM(1));
-	JsonbParseState *ps = NULL;
 	JsonbValue root;
+	JsonbValue res = {.type = jbvArray};
 	int i;
 
 	if (doc == NULL)
 		PG_RETURN_NULL();
 	JsonTreeFromJsonb(doc, &root);
-	pushJsonbValue(&ps, WJB_BEGIN_ARRAY, NULL);
+	res.val.array.elems = palloc(sizeof(JsonbValue) * call->nspecs);
 	for (i = 0; i < call->nspecs; i++)
-		SubdocLookup(call, i, &root, &ps);
-	PG_RETURN_JSONB_P(
-		JsonbValueToJsonb(pushJsonbValue(&ps, WJB_END_ARRAY, NULL)));
+		res.val.array.elems[i] = SubdocLookup(call, i, &root);
+	res.val.array.nElems = call->nspecs;
+	PG_RETURN_JSONB_P(JsonTreeToJsonb(&res));
 }
 
 /*
@@ -1107,9 +1076,8 @@ subdoc_mutate_in(PG_FUNCTION_ARGS)
 	char nulls[5] = {' ', ' ', ' ', ' ', ' '};
 	TimestampTz at = 0;
 	int64 cas;
-	JsonbParseState *ps = NULL;
-	JsonbValue v;
-	JsonbValue *res;
+	JsonbValue res = {.type = jbvObject};
+	JsonbValue results = {.type = jbvArray};
 	int i;
 
 	DocmodelRequireArg(fcinfo, 0, "collection");
@@ -1190,31 +1158,22 @@ subdoc_mutate_in(PG_FUNCTION_ARGS)
 	PG_END_TRY();
 	SubdocActive = save;
 
-	pushJsonbValue(&ps, WJB_BEGIN_OBJECT, NULL);
-	SubdocPushString(&ps, WJB_KEY, "cas");
-	v.type = jbvNumeric;
-	v.val.numeric = int64_to_numeric(cas);
-	pushJsonbValue(&ps, WJB_VALUE, &v);
-	SubdocPushString(&ps, WJB_KEY, "results");
-	pushJsonbValue(&ps, WJB_BEGIN_ARRAY, NULL);
+	results.val.array.elems = palloc(sizeof(JsonbValue) * call->nspecs);
 	for (i = 0; i < call->nspecs; i++)
 	{
-		if (!call->has_result[i])
+		JsonbValue *e = &results.val.array.elems[i];
+
+		e->type = jbvNull;
+		if (call->has_result[i])
 		{
-			v.type = jbvNull;
-			pushJsonbValue(&ps, WJB_ELEM, &v);
-			continue;
+			*e = (JsonbValue){.type = jbvObject};
+			JsonTreePut(e, "value", JsonTreeInt(call->result[i]));
 		}
-		pushJsonbValue(&ps, WJB_BEGIN_OBJECT, NULL);
-		SubdocPushString(&ps, WJB_KEY, "value");
-		v.type = jbvNumeric;
-		v.val.numeric = int64_to_numeric(call->result[i]);
-		pushJsonbValue(&ps, WJB_VALUE, &v);
-		pushJsonbValue(&ps, WJB_END_OBJECT, NULL);
 	}
-	pushJsonbValue(&ps, WJB_END_ARRAY, NULL);
-	res = pushJsonbValue(&ps, WJB_END_OBJECT, NULL);
-	PG_RETURN_JSONB_P(JsonbValueToJsonb(res));
+	results.val.array.nElems = call->nspecs;
+	JsonTreePut(&res, "cas", JsonTreeInt(cas));
+	JsonTreePut(&res, "results", results);
+	PG_RETURN_JSONB_P(JsonTreeToJsonb(&res));
 }
 
 /*
