@@ -1415,7 +1415,8 @@ NodeAt(CompileCtx *cc, const char *ptr, const char *loc)
 {
 	ListCell *lc;
 	JsonPointer p;
-	JsonbValue *v = cc->root;
+	JsonTreeMiss miss;
+	JsonbValue *v;
 	StringInfoData canon;
 	int i;
 
@@ -1432,30 +1433,9 @@ NodeAt(CompileCtx *cc, const char *ptr, const char *loc)
 		if (strcmp(n->loc, canon.data) == 0)
 			return n;
 	}
-	for (i = 0; i < p.ntok; i++)
-	{
-		if (v->type == jbvObject)
-		{
-			int m = JsonTreeFindMember(v, p.tok[i], p.toklen[i]);
-
-			v = m >= 0 ? &v->val.object.pairs[m].value : NULL;
-		}
-		else if (v->type == jbvArray)
-		{
-			int idx;
-
-			v = JsonPointerArrayIndex(p.tok[i], p.toklen[i], &idx) ==
-							JSONPOINTER_INDEX &&
-						idx < v->val.array.nElems
-					? &v->val.array.elems[idx]
-					: NULL;
-		}
-		else
-			v = NULL;
-		if (v == NULL)
-			BadKeyword(loc,
-					   psprintf("\"$ref\" target \"#%s\" does not exist", ptr));
-	}
+	if ((v = JsonTreeWalk(cc->root, &p, p.ntok, 0, &miss)) == NULL)
+		BadKeyword(loc,
+				   psprintf("\"$ref\" target \"#%s\" does not exist", ptr));
 	return CompileNode(cc, v, canon.data);
 }
 
