@@ -29,16 +29,6 @@ PG_FUNCTION_INFO_V1(patch);
  * ------------------------------------------------------------------------
  */
 
-/* Push member key: v of the object being built in *ps. */
-static void
-PushMember(JsonbParseState **ps, const char *key, JsonbValue v)
-{
-	JsonbValue k = JsonTreeString(key, strlen(key));
-
-	pushJsonbValue(ps, WJB_KEY, &k);
-	pushJsonbValue(ps, WJB_VALUE, &v);
-}
-
 /* ------------------------------------------------------------------------
  * diff
  *
@@ -54,7 +44,8 @@ PushMember(JsonbParseState **ps, const char *key, JsonbValue v)
 
 typedef struct DiffState
 {
-	JsonbParseState *ps; /* the result array being built */
+	JsonbValue ops;      /* the result array being built */
+	int room;            /* its elements' allocated length */
 	StringInfoData path; /* JSON Pointer of the current location */
 } DiffState;
 
@@ -64,13 +55,22 @@ static void DiffValues(DiffState *st, JsonbValue *a, JsonbValue *b);
 static void
 EmitOp(DiffState *st, const char *op, JsonbValue *value)
 {
-	pushJsonbValue(&st->ps, WJB_BEGIN_OBJECT, NULL);
-	PushMember(&st->ps, "op", JsonTreeString(op, strlen(op)));
-	PushMember(&st->ps, "path",
-			   JsonTreeString(pstrdup(st->path.data), st->path.len));
+	JsonbValue o = {.type = jbvObject};
+
+	JsonTreePut(&o, "op", JsonTreeCString(op));
+	JsonTreePut(&o, "path",
+				JsonTreeString(pstrdup(st->path.data), st->path.len));
 	if (value != NULL)
-		PushMember(&st->ps, "value", *value);
-	pushJsonbValue(&st->ps, WJB_END_OBJECT, NULL);
+		JsonTreePut(&o, "value", *value);
+	if (st->ops.val.array.nElems == st->room)
+	{
+		st->room = Max(16, 2 * st->room);
+		st->ops.val.array.elems =
+			st->ops.val.array.elems
+				? repalloc(st->ops.val.array.elems, sizeof(o) * st->room)
+				: palloc(sizeof(o) * st->room);
+	}
+	st->ops.val.array.elems[st->ops.val.array.nElems++] = o;
 }
 
 /*
@@ -96,83 +96,58 @@ DiffAt(DiffState *st, const char *key, int len, JsonbValue *a, JsonbValue *b)
 	st->path.data[base] = '\0';
 }
 
-/* Diff two objects member by member. */
+/* Diff two expanded objects member by member (a's, then b's own). */
 static void
-DiffObjects(DiffState *st, JsonbContainer *ca, JsonbContainer *cb)
+DiffObjects(DiffState *st, JsonbValue *a, JsonbValue *b)
 {
-	JsonbIterator *it;
-	JsonbIteratorToken tok;
-	JsonbValue k;
-	JsonbValue v;
-	JsonbValue found;
+	JsonbPair *pa = a->val.object.pairs;
+	JsonbPair *pb = b->val.object.pairs;
+	int i;
+	int j;
 
-	/* Members of a: removed, or diffed against b's. */
-	it = JsonbIteratorInit(ca);
-	while ((tok = JsonbIteratorNext(&it, &k, true)) != WJB_DONE)
+	for (i = 0; i < a->val.object.nPairs; i++)
 	{
-		if (tok != WJB_KEY)
-			continue;
-		tok = JsonbIteratorNext(&it, &v, true);
-		Assert(tok == WJB_VALUE);
-		DiffAt(st, k.val.string.val, k.val.string.len, &v,
-			   getKeyJsonValueFromContainer(cb, k.val.string.val,
-											k.val.string.len, &found));
+		j = JsonTreeFindMember(b, pa[i].key.val.string.val,
+							   pa[i].key.val.string.len);
+		DiffAt(st, pa[i].key.val.string.val, pa[i].key.val.string.len,
+			   &pa[i].value, j >= 0 ? &pb[j].value : NULL);
 	}
-
-	/* Members only in b: added. */
-	it = JsonbIteratorInit(cb);
-	while ((tok = JsonbIteratorNext(&it, &k, true)) != WJB_DONE)
-	{
-		if (tok != WJB_KEY)
-			continue;
-		tok = JsonbIteratorNext(&it, &v, true);
-		Assert(tok == WJB_VALUE);
-		if (getKeyJsonValueFromContainer(ca, k.val.string.val, k.val.string.len,
-										 &found) == NULL)
-			DiffAt(st, k.val.string.val, k.val.string.len, NULL, &v);
-	}
+	for (j = 0; j < b->val.object.nPairs; j++)
+		if (JsonTreeFindMember(a, pb[j].key.val.string.val,
+							   pb[j].key.val.string.len) < 0)
+			DiffAt(st, pb[j].key.val.string.val, pb[j].key.val.string.len, NULL,
+				   &pb[j].value);
 }
 
-/* Diff two arrays position by position; see the section comment. */
+/* Diff two expanded arrays position by position; see the section comment. */
 static void
-DiffArrays(DiffState *st, JsonbContainer *ca, JsonbContainer *cb)
+DiffArrays(DiffState *st, JsonbValue *a, JsonbValue *b)
 {
-	int na = JsonContainerSize(ca);
-	int nb = JsonContainerSize(cb);
+	int na = a->val.array.nElems;
+	int nb = b->val.array.nElems;
 	int i;
 
 	for (i = 0; i < Min(na, nb); i++)
-		DiffAt(st, NULL, i, getIthJsonbValueFromContainer(ca, i),
-			   getIthJsonbValueFromContainer(cb, i));
+		DiffAt(st, NULL, i, &a->val.array.elems[i], &b->val.array.elems[i]);
 	for (i = na; i < nb; i++)
-		DiffAt(st, NULL, i, NULL, getIthJsonbValueFromContainer(cb, i));
+		DiffAt(st, NULL, i, NULL, &b->val.array.elems[i]);
 	for (i = na - 1; i >= nb; i--)
-		DiffAt(st, NULL, i, getIthJsonbValueFromContainer(ca, i), NULL);
+		DiffAt(st, NULL, i, &a->val.array.elems[i], NULL);
 }
 
-/* Diff two values (scalars or jbvBinary containers) at the current path. */
+/* Diff two values (scalars or containers) at the current path. */
 static void
 DiffValues(DiffState *st, JsonbValue *a, JsonbValue *b)
 {
 	check_stack_depth();
-	if (a->type == jbvBinary && b->type == jbvBinary)
-	{
-		JsonbContainer *ca = a->val.binary.data;
-		JsonbContainer *cb = b->val.binary.data;
-
-		if (JsonContainerIsObject(ca) && JsonContainerIsObject(cb))
-		{
-			DiffObjects(st, ca, cb);
-			return;
-		}
-		if (JsonContainerIsArray(ca) && JsonContainerIsArray(cb) &&
-			!JsonContainerIsScalar(ca) && !JsonContainerIsScalar(cb))
-		{
-			DiffArrays(st, ca, cb);
-			return;
-		}
-	}
-	if (!JsonTreeEqual(a, b))
+	JsonTreeExpand(a);
+	JsonTreeExpand(b);
+	if (a->type == jbvObject && b->type == jbvObject)
+		DiffObjects(st, a, b);
+	else if (a->type == jbvArray && b->type == jbvArray &&
+			 !a->val.array.rawScalar && !b->val.array.rawScalar)
+		DiffArrays(st, a, b);
+	else if (!JsonTreeEqual(a, b))
 		EmitOp(st, "replace", b);
 }
 
@@ -180,21 +155,15 @@ DiffValues(DiffState *st, JsonbValue *a, JsonbValue *b)
 Datum
 diff(PG_FUNCTION_ARGS)
 {
-	Jsonb *a = PG_GETARG_JSONB_P(0);
-	Jsonb *b = PG_GETARG_JSONB_P(1);
-	DiffState st;
-	JsonbValue va;
-	JsonbValue vb;
-	JsonbValue *res;
+	DiffState st = {.ops = {.type = jbvArray}};
+	JsonbValue a;
+	JsonbValue b;
 
-	st.ps = NULL;
 	initStringInfo(&st.path);
-	JsonbToJsonbValue(a, &va);
-	JsonbToJsonbValue(b, &vb);
-	pushJsonbValue(&st.ps, WJB_BEGIN_ARRAY, NULL);
-	DiffValues(&st, &va, &vb);
-	res = pushJsonbValue(&st.ps, WJB_END_ARRAY, NULL);
-	PG_RETURN_JSONB_P(JsonbValueToJsonb(res));
+	JsonTreeFromJsonb(PG_GETARG_JSONB_P(0), &a);
+	JsonTreeFromJsonb(PG_GETARG_JSONB_P(1), &b);
+	DiffValues(&st, &a, &b);
+	PG_RETURN_JSONB_P(JsonTreeToJsonb(&st.ops));
 }
 
 /* ------------------------------------------------------------------------
