@@ -66,9 +66,16 @@ tps_of() {
 bench_tps() {
 	local name=$1 target=$2 a=$3 b=$4 c=$5 s=$6 i ta=() tb=()
 	local rounds=${BENCH_TPS_ROUNDS:-3}
+	# ABBA: which side runs first alternates, so a drift of the shared table over the rounds
+	# (free space, bloat, growing documents) favours neither
 	for ((i = 0; i < rounds; i++)); do
-		ta+=("$(tps_of "$a" "$c" "$s")")
-		tb+=("$(tps_of "$b" "$c" "$s")")
+		if ((i % 2 == 0)); then
+			ta+=("$(tps_of "$a" "$c" "$s")")
+			tb+=("$(tps_of "$b" "$c" "$s")")
+		else
+			tb+=("$(tps_of "$b" "$c" "$s")")
+			ta+=("$(tps_of "$a" "$c" "$s")")
+		fi
 	done
 	local ma mb
 	ma=$(median "${ta[@]}"); mb=$(median "${tb[@]}")
