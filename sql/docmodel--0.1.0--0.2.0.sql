@@ -1519,3 +1519,869 @@ COMMENT ON FUNCTION docmodel.migration_plan(regclass, boolean) IS
 -- a bulk run's output is held to the schema of its new version (schema.c)
 COMMENT ON FUNCTION docmodel._migrate_doc(jsonb, docmodel.version, text) IS
 	'docmodel internal: migrate() whose errors name the document''s key, refusing (23514) a result its schema finds invalid';
+
+
+-------------------------------------------------------------------------------
+-- From tables to documents (0.2.0): mappings of relational tables into
+-- documents. Set-up in SQL; the documents are built by one generated query
+-- per mapping, which PostgreSQL runs as the caller.
+-------------------------------------------------------------------------------
+
+/*
+ * A mapping: the root table whose rows become documents, and their type.
+ * Written only by _mapping_write (catalog.c): the creator owns a mapping;
+ * only members of its owner role change it.
+ */
+CREATE TABLE docmodel.mappings (
+    name       text PRIMARY KEY CHECK (name OPERATOR(pg_catalog.<>) ''),
+    root       regclass NOT NULL,
+    doc_type   text NOT NULL,
+    owner      regrole NOT NULL,
+    created_at timestamptz NOT NULL DEFAULT pg_catalog.now()
+);
+COMMENT ON TABLE docmodel.mappings IS
+    'docmodel: mappings of relational tables into documents (root table, document type, owner)';
+SELECT pg_catalog.pg_extension_config_dump('docmodel.mappings', '');
+GRANT SELECT ON docmodel.mappings TO PUBLIC;
+
+/*
+ * The parts of a mapping: a table embedded (as an array, an object, or its
+ * fields merged) or referenced (by key, or through a junction table) in the
+ * documents of the table it sits under. spec holds the join columns (tables
+ * by OID): see README, "From tables to documents".
+ */
+CREATE TABLE docmodel.mapping_parts (
+    mapping text NOT NULL REFERENCES docmodel.mappings ON DELETE CASCADE,
+    under   regclass NOT NULL,
+    field   text NOT NULL,
+    tbl     regclass NOT NULL,
+    spec    jsonb NOT NULL,
+    added   timestamptz NOT NULL DEFAULT pg_catalog.clock_timestamp(),
+    PRIMARY KEY (mapping, under, field)
+);
+COMMENT ON TABLE docmodel.mapping_parts IS
+    'docmodel: the embedded and referenced tables of each mapping';
+SELECT pg_catalog.pg_extension_config_dump('docmodel.mapping_parts', '');
+GRANT SELECT ON docmodel.mapping_parts TO PUBLIC;
+
+/* Columns of a mapped table renamed (new_name) or left out (NULL). */
+CREATE TABLE docmodel.mapping_columns (
+    mapping  text NOT NULL REFERENCES docmodel.mappings ON DELETE CASCADE,
+    tbl      regclass NOT NULL,
+    col      name NOT NULL,
+    new_name text,
+    PRIMARY KEY (mapping, tbl, col)
+);
+COMMENT ON TABLE docmodel.mapping_columns IS
+    'docmodel: columns of mapped tables renamed (new_name) or excluded (NULL)';
+SELECT pg_catalog.pg_extension_config_dump('docmodel.mapping_columns', '');
+GRANT SELECT ON docmodel.mapping_columns TO PUBLIC;
+
+CREATE FUNCTION docmodel._mapping_write(op text, mapping text, tbl regclass,
+    under regclass, field text, spec jsonb) RETURNS void
+    AS 'MODULE_PATHNAME', 'mapping_write'
+    LANGUAGE C VOLATILE PARALLEL UNSAFE;
+COMMENT ON FUNCTION docmodel._mapping_write(text, text, regclass, regclass, text, jsonb) IS
+    'docmodel internal: record a change of a mapping (create, part, column, drop), checking the caller owns the mapping and may read the table';
+
+-- The primary key columns of tbl, in key order (NULL when it has none).
+CREATE FUNCTION docmodel._pk_columns(tbl regclass) RETURNS text[]
+LANGUAGE sql STABLE STRICT PARALLEL SAFE
+SET search_path = pg_catalog, pg_temp
+AS $$
+    SELECT array_agg(a.attname::text ORDER BY k.n)
+    FROM pg_index i
+    CROSS JOIN LATERAL unnest(i.indkey::int2[]) WITH ORDINALITY AS k(att, n)
+    JOIN pg_attribute a ON a.attrelid = i.indrelid AND a.attnum = k.att
+    WHERE i.indrelid = tbl AND i.indisprimary
+$$;
+COMMENT ON FUNCTION docmodel._pk_columns(regclass) IS
+    'docmodel internal: the primary key columns of a table, in key order';
+
+-- The foreign keys from src to dst: each as its columns and the columns
+-- they reference, in constraint order.
+CREATE FUNCTION docmodel._fk_columns(src regclass, dst regclass)
+    RETURNS TABLE(name name, cols text[], ref_cols text[])
+LANGUAGE sql STABLE STRICT PARALLEL SAFE
+SET search_path = pg_catalog, pg_temp
+AS $$
+    SELECT c.conname,
+        array_agg(a.attname::text ORDER BY k.n),
+        array_agg(b.attname::text ORDER BY k.n)
+    FROM pg_constraint c
+    CROSS JOIN LATERAL unnest(c.conkey, c.confkey) WITH ORDINALITY AS k(att, fatt, n)
+    JOIN pg_attribute a ON a.attrelid = c.conrelid AND a.attnum = k.att
+    JOIN pg_attribute b ON b.attrelid = c.confrelid AND b.attnum = k.fatt
+    WHERE c.contype = 'f' AND c.conrelid = src AND c.confrelid = dst
+    GROUP BY c.oid, c.conname
+    ORDER BY c.conname
+$$;
+COMMENT ON FUNCTION docmodel._fk_columns(regclass, regclass) IS
+    'docmodel internal: the foreign keys from one table to another, with their columns';
+
+-- Raise 22023 unless every name of cols is a column of tbl.
+CREATE FUNCTION docmodel._check_columns(tbl regclass, cols text[], what text)
+    RETURNS void
+LANGUAGE plpgsql STABLE PARALLEL SAFE
+SET search_path = pg_catalog, pg_temp
+AS $$
+DECLARE
+    c text;
+BEGIN
+    FOREACH c IN ARRAY coalesce(cols, '{}') LOOP
+        IF NOT EXISTS (SELECT FROM pg_attribute a WHERE a.attrelid = tbl
+                AND a.attname = c AND a.attnum > 0 AND NOT a.attisdropped) THEN
+            RAISE EXCEPTION USING ERRCODE = '42703',
+                MESSAGE = format('column "%s" of %s does not exist', c, what),
+                DETAIL = format('Table %s has no column "%s".', tbl, c);
+        END IF;
+    END LOOP;
+END
+$$;
+COMMENT ON FUNCTION docmodel._check_columns(regclass, text[], text) IS
+    'docmodel internal: raise 42703 naming the first of cols that is not a column of tbl';
+
+-- The join of a part: the columns of tbl and of under that match, from the
+-- columns given (fk_columns: tbl's side when tbl references under, under's
+-- side when under references tbl) or else from the one foreign key declared
+-- between the two tables. child_side says which table holds the foreign key.
+CREATE FUNCTION docmodel._part_join(mapping text, tbl regclass, under regclass,
+    fk_columns text[], child_side text, OUT cols text[], OUT under_cols text[])
+LANGUAGE plpgsql STABLE PARALLEL SAFE
+SET search_path = pg_catalog, pg_temp
+AS $$
+DECLARE
+    src regclass := CASE child_side WHEN 'tbl' THEN tbl ELSE under END;
+    dst regclass := CASE child_side WHEN 'tbl' THEN under ELSE tbl END;
+    n integer;
+    fk_cols text[];
+    ref_cols text[];
+BEGIN
+    IF fk_columns IS NOT NULL THEN
+        -- a relationship the database does not declare: src's columns given,
+        -- matched to dst's primary key in order
+        ref_cols := docmodel._pk_columns(dst);
+        IF ref_cols IS NULL OR cardinality(fk_columns) <> cardinality(ref_cols) THEN
+            RAISE EXCEPTION USING ERRCODE = '22023',
+                MESSAGE = format('fk_columns %s of mapping "%s" do not match the primary key of %s',
+                    fk_columns, mapping, dst),
+                DETAIL = format('%s has primary key %s; give one column of %s for each of its columns, in order.',
+                    dst, coalesce(ref_cols::text, '(none)'), src);
+        END IF;
+        PERFORM docmodel._check_columns(src, fk_columns, src::text);
+        fk_cols := fk_columns;
+    ELSE
+        SELECT count(*) INTO n FROM docmodel._fk_columns(src, dst);
+        IF n <> 1 THEN
+            RAISE EXCEPTION USING ERRCODE = '22023',
+                MESSAGE = format('%s foreign keys from %s to %s in mapping "%s"',
+                    CASE WHEN n = 0 THEN 'no' ELSE n::text END, src, dst, mapping),
+                HINT = format('Give fk_columns: the columns of %s that hold the key of %s.', src, dst);
+        END IF;
+        SELECT f.cols, f.ref_cols INTO fk_cols, ref_cols FROM docmodel._fk_columns(src, dst) f;
+    END IF;
+    IF child_side = 'tbl' THEN
+        cols := fk_cols; under_cols := ref_cols;
+    ELSE
+        cols := ref_cols; under_cols := fk_cols;
+    END IF;
+END
+$$;
+COMMENT ON FUNCTION docmodel._part_join(text, regclass, regclass, text[], text) IS
+    'docmodel internal: the join columns of a mapped table and the table it sits under';
+
+-- The mapping named, checked; the table a part sits under (the root unless
+-- given), which must be the root or a table embedded in the mapping.
+CREATE FUNCTION docmodel._mapping_under(mapping text, under regclass)
+    RETURNS regclass
+LANGUAGE plpgsql STABLE PARALLEL SAFE
+SET search_path = pg_catalog, pg_temp
+AS $$
+DECLARE
+    r regclass;
+BEGIN
+    SELECT m.root INTO r FROM docmodel.mappings m WHERE m.name = mapping;
+    IF NOT FOUND THEN
+        RAISE EXCEPTION USING ERRCODE = '42704',
+            MESSAGE = format('mapping "%s" does not exist', mapping),
+            HINT = 'Create it with docmodel.create_mapping().';
+    END IF;
+    IF under IS NULL OR under = r THEN
+        RETURN r;
+    END IF;
+    IF NOT EXISTS (SELECT FROM docmodel.mapping_parts p WHERE p.mapping = _mapping_under.mapping
+            AND p.tbl = _mapping_under.under AND p.spec->>'kind' IN ('array', 'object', 'merge')) THEN
+        RAISE EXCEPTION USING ERRCODE = '22023',
+            MESSAGE = format('%s is not embedded in mapping "%s"', under, mapping),
+            DETAIL = 'A part sits under the root table or under a table embedded before it.';
+    END IF;
+    RETURN under;
+END
+$$;
+COMMENT ON FUNCTION docmodel._mapping_under(text, regclass) IS
+    'docmodel internal: the table a new part of a mapping sits under (42704 without the mapping)';
+
+-- Raise 22023 unless tbl is embedded nowhere else in the mapping yet.
+CREATE FUNCTION docmodel._mapping_embed_once(mapping text, tbl regclass, field text)
+    RETURNS void
+LANGUAGE plpgsql STABLE PARALLEL SAFE
+SET search_path = pg_catalog, pg_temp
+AS $$
+BEGIN
+    IF tbl = (SELECT m.root FROM docmodel.mappings m WHERE m.name = mapping)
+        OR EXISTS (SELECT FROM docmodel.mapping_parts p
+            WHERE p.mapping = _mapping_embed_once.mapping AND p.tbl = _mapping_embed_once.tbl
+              AND p.field <> _mapping_embed_once.field
+              AND p.spec->>'kind' IN ('array', 'object', 'merge')) THEN
+        RAISE EXCEPTION USING ERRCODE = '22023',
+            MESSAGE = format('%s is already embedded in mapping "%s"', tbl, mapping),
+            DETAIL = 'A table is embedded once per mapping; reference it by key elsewhere (map_reference).';
+    END IF;
+END
+$$;
+COMMENT ON FUNCTION docmodel._mapping_embed_once(text, regclass, text) IS
+    'docmodel internal: refuse a table embedded twice in one mapping';
+
+CREATE FUNCTION docmodel.create_mapping(name text, root regclass, doc_type text DEFAULT NULL)
+    RETURNS void
+LANGUAGE plpgsql VOLATILE PARALLEL UNSAFE
+SET search_path = pg_catalog, pg_temp
+AS $$
+DECLARE
+    t text := coalesce(doc_type, (SELECT c.relname::text FROM pg_class c WHERE c.oid = root));
+BEGIN
+    IF name IS NULL OR name = '' OR root IS NULL THEN
+        RAISE EXCEPTION USING ERRCODE = '22023',
+            MESSAGE = 'a mapping needs a name and a root table';
+    END IF;
+    IF docmodel._pk_columns(root) IS NULL THEN
+        RAISE EXCEPTION USING ERRCODE = '22023',
+            MESSAGE = format('table %s of mapping "%s" has no primary key', root, name),
+            DETAIL = 'Document keys are made of the primary key (<type>::<key columns>).',
+            HINT = 'Add a primary key to the table.';
+    END IF;
+    PERFORM docmodel.key(t, 'x');   -- 22023 for a type a key cannot start with
+    IF EXISTS (SELECT FROM docmodel.mappings m WHERE m.name = create_mapping.name) THEN
+        RAISE EXCEPTION USING ERRCODE = '42710',
+            MESSAGE = format('mapping "%s" already exists', name);
+    END IF;
+    PERFORM docmodel._mapping_write('create', name, root, NULL, NULL,
+        jsonb_build_object('doc_type', t));
+END
+$$;
+COMMENT ON FUNCTION docmodel.create_mapping(text, regclass, text) IS
+    'docmodel: a new mapping whose documents are the rows of root, keyed <doc_type>::<primary key> (doc_type: the table''s name unless given)';
+
+CREATE FUNCTION docmodel.drop_mapping(name text) RETURNS boolean
+LANGUAGE plpgsql VOLATILE STRICT PARALLEL UNSAFE
+SET search_path = pg_catalog, pg_temp
+AS $$
+BEGIN
+    IF NOT EXISTS (SELECT FROM docmodel.mappings m WHERE m.name = drop_mapping.name) THEN
+        RETURN false;
+    END IF;
+    PERFORM docmodel._mapping_write('drop', name, NULL, NULL, NULL, NULL);
+    RETURN true;
+END
+$$;
+COMMENT ON FUNCTION docmodel.drop_mapping(text) IS
+    'docmodel: drop a mapping and its parts; false when there was none';
+
+-- Order items "col [ASC|DESC] [NULLS FIRST|LAST]", each column checked.
+CREATE FUNCTION docmodel._order_items(tbl regclass, order_by text, what text)
+    RETURNS jsonb
+LANGUAGE plpgsql STABLE PARALLEL SAFE
+SET search_path = pg_catalog, pg_temp
+AS $$
+DECLARE
+    item text;
+    m text[];
+    res jsonb := '[]';
+BEGIN
+    IF order_by IS NULL THEN
+        RETURN NULL;
+    END IF;
+    FOREACH item IN ARRAY regexp_split_to_array(btrim(order_by), '\s*,\s*') LOOP
+        m := regexp_match(item, '^([A-Za-z_][A-Za-z0-9_$]*|"(?:[^"]|"")+")(\s+(?:asc|desc))?(\s+nulls\s+(?:first|last))?$', 'i');
+        IF m IS NULL THEN
+            RAISE EXCEPTION USING ERRCODE = '22023',
+                MESSAGE = format('invalid order_by "%s" of %s', order_by, what),
+                DETAIL = format('"%s" is not a column with an optional ASC or DESC and NULLS FIRST or LAST.', item);
+        END IF;
+        IF left(m[1], 1) = '"' THEN
+            m[1] := replace(substr(m[1], 2, length(m[1]) - 2), '""', '"');
+        ELSE
+            m[1] := lower(m[1]);
+        END IF;
+        PERFORM docmodel._check_columns(tbl, ARRAY[m[1]], what);
+        res := res || jsonb_build_array(jsonb_build_array(m[1],
+            upper(btrim(coalesce(m[2], ''))), upper(regexp_replace(btrim(coalesce(m[3], '')), '\s+', ' ', 'g'))));
+    END LOOP;
+    RETURN res;
+END
+$$;
+COMMENT ON FUNCTION docmodel._order_items(regclass, text, text) IS
+    'docmodel internal: an order_by list parsed into checked columns and directions';
+
+CREATE FUNCTION docmodel.map_embed_array(mapping text, child regclass,
+    field text DEFAULT NULL, fk_columns text[] DEFAULT NULL,
+    order_by text DEFAULT NULL, max_items integer DEFAULT NULL,
+    under regclass DEFAULT NULL) RETURNS void
+LANGUAGE plpgsql VOLATILE PARALLEL UNSAFE
+SET search_path = pg_catalog, pg_temp
+AS $$
+DECLARE
+    u regclass := docmodel._mapping_under(mapping, under);
+    f text := coalesce(field, (SELECT c.relname::text FROM pg_class c WHERE c.oid = child));
+    j record;
+BEGIN
+    IF max_items IS NOT NULL AND max_items < 1 THEN
+        RAISE EXCEPTION USING ERRCODE = '22023',
+            MESSAGE = format('invalid max_items %s of %s in mapping "%s"', max_items, child, mapping),
+            DETAIL = 'max_items is at least 1 (NULL: no limit).';
+    END IF;
+    PERFORM docmodel._mapping_embed_once(mapping, child, f);
+    j := docmodel._part_join(mapping, child, u, fk_columns, 'tbl');
+    PERFORM docmodel._mapping_write('part', mapping, child, u, f, jsonb_build_object(
+        'kind', 'array', 'cols', j.cols, 'under_cols', j.under_cols,
+        'order_by', docmodel._order_items(child, order_by, format('%s in mapping "%s"', child, mapping)),
+        'max_items', max_items));
+END
+$$;
+COMMENT ON FUNCTION docmodel.map_embed_array(text, regclass, text, text[], text, integer, regclass) IS
+    'docmodel: embed the rows of child that reference a document''s row (the root''s, or under''s) as an array field (ordered, limited)';
+
+CREATE FUNCTION docmodel.map_embed_object(mapping text, parent regclass,
+    field text DEFAULT NULL, merge boolean DEFAULT false,
+    fk_columns text[] DEFAULT NULL, under regclass DEFAULT NULL) RETURNS void
+LANGUAGE plpgsql VOLATILE PARALLEL UNSAFE
+SET search_path = pg_catalog, pg_temp
+AS $$
+DECLARE
+    u regclass := docmodel._mapping_under(mapping, under);
+    f text := coalesce(field, (SELECT c.relname::text FROM pg_class c WHERE c.oid = parent));
+    side text := 'under';
+    j record;
+BEGIN
+    PERFORM docmodel._mapping_embed_once(mapping, parent, f);
+    -- many:1 (under holds the key of parent), or 1:1 the other way round
+    IF fk_columns IS NULL AND NOT EXISTS (SELECT FROM docmodel._fk_columns(u, parent))
+            AND EXISTS (SELECT FROM docmodel._fk_columns(parent, u)) THEN
+        side := 'tbl';
+    END IF;
+    j := docmodel._part_join(mapping, parent, u, fk_columns, side);
+    PERFORM docmodel._mapping_write('part', mapping, parent, u, f, jsonb_build_object(
+        'kind', CASE WHEN merge THEN 'merge' ELSE 'object' END,
+        'cols', j.cols, 'under_cols', j.under_cols));
+END
+$$;
+COMMENT ON FUNCTION docmodel.map_embed_object(text, regclass, text, boolean, text[], regclass) IS
+    'docmodel: embed the row of parent a document''s row refers to (or the one row referring to it) as an object field, or merge its fields';
+
+CREATE FUNCTION docmodel.map_reference(mapping text, target regclass,
+    field text DEFAULT NULL, fk_columns text[] DEFAULT NULL,
+    via regclass DEFAULT NULL, target_type text DEFAULT NULL,
+    under regclass DEFAULT NULL) RETURNS void
+LANGUAGE plpgsql VOLATILE PARALLEL UNSAFE
+SET search_path = pg_catalog, pg_temp
+AS $$
+DECLARE
+    u regclass := docmodel._mapping_under(mapping, under);
+    t text := coalesce(target_type, (SELECT c.relname::text FROM pg_class c WHERE c.oid = target));
+    f text := coalesce(field, (SELECT c.relname::text FROM pg_class c WHERE c.oid = target));
+    j record;
+    k record;
+BEGIN
+    PERFORM docmodel.key(t, 'x');
+    IF via IS NULL THEN
+        -- many:1: the document's row holds the target's key
+        j := docmodel._part_join(mapping, target, u, fk_columns, 'under');
+        PERFORM docmodel._mapping_write('part', mapping, target, u, f, jsonb_build_object(
+            'kind', 'reference', 'type', t, 'cols', j.cols, 'under_cols', j.under_cols));
+    ELSE
+        -- many:many: the junction's rows referring to the document's row
+        -- give the targets' keys
+        j := docmodel._part_join(mapping, via, u, NULL, 'tbl');
+        k := docmodel._part_join(mapping, via, target, fk_columns, 'tbl');
+        PERFORM docmodel._mapping_write('part', mapping, target, u, f, jsonb_build_object(
+            'kind', 'references', 'type', t, 'via', via::oid,
+            'cols', j.cols, 'under_cols', j.under_cols, 'key_cols', k.cols));
+    END IF;
+END
+$$;
+COMMENT ON FUNCTION docmodel.map_reference(text, regclass, text, text[], regclass, text, regclass) IS
+    'docmodel: a field holding the document key of the target row (<type>::<key>), or through a junction table (via) an array of them';
+
+CREATE FUNCTION docmodel.map_rename(mapping text, tbl regclass, col name, new_name text)
+    RETURNS void
+LANGUAGE plpgsql VOLATILE PARALLEL UNSAFE
+SET search_path = pg_catalog, pg_temp
+AS $$
+BEGIN
+    PERFORM docmodel._mapping_under(mapping, NULL);
+    PERFORM docmodel._check_columns(tbl, ARRAY[col::text], format('%s in mapping "%s"', tbl, mapping));
+    IF new_name IS NULL OR new_name = '' THEN
+        RAISE EXCEPTION USING ERRCODE = '22023',
+            MESSAGE = format('invalid new name for column "%s" of %s in mapping "%s"', col, tbl, mapping),
+            HINT = 'To leave a column out, use docmodel.map_exclude().';
+    END IF;
+    PERFORM docmodel._mapping_write('column', mapping, tbl, NULL, col,
+        jsonb_build_object('name', new_name));
+END
+$$;
+COMMENT ON FUNCTION docmodel.map_rename(text, regclass, name, text) IS
+    'docmodel: the field name a column of a mapped table takes in the documents';
+
+CREATE FUNCTION docmodel.map_exclude(mapping text, tbl regclass, col name)
+    RETURNS void
+LANGUAGE plpgsql VOLATILE PARALLEL UNSAFE
+SET search_path = pg_catalog, pg_temp
+AS $$
+BEGIN
+    PERFORM docmodel._mapping_under(mapping, NULL);
+    PERFORM docmodel._check_columns(tbl, ARRAY[col::text], format('%s in mapping "%s"', tbl, mapping));
+    PERFORM docmodel._mapping_write('column', mapping, tbl, NULL, col,
+        jsonb_build_object('name', NULL));
+END
+$$;
+COMMENT ON FUNCTION docmodel.map_exclude(text, regclass, name) IS
+    'docmodel: leave a column of a mapped table out of the documents';
+
+-- The whole description of a mapping (root, type, parts, columns) as jsonb,
+-- tables as OIDs: what the generators read.
+CREATE FUNCTION docmodel._mapping_spec(mapping text) RETURNS jsonb
+LANGUAGE plpgsql STABLE PARALLEL SAFE
+SET search_path = pg_catalog, pg_temp
+AS $$
+DECLARE
+    res jsonb;
+BEGIN
+    PERFORM docmodel._mapping_under(mapping, NULL);
+    SELECT jsonb_build_object('name', m.name, 'root', m.root::oid, 'type', m.doc_type,
+        'parts', coalesce((SELECT jsonb_agg(p.spec || jsonb_build_object('tbl', p.tbl::oid,
+                'under', p.under::oid, 'field', p.field) ORDER BY p.added)
+            FROM docmodel.mapping_parts p WHERE p.mapping = m.name), '[]'),
+        'columns', coalesce((SELECT jsonb_object_agg(c.tbl::oid || '.' || c.col, c.new_name)
+            FROM docmodel.mapping_columns c WHERE c.mapping = m.name), '{}'))
+    INTO res
+    FROM docmodel.mappings m WHERE m.name = mapping;
+    RETURN res;
+END
+$$;
+COMMENT ON FUNCTION docmodel._mapping_spec(text) IS
+    'docmodel internal: a mapping''s root, type, parts and column names as one jsonb';
+
+-- The SQL expression of the document of a row of tbl (alias a): its columns
+-- (renamed, less those excluded), the parts under tbl, merges last.
+CREATE FUNCTION docmodel._mapping_doc_sql(spec jsonb, tbl oid, a text, depth integer)
+    RETURNS text
+LANGUAGE plpgsql STABLE PARALLEL SAFE
+SET search_path = pg_catalog, pg_temp
+AS $$
+DECLARE
+    pairs text[] := '{}';
+    merges text := '';
+    col record;
+    p jsonb;
+    b text := 't' || depth;
+    src text;
+    cond text;
+    keyparts text;
+    ord text;
+    sub text;
+    i integer;
+    res text := '';
+BEGIN
+    IF depth > 32 THEN
+        RAISE EXCEPTION USING ERRCODE = '54001',
+            MESSAGE = format('mapping "%s" nests more than 32 levels', spec->>'name');
+    END IF;
+    FOR col IN SELECT a2.attname FROM pg_attribute a2
+            WHERE a2.attrelid = tbl AND a2.attnum > 0 AND NOT a2.attisdropped
+            ORDER BY a2.attnum LOOP
+        IF (spec->'columns') ? (tbl || '.' || col.attname) THEN
+            CONTINUE WHEN spec->'columns'->>(tbl || '.' || col.attname) IS NULL;
+            pairs := pairs || format('%L, %s.%I', spec->'columns'->>(tbl || '.' || col.attname), a, col.attname);
+        ELSE
+            pairs := pairs || format('%L, %s.%I', col.attname, a, col.attname);
+        END IF;
+    END LOOP;
+    FOR p IN SELECT x FROM jsonb_array_elements(spec->'parts') x
+            WHERE (x->>'under')::oid = tbl LOOP
+        src := CASE WHEN p->>'kind' = 'references' THEN (p->>'via')::oid::regclass::text
+                    ELSE (p->>'tbl')::oid::regclass::text END;
+        SELECT string_agg(format('%s.%I = %s.%I', b, c.v, a, u.v), ' AND ' ORDER BY c.n) INTO cond
+        FROM jsonb_array_elements_text(p->'cols') WITH ORDINALITY c(v, n)
+        JOIN jsonb_array_elements_text(p->'under_cols') WITH ORDINALITY u(v, n) USING (n);
+        CASE p->>'kind'
+        WHEN 'array' THEN
+            SELECT string_agg(format('%s.%I %s %s', b, o->>0, o->>1, o->>2), ', ') INTO ord
+            FROM jsonb_array_elements(p->'order_by') o;
+            sub := format('to_jsonb(ARRAY(SELECT %s FROM %s AS %s WHERE %s%s%s))',
+                docmodel._mapping_doc_sql(spec, (p->>'tbl')::oid, b, depth + 1), src, b, cond,
+                CASE WHEN ord IS NOT NULL THEN ' ORDER BY ' || ord ELSE '' END,
+                CASE WHEN p->'max_items' <> 'null' THEN ' LIMIT ' || (p->>'max_items')::integer ELSE '' END);
+            pairs := pairs || format('%L, %s', p->>'field', sub);
+        WHEN 'object' THEN
+            pairs := pairs || format('%L, (SELECT %s FROM %s AS %s WHERE %s LIMIT 1)', p->>'field',
+                docmodel._mapping_doc_sql(spec, (p->>'tbl')::oid, b, depth + 1), src, b, cond);
+        WHEN 'merge' THEN
+            merges := merges || format(' || coalesce((SELECT %s FROM %s AS %s WHERE %s LIMIT 1), ''{}'')',
+                docmodel._mapping_doc_sql(spec, (p->>'tbl')::oid, b, depth + 1), src, b, cond);
+        WHEN 'reference' THEN
+            SELECT string_agg(format('%s.%I', a, u), ', '), string_agg(format('%s.%I IS NULL', a, u), ' OR ')
+                INTO keyparts, cond
+            FROM jsonb_array_elements_text(p->'under_cols') u;
+            pairs := pairs || format('%L, CASE WHEN %s THEN NULL ELSE docmodel.key(%L::text, %s) END',
+                p->>'field', cond, p->>'type', keyparts);
+        WHEN 'references' THEN
+            SELECT string_agg(format('%s.%I', b, k), ', ') INTO keyparts
+            FROM jsonb_array_elements_text(p->'key_cols') k;
+            pairs := pairs || format('%L, to_jsonb(ARRAY(SELECT docmodel.key(%L::text, %s) FROM %s AS %s WHERE %s ORDER BY 1))',
+                p->>'field', p->>'type', keyparts, src, b, cond);
+        END CASE;
+    END LOOP;
+    -- jsonb_build_object takes at most 100 arguments: 50 pairs a call
+    FOR i IN 1 .. greatest(cardinality(pairs), 1) BY 50 LOOP
+        res := res || CASE WHEN i > 1 THEN ' || ' ELSE '' END
+            || format('jsonb_build_object(%s)', array_to_string(pairs[i : i + 49], ', '));
+    END LOOP;
+    -- the row's own fields win over merged ones
+    RETURN CASE WHEN merges = '' THEN res ELSE format('(%s%s || %s)', '''{}''::jsonb', merges, res) END;
+END
+$$;
+COMMENT ON FUNCTION docmodel._mapping_doc_sql(jsonb, oid, text, integer) IS
+    'docmodel internal: the SQL expression building the document of a row of a mapped table';
+
+-- The query of a mapping's documents: key, doc and the root's primary key
+-- columns (k1, k2, ...), in no particular order.
+CREATE FUNCTION docmodel._mapping_sql(spec jsonb) RETURNS text
+LANGUAGE plpgsql STABLE PARALLEL SAFE
+SET search_path = pg_catalog, pg_temp
+AS $$
+DECLARE
+    root oid := (spec->>'root')::oid;
+    pk text[] := docmodel._pk_columns(root);
+BEGIN
+    IF pk IS NULL THEN
+        RAISE EXCEPTION USING ERRCODE = '22023',
+            MESSAGE = format('table %s of mapping "%s" has no primary key', root::regclass, spec->>'name');
+    END IF;
+    RETURN format('SELECT docmodel.key(%L::text, %s) AS key, %s AS doc, %s FROM %s AS t0',
+        spec->>'type',
+        (SELECT string_agg(format('t0.%I', c), ', ' ORDER BY n) FROM unnest(pk) WITH ORDINALITY u(c, n)),
+        docmodel._mapping_doc_sql(spec, root, 't0', 1),
+        (SELECT string_agg(format('t0.%I AS k%s', c, n), ', ' ORDER BY n) FROM unnest(pk) WITH ORDINALITY u(c, n)),
+        root::regclass);
+END
+$$;
+COMMENT ON FUNCTION docmodel._mapping_sql(jsonb) IS
+    'docmodel internal: the query of a mapping''s documents (key, doc, the root''s key columns k1, k2, ...)';
+
+CREATE FUNCTION docmodel.denormalize(mapping text) RETURNS TABLE(key text, doc jsonb)
+LANGUAGE plpgsql STABLE PARALLEL SAFE
+SET search_path = pg_catalog, pg_temp
+AS $$
+DECLARE
+    spec jsonb := docmodel._mapping_spec(mapping);
+BEGIN
+    RETURN QUERY EXECUTE format('SELECT q.key, q.doc FROM (%s) q ORDER BY %s',
+        docmodel._mapping_sql(spec),
+        (SELECT string_agg('q.k' || n, ', ' ORDER BY n)
+         FROM generate_series(1, cardinality(docmodel._pk_columns((spec->>'root')::oid))) n));
+END
+$$;
+COMMENT ON FUNCTION docmodel.denormalize(text) IS
+    'docmodel: the documents a mapping makes of its tables, in primary key order, read as the caller';
+
+-- The spec of denormalize(root, doc_type, depth): tables referring to a
+-- table embedded as arrays (depth levels), tables it refers to as key
+-- references; every table once.
+CREATE FUNCTION docmodel._auto_spec(root regclass, doc_type text, depth integer)
+    RETURNS jsonb
+LANGUAGE plpgsql STABLE PARALLEL SAFE
+SET search_path = pg_catalog, pg_temp
+AS $$
+DECLARE
+    parts jsonb := '[]';
+    seen oid[] := ARRAY[root::oid];
+    level oid[] := ARRAY[root::oid];
+    next oid[];
+    t oid;
+    r record;
+    d integer;
+BEGIN
+    IF depth IS NULL OR depth < 0 OR depth > 32 THEN
+        RAISE EXCEPTION USING ERRCODE = '22023',
+            MESSAGE = format('invalid depth %s of denormalize(%s)', depth, root),
+            DETAIL = 'depth is 0 (no arrays) to 32.';
+    END IF;
+    FOR d IN 0 .. depth LOOP
+        next := '{}';
+        FOREACH t IN ARRAY level LOOP
+            -- what t refers to: key references, named after the table (or
+            -- the key column when two keys reach one table)
+            FOR r IN SELECT c.confrelid AS dst, f.cols, f.ref_cols,
+                    count(*) OVER (PARTITION BY c.confrelid) AS n
+                FROM pg_constraint c
+                CROSS JOIN LATERAL docmodel._fk_columns(c.conrelid, c.confrelid) f
+                WHERE c.contype = 'f' AND c.conrelid = t AND f.name = c.conname
+                  AND NOT (d > 0 AND c.confrelid = ANY (seen))
+                ORDER BY c.conname LOOP
+                parts := parts || jsonb_build_object('kind', 'reference', 'tbl', r.dst, 'under', t,
+                    'field', CASE WHEN r.n = 1 THEN (SELECT relname FROM pg_class WHERE oid = r.dst)::text
+                                  ELSE regexp_replace(r.cols[1], '_id$', '') END,
+                    'type', (SELECT relname FROM pg_class WHERE oid = r.dst)::text,
+                    'cols', r.ref_cols, 'under_cols', r.cols);
+            END LOOP;
+            EXIT WHEN d = depth;
+            -- who refers to t: embedded arrays
+            FOR r IN SELECT DISTINCT ON (c.conrelid) c.conrelid AS src, f.cols, f.ref_cols
+                FROM pg_constraint c
+                CROSS JOIN LATERAL docmodel._fk_columns(c.conrelid, c.confrelid) f
+                WHERE c.contype = 'f' AND c.confrelid = t AND f.name = c.conname
+                  AND NOT c.conrelid = ANY (seen)
+                ORDER BY c.conrelid, c.conname LOOP
+                seen := seen || r.src;
+                next := next || r.src;
+                parts := parts || jsonb_build_object('kind', 'array', 'tbl', r.src, 'under', t,
+                    'field', (SELECT relname FROM pg_class WHERE oid = r.src)::text,
+                    'cols', r.cols, 'under_cols', r.ref_cols, 'order_by',
+                    (SELECT jsonb_agg(jsonb_build_array(c2, '', '')) FROM unnest(docmodel._pk_columns(r.src)) c2));
+            END LOOP;
+        END LOOP;
+        level := next;
+    END LOOP;
+    RETURN jsonb_build_object('name', root::text, 'root', root::oid,
+        'type', coalesce(doc_type, (SELECT relname FROM pg_class WHERE oid = root)::text),
+        'parts', parts, 'columns', '{}'::jsonb);
+END
+$$;
+COMMENT ON FUNCTION docmodel._auto_spec(regclass, text, integer) IS
+    'docmodel internal: the mapping denormalize(root, doc_type, depth) follows, from the declared foreign keys';
+
+CREATE FUNCTION docmodel.denormalize(root regclass, doc_type text DEFAULT NULL,
+    depth integer DEFAULT 1) RETURNS TABLE(key text, doc jsonb)
+LANGUAGE plpgsql STABLE PARALLEL SAFE
+SET search_path = pg_catalog, pg_temp
+AS $$
+DECLARE
+    spec jsonb := docmodel._auto_spec(root, doc_type, depth);
+BEGIN
+    PERFORM docmodel.key(spec->>'type', 'x');
+    RETURN QUERY EXECUTE format('SELECT q.key, q.doc FROM (%s) q ORDER BY %s',
+        docmodel._mapping_sql(spec),
+        (SELECT string_agg('q.k' || n, ', ' ORDER BY n)
+         FROM generate_series(1, cardinality(docmodel._pk_columns(root))) n));
+END
+$$;
+COMMENT ON FUNCTION docmodel.denormalize(regclass, text, integer) IS
+    'docmodel: each row of root as a document keyed <type>::<primary key>, with the rows referring to it embedded as arrays (depth levels) and the rows it refers to as key references';
+
+-- The JSON Schema of the documents of rows of tbl under a mapping.
+CREATE FUNCTION docmodel._mapping_schema_of(spec jsonb, tbl oid, depth integer)
+    RETURNS jsonb
+LANGUAGE plpgsql STABLE PARALLEL SAFE
+SET search_path = pg_catalog, pg_temp
+AS $$
+DECLARE
+    props jsonb := '{}';
+    req text[] := '{}';
+    col record;
+    p jsonb;
+    s jsonb;
+    name text;
+    pattern text;
+BEGIN
+    IF depth > 32 THEN
+        RAISE EXCEPTION USING ERRCODE = '54001',
+            MESSAGE = format('mapping "%s" nests more than 32 levels', spec->>'name');
+    END IF;
+    FOR col IN SELECT a.attname, a.attnotnull, a.atttypmod, t.typname, t.typcategory,
+            et.typname AS elemname
+        FROM pg_attribute a JOIN pg_type t ON t.oid = a.atttypid
+        LEFT JOIN pg_type et ON et.oid = t.typelem AND t.typcategory = 'A'
+        WHERE a.attrelid = tbl AND a.attnum > 0 AND NOT a.attisdropped
+        ORDER BY a.attnum LOOP
+        name := col.attname;
+        IF (spec->'columns') ? (tbl || '.' || col.attname) THEN
+            name := spec->'columns'->>(tbl || '.' || col.attname);
+            CONTINUE WHEN name IS NULL;
+        END IF;
+        s := docmodel._json_type_schema(coalesce(col.elemname, col.typname),
+            CASE WHEN col.typname IN ('varchar', 'bpchar') THEN col.atttypmod END);
+        IF col.elemname IS NOT NULL THEN
+            s := jsonb_build_object('type', 'array', 'items', s);
+        END IF;
+        IF NOT col.attnotnull AND s ? 'type' THEN
+            s := jsonb_set(s, '{type}', jsonb_build_array(s->'type', 'null'));
+        END IF;
+        props := props || jsonb_build_object(name, s);
+        req := req || name;
+    END LOOP;
+    FOR p IN SELECT x FROM jsonb_array_elements(spec->'parts') x
+            WHERE (x->>'under')::oid = tbl LOOP
+        pattern := '^' || regexp_replace(p->>'type', '([.^$*+?()\[\]{}|\\])', '\\\1', 'g') || '::';
+        CASE p->>'kind'
+        WHEN 'array' THEN
+            s := jsonb_build_object('type', 'array',
+                'items', docmodel._mapping_schema_of(spec, (p->>'tbl')::oid, depth + 1));
+            IF p->'max_items' <> 'null' THEN
+                s := s || jsonb_build_object('maxItems', p->'max_items');
+            END IF;
+        WHEN 'object' THEN
+            s := jsonb_build_object('anyOf', jsonb_build_array(
+                docmodel._mapping_schema_of(spec, (p->>'tbl')::oid, depth + 1),
+                jsonb_build_object('type', 'null')));
+        WHEN 'merge' THEN
+            -- its fields, present when the row is there
+            props := docmodel._mapping_schema_of(spec, (p->>'tbl')::oid, depth + 1)->'properties' || props;
+            CONTINUE;
+        WHEN 'reference' THEN
+            s := jsonb_build_object('type', jsonb_build_array('string', 'null'), 'pattern', pattern);
+        WHEN 'references' THEN
+            s := jsonb_build_object('type', 'array',
+                'items', jsonb_build_object('type', 'string', 'pattern', pattern));
+        END CASE;
+        props := props || jsonb_build_object(p->>'field', s);
+        req := req || (p->>'field');
+    END LOOP;
+    RETURN jsonb_build_object('type', 'object', 'properties', props, 'required', to_jsonb(req));
+END
+$$;
+COMMENT ON FUNCTION docmodel._mapping_schema_of(jsonb, oid, integer) IS
+    'docmodel internal: the JSON Schema of the documents of a mapped table''s rows';
+
+-- The JSON Schema of a PostgreSQL type's values as jsonb writes them.
+CREATE FUNCTION docmodel._json_type_schema(typname name, typmod integer)
+    RETURNS jsonb
+LANGUAGE sql IMMUTABLE PARALLEL SAFE
+SET search_path = pg_catalog, pg_temp
+AS $$
+    SELECT CASE
+        WHEN typname IN ('int2', 'int4', 'int8') THEN '{"type": "integer"}'
+        WHEN typname IN ('numeric', 'float4', 'float8') THEN '{"type": "number"}'
+        WHEN typname = 'bool' THEN '{"type": "boolean"}'
+        WHEN typname IN ('varchar', 'bpchar') AND typmod > 4 THEN
+            jsonb_build_object('type', 'string', 'maxLength', typmod - 4)
+        WHEN typname = 'uuid' THEN '{"type": "string", "format": "uuid"}'
+        WHEN typname = 'date' THEN '{"type": "string", "format": "date"}'
+        WHEN typname = 'timestamptz' THEN '{"type": "string", "format": "date-time"}'
+        WHEN typname IN ('json', 'jsonb') THEN '{}'
+        ELSE '{"type": "string"}'
+    END::jsonb
+$$;
+COMMENT ON FUNCTION docmodel._json_type_schema(name, integer) IS
+    'docmodel internal: the JSON Schema of a type''s values in jsonb (integer, number, boolean, string with its format)';
+
+CREATE FUNCTION docmodel.mapping_schema(mapping text) RETURNS jsonb
+LANGUAGE plpgsql STABLE PARALLEL SAFE
+SET search_path = pg_catalog, pg_temp
+AS $$
+DECLARE
+    spec jsonb := docmodel._mapping_spec(mapping);
+BEGIN
+    RETURN jsonb_build_object('$schema', 'https://json-schema.org/draft/2020-12/schema',
+        'title', format('%s documents of mapping %s', spec->>'type', mapping))
+        || docmodel._mapping_schema_of(spec, (spec->>'root')::oid, 1);
+END
+$$;
+COMMENT ON FUNCTION docmodel.mapping_schema(text) IS
+    'docmodel: a JSON Schema (2020-12) of the documents a mapping makes, from the column types and NOT NULLs, ready for register_schema';
+
+-- migrate_tables' start: the run recorded (resuming after the last batch of
+-- an unfinished run of the same mapping into coll), the batch statement
+-- made; returns the state _migrate_tables_batch carries from batch to batch.
+CREATE FUNCTION docmodel._migrate_tables_start(mapping text, coll regclass,
+    batch_size integer) RETURNS jsonb
+LANGUAGE plpgsql VOLATILE PARALLEL UNSAFE
+SET search_path = pg_catalog, pg_temp
+AS $$
+DECLARE
+    spec jsonb := docmodel._mapping_spec(mapping);
+    root oid := (spec->>'root')::oid;
+    keys text;
+    after_expr text;
+    status text;
+    after jsonb;
+    done bigint;
+    total bigint;
+BEGIN
+    IF batch_size IS NULL OR batch_size < 1 THEN
+        RAISE EXCEPTION USING ERRCODE = '22023',
+            MESSAGE = format('invalid batch_size %s of migrate_tables("%s")', batch_size, mapping);
+    END IF;
+    IF NOT EXISTS (SELECT FROM docmodel.collection_config c WHERE c.coll = _migrate_tables_start.coll) THEN
+        RAISE EXCEPTION USING ERRCODE = '22023',
+            MESSAGE = format('"%s" is not a docmodel collection', coll),
+            HINT = 'Create collections with docmodel.create_collection().';
+    END IF;
+    SELECT string_agg('q.k' || i, ', ' ORDER BY i),
+           string_agg(format('($1->>%s)::%s', i - 1, format_type(a.atttypid, a.atttypmod)), ', ' ORDER BY i)
+      INTO keys, after_expr
+      FROM unnest(docmodel._pk_columns(root)) WITH ORDINALITY u(c, i)
+      JOIN pg_attribute a ON a.attrelid = root AND a.attname = u.c;
+    SELECT r.status, r.targets->'after', r.docs_done INTO status, after, done
+      FROM docmodel.migration_run r
+     WHERE r.coll = _migrate_tables_start.coll AND r.targets->>'mapping' = mapping
+     ORDER BY r.run_id DESC LIMIT 1;
+    IF status IS DISTINCT FROM 'running' AND status IS DISTINCT FROM 'failed' OR after = 'null' THEN
+        after := NULL;
+        done := 0;
+    END IF;
+    EXECUTE format('SELECT count(*) FROM %s', root::regclass) INTO total;
+    RETURN jsonb_build_object('mapping', mapping, 'coll', coll::oid, 'batch', batch_size,
+        'after', after, 'done', done, 'total', total,
+        'run', docmodel._migration_run_new(coll, spec->>'type', NULL,
+            jsonb_build_object('mapping', mapping, 'after', after)),
+        'sql', format(
+        'WITH b AS (SELECT q.key, q.doc, jsonb_build_array(%1$s) AS pk, row_number() OVER (ORDER BY %1$s) AS rn
+                    FROM (%2$s) q WHERE $1 IS NULL OR (%1$s) > (%3$s) ORDER BY %1$s LIMIT $2),
+              w AS (INSERT INTO %4$s AS c (id, doc) SELECT b.key, b.doc FROM b
+                    ON CONFLICT (id) DO UPDATE SET doc = excluded.doc)
+         SELECT count(*), (array_agg(b.pk ORDER BY b.rn DESC))[1], (array_agg(b.key ORDER BY b.rn DESC))[1] FROM b',
+        keys, docmodel._mapping_sql(spec), after_expr, coll));
+END
+$$;
+COMMENT ON FUNCTION docmodel._migrate_tables_start(text, regclass, integer) IS
+    'docmodel internal: record a run of migrate_tables (resuming an unfinished one) and make its batch statement';
+
+-- One batch of migrate_tables: the next documents upserted into the
+-- collection, the run's progress recorded; NULL after the last.
+CREATE FUNCTION docmodel._migrate_tables_batch(state jsonb) RETURNS jsonb
+LANGUAGE plpgsql VOLATILE PARALLEL UNSAFE
+SET search_path = pg_catalog, pg_temp
+AS $$
+DECLARE
+    coll oid := (state->>'coll')::oid;
+    n bigint;
+    after jsonb;
+    last_key text;
+    done bigint;
+    more boolean;
+BEGIN
+    IF NOT pg_try_advisory_xact_lock(1835496052,
+            (coll::int8 - CASE WHEN coll::int8 >= 2147483648 THEN 4294967296 ELSE 0 END)::int4) THEN
+        RAISE EXCEPTION USING ERRCODE = '55P03',
+            MESSAGE = format('a bulk run on collection %s is in progress', coll::regclass);
+    END IF;
+    EXECUTE state->>'sql' INTO n, after, last_key
+        USING CASE WHEN state->'after' <> 'null' THEN state->'after' END, (state->>'batch')::integer;
+    done := (state->>'done')::bigint + n;
+    more := n = (state->>'batch')::integer;
+    PERFORM docmodel._migration_run_set((state->>'run')::bigint, CASE WHEN more THEN 'running' ELSE 'done' END,
+        coalesce(last_key, (SELECT r.last_key FROM docmodel.migration_run r WHERE r.run_id = (state->>'run')::bigint)),
+        done, (state->>'total')::bigint,
+        jsonb_build_object('mapping', state->>'mapping', 'after', after), NULL);
+    RETURN CASE WHEN more THEN state || jsonb_build_object('after', after, 'done', done) END;
+END
+$$;
+COMMENT ON FUNCTION docmodel._migrate_tables_batch(jsonb) IS
+    'docmodel internal: one batch of migrate_tables; the next state, NULL after the last batch';
+
+CREATE PROCEDURE docmodel.migrate_tables(mapping text, coll regclass,
+    batch_size integer DEFAULT 1000)
+    AS 'MODULE_PATHNAME', 'migrate_tables'
+    LANGUAGE C;
+COMMENT ON PROCEDURE docmodel.migrate_tables(text, regclass, integer) IS
+    'docmodel: copy the documents of a mapping into a collection (through its trigger), committing batch by batch in primary key order, resumable; see docmodel.migration_runs';

@@ -41,6 +41,7 @@ PG_FUNCTION_INFO_V1(config_set_max_ttl);
 PG_FUNCTION_INFO_V1(config_set_layout);
 PG_FUNCTION_INFO_V1(migration_run_new);
 PG_FUNCTION_INFO_V1(migration_run_set);
+PG_FUNCTION_INFO_V1(mapping_write);
 
 /* Raise 42P01 unless relid is an existing relation; return its kind. */
 static char
@@ -384,5 +385,103 @@ migration_run_set(PG_FUNCTION_ARGS)
 		"ELSE r.finished_at END "
 		"WHERE r.run_id OPERATOR(pg_catalog.=) $1",
 		7, types, values, nulls, NULL, NULL);
+	PG_RETURN_VOID();
+}
+
+/*
+ * _mapping_write(op, mapping, tbl, under, field, spec): record a change of
+ * a mapping; the SQL functions (create_mapping, map_*) have checked the
+ * spec. create: mapping over root table tbl, spec {"doc_type": t}; the
+ * caller needs SELECT on tbl and owns the new mapping. part: tbl's part
+ * under table under as field (replacing one there). column: field is a
+ * column of tbl, spec {"name": new name, or null to leave it out}. drop:
+ * the mapping and its parts. Every op but create needs membership in the
+ * mapping's owner role; part and column need SELECT on tbl.
+ */
+Datum
+mapping_write(PG_FUNCTION_ARGS)
+{
+	Oid types[6] = {TEXTOID, OIDOID, OIDOID, TEXTOID, JSONBOID, OIDOID};
+	Datum values[6];
+	char nulls[6];
+	char *op;
+	char *name;
+	Datum owner;
+	bool isnull;
+
+	if (PG_ARGISNULL(0) || PG_ARGISNULL(1))
+		elog(ERROR, "_mapping_write: op and mapping are required");
+	op = text_to_cstring(PG_GETARG_TEXT_PP(0));
+	name = text_to_cstring(PG_GETARG_TEXT_PP(1));
+	for (int i = 0; i < 5; i++)
+	{
+		nulls[i] = PG_ARGISNULL(i + 1) ? 'n' : ' ';
+		values[i] = PG_ARGISNULL(i + 1) ? (Datum) 0 : PG_GETARG_DATUM(i + 1);
+	}
+	values[5] = ObjectIdGetDatum(GetUserId());
+	nulls[5] = ' ';
+	if (strcmp(op, "create") != 0)
+	{
+		ExecAsTableOwner("mappings",
+						 "SELECT m.owner::pg_catalog.oid "
+						 "FROM docmodel.mappings AS m "
+						 "WHERE m.name OPERATOR(pg_catalog.=) $1",
+						 1, types, values, nulls, &owner, &isnull);
+		if (isnull)
+			ereport(ERROR, (errcode(ERRCODE_UNDEFINED_OBJECT),
+							errmsg("mapping \"%s\" does not exist", name)));
+		if (!has_privs_of_role(GetUserId(), DatumGetObjectId(owner)))
+			ereport(ERROR,
+					(errcode(ERRCODE_INSUFFICIENT_PRIVILEGE),
+					 errmsg("must be owner of mapping \"%s\"", name),
+					 errdetail("A mapping is changed by the role that created "
+							   "it and the members of that role.")));
+	}
+	if (nulls[1] == ' ')
+	{
+		Oid relid = DatumGetObjectId(values[1]);
+
+		RequireRelation(relid);
+		if (pg_class_aclcheck(relid, GetUserId(), ACL_SELECT) != ACLCHECK_OK)
+			ereport(
+				ERROR,
+				(errcode(ERRCODE_INSUFFICIENT_PRIVILEGE),
+				 errmsg("permission denied for table %s", get_rel_name(relid)),
+				 errdetail("Mapping \"%s\" reads the table.", name)));
+	}
+	if (strcmp(op, "create") == 0)
+		ExecAsTableOwner("mappings",
+						 "INSERT INTO docmodel.mappings "
+						 "(name, root, doc_type, owner) "
+						 "VALUES ($1, $2::pg_catalog.regclass, "
+						 "$5 OPERATOR(pg_catalog.->>) 'doc_type', "
+						 "$6::pg_catalog.regrole)",
+						 6, types, values, nulls, NULL, NULL);
+	else if (strcmp(op, "part") == 0)
+		ExecAsTableOwner(
+			"mapping_parts",
+			"INSERT INTO docmodel.mapping_parts AS p "
+			"(mapping, tbl, under, field, spec) "
+			"VALUES ($1, $2::pg_catalog.regclass, $3::pg_catalog.regclass, "
+			"$4, $5) ON CONFLICT (mapping, under, field) DO UPDATE "
+			"SET tbl = excluded.tbl, spec = excluded.spec",
+			5, types, values, nulls, NULL, NULL);
+	else if (strcmp(op, "column") == 0)
+		ExecAsTableOwner(
+			"mapping_columns",
+			"INSERT INTO docmodel.mapping_columns AS c "
+			"(mapping, tbl, col, new_name) "
+			"VALUES ($1, $2::pg_catalog.regclass, $4::pg_catalog.name, "
+			"$5 OPERATOR(pg_catalog.->>) 'name') "
+			"ON CONFLICT (mapping, tbl, col) DO UPDATE "
+			"SET new_name = excluded.new_name",
+			5, types, values, nulls, NULL, NULL);
+	else if (strcmp(op, "drop") == 0)
+		ExecAsTableOwner("mappings",
+						 "DELETE FROM docmodel.mappings AS m "
+						 "WHERE m.name OPERATOR(pg_catalog.=) $1",
+						 1, types, values, nulls, NULL, NULL);
+	else
+		elog(ERROR, "_mapping_write: unknown op \"%s\"", op);
 	PG_RETURN_VOID();
 }

@@ -31,6 +31,7 @@
 #include "version.h"
 
 PG_FUNCTION_INFO_V1(migrate_collection);
+PG_FUNCTION_INFO_V1(migrate_tables);
 
 /* Run one statement through SPI with text arguments; raise on failure. */
 static void
@@ -41,6 +42,23 @@ RunSpi(const char *sql, int nargs, Oid *types, Datum *values, const char *nulls,
 
 	if (ret != expect)
 		elog(ERROR, "%s failed: %s", sql, SPI_result_code_string(ret));
+}
+
+/* Raise 2D000 unless called by CALL outside a transaction block. */
+static void
+RequireCall(FunctionCallInfo fcinfo, const char *name)
+{
+	CallContext *cc = (CallContext *) fcinfo->context;
+
+	if (cc == NULL || !IsA(cc, CallContext) || cc->atomic)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_TRANSACTION_TERMINATION),
+				 errmsg("%s must be called by CALL outside a transaction "
+						"block",
+						name),
+				 errdetail("It commits after every batch."),
+				 errhint("Run it on its own, not inside BEGIN ... COMMIT or "
+						 "a function.")));
 }
 
 /* Return column col of the first result row as a palloc'd string, or NULL. */
@@ -78,7 +96,6 @@ CheckRunTable(Oid relid)
 Datum
 migrate_collection(PG_FUNCTION_ARGS)
 {
-	CallContext *cc = (CallContext *) fcinfo->context;
 	Oid types[4] = {OIDOID, TEXTOID, TEXTOID, INT4OID};
 	Datum values[4];
 	char nulls[5] = "    ";
@@ -91,14 +108,7 @@ migrate_collection(PG_FUNCTION_ARGS)
 	char *collname;
 	int i;
 
-	if (cc == NULL || !IsA(cc, CallContext) || cc->atomic)
-		ereport(ERROR,
-				(errcode(ERRCODE_INVALID_TRANSACTION_TERMINATION),
-				 errmsg("migrate_collection must be called by CALL outside "
-						"a transaction block"),
-				 errdetail("It commits after every batch."),
-				 errhint("Run it on its own, not inside BEGIN ... COMMIT or "
-						 "a function.")));
+	RequireCall(fcinfo, "migrate_collection");
 	for (i = 0; i < 4; i++)
 	{
 		values[i] = PG_GETARG_DATUM(i); /* ignored where null */
@@ -179,5 +189,47 @@ migrate_collection(PG_FUNCTION_ARGS)
 	ereport(NOTICE, (errmsg("run " INT64_FORMAT " done: " INT64_FORMAT
 							" documents of %s migrated",
 							run, done, collname ? collname : "?")));
+	PG_RETURN_VOID();
+}
+
+/*
+ * CALL migrate_tables(mapping, coll, batch_size): the documents of a
+ * mapping upserted into a collection batch by batch, each batch committed
+ * (relational.sql's _migrate_tables_start and _migrate_tables_batch do the
+ * work and record the run; the state between them travels as text).
+ */
+Datum
+migrate_tables(PG_FUNCTION_ARGS)
+{
+	Oid types[3] = {TEXTOID, OIDOID, INT4OID};
+	Datum values[3];
+	char nulls[4] = "   ";
+	Oid stype = TEXTOID;
+	Datum state;
+	char *text;
+	int i;
+
+	RequireCall(fcinfo, "migrate_tables");
+	for (i = 0; i < 3; i++)
+	{
+		values[i] = PG_GETARG_DATUM(i); /* ignored where null */
+		nulls[i] = PG_ARGISNULL(i) ? 'n' : ' ';
+	}
+	if (SPI_connect_ext(SPI_OPT_NONATOMIC) != SPI_OK_CONNECT)
+		elog(ERROR, "SPI_connect failed");
+	RunSpi("SELECT docmodel._migrate_tables_start($1, "
+		   "$2::pg_catalog.regclass, $3)",
+		   3, types, values, nulls, SPI_OK_SELECT);
+	for (text = SpiText(1); text != NULL; text = SpiText(1))
+	{
+		SPI_commit();
+		SPI_start_transaction();
+		state = CStringGetTextDatum(text);
+		RunSpi("SELECT docmodel._migrate_tables_batch($1::pg_catalog.jsonb)", 1,
+			   &stype, &state, NULL, SPI_OK_SELECT);
+	}
+	SPI_commit();
+	SPI_start_transaction();
+	SPI_finish();
 	PG_RETURN_VOID();
 }

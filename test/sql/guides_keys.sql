@@ -271,7 +271,7 @@ SELECT docmodel.drop_collection('with_meta');
 -- the options are shown
 SELECT collection, meta_style, type_part, type_check, fields FROM docmodel.collections
   WHERE collection::text IN ('users', 'couchmusic', 'profiles', 'hotels', 'sessions')
-  ORDER BY 1::text;
+  ORDER BY collection::text;
 
 -- Leave nothing behind for the suites after this one.
 DELETE FROM docmodel.migration_rules WHERE doc_type IN ('userProfile', 'hotel', 'event');
