@@ -2,13 +2,14 @@
  *
  * catalog.c
  *	  docmodel's own tables that record other roles' objects
- *	  (docmodel.collection_config, docmodel.migration_run): no role but
- *	  their owner may write them directly (README, "Security"), so
- *	  every change goes through the functions here. Each checks the caller
- *	  first, as PostgreSQL would for the object concerned (owner of the
- *	  collection, as ALTER TABLE; UPDATE on it for a migration run: 42501
- *	  otherwise), then runs one fixed statement as the owner of the
- *	  docmodel table it writes.
+ *	  (docmodel.collection_config, docmodel.migration_run, the mapping
+ *	  tables): no role but their owner may write them directly (README,
+ *	  "Security"), so every change goes through the functions here. Each
+ *	  checks the caller first, as PostgreSQL would for the object concerned
+ *	  (owner of the collection, as ALTER TABLE; UPDATE on it for a
+ *	  migration run; member of a mapping's owner role, SELECT on the tables
+ *	  it maps: 42501 otherwise), then runs one fixed statement as the owner
+ *	  of the docmodel table it writes.
  *
  *	  A SECURITY DEFINER function could not do this: inside it the caller
  *	  is no longer known, so it could not check the caller's rights. The
