@@ -2930,3 +2930,35 @@ CREATE PROCEDURE docmodel.migrate_tables(mapping text, coll regclass,
     LANGUAGE C;
 COMMENT ON PROCEDURE docmodel.migrate_tables(text, regclass, integer) IS
     'docmodel: copy the documents of a mapping into a collection (through its trigger), committing batch by batch in primary key order, resumable; see docmodel.migration_runs';
+
+-- Values between tables and documents (src/relational.c)
+CREATE FUNCTION docmodel.is_missing(doc jsonb, VARIADIC path text[]) RETURNS boolean
+    AS 'MODULE_PATHNAME', 'is_missing'
+    LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+COMMENT ON FUNCTION docmodel.is_missing(jsonb, text[]) IS
+    'docmodel: N1QL''s MISSING: the path (member names and array indexes) is not in the document';
+CREATE FUNCTION docmodel.is_null(doc jsonb, VARIADIC path text[]) RETURNS boolean
+    AS 'MODULE_PATHNAME', 'is_null'
+    LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+COMMENT ON FUNCTION docmodel.is_null(jsonb, text[]) IS
+    'docmodel: N1QL''s NULL: the path holds JSON null';
+CREATE FUNCTION docmodel.is_valued(doc jsonb, VARIADIC path text[]) RETURNS boolean
+    AS 'MODULE_PATHNAME', 'is_valued'
+    LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+COMMENT ON FUNCTION docmodel.is_valued(jsonb, text[]) IS
+    'docmodel: N1QL''s valued: the path holds a value other than null';
+CREATE FUNCTION docmodel.to_epoch(ts timestamptz, unit text DEFAULT 'ms') RETURNS bigint
+    AS 'MODULE_PATHNAME', 'to_epoch'
+    LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+COMMENT ON FUNCTION docmodel.to_epoch(timestamptz, text) IS
+    'docmodel: whole units (ns, us, ms, s, min, h, day) since 1970-01-01 UTC, rounded down';
+CREATE FUNCTION docmodel.from_epoch(n bigint, unit text DEFAULT 'ms') RETURNS timestamptz
+    AS 'MODULE_PATHNAME', 'from_epoch'
+    LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+COMMENT ON FUNCTION docmodel.from_epoch(bigint, text) IS
+    'docmodel: the time n units (ns, us, ms, s, min, h, day) after 1970-01-01 UTC';
+CREATE FUNCTION docmodel.compact(doc jsonb, options jsonb DEFAULT '{}') RETURNS jsonb
+    AS 'MODULE_PATHNAME', 'compact'
+    LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+COMMENT ON FUNCTION docmodel.compact(jsonb, jsonb) IS
+    'docmodel: a document made smaller as options say: null and empty members dropped (default), members at their default value dropped, ISO 8601 dates as epoch numbers, GUIDs without dashes';

@@ -11,6 +11,7 @@
  */
 #include "postgres.h"
 
+#include "common/int.h"
 #include "utils/builtins.h"
 #include "utils/datetime.h"
 #include "utils/fmgrprotos.h"
@@ -185,4 +186,64 @@ DocmodelFormatIso8601(TimestampTz ts, char *buf)
 			 "%04d-%02d-%02dT%02d:%02d:%02d.%03dZ", tm.tm_year, tm.tm_mon,
 			 tm.tm_mday, tm.tm_hour, tm.tm_min, tm.tm_sec, (int) (fsec / 1000));
 	return true;
+}
+
+/* The units of epoch numbers, in nanoseconds. */
+static const struct
+{
+	const char *name;
+	int64 ns;
+} EpochUnits[] = {{"ns", INT64CONST(1)},
+				  {"us", INT64CONST(1000)},
+				  {"ms", INT64CONST(1000000)},
+				  {"s", INT64CONST(1000000000)},
+				  {"min", INT64CONST(60000000000)},
+				  {"h", INT64CONST(3600000000000)},
+				  {"day", INT64CONST(86400000000000)}};
+
+#define UNIX_EPOCH_US \
+	((int64) (POSTGRES_EPOCH_JDATE - UNIX_EPOCH_JDATE) * USECS_PER_DAY)
+
+bool
+DocmodelEpochUnit(const char *name, int64 *ns)
+{
+	int i;
+
+	for (i = 0; i < lengthof(EpochUnits); i++)
+		if (strcmp(name, EpochUnits[i].name) == 0)
+		{
+			*ns = EpochUnits[i].ns;
+			return true;
+		}
+	return false;
+}
+
+bool
+DocmodelToEpoch(TimestampTz ts, int64 unit_ns, int64 *result)
+{
+	int64 us;
+	int64 per;
+
+	if (TIMESTAMP_NOT_FINITE(ts) || pg_add_s64_overflow(ts, UNIX_EPOCH_US, &us))
+		return false;
+	if (unit_ns < 1000)
+		return !pg_mul_s64_overflow(us, 1000 / unit_ns, result);
+	per = unit_ns / 1000;
+	*result = us / per - (us % per != 0 && us < 0 ? 1 : 0); /* floor */
+	return true;
+}
+
+bool
+DocmodelFromEpoch(int64 n, int64 unit_ns, TimestampTz *result)
+{
+	int64 us;
+
+	if (unit_ns < 1000)
+		us =
+			n / (1000 / unit_ns) - (n % (1000 / unit_ns) != 0 && n < 0 ? 1 : 0);
+	else if (pg_mul_s64_overflow(n, unit_ns / 1000, &us))
+		return false;
+	if (pg_sub_s64_overflow(us, UNIX_EPOCH_US, result))
+		return false;
+	return IS_VALID_TIMESTAMP(*result);
 }

@@ -42,4 +42,14 @@ extern bool DocmodelIsRfc3339(const char *s, int len, int parts);
 #define DOCMODEL_ISO8601_LEN 24
 extern bool DocmodelFormatIso8601(TimestampTz ts, char *buf);
 
+/*
+ * Epoch numbers (whole units since 1970-01-01 UTC): DocmodelEpochUnit
+ * finds a unit (ns, us, ms, s, min, h, day) by name, in nanoseconds;
+ * DocmodelToEpoch rounds down; both conversions return false on overflow
+ * or out of PostgreSQL's timestamp range.
+ */
+extern bool DocmodelEpochUnit(const char *name, int64 *ns);
+extern bool DocmodelToEpoch(TimestampTz ts, int64 unit_ns, int64 *result);
+extern bool DocmodelFromEpoch(int64 n, int64 unit_ns, TimestampTz *result);
+
 #endif /* DOCMODEL_JSONUTIL_H */

@@ -35,6 +35,7 @@
 #include "jsonpointer.h"
 #include "jsontree.h"
 #include "jsonutil.h"
+#include "relational.h"
 #include "migrate_int.h"
 
 #define OP_LIST                                                            \
@@ -183,17 +184,6 @@ CheckMembers(JsonbContainer *obj, const StepMember *allowed, const char *label,
 	}
 }
 
-/* The time units of to_epoch and from_epoch, in microseconds. */
-static const struct
-{
-	const char *name;
-	int64 us;
-} units[] = {{"ms", INT64CONST(1000)},
-			 {"s", INT64CONST(1000000)},
-			 {"min", INT64CONST(60000000)},
-			 {"h", INT64CONST(3600000000)},
-			 {"day", INT64CONST(86400000000)}};
-
 /* Free a step's compiled pattern (its memory context's reset callback). */
 static void
 FreeStepRegex(void *arg)
@@ -337,13 +327,12 @@ ParseMember(Step *st, JsonbContainer *obj, const StepMember *m, const char *op,
 			if (v->type != jbvString)
 				BadStep(label, op, "field \"unit\" must be a string");
 			s = StringOf(v);
-			for (i = 0; i < lengthof(units); i++)
-				if (strcmp(s, units[i].name) == 0)
-					break;
-			if (i == lengthof(units))
+			/* steps count in ms at the finest */
+			if (!DocmodelEpochUnit(s, &st->unit_us) ||
+				st->unit_us < INT64CONST(1000000))
 				BadStep(label, op, "unknown unit \"%s\" (ms, s, min, h or day)",
 						s);
-			st->unit_us = units[i].us;
+			st->unit_us /= 1000;
 			break;
 		case M_PATTERN:
 		case M_PATTERN_OPT:
@@ -703,7 +692,6 @@ ApplyToEpoch(ApplyCx *cx, const Step *st, JsonbValue *root)
 	JsonbValue *v = Resolve(root, &st->path);
 	const char *path = st->path.text;
 	TimestampTz ts;
-	int64 us;
 	int64 q;
 
 	if (v == NULL || v->type == jbvNull)
@@ -712,10 +700,7 @@ ApplyToEpoch(ApplyCx *cx, const Step *st, JsonbValue *root)
 		StepFail(cx, st, path, "expected an ISO-8601 string, found %s",
 				 JsonTreeTypeName(v));
 	ts = ParseTime(cx, st, v);
-	us = ts + (int64) (POSTGRES_EPOCH_JDATE - UNIX_EPOCH_JDATE) * USECS_PER_DAY;
-	q = us / st->unit_us;
-	if (us % st->unit_us != 0 && us < 0)
-		q--; /* floor */
+	(void) DocmodelToEpoch(ts, st->unit_us * 1000, &q); /* 0000-9999 fits */
 	v->type = jbvNumeric;
 	v->val.numeric = int64_to_numeric(q);
 }
@@ -1007,59 +992,17 @@ ApplyForEach(ApplyCx *cx, const Step *st, JsonbValue *root)
 	cx->prefix = saved;
 }
 
-/* Tell whether v (expanded) is null, "", [] or {}. */
-static bool
-IsEmptyValue(const JsonbValue *v)
-{
-	switch (v->type)
-	{
-		case jbvNull:
-			return true;
-		case jbvString:
-			return v->val.string.len == 0;
-		case jbvArray:
-			return v->val.array.nElems == 0;
-		case jbvObject:
-			return v->val.object.nPairs == 0;
-		default:
-			return false;
-	}
-}
-
-/*
- * Drop the empty members of the objects in the tree at v, bottom-up (an
- * object left empty is dropped from its parent object too). Array elements
- * are kept: their position is data.
- */
-static void
-DropEmptyIn(JsonbValue *v)
-{
-	int i;
-
-	check_stack_depth();
-	JsonTreeExpand(v);
-	if (v->type == jbvObject)
-		for (i = v->val.object.nPairs - 1; i >= 0; i--)
-		{
-			DropEmptyIn(&v->val.object.pairs[i].value);
-			if (IsEmptyValue(&v->val.object.pairs[i].value))
-				(void) JsonTreeRemoveAt(v, i);
-		}
-	else if (v->type == jbvArray)
-		for (i = 0; i < v->val.array.nElems; i++)
-			DropEmptyIn(&v->val.array.elems[i]);
-}
-
 /* drop_empty: drop null, "", [] and {} at path (the whole document when none). */
 static void
 ApplyDropEmpty(ApplyCx *cx, const Step *st, JsonbValue *root)
 {
+	static const DocmodelCompactOpts drop = {true, true, false, 0};
 	JsonbValue *v = Resolve(root, &st->path);
 
 	if (v == NULL)
 		return;
-	DropEmptyIn(v);
-	if (st->path.ntok > 0 && IsEmptyValue(v))
+	DocmodelCompact(v, &drop);
+	if (st->path.ntok > 0 && DocmodelIsEmptyValue(v))
 		RemoveAt(root, &st->path);
 }
 
