@@ -2962,3 +2962,56 @@ CREATE FUNCTION docmodel.compact(doc jsonb, options jsonb DEFAULT '{}') RETURNS 
     LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
 COMMENT ON FUNCTION docmodel.compact(jsonb, jsonb) IS
     'docmodel: a document made smaller as options say: null and empty members dropped (default), members at their default value dropped, ISO 8601 dates as epoch numbers, GUIDs without dashes';
+
+-- References between documents (keys held in a field)
+CREATE FUNCTION docmodel.embed(doc jsonb, path text[], coll regclass) RETURNS jsonb
+LANGUAGE plpgsql STABLE PARALLEL RESTRICTED
+SET search_path = pg_catalog, pg_temp
+AS $$
+DECLARE
+    v jsonb := doc #> path;
+BEGIN
+    IF doc IS NULL OR path IS NULL OR coll IS NULL OR v IS NULL OR jsonb_typeof(v) = 'null' THEN
+        RETURN doc;
+    END IF;
+    IF jsonb_typeof(v) = 'string' THEN
+        RETURN jsonb_set(doc, path, coalesce(docmodel.get(coll, v #>> '{}'), 'null'));
+    END IF;
+    IF jsonb_typeof(v) <> 'array' OR EXISTS (SELECT FROM jsonb_array_elements(v) e
+            WHERE jsonb_typeof(e) NOT IN ('string', 'null')) THEN
+        RAISE EXCEPTION USING ERRCODE = '22023',
+            MESSAGE = format('path %s of the document holds %s, not a key or an array of keys',
+                path, jsonb_typeof(v));
+    END IF;
+    RETURN jsonb_set(doc, path, coalesce((SELECT jsonb_agg(coalesce(docmodel.get(coll, e.k), 'null') ORDER BY e.n)
+        FROM jsonb_array_elements_text(v) WITH ORDINALITY e(k, n)), '[]'));
+END
+$$;
+COMMENT ON FUNCTION docmodel.embed(jsonb, text[], regclass) IS
+    'docmodel: the document with the key (or array of keys) at path replaced by the documents of coll they name, read as get() reads them (null where none)';
+
+CREATE FUNCTION docmodel.dangling_refs(coll regclass, path text[], target regclass)
+    RETURNS TABLE(key text, ref text)
+LANGUAGE plpgsql STABLE PARALLEL SAFE
+SET search_path = pg_catalog, pg_temp
+AS $$
+BEGIN
+    IF NOT EXISTS (SELECT FROM docmodel.collection_config c WHERE c.coll = target) THEN
+        RAISE EXCEPTION USING ERRCODE = '22023',
+            MESSAGE = format('"%s" is not a docmodel collection', target),
+            HINT = 'Create collections with docmodel.create_collection().';
+    END IF;
+    RETURN QUERY EXECUTE format(
+        'SELECT d.id, r.ref FROM %1$s AS d
+           CROSS JOIN LATERAL jsonb_array_elements_text(CASE jsonb_typeof(d.doc #> $1)
+               WHEN ''array'' THEN d.doc #> $1 WHEN ''string'' THEN jsonb_build_array(d.doc #> $1)
+               ELSE ''[]'' END) AS r(ref)
+          WHERE (d.expires_at IS NULL OR d.expires_at > now())
+            AND NOT EXISTS (SELECT FROM %2$s AS t WHERE t.id = r.ref
+                            AND (t.expires_at IS NULL OR t.expires_at > now()))
+          ORDER BY 1, 2', coll, target)
+    USING path;
+END
+$$;
+COMMENT ON FUNCTION docmodel.dangling_refs(regclass, text[], regclass) IS
+    'docmodel: the keys at path in the documents of coll that name no live document of target';

@@ -194,3 +194,22 @@ SELECT pg_temp.try($$SELECT docmodel._migrate_tables_batch(docmodel._migrate_tab
 CALL docmodel.migrate_tables('bigs', 'bigc');
 \set SHOW_CONTEXT errors
 SELECT count(*) FROM bigc;
+
+-- embed and dangling_refs: the beers' keys resolved against collections
+SELECT docmodel.create_collection('breweries', 'brewery') IS NOT NULL AS created;
+SELECT docmodel.create_collection('beer_docs', 'beer') IS NOT NULL AS created;
+SELECT docmodel.create_mapping('brewery_docs', 'brewery');
+CALL docmodel.migrate_tables('brewery_docs', 'breweries');
+CALL docmodel.migrate_tables('beers', 'beer_docs');
+SELECT id, docmodel.embed(doc, '{brewery}', 'breweries')->'brewery'->>'name' AS brewery
+FROM beer_docs ORDER BY id;
+SELECT jsonb_path_query_array(docmodel.embed('{"b": ["brewery::2", "brewery::9", null]}', '{b}', 'breweries'), '$.b[*].name') AS names,
+       jsonb_array_length(docmodel.embed('{"b": ["brewery::2", "brewery::9", null]}', '{b}', 'breweries')->'b') AS n,
+       docmodel.embed('{"b": ["brewery::2", "brewery::9", null]}', '{b}', 'breweries')->'b'->1 AS missing;
+SELECT docmodel.embed('{"b": ["brewery::2"]}', '{b}', 'breweries') #>> '{b,0,name}' AS name,
+       docmodel.embed('{"x": 1}', '{b}', 'breweries') AS no_path;
+SELECT pg_temp.try($$SELECT docmodel.embed('{"b": 5}', '{b}', 'breweries')$$);
+SELECT docmodel.remove('breweries', 'brewery::2') > 0 AS removed;
+SELECT * FROM docmodel.dangling_refs('beer_docs', '{brewery}', 'breweries');
+SELECT * FROM docmodel.dangling_refs('beer_docs', '{styles}', 'breweries');
+SELECT pg_temp.try($$SELECT * FROM docmodel.dangling_refs('beer_docs', '{brewery}', 'brewery')$$);
