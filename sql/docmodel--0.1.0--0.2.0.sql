@@ -2470,3 +2470,175 @@ END
 $$;
 COMMENT ON FUNCTION docmodel.dangling_refs(regclass, text[], regclass) IS
     'docmodel: the keys at path in the documents of coll that name no live document of target';
+
+/*
+ * Live projections: for each table a projected mapping reads, the three
+ * statements its triggers run (rows inserted, updated, deleted), generated
+ * by project_tables. Written only by _mapping_write.
+ */
+CREATE TABLE docmodel.projections (
+    mapping text NOT NULL REFERENCES docmodel.mappings ON DELETE CASCADE,
+    tbl     regclass NOT NULL,
+    coll    regclass NOT NULL,
+    spec    jsonb NOT NULL,
+    PRIMARY KEY (mapping, tbl)
+);
+COMMENT ON TABLE docmodel.projections IS
+    'docmodel: the tables of each projected mapping and the statements their triggers run';
+SELECT pg_catalog.pg_extension_config_dump('docmodel.projections', '');
+GRANT SELECT ON docmodel.projections TO PUBLIC;
+
+-- The root keys (k1, k2, ...) of the documents rows of tbl in transition
+-- table src feed: joined up the mapping's chain of parts to the root.
+CREATE FUNCTION docmodel._projection_roots(spec jsonb, tbl oid, src text) RETURNS text
+LANGUAGE plpgsql STABLE PARALLEL SAFE
+SET search_path = pg_catalog, pg_temp
+AS $$
+DECLARE
+    root oid := (spec->>'root')::oid;
+    cur oid := tbl;
+    prev text := 'c';
+    from_sql text := format('%I AS c', src);
+    p jsonb;
+    i integer := 0;
+    cond text;
+BEGIN
+    WHILE cur <> root LOOP
+        SELECT x INTO p FROM jsonb_array_elements(spec->'parts') x
+        WHERE (x->>'kind' IN ('array', 'object', 'merge') AND (x->>'tbl')::oid = cur)
+           OR (x->>'kind' = 'references' AND (x->>'via')::oid = cur)
+        LIMIT 1;
+        IF p IS NULL THEN
+            RETURN NULL;   -- not a table the documents are made of
+        END IF;
+        i := i + 1;
+        SELECT string_agg(format('u%s.%I = %s.%I', i, u.v, prev, c.v), ' AND ' ORDER BY c.n) INTO cond
+        FROM jsonb_array_elements_text(p->'cols') WITH ORDINALITY c(v, n)
+        JOIN jsonb_array_elements_text(p->'under_cols') WITH ORDINALITY u(v, n) USING (n);
+        from_sql := from_sql || format(' JOIN %s AS u%s ON %s', (p->>'under')::oid::regclass, i, cond);
+        prev := 'u' || i;
+        cur := (p->>'under')::oid;
+    END LOOP;
+    RETURN format('SELECT %s FROM %s',
+        (SELECT string_agg(format('%s.%I AS k%s', prev, c, n), ', ' ORDER BY n)
+         FROM unnest(docmodel._pk_columns(root)) WITH ORDINALITY u(c, n)), from_sql);
+END
+$$;
+COMMENT ON FUNCTION docmodel._projection_roots(jsonb, oid, text) IS
+    'docmodel internal: the query of the root keys a transition table''s rows of a mapped table feed';
+
+-- The statement a projection trigger runs: the documents of the root keys
+-- affected rewritten through the collection (upserted, or deleted when
+-- their root row is gone).
+CREATE FUNCTION docmodel._projection_sql(spec jsonb, tbl oid, coll regclass, srcs text[])
+    RETURNS text
+LANGUAGE plpgsql STABLE PARALLEL SAFE
+SET search_path = pg_catalog, pg_temp
+AS $$
+DECLARE
+    n integer := cardinality(docmodel._pk_columns((spec->>'root')::oid));
+    keys text := (SELECT string_agg('k' || i, ', ' ORDER BY i) FROM generate_series(1, n) i);
+BEGIN
+    RETURN format(
+        'WITH a AS (%1$s),
+              d AS (SELECT q.key, q.doc FROM (%2$s) AS q WHERE (%3$s) IN (SELECT * FROM a)),
+              up AS (INSERT INTO %4$s AS c (id, doc) SELECT d.key, d.doc FROM d
+                     ON CONFLICT (id) DO UPDATE SET doc = excluded.doc RETURNING 1)
+         DELETE FROM %4$s AS c
+          WHERE c.id IN (SELECT docmodel.key(%5$L::text, %6$s) FROM a)
+            AND NOT EXISTS (SELECT FROM d WHERE d.key = c.id)',
+        (SELECT string_agg(docmodel._projection_roots(spec, tbl, s), ' UNION ') FROM unnest(srcs) s),
+        docmodel._mapping_sql(spec),
+        (SELECT string_agg('q.k' || i, ', ' ORDER BY i) FROM generate_series(1, n) i),
+        coll, spec->>'type',
+        (SELECT string_agg('a.k' || i, ', ' ORDER BY i) FROM generate_series(1, n) i));
+END
+$$;
+COMMENT ON FUNCTION docmodel._projection_sql(jsonb, oid, regclass, text[]) IS
+    'docmodel internal: the statement a projection trigger runs for one event of one table';
+
+CREATE FUNCTION docmodel._projection_trigger() RETURNS trigger
+LANGUAGE plpgsql
+SET search_path = pg_catalog, pg_temp
+AS $$
+DECLARE
+    s text;
+BEGIN
+    -- the statements for the table it fires on (none: attached elsewhere)
+    SELECT p.spec->>lower(TG_OP) INTO s FROM docmodel.projections p
+     WHERE p.mapping = TG_ARGV[0] AND p.tbl = TG_RELID;
+    IF s IS NULL THEN
+        RAISE EXCEPTION USING ERRCODE = '42809',
+            MESSAGE = format('trigger %s on %s is not a projection of mapping "%s"',
+                TG_NAME, TG_RELID::regclass, TG_ARGV[0]);
+    END IF;
+    EXECUTE s;
+    RETURN NULL;
+END
+$$;
+COMMENT ON FUNCTION docmodel._projection_trigger() IS
+    'docmodel internal: the statement trigger of a projected table: rewrites the documents its changed rows feed';
+
+CREATE FUNCTION docmodel.project_tables(mapping text, coll regclass) RETURNS void
+LANGUAGE plpgsql VOLATILE PARALLEL UNSAFE
+SET search_path = pg_catalog, pg_temp
+AS $$
+DECLARE
+    spec jsonb := docmodel._mapping_spec(mapping);
+    t oid;
+    name text := 'docmodel_projection_' || left(md5(mapping), 12);
+BEGIN
+    IF NOT EXISTS (SELECT FROM docmodel.collection_config c WHERE c.coll = project_tables.coll) THEN
+        RAISE EXCEPTION USING ERRCODE = '22023',
+            MESSAGE = format('"%s" is not a docmodel collection', coll),
+            HINT = 'Create collections with docmodel.create_collection().';
+    END IF;
+    PERFORM docmodel.stop_projection(mapping);
+    FOR t IN SELECT DISTINCT x FROM (
+            SELECT (spec->>'root')::oid AS x
+            UNION ALL SELECT (p->>'tbl')::oid FROM jsonb_array_elements(spec->'parts') p
+             WHERE p->>'kind' IN ('array', 'object', 'merge')
+            UNION ALL SELECT (p->>'via')::oid FROM jsonb_array_elements(spec->'parts') p
+             WHERE p->>'kind' = 'references') s LOOP
+        PERFORM docmodel._mapping_write('project', mapping, t::regclass, coll, NULL,
+            jsonb_build_object(
+                'insert', docmodel._projection_sql(spec, t, coll, '{new_rows}'),
+                'update', docmodel._projection_sql(spec, t, coll, '{old_rows,new_rows}'),
+                'delete', docmodel._projection_sql(spec, t, coll, '{old_rows}')));
+        -- as the caller: creating triggers takes the table's TRIGGER privilege
+        EXECUTE format('CREATE TRIGGER %I AFTER INSERT ON %s REFERENCING NEW TABLE AS new_rows
+            FOR EACH STATEMENT EXECUTE FUNCTION docmodel._projection_trigger(%L)', name || '_i', t::regclass, mapping);
+        EXECUTE format('CREATE TRIGGER %I AFTER UPDATE ON %s REFERENCING OLD TABLE AS old_rows NEW TABLE AS new_rows
+            FOR EACH STATEMENT EXECUTE FUNCTION docmodel._projection_trigger(%L)', name || '_u', t::regclass, mapping);
+        EXECUTE format('CREATE TRIGGER %I AFTER DELETE ON %s REFERENCING OLD TABLE AS old_rows
+            FOR EACH STATEMENT EXECUTE FUNCTION docmodel._projection_trigger(%L)', name || '_d', t::regclass, mapping);
+    END LOOP;
+END
+$$;
+COMMENT ON FUNCTION docmodel.project_tables(text, regclass) IS
+    'docmodel: keep a collection in step with a mapping''s tables: triggers on every table the documents are made of rewrite exactly the documents a change touches, in the same transaction';
+
+CREATE FUNCTION docmodel.stop_projection(mapping text) RETURNS boolean
+LANGUAGE plpgsql VOLATILE STRICT PARALLEL UNSAFE
+SET search_path = pg_catalog, pg_temp
+AS $$
+DECLARE
+    t regclass;
+    name text := 'docmodel_projection_' || left(md5(mapping), 12);
+    found_any boolean := false;
+BEGIN
+    PERFORM docmodel._mapping_under(mapping, NULL);
+    FOR t IN SELECT p.tbl FROM docmodel.projections p WHERE p.mapping = stop_projection.mapping LOOP
+        EXECUTE format('DROP TRIGGER IF EXISTS %I ON %s', name || '_i', t);
+        EXECUTE format('DROP TRIGGER IF EXISTS %I ON %s', name || '_u', t);
+        EXECUTE format('DROP TRIGGER IF EXISTS %I ON %s', name || '_d', t);
+        found_any := true;
+    END LOOP;
+    IF found_any THEN
+        PERFORM docmodel._mapping_write('unproject', mapping, NULL, NULL, NULL, NULL);
+    END IF;
+    RETURN found_any;
+END
+$$;
+COMMENT ON FUNCTION docmodel.stop_projection(text) IS
+    'docmodel: drop a mapping''s projection triggers; false when it had none';

@@ -396,8 +396,10 @@ migration_run_set(PG_FUNCTION_ARGS)
  * caller needs SELECT on tbl and owns the new mapping. part: tbl's part
  * under table under as field (replacing one there). column: field is a
  * column of tbl, spec {"name": new name, or null to leave it out}. drop:
- * the mapping and its parts. Every op but create needs membership in the
- * mapping's owner role; part and column need SELECT on tbl.
+ * the mapping and its parts. project: the statements spec of table tbl of
+ * the mapping projected into collection under; unproject: all of them.
+ * Every op but create needs membership in the mapping's owner role; part,
+ * column and project need SELECT on tbl.
  */
 Datum
 mapping_write(PG_FUNCTION_ARGS)
@@ -477,6 +479,19 @@ mapping_write(PG_FUNCTION_ARGS)
 			"ON CONFLICT (mapping, tbl, col) DO UPDATE "
 			"SET new_name = excluded.new_name",
 			5, types, values, nulls, NULL, NULL);
+	else if (strcmp(op, "project") == 0)
+		ExecAsTableOwner(
+			"projections",
+			"INSERT INTO docmodel.projections AS p (mapping, tbl, coll, spec) "
+			"VALUES ($1, $2::pg_catalog.regclass, $3::pg_catalog.regclass, $5) "
+			"ON CONFLICT (mapping, tbl) DO UPDATE "
+			"SET coll = excluded.coll, spec = excluded.spec",
+			5, types, values, nulls, NULL, NULL);
+	else if (strcmp(op, "unproject") == 0)
+		ExecAsTableOwner("projections",
+						 "DELETE FROM docmodel.projections AS p "
+						 "WHERE p.mapping OPERATOR(pg_catalog.=) $1",
+						 1, types, values, nulls, NULL, NULL);
 	else if (strcmp(op, "drop") == 0)
 		ExecAsTableOwner("mappings",
 						 "DELETE FROM docmodel.mappings AS m "

@@ -213,3 +213,90 @@ SELECT docmodel.remove('breweries', 'brewery::2') > 0 AS removed;
 SELECT * FROM docmodel.dangling_refs('beer_docs', '{brewery}', 'breweries');
 SELECT * FROM docmodel.dangling_refs('beer_docs', '{styles}', 'breweries');
 SELECT pg_temp.try($$SELECT * FROM docmodel.dangling_refs('beer_docs', '{brewery}', 'brewery')$$);
+
+-- live projection: the collection kept in step with the tables
+SELECT docmodel.project_tables('people', 'persons');
+SELECT tbl, coll FROM docmodel.projections WHERE mapping = 'people' ORDER BY tbl::text;
+CREATE VIEW projection_diff AS
+SELECT coalesce(d.key, p.id) AS key, d.doc IS NULL AS extra, p.doc IS NULL AS absent
+FROM docmodel.denormalize('people') d
+FULL JOIN persons p ON p.id = d.key
+WHERE d.doc IS DISTINCT FROM p.doc - '{_type,_ver,_created,_modified,_createdBy,_modifiedBy}'::text[];
+SELECT * FROM projection_diff;
+CREATE TEMP TABLE vers AS SELECT id, doc->>'_ver' AS ver FROM persons;
+-- a contact detail inserted shows up in its person's document at once; no other is rewritten
+INSERT INTO contact_detail VALUES (14, 2, 2, '+49 30 1234');
+SELECT p.id, v.ver AS before, p.doc->>'_ver' AS after, p.doc #> '{contacts,-1,value}' AS last_contact
+FROM persons p JOIN vers v USING (id) ORDER BY p.id;
+-- an address moved to another person: both documents; a type renamed two levels down
+UPDATE address SET person_id = 2 WHERE id = 20;
+UPDATE contact_detail_type SET name = 'e-mail' WHERE id = 1;
+SELECT id, jsonb_path_query_array(doc, '$.addresses[*].city') AS cities,
+       jsonb_path_query_array(doc, '$.contacts[*].kind.name') AS kinds
+FROM persons ORDER BY id;
+-- a person and its rows deleted: its document too; a key change
+DELETE FROM address WHERE person_id = 3;
+DELETE FROM person WHERE id = 3;
+UPDATE person SET id = 30 WHERE id = 4;
+SELECT * FROM projection_diff;
+SELECT count(*) FROM persons;
+-- 1,000 random changes to every mapped table, then compared with denormalize
+SELECT setseed(0.13);
+DO $$
+DECLARE
+    i integer;
+    r double precision;
+    pid integer;
+BEGIN
+    FOR i IN 1 .. 1000 LOOP
+        r := random();
+        IF r < 0.25 THEN
+            INSERT INTO address VALUES (1000 + i, (SELECT id FROM person ORDER BY random() LIMIT 1),
+                NULL, 'City ' || i, DATE '2000-01-01' + (random() * 8000)::integer);
+        ELSIF r < 0.40 THEN
+            UPDATE address SET since = since + 1, person_id = (SELECT id FROM person ORDER BY random() LIMIT 1)
+            WHERE id = (SELECT id FROM address ORDER BY random() LIMIT 1);
+        ELSIF r < 0.50 THEN
+            DELETE FROM address WHERE id = (SELECT id FROM address ORDER BY random() LIMIT 1);
+        ELSIF r < 0.65 THEN
+            INSERT INTO contact_detail VALUES (1000 + i, (SELECT id FROM person ORDER BY random() LIMIT 1),
+                CASE WHEN random() < 0.8 THEN 1 + (random() < 0.5)::integer END, 'c' || i);
+        ELSIF r < 0.72 THEN
+            DELETE FROM contact_detail WHERE id = (SELECT id FROM contact_detail ORDER BY random() LIMIT 1);
+        ELSIF r < 0.80 THEN
+            INSERT INTO person VALUES (1000 + i, 'F' || i, 'L' || i, NULL, NULL);
+        ELSIF r < 0.88 THEN
+            UPDATE person SET last_name = last_name || '.' WHERE id = (SELECT id FROM person ORDER BY random() LIMIT 1);
+        ELSIF r < 0.93 THEN
+            INSERT INTO person_details SELECT id, i FROM person ORDER BY random() LIMIT 1
+            ON CONFLICT (person_id) DO UPDATE SET shoe_size = excluded.shoe_size;
+        ELSIF r < 0.96 THEN
+            UPDATE contact_detail_type SET name = name || '+' WHERE id = 1 + (random() < 0.5)::integer;
+        ELSE
+            SELECT id INTO pid FROM person p WHERE NOT EXISTS (SELECT FROM address a WHERE a.person_id = p.id)
+                AND NOT EXISTS (SELECT FROM contact_detail c WHERE c.person_id = p.id) ORDER BY random() LIMIT 1;
+            DELETE FROM person_details WHERE person_id = pid;
+            DELETE FROM person WHERE id = pid;
+        END IF;
+    END LOOP;
+END
+$$;
+SELECT count(*) AS persons, (SELECT count(*) FROM persons) AS documents FROM person;
+SELECT * FROM projection_diff;
+-- a rolled back change leaves the documents as they were
+BEGIN;
+INSERT INTO address VALUES (99999, 1, NULL, 'Rollback', NULL);
+ROLLBACK;
+SELECT * FROM projection_diff;
+-- stop: the tables' changes no longer reach the collection
+SELECT docmodel.stop_projection('people'), docmodel.stop_projection('people');
+UPDATE person SET last_name = 'Changed' WHERE id = 1;
+SELECT key, absent, extra FROM projection_diff;
+SELECT count(*) FROM pg_trigger WHERE tgname LIKE 'docmodel_projection_%';
+-- errors
+SELECT pg_temp.try($$SELECT docmodel.project_tables('people', 'person')$$);
+SELECT pg_temp.try($$SELECT docmodel.project_tables('nope', 'persons')$$);
+CREATE TABLE elsewhere (id integer);
+CREATE TRIGGER t AFTER INSERT ON elsewhere REFERENCING NEW TABLE AS new_rows
+    FOR EACH STATEMENT EXECUTE FUNCTION docmodel._projection_trigger('people');
+SELECT pg_temp.try($$INSERT INTO elsewhere VALUES (1)$$);
