@@ -17,6 +17,9 @@ REGRESS_OPTS   = --inputdir=test --load-extension=$(EXTENSION)
 ISOLATION      = $(sort $(basename $(notdir $(wildcard test/specs/*.spec))))
 ISOLATION_OPTS = --inputdir=test --outputdir=. --load-extension=$(EXTENSION)
 
+# A bare `make` builds the extension (the rule below would otherwise be the first goal).
+.DEFAULT_GOAL := all
+
 # PGXS tracks no header dependencies (Debian's server is built without --enable-depend): every
 # object depends on every header, so a changed struct never leaves a stale object behind.
 $(OBJS): $(wildcard src/*.h)

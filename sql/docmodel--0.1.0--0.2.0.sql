@@ -2558,24 +2558,8 @@ COMMENT ON FUNCTION docmodel._projection_sql(jsonb, oid, regclass, text[]) IS
     'docmodel internal: the statement a projection trigger runs for one event of one table';
 
 CREATE FUNCTION docmodel._projection_trigger() RETURNS trigger
-LANGUAGE plpgsql
-SET search_path = pg_catalog, pg_temp
-AS $$
-DECLARE
-    s text;
-BEGIN
-    -- the statements for the table it fires on (none: attached elsewhere)
-    SELECT p.spec->>lower(TG_OP) INTO s FROM docmodel.projections p
-     WHERE p.mapping = TG_ARGV[0] AND p.tbl = TG_RELID;
-    IF s IS NULL THEN
-        RAISE EXCEPTION USING ERRCODE = '42809',
-            MESSAGE = format('trigger %s on %s is not a projection of mapping "%s"',
-                TG_NAME, TG_RELID::regclass, TG_ARGV[0]);
-    END IF;
-    EXECUTE s;
-    RETURN NULL;
-END
-$$;
+    AS 'MODULE_PATHNAME', 'projection_trigger'
+    LANGUAGE C;
 COMMENT ON FUNCTION docmodel._projection_trigger() IS
     'docmodel internal: the statement trigger of a projected table: rewrites the documents its changed rows feed';
 

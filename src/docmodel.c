@@ -39,6 +39,7 @@ static void (*const RelcacheSubscribers[])(Oid relid) = {
 	DocmodelMigrateRelcache,    /* migrate.c */
 	DocmodelCounterRelcache,    /* counter.c */
 	DocmodelSchemaRelcache,     /* schema.c */
+	DocmodelProjectionRelcache, /* relational.c */
 };
 
 /* Every cache that drops entries when a catalog cache row changes. */

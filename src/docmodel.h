@@ -36,6 +36,7 @@ extern void DocmodelKvRelcache(Oid relid);
 extern void DocmodelMigrateRelcache(Oid relid);
 extern void DocmodelCounterRelcache(Oid relid);
 extern void DocmodelSchemaRelcache(Oid relid);
+extern void DocmodelProjectionRelcache(Oid relid); /* relational.c */
 extern void DocmodelMigrateSyscache(int cacheid, uint32 hashvalue);
 extern void DocmodelKvSyscache(int cacheid, uint32 hashvalue);
 extern void DocmodelCounterSyscache(int cacheid, uint32 hashvalue);
