@@ -2626,3 +2626,10 @@ END
 $$;
 COMMENT ON FUNCTION docmodel.stop_projection(text) IS
     'docmodel: drop a mapping''s projection triggers; false when it had none';
+
+CREATE FUNCTION docmodel.advise(coll regclass, sample integer DEFAULT 10000)
+    RETURNS TABLE("check" text, severity text, path text, detail text, bytes_saved bigint)
+    AS 'MODULE_PATHNAME', 'advise'
+    LANGUAGE C STABLE STRICT PARALLEL RESTRICTED;
+COMMENT ON FUNCTION docmodel.advise(regclass, integer) IS
+    'docmodel: modeling advice measured on a sample of a collection''s documents: each finding with its path, plain words and the bytes it would save across the collection';

@@ -163,9 +163,8 @@ DocmodelIsEmptyValue(const JsonbValue *v)
 	}
 }
 
-/* Tell whether s is a dashed GUID (8-4-4-4-12 hexadecimal digits). */
-static bool
-IsDashedGuid(const char *s, int len)
+bool
+DocmodelIsDashedGuid(const char *s, int len)
 {
 	int i;
 
@@ -190,7 +189,8 @@ CompactString(JsonbValue *v, const DocmodelCompactOpts *o)
 		DocmodelParseIso8601(v->val.string.val, v->val.string.len, &ts) &&
 		DocmodelToEpoch(ts, o->date_ns, &n))
 		*v = JsonTreeInt(n);
-	else if (o->guids && IsDashedGuid(v->val.string.val, v->val.string.len))
+	else if (o->guids &&
+			 DocmodelIsDashedGuid(v->val.string.val, v->val.string.len))
 	{
 		char *out = palloc(32);
 		int k = 0;

@@ -20,6 +20,9 @@ typedef struct DocmodelCompactOpts
 	int64 date_ns; /* ISO 8601 strings to epoch numbers of this unit; 0: no */
 } DocmodelCompactOpts;
 
+/* Tell whether s is a dashed GUID (8-4-4-4-12 hexadecimal digits). */
+extern bool DocmodelIsDashedGuid(const char *s, int len);
+
 /* Tell whether v is null, "", [] or {} (an expanded container). */
 extern bool DocmodelIsEmptyValue(const JsonbValue *v);
 
