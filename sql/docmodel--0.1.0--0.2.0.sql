@@ -2289,6 +2289,22 @@ $$;
 COMMENT ON FUNCTION docmodel.mapping_schema(text) IS
     'docmodel: a JSON Schema (2020-12) of the documents a mapping makes, from the column types and NOT NULLs, ready for register_schema';
 
+-- Raise 22023 unless coll is a docmodel collection.
+CREATE FUNCTION docmodel._require_collection(coll regclass) RETURNS void
+LANGUAGE plpgsql STABLE PARALLEL SAFE
+SET search_path = pg_catalog, pg_temp
+AS $$
+BEGIN
+    IF NOT EXISTS (SELECT FROM docmodel.collection_config c WHERE c.coll = _require_collection.coll) THEN
+        RAISE EXCEPTION USING ERRCODE = '22023',
+            MESSAGE = format('"%s" is not a docmodel collection', coll),
+            HINT = 'Create collections with docmodel.create_collection().';
+    END IF;
+END
+$$;
+COMMENT ON FUNCTION docmodel._require_collection(regclass) IS
+    'docmodel internal: raise 22023 unless the table is a docmodel collection';
+
 -- migrate_tables' start: the run recorded (resuming after the last batch of
 -- an unfinished run of the same mapping into coll), the batch statement
 -- made; returns the state _migrate_tables_batch carries from batch to batch.
@@ -2311,11 +2327,7 @@ BEGIN
         RAISE EXCEPTION USING ERRCODE = '22023',
             MESSAGE = format('invalid batch_size %s of migrate_tables("%s")', batch_size, mapping);
     END IF;
-    IF NOT EXISTS (SELECT FROM docmodel.collection_config c WHERE c.coll = _migrate_tables_start.coll) THEN
-        RAISE EXCEPTION USING ERRCODE = '22023',
-            MESSAGE = format('"%s" is not a docmodel collection', coll),
-            HINT = 'Create collections with docmodel.create_collection().';
-    END IF;
+    PERFORM docmodel._require_collection(coll);
     SELECT string_agg('q.k' || i, ', ' ORDER BY i),
            string_agg(format('($1->>%s)::%s', i - 1, format_type(a.atttypid, a.atttypmod)), ', ' ORDER BY i)
       INTO keys, after_expr
@@ -2451,11 +2463,7 @@ LANGUAGE plpgsql STABLE PARALLEL SAFE
 SET search_path = pg_catalog, pg_temp
 AS $$
 BEGIN
-    IF NOT EXISTS (SELECT FROM docmodel.collection_config c WHERE c.coll = target) THEN
-        RAISE EXCEPTION USING ERRCODE = '22023',
-            MESSAGE = format('"%s" is not a docmodel collection', target),
-            HINT = 'Create collections with docmodel.create_collection().';
-    END IF;
+    PERFORM docmodel._require_collection(target);
     RETURN QUERY EXECUTE format(
         'SELECT d.id, r.ref FROM %1$s AS d
            CROSS JOIN LATERAL jsonb_array_elements_text(CASE jsonb_typeof(d.doc #> $1)
@@ -2572,11 +2580,7 @@ DECLARE
     t oid;
     name text := 'docmodel_projection_' || left(md5(mapping), 12);
 BEGIN
-    IF NOT EXISTS (SELECT FROM docmodel.collection_config c WHERE c.coll = project_tables.coll) THEN
-        RAISE EXCEPTION USING ERRCODE = '22023',
-            MESSAGE = format('"%s" is not a docmodel collection', coll),
-            HINT = 'Create collections with docmodel.create_collection().';
-    END IF;
+    PERFORM docmodel._require_collection(coll);
     PERFORM docmodel.stop_projection(mapping);
     FOR t IN SELECT DISTINCT x FROM (
             SELECT (spec->>'root')::oid AS x
