@@ -45,3 +45,19 @@ SELECT docmodel.is_missing('{"a": null}', 'a') AS missing, docmodel.is_null('{"a
        docmodel.to_epoch('2024-01-02T03:04:05Z', 's') AS epoch_s;
 SELECT docmodel.compact('{"a": null, "tags": [], "at": "2024-01-02", "id": "0f8fad5b-d9cb-469f-a165-70867728950e"}',
     '{"dates": "s", "guids": true}') AS compacted;
+
+\echo 'A lookup by customer number: lookup documents kept beside the documents.'
+SELECT docmodel.create_collection('tour_customers') IS NOT NULL AS created;
+SELECT docmodel.insert('tour_customers', 'user::mmustermann@domain.com',
+    '{"name": "Max Mustermann", "customer_no": 12345}') > 0 AS stored;
+SELECT docmodel.create_lookup('tour_customers', 'customer_ref', '{customer_no}') AS indexed;
+SELECT id, doc->>'ref' AS ref FROM tour_customers WHERE id LIKE 'customer_ref::%';
+SELECT docmodel.get_by('tour_customers', 'customer_ref', '12345')->>'name' AS customer;
+
+\echo 'advise on a wasteful collection, with the bytes each change would save:'
+SELECT docmodel.create_collection('tour_waste', 'event') IS NOT NULL AS created;
+INSERT INTO tour_waste (id, doc)
+SELECT 'event::' || i, jsonb_build_object('occurred_at_timestamp_utc', '2024-01-02T03:04:05Z',
+    'session_guid', '0f8fad5b-d9cb-469f-a165-70867728950e', 'comment', NULL, 'tags', '[]'::jsonb)
+FROM generate_series(1, 1000) i;
+SELECT "check", path, bytes_saved FROM docmodel.advise('tour_waste') ORDER BY bytes_saved DESC, path;

@@ -3182,3 +3182,109 @@ CREATE FUNCTION docmodel.advise(coll regclass, sample integer DEFAULT 10000)
     LANGUAGE C STABLE STRICT PARALLEL RESTRICTED;
 COMMENT ON FUNCTION docmodel.advise(regclass, integer) IS
     'docmodel: modeling advice measured on a sample of a collection''s documents: each finding with its path, plain words and the bytes it would save across the collection';
+
+-- Lookups: documents <lookup_type><delimiter><value> -> {"ref": key} kept
+-- by a row trigger per lookup (src/relational.c)
+CREATE FUNCTION docmodel._lookup_trigger() RETURNS trigger
+    AS 'MODULE_PATHNAME', 'lookup_trigger'
+    LANGUAGE C;
+COMMENT ON FUNCTION docmodel._lookup_trigger() IS
+    'docmodel internal: the row trigger of a lookup: writes, moves and deletes the lookup documents of a collection''s documents (23505 for a value another document holds)';
+
+CREATE FUNCTION docmodel.create_lookup(coll regclass, lookup_type text, path text[])
+    RETURNS bigint
+LANGUAGE plpgsql VOLATILE PARALLEL UNSAFE
+SET search_path = pg_catalog, pg_temp
+AS $$
+DECLARE
+    delim text;
+    fixed text;
+    dup record;
+    n bigint;
+BEGIN
+    PERFORM docmodel._require_collection(coll);
+    SELECT c.delimiter, c.doc_type INTO delim, fixed FROM docmodel.collection_config c WHERE c.coll = create_lookup.coll;
+    PERFORM docmodel.key(lookup_type, 'x');
+    -- lookup documents live beside the documents, as Couchbase keeps them
+    IF fixed IS NOT NULL THEN
+        RAISE EXCEPTION USING ERRCODE = '22023',
+            MESSAGE = format('collection %s holds only documents of type "%s", not lookup documents of type "%s"',
+                coll, fixed, lookup_type),
+            HINT = 'Lookup documents live in the collection they index: use a collection created without doc_type.';
+    END IF;
+    IF path IS NULL OR cardinality(path) = 0 THEN
+        RAISE EXCEPTION USING ERRCODE = '22023',
+            MESSAGE = format('lookup "%s" on %s needs a path', lookup_type, coll);
+    END IF;
+    -- the documents there already: one value, one document
+    EXECUTE format('SELECT d.doc #>> $1 AS v, (array_agg(d.id ORDER BY d.id))[1:2] AS keys
+        FROM %s AS d WHERE jsonb_typeof(d.doc #> $1) IN (''string'', ''number'', ''boolean'')
+          AND NOT starts_with(d.id, $2 || $3)
+        GROUP BY 1 HAVING count(*) > 1 ORDER BY 1 LIMIT 1', coll)
+        INTO dup USING path, lookup_type, delim;
+    IF dup.v IS NOT NULL THEN
+        RAISE EXCEPTION USING ERRCODE = '23505',
+            MESSAGE = format('value "%s" of lookup "%s" is taken', dup.v, lookup_type),
+            DETAIL = format('Documents "%s" and "%s" both hold it.', dup.keys[1], dup.keys[2]);
+    END IF;
+    -- as the caller: a trigger takes the collection's TRIGGER privilege
+    EXECUTE format('CREATE TRIGGER %I AFTER INSERT OR UPDATE OR DELETE ON %s
+        FOR EACH ROW EXECUTE FUNCTION docmodel._lookup_trigger(%L, %L, %L)',
+        'docmodel_lookup_' || lookup_type, coll, lookup_type, path::text, delim);
+    -- index what is there; a lookup document already there for another
+    -- document is a taken value
+    EXECUTE format('INSERT INTO %s AS l (id, doc)
+        SELECT $2 || $3 || (d.doc #>> $1), jsonb_build_object(''ref'', d.id) FROM %s AS d
+        WHERE jsonb_typeof(d.doc #> $1) IN (''string'', ''number'', ''boolean'')
+          AND NOT starts_with(d.id, $2 || $3)
+        ON CONFLICT (id) DO NOTHING', coll, coll)
+        USING path, lookup_type, delim;
+    GET DIAGNOSTICS n = ROW_COUNT;
+    EXECUTE format('SELECT d.id, l.doc->>''ref'' FROM %s AS d JOIN %s AS l ON l.id = $2 || $3 || (d.doc #>> $1)
+        WHERE jsonb_typeof(d.doc #> $1) IN (''string'', ''number'', ''boolean'')
+          AND NOT starts_with(d.id, $2 || $3) AND l.doc->>''ref'' IS DISTINCT FROM d.id LIMIT 1', coll, coll)
+        INTO dup USING path, lookup_type, delim;
+    IF dup IS NOT NULL AND dup.id IS NOT NULL THEN
+        RAISE EXCEPTION USING ERRCODE = '23505',
+            MESSAGE = format('a lookup document of lookup "%s" names another document than "%s"', lookup_type, dup.id),
+            DETAIL = format('It names "%s".', dup.ref);
+    END IF;
+    RETURN n;
+END
+$$;
+COMMENT ON FUNCTION docmodel.create_lookup(regclass, text, text[]) IS
+    'docmodel: keep lookup documents <lookup_type>::<value> -> {"ref": key} for the value at path of every document of coll; returns how many documents were indexed';
+
+CREATE FUNCTION docmodel.drop_lookup(coll regclass, lookup_type text) RETURNS boolean
+LANGUAGE plpgsql VOLATILE PARALLEL UNSAFE
+SET search_path = pg_catalog, pg_temp
+AS $$
+DECLARE
+    delim text;
+BEGIN
+    PERFORM docmodel._require_collection(coll);
+    IF NOT EXISTS (SELECT FROM pg_trigger t WHERE t.tgrelid = coll
+            AND t.tgname = 'docmodel_lookup_' || lookup_type) THEN
+        RETURN false;
+    END IF;
+    SELECT c.delimiter INTO delim FROM docmodel.collection_config c WHERE c.coll = drop_lookup.coll;
+    EXECUTE format('DROP TRIGGER %I ON %s', 'docmodel_lookup_' || lookup_type, coll);
+    EXECUTE format('DELETE FROM %s AS d WHERE starts_with(d.id, $1 || $2) AND d.doc ? ''ref''', coll)
+        USING lookup_type, delim;
+    RETURN true;
+END
+$$;
+COMMENT ON FUNCTION docmodel.drop_lookup(regclass, text) IS
+    'docmodel: stop keeping a lookup and delete its lookup documents; false when there was none';
+
+CREATE FUNCTION docmodel.get_by(coll regclass, lookup_type text, value text) RETURNS jsonb
+LANGUAGE sql STABLE STRICT PARALLEL RESTRICTED
+SET search_path = pg_catalog, pg_temp
+AS $$
+    SELECT docmodel.get(coll, docmodel.get(coll, lookup_type
+        OPERATOR(pg_catalog.||) c.delimiter OPERATOR(pg_catalog.||) value)
+        OPERATOR(pg_catalog.->>) 'ref')
+    FROM docmodel.collection_config c WHERE c.coll OPERATOR(pg_catalog.=) get_by.coll
+$$;
+COMMENT ON FUNCTION docmodel.get_by(regclass, text, text) IS
+    'docmodel: the document a lookup value names (NULL when none), read as get() reads it';
