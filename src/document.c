@@ -183,14 +183,6 @@ DocmodelTimeValue(TimestampTz ts, DocmodelTimeUnit unit)
  * the body, never decoded) or the stamp's; JsonTreeToJsonb writes them.
  */
 
-/* Order of keys in a jsonb object. */
-static int
-PairCmp(const JsonbPair *a, const JsonbPair *b)
-{
-	return JsonTreeKeyCmp(a->key.val.string.val, a->key.val.string.len,
-						  b->key.val.string.val, b->key.val.string.len);
-}
-
 /* Set p to key and the JSON value v. */
 static void
 SetPair(JsonbPair *p, const DocFieldName *key, JsonbValue v)
@@ -227,7 +219,7 @@ ReadPairs(JsonbContainer *c, const DocFieldSet *fs, DocmodelStamp *st,
 		uint32 kstart = koff;
 		uint32 vstart = voff;
 		int klen;
-		JsonbPair p;
+		JsonbPair *p;
 
 		JBE_ADVANCE_OFFSET(koff, c->children[i]);
 		JBE_ADVANCE_OFFSET(voff, c->children[n + i]);
@@ -243,12 +235,14 @@ ReadPairs(JsonbContainer *c, const DocFieldSet *fs, DocmodelStamp *st,
 				(kind != DOC_FIELD_SCHEMA || st->schema != NULL))
 				continue;
 		}
-		p.key = JsonTreeString(base + kstart, klen);
-		while (j < nadd && PairCmp(&add[j], &p) < 0)
+		while (j < nadd && JsonTreeKeyCmp(add[j].key.val.string.val,
+										  add[j].key.val.string.len,
+										  base + kstart, klen) < 0)
 			out[k++] = add[j++];
+		p = &out[k++];
+		p->key = JsonTreeString(base + kstart, klen);
 		JsonTreeEntryValue(c->children[n + i], base, vstart, voff - vstart,
-						   &p.value);
-		out[k++] = p;
+						   &p->value);
 	}
 	while (j < nadd)
 		out[k++] = add[j++];

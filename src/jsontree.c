@@ -585,52 +585,32 @@ PutScalar(StringInfo buf, const JsonbValue *v)
 	return type;
 }
 
-static uint32 AppendValue(StringInfo buf, const JsonbValue *v);
-
-/* Append element or member i (its key, or its value) of a container. */
-static pg_attribute_always_inline void
-AppendEntry(StringInfo buf, const JsonbValue *e, int jpos, int i, uint32 *total)
-{
-	int from = buf->len;
-	uint32 type;
-	uint32 len;
-
-	if (e->type == jbvObject || e->type == jbvArray)
-		type = AppendValue(buf, e);
-	else
-	{
-		Size room = ScalarRoom(e);
-
-		if (buf->maxlen - buf->len <= room)
-			enlargeStringInfo(buf, room);
-		type = PutScalar(buf, e);
-	}
-	len = buf->len - from;
-	*total += len;
-	if (*total > JENTRY_OFFLENMASK)
-		ereport(ERROR,
-				(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
-				 errmsg("total size of jsonb elements exceeds the maximum of "
-						"%u bytes",
-						JENTRY_OFFLENMASK)));
-	((JEntry *) (buf->data + jpos))[i] =
-		i % JB_OFFSET_STRIDE == 0 ? type | *total | JENTRY_HAS_OFF : type | len;
-}
+/* Entry i of a container: its end offset every JB_OFFSET_STRIDE entries,
+ * else its length. */
+#define SET_JENTRY(buf, jpos, i, type, len, total) \
+	(((JEntry *) ((buf)->data + (jpos)))[i] =      \
+		 (uint32) (i) % JB_OFFSET_STRIDE == 0      \
+			 ? (type) | (total) | JENTRY_HAS_OFF   \
+			 : (type) | (len))
 
 /*
  * Append v to buf in jsonb's on-disk form (as convertJsonbValue does) and
  * return its JEntry type. Only the expanded parts of a tree are written
- * anew; objects' pairs are sorted and unique, as the tree keeps them.
+ * anew; objects' pairs are sorted and unique, as the tree keeps them. The
+ * room of a container's keys and stored values is made once; an expanded
+ * child makes its own, and the rest is made again after it.
  */
 static uint32
 AppendValue(StringInfo buf, const JsonbValue *v)
 {
 	bool obj = v->type == jbvObject;
+	const JsonbValue *vals;
+	int stride;
 	int n;
-	int nent;
 	int jpos;
 	uint32 header;
 	uint32 total = 0;
+	Size left = 0;
 	int i;
 
 	if (v->type != jbvObject && v->type != jbvArray)
@@ -640,8 +620,14 @@ AppendValue(StringInfo buf, const JsonbValue *v)
 	}
 	check_stack_depth();
 	n = obj ? v->val.object.nPairs : v->val.array.nElems;
-	nent = obj ? 2 * n : n;
-	enlargeStringInfo(buf, 3 + sizeof(uint32) + nent * sizeof(JEntry));
+	vals = obj ? &v->val.object.pairs[0].value : v->val.array.elems;
+	stride = obj ? sizeof(JsonbPair) : sizeof(JsonbValue);
+#define VAL(i) ((const JsonbValue *) ((const char *) vals + (i) *stride))
+	for (i = 0; i < n; i++)
+		left += ScalarRoom(VAL(i)) +
+				(obj ? v->val.object.pairs[i].key.val.string.len : 0);
+	enlargeStringInfo(buf, 3 + sizeof(uint32) +
+							   (obj ? 2 * n : n) * sizeof(JEntry) + left);
 	while (buf->len % 4 != 0)
 		buf->data[buf->len++] = '\0';
 	header = (uint32) n | (obj ? JB_FOBJECT : JB_FARRAY);
@@ -649,18 +635,46 @@ AppendValue(StringInfo buf, const JsonbValue *v)
 		header |= JB_FSCALAR;
 	memcpy(buf->data + buf->len, &header, sizeof(uint32));
 	jpos = buf->len + sizeof(uint32);
-	buf->len = jpos + nent * sizeof(JEntry);
-	if (!obj)
-		for (i = 0; i < n; i++)
-			AppendEntry(buf, &v->val.array.elems[i], jpos, i, &total);
-	else
+	buf->len = jpos + (obj ? 2 * n : n) * sizeof(JEntry);
+	for (i = 0; obj && i < n; i++)
 	{
-		for (i = 0; i < n; i++)
-			AppendEntry(buf, &v->val.object.pairs[i].key, jpos, i, &total);
-		for (i = 0; i < n; i++)
-			AppendEntry(buf, &v->val.object.pairs[i].value, jpos, n + i,
-						&total);
+		const JsonbValue *k = &v->val.object.pairs[i].key;
+		uint32 len = k->val.string.len;
+
+		memcpy(buf->data + buf->len, k->val.string.val, len);
+		buf->len += len;
+		total += len;
+		left -= len;
+		SET_JENTRY(buf, jpos, i, JENTRY_ISSTRING, len, total);
 	}
+	for (i = 0; i < n; i++)
+	{
+		const JsonbValue *e = VAL(i);
+		int from = buf->len;
+		uint32 type;
+		uint32 len;
+
+		if (e->type == jbvObject || e->type == jbvArray)
+		{
+			type = AppendValue(buf, e);
+			enlargeStringInfo(buf, left);
+		}
+		else
+		{
+			type = PutScalar(buf, e);
+			left -= buf->len - from;
+		}
+		len = buf->len - from;
+		total += len;
+		SET_JENTRY(buf, jpos, obj ? n + i : i, type, len, total);
+	}
+#undef VAL
+	if (total > JENTRY_OFFLENMASK)
+		ereport(ERROR,
+				(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
+				 errmsg("total size of jsonb elements exceeds the maximum of "
+						"%u bytes",
+						JENTRY_OFFLENMASK)));
 	return JENTRY_ISCONTAINER;
 }
 
