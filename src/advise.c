@@ -572,7 +572,6 @@ advise(PG_FUNCTION_ARGS)
 	DocmodelCollection *cfgp = DocmodelCollectionOf(relid);
 	DocmodelCollection cfg;
 	AdviseCx cx;
-	HASHCTL ctl;
 	HASH_SEQ_STATUS seq;
 	PathStat *s;
 	Portal portal;
@@ -601,11 +600,8 @@ advise(PG_FUNCTION_ARGS)
 	cx.keep = CurrentMemoryContext;
 	tmp = AllocSetContextCreate(CurrentMemoryContext, "docmodel advise doc",
 								ALLOCSET_DEFAULT_SIZES);
-	ctl.keysize = PATH_LEN;
-	ctl.entrysize = sizeof(PathStat);
-	ctl.hcxt = CurrentMemoryContext;
-	cx.paths = hash_create("docmodel advise", 256, &ctl,
-						   HASH_ELEM | HASH_STRINGS | HASH_CONTEXT);
+	cx.paths = DocmodelHash("docmodel advise", 256, PATH_LEN, sizeof(PathStat),
+							true, CurrentMemoryContext);
 	rel = DatumGetCString(
 		DirectFunctionCall1(regclassout, ObjectIdGetDatum(relid)));
 	if (SPI_connect() != SPI_OK_CONNECT)

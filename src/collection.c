@@ -126,15 +126,9 @@ DocmodelCollectionRelcache(Oid relid)
 static void
 CollectionCacheInit(void)
 {
-	HASHCTL ctl;
-
-	if (CollCache != NULL)
-		return;
-	memset(&ctl, 0, sizeof(ctl));
-	ctl.keysize = sizeof(int32);
-	ctl.entrysize = sizeof(DocmodelCollection);
-	CollCache =
-		hash_create("docmodel collections", 64, &ctl, HASH_ELEM | HASH_BLOBS);
+	if (CollCache == NULL)
+		CollCache = DocmodelHash("docmodel collections", 64, sizeof(int32),
+								 sizeof(DocmodelCollection), false, NULL);
 }
 
 /* Return the OID of docmodel.collection_config (looked up once). */
@@ -231,15 +225,8 @@ RelCheckFor(Oid relid)
 	if (LastCheck != NULL && LastCheck->relid == relid)
 		return LastCheck;
 	if (RelChecks == NULL)
-	{
-		HASHCTL ctl;
-
-		memset(&ctl, 0, sizeof(ctl));
-		ctl.keysize = sizeof(Oid);
-		ctl.entrysize = sizeof(RelCheck);
-		RelChecks = hash_create("docmodel relation checks", 64, &ctl,
-								HASH_ELEM | HASH_BLOBS);
-	}
+		RelChecks = DocmodelHash("docmodel relation checks", 64, sizeof(Oid),
+								 sizeof(RelCheck), false, NULL);
 	rc = hash_search(RelChecks, &relid, HASH_ENTER, &found);
 	if (!found)
 	{

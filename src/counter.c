@@ -532,15 +532,11 @@ CounterTidLookup(text *name, bool create)
 		return NULL;
 	if (tidCache == NULL)
 	{
-		HASHCTL ctl;
-
 		if (!create)
 			return NULL;
-		ctl.keysize = DOCMODEL_MAX_KEY_BYTES + 1;
-		ctl.entrysize = sizeof(CounterTidEntry);
-		ctl.hcxt = CacheMemoryContext;
-		tidCache = hash_create("docmodel counter TIDs", 256, &ctl,
-							   HASH_ELEM | HASH_STRINGS | HASH_CONTEXT);
+		tidCache = DocmodelHash(
+			"docmodel counter TIDs", 256, DOCMODEL_MAX_KEY_BYTES + 1,
+			sizeof(CounterTidEntry), true, CacheMemoryContext);
 	}
 	memcpy(key, VARDATA_ANY(name), len);
 	key[len] = '\0';

@@ -16,6 +16,8 @@
 
 #include "fmgr.h"
 #include "utils/guc.h"
+#include "utils/hsearch.h"
+#include "utils/memutils.h"
 #include "utils/inval.h"
 #include "utils/syscache.h"
 
@@ -128,4 +130,20 @@ DocmodelRequireArg(FunctionCallInfo fcinfo, int argno, const char *name)
 	if (PG_ARGISNULL(argno))
 		ereport(ERROR, (errcode(ERRCODE_INVALID_PARAMETER_VALUE),
 						errmsg("%s must not be null", name)));
+}
+
+/* A backend-local hash table; see docmodel.h. */
+HTAB *
+DocmodelHash(const char *name, long nelem, Size keysize, Size entrysize,
+			 bool strings, MemoryContext cxt)
+{
+	HASHCTL ctl;
+
+	memset(&ctl, 0, sizeof(ctl));
+	ctl.keysize = keysize;
+	ctl.entrysize = entrysize;
+	ctl.hcxt = cxt != NULL ? cxt : TopMemoryContext;
+	return hash_create(name, nelem, &ctl,
+					   HASH_ELEM | HASH_CONTEXT |
+						   (strings ? HASH_STRINGS : HASH_BLOBS));
 }

@@ -27,6 +27,15 @@ extern void DocmodelRequireArg(FunctionCallInfo fcinfo, int argno,
 							   const char *name);
 
 /*
+ * A backend-local hash table of entrysize-byte entries keyed by their first
+ * keysize bytes (a C string when strings, else binary), in cxt (NULL: the
+ * top memory context).
+ */
+extern struct HTAB *DocmodelHash(const char *name, long nelem, Size keysize,
+								 Size entrysize, bool strings,
+								 MemoryContext cxt);
+
+/*
  * Cache invalidation subscribers, called by the one dispatcher per kind of
  * invalidation in docmodel.c (relid InvalidOid: every relation). Each must
  * only mark or drop entries: no catalog access, no error.

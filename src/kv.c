@@ -364,15 +364,8 @@ KvLookup(Oid relid, LOCKMODE mode)
 	bool found;
 
 	if (KvCache == NULL)
-	{
-		HASHCTL ctl;
-
-		memset(&ctl, 0, sizeof(ctl));
-		ctl.keysize = sizeof(Oid);
-		ctl.entrysize = sizeof(KvRel);
-		KvCache =
-			hash_create("docmodel kv plans", 64, &ctl, HASH_ELEM | HASH_BLOBS);
-	}
+		KvCache = DocmodelHash("docmodel kv plans", 64, sizeof(Oid),
+							   sizeof(KvRel), false, NULL);
 	LockRelationOid(relid, mode);
 	entry = hash_search(KvCache, &relid, HASH_ENTER, &found);
 	if (!found)

@@ -272,7 +272,6 @@ LoadCache(void)
 	MemoryContext old_cxt = MigrateCacheContext;
 	MemoryContext cxt;
 	MemoryContext caller = CurrentMemoryContext;
-	HASHCTL ctl;
 	HTAB *types;
 	Oid nsp;
 	uint64 i;
@@ -288,12 +287,8 @@ LoadCache(void)
 
 	cxt = AllocSetContextCreate(CacheMemoryContext, "docmodel migrations",
 								ALLOCSET_DEFAULT_SIZES);
-	memset(&ctl, 0, sizeof(ctl));
-	ctl.keysize = TYPE_NAME_MAX;
-	ctl.entrysize = sizeof(TypeRules);
-	ctl.hcxt = cxt;
-	types = hash_create("docmodel migration types", 16, &ctl,
-						HASH_ELEM | HASH_STRINGS | HASH_CONTEXT);
+	types = DocmodelHash("docmodel migration types", 16, TYPE_NAME_MAX,
+						 sizeof(TypeRules), true, cxt);
 
 	/* A registry that cannot be read (or parsed) leaves no half cache. */
 	PG_TRY();

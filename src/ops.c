@@ -245,15 +245,9 @@ BucketHintOf(Oid relid, const char *prefix)
 		BucketHints = NULL;
 	}
 	if (BucketHints == NULL)
-	{
-		HASHCTL ctl;
-
-		memset(&ctl, 0, sizeof(ctl));
-		ctl.keysize = sizeof(BucketHintKey);
-		ctl.entrysize = sizeof(BucketHint);
-		BucketHints = hash_create("docmodel bucket hints", 64, &ctl,
-								  HASH_ELEM | HASH_BLOBS);
-	}
+		BucketHints =
+			DocmodelHash("docmodel bucket hints", 64, sizeof(BucketHintKey),
+						 sizeof(BucketHint), false, NULL);
 	memset(&key, 0, sizeof(key));
 	key.relid = relid;
 	strlcpy(key.prefix, prefix, sizeof(key.prefix));

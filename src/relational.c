@@ -374,14 +374,9 @@ TriggerPlansFor(TriggerData *td)
 	int i;
 
 	if (TriggerPlanCache == NULL)
-	{
-		HASHCTL ctl;
-
-		ctl.keysize = sizeof(Oid);
-		ctl.entrysize = sizeof(TriggerPlans);
-		TriggerPlanCache = hash_create("docmodel trigger plans", 16, &ctl,
-									   HASH_ELEM | HASH_BLOBS);
-	}
+		TriggerPlanCache =
+			DocmodelHash("docmodel trigger plans", 16, sizeof(Oid),
+						 sizeof(TriggerPlans), false, NULL);
 	e = hash_search(TriggerPlanCache, &tgoid, HASH_ENTER, &found);
 	if (!found)
 	{
