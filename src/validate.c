@@ -2051,6 +2051,18 @@ static void pg_attribute_printf(4, 5)
 }
 
 /* Record a violation of n's keyword kw, or stop at the first. */
+/* A check of a subschema: ok false when it fails, stop unless collecting. */
+#define CHECK(passed)         \
+	do                        \
+	{                         \
+		if (!(passed))        \
+		{                     \
+			ok = false;       \
+			if (!cx->collect) \
+				return false; \
+		}                     \
+	} while (0)
+
 #define FAIL(cx, n, kw, ...)                  \
 	do                                        \
 	{                                         \
@@ -2252,24 +2264,14 @@ ValidateArray(VCtx *cx, VNode *n, JsonbValue *v)
 	for (i = 0; i < size && i < n->prefix.n; i++)
 	{
 		old = PushIndex(cx, i);
-		if (!ValidateNode(cx, n->prefix.s[i], &elems[i]))
-		{
-			ok = false;
-			if (!cx->collect)
-				return false;
-		}
+		CHECK(ValidateNode(cx, n->prefix.s[i], &elems[i]));
 		Pop(cx, old);
 	}
 	if (n->items)
 		for (i = Max(n->prefix.n, 0); i < size; i++)
 		{
 			old = PushIndex(cx, i);
-			if (!ValidateNode(cx, n->items, &elems[i]))
-			{
-				ok = false;
-				if (!cx->collect)
-					return false;
-			}
+			CHECK(ValidateNode(cx, n->items, &elems[i]));
 			Pop(cx, old);
 		}
 	if (n->contains)
@@ -2356,12 +2358,7 @@ ValidateObject(VCtx *cx, VNode *n, JsonbValue *v)
 
 		if (getKeyJsonValueFromContainer(c, d->name, d->len, &val) == NULL)
 			continue;
-		if (!ValidateNode(cx, d->schema, v))
-		{
-			ok = false;
-			if (!cx->collect)
-				return false;
-		}
+		CHECK(ValidateNode(cx, d->schema, v));
 	}
 	if (n->nprops > 0 && n->npatterns == 0 && n->additional == NULL &&
 		n->property_names == NULL)
@@ -2374,12 +2371,7 @@ ValidateObject(VCtx *cx, VNode *n, JsonbValue *v)
 			if (getKeyJsonValueFromContainer(c, p->name, p->len, &val) == NULL)
 				continue;
 			old = PushKey(cx, p->name, p->len);
-			if (!ValidateNode(cx, p->schema, &val))
-			{
-				ok = false;
-				if (!cx->collect)
-					return false;
-			}
+			CHECK(ValidateNode(cx, p->schema, &val));
 			Pop(cx, old);
 		}
 	}
@@ -2401,35 +2393,21 @@ ValidateObject(VCtx *cx, VNode *n, JsonbValue *v)
 			tok = JsonbIteratorNext(&it, &val, true);
 			Assert(tok == WJB_VALUE);
 			old = PushKey(cx, key.val.string.val, key.val.string.len);
-			if (n->property_names && !ValidateNode(cx, n->property_names, &key))
-			{
-				ok = false;
-				if (!cx->collect)
-					return false;
-			}
+			if (n->property_names)
+				CHECK(ValidateNode(cx, n->property_names, &key));
 			p = FindProp(n->props, n->nprops, key.val.string.val,
 						 key.val.string.len);
 			if (p != NULL)
 			{
 				matched = true;
-				if (!ValidateNode(cx, p->schema, &val))
-				{
-					ok = false;
-					if (!cx->collect)
-						return false;
-				}
+				CHECK(ValidateNode(cx, p->schema, &val));
 			}
 			for (j = 0; j < n->npatterns; j++)
 				if (PatternMatches(&n->patterns[j], key.val.string.val,
 								   key.val.string.len))
 				{
 					matched = true;
-					if (!ValidateNode(cx, n->patterns[j].schema, &val))
-					{
-						ok = false;
-						if (!cx->collect)
-							return false;
-					}
+					CHECK(ValidateNode(cx, n->patterns[j].schema, &val));
 				}
 			if (!matched && n->additional)
 			{
@@ -2441,12 +2419,8 @@ ValidateObject(VCtx *cx, VNode *n, JsonbValue *v)
 						 key.val.string.len, key.val.string.val);
 					old = PushKey(cx, key.val.string.val, key.val.string.len);
 				}
-				else if (!ValidateNode(cx, n->additional, &val))
-				{
-					ok = false;
-					if (!cx->collect)
-						return false;
-				}
+				else
+					CHECK(ValidateNode(cx, n->additional, &val));
 			}
 			Pop(cx, old);
 		}
@@ -2484,12 +2458,7 @@ ValidateNode(VCtx *cx, VNode *n, JsonbValue *v)
 	}
 	if (n->ref)
 	{
-		if (!ValidateNode(cx, n->ref, v))
-		{
-			ok = false;
-			if (!cx->collect)
-				return false;
-		}
+		CHECK(ValidateNode(cx, n->ref, v));
 		if (n->draft7)
 			return ok;
 	}
@@ -2529,49 +2498,16 @@ ValidateNode(VCtx *cx, VNode *n, JsonbValue *v)
 		FAIL(cx, n, "const", "must be equal to the value of \"const\"");
 
 	if (t == T_STRING)
-	{
-		if (!ValidateString(cx, n, v))
-		{
-			ok = false;
-			if (!cx->collect)
-				return false;
-		}
-	}
+		CHECK(ValidateString(cx, n, v));
 	else if (t == T_NUMBER)
-	{
-		if (!ValidateNumber(cx, n, v))
-		{
-			ok = false;
-			if (!cx->collect)
-				return false;
-		}
-	}
+		CHECK(ValidateNumber(cx, n, v));
 	else if (t == T_ARRAY)
-	{
-		if (!ValidateArray(cx, n, v))
-		{
-			ok = false;
-			if (!cx->collect)
-				return false;
-		}
-	}
+		CHECK(ValidateArray(cx, n, v));
 	else if (t == T_OBJECT)
-	{
-		if (!ValidateObject(cx, n, v))
-		{
-			ok = false;
-			if (!cx->collect)
-				return false;
-		}
-	}
+		CHECK(ValidateObject(cx, n, v));
 
 	for (i = 0; i < n->all_of.n; i++)
-		if (!ValidateNode(cx, n->all_of.s[i], v))
-		{
-			ok = false;
-			if (!cx->collect)
-				return false;
-		}
+		CHECK(ValidateNode(cx, n->all_of.s[i], v));
 	if (n->any_of.n > 0)
 	{
 		for (i = 0; i < n->any_of.n; i++)
@@ -2605,12 +2541,8 @@ ValidateNode(VCtx *cx, VNode *n, JsonbValue *v)
 	{
 		VNode *branch = Quietly(cx, n->if_, v) ? n->then_ : n->else_;
 
-		if (branch && !ValidateNode(cx, branch, v))
-		{
-			ok = false;
-			if (!cx->collect)
-				return false;
-		}
+		if (branch)
+			CHECK(ValidateNode(cx, branch, v));
 	}
 	return ok;
 }
