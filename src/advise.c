@@ -604,8 +604,7 @@ advise(PG_FUNCTION_ARGS)
 							true, CurrentMemoryContext);
 	rel = DatumGetCString(
 		DirectFunctionCall1(regclassout, ObjectIdGetDatum(relid)));
-	if (SPI_connect() != SPI_OK_CONNECT)
-		elog(ERROR, "SPI_connect failed");
+	DocmodelSpiConnect();
 	/* as the caller: SELECT on the collection, row-level security */
 	if (SPI_execute(psprintf("SELECT pg_catalog.count(*) FROM %s AS d "
 							 "WHERE d.expires_at IS NULL "

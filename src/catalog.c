@@ -34,6 +34,8 @@
 #include "utils/lsyscache.h"
 #include "utils/syscache.h"
 
+#include "docmodel.h"
+
 PG_FUNCTION_INFO_V1(config_create);
 PG_FUNCTION_INFO_V1(config_set_revisions);
 PG_FUNCTION_INFO_V1(config_adopt_history);
@@ -121,8 +123,7 @@ ExecAsTableOwner(const char *table, const char *sql, int nargs, Oid *types,
 									  SECURITY_RESTRICTED_OPERATION);
 	PG_TRY();
 	{
-		if (SPI_connect() != SPI_OK_CONNECT)
-			elog(ERROR, "SPI_connect failed");
+		DocmodelSpiConnect();
 		ret = SPI_execute_with_args(sql, nargs, types, values, nulls, false, 0);
 		if (ret < 0)
 			elog(ERROR, "%s failed: %s", sql, SPI_result_code_string(ret));

@@ -61,8 +61,7 @@ PushCommand(void)
 	if (!OidIsValid(
 			get_relname_relid("pg_dist_partition", PG_CATALOG_NAMESPACE)))
 		return NULL;
-	if (SPI_connect() != SPI_OK_CONNECT)
-		elog(ERROR, "SPI_connect failed");
+	DocmodelSpiConnect();
 	/* not read-only: a statement trigger must see its statement's rows */
 	ret = SPI_execute(
 		"SELECT pg_catalog.format('SELECT docmodel._citus_apply(%L::jsonb, "

@@ -446,8 +446,7 @@ IsShardOf(Relation rel, Oid parent)
 		return false;
 	args[0] = ObjectIdGetDatum(parent);
 	args[1] = CStringGetTextDatum(name + plen + 1);
-	if (SPI_connect() != SPI_OK_CONNECT)
-		elog(ERROR, "SPI_connect failed");
+	DocmodelSpiConnect();
 	ret = SPI_execute_with_args(
 		"SELECT FROM pg_catalog.pg_dist_shard "
 		"WHERE logicalrelid::pg_catalog.oid OPERATOR(pg_catalog.=) $1 "
@@ -481,8 +480,7 @@ ColocatedShard(Relation shard, Oid parent, Oid hist)
 	args[0] = ObjectIdGetDatum(parent);
 	args[1] = CStringGetTextDatum(name + strlen(pname) + 1);
 	args[2] = ObjectIdGetDatum(hist);
-	if (SPI_connect() != SPI_OK_CONNECT)
-		elog(ERROR, "SPI_connect failed");
+	DocmodelSpiConnect();
 	ret = SPI_execute_with_args(
 		"SELECT h.shardid::pg_catalog.text "
 		"FROM pg_catalog.pg_dist_shard AS s JOIN pg_catalog.pg_dist_shard AS h "
@@ -644,8 +642,7 @@ LoadCollection(int32 id, DocmodelCollection *cfg)
 	int v;
 
 	args[0] = Int32GetDatum(id);
-	if (SPI_connect() != SPI_OK_CONNECT)
-		elog(ERROR, "SPI_connect failed");
+	DocmodelSpiConnect();
 	ret = SPI_execute_with_args(
 		"SELECT coll::pg_catalog.oid, doc_type, meta_style, time_unit, "
 		"delimiter, revisions, revisions_table::pg_catalog.oid, "
@@ -799,8 +796,7 @@ DocmodelCollectionIdByRelid(Oid relid, bool missing_ok)
 	int32 id = -1;
 
 	args[0] = ObjectIdGetDatum(relid);
-	if (SPI_connect() != SPI_OK_CONNECT)
-		elog(ERROR, "SPI_connect failed");
+	DocmodelSpiConnect();
 	ret = SPI_execute_with_args(
 		"SELECT id FROM docmodel.collection_config "
 		"WHERE coll::pg_catalog.oid OPERATOR(pg_catalog.=) $1",
@@ -1035,8 +1031,7 @@ create_collection(PG_FUNCTION_ARGS)
 		if (PG_ARGISNULL(i))
 			nulls[i + 1] = 'n';
 	}
-	if (SPI_connect() != SPI_OK_CONNECT)
-		elog(ERROR, "SPI_connect failed");
+	DocmodelSpiConnect();
 	ret = SPI_execute_with_args("SELECT docmodel._create_collection($1, $2, "
 								"$3, $4, $5, $6, $7)",
 								7, argtypes, args, nulls, false, 1);

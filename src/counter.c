@@ -652,8 +652,7 @@ CounterRunPlan(SPIPlanPtr *plan, const char *sql, int nargs, Oid *types,
 	int rc;
 	uint64 n;
 
-	if (SPI_connect() != SPI_OK_CONNECT)
-		elog(ERROR, "SPI_connect failed");
+	DocmodelSpiConnect();
 	if (*plan == NULL)
 	{
 		SPIPlanPtr p = SPI_prepare(sql, nargs, types);

@@ -14,6 +14,7 @@
  */
 #include "postgres.h"
 
+#include "executor/spi.h"
 #include "fmgr.h"
 #include "utils/guc.h"
 #include "utils/hsearch.h"
@@ -146,4 +147,12 @@ DocmodelHash(const char *name, long nelem, Size keysize, Size entrysize,
 	return hash_create(name, nelem, &ctl,
 					   HASH_ELEM | HASH_CONTEXT |
 						   (strings ? HASH_STRINGS : HASH_BLOBS));
+}
+
+/* SPI_connect; see docmodel.h. */
+void
+DocmodelSpiConnect(void)
+{
+	if (SPI_connect() != SPI_OK_CONNECT)
+		elog(ERROR, "SPI_connect failed");
 }

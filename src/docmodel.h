@@ -26,6 +26,9 @@ extern bool docmodel_keep_stamps;
 extern void DocmodelRequireArg(FunctionCallInfo fcinfo, int argno,
 							   const char *name);
 
+/* SPI_connect, raising an error when it fails. */
+extern void DocmodelSpiConnect(void);
+
 /*
  * A backend-local hash table of entrysize-byte entries keyed by their first
  * keysize bytes (a C string when strings, else binary), in cxt (NULL: the

@@ -789,8 +789,7 @@ static int64
 KvWriteLiveKeep(FunctionCallInfo fcinfo, KvRel *entry, KvStmt stmt,
 				Datum *values, const char *nulls, const char *key, int cas_arg)
 {
-	if (SPI_connect() != SPI_OK_CONNECT)
-		elog(ERROR, "SPI_connect failed");
+	DocmodelSpiConnect();
 	KvExecPresenting(fcinfo, entry, stmt, values, nulls, key, cas_arg);
 	if (SPI_processed == 0 && cas_arg < 0)
 		KvNotFound(entry->relid, key);
@@ -993,8 +992,7 @@ DocmodelKvGet(Oid relid, Datum keyd)
 
 	if (!KvReadDirect(entry, keyd, &doc, &found))
 	{
-		if (SPI_connect() != SPI_OK_CONNECT)
-			elog(ERROR, "SPI_connect failed");
+		DocmodelSpiConnect();
 		KvExec(entry, KV_GET, values, NULL, true, 1);
 		if (SPI_processed == 1)
 		{
@@ -1097,8 +1095,7 @@ kv_get_multi(PG_FUNCTION_ARGS)
 	options.read_only = true;
 	options.dest = (DestReceiver *) &recv;
 
-	if (SPI_connect() != SPI_OK_CONNECT)
-		elog(ERROR, "SPI_connect failed");
+	DocmodelSpiConnect();
 	/* KvDepth counts running calls so stale plans wait: see KvExec */
 	KvDepth++;
 	PG_TRY();
@@ -1159,8 +1156,7 @@ KvWrite(FunctionCallInfo fcinfo, KvStmt stmt)
 	values[2] = TimestampTzGetDatum(at);
 	values[3] = BoolGetDatum(preserve);
 	values[4] = TimestampTzGetDatum(GetCurrentTransactionStartTimestamp());
-	if (SPI_connect() != SPI_OK_CONNECT)
-		elog(ERROR, "SPI_connect failed");
+	DocmodelSpiConnect();
 	/*
 	 * upsert of a present key: a plain UPDATE fires the trigger once, where
 	 * INSERT ... ON CONFLICT would stamp the row as an insert first.
@@ -1407,8 +1403,7 @@ kv_unlock(PG_FUNCTION_ARGS)
 	values[0] = PG_GETARG_DATUM(1);
 	values[1] = PG_GETARG_DATUM(2);
 	values[2] = TimestampTzGetDatum(GetCurrentTimestamp());
-	if (SPI_connect() != SPI_OK_CONNECT)
-		elog(ERROR, "SPI_connect failed");
+	DocmodelSpiConnect();
 	KvExecPresenting(fcinfo, entry, KV_UNLOCK, values, NULL, key, 2);
 	if (SPI_processed == 0)
 	{
@@ -1440,8 +1435,7 @@ kv_exists(PG_FUNCTION_ARGS)
 
 	if (!KvReadDirect(entry, values[0], NULL, &found))
 	{
-		if (SPI_connect() != SPI_OK_CONNECT)
-			elog(ERROR, "SPI_connect failed");
+		DocmodelSpiConnect();
 		KvExec(entry, KV_EXISTS, values, NULL, true, 1);
 		found = SPI_processed > 0;
 		SPI_finish();
@@ -1456,8 +1450,7 @@ kv_purge_expired(PG_FUNCTION_ARGS)
 	KvRel *entry = KvLookup(PG_GETARG_OID(0), RowExclusiveLock);
 	uint64 n;
 
-	if (SPI_connect() != SPI_OK_CONNECT)
-		elog(ERROR, "SPI_connect failed");
+	DocmodelSpiConnect();
 	KvExec(entry, KV_PURGE, NULL, NULL, false, 0);
 	n = SPI_processed;
 	SPI_finish();
@@ -1495,8 +1488,7 @@ DocmodelKvWriteWith(FunctionCallInfo fcinfo, const DocmodelKvSql *update,
 	if (insert == NULL)
 		return KvWriteLive(fcinfo, entry, KV_NSTMTS + update->slot, values,
 						   nulls, key, cas_arg);
-	if (SPI_connect() != SPI_OK_CONNECT)
-		elog(ERROR, "SPI_connect failed");
+	DocmodelSpiConnect();
 	if (update != NULL)
 		KvExec(entry, KV_NSTMTS + update->slot, values, nulls, false, 0);
 	if (update == NULL || SPI_processed == 0)
@@ -1711,8 +1703,7 @@ kv_meta(PG_FUNCTION_ARGS)
 	Datum d;
 	int i;
 
-	if (SPI_connect() != SPI_OK_CONNECT)
-		elog(ERROR, "SPI_connect failed");
+	DocmodelSpiConnect();
 	KvExec(entry, KV_META, values, NULL, true, 1);
 	if (SPI_processed != 1)
 	{

@@ -293,8 +293,7 @@ LoadCache(void)
 	/* A registry that cannot be read (or parsed) leaves no half cache. */
 	PG_TRY();
 	{
-		if (SPI_connect() != SPI_OK_CONNECT)
-			elog(ERROR, "SPI_connect failed");
+		DocmodelSpiConnect();
 		ReadRegistry();
 		MemoryContextSwitchTo(cxt);
 		for (i = 0; i < SPI_processed; i++)

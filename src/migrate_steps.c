@@ -489,6 +489,24 @@ MigrateErrorContext(void *arg)
 	errcontext("%s", buf.data);
 }
 
+/*
+ * Return the value at the step's path when it is of type; NULL when it is
+ * absent, or null and null_ok (left alone); 22000 "expected <what>" else.
+ */
+static JsonbValue *
+ResolveAs(ApplyCx *cx, const Step *st, JsonbValue *root, enum jbvType type,
+		  const char *what, bool null_ok)
+{
+	JsonbValue *v = Resolve(root, &st->path);
+
+	if (v == NULL || (null_ok && v->type == jbvNull))
+		return NULL;
+	if (v->type != type)
+		StepFail(cx, st, st->path.text, "expected %s, found %s", what,
+				 JsonTreeTypeName(v));
+	return v;
+}
+
 /* Raise the error of a step whose add at p failed as miss says. */
 static void
 pg_attribute_noreturn()
@@ -689,16 +707,13 @@ ParseTime(ApplyCx *cx, const Step *st, const JsonbValue *v)
 static void
 ApplyToEpoch(ApplyCx *cx, const Step *st, JsonbValue *root)
 {
-	JsonbValue *v = Resolve(root, &st->path);
-	const char *path = st->path.text;
+	JsonbValue *v =
+		ResolveAs(cx, st, root, jbvString, "an ISO-8601 string", true);
 	TimestampTz ts;
 	int64 q;
 
-	if (v == NULL || v->type == jbvNull)
+	if (v == NULL)
 		return;
-	if (v->type != jbvString)
-		StepFail(cx, st, path, "expected an ISO-8601 string, found %s",
-				 JsonTreeTypeName(v));
 	ts = ParseTime(cx, st, v);
 	(void) DocmodelToEpoch(ts, st->unit_us * 1000, &q); /* 0000-9999 fits */
 	v->type = jbvNumeric;
@@ -741,13 +756,11 @@ FormatEpoch(ApplyCx *cx, const Step *st, const JsonbValue *v)
 static void
 ApplyFromEpoch(ApplyCx *cx, const Step *st, JsonbValue *root)
 {
-	JsonbValue *v = Resolve(root, &st->path);
+	JsonbValue *v =
+		ResolveAs(cx, st, root, jbvNumeric, "an epoch number", true);
 
-	if (v == NULL || v->type == jbvNull)
+	if (v == NULL)
 		return;
-	if (v->type != jbvNumeric)
-		StepFail(cx, st, st->path.text, "expected an epoch number, found %s",
-				 JsonTreeTypeName(v));
 	*v = JsonTreeString(FormatEpoch(cx, st, v), DOCMODEL_ISO8601_LEN);
 }
 
@@ -768,7 +781,7 @@ ApplyDefault(ApplyCx *cx, const Step *st, JsonbValue *root)
 static void
 ApplySplit(ApplyCx *cx, const Step *st, JsonbValue *root)
 {
-	JsonbValue *v = Resolve(root, &st->path);
+	JsonbValue *v = ResolveAs(cx, st, root, jbvString, "a string", false);
 	char *s;
 	int len;
 	int pos = 0;
@@ -776,9 +789,6 @@ ApplySplit(ApplyCx *cx, const Step *st, JsonbValue *root)
 
 	if (v == NULL)
 		return;
-	if (v->type != jbvString)
-		StepFail(cx, st, st->path.text, "expected a string, found %s",
-				 JsonTreeTypeName(v));
 	s = v->val.string.val;
 	len = v->val.string.len;
 	RemoveAt(root, &st->path);
@@ -866,28 +876,11 @@ ApplyWrap(ApplyCx *cx, const Step *st, JsonbValue *root)
 		*v = arr;
 }
 
-/*
- * Return the string at the step's path; NULL when it is absent or null
- * (left alone); 22000 for another type.
- */
-static JsonbValue *
-ResolveString(ApplyCx *cx, const Step *st, JsonbValue *root)
-{
-	JsonbValue *v = Resolve(root, &st->path);
-
-	if (v == NULL || v->type == jbvNull)
-		return NULL;
-	if (v->type != jbvString)
-		StepFail(cx, st, st->path.text, "expected a string, found %s",
-				 JsonTreeTypeName(v));
-	return v;
-}
-
 /* strip_dashes: drop every "-" of a string. */
 static void
 ApplyStripDashes(ApplyCx *cx, const Step *st, JsonbValue *root)
 {
-	JsonbValue *v = ResolveString(cx, st, root);
+	JsonbValue *v = ResolveAs(cx, st, root, jbvString, "a string", true);
 	char *out;
 	int n = 0;
 	int i;
@@ -1061,7 +1054,7 @@ WideOf(const JsonbValue *v, int *wlen)
 static void
 ApplyReplaceRegex(ApplyCx *cx, const Step *st, JsonbValue *root)
 {
-	JsonbValue *v = ResolveString(cx, st, root);
+	JsonbValue *v = ResolveAs(cx, st, root, jbvString, "a string", true);
 	regmatch_t m[10];
 	StringInfoData buf;
 	pg_wchar *w;

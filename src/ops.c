@@ -346,8 +346,7 @@ bucket_append(PG_FUNCTION_ARGS)
 	RequirePrivilege(relid, ACL_INSERT | ACL_UPDATE, prefix, "bucket_append",
 					 "INSERT and UPDATE");
 
-	if (SPI_connect() != SPI_OK_CONNECT)
-		elog(ERROR, "SPI_connect failed");
+	DocmodelSpiConnect();
 	hint = BucketHintOf(relid, prefix);
 	n = hint->n;
 	if (n == 0)

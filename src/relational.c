@@ -384,8 +384,7 @@ TriggerPlansFor(TriggerData *td)
 		e->valid = false;
 		memset(e->plans, 0, sizeof(e->plans));
 	}
-	if (SPI_connect() != SPI_OK_CONNECT)
-		elog(ERROR, "SPI_connect failed");
+	DocmodelSpiConnect();
 	if (SPI_register_trigger_data(td) != SPI_OK_TD_REGISTER)
 		elog(ERROR, "registering the transition tables failed");
 	if (!e->valid)

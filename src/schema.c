@@ -113,8 +113,7 @@ LoadRegistry(void)
 								ALLOCSET_SMALL_SIZES);
 	PG_TRY();
 	{
-		if (SPI_connect() != SPI_OK_CONNECT)
-			elog(ERROR, "SPI_connect failed");
+		DocmodelSpiConnect();
 		if (SPI_execute("SELECT doc_type, version::text, schema, mode "
 						"FROM docmodel.schemas",
 						true, 0) != SPI_OK_SELECT)
