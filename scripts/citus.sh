@@ -10,7 +10,9 @@
 #                                     loopback, data in a temporary directory, docmodel and
 #                                     citus created on every node), run CMD with PGHOST/PGPORT/
 #                                     PGUSER/PGDATABASE naming the coordinator and CITUS_WORKERS
-#                                     the workers' ports, then tear the cluster down.
+#                                     the workers' ports, then tear the cluster down. The nodes
+#                                     run without fsync unless CITUS_FSYNC=on (make bench sets
+#                                     it: benchmarks run at PostgreSQL's default durability).
 #
 # Building needs about 3 minutes on 2 cores; the build tree lives under /tmp and is removed.
 set -eu
@@ -120,7 +122,7 @@ cluster_run() {
 			listen_addresses = '127.0.0.1'
 			unix_socket_directories = '$dir'
 			shared_preload_libraries = 'citus'
-			fsync = off
+			fsync = ${CITUS_FSYNC:-off}
 			max_connections = 100
 			citus.enable_unsafe_triggers = on
 		EOF

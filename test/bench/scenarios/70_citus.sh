@@ -6,6 +6,6 @@
 if ! ../../scripts/citus.sh installed; then
 	echo "citus: skipped (Citus 13.2 is not installed: scripts/citus.sh install)"
 else
-	# (scripts/citus.sh runs its command from the checkout's top)
-	../../scripts/citus.sh cluster bash test/bench/citus.sh
+	# (scripts/citus.sh runs its command from the checkout's top; fsync on, as users run)
+	CITUS_FSYNC=on ../../scripts/citus.sh cluster bash test/bench/citus.sh
 fi
