@@ -533,25 +533,35 @@ BEGIN
 	done := r.docs_done;
 	total := r.docs_total;
 	BEGIN
-		EXECUTE format('SELECT max(id), count(*)
-			FROM (SELECT id FROM %s
-				WHERE ($1 IS NULL OR id > $1) AND docmodel._migration_pending(doc, $2, $3, $5)
-				ORDER BY id LIMIT $4) b', r.coll)
-		INTO batch_end, n USING r.last_key, r.doc_type, r.target, batch_size, cfg;
-		IF n = 0 THEN
+		-- On Citus, on the shards in parallel: n NULL when not distributed,
+		-- batch_end NULL when the batch ran to the end of the key space.
+		SELECT c.n, c.batch_end INTO n, batch_end
+		FROM docmodel._citus_migrate_batch(r.coll, r.last_key, r.doc_type, r.target,
+			batch_size) AS c;
+		IF n IS NULL THEN
+			EXECUTE format('SELECT max(id), count(*)
+				FROM (SELECT id FROM %s
+					WHERE ($1 IS NULL OR id > $1) AND docmodel._migration_pending(doc, $2, $3, $5)
+					ORDER BY id LIMIT $4) b', r.coll)
+			INTO batch_end, n USING r.last_key, r.doc_type, r.target, batch_size, cfg;
+			IF n > 0 THEN
+				EXECUTE format('UPDATE %s SET doc = docmodel._migrate_doc(doc, $3, id, $5)
+					WHERE ($1 IS NULL OR id > $1) AND id <= $4
+						AND docmodel._migration_pending(doc, $2, $3, $5)', r.coll)
+				USING r.last_key, r.doc_type, r.target, batch_end, cfg;
+				GET DIAGNOSTICS n = ROW_COUNT;
+			ELSE
+				batch_end := NULL;
+			END IF;
+		END IF;
+		IF batch_end IS NULL THEN
+			-- nothing left, or a distributed collection's last batch
+			done := done + n;
 			PERFORM docmodel._migration_run_set(run, 'done', r.last_key, done, done,
 				NULL, r.error);
 			total := done;
+			n := 0;
 			RETURN;
-		END IF;
-		-- On Citus, shard by shard on the workers (NULL: not distributed).
-		n := docmodel._citus_migrate_batch(r.coll, r.last_key, r.doc_type, r.target, batch_end);
-		IF n IS NULL THEN
-			EXECUTE format('UPDATE %s SET doc = docmodel._migrate_doc(doc, $3, id, $5)
-				WHERE ($1 IS NULL OR id > $1) AND id <= $4
-					AND docmodel._migration_pending(doc, $2, $3, $5)', r.coll)
-			USING r.last_key, r.doc_type, r.target, batch_end, cfg;
-			GET DIAGNOSTICS n = ROW_COUNT;
 		END IF;
 		done := done + n;
 		PERFORM docmodel._migration_run_set(run, r.status, batch_end, done,
@@ -1327,27 +1337,46 @@ COMMENT ON FUNCTION docmodel.undistribute_collection(regclass) IS
 -- refuses the batch's UPDATE through the coordinator (_migrate_doc is
 -- STABLE and reads the row), so each shard runs it on its worker, all in
 -- parallel; each shard's part commits on its own (migrating is idempotent:
--- a rerun finds those documents done). NULL when coll is not distributed.
+-- a rerun finds those documents done). The batch ends at the first of the
+-- keys each shard has batch_size / shards keys past last_key (keys are
+-- hashed over the shards, so each holds about as many of any key range);
+-- batch_end NULL: it ran to the end. NULL n: coll is not distributed.
 CREATE FUNCTION docmodel._citus_migrate_batch(coll regclass, last_key text, doc_type text,
-    target docmodel.version, batch_end text) RETURNS bigint
+    target docmodel.version, batch_size integer, OUT n bigint, OUT batch_end text)
     LANGUAGE plpgsql VOLATILE PARALLEL UNSAFE
     SET search_path = pg_catalog, pg_temp
     AS $$
 DECLARE
+    shards bigint;
     q text;
-    n bigint := 0;
     s record;
 BEGIN
     IF pg_catalog.to_regclass('pg_catalog.pg_dist_partition') IS NULL THEN
-        RETURN NULL;  -- (a separate test: the query below needs Citus)
+        RETURN;  -- (a separate test: the queries below need Citus)
     END IF;
-    IF NOT EXISTS (SELECT FROM pg_catalog.pg_dist_partition AS p
-                   WHERE p.logicalrelid OPERATOR(pg_catalog.=) coll) THEN
-        RETURN NULL;
+    SELECT pg_catalog.count(*) INTO shards FROM pg_catalog.pg_dist_shard AS d
+    WHERE d.logicalrelid OPERATOR(pg_catalog.=) coll;
+    IF shards OPERATOR(pg_catalog.=) 0 THEN
+        RETURN;
     END IF;
+    q := pg_catalog.format('SELECT id FROM %%s WHERE %1$L::text IS NULL '
+        'OR id OPERATOR(pg_catalog.>) %1$L::text ORDER BY id OFFSET %2$s LIMIT 1',
+        last_key, GREATEST(batch_size OPERATOR(pg_catalog./) shards, 1) OPERATOR(pg_catalog.-) 1);
+    FOR s IN SELECT * FROM pg_catalog.run_command_on_shards(coll, q) LOOP
+        IF NOT s.success THEN
+            RAISE EXCEPTION '%', pg_catalog.regexp_replace(s.result, '^ERROR:  ', '')
+                USING ERRCODE = 'data_exception',
+                      DETAIL = pg_catalog.format('Shard %s of collection "%s".', s.shardid, coll);
+        END IF;
+        IF s.result OPERATOR(pg_catalog.<>) '' AND (batch_end IS NULL
+                OR (s.result COLLATE "C") OPERATOR(pg_catalog.<) batch_end) THEN
+            batch_end := s.result;
+        END IF;
+    END LOOP;
+    n := 0;
     q := pg_catalog.format('WITH u AS (UPDATE %%s SET doc = docmodel._migrate_doc(doc, '
         '%1$L::docmodel.version, id) WHERE (%2$L::text IS NULL OR id OPERATOR(pg_catalog.>) %2$L::text) '
-        'AND id OPERATOR(pg_catalog.<=) %3$L::text '
+        'AND (%3$L::text IS NULL OR id OPERATOR(pg_catalog.<=) %3$L::text) '
         'AND docmodel._migration_pending(doc, %4$L::text, %1$L::docmodel.version) RETURNING 1) '
         'SELECT pg_catalog.count(*) FROM u', target, last_key, batch_end, doc_type);
     FOR s IN SELECT * FROM pg_catalog.run_command_on_shards(coll, q) LOOP
@@ -1358,11 +1387,10 @@ BEGIN
         END IF;
         n := n OPERATOR(pg_catalog.+) s.result::bigint;
     END LOOP;
-    RETURN n;
 END
 $$;
-COMMENT ON FUNCTION docmodel._citus_migrate_batch(regclass, text, text, docmodel.version, text) IS
-    'internal: migrate one batch of a run on each shard of a distributed collection (NULL when it is not distributed)';
+COMMENT ON FUNCTION docmodel._citus_migrate_batch(regclass, text, text, docmodel.version, integer) IS
+    'internal: migrate one batch of a run on each shard of a distributed collection, up to a key found on the shards (n NULL when it is not distributed)';
 
 -- (end of scale-out on Citus)
 

@@ -19,8 +19,8 @@
  * Counters are the coordinator's: DocmodelCitusWorker() lets counter.c
  * refuse them on a worker, whose own counter_state is another sequence.
  *
- * Shared state: the address of Citus's GetLocalGroupId, looked up once per
- * backend. Nothing here reads a catalog per row.
+ * Shared state: the addresses of Citus's GetLocalGroupId and IsCitusTable,
+ * looked up once per backend. Nothing here reads a catalog per row.
  *
  *-------------------------------------------------------------------------
  */
@@ -39,6 +39,9 @@ PG_FUNCTION_INFO_V1(_citus_push);
 
 /* Citus's transactional send to every worker with metadata (13.x). */
 typedef void (*SendToWorkersFn)(const char *command);
+
+/* Whether a relation is a Citus table (13.x). */
+typedef bool (*IsCitusTableFn)(Oid relid);
 
 /* Citus's group id of this node (0: the coordinator), cached by Citus. */
 typedef int32 (*LocalGroupFn)(void);
@@ -152,6 +155,27 @@ DocmodelCitusWorker(void)
 		LocalGroupKnown = true;
 	}
 	return LocalGroup != NULL && LocalGroup() != 0;
+}
+
+/*
+ * Return true when relid is a Citus table (its rows on the workers, or
+ * reached through Citus's executor). Citus's IsCitusTable reads its
+ * metadata cache; without Citus in this database, false.
+ */
+bool
+DocmodelCitusTable(Oid relid)
+{
+	static IsCitusTableFn citus_table = NULL;
+
+	if (citus_table == NULL)
+	{
+		if (!OidIsValid(
+				get_relname_relid("pg_dist_partition", PG_CATALOG_NAMESPACE)))
+			return false;
+		citus_table = (IsCitusTableFn) load_external_function(
+			"citus", "IsCitusTable", false, NULL);
+	}
+	return citus_table(relid);
 }
 
 /* _citus_push(): DocmodelCitusPush() for distribute_collection(). */

@@ -61,5 +61,7 @@ extern void DocmodelCounterSyscache(int cacheid, uint32 hashvalue);
 extern void DocmodelCitusPush(void);
 /* True on a Citus worker (counters refuse to run there). */
 extern bool DocmodelCitusWorker(void);
+/* True when relid is a Citus table (its statements go through Citus). */
+extern bool DocmodelCitusTable(Oid relid);
 
 #endif /* DOCMODEL_H */

@@ -170,9 +170,14 @@ static const char *const KvSql[KV_NSTMTS] = {
 		"expires_at = " KEEP_EXPIRY(
 			"$4", "$5",
 			"$3") " WHERE c.id OPERATOR(pg_catalog.=) $1 RETURNING c.cas",
+	/*
+	 * A cas given is assigned to the column too: that carries a lock on a
+	 * Citus shard, where KvPresent is not seen (DocmodelKvRowRules); -1,
+	 * which no row has, carries none. The trigger sets the new cas.
+	 */
 	[KV_REPLACE] =
-		"UPDATE %s AS c SET doc = $2, "
-		"expires_at = " KEEP_EXPIRY(
+		"UPDATE %s AS c SET doc = $2, cas = CASE WHEN $4 IS NULL THEN -1 "
+		"ELSE $4 END, expires_at = " KEEP_EXPIRY(
 			"$5", "$6", "$3") " WHERE c.id OPERATOR(pg_catalog.=) $1 "
 							  "AND " LIVE("c.") " AND ($4 IS NULL OR "
 												"c.cas "
@@ -195,7 +200,7 @@ static const char *const KvSql[KV_NSTMTS] = {
 				"WHERE c.id OPERATOR(pg_catalog.=) $1 AND " LIVE(
 					"c.") " RETURNING c.cas, c.doc",
 	[KV_UNLOCK] =
-		"UPDATE %s AS c SET locked_until = NULL "
+		"UPDATE %s AS c SET locked_until = NULL, cas = $2 "
 		"WHERE c.id OPERATOR(pg_catalog.=) $1 AND " LIVE(
 			"c.") " AND c.cas OPERATOR(pg_catalog.=) $2 AND c.locked_until "
 				  "OPERATOR(pg_catalog.>) $3 "
@@ -1222,6 +1227,29 @@ kv_replace(PG_FUNCTION_ARGS)
 		KvWriteLive(fcinfo, entry, KV_REPLACE, values, nulls, key, 3));
 }
 
+/*
+ * Before remove(coll, key, cas) on a Citus table: a document locked with
+ * cas is unlocked first, since the lock's DELETE trigger on a shard does
+ * not see the cas presented (KvPresent is this backend's) but the unlock
+ * carries it there (it assigns the cas). Returns the cas the document then
+ * has: cas itself when it was not locked so.
+ */
+static int64
+KvCitusUnlock(KvRel *entry, Datum key, int64 cas)
+{
+	Datum values[3];
+
+	values[0] = key;
+	values[1] = Int64GetDatum(cas);
+	values[2] = TimestampTzGetDatum(GetCurrentTimestamp());
+	DocmodelSpiConnect();
+	KvExec(entry, KV_UNLOCK, values, NULL, false, 0);
+	if (SPI_processed == 1)
+		cas = KvResultCas();
+	SPI_finish();
+	return cas;
+}
+
 /* remove(coll, key, cas) -> the removed document's cas. */
 Datum
 kv_remove(PG_FUNCTION_ARGS)
@@ -1239,6 +1267,9 @@ kv_remove(PG_FUNCTION_ARGS)
 	values[1] = PG_ARGISNULL(2) ? (Datum) 0 : PG_GETARG_DATUM(2);
 	if (PG_ARGISNULL(2))
 		nulls[1] = 'n';
+	else if (entry->locks && DocmodelCitusTable(entry->relid))
+		values[1] =
+			Int64GetDatum(KvCitusUnlock(entry, values[0], PG_GETARG_INT64(2)));
 	PG_RETURN_INT64(
 		KvWriteLive(fcinfo, entry, KV_REMOVE, values, nulls, key, 2));
 }

@@ -35,6 +35,10 @@ typedef enum DocmodelKvExtSlot
 	KV_EXT_SUBDOC_UPDATE,
 	KV_EXT_SUBDOC_INSERT,
 	KV_EXT_SUBDOC_UPDATE_LEAN,
+	KV_EXT_SUBDOC_READ,
+	KV_EXT_SUBDOC_SET,
+	KV_EXT_SUBDOC_SET_CAS,
+	KV_EXT_SUBDOC_PUT,
 	KV_EXT_RENAME,
 	KV_EXT_BUCKET_APPEND,
 	KV_EXT_BUCKET_OPEN,
@@ -74,11 +78,6 @@ extern int64 DocmodelKvWriteWith(FunctionCallInfo fcinfo,
 								 int cas_arg);
 
 /*
- * Run stmt on collection relid (locked first, as every KV call does) with
- * SPI connected by the caller; return the rows it processed, and in *cas
- * (when given and a row came back) the first column of the first row.
- */
-/*
  * Update the live document keyd of collection relid without a statement,
  * as "UPDATE coll SET doc = apply(arg, doc), expires_at = *expiry (NULL:
  * none) WHERE id = keyd AND live" run by a VOLATILE function would: the row
@@ -98,6 +97,11 @@ extern bool DocmodelKvUpdateDirect(Oid relid, Datum keyd, DocmodelKvApply apply,
 								   void *arg, const TimestampTz *expiry,
 								   bool *found, int64 *cas);
 
+/*
+ * Run stmt on collection relid (locked first, as every KV call does) with
+ * SPI connected by the caller; return the rows it processed, and in *cas
+ * (when given and a row came back) the first column of the first row.
+ */
 extern uint64 DocmodelKvExec(Oid relid, const DocmodelKvSql *stmt,
 							 Datum *values, const char *nulls, int64 *cas);
 

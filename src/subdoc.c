@@ -32,10 +32,12 @@
 #include "catalog/pg_type.h"
 #include "common/int.h"
 #include "fmgr.h"
+#include "executor/spi.h"
 #include "utils/builtins.h"
 #include "utils/jsonb.h"
 #include "utils/numeric.h"
 
+#include "docmodel.h"
 #include "jsonpointer.h"
 #include "jsontree.h"
 #include "kv.h"
@@ -1057,6 +1059,83 @@ static const DocmodelKvSql SubdocInsert = {
 	{TEXTOID, JSONBOID, TIMESTAMPTZOID, INT8OID, BOOLOID}};
 
 /*
+ * mutate_in on a Citus table, whose workers cannot run _mutate_in_apply
+ * inside the statement (Citus refuses a VOLATILE function there): the live
+ * document is read and locked (FOR UPDATE, on its shard), the specs are
+ * applied here, and the new document ($2) is written. A cas given is also
+ * assigned to the column, which carries a lock on the shard as replace's
+ * does (DocmodelKvRowRules). $6 is now(), the transaction's start.
+ */
+#define SUBDOC_CITUS_ARGS                                                   \
+	6,                                                                      \
+	{                                                                       \
+		TEXTOID, JSONBOID, TIMESTAMPTZOID, INT8OID, BOOLOID, TIMESTAMPTZOID \
+	}
+#define SUBDOC_CITUS_LIVE                                          \
+	"c.id OPERATOR(pg_catalog.=) $1 AND (c.expires_at IS NULL OR " \
+	"c.expires_at OPERATOR(pg_catalog.>) $6)"
+static const DocmodelKvSql SubdocCitusRead = {
+	KV_EXT_SUBDOC_READ,
+	"SELECT c.doc FROM %s AS c WHERE " SUBDOC_CITUS_LIVE " FOR UPDATE",
+	SUBDOC_CITUS_ARGS};
+static const DocmodelKvSql SubdocCitusSet = {
+	KV_EXT_SUBDOC_SET,
+	"UPDATE %s AS c SET doc = $2, expires_at = CASE WHEN $5 THEN "
+	"c.expires_at ELSE $3 END WHERE " SUBDOC_CITUS_LIVE " RETURNING c.cas",
+	SUBDOC_CITUS_ARGS};
+static const DocmodelKvSql SubdocCitusSetCas = {
+	KV_EXT_SUBDOC_SET_CAS,
+	"UPDATE %s AS c SET doc = $2, cas = $4, expires_at = CASE WHEN $5 THEN "
+	"c.expires_at ELSE $3 END WHERE " SUBDOC_CITUS_LIVE
+	" AND c.cas OPERATOR(pg_catalog.=) $4 RETURNING c.cas",
+	SUBDOC_CITUS_ARGS};
+static const DocmodelKvSql SubdocCitusPut = {
+	KV_EXT_SUBDOC_PUT,
+	"INSERT INTO %s AS c (id, doc, expires_at) VALUES ($1, $2, $3) "
+	"ON CONFLICT (id) DO UPDATE SET doc = EXCLUDED.doc, "
+	"expires_at = EXCLUDED.expires_at "
+	"WHERE c.expires_at OPERATOR(pg_catalog.<=) $6 RETURNING c.cas",
+	SUBDOC_CITUS_ARGS};
+
+/* Write as mutate_in does, on a Citus table (see above); return the cas. */
+static int64
+SubdocMutateCitus(FunctionCallInfo fcinfo, SubdocCall *call, bool update,
+				  bool insert, Datum *values, char *nulls)
+{
+	MemoryContext outer = CurrentMemoryContext;
+	Jsonb *doc = NULL;
+	bool found;
+
+	values[5] = TimestampTzGetDatum(GetCurrentTransactionStartTimestamp());
+	nulls[5] = ' ';
+	DocmodelSpiConnect();
+	found =
+		DocmodelKvExec(call->relid, &SubdocCitusRead, values, nulls, NULL) > 0;
+	if (found)
+	{
+		bool isnull;
+		Datum d = SPI_getbinval(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 1,
+								&isnull);
+
+		MemoryContextSwitchTo(outer);
+		doc = isnull ? NULL : DatumGetJsonbPCopy(d);
+	}
+	SPI_finish();
+	if (found && !update)
+		DocmodelKvExists(call->relid, call->key);
+	if (found || insert)
+		values[1] = JsonbPGetDatum(SubdocApply(call, doc, call->key));
+	else
+		nulls[1] = 'n'; /* nothing to write: the update raises P0002 */
+	return DocmodelKvWriteWith(fcinfo,
+							   !found && insert  ? NULL
+							   : PG_ARGISNULL(3) ? &SubdocCitusSet
+												 : &SubdocCitusSetCas,
+							   found ? NULL : (insert ? &SubdocCitusPut : NULL),
+							   values, nulls, call->key, 3);
+}
+
+/*
  * mutate_in(coll, key, specs, cas, expiry, store_semantics,
  * preserve_expiry) -> {"cas": new cas, "results": [...]}: every spec
  * applied, or none. store_semantics: replace (the document must exist),
@@ -1072,8 +1151,8 @@ subdoc_mutate_in(PG_FUNCTION_ARGS)
 	const DocmodelKvSql *insert = NULL;
 	char *key;
 	char *sem;
-	Datum values[5];
-	char nulls[5] = {' ', ' ', ' ', ' ', ' '};
+	Datum values[6];
+	char nulls[6] = {' ', ' ', ' ', ' ', ' ', ' '};
 	TimestampTz at = 0;
 	int64 cas;
 	JsonbValue res = {.type = jbvObject};
@@ -1131,11 +1210,14 @@ subdoc_mutate_in(PG_FUNCTION_ARGS)
 		 * its statement would do (kv.h); else, or when no live document was
 		 * there (the statement raises or inserts), the statement runs.
 		 */
-		if (update != &SubdocUpdateLean ||
-			!DocmodelKvUpdateDirect(call->relid, values[0], SubdocApplyDirect,
-									call, nulls[2] == 'n' ? NULL : &at, &found,
-									&cas) ||
-			!found)
+		if (DocmodelCitusTable(call->relid))
+			cas = SubdocMutateCitus(fcinfo, call, update != NULL,
+									insert != NULL, values, nulls);
+		else if (update != &SubdocUpdateLean ||
+				 !DocmodelKvUpdateDirect(
+					 call->relid, values[0], SubdocApplyDirect, call,
+					 nulls[2] == 'n' ? NULL : &at, &found, &cas) ||
+				 !found)
 			cas = DocmodelKvWriteWith(fcinfo, update, insert, values, nulls,
 									  key, 3);
 	}

@@ -46,8 +46,7 @@ SELECT pg_temp.try($$INSERT INTO users (id, doc) VALUES ('order::1', '{}')$$);
 SELECT pg_temp.try($$INSERT INTO users (id, doc) VALUES ('user::9', '[1]')$$);
 SELECT pg_temp.try($$UPDATE users SET id = 'user::8' WHERE id = 'user::1'$$);
 
--- The KV API (mutate_in is not yet: Citus refuses its statement's VOLATILE
--- function).
+-- The KV API.
 SELECT docmodel.insert('users', 'user::5', '{"name": "Eve"}') > 0 AS inserted;
 SELECT pg_temp.try($$SELECT docmodel.insert('users', 'user::5', '{"name": "Eve"}')$$);
 SELECT docmodel.upsert('users', 'user::5', '{"name": "Eva"}') > 0 AS upserted;
@@ -58,16 +57,37 @@ SELECT docmodel.get('users', 'user::5')->>'name' AS name, docmodel.exists('users
 SELECT key, doc->>'name' AS name FROM docmodel.get_multi('users', ARRAY['user::1', 'user::5', 'user::7']) ORDER BY key;
 SELECT docmodel.touch('users', 'user::5', 3600) > 0 AS touched;
 SELECT (SELECT expires_at IS NOT NULL FROM users WHERE id = 'user::5') AS expires;
--- Locks hold on the shards; presenting the lock's cas does not reach the
--- shard yet (unlock is refused there), so this lock runs out instead.
+-- Locks hold on the shards, and the lock's cas carries them there: a
+-- replace, a mutate_in, an unlock or a remove presenting it passes, others
+-- are refused.
+SELECT docmodel.insert('users', 'user::50', '{"name": "Lu"}') > 0 AS inserted;
 SELECT (l).doc->>'name' AS locked, (l).cas AS lockcas
-FROM (SELECT docmodel.get_and_lock('users', 'user::5', 1) AS l) x \gset
+FROM (SELECT docmodel.get_and_lock('users', 'user::50', 30) AS l) x \gset
 SELECT :'locked' AS locked;
-SELECT split_part(pg_temp.try($$SELECT docmodel.upsert('users', 'user::5', '{"name": "Z"}')$$), ' (', 1) AS upsert;
-SELECT split_part(pg_temp.try(format('SELECT docmodel.unlock(%L, %L, %s)', 'users', 'user::5', :lockcas)), ' (', 1) AS unlock;
-SELECT pg_sleep(1.2);
+SELECT split_part(pg_temp.try($$SELECT docmodel.upsert('users', 'user::50', '{"name": "Z"}')$$), ' (', 1) AS upsert;
+SELECT split_part(pg_temp.try($$SELECT docmodel.mutate_in('users', 'user::50', '[{"op": "upsert", "path": "x", "value": 1}]')$$), ' (', 1) AS mutate_in;
+SELECT split_part(pg_temp.try($$SELECT docmodel.remove('users', 'user::50')$$), ' (', 1) AS remove;
+SELECT docmodel.replace('users', 'user::50', '{"name": "Lou"}', cas => :lockcas) > 0 AS replaced_locked;
+SELECT locked_until IS NULL AS unlocked FROM users WHERE id = 'user::50';
+SELECT (l).cas AS lockcas FROM (SELECT docmodel.get_and_lock('users', 'user::50', 30) AS l) x \gset
+SELECT docmodel.mutate_in('users', 'user::50', '[{"op": "upsert", "path": "x", "value": 1}]', cas => :lockcas)->'cas' IS NOT NULL AS mutated_locked;
+SELECT (l).cas AS lockcas FROM (SELECT docmodel.get_and_lock('users', 'user::50', 30) AS l) x \gset
+SELECT docmodel.unlock('users', 'user::50', :lockcas) > 0 AS unlocked;
+SELECT (l).cas AS lockcas FROM (SELECT docmodel.get_and_lock('users', 'user::50', 30) AS l) x \gset
+SELECT docmodel.remove('users', 'user::50', :lockcas) > 0 AS removed_locked;
+SELECT doc->>'name' AS name, doc->'x' AS x, op FROM docmodel.revisions('users', 'user::50') ORDER BY ver;
+-- Sub-documents: read on the shard, changed on the coordinator between a
+-- locking read and the write (Citus runs no VOLATILE function on a shard).
 SELECT docmodel.lookup_in('users', 'user::1', '[{"op": "get", "path": "age"}]');
-SELECT pg_temp.try($$SELECT docmodel.mutate_in('users', 'user::1', '[{"op": "increment", "path": "age", "delta": 1}]')$$);
+SELECT docmodel.mutate_in('users', 'user::1', '[{"op": "increment", "path": "age", "delta": 1}, {"op": "upsert", "path": "nick", "value": "A"}]')->'results' AS results;
+SELECT doc->'age' AS age, doc->'nick' AS nick, doc->'_ver' AS ver FROM users WHERE id = 'user::1';
+SELECT docmodel.mutate_in('users', 'user::6', '[{"op": "upsert", "path": "name", "value": "Gus"}]', store_semantics => 'upsert')->'results' AS upserted;
+SELECT split_part(pg_temp.try($$SELECT docmodel.mutate_in('users', 'user::6', '[{"op": "insert", "path": "name", "value": "G"}]')$$), ' (', 1) AS path_exists;
+SELECT split_part(pg_temp.try($$SELECT docmodel.mutate_in('users', 'user::6', '[{"op": "upsert", "path": "b", "value": 1}]', store_semantics => 'insert')$$), ' (', 1) AS doc_exists;
+SELECT split_part(pg_temp.try($$SELECT docmodel.mutate_in('users', 'user::7', '[{"op": "upsert", "path": "a", "value": 1}]')$$), ' (', 1) AS absent;
+SELECT split_part(pg_temp.try($$SELECT docmodel.mutate_in('users', 'user::6', '[{"op": "upsert", "path": "a", "value": 1}]', cas => 1)$$), ' (', 1) AS stale;
+SELECT doc->>'name' AS name, doc ? 'a' AS a FROM users WHERE id = 'user::6';
+SELECT docmodel.remove('users', 'user::6') > 0 AS removed;
 SELECT docmodel.remove('users', 'user::5') > 0 AS removed;
 SELECT docmodel.exists('users', 'user::5') AS exists;
 
