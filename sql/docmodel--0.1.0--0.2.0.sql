@@ -365,11 +365,15 @@ BEGIN
 			run := docmodel._migration_run_new(coll, doc_type, target::text, cur_targets);
 			done := 0;
 		END IF;
-		-- a collection's own field names (NULL for another table: any style)
-		EXECUTE format('SELECT count(*) FROM %s
-			WHERE ($1 IS NULL OR id > $1) AND docmodel._migration_pending(doc, $2, $3, $4)', coll)
-		INTO remaining USING last, doc_type, target,
-			(SELECT c.coll FROM docmodel.collection_config AS c WHERE c.coll = _migration_start.coll);
+		IF docmodel._citus_distributed(coll) THEN
+			remaining := 0;  -- counted by the first batch, on the shards
+		ELSE
+			-- a collection's own field names (NULL for another table: any style)
+			EXECUTE format('SELECT count(*) FROM %s
+				WHERE ($1 IS NULL OR id > $1) AND docmodel._migration_pending(doc, $2, $3, $4)', coll)
+			INTO remaining USING last, doc_type, target,
+				(SELECT c.coll FROM docmodel.collection_config AS c WHERE c.coll = _migration_start.coll);
+		END IF;
 		PERFORM docmodel._migration_run_set(run, 'running', last, done, done + remaining,
 			cur_targets, NULL);
 	EXCEPTION WHEN query_canceled OR others THEN
@@ -525,6 +529,8 @@ DECLARE
 	r docmodel.migration_run;
 	cfg regclass;
 	batch_end text;
+	pending bigint;
+	finished boolean;
 	ctx text;
 BEGIN
 	SELECT * INTO STRICT r FROM docmodel.migration_run m WHERE m.run_id = run;
@@ -533,36 +539,33 @@ BEGIN
 	done := r.docs_done;
 	total := r.docs_total;
 	BEGIN
-		-- On Citus, on the shards in parallel: n NULL when not distributed,
-		-- batch_end NULL when the batch ran to the end of the key space.
-		SELECT c.n, c.batch_end INTO n, batch_end
-		FROM docmodel._citus_migrate_batch(r.coll, r.last_key, r.doc_type, r.target,
-			batch_size) AS c;
-		IF n IS NULL THEN
-			EXECUTE format('SELECT max(id), count(*)
-				FROM (SELECT id FROM %s
-					WHERE ($1 IS NULL OR id > $1) AND docmodel._migration_pending(doc, $2, $3, $5)
-					ORDER BY id LIMIT $4) b', r.coll)
-			INTO batch_end, n USING r.last_key, r.doc_type, r.target, batch_size, cfg;
-			IF n > 0 THEN
-				EXECUTE format('UPDATE %s SET doc = docmodel._migrate_doc(doc, $3, id, $5)
-					WHERE ($1 IS NULL OR id > $1) AND id <= $4
-						AND docmodel._migration_pending(doc, $2, $3, $5)', r.coll)
-				USING r.last_key, r.doc_type, r.target, batch_end, cfg;
-				GET DIAGNOSTICS n = ROW_COUNT;
-			ELSE
-				batch_end := NULL;
-			END IF;
-		END IF;
-		IF batch_end IS NULL THEN
-			-- nothing left, or a distributed collection's last batch
+		-- On Citus, a batch per shard, all at once (n NULL: not distributed)
+		SELECT c.n, c.pending, c.finished INTO n, pending, finished
+		FROM docmodel._citus_migrate_batch(r.coll, r.doc_type, r.target, batch_size, cfg) AS c;
+		IF n IS NOT NULL THEN
 			done := done + n;
+			total := done + pending - n;
+			PERFORM docmodel._migration_run_set(run, CASE WHEN finished THEN 'done' ELSE r.status END,
+				NULL, done, total, NULL, r.error);
+			n := CASE WHEN finished THEN 0 ELSE greatest(n, 1) END;
+			RETURN;
+		END IF;
+		EXECUTE format('SELECT max(id), count(*)
+			FROM (SELECT id FROM %s
+				WHERE ($1 IS NULL OR id > $1) AND docmodel._migration_pending(doc, $2, $3, $5)
+				ORDER BY id LIMIT $4) b', r.coll)
+		INTO batch_end, n USING r.last_key, r.doc_type, r.target, batch_size, cfg;
+		IF n = 0 THEN
 			PERFORM docmodel._migration_run_set(run, 'done', r.last_key, done, done,
 				NULL, r.error);
 			total := done;
-			n := 0;
 			RETURN;
 		END IF;
+		EXECUTE format('UPDATE %s SET doc = docmodel._migrate_doc(doc, $3, id, $5)
+			WHERE ($1 IS NULL OR id > $1) AND id <= $4
+				AND docmodel._migration_pending(doc, $2, $3, $5)', r.coll)
+		USING r.last_key, r.doc_type, r.target, batch_end, cfg;
+		GET DIAGNOSTICS n = ROW_COUNT;
 		done := done + n;
 		PERFORM docmodel._migration_run_set(run, r.status, batch_end, done,
 			r.docs_total, NULL, r.error);
@@ -1333,64 +1336,70 @@ $$;
 COMMENT ON FUNCTION docmodel.undistribute_collection(regclass) IS
     'bring a distributed collection and its revisions table back onto the coordinator (Citus coordinator only)';
 
+-- Whether coll is a Citus table (false without Citus).
+CREATE FUNCTION docmodel._citus_distributed(coll regclass) RETURNS boolean
+    LANGUAGE plpgsql STABLE PARALLEL SAFE
+    SET search_path = pg_catalog, pg_temp
+    AS $$
+BEGIN
+    IF pg_catalog.to_regclass('pg_catalog.pg_dist_partition') IS NULL THEN
+        RETURN false;  -- (a separate test: the query below needs Citus)
+    END IF;
+    RETURN EXISTS (SELECT FROM pg_catalog.pg_dist_partition AS p
+                   WHERE p.logicalrelid OPERATOR(pg_catalog.=) coll);
+END
+$$;
+COMMENT ON FUNCTION docmodel._citus_distributed(regclass) IS
+    'internal: whether a table is distributed by Citus (false without Citus)';
+
 -- One batch of migrate_collection on a distributed collection: Citus
 -- refuses the batch's UPDATE through the coordinator (_migrate_doc is
--- STABLE and reads the row), so each shard runs it on its worker, all in
--- parallel; each shard's part commits on its own (migrating is idempotent:
--- a rerun finds those documents done). The batch ends at the first of the
--- keys each shard has batch_size / shards keys past last_key (keys are
--- hashed over the shards, so each holds about as many of any key range);
--- batch_end NULL: it ran to the end. NULL n: coll is not distributed.
-CREATE FUNCTION docmodel._citus_migrate_batch(coll regclass, last_key text, doc_type text,
-    target docmodel.version, batch_size integer, OUT n bigint, OUT batch_end text)
+-- STABLE and reads the row), so every shard runs its own batch on its
+-- worker, all at once: up to batch_size of its outdated documents, its
+-- part committing there (migrating is idempotent: the next batch, or a
+-- rerun, finds those documents done). n: documents migrated (NULL when
+-- coll is not distributed); pending: outdated before the batch; finished:
+-- no shard has any left. cfg: the collection, whose field names the
+-- workers know by its name (NULL for another table).
+CREATE FUNCTION docmodel._citus_migrate_batch(coll regclass, doc_type text,
+    target docmodel.version, batch_size integer, cfg regclass,
+    OUT n bigint, OUT pending bigint, OUT finished boolean)
     LANGUAGE plpgsql VOLATILE PARALLEL UNSAFE
     SET search_path = pg_catalog, pg_temp
     AS $$
 DECLARE
-    shards bigint;
     q text;
     s record;
 BEGIN
-    IF pg_catalog.to_regclass('pg_catalog.pg_dist_partition') IS NULL THEN
-        RETURN;  -- (a separate test: the queries below need Citus)
-    END IF;
-    SELECT pg_catalog.count(*) INTO shards FROM pg_catalog.pg_dist_shard AS d
-    WHERE d.logicalrelid OPERATOR(pg_catalog.=) coll;
-    IF shards OPERATOR(pg_catalog.=) 0 THEN
+    IF NOT docmodel._citus_distributed(coll) THEN
         RETURN;
     END IF;
-    q := pg_catalog.format('SELECT id FROM %%s WHERE %1$L::text IS NULL '
-        'OR id OPERATOR(pg_catalog.>) %1$L::text ORDER BY id OFFSET %2$s LIMIT 1',
-        last_key, GREATEST(batch_size OPERATOR(pg_catalog./) shards, 1) OPERATOR(pg_catalog.-) 1);
-    FOR s IN SELECT * FROM pg_catalog.run_command_on_shards(coll, q) LOOP
-        IF NOT s.success THEN
-            RAISE EXCEPTION '%', pg_catalog.regexp_replace(s.result, '^ERROR:  ', '')
-                USING ERRCODE = 'data_exception',
-                      DETAIL = pg_catalog.format('Shard %s of collection "%s".', s.shardid, coll);
-        END IF;
-        IF s.result OPERATOR(pg_catalog.<>) '' AND (batch_end IS NULL
-                OR (s.result COLLATE "C") OPERATOR(pg_catalog.<) batch_end) THEN
-            batch_end := s.result;
-        END IF;
-    END LOOP;
+    q := pg_catalog.format('WITH p AS MATERIALIZED (SELECT id FROM %%1$s '
+        'WHERE docmodel._migration_pending(doc, %1$L::text, %2$L::docmodel.version, %3$L::pg_catalog.regclass)), '
+        'u AS (UPDATE %%1$s AS s SET doc = docmodel._migrate_doc(s.doc, %2$L::docmodel.version, s.id, %3$L::pg_catalog.regclass) '
+        'FROM (SELECT id FROM p LIMIT %4$s) AS b WHERE s.id OPERATOR(pg_catalog.=) b.id RETURNING 1) '
+        'SELECT (SELECT pg_catalog.count(*) FROM u)::pg_catalog.text OPERATOR(pg_catalog.||) '' '' '
+        'OPERATOR(pg_catalog.||) (SELECT pg_catalog.count(*) FROM p)::pg_catalog.text',
+        doc_type, target, cfg::pg_catalog.text, batch_size);
     n := 0;
-    q := pg_catalog.format('WITH u AS (UPDATE %%s SET doc = docmodel._migrate_doc(doc, '
-        '%1$L::docmodel.version, id) WHERE (%2$L::text IS NULL OR id OPERATOR(pg_catalog.>) %2$L::text) '
-        'AND (%3$L::text IS NULL OR id OPERATOR(pg_catalog.<=) %3$L::text) '
-        'AND docmodel._migration_pending(doc, %4$L::text, %1$L::docmodel.version) RETURNING 1) '
-        'SELECT pg_catalog.count(*) FROM u', target, last_key, batch_end, doc_type);
+    pending := 0;
+    finished := true;
     FOR s IN SELECT * FROM pg_catalog.run_command_on_shards(coll, q) LOOP
         IF NOT s.success THEN
             RAISE EXCEPTION '%', pg_catalog.regexp_replace(s.result, '^ERROR:  ', '')
                 USING ERRCODE = 'data_exception',
                       DETAIL = pg_catalog.format('Shard %s of collection "%s".', s.shardid, coll);
         END IF;
-        n := n OPERATOR(pg_catalog.+) s.result::bigint;
+        n := n OPERATOR(pg_catalog.+) pg_catalog.split_part(s.result, ' ', 1)::bigint;
+        pending := pending OPERATOR(pg_catalog.+) pg_catalog.split_part(s.result, ' ', 2)::bigint;
+        IF pg_catalog.split_part(s.result, ' ', 2)::bigint OPERATOR(pg_catalog.>) batch_size THEN
+            finished := false;
+        END IF;
     END LOOP;
 END
 $$;
-COMMENT ON FUNCTION docmodel._citus_migrate_batch(regclass, text, text, docmodel.version, integer) IS
-    'internal: migrate one batch of a run on each shard of a distributed collection, up to a key found on the shards (n NULL when it is not distributed)';
+COMMENT ON FUNCTION docmodel._citus_migrate_batch(regclass, text, docmodel.version, integer, regclass) IS
+    'internal: migrate one batch of a run on every shard of a distributed collection at once (n NULL when it is not distributed)';
 
 -- (end of scale-out on Citus)
 

@@ -26,12 +26,18 @@
  */
 #include "postgres.h"
 
+#include "access/xact.h"
 #include "catalog/namespace.h"
 #include "catalog/pg_namespace.h"
 #include "executor/spi.h"
 #include "fmgr.h"
+#include "nodes/plannodes.h"
+#include "optimizer/optimizer.h"
+#include "tcop/pquery.h"
 #include "utils/builtins.h"
+#include "utils/guc.h"
 #include "utils/lsyscache.h"
+#include "utils/portal.h"
 
 #include "docmodel.h"
 
@@ -176,6 +182,70 @@ DocmodelCitusTable(Oid relid)
 			"citus", "IsCitusTable", false, NULL);
 	}
 	return citus_table(relid);
+}
+
+/*
+ * Whether the call of fcinfo is the whole of a top-level statement outside
+ * a transaction block, "SELECT f(...)" with no FROM, whose arguments (all
+ * evaluated before the call) are not volatile: then nothing of the
+ * transaction runs after the call returns but the commit.
+ */
+static bool
+WholeStatement(FunctionCallInfo fcinfo)
+{
+	PlannedStmt *ps;
+	TargetEntry *tle;
+
+	if (IsTransactionBlock() || ActivePortal == NULL ||
+		list_length(ActivePortal->stmts) != 1)
+		return false;
+	ps = linitial(ActivePortal->stmts);
+	if (!IsA(ps, PlannedStmt) || ps->commandType != CMD_SELECT ||
+		ps->hasModifyingCTE || ps->subplans != NIL || ps->planTree == NULL ||
+		!IsA(ps->planTree, Result) || ps->planTree->lefttree != NULL ||
+		ps->planTree->initPlan != NIL ||
+		((Result *) ps->planTree)->resconstantqual != NULL ||
+		list_length(ps->planTree->targetlist) != 1)
+		return false;
+	tle = linitial(ps->planTree->targetlist);
+	return fcinfo->flinfo->fn_expr == (Node *) tle->expr &&
+		   IsA(tle->expr, FuncExpr) &&
+		   !contain_volatile_functions((Node *) ((FuncExpr *) tle->expr)->args);
+}
+
+/*
+ * Return a GUC nest level when the call of fcinfo may write its one
+ * document on a Citus table without a remote transaction block, with
+ * citus.function_opens_transaction_block off until DocmodelCitusDone;
+ * else -1. Citus wraps every write made inside a function in BEGIN ...
+ * COMMIT on the worker (two more round trips than the same statement
+ * sent by hand), so that a statement calling the function for many rows
+ * commits or aborts as one. A call that is the whole statement
+ * (WholeStatement) writes one row: nothing can fail after it on the
+ * coordinator, and the worker's autocommit is the statement's commit, as
+ * for the statement sent by hand. Citus's delegation of function calls
+ * to workers asks the same of a call.
+ */
+int
+DocmodelCitusAutocommit(FunctionCallInfo fcinfo, Oid relid)
+{
+	int level;
+
+	if (!DocmodelCitusTable(relid) || !WholeStatement(fcinfo))
+		return -1;
+	level = NewGUCNestLevel();
+	(void) set_config_option("citus.function_opens_transaction_block", "off",
+							 PGC_USERSET, PGC_S_SESSION, GUC_ACTION_SAVE, true,
+							 0, false);
+	return level;
+}
+
+/* Restore the setting DocmodelCitusAutocommit changed (level >= 0). */
+void
+DocmodelCitusDone(int level)
+{
+	if (level >= 0)
+		AtEOXact_GUC(true, level);
 }
 
 /* _citus_push(): DocmodelCitusPush() for distribute_collection(). */

@@ -1147,6 +1147,7 @@ KvWrite(FunctionCallInfo fcinfo, KvStmt stmt)
 	TimestampTz at;
 	bool preserve;
 	int64 cas;
+	int level;
 
 	DocmodelRequireArg(fcinfo, 0, "collection");
 	DocmodelRequireArg(fcinfo, 1, "key");
@@ -1161,6 +1162,7 @@ KvWrite(FunctionCallInfo fcinfo, KvStmt stmt)
 	values[2] = TimestampTzGetDatum(at);
 	values[3] = BoolGetDatum(preserve);
 	values[4] = TimestampTzGetDatum(GetCurrentTransactionStartTimestamp());
+	level = DocmodelCitusAutocommit(fcinfo, entry->relid);
 	DocmodelSpiConnect();
 	/*
 	 * upsert of a present key: a plain UPDATE fires the trigger once, where
@@ -1175,6 +1177,7 @@ KvWrite(FunctionCallInfo fcinfo, KvStmt stmt)
 		KvExists(entry->relid, key);
 	cas = KvResultCas();
 	SPI_finish();
+	DocmodelCitusDone(level);
 	PG_RETURN_INT64(cas);
 }
 

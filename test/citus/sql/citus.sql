@@ -54,6 +54,16 @@ SELECT split_part(pg_temp.try($$SELECT docmodel.replace('users', 'user::5', '{"n
 SELECT cas AS cas5 FROM users WHERE id = 'user::5' \gset
 SELECT docmodel.replace('users', 'user::5', '{"name": "Evi"}', cas => :cas5) > 0 AS replaced;
 SELECT docmodel.get('users', 'user::5')->>'name' AS name, docmodel.exists('users', 'user::5') AS exists;
+-- A write that is the whole statement commits with the worker's own
+-- commit (no remote transaction block); a statement writing several, or a
+-- transaction block, still commits or rolls back as one.
+\set VERBOSITY terse
+SELECT docmodel.upsert('users', k, '{"name": "M"}') FROM (VALUES ('user::60'), ('order::61')) v(k);
+\set VERBOSITY default
+BEGIN;
+SELECT docmodel.upsert('users', 'user::62', '{"name": "R"}') > 0 AS upserted;
+ROLLBACK;
+SELECT count(*) AS none FROM users WHERE id IN ('user::60', 'user::62');
 SELECT key, doc->>'name' AS name FROM docmodel.get_multi('users', ARRAY['user::1', 'user::5', 'user::7']) ORDER BY key;
 SELECT docmodel.touch('users', 'user::5', 3600) > 0 AS touched;
 SELECT (SELECT expires_at IS NOT NULL FROM users WHERE id = 'user::5') AS expires;
