@@ -1923,12 +1923,22 @@ BEGIN
     IF NOT docmodel._citus_distributed(coll) THEN
         RETURN;
     END IF;
-    q := pg_catalog.format('WITH p AS MATERIALIZED (SELECT id FROM %%1$s '
-        'WHERE docmodel._migration_pending(doc, %1$L::text, %2$L::docmodel.version, %3$L::pg_catalog.regclass)), '
+    -- A shard whose statistics say it holds at most batch_size documents
+    -- migrates all its outdated ones in one UPDATE (as fast as the
+    -- hand-written one); a larger one picks batch_size of them first.
+    q := pg_catalog.format('WITH small AS (SELECT c.reltuples OPERATOR(pg_catalog.>=) 0 '
+        'AND c.reltuples OPERATOR(pg_catalog.<=) %4$s AS yes FROM pg_catalog.pg_class AS c '
+        'WHERE c.oid OPERATOR(pg_catalog.=) %%1$L::pg_catalog.regclass), '
+        'w AS (UPDATE %%1$s AS s SET doc = docmodel._migrate_doc(s.doc, %2$L::docmodel.version, s.id, %3$L::pg_catalog.regclass) '
+        'WHERE (SELECT yes FROM small) AND docmodel._migration_pending(s.doc, %1$L::text, %2$L::docmodel.version, %3$L::pg_catalog.regclass) RETURNING 1), '
+        'p AS MATERIALIZED (SELECT id FROM %%1$s WHERE NOT (SELECT yes FROM small) '
+        'AND docmodel._migration_pending(doc, %1$L::text, %2$L::docmodel.version, %3$L::pg_catalog.regclass)), '
         'u AS (UPDATE %%1$s AS s SET doc = docmodel._migrate_doc(s.doc, %2$L::docmodel.version, s.id, %3$L::pg_catalog.regclass) '
-        'FROM (SELECT id FROM p LIMIT %4$s) AS b WHERE s.id OPERATOR(pg_catalog.=) b.id RETURNING 1) '
-        'SELECT (SELECT pg_catalog.count(*) FROM u)::pg_catalog.text OPERATOR(pg_catalog.||) '' '' '
-        'OPERATOR(pg_catalog.||) (SELECT pg_catalog.count(*) FROM p)::pg_catalog.text',
+        'FROM (SELECT id FROM p LIMIT %4$s) AS b WHERE s.id OPERATOR(pg_catalog.=) b.id RETURNING 1), '
+        'n AS (SELECT (SELECT pg_catalog.count(*) FROM w) AS w, (SELECT pg_catalog.count(*) FROM u) AS u, '
+        '(SELECT pg_catalog.count(*) FROM p) AS p) '
+        'SELECT (n.w OPERATOR(pg_catalog.+) n.u)::pg_catalog.text OPERATOR(pg_catalog.||) '' '' '
+        'OPERATOR(pg_catalog.||) (n.w OPERATOR(pg_catalog.+) n.p)::pg_catalog.text FROM n',
         doc_type, target, cfg::pg_catalog.text, batch_size);
     n := 0;
     pending := 0;

@@ -134,6 +134,14 @@ RESET client_min_messages;
 SELECT status, docs_done FROM docmodel.migration_runs;
 SELECT count(*) FILTER (WHERE doc->>'_schema' = '1') AS at_1, count(*) FILTER (WHERE doc->>'plan' = 'free') AS migrated FROM users;
 SELECT * FROM docmodel.migration_plan('users') ORDER BY version;
+-- Shards that their statistics say are small migrate in one UPDATE each.
+SELECT docmodel.register_migration('user', '2', '3', steps => '[{"op": "add", "path": "/tier", "value": 1}]');
+ANALYZE users;
+SET client_min_messages TO warning;
+CALL docmodel.migrate_collection('users', batch_size => 1000);
+RESET client_min_messages;
+SELECT status, docs_done, docs_total FROM docmodel.migration_runs ORDER BY run_id;
+SELECT count(*) FILTER (WHERE doc->>'tier' = '1') AS at_3, count(*) AS docs FROM users;
 -- A rule's function would be this node's alone: refused on distribution.
 CREATE FUNCTION public.upgrade_order(doc jsonb) RETURNS jsonb LANGUAGE sql AS 'SELECT doc';
 SELECT docmodel.register_migration('order', '1', '2', fn => 'public.upgrade_order(jsonb)');
