@@ -1787,11 +1787,13 @@ CREATE FUNCTION docmodel.distribute_collection(coll regclass, shard_count intege
     RETURNS void
     LANGUAGE plpgsql VOLATILE PARALLEL UNSAFE
     SET search_path = pg_catalog, pg_temp
+    SET client_min_messages = warning  -- (Citus's notices of its copy)
     AS $$
 DECLARE
     hist regclass := docmodel._citus_collection(coll, 'distribute a collection');
     fn text;
-    has_rows boolean;
+    tg name;
+    off name[] := '{}';
 BEGIN
     IF shard_count IS NOT NULL AND shard_count OPERATOR(pg_catalog.<) 1 THEN
         RAISE EXCEPTION 'invalid shard count: %', shard_count
@@ -1811,21 +1813,29 @@ BEGIN
     PERFORM pg_catalog.set_config('citus.enable_unsafe_triggers', 'on', true);
     IF NOT EXISTS (SELECT FROM pg_catalog.pg_dist_partition AS p
                    WHERE p.logicalrelid OPERATOR(pg_catalog.=) coll) THEN
-        -- Citus would copy the rows into the shards through the collection's
-        -- trigger before the workers know the collection.
-        EXECUTE pg_catalog.format('SELECT EXISTS (SELECT FROM %s)', coll) INTO has_rows;
-        IF has_rows THEN
-            RAISE EXCEPTION 'cannot distribute collection "%": it holds documents', coll
-                USING ERRCODE = 'feature_not_supported',
-                      DETAIL = 'Citus copies existing rows into the shards through the collection''s trigger, before the workers have its configuration.',
-                      HINT = 'Distribute the collection while it is empty, then load it (INSERT ... SELECT with docmodel.keep_stamps on keeps the stamps).';
-        END IF;
+        -- The documents already there are copied into the shards as they
+        -- are: docmodel's triggers are off for the copy (this transaction
+        -- holds the table), so that nothing is stamped, checked or recorded
+        -- again, and on again after it, on the shards too.
+        FOR tg IN SELECT g.tgname FROM pg_catalog.pg_trigger AS g
+                  WHERE g.tgrelid OPERATOR(pg_catalog.=) coll AND NOT g.tgisinternal
+                    AND g.tgenabled OPERATOR(pg_catalog.<>) 'D'
+                    AND g.tgname OPERATOR(pg_catalog.~~) 'docmodel\_%' LOOP
+            EXECUTE pg_catalog.format('ALTER TABLE %s DISABLE TRIGGER %I', coll, tg);
+            off := off OPERATOR(pg_catalog.||) tg;
+        END LOOP;
         PERFORM pg_catalog.create_distributed_table(coll, 'id', shard_count => shard_count);
+        -- (the copied rows would stay on the coordinator's disk, unseen)
+        PERFORM pg_catalog.truncate_local_data_after_distributing_table(coll);
+        FOREACH tg IN ARRAY off LOOP
+            EXECUTE pg_catalog.format('ALTER TABLE %s ENABLE TRIGGER %I', coll, tg);
+        END LOOP;
     END IF;
     -- History next to its document: the same shards of the key space.
     IF hist IS NOT NULL AND NOT EXISTS (SELECT FROM pg_catalog.pg_dist_partition AS p
                                         WHERE p.logicalrelid OPERATOR(pg_catalog.=) hist) THEN
         PERFORM pg_catalog.create_distributed_table(hist, 'id', colocate_with => coll::text);
+        PERFORM pg_catalog.truncate_local_data_after_distributing_table(hist);
     END IF;
     PERFORM docmodel._citus_push();
 END

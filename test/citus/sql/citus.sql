@@ -191,23 +191,22 @@ SELECT result FROM run_command_on_workers($$SELECT string_agg(type_part || ' ' |
 SELECT docmodel.drop_collection('members');
 
 -- History turned on after distributing is refused (0A000): the shards could
--- not write it. Distributing a collection that holds documents is refused
--- too (Citus would copy them through the trigger before the workers know the
--- collection). The way round: history on, distribute empty, then load.
+-- not write it. The way round: undistribute, turn it on, distribute again.
+-- A collection that holds documents is distributed with them and their
+-- history copied into the shards as they are (cas and stamps kept).
 SELECT docmodel.create_collection('notes') IS NOT NULL AS created;
 SELECT docmodel.distribute_collection('notes') IS NOT NULL AS distributed;
 SELECT pg_temp.try($$SELECT docmodel.set_revisions('notes', 3)$$);
-INSERT INTO notes (id, doc) VALUES ('note::1', '{"text": "a"}');
+INSERT INTO notes (id, doc) VALUES ('note::1', '{"text": "a"}'), ('note::2', '{"text": "z"}');
 SELECT docmodel.undistribute_collection('notes') IS NOT NULL AS undistributed;
 SELECT docmodel.set_revisions('notes', 3) IS NOT NULL AS set;
-SELECT pg_temp.try($$SELECT docmodel.distribute_collection('notes')$$);
-CREATE TEMP TABLE notes_load AS SELECT id, doc FROM notes;
-DELETE FROM notes;
-SELECT docmodel.distribute_collection('notes') IS NOT NULL AS distributed;
-SET docmodel.keep_stamps = on;
-INSERT INTO notes (id, doc) SELECT id, doc FROM notes_load;
-SET docmodel.keep_stamps = off;
 UPDATE notes SET doc = '{"text": "b"}' WHERE id = 'note::1';
-SELECT doc->'_ver' AS ver FROM notes;
-SELECT count(*) AS revisions FROM docmodel.revisions('notes', 'note::1');
+CREATE TEMP TABLE notes_before AS SELECT * FROM notes;
+SELECT docmodel.distribute_collection('notes') IS NOT NULL AS distributed;
+SELECT count(*) AS unchanged FROM notes n JOIN notes_before b USING (id)
+WHERE n.doc = b.doc AND n.cas = b.cas AND n.expires_at IS NOT DISTINCT FROM b.expires_at;
+UPDATE notes SET doc = '{"text": "c"}' WHERE id = 'note::1';
+SELECT pg_temp.try($$INSERT INTO notes (id, doc) VALUES ('note::3', '[1]')$$);
+SELECT id, doc->>'text' AS text, doc->'_ver' AS ver FROM notes ORDER BY id;
+SELECT ver, op, doc->>'text' AS text FROM docmodel.revisions('notes', 'note::1') ORDER BY ver;
 SELECT docmodel.drop_collection('notes');
