@@ -1408,7 +1408,7 @@ DECLARE
     owner name;
     owner_id oid;
     histname name;
-    undistributed_history boolean := false;
+    distributed boolean := false;
 BEGIN
     IF keep IS NULL OR keep OPERATOR(pg_catalog.<) 0 THEN
         RAISE EXCEPTION 'invalid number of revisions to keep: %', coalesce(keep::text, 'NULL')
@@ -1439,22 +1439,11 @@ BEGIN
                                         WHERE r.oid OPERATOR(pg_catalog.=) hist) THEN
         hist := NULL;
     END IF;
-    -- On Citus, history for a distributed collection must be a distributed
-    -- table colocated with it, with the trigger on every shard: a history
-    -- table to be made (or not distributed) is refused, not left unwritten.
-    IF keep OPERATOR(pg_catalog.>) 0
-       AND pg_catalog.to_regclass('pg_catalog.pg_dist_partition') IS NOT NULL THEN
-        EXECUTE 'SELECT EXISTS (SELECT FROM pg_catalog.pg_dist_partition AS p
-                     WHERE p.logicalrelid OPERATOR(pg_catalog.=) $1)
-                 AND NOT EXISTS (SELECT FROM pg_catalog.pg_dist_partition AS p
-                     WHERE p.logicalrelid OPERATOR(pg_catalog.=) $2)'
-            INTO undistributed_history USING $1, hist;
-    END IF;
-    IF undistributed_history THEN
-        RAISE EXCEPTION 'cannot turn on the revisions of distributed collection %', $1
-            USING ERRCODE = 'feature_not_supported',
-                  DETAIL = 'Its history table would not be distributed with it, so the shards could not write history.',
-                  HINT = 'Turn history on before the collection is distributed (undistribute_collection(), set_revisions(), then distribute_collection() on the empty collection).';
+    -- On Citus, the history of a distributed collection is distributed
+    -- with it (colocated, below) and its trigger goes onto every shard.
+    IF keep OPERATOR(pg_catalog.>) 0 AND docmodel._citus_distributed($1) THEN
+        distributed := true;
+        PERFORM pg_catalog.set_config('citus.enable_unsafe_triggers', 'on', true);
     END IF;
     IF keep OPERATOR(pg_catalog.>) 0 AND hist IS NULL THEN
         SELECT r.relnamespace, r.relname, pg_catalog.pg_get_userbyid(r.relowner)
@@ -1489,6 +1478,12 @@ BEGIN
             EXECUTE pg_catalog.format('COMMENT ON TABLE %s IS %L', hist,
                 pg_catalog.format('docmodel revisions of collection %s', $1));
         END IF;
+    END IF;
+    -- (before the configuration names it to the workers)
+    IF distributed AND NOT docmodel._citus_distributed(hist) THEN
+        EXECUTE 'SELECT pg_catalog.create_distributed_table($1, ''id'', colocate_with => $2)'
+            USING hist, $1::text;
+        EXECUTE 'SELECT pg_catalog.truncate_local_data_after_distributing_table($1)' USING hist;
     END IF;
     PERFORM docmodel._config_set_revisions($1, keep, hist);
     IF EXISTS (SELECT FROM pg_catalog.pg_trigger AS g WHERE g.tgrelid OPERATOR(pg_catalog.=) $1

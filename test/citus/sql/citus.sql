@@ -190,17 +190,17 @@ SELECT id, doc->>'docType' AS type, doc->'rev' AS rev, doc ? '_type' AS undersco
 SELECT result FROM run_command_on_workers($$SELECT string_agg(type_part || ' ' || type_check || ' ' || coalesce(fields::text, '-'), ',') FROM docmodel.collection_config WHERE type_part = 0$$);
 SELECT docmodel.drop_collection('members');
 
--- History turned on after distributing is refused (0A000): the shards could
--- not write it. The way round: undistribute, turn it on, distribute again.
+-- History turned on after distributing is distributed with the collection.
 -- A collection that holds documents is distributed with them and their
 -- history copied into the shards as they are (cas and stamps kept).
 SELECT docmodel.create_collection('notes') IS NOT NULL AS created;
 SELECT docmodel.distribute_collection('notes') IS NOT NULL AS distributed;
-SELECT pg_temp.try($$SELECT docmodel.set_revisions('notes', 3)$$);
 INSERT INTO notes (id, doc) VALUES ('note::1', '{"text": "a"}'), ('note::2', '{"text": "z"}');
-SELECT docmodel.undistribute_collection('notes') IS NOT NULL AS undistributed;
-SELECT docmodel.set_revisions('notes', 3) IS NOT NULL AS set;
+SELECT docmodel.set_revisions('notes', 3)::text AS history;
+SELECT colocationid = (SELECT colocationid FROM pg_dist_partition WHERE logicalrelid = 'notes'::regclass) AS colocated
+FROM pg_dist_partition WHERE logicalrelid = 'notes_revisions'::regclass;
 UPDATE notes SET doc = '{"text": "b"}' WHERE id = 'note::1';
+SELECT docmodel.undistribute_collection('notes') IS NOT NULL AS undistributed;
 CREATE TEMP TABLE notes_before AS SELECT * FROM notes;
 SELECT docmodel.distribute_collection('notes') IS NOT NULL AS distributed;
 SELECT count(*) AS unchanged FROM notes n JOIN notes_before b USING (id)
