@@ -1631,7 +1631,7 @@ COMMENT ON FUNCTION docmodel._citus_push() IS
 -- Runs on a worker. A row or rule it would change needs, of the role Citus
 -- connected as, what changing it on the coordinator needs: membership in
 -- the collection's owner role, INSERT and DELETE on the rules.
-CREATE FUNCTION docmodel._citus_apply(config jsonb, rules jsonb) RETURNS void
+CREATE FUNCTION docmodel._citus_apply(config jsonb, rules jsonb, schemas jsonb) RETURNS void
     LANGUAGE plpgsql VOLATILE PARALLEL UNSAFE SECURITY DEFINER
     SET search_path = pg_catalog, pg_temp
     AS $$
@@ -1727,11 +1727,25 @@ BEGIN
         -- backend's migration cache.
         INSERT INTO docmodel.migration_rules SELECT * FROM docmodel.migration_rules WHERE false;
     END IF;
+    -- The registered schemas the shards' triggers validate writes with
+    -- (their statement trigger tells every backend).
+    IF (SELECT COALESCE(pg_catalog.jsonb_agg(pg_catalog.to_jsonb(s)
+                ORDER BY s.doc_type, s.version), '[]')
+        FROM docmodel.schemas AS s) IS DISTINCT FROM schemas THEN
+        IF NOT pg_catalog.has_table_privilege(SESSION_USER, 'docmodel.schemas',
+                                              'INSERT, DELETE') THEN
+            RAISE EXCEPTION 'permission denied for table schemas'
+                USING ERRCODE = 'insufficient_privilege';
+        END IF;
+        DELETE FROM docmodel.schemas;
+        INSERT INTO docmodel.schemas
+            SELECT * FROM pg_catalog.jsonb_populate_recordset(NULL::docmodel.schemas, schemas);
+    END IF;
 END
 $$;
-REVOKE ALL ON FUNCTION docmodel._citus_apply(jsonb, jsonb) FROM PUBLIC;
-GRANT EXECUTE ON FUNCTION docmodel._citus_apply(jsonb, jsonb) TO PUBLIC;
-COMMENT ON FUNCTION docmodel._citus_apply(jsonb, jsonb) IS
+REVOKE ALL ON FUNCTION docmodel._citus_apply(jsonb, jsonb, jsonb) FROM PUBLIC;
+GRANT EXECUTE ON FUNCTION docmodel._citus_apply(jsonb, jsonb, jsonb) TO PUBLIC;
+COMMENT ON FUNCTION docmodel._citus_apply(jsonb, jsonb, jsonb) IS
     'internal: on a Citus worker, take the coordinator''s configuration of distributed collections and its migration rules';
 
 -- The checks both functions below share: Citus is there, this is the

@@ -2,8 +2,9 @@
  *
  * citus.c
  *	  Scale-out on Citus (README, "Scale-out"): keeping what the collection
- *	  triggers on the workers' shards read -- docmodel.collection_config
- *	  and docmodel.migration_rules -- in step with the coordinator.
+ *	  triggers on the workers' shards read -- docmodel.collection_config,
+ *	  docmodel.migration_rules and docmodel.schemas -- in step with the
+ *	  coordinator.
  *
  * Each node has its own copy of docmodel's catalogs (the extension is
  * created on every node). The coordinator's rows are the truth; after every
@@ -11,7 +12,7 @@
  * DocmodelCitusPush) and when a collection is distributed, the coordinator
  * sends every worker with metadata one call of docmodel._citus_apply()
  * carrying the configuration of its distributed collections (tables by
- * name, since OIDs differ per node) and the migration rules. It goes
+ * name, since OIDs differ per node), the migration rules and the schemas. It goes
  * through Citus's own transactional command channel (the one its DDL
  * propagation uses): the workers' copies commit or roll back with the
  * coordinator's transaction, by two-phase commit.
@@ -74,7 +75,7 @@ PushCommand(void)
 	/* not read-only: a statement trigger must see its statement's rows */
 	ret = SPI_execute(
 		"SELECT pg_catalog.format('SELECT docmodel._citus_apply(%L::jsonb, "
-		"%L::jsonb)', "
+		"%L::jsonb, %L::jsonb)', "
 		" (SELECT COALESCE(pg_catalog.jsonb_agg(pg_catalog."
 		"jsonb_build_object("
 		"   'id', c.id, 'coll', pg_catalog.format('%I.%I', n.nspname, "
@@ -102,7 +103,10 @@ PushCommand(void)
 		"COALESCE(pg_catalog.jsonb_agg(pg_catalog.to_jsonb(m) "
 		"   ORDER BY m.doc_type, m.from_version), '[]') "
 		"  FROM docmodel.migration_rules AS m "
-		"  WHERE m.fn IS NULL)) "
+		"  WHERE m.fn IS NULL), "
+		" (SELECT COALESCE(pg_catalog.jsonb_agg(pg_catalog.to_jsonb(s) "
+		"   ORDER BY s.doc_type, s.version), '[]') "
+		"  FROM docmodel.schemas AS s)) "
 		"WHERE EXISTS (SELECT FROM pg_catalog.pg_dist_local_group AS g "
 		"  WHERE g.groupid OPERATOR(pg_catalog.=) 0) "
 		"AND EXISTS (SELECT FROM pg_catalog.pg_dist_node AS d "

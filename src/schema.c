@@ -79,7 +79,8 @@ DocmodelSchemaRelcache(Oid relid)
 	}
 }
 
-/* The statement trigger on docmodel.schemas: tell every backend. */
+/* The statement trigger on docmodel.schemas: tell every backend, and the
+ * Citus workers (citus.c). */
 Datum
 schemas_changed(PG_FUNCTION_ARGS)
 {
@@ -88,6 +89,7 @@ schemas_changed(PG_FUNCTION_ARGS)
 	if (!CALLED_AS_TRIGGER(fcinfo))
 		elog(ERROR, "schemas_changed: not called as a trigger");
 	CacheInvalidateRelcacheByRelid(RelationGetRelid(trigdata->tg_relation));
+	DocmodelCitusPush();
 	return PointerGetDatum(NULL);
 }
 

@@ -151,6 +151,18 @@ DELETE FROM docmodel.migration_rules WHERE doc_type = 'order';
 SELECT docmodel.distribute_collection('orders');
 SELECT docmodel.drop_collection('orders');
 
+-- Registered schemas reach the workers: the shards validate writes.
+SELECT docmodel.register_schema('user', '3', '{"type": "object", "required": ["name"]}');
+SELECT nodeport > 0 AS worker, result FROM run_command_on_workers(
+  $$SELECT string_agg(doc_type || ' ' || version, ',') FROM docmodel.schemas$$)
+ORDER BY nodeport;
+SELECT split_part(pg_temp.try($$INSERT INTO users (id, doc) VALUES ('user::400', '{"_schema": "3"}')$$), ' (', 1) AS invalid;
+INSERT INTO users (id, doc) VALUES ('user::401', '{"_schema": "3", "name": "V"}');
+SELECT docmodel.drop_schema('user', '3');
+SELECT result FROM run_command_on_workers($$SELECT count(*) FROM docmodel.schemas$$);
+INSERT INTO users (id, doc) VALUES ('user::400', '{"_schema": "3"}');
+DELETE FROM users WHERE id IN ('user::400', 'user::401');
+
 -- purge_expired on the shards.
 INSERT INTO users (id, doc, expires_at) VALUES ('user::300', '{}', now() - interval '1 hour'),
   ('user::301', '{}', now() - interval '1 hour');
