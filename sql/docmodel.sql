@@ -1694,11 +1694,14 @@ BEGIN
                 (c OPERATOR(pg_catalog.->>) 'type_check'),
                 NULLIF(c OPERATOR(pg_catalog.->) 'fields', 'null'::jsonb));
     END LOOP;
-    -- Distributed collections the coordinator no longer lists.
+    -- Distributed collections the coordinator no longer lists, and those
+    -- whose table is gone here (undistributed since).
     FOR cur IN SELECT k.id, k.coll FROM docmodel.collection_config AS k
                WHERE NOT k.id OPERATOR(pg_catalog.=) ANY (ids)
-                 AND EXISTS (SELECT FROM pg_catalog.pg_dist_partition AS p
-                             WHERE p.logicalrelid OPERATOR(pg_catalog.=) k.coll) LOOP
+                 AND (EXISTS (SELECT FROM pg_catalog.pg_dist_partition AS p
+                              WHERE p.logicalrelid OPERATOR(pg_catalog.=) k.coll)
+                      OR NOT EXISTS (SELECT FROM pg_catalog.pg_class AS r
+                                     WHERE r.oid OPERATOR(pg_catalog.=) k.coll)) LOOP
         IF NOT pg_catalog.pg_has_role(SESSION_USER, (SELECT r.relowner FROM pg_catalog.pg_class AS r
                                        WHERE r.oid OPERATOR(pg_catalog.=) cur.coll), 'USAGE') THEN
             RAISE EXCEPTION 'must be owner of table %', cur.coll
@@ -1817,6 +1820,15 @@ BEGIN
             USING ERRCODE = 'feature_not_supported',
                   DETAIL = pg_catalog.format('The rule of %s runs a function, which the workers do not have.', fn),
                   HINT = 'Register the migration with steps instead.';
+    END IF;
+    SELECT g.tgname INTO fn FROM pg_catalog.pg_trigger AS g
+        WHERE g.tgrelid OPERATOR(pg_catalog.=) coll
+          AND g.tgname OPERATOR(pg_catalog.~~) 'docmodel\_lookup\_%' LIMIT 1;
+    IF fn IS NOT NULL THEN
+        RAISE EXCEPTION 'cannot distribute collection "%": it has a lookup', coll
+            USING ERRCODE = 'feature_not_supported',
+                  DETAIL = pg_catalog.format('Lookup trigger %s writes documents under other keys, which live on other shards.', fn),
+                  HINT = 'Drop the lookup (docmodel.drop_lookup) first; index the value with a secondary index instead.';
     END IF;
     -- The collection's triggers go onto its shards.
     PERFORM pg_catalog.set_config('citus.enable_unsafe_triggers', 'on', true);
@@ -3271,6 +3283,13 @@ BEGIN
     PERFORM docmodel._require_collection(coll);
     SELECT c.delimiter, c.doc_type INTO delim, fixed FROM docmodel.collection_config c WHERE c.coll = create_lookup.coll;
     PERFORM docmodel.key(lookup_type, 'x');
+    -- its trigger would write other keys' shards from a shard
+    IF docmodel._citus_distributed(coll) THEN
+        RAISE EXCEPTION USING ERRCODE = '0A000',
+            MESSAGE = format('cannot create a lookup on distributed collection %s', coll),
+            DETAIL = 'A lookup document lives under its own key, on another shard than the document it indexes; the shards cannot write it.',
+            HINT = 'Keep a collection with lookups on the coordinator, or index the value with a secondary index.';
+    END IF;
     -- lookup documents live beside the documents, as Couchbase keeps them
     IF fixed IS NOT NULL THEN
         RAISE EXCEPTION USING ERRCODE = '22023',

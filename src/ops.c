@@ -125,6 +125,17 @@ rename_key(PG_FUNCTION_ARGS)
 	cfg = CollectionOf(relid);
 	RequirePrivilege(relid, ACL_INSERT | ACL_DELETE, from_s, "rename_key",
 					 "INSERT and DELETE");
+	if (DocmodelCitusTable(relid))
+		ereport(ERROR,
+				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+				 errmsg("cannot rename document \"%s\" of distributed "
+						"collection \"%s\"",
+						from_s, get_rel_name(relid)),
+				 errdetail("The old and the new key live on different shards, "
+						   "whose triggers cannot carry the document's "
+						   "history from one to the other."),
+				 errhint("Insert the document under the new key and remove the "
+						 "old one, in one transaction.")));
 	if (strcmp(from_s, to_s) == 0)
 		ereport(ERROR, (errcode(ERRCODE_INVALID_PARAMETER_VALUE),
 						errmsg("cannot rename document \"%s\" to its own key",
@@ -197,10 +208,9 @@ static const DocmodelKvSql BucketOpenSql = {
 	"'items', pg_catalog.jsonb_build_array($2))) "
 	"ON CONFLICT (id) DO UPDATE SET doc = EXCLUDED.doc, expires_at = NULL, "
 	"locked_until = NULL "
-	"WHERE c.expires_at OPERATOR(pg_catalog.<=) pg_catalog.now() "
-	"RETURNING c.cas",
-	2,
-	{TEXTOID, JSONBOID}};
+	"WHERE c.expires_at OPERATOR(pg_catalog.<=) $4 RETURNING c.cas",
+	4, /* $4: now(), passed (Citus runs no STABLE function there) */
+	{TEXTOID, JSONBOID, INT4OID, TIMESTAMPTZOID}};
 
 /* $1 <= id < $2 (the prefix and delimiter, and the next prefix), suffix at $3 */
 static const DocmodelKvSql BucketLastSql = {
@@ -353,12 +363,13 @@ bucket_append(PG_FUNCTION_ARGS)
 		n = Max(BucketLast(relid, prefix, &cfg), 1);
 	for (;;)
 	{
-		Datum values[3];
+		Datum values[4];
 
 		key = psprintf("%s%s" INT64_FORMAT, prefix, cfg.delim, n);
 		values[0] = CStringGetTextDatum(key);
 		values[1] = PG_GETARG_DATUM(2);
 		values[2] = Int32GetDatum(size);
+		values[3] = TimestampTzGetDatum(GetCurrentTransactionStartTimestamp());
 		if (BucketTryAppend(relid, key, values) ||
 			(!retried &&
 			 DocmodelKvExec(relid, &BucketOpenSql, values, NULL, NULL) > 0))

@@ -163,6 +163,21 @@ SELECT result FROM run_command_on_workers($$SELECT count(*) FROM docmodel.schema
 INSERT INTO users (id, doc) VALUES ('user::400', '{"_schema": "3"}');
 DELETE FROM users WHERE id IN ('user::400', 'user::401');
 
+-- bucket_append works on the shards; rename_key and lookups are refused
+-- (0A000): their triggers would write other keys' shards from a shard.
+SELECT docmodel.create_collection('logs') IS NOT NULL AS created;
+SELECT docmodel.distribute_collection('logs') IS NOT NULL AS distributed;
+SELECT docmodel.bucket_append('logs', 'log::d1', '{"a": 1}', 2) AS bucket,
+       docmodel.bucket_append('logs', 'log::d1', '{"a": 2}', 2) AS same,
+       docmodel.bucket_append('logs', 'log::d1', '{"a": 3}', 2) AS next;
+SELECT id, doc->'items' AS items FROM logs ORDER BY id;
+SELECT split_part(pg_temp.try($$SELECT docmodel.rename_key('logs', 'log::d1::1', 'log::d1::9')$$), ' (', 1) AS rename;
+SELECT split_part(pg_temp.try($$SELECT docmodel.create_lookup('logs', 'day', '{day}')$$), ' (', 1) AS lookup;
+SELECT docmodel.undistribute_collection('logs') IS NOT NULL AS undistributed;
+SELECT docmodel.create_lookup('logs', 'day', '{day}') AS indexed;
+SELECT split_part(pg_temp.try($$SELECT docmodel.distribute_collection('logs')$$), ' (', 1) AS distribute;
+SELECT docmodel.drop_collection('logs');
+
 -- purge_expired on the shards.
 INSERT INTO users (id, doc, expires_at) VALUES ('user::300', '{}', now() - interval '1 hour'),
   ('user::301', '{}', now() - interval '1 hour');
