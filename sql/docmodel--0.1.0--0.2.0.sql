@@ -1275,6 +1275,16 @@ BEGIN
     SELECT g.tgname INTO fn FROM pg_catalog.pg_trigger AS g
         WHERE g.tgrelid OPERATOR(pg_catalog.=) coll
           AND g.tgname OPERATOR(pg_catalog.~~) 'docmodel\_lookup\_%' LIMIT 1;
+    IF fn IS NULL THEN
+        SELECT p.mapping INTO fn FROM docmodel.projections AS p
+            WHERE p.coll OPERATOR(pg_catalog.=) distribute_collection.coll LIMIT 1;
+        IF fn IS NOT NULL THEN
+            RAISE EXCEPTION 'cannot distribute collection "%": mapping "%" is projected onto it', coll, fn
+                USING ERRCODE = 'feature_not_supported',
+                      DETAIL = 'The projection''s triggers read transition tables, which Citus cannot send to the workers.',
+                      HINT = 'Stop the projection (docmodel.stop_projection) first; load with docmodel.migrate_tables().';
+        END IF;
+    END IF;
     IF fn IS NOT NULL THEN
         RAISE EXCEPTION 'cannot distribute collection "%": it has a lookup', coll
             USING ERRCODE = 'feature_not_supported',
@@ -2659,6 +2669,13 @@ DECLARE
     name text := 'docmodel_projection_' || left(md5(mapping), 12);
 BEGIN
     PERFORM docmodel._require_collection(coll);
+    -- its triggers' statements read transition tables, which Citus cannot
+    -- send to the workers
+    IF docmodel._citus_distributed(coll) THEN
+        RAISE EXCEPTION USING ERRCODE = '0A000',
+            MESSAGE = format('cannot project mapping "%s" onto distributed collection %s', mapping, coll),
+            HINT = 'Load it with docmodel.migrate_tables() instead, which works on a distributed collection.';
+    END IF;
     PERFORM docmodel.stop_projection(mapping);
     FOR t IN SELECT DISTINCT x FROM (
             SELECT (spec->>'root')::oid AS x

@@ -178,6 +178,27 @@ SELECT docmodel.create_lookup('logs', 'day', '{day}') AS indexed;
 SELECT split_part(pg_temp.try($$SELECT docmodel.distribute_collection('logs')$$), ' (', 1) AS distribute;
 SELECT docmodel.drop_collection('logs');
 
+-- Tables to documents: migrate_tables loads a distributed collection; a
+-- projection onto one is refused (0A000), and one onto a collection stops
+-- it from being distributed.
+CREATE TABLE person (id int PRIMARY KEY, name text);
+CREATE TABLE address (id int PRIMARY KEY, person_id int REFERENCES person, city text);
+INSERT INTO person VALUES (1, 'Ada'), (2, 'Bob');
+INSERT INTO address VALUES (1, 1, 'Rome'), (2, 1, 'Oslo');
+SELECT docmodel.create_mapping('people', 'person', 'person') IS NOT NULL AS mapped;
+SELECT docmodel.map_embed_array('people', 'address', 'addresses', order_by => 'id') IS NOT NULL AS embedded;
+SELECT docmodel.create_collection('persons') IS NOT NULL AS created;
+SELECT docmodel.distribute_collection('persons') IS NOT NULL AS distributed;
+CALL docmodel.migrate_tables('people', 'persons');
+SELECT id, doc->>'name' AS name, jsonb_array_length(doc->'addresses') AS addresses FROM persons ORDER BY id;
+SELECT split_part(pg_temp.try($$SELECT docmodel.project_tables('people', 'persons')$$), ' (', 1) AS project;
+SELECT docmodel.undistribute_collection('persons') IS NOT NULL AS undistributed;
+SELECT docmodel.project_tables('people', 'persons') IS NOT NULL AS projected;
+SELECT split_part(pg_temp.try($$SELECT docmodel.distribute_collection('persons')$$), ' (', 1) AS distribute;
+SELECT docmodel.drop_mapping('people');
+SELECT docmodel.drop_collection('persons');
+DROP TABLE address, person;
+
 -- purge_expired on the shards.
 INSERT INTO users (id, doc, expires_at) VALUES ('user::300', '{}', now() - interval '1 hour'),
   ('user::301', '{}', now() - interval '1 hour');
