@@ -39,10 +39,17 @@ INSERT INTO accounts (id, doc) VALUES ('account::2000', '{"owner": "old", "balan
 SELECT doc->>'_schema' AS schema, doc->>'currency' AS currency FROM accounts WHERE id = 'account::2000';
 SELECT * FROM docmodel.migration_plan('accounts');
 
-\echo 'migrate_collection: batches in key order, each run on every shard at once,'
-\echo 'on its worker:'
+\echo 'migrate_collection: a batch on every shard at once, each on its worker:'
 SET client_min_messages = warning;
 CALL docmodel.migrate_collection('accounts');
 RESET client_min_messages;
 SELECT * FROM docmodel.migration_plan('accounts');
+
+\echo 'Sub-document changes and locks work on the shards too:'
+SELECT docmodel.mutate_in('accounts', 'account::7',
+  '[{"op": "decrement", "path": "balance", "delta": 30}]')->'results' AS results;
+SELECT (l).cas AS lockcas FROM (SELECT docmodel.get_and_lock('accounts', 'account::7', 10) AS l) x \gset
+SELECT docmodel.replace('accounts', 'account::7',
+  '{"owner": "user7", "balance": 60, "currency": "EUR"}', cas => :lockcas) > 0 AS replaced_under_lock;
+SELECT doc->'balance' AS balance FROM accounts WHERE id = 'account::7';
 SELECT docmodel.next_key('account') AS next_key;
