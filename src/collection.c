@@ -873,14 +873,7 @@ DocmodelWho(void)
 Datum
 _collection_config_changed(PG_FUNCTION_ARGS)
 {
-	TriggerData *trigdata = (TriggerData *) fcinfo->context;
-
-	if (!CALLED_AS_TRIGGER(fcinfo))
-		elog(ERROR, "_collection_config_changed: not called as trigger");
-	CacheInvalidateRelcacheByRelid(RelationGetRelid(trigdata->tg_relation));
-	/* on Citus, the workers' copies follow (citus.c) */
-	DocmodelCitusPush();
-	return PointerGetDatum(NULL);
+	return DocmodelCatalogChanged(fcinfo, "_collection_config_changed");
 }
 
 /* Raise 22023 naming the bad option of create_collection(). */

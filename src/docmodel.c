@@ -15,11 +15,13 @@
 #include "postgres.h"
 
 #include "executor/spi.h"
+#include "commands/trigger.h"
 #include "fmgr.h"
 #include "utils/guc.h"
 #include "utils/hsearch.h"
 #include "utils/memutils.h"
 #include "utils/inval.h"
+#include "utils/rel.h"
 #include "utils/syscache.h"
 
 #include "docmodel.h"
@@ -155,4 +157,17 @@ DocmodelSpiConnect(void)
 {
 	if (SPI_connect() != SPI_OK_CONNECT)
 		elog(ERROR, "SPI_connect failed");
+}
+
+/* A statement trigger on one of docmodel's catalogs; see docmodel.h. */
+Datum
+DocmodelCatalogChanged(FunctionCallInfo fcinfo, const char *name)
+{
+	TriggerData *trigdata = (TriggerData *) fcinfo->context;
+
+	if (!CALLED_AS_TRIGGER(fcinfo))
+		elog(ERROR, "%s: not called as a trigger", name);
+	CacheInvalidateRelcacheByRelid(RelationGetRelid(trigdata->tg_relation));
+	DocmodelCitusPush();
+	return PointerGetDatum(NULL);
 }

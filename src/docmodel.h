@@ -26,6 +26,14 @@ extern bool docmodel_keep_stamps;
 extern void DocmodelRequireArg(FunctionCallInfo fcinfo, int argno,
 							   const char *name);
 
+/*
+ * The statement triggers on docmodel's catalogs (collection_config,
+ * migration_rules, schemas; name is the trigger function's): every
+ * backend's cache of the catalog is invalidated (at commit; in this backend
+ * at once), and on Citus the workers' copies follow (citus.c).
+ */
+extern Datum DocmodelCatalogChanged(FunctionCallInfo fcinfo, const char *name);
+
 /* SPI_connect, raising an error when it fails. */
 extern void DocmodelSpiConnect(void);
 

@@ -912,12 +912,5 @@ migration_check_steps(PG_FUNCTION_ARGS)
 Datum
 migration_rules_changed(PG_FUNCTION_ARGS)
 {
-	TriggerData *trigdata = (TriggerData *) fcinfo->context;
-
-	if (!CALLED_AS_TRIGGER(fcinfo))
-		elog(ERROR, "migration_rules_changed: not called as a trigger");
-	CacheInvalidateRelcacheByRelid(RelationGetRelid(trigdata->tg_relation));
-	/* on Citus, the workers' copies follow (citus.c) */
-	DocmodelCitusPush();
-	return PointerGetDatum(NULL);
+	return DocmodelCatalogChanged(fcinfo, "migration_rules_changed");
 }

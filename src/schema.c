@@ -84,13 +84,7 @@ DocmodelSchemaRelcache(Oid relid)
 Datum
 schemas_changed(PG_FUNCTION_ARGS)
 {
-	TriggerData *trigdata = (TriggerData *) fcinfo->context;
-
-	if (!CALLED_AS_TRIGGER(fcinfo))
-		elog(ERROR, "schemas_changed: not called as a trigger");
-	CacheInvalidateRelcacheByRelid(RelationGetRelid(trigdata->tg_relation));
-	DocmodelCitusPush();
-	return PointerGetDatum(NULL);
+	return DocmodelCatalogChanged(fcinfo, "schemas_changed");
 }
 
 /* Read docmodel.schemas into a new registry copy. */
