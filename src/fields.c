@@ -233,6 +233,108 @@ BadSpecMember(const char *member, const char *detail)
 }
 
 /*
+ * Read member k (value v) of a fields spec into fs: the field it names and
+ * its name there, the object holding it when v is a JSON Pointer (which
+ * must agree with the fields before it: *any_pointer). Returns its kind.
+ */
+static int
+SpecMember(const JsonbValue *k, const JsonbValue *v, DocFieldSet *fs,
+		   bool *any_pointer)
+{
+	char *member = pnstrdup(k->val.string.val, k->val.string.len);
+	char *name;
+	JsonPointer p;
+	DocFieldName container = {NULL, 0};
+	int kind;
+
+	for (kind = 0; kind < DOC_NFIELDS; kind++)
+		if (strcmp(member, SpecMembers[kind]) == 0)
+			break;
+	if (kind == DOC_NFIELDS)
+		BadSpecMember(member,
+					  strcmp(member, "id") == 0 || strcmp(member, "key") == 0 ||
+							  strcmp(member, "cas") == 0 ||
+							  strcmp(member, "expiry") == 0
+						  ? "A document's key, cas and expiry are columns "
+							"of the collection (id, cas, expires_at), not "
+							"fields of the document; they cannot be "
+							"renamed."
+						  : "It is not a management field.");
+	if (v->type != jbvString || v->val.string.len == 0)
+		BadSpecMember(member, "Its value must be a non-empty string: a "
+							  "name, or a JSON Pointer such as "
+							  "\"/meta/type\".");
+	name = pnstrdup(v->val.string.val, v->val.string.len);
+	if (name[0] == '/')
+	{
+		if (JsonPointerParse(name, strlen(name), false, &p) != JSONPOINTER_OK)
+			BadSpecMember(
+				member, psprintf("\"%s\" is not a valid JSON Pointer.", name));
+		if (p.ntok > 2)
+			BadSpecMember(member,
+						  psprintf("\"%s\" is nested %d levels deep; a "
+								   "management field is at the root or in "
+								   "one object of it.",
+								   name, p.ntok - 1));
+		if (p.ntok == 2)
+		{
+			container.name = p.tok[0];
+			container.len = p.toklen[0];
+		}
+		if (*any_pointer &&
+			(container.len != fs->container.len ||
+			 memcmp(container.name, fs->container.name, container.len) != 0))
+			BadSpecMember(member,
+						  psprintf("\"%s\" puts it in another object than "
+								   "the fields before it; the management "
+								   "fields live together.",
+								   name));
+		fs->container = container;
+		*any_pointer = true;
+		name = p.tok[p.ntok - 1];
+	}
+	if (name[0] == '\0' || strlen(name) >= 64)
+		BadSpecMember(member, "A field name is 1 to 63 bytes long.");
+	fs->field[kind].name = name;
+	fs->field[kind].len = strlen(name);
+	return kind;
+}
+
+/*
+ * Raise 22023 when two fields of fs, or a field and the object holding
+ * them, are named alike (naming a member given, rather than a default).
+ */
+static void
+CheckDistinct(const DocFieldSet *fs, const bool *given)
+{
+	int i;
+	int j;
+
+	for (i = 0; i < DOC_NFIELDS; i++)
+	{
+		const DocFieldName *a = &fs->field[i];
+
+		if (fs->container.len > 0 && a->len == fs->container.len &&
+			memcmp(a->name, fs->container.name, a->len) == 0)
+			BadSpecMember(SpecMembers[i],
+						  psprintf("\"%s\" is also the object holding the "
+								   "management fields.",
+								   a->name));
+		for (j = i + 1; j < DOC_NFIELDS; j++)
+		{
+			const DocFieldName *b = &fs->field[j];
+
+			if (a->len == b->len && memcmp(a->name, b->name, a->len) == 0)
+				BadSpecMember(SpecMembers[given[j] ? j : i],
+							  psprintf("\"%s\" and \"%s\" would both be "
+									   "\"%s\".",
+									   SpecMembers[i], SpecMembers[j],
+									   a->name));
+		}
+	}
+}
+
+/*
  * Return the description a collection's fields spec (create_collection's
  * fields) gives on top of the preset of meta style base: each member
  * renames one management field, by a name (in the fields' object) or a
@@ -255,7 +357,6 @@ DocmodelFieldSetFromSpec(Jsonb *spec, DocMetaStyle base)
 	JsonbIteratorToken tok;
 	MemoryContext old;
 	int i;
-	int j;
 
 	for (cs = CustomSets; cs != NULL; cs = cs->next)
 		if (cs->base == base && strcmp(cs->spec, text) == 0)
@@ -268,95 +369,12 @@ DocmodelFieldSetFromSpec(Jsonb *spec, DocMetaStyle base)
 						   "its name.")));
 	it = JsonbIteratorInit(&spec->root);
 	while ((tok = JsonbIteratorNext(&it, &k, true)) != WJB_DONE)
-	{
-		char *member;
-		char *name;
-		JsonPointer p;
-		int kind;
-		DocFieldName container = {NULL, 0};
-
-		if (tok != WJB_KEY)
-			continue;
-		(void) JsonbIteratorNext(&it, &v, true);
-		member = pnstrdup(k.val.string.val, k.val.string.len);
-		for (kind = 0; kind < DOC_NFIELDS; kind++)
-			if (strcmp(member, SpecMembers[kind]) == 0)
-				break;
-		if (kind == DOC_NFIELDS)
-			BadSpecMember(member,
-						  strcmp(member, "id") == 0 ||
-								  strcmp(member, "key") == 0 ||
-								  strcmp(member, "cas") == 0 ||
-								  strcmp(member, "expiry") == 0
-							  ? "A document's key, cas and expiry are columns "
-								"of the collection (id, cas, expires_at), not "
-								"fields of the document; they cannot be "
-								"renamed."
-							  : "It is not a management field.");
-		if (v.type != jbvString || v.val.string.len == 0)
-			BadSpecMember(member, "Its value must be a non-empty string: a "
-								  "name, or a JSON Pointer such as "
-								  "\"/meta/type\".");
-		name = pnstrdup(v.val.string.val, v.val.string.len);
-		if (name[0] == '/')
+		if (tok == WJB_KEY)
 		{
-			if (JsonPointerParse(name, strlen(name), false, &p) !=
-				JSONPOINTER_OK)
-				BadSpecMember(
-					member,
-					psprintf("\"%s\" is not a valid JSON Pointer.", name));
-			if (p.ntok > 2)
-				BadSpecMember(
-					member,
-					psprintf("\"%s\" is nested %d levels deep; a management "
-							 "field is at the root or in one object of it.",
-							 name, p.ntok - 1));
-			if (p.ntok == 2)
-			{
-				container.name = p.tok[0];
-				container.len = p.toklen[0];
-			}
-			if (any_pointer &&
-				(container.len != fs.container.len ||
-				 memcmp(container.name, fs.container.name, container.len) != 0))
-				BadSpecMember(member,
-							  psprintf("\"%s\" puts it in another object than "
-									   "the fields before it; the management "
-									   "fields live together.",
-									   name));
-			fs.container = container;
-			any_pointer = true;
-			name = p.tok[p.ntok - 1];
+			(void) JsonbIteratorNext(&it, &v, true);
+			given[SpecMember(&k, &v, &fs, &any_pointer)] = true;
 		}
-		if (name[0] == '\0' || strlen(name) >= 64)
-			BadSpecMember(member, "A field name is 1 to 63 bytes long.");
-		fs.field[kind].name = name;
-		fs.field[kind].len = strlen(name);
-		given[kind] = true;
-	}
-	/* no two fields, nor a field and the object holding them, alike */
-	for (i = 0; i < DOC_NFIELDS; i++)
-	{
-		const DocFieldName *a = &fs.field[i];
-
-		if (fs.container.len > 0 && a->len == fs.container.len &&
-			memcmp(a->name, fs.container.name, a->len) == 0)
-			BadSpecMember(SpecMembers[i],
-						  psprintf("\"%s\" is also the object holding the "
-								   "management fields.",
-								   a->name));
-		for (j = i + 1; j < DOC_NFIELDS; j++)
-		{
-			const DocFieldName *b = &fs.field[j];
-
-			if (a->len == b->len && memcmp(a->name, b->name, a->len) == 0)
-				BadSpecMember(SpecMembers[given[j] ? j : i],
-							  psprintf("\"%s\" and \"%s\" would both be "
-									   "\"%s\".",
-									   SpecMembers[i], SpecMembers[j],
-									   a->name));
-		}
-	}
+	CheckDistinct(&fs, given);
 	old = MemoryContextSwitchTo(TopMemoryContext);
 	cs = palloc0(sizeof(CustomSet));
 	cs->base = base;

@@ -229,6 +229,82 @@ CompilePattern(JsonbValue *v, const char *label, const char *op,
 }
 
 /*
+ * Read member m of a step from its string value v into st (cast's to, the
+ * separator, unit, with, message, format and missing).
+ */
+static void
+ParseWord(Step *st, JsonbValue *v, const StepMember *m, const char *op)
+{
+	const char *label = st->label;
+	char *s = v->type == jbvString ? StringOf(v) : NULL;
+
+	switch (m->kind)
+	{
+		case M_TO:
+			if (s == NULL)
+				BadStep(label, op, "field \"to\" must be a string");
+			if (strcmp(s, "number") == 0)
+				st->cast_to = CAST_NUMBER;
+			else if (strcmp(s, "string") == 0)
+				st->cast_to = CAST_STRING;
+			else if (strcmp(s, "boolean") == 0)
+				st->cast_to = CAST_BOOLEAN;
+			else
+				BadStep(label, op,
+						"cannot cast to \"%s\" (number, string or boolean)", s);
+			break;
+		case M_SEP:
+			if (s == NULL || v->val.string.len == 0)
+				BadStep(label, op,
+						"field \"separator\" must be a non-empty string");
+			st->sep = s;
+			st->seplen = v->val.string.len;
+			break;
+		case M_UNIT:
+			if (s == NULL)
+				BadStep(label, op, "field \"unit\" must be a string");
+			/* steps count in ms at the finest */
+			if (!DocmodelEpochUnit(s, &st->unit_us) ||
+				st->unit_us < INT64CONST(1000000))
+				BadStep(label, op, "unknown unit \"%s\" (ms, s, min, h or day)",
+						s);
+			st->unit_us /= 1000;
+			break;
+		case M_WITH:
+			if (s == NULL)
+				BadStep(label, op, "field \"%s\" must be a string", m->name);
+			st->with = s;
+			st->withlen = v->val.string.len;
+			break;
+		case M_MESSAGE:
+			if (s == NULL || v->val.string.len == 0)
+				BadStep(label, op, "field \"%s\" must be a non-empty string",
+						m->name);
+			st->message = s;
+			break;
+		case M_FORMAT:
+			if (s == NULL ||
+				(strcmp(s, "date") != 0 && strcmp(s, "date-time") != 0))
+				BadStep(label, op,
+						"field \"%s\" must be \"date\" or \"date-time\"",
+						m->name);
+			st->date_only = strcmp(s, "date") == 0;
+			break;
+		case M_MISSING:
+			if (s != NULL && strcmp(s, "error") == 0)
+				st->missing = MISSING_ERROR;
+			else if (s != NULL && strcmp(s, "skip") == 0)
+				st->missing = MISSING_SKIP;
+			else
+				BadStep(label, op, "field \"%s\" must be \"error\" or \"skip\"",
+						m->name);
+			break;
+		default:
+			elog(ERROR, "step member %s is not a word", m->name);
+	}
+}
+
+/*
  * Read member m of step object obj into st (CheckMembers has already
  * refused the members its op does not know); root_ok: the path may name
  * the element of a for_each itself ("").
@@ -240,7 +316,6 @@ ParseMember(Step *st, JsonbContainer *obj, const StepMember *m, const char *op,
 	const char *label = st->label;
 	JsonbValue *v = StepField(obj, m->name);
 	JsonbContainer *c;
-	char *s;
 	int i;
 
 	if (v == NULL && m->kind < M_INTO_OPT)
@@ -297,77 +372,17 @@ ParseMember(Step *st, JsonbContainer *obj, const StepMember *m, const char *op,
 		case M_TEMPLATE:
 			st->value = JsonTreeBuild(v);
 			break;
-		case M_TO:
-			if (v->type != jbvString)
-				BadStep(label, op, "field \"to\" must be a string");
-			s = StringOf(v);
-			if (strcmp(s, "number") == 0)
-				st->cast_to = CAST_NUMBER;
-			else if (strcmp(s, "string") == 0)
-				st->cast_to = CAST_STRING;
-			else if (strcmp(s, "boolean") == 0)
-				st->cast_to = CAST_BOOLEAN;
-			else
-				BadStep(label, op,
-						"cannot cast to \"%s\" (number, string or boolean)", s);
-			break;
 		case M_STEPS:
 			if (c == NULL || !JsonContainerIsArray(c))
 				BadStep(label, op, "field \"steps\" must be an array");
 			st->steps = ParseSteps(c, label, true, &st->nsteps);
 			break;
-		case M_SEP:
-			if (v->type != jbvString || v->val.string.len == 0)
-				BadStep(label, op,
-						"field \"separator\" must be a non-empty string");
-			st->sep = StringOf(v);
-			st->seplen = v->val.string.len;
-			break;
-		case M_UNIT:
-			if (v->type != jbvString)
-				BadStep(label, op, "field \"unit\" must be a string");
-			s = StringOf(v);
-			/* steps count in ms at the finest */
-			if (!DocmodelEpochUnit(s, &st->unit_us) ||
-				st->unit_us < INT64CONST(1000000))
-				BadStep(label, op, "unknown unit \"%s\" (ms, s, min, h or day)",
-						s);
-			st->unit_us /= 1000;
-			break;
 		case M_PATTERN:
 		case M_PATTERN_OPT:
 			st->regex = CompilePattern(v, label, op, m->name);
 			break;
-		case M_WITH:
-			if (v->type != jbvString)
-				BadStep(label, op, "field \"%s\" must be a string", m->name);
-			st->with = StringOf(v);
-			st->withlen = v->val.string.len;
-			break;
-		case M_MESSAGE:
-			if (v->type != jbvString || v->val.string.len == 0)
-				BadStep(label, op, "field \"%s\" must be a non-empty string",
-						m->name);
-			st->message = StringOf(v);
-			break;
-		case M_FORMAT:
-			s = v->type == jbvString ? StringOf(v) : "";
-			if (strcmp(s, "date") != 0 && strcmp(s, "date-time") != 0)
-				BadStep(label, op,
-						"field \"%s\" must be \"date\" or \"date-time\"",
-						m->name);
-			st->date_only = strcmp(s, "date") == 0;
-			break;
-		case M_MISSING:
-			s = v->type == jbvString ? StringOf(v) : "";
-			if (strcmp(s, "error") == 0)
-				st->missing = MISSING_ERROR;
-			else if (strcmp(s, "skip") == 0)
-				st->missing = MISSING_SKIP;
-			else
-				BadStep(label, op, "field \"%s\" must be \"error\" or \"skip\"",
-						m->name);
-			break;
+		default:
+			ParseWord(st, v, m, op);
 	}
 }
 
