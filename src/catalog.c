@@ -390,6 +390,47 @@ migration_run_set(PG_FUNCTION_ARGS)
 	PG_RETURN_VOID();
 }
 
+/* The statement of each op of _mapping_write, and the table it writes. */
+static const struct
+{
+	const char *op;
+	const char *table;
+	const char *sql;
+	int nargs;
+} MappingWrites[] = {
+	{"create", "mappings",
+	 "INSERT INTO docmodel.mappings (name, root, doc_type, owner) "
+	 "VALUES ($1, $2::pg_catalog.regclass, $5 OPERATOR(pg_catalog.->>) "
+	 "'doc_type', $6::pg_catalog.regrole)",
+	 6},
+	{"part", "mapping_parts",
+	 "INSERT INTO docmodel.mapping_parts AS p (mapping, tbl, under, field, "
+	 "spec) VALUES ($1, $2::pg_catalog.regclass, $3::pg_catalog.regclass, "
+	 "$4, $5) ON CONFLICT (mapping, under, field) DO UPDATE "
+	 "SET tbl = excluded.tbl, spec = excluded.spec",
+	 5},
+	{"column", "mapping_columns",
+	 "INSERT INTO docmodel.mapping_columns AS c (mapping, tbl, col, "
+	 "new_name) VALUES ($1, $2::pg_catalog.regclass, $4::pg_catalog.name, "
+	 "$5 OPERATOR(pg_catalog.->>) 'name') ON CONFLICT (mapping, tbl, col) "
+	 "DO UPDATE SET new_name = excluded.new_name",
+	 5},
+	{"project", "projections",
+	 "INSERT INTO docmodel.projections AS p (mapping, tbl, coll, spec) "
+	 "VALUES ($1, $2::pg_catalog.regclass, $3::pg_catalog.regclass, $5) "
+	 "ON CONFLICT (mapping, tbl) DO UPDATE "
+	 "SET coll = excluded.coll, spec = excluded.spec",
+	 5},
+	{"unproject", "projections",
+	 "DELETE FROM docmodel.projections AS p "
+	 "WHERE p.mapping OPERATOR(pg_catalog.=) $1",
+	 1},
+	{"drop", "mappings",
+	 "DELETE FROM docmodel.mappings AS m "
+	 "WHERE m.name OPERATOR(pg_catalog.=) $1",
+	 1},
+};
+
 /*
  * _mapping_write(op, mapping, tbl, under, field, spec): record a change of
  * a mapping; the SQL functions (create_mapping, map_*) have checked the
@@ -412,12 +453,13 @@ mapping_write(PG_FUNCTION_ARGS)
 	char *name;
 	Datum owner;
 	bool isnull;
+	int i;
 
 	if (PG_ARGISNULL(0) || PG_ARGISNULL(1))
 		elog(ERROR, "_mapping_write: op and mapping are required");
 	op = text_to_cstring(PG_GETARG_TEXT_PP(0));
 	name = text_to_cstring(PG_GETARG_TEXT_PP(1));
-	for (int i = 0; i < 5; i++)
+	for (i = 0; i < 5; i++)
 	{
 		nulls[i] = PG_ARGISNULL(i + 1) ? 'n' : ' ';
 		values[i] = PG_ARGISNULL(i + 1) ? (Datum) 0 : PG_GETARG_DATUM(i + 1);
@@ -453,52 +495,14 @@ mapping_write(PG_FUNCTION_ARGS)
 				 errmsg("permission denied for table %s", get_rel_name(relid)),
 				 errdetail("Mapping \"%s\" reads the table.", name)));
 	}
-	if (strcmp(op, "create") == 0)
-		ExecAsTableOwner("mappings",
-						 "INSERT INTO docmodel.mappings "
-						 "(name, root, doc_type, owner) "
-						 "VALUES ($1, $2::pg_catalog.regclass, "
-						 "$5 OPERATOR(pg_catalog.->>) 'doc_type', "
-						 "$6::pg_catalog.regrole)",
-						 6, types, values, nulls, NULL, NULL);
-	else if (strcmp(op, "part") == 0)
-		ExecAsTableOwner(
-			"mapping_parts",
-			"INSERT INTO docmodel.mapping_parts AS p "
-			"(mapping, tbl, under, field, spec) "
-			"VALUES ($1, $2::pg_catalog.regclass, $3::pg_catalog.regclass, "
-			"$4, $5) ON CONFLICT (mapping, under, field) DO UPDATE "
-			"SET tbl = excluded.tbl, spec = excluded.spec",
-			5, types, values, nulls, NULL, NULL);
-	else if (strcmp(op, "column") == 0)
-		ExecAsTableOwner(
-			"mapping_columns",
-			"INSERT INTO docmodel.mapping_columns AS c "
-			"(mapping, tbl, col, new_name) "
-			"VALUES ($1, $2::pg_catalog.regclass, $4::pg_catalog.name, "
-			"$5 OPERATOR(pg_catalog.->>) 'name') "
-			"ON CONFLICT (mapping, tbl, col) DO UPDATE "
-			"SET new_name = excluded.new_name",
-			5, types, values, nulls, NULL, NULL);
-	else if (strcmp(op, "project") == 0)
-		ExecAsTableOwner(
-			"projections",
-			"INSERT INTO docmodel.projections AS p (mapping, tbl, coll, spec) "
-			"VALUES ($1, $2::pg_catalog.regclass, $3::pg_catalog.regclass, $5) "
-			"ON CONFLICT (mapping, tbl) DO UPDATE "
-			"SET coll = excluded.coll, spec = excluded.spec",
-			5, types, values, nulls, NULL, NULL);
-	else if (strcmp(op, "unproject") == 0)
-		ExecAsTableOwner("projections",
-						 "DELETE FROM docmodel.projections AS p "
-						 "WHERE p.mapping OPERATOR(pg_catalog.=) $1",
-						 1, types, values, nulls, NULL, NULL);
-	else if (strcmp(op, "drop") == 0)
-		ExecAsTableOwner("mappings",
-						 "DELETE FROM docmodel.mappings AS m "
-						 "WHERE m.name OPERATOR(pg_catalog.=) $1",
-						 1, types, values, nulls, NULL, NULL);
-	else
-		elog(ERROR, "_mapping_write: unknown op \"%s\"", op);
+	for (i = 0; i < lengthof(MappingWrites); i++)
+		if (strcmp(op, MappingWrites[i].op) == 0)
+		{
+			ExecAsTableOwner(MappingWrites[i].table, MappingWrites[i].sql,
+							 MappingWrites[i].nargs, types, values, nulls, NULL,
+							 NULL);
+			PG_RETURN_VOID();
+		}
+	elog(ERROR, "_mapping_write: unknown op \"%s\"", op);
 	PG_RETURN_VOID();
 }

@@ -574,13 +574,7 @@ HistoryOfTruncate(const DocmodelCollection *cfg, Relation coll)
 	MemoryContextDelete(rowcxt);
 }
 
-/*
- * The history half of the collection trigger, for the AFTER INSERT OR
- * UPDATE OR DELETE row event and the BEFORE TRUNCATE statement event (argument: the
- * collection's configuration id). Being an AFTER trigger, it sees only
- * writes that really happened: an update a later BEFORE trigger cancelled
- * never reaches it, and a later error rolls its writes back.
- */
+/* The history half of the collection trigger; see revision.h. */
 Datum
 DocmodelRevisionTrigger(FunctionCallInfo fcinfo)
 {
@@ -760,13 +754,7 @@ WaitForKeyWriters(Relation coll, Datum id)
 	index_close(pkey, NoLock);
 }
 
-/*
- * Return the _ver a new document with key id starts at: one above the
- * newest revision of the key (so numbering never restarts after a delete),
- * and at least floor. Without a history table, floor. With coll, first
- * wait for the key's other writers (WaitForKeyWriters). Raise 22003 when
- * the newest revision is the last version there is.
- */
+/* The _ver a new document with key id starts at; see revision.h. */
 int32
 DocmodelRevisionFirstVer(const DocmodelCollection *cfg, Relation coll, Datum id,
 						 int32 floor)

@@ -328,11 +328,7 @@ DocmodelValidateWrite(Jsonb *doc, const DocmodelStamp *st)
 	ReportInvalid(r, s, doc, key, r->mode == SCHEMA_WARN ? WARNING : ERROR);
 }
 
-/*
- * Refuse (23514) a document a bulk migration produced (migrate_collection)
- * when the schema of its type and new version (any mode but off) finds it
- * invalid: the batch is not written, whatever the table.
- */
+/* Refuse a document a bulk migration produced; see collection.h. */
 void
 DocmodelValidateMigrated(Jsonb *doc, const char *key, const DocFieldSet *fs)
 {
