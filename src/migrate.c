@@ -545,12 +545,6 @@ ApplyChain(Jsonb *doc, TypeRules *tr, const DocFieldSet *fs,
 }
 
 Jsonb *
-DocmodelMigrate(Jsonb *doc, const DocVersion *target, const char *key)
-{
-	return DocmodelMigrateIn(doc, target, key, NULL);
-}
-
-Jsonb *
 DocmodelMigrateIn(Jsonb *doc, const DocVersion *target, const char *key,
 				  const DocFieldSet *fs)
 {

@@ -17,23 +17,18 @@
 #include "version.h"
 
 /*
- * Migrate a document of any meta style (fields.h, DOC_META_AUTO) to version
- * target of its type (NULL: the type's current version), applying every
- * registered step in order and setting the schema field. Returns doc itself
- * (the same pointer) when nothing changes: no type field, a type without
- * migrations, or a version at or above the target. A document without a
- * schema field is taken to be at the type's oldest registered version (the
- * collection trigger calls DocmodelMigrateOnWrite instead). key (may be
- * NULL) is named in errors.
+ * Migrate a document whose management fields are fs (NULL: any meta style,
+ * fields.h's DOC_META_AUTO) to version target of its type (NULL: the
+ * type's current version), applying every registered step in order and
+ * setting the schema field. Returns doc itself (the same pointer) when
+ * nothing changes: no type field, a type without migrations, or a version
+ * at or above the target. A document without a schema field is taken to be
+ * at the type's oldest registered version (the collection trigger calls
+ * DocmodelMigrateOnWrite instead). key (may be NULL) is named in errors.
  *
  * Errors: 22000 when a step cannot apply, 22P02 for a bad version text in
  * the document, 22023 for a target no chain reaches.
  */
-extern Jsonb *DocmodelMigrate(Jsonb *doc, const DocVersion *target,
-							  const char *key);
-
-/* The same for a document of a collection whose fields are fs (NULL: any
- * meta style, as DocmodelMigrate). */
 extern Jsonb *DocmodelMigrateIn(Jsonb *doc, const DocVersion *target,
 								const char *key, const DocFieldSet *fs);
 
@@ -46,7 +41,7 @@ extern Jsonb *DocmodelMigrateIn(Jsonb *doc, const DocVersion *target,
  * a body at an older version is migrated to the current one, and a body
  * without a version is taken to be current; *schema is then set to the
  * current version (a string value to write as the schema field). Otherwise
- * *schema is NULL and body comes back as it is. Errors as DocmodelMigrate.
+ * *schema is NULL and body comes back as it is. Errors as DocmodelMigrateIn.
  */
 extern Jsonb *DocmodelMigrateOnWrite(Jsonb *body, const char *type,
 									 int type_len, const DocFieldSet *fs,
@@ -54,7 +49,7 @@ extern Jsonb *DocmodelMigrateOnWrite(Jsonb *body, const char *type,
 									 JsonbValue **schema);
 
 /*
- * Return tup with its jsonb column doccol migrated like DocmodelMigrate
+ * Return tup with its jsonb column doccol migrated like DocmodelMigrateIn
  * (fields fs, NULL for AUTO; to the current version; errors name the text
  * key in keycol),
  * or tup itself when nothing changes. For readers such as get_multi().
