@@ -20,7 +20,6 @@
 
 #include "access/detoast.h"
 #include "access/htup_details.h"
-#include "catalog/pg_type.h"
 #include "commands/trigger.h"
 #include "fmgr.h"
 #include "utils/builtins.h"

@@ -25,11 +25,6 @@ PG_FUNCTION_INFO_V1(diff);
 PG_FUNCTION_INFO_V1(patch);
 
 /* ------------------------------------------------------------------------
- * Shared helpers
- * ------------------------------------------------------------------------
- */
-
-/* ------------------------------------------------------------------------
  * diff
  *
  * Objects are compared member by member, recursively: a member only in a is

@@ -18,8 +18,6 @@
 #include "catalog/pg_type.h"
 #include "executor/spi.h"
 #include "fmgr.h"
-#include "miscadmin.h"
-#include "nodes/parsenodes.h"
 #include "utils/builtins.h"
 #include "utils/lsyscache.h"
 #include "utils/rel.h"
@@ -27,7 +25,6 @@
 
 #include "collection.h"
 #include "docmodel.h"
-#include "migrate.h"
 #include "version.h"
 
 PG_FUNCTION_INFO_V1(migrate_collection);

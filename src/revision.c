@@ -32,8 +32,6 @@
 #include "executor/executor.h"
 #include "executor/nodeModifyTable.h"
 #include "fmgr.h"
-#include "lib/stringinfo.h"
-#include "miscadmin.h"
 #include "nodes/makefuncs.h"
 #include "rewrite/rewriteHandler.h"
 #include "storage/lmgr.h"

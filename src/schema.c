@@ -18,11 +18,9 @@
 #include "postgres.h"
 
 #include "catalog/namespace.h"
-#include "commands/trigger.h"
 #include "executor/spi.h"
 #include "funcapi.h"
 #include "utils/builtins.h"
-#include "utils/inval.h"
 #include "utils/lsyscache.h"
 #include "utils/memutils.h"
 
