@@ -218,8 +218,8 @@ WholeStatement(FunctionCallInfo fcinfo)
 }
 
 /*
- * Return a GUC nest level when the call of fcinfo may write its one
- * document on a Citus table without a remote transaction block, with
+ * Return a GUC nest level when the call of fcinfo (a KV write on a Citus
+ * table) may write its one document without a remote transaction block, with
  * citus.function_opens_transaction_block off until DocmodelCitusDone;
  * else -1. Citus wraps every write made inside a function in BEGIN ...
  * COMMIT on the worker (two more round trips than the same statement
@@ -231,11 +231,11 @@ WholeStatement(FunctionCallInfo fcinfo)
  * to workers asks the same of a call.
  */
 int
-DocmodelCitusAutocommit(FunctionCallInfo fcinfo, Oid relid)
+DocmodelCitusAutocommit(FunctionCallInfo fcinfo)
 {
 	int level;
 
-	if (!DocmodelCitusTable(relid) || !WholeStatement(fcinfo))
+	if (!WholeStatement(fcinfo))
 		return -1;
 	level = NewGUCNestLevel();
 	(void) set_config_option("citus.function_opens_transaction_block", "off",

@@ -72,11 +72,11 @@ extern bool DocmodelCitusWorker(void);
 /* True when relid is a Citus table (its statements go through Citus). */
 extern bool DocmodelCitusTable(Oid relid);
 /*
- * A write of one document by a KV call on Citus table relid without a
- * remote transaction block, where the call is the whole statement: a GUC
- * nest level to pass to DocmodelCitusDone after the write, or -1.
+ * A write of one document by a KV call on a Citus table without a remote
+ * transaction block, where the call is the whole statement: a GUC nest
+ * level to pass to DocmodelCitusDone after the write, or -1.
  */
-extern int DocmodelCitusAutocommit(FunctionCallInfo fcinfo, Oid relid);
+extern int DocmodelCitusAutocommit(FunctionCallInfo fcinfo);
 extern void DocmodelCitusDone(int level);
 
 #endif /* DOCMODEL_H */

@@ -248,6 +248,7 @@ typedef struct KvRel
 	bool valid;      /* checked to be a collection, plans current */
 	bool locks;      /* has the column locked_until (not a 0.1.0 table) */
 	int32 config_id; /* its collection_config id */
+	bool citus;      /* a Citus table (DocmodelCitusTable): statements only */
 	Oid pkey; /* the unique btree on (id) for KvReadDirect, or InvalidOid */
 	/* KvSql's statements, then KvExt's */
 	SPIPlanPtr plans[KV_NSTMTS + DOCMODEL_KV_EXT_STMTS];
@@ -321,9 +322,7 @@ KvRetirePlans(KvRel *entry)
  * Return the index KvReadDirect reads collection relid (locked) through:
  * its primary key when that is a unique btree on column id alone and the
  * collection is a plain heap table; else InvalidOid (the statement path).
- * A Citus-distributed table must take the statement path too (on the
- * coordinator its data is on the workers): with Citus installed (the
- * catalog pg_dist_partition exists) no collection is read directly.
+ * Not for a Citus table (its data is on the workers; KvLookup asks).
  */
 static Oid
 KvDirectIndex(Oid relid)
@@ -331,9 +330,6 @@ KvDirectIndex(Oid relid)
 	Relation rel;
 	Oid pkey = InvalidOid;
 
-	if (OidIsValid(
-			get_relname_relid("pg_dist_partition", PG_CATALOG_NAMESPACE)))
-		return InvalidOid;
 	rel = table_open(relid, NoLock);
 	/* a table with inheritance children: a SELECT reads them too */
 	if (rel->rd_rel->relkind == RELKIND_RELATION &&
@@ -391,7 +387,8 @@ KvLookup(Oid relid, LOCKMODE mode)
 		entry->config_id = id;
 		entry->locks =
 			get_attnum(relid, "locked_until") == DOCMODEL_COLL_ATT_LOCKED;
-		entry->pkey = KvDirectIndex(relid);
+		entry->citus = DocmodelCitusTable(relid);
+		entry->pkey = entry->citus ? InvalidOid : KvDirectIndex(relid);
 		entry->valid = true;
 	}
 	return entry;
@@ -1162,7 +1159,7 @@ KvWrite(FunctionCallInfo fcinfo, KvStmt stmt)
 	values[2] = TimestampTzGetDatum(at);
 	values[3] = BoolGetDatum(preserve);
 	values[4] = TimestampTzGetDatum(GetCurrentTransactionStartTimestamp());
-	level = DocmodelCitusAutocommit(fcinfo, entry->relid);
+	level = entry->citus ? DocmodelCitusAutocommit(fcinfo) : -1;
 	DocmodelSpiConnect();
 	/*
 	 * upsert of a present key: a plain UPDATE fires the trigger once, where
@@ -1270,7 +1267,7 @@ kv_remove(PG_FUNCTION_ARGS)
 	values[1] = PG_ARGISNULL(2) ? (Datum) 0 : PG_GETARG_DATUM(2);
 	if (PG_ARGISNULL(2))
 		nulls[1] = 'n';
-	else if (entry->locks && DocmodelCitusTable(entry->relid))
+	else if (entry->locks && entry->citus)
 		values[1] =
 			Int64GetDatum(KvCitusUnlock(entry, values[0], PG_GETARG_INT64(2)));
 	PG_RETURN_INT64(
@@ -1701,6 +1698,13 @@ DocmodelKvExec(Oid relid, const DocmodelKvSql *stmt, Datum *values,
 	if (cas != NULL && SPI_processed > 0)
 		*cas = KvResultCas();
 	return SPI_processed;
+}
+
+/* Whether collection relid is a Citus table, from the plan cache; see kv.h. */
+bool
+DocmodelKvCitus(Oid relid)
+{
+	return KvLookup(relid, RowExclusiveLock)->citus;
 }
 
 /* Raise DocumentExists for another module's call; see kv.h. */

@@ -105,6 +105,12 @@ extern bool DocmodelKvUpdateDirect(Oid relid, Datum keyd, DocmodelKvApply apply,
 extern uint64 DocmodelKvExec(Oid relid, const DocmodelKvSql *stmt,
 							 Datum *values, const char *nulls, int64 *cas);
 
+/*
+ * Whether collection relid (locked as KV writes lock it) is a Citus table,
+ * whose writes take statements only; cached with its plans.
+ */
+extern bool DocmodelKvCitus(Oid relid);
+
 /* Raise 23505 DocumentExists: key is live in collection relid. */
 extern void DocmodelKvExists(Oid relid, const char *key)
 	pg_attribute_noreturn();

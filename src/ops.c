@@ -125,7 +125,7 @@ rename_key(PG_FUNCTION_ARGS)
 	cfg = CollectionOf(relid);
 	RequirePrivilege(relid, ACL_INSERT | ACL_DELETE, from_s, "rename_key",
 					 "INSERT and DELETE");
-	if (DocmodelCitusTable(relid))
+	if (DocmodelKvCitus(relid))
 		ereport(ERROR,
 				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
 				 errmsg("cannot rename document \"%s\" of distributed "

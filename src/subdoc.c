@@ -1210,7 +1210,7 @@ subdoc_mutate_in(PG_FUNCTION_ARGS)
 		 * its statement would do (kv.h); else, or when no live document was
 		 * there (the statement raises or inserts), the statement runs.
 		 */
-		if (DocmodelCitusTable(call->relid))
+		if (DocmodelKvCitus(call->relid))
 			cas = SubdocMutateCitus(fcinfo, call, update != NULL,
 									insert != NULL, values, nulls);
 		else if (update != &SubdocUpdateLean ||

@@ -64,6 +64,9 @@ BEGIN;
 SELECT docmodel.upsert('users', 'user::62', '{"name": "R"}') > 0 AS upserted;
 ROLLBACK;
 SELECT count(*) AS none FROM users WHERE id IN ('user::60', 'user::62');
+SELECT docmodel.upsert('users', 'user::63', '{"name": "T"}') > 0 AS upserted;
+SHOW citus.function_opens_transaction_block;  -- (restored after the write)
+DELETE FROM users WHERE id = 'user::63';
 SELECT key, doc->>'name' AS name FROM docmodel.get_multi('users', ARRAY['user::1', 'user::5', 'user::7']) ORDER BY key;
 SELECT docmodel.touch('users', 'user::5', 3600) > 0 AS touched;
 SELECT (SELECT expires_at IS NOT NULL FROM users WHERE id = 'user::5') AS expires;
@@ -162,6 +165,16 @@ SELECT docmodel.drop_schema('user', '3');
 SELECT result FROM run_command_on_workers($$SELECT count(*) FROM docmodel.schemas$$);
 INSERT INTO users (id, doc) VALUES ('user::400', '{"_schema": "3"}');
 DELETE FROM users WHERE id IN ('user::400', 'user::401');
+
+-- A collection on the coordinator is read and changed in place; once
+-- distributed, in the same session, through the shards.
+SELECT docmodel.create_collection('pets') IS NOT NULL AS created;
+SELECT docmodel.insert('pets', 'pets::1', '{"n": 1}') > 0 AS inserted;
+SELECT docmodel.get('pets', 'pets::1')->'n' AS n, docmodel.mutate_in('pets', 'pets::1', '[{"op": "increment", "path": "n", "delta": 1}]')->'results' AS local;
+SELECT docmodel.distribute_collection('pets') IS NOT NULL AS distributed;
+SELECT docmodel.get('pets', 'pets::1')->'n' AS n, docmodel.mutate_in('pets', 'pets::1', '[{"op": "increment", "path": "n", "delta": 1}]')->'results' AS sharded;
+SELECT docmodel.get('pets', 'pets::1')->'n' AS n, docmodel.exists('pets', 'pets::1') AS exists;
+SELECT docmodel.drop_collection('pets');
 
 -- bucket_append works on the shards; rename_key and lookups are refused
 -- (0A000): their triggers would write other keys' shards from a shard.
