@@ -693,9 +693,8 @@ BEGIN
     END IF;
     -- (before the configuration names it to the workers)
     IF distributed AND NOT docmodel._citus_distributed(hist) THEN
-        EXECUTE 'SELECT pg_catalog.create_distributed_table($1, ''id'', colocate_with => $2)'
-            USING hist, $1::text;
-        EXECUTE 'SELECT pg_catalog.truncate_local_data_after_distributing_table($1)' USING hist;
+        PERFORM pg_catalog.create_distributed_table(hist, 'id', colocate_with => $1::text);
+        PERFORM pg_catalog.truncate_local_data_after_distributing_table(hist);
     END IF;
     PERFORM docmodel._config_set_revisions($1, keep, hist);
     IF EXISTS (SELECT FROM pg_catalog.pg_trigger AS g WHERE g.tgrelid OPERATOR(pg_catalog.=) $1
@@ -1149,8 +1148,7 @@ BEGIN
     -- whose table is gone here (undistributed since).
     FOR cur IN SELECT k.id, k.coll FROM docmodel.collection_config AS k
                WHERE NOT k.id OPERATOR(pg_catalog.=) ANY (ids)
-                 AND (EXISTS (SELECT FROM pg_catalog.pg_dist_partition AS p
-                              WHERE p.logicalrelid OPERATOR(pg_catalog.=) k.coll)
+                 AND (docmodel._citus_distributed(k.coll)
                       OR NOT EXISTS (SELECT FROM pg_catalog.pg_class AS r
                                      WHERE r.oid OPERATOR(pg_catalog.=) k.coll)) LOOP
         IF NOT pg_catalog.pg_has_role(SESSION_USER, (SELECT r.relowner FROM pg_catalog.pg_class AS r
@@ -1272,29 +1270,28 @@ BEGIN
                   DETAIL = pg_catalog.format('The rule of %s runs a function, which the workers do not have.', fn),
                   HINT = 'Register the migration with steps instead.';
     END IF;
-    SELECT g.tgname INTO fn FROM pg_catalog.pg_trigger AS g
+    -- Lookups and projections write across shards or read transition
+    -- tables: neither can run on the shards.
+    SELECT g.tgname INTO tg FROM pg_catalog.pg_trigger AS g
         WHERE g.tgrelid OPERATOR(pg_catalog.=) coll
           AND g.tgname OPERATOR(pg_catalog.~~) 'docmodel\_lookup\_%' LIMIT 1;
-    IF fn IS NULL THEN
-        SELECT p.mapping INTO fn FROM docmodel.projections AS p
-            WHERE p.coll OPERATOR(pg_catalog.=) distribute_collection.coll LIMIT 1;
-        IF fn IS NOT NULL THEN
-            RAISE EXCEPTION 'cannot distribute collection "%": mapping "%" is projected onto it', coll, fn
-                USING ERRCODE = 'feature_not_supported',
-                      DETAIL = 'The projection''s triggers read transition tables, which Citus cannot send to the workers.',
-                      HINT = 'Stop the projection (docmodel.stop_projection) first; load with docmodel.migrate_tables().';
-        END IF;
-    END IF;
-    IF fn IS NOT NULL THEN
+    IF tg IS NOT NULL THEN
         RAISE EXCEPTION 'cannot distribute collection "%": it has a lookup', coll
             USING ERRCODE = 'feature_not_supported',
-                  DETAIL = pg_catalog.format('Lookup trigger %s writes documents under other keys, which live on other shards.', fn),
+                  DETAIL = pg_catalog.format('Lookup trigger %s writes documents under other keys, which live on other shards.', tg),
                   HINT = 'Drop the lookup (docmodel.drop_lookup) first; index the value with a secondary index instead.';
+    END IF;
+    SELECT p.mapping INTO fn FROM docmodel.projections AS p
+        WHERE p.coll OPERATOR(pg_catalog.=) distribute_collection.coll LIMIT 1;
+    IF fn IS NOT NULL THEN
+        RAISE EXCEPTION 'cannot distribute collection "%": mapping "%" is projected onto it', coll, fn
+            USING ERRCODE = 'feature_not_supported',
+                  DETAIL = 'The projection''s triggers read transition tables, which Citus cannot send to the workers.',
+                  HINT = 'Stop the projection (docmodel.stop_projection) first; load with docmodel.migrate_tables().';
     END IF;
     -- The collection's triggers go onto its shards.
     PERFORM pg_catalog.set_config('citus.enable_unsafe_triggers', 'on', true);
-    IF NOT EXISTS (SELECT FROM pg_catalog.pg_dist_partition AS p
-                   WHERE p.logicalrelid OPERATOR(pg_catalog.=) coll) THEN
+    IF NOT docmodel._citus_distributed(coll) THEN
         -- The documents already there are copied into the shards as they
         -- are: docmodel's triggers are off for the copy (this transaction
         -- holds the table), so that nothing is stamped, checked or recorded
@@ -1314,8 +1311,7 @@ BEGIN
         END LOOP;
     END IF;
     -- History next to its document: the same shards of the key space.
-    IF hist IS NOT NULL AND NOT EXISTS (SELECT FROM pg_catalog.pg_dist_partition AS p
-                                        WHERE p.logicalrelid OPERATOR(pg_catalog.=) hist) THEN
+    IF hist IS NOT NULL AND NOT docmodel._citus_distributed(hist) THEN
         PERFORM pg_catalog.create_distributed_table(hist, 'id', colocate_with => coll::text);
         PERFORM pg_catalog.truncate_local_data_after_distributing_table(hist);
     END IF;
@@ -1337,8 +1333,7 @@ DECLARE
     cid integer;
     t record;
 BEGIN
-    IF NOT EXISTS (SELECT FROM pg_catalog.pg_dist_partition AS p
-                   WHERE p.logicalrelid OPERATOR(pg_catalog.=) coll) THEN
+    IF NOT docmodel._citus_distributed(coll) THEN
         RAISE EXCEPTION 'collection "%" is not distributed', coll
             USING ERRCODE = 'object_not_in_prerequisite_state',
                   HINT = 'Distribute it with docmodel.distribute_collection().';
@@ -1347,8 +1342,7 @@ BEGIN
         WHERE c.coll OPERATOR(pg_catalog.=) $1;
     PERFORM pg_catalog.set_config('citus.enable_unsafe_triggers', 'on', true);
     -- Citus copies each table into a new one (new OIDs, same names).
-    IF hist IS NOT NULL AND EXISTS (SELECT FROM pg_catalog.pg_dist_partition AS p
-                                    WHERE p.logicalrelid OPERATOR(pg_catalog.=) hist) THEN
+    IF hist IS NOT NULL AND docmodel._citus_distributed(hist) THEN
         PERFORM pg_catalog.undistribute_table(hist);
     END IF;
     PERFORM pg_catalog.undistribute_table(coll);
