@@ -1119,6 +1119,15 @@ BEGIN
             AND cur.type_part OPERATOR(pg_catalog.=) (c OPERATOR(pg_catalog.->>) 'type_part')::integer
             AND cur.type_check OPERATOR(pg_catalog.=) (c OPERATOR(pg_catalog.->>) 'type_check')
             AND cur.fields IS NOT DISTINCT FROM NULLIF(c OPERATOR(pg_catalog.->) 'fields', 'null'::jsonb);
+        -- The history table it names too, by OID: the trigger writes and
+        -- prunes revisions there without further checks.
+        IF hist IS NOT NULL
+           AND NOT pg_catalog.pg_has_role(SESSION_USER, (SELECT r.relowner FROM pg_catalog.pg_class AS r
+                                          WHERE r.oid OPERATOR(pg_catalog.=) hist), 'USAGE') THEN
+            RAISE EXCEPTION 'must be owner of table %', hist
+                USING ERRCODE = 'insufficient_privilege',
+                      DETAIL = pg_catalog.format('Collection %s names it as its revisions table.', rel);
+        END IF;
         -- the row it replaces too (same id or same table)
         IF NOT pg_catalog.pg_has_role(SESSION_USER, (SELECT r.relowner FROM pg_catalog.pg_class AS r
                                        WHERE r.oid OPERATOR(pg_catalog.=) rel), 'USAGE')

@@ -86,3 +86,48 @@ DROP SCHEMA forged_schema;
 REVOKE CREATE ON SCHEMA public FROM forger;
 DROP ROLE forger;
 SELECT docmodel.drop_collection('victim');
+
+-- On a Citus worker, _citus_apply (SECURITY DEFINER: it writes the
+-- worker's copy of the configuration) checks by OID that the connected
+-- role owns every table a configuration names: the collection and its
+-- history table. Simulated in a database of its own with a stand-in
+-- pg_dist_local_group (group 1: a worker); Citus connects with the
+-- coordinator's session user, hence SESSION AUTHORIZATION.
+\set orig_db :DBNAME
+CREATE DATABASE docmodel_worker;
+\c docmodel_worker
+SET client_min_messages = warning;
+CREATE EXTENSION docmodel;
+\i test/sql/include/try.sql
+SET allow_system_table_mods = on;
+CREATE TABLE pg_catalog.pg_dist_local_group (groupid integer);
+RESET allow_system_table_mods;
+INSERT INTO pg_catalog.pg_dist_local_group VALUES (1);
+SELECT docmodel.create_collection('victim', revisions => 5);
+INSERT INTO victim (id, doc, cas) VALUES ('user::1', '{"n": 1}', 0);
+UPDATE victim SET doc = '{"n": 2}';
+CREATE ROLE worker_forger;
+GRANT CREATE ON SCHEMA public TO worker_forger;
+SET SESSION AUTHORIZATION worker_forger;
+SELECT docmodel.create_collection('mine', revisions => 1);
+-- The coordinator's message as it would be for mine, but naming victim's
+-- history: refused, nothing changed.
+-- (names qualified, as the coordinator sends them)
+SELECT jsonb_agg(to_jsonb(c) || '{"coll": "public.mine", "revisions_table": "public.mine_revisions"}')
+    AS mine_config
+  FROM docmodel.collection_config c WHERE c.coll = 'mine'::regclass \gset
+SELECT pg_temp.try(format($$SELECT docmodel._citus_apply(%L, '[]', '[]')$$,
+  jsonb_set(:'mine_config', '{0,revisions_table}', '"public.victim_revisions"')));
+SELECT revisions_table FROM docmodel.collection_config WHERE coll = 'mine'::regclass;
+INSERT INTO mine (id, doc, cas) VALUES ('user::1', '{"n": "forged"}', 0);
+UPDATE mine SET doc = '{"n": "forged again"}';
+-- Its own history: accepted.
+SELECT pg_temp.try(format($$SELECT docmodel._citus_apply(%L, '[]', '[]')$$,
+  jsonb_set(:'mine_config', '{0,revisions}', '3')));
+SELECT revisions, revisions_table FROM docmodel.collection_config WHERE coll = 'mine'::regclass;
+RESET SESSION AUTHORIZATION;
+-- victim's history is its own.
+SELECT id, ver, op, doc->>'n' AS n FROM victim_revisions ORDER BY ver;
+\c :orig_db
+DROP DATABASE docmodel_worker;
+DROP ROLE worker_forger;
