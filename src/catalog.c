@@ -191,7 +191,7 @@ config_create(PG_FUNCTION_ARGS)
 	bool isnull;
 
 	if (PG_ARGISNULL(0))
-		elog(ERROR, "_config_create: coll is null");
+		DocmodelNullArgument("_config_create", "coll");
 	RequireOwner(PG_GETARG_OID(0));
 	TakeArgs(fcinfo, 5, values, nulls);
 	ExecAsTableOwner("collection_config",
@@ -221,8 +221,14 @@ config_set_revisions(PG_FUNCTION_ARGS)
 	Datum values[3];
 	char nulls[3];
 
-	if (PG_ARGISNULL(0) || PG_ARGISNULL(1))
-		elog(ERROR, "_config_set_revisions: null argument");
+	if (PG_ARGISNULL(0))
+		DocmodelNullArgument("_config_set_revisions", "coll");
+	if (PG_ARGISNULL(1))
+		DocmodelNullArgument("_config_set_revisions", "revisions");
+	if (PG_GETARG_INT32(1) < 0)
+		ereport(ERROR, (errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+						errmsg("invalid number of revisions to keep: %d",
+							   PG_GETARG_INT32(1))));
 	RequireOwner(PG_GETARG_OID(0));
 	if (!PG_ARGISNULL(2))
 		RequireOwner(PG_GETARG_OID(2));
@@ -274,8 +280,10 @@ config_set_max_ttl(PG_FUNCTION_ARGS)
 	Datum values[2];
 	char nulls[2];
 
-	if (PG_ARGISNULL(0) || PG_ARGISNULL(1) || PG_GETARG_INT32(1) < 0)
-		elog(ERROR, "_config_set_max_ttl: bad argument");
+	if (PG_GETARG_INT32(1) < 0)
+		ereport(ERROR, (errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+						errmsg("invalid max_ttl: %d", PG_GETARG_INT32(1)),
+						errhint("Give seconds, 0 for none.")));
 	RequireOwner(PG_GETARG_OID(0));
 	TakeArgs(fcinfo, 2, values, nulls);
 	UpdateConfig("SET max_ttl = $2", 2, types, values, nulls);
@@ -294,8 +302,12 @@ config_set_layout(PG_FUNCTION_ARGS)
 	Datum values[4];
 	char nulls[4];
 
-	if (PG_ARGISNULL(0) || PG_ARGISNULL(1) || PG_ARGISNULL(2))
-		elog(ERROR, "_config_set_layout: null argument");
+	if (PG_ARGISNULL(0))
+		DocmodelNullArgument("_config_set_layout", "coll");
+	if (PG_ARGISNULL(1))
+		DocmodelNullArgument("_config_set_layout", "type_part");
+	if (PG_ARGISNULL(2))
+		DocmodelNullArgument("_config_set_layout", "type_check");
 	RequireOwner(PG_GETARG_OID(0));
 	TakeArgs(fcinfo, 4, values, nulls);
 	UpdateConfig("SET type_part = $2, type_check = $3, fields = $4", 4, types,
@@ -333,8 +345,10 @@ migration_run_new(PG_FUNCTION_ARGS)
 	Datum run;
 	bool isnull;
 
-	if (PG_ARGISNULL(0) || PG_ARGISNULL(3))
-		elog(ERROR, "_migration_run_new: null argument");
+	if (PG_ARGISNULL(0))
+		DocmodelNullArgument("_migration_run_new", "coll");
+	if (PG_ARGISNULL(3))
+		DocmodelNullArgument("_migration_run_new", "targets");
 	RequireUpdate(PG_GETARG_OID(0), "Running a migration of a collection");
 	TakeArgs(fcinfo, 4, values, nulls);
 	ExecAsTableOwner(
@@ -363,8 +377,10 @@ migration_run_set(PG_FUNCTION_ARGS)
 	Datum coll;
 	bool isnull;
 
-	if (PG_ARGISNULL(0) || PG_ARGISNULL(1))
-		elog(ERROR, "_migration_run_set: null argument");
+	if (PG_ARGISNULL(0))
+		DocmodelNullArgument("_migration_run_set", "run");
+	if (PG_ARGISNULL(1))
+		DocmodelNullArgument("_migration_run_set", "status");
 	TakeArgs(fcinfo, 7, values, nulls);
 	if (ExecAsTableOwner("migration_run",
 						 "SELECT r.coll::pg_catalog.oid "

@@ -395,7 +395,9 @@ _check_layout(PG_FUNCTION_ARGS)
 	else if (strcmp(name, "documents") == 0)
 		layout = DOCMODEL_LAYOUT_DOCUMENTS;
 	else
-		elog(ERROR, "unknown docmodel layout \"%s\"", name);
+		ereport(ERROR, (errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+						errmsg("unknown docmodel layout \"%s\"", name),
+						errhint("Give collection, history or documents.")));
 	if (pg_class_aclcheck(relid, GetUserId(), ACL_SELECT) != ACLCHECK_OK)
 		PG_RETURN_VOID();
 	rel = try_relation_open(relid, AccessShareLock);
@@ -1090,7 +1092,8 @@ DocmodelDerivedName(Oid nsp, const char *base, const char *label)
 	int pass = 0;
 
 	if (strlen(label) > NAMEDATALEN - 2 - 10)
-		elog(ERROR, "derived name label \"%s\" is too long", label);
+		ereport(ERROR, (errcode(ERRCODE_NAME_TOO_LONG),
+						errmsg("derived name label \"%s\" is too long", label)));
 	strlcpy(modlabel, label, sizeof(modlabel));
 	for (;;)
 	{

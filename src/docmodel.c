@@ -159,6 +159,24 @@ DocmodelSpiConnect(void)
 		elog(ERROR, "SPI_connect failed");
 }
 
+/* See docmodel.h. */
+void
+DocmodelNullArgument(const char *function, const char *argument)
+{
+	ereport(ERROR, (errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
+					errmsg("argument %s of docmodel.%s must not be null",
+						   argument, function)));
+}
+
+/* See docmodel.h. */
+void
+DocmodelTriggerMisuse(const char *function, const char *how)
+{
+	ereport(ERROR,
+			(errcode(ERRCODE_E_R_I_E_TRIGGER_PROTOCOL_VIOLATED),
+			 errmsg("docmodel.%s must be fired as %s", function, how)));
+}
+
 /* A statement trigger on one of docmodel's catalogs; see docmodel.h. */
 Datum
 DocmodelCatalogChanged(FunctionCallInfo fcinfo, const char *name)
@@ -166,7 +184,7 @@ DocmodelCatalogChanged(FunctionCallInfo fcinfo, const char *name)
 	TriggerData *trigdata = (TriggerData *) fcinfo->context;
 
 	if (!CALLED_AS_TRIGGER(fcinfo))
-		elog(ERROR, "%s: not called as a trigger", name);
+		DocmodelTriggerMisuse(name, "a statement trigger");
 	CacheInvalidateRelcacheByRelid(RelationGetRelid(trigdata->tg_relation));
 	DocmodelCitusPush();
 	return PointerGetDatum(NULL);

@@ -38,6 +38,18 @@ extern Datum DocmodelCatalogChanged(FunctionCallInfo fcinfo, const char *name);
 extern void DocmodelSpiConnect(void);
 
 /*
+ * Errors of a caller's making in internal functions and triggers, never
+ * XX000: DocmodelNullArgument raises 22004 (null_value_not_allowed) naming
+ * the function and its argument; DocmodelTriggerMisuse raises 39P01
+ * (trigger_protocol_violated) for a trigger function fired as it was not
+ * made to be (how: what it needs).
+ */
+extern void DocmodelNullArgument(const char *function, const char *argument)
+	pg_attribute_noreturn();
+extern void DocmodelTriggerMisuse(const char *function, const char *how)
+	pg_attribute_noreturn();
+
+/*
  * A backend-local hash table of entrysize-byte entries keyed by their first
  * keysize bytes (a C string when strings, else binary), in cxt (NULL: the
  * top memory context).

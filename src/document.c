@@ -994,9 +994,10 @@ CheckTriggerCall(FunctionCallInfo fcinfo, TriggerWrite *w)
 	TriggerData *td = (TriggerData *) fcinfo->context;
 
 	if (!CALLED_AS_TRIGGER(fcinfo))
-		elog(ERROR, "collection_trigger: not called as a trigger");
+		DocmodelTriggerMisuse("collection_trigger", "a trigger");
 	if (td->tg_trigger->tgnargs != 1)
-		elog(ERROR, "collection_trigger: needs the collection id argument");
+		DocmodelTriggerMisuse("collection_trigger",
+							  "a trigger with the collection id argument");
 	w->rel = td->tg_relation;
 	w->desc = RelationGetDescr(w->rel);
 	/* a trigger's arguments never change: parse them once per trigger */
@@ -1046,8 +1047,8 @@ collection_trigger(PG_FUNCTION_ARGS)
 
 	if (!TRIGGER_FIRED_BEFORE(td->tg_event) ||
 		!TRIGGER_FIRED_FOR_ROW(td->tg_event))
-		elog(ERROR, "collection_trigger: must be a BEFORE ... FOR EACH ROW "
-					"trigger");
+		DocmodelTriggerMisuse("collection_trigger",
+							  "a BEFORE ... FOR EACH ROW trigger");
 	if (TRIGGER_FIRED_BY_DELETE(td->tg_event))
 	{
 		/* locks: see kv.c (fired only for a row with locked_until set) */

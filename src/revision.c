@@ -589,7 +589,8 @@ DocmodelRevisionTrigger(FunctionCallInfo fcinfo)
 	int32 ver;
 
 	if (td->tg_trigger->tgnargs != 1)
-		elog(ERROR, "collection_trigger: needs the collection id argument");
+		DocmodelTriggerMisuse("collection_trigger",
+							  "a trigger with the collection id argument");
 	cfg = *DocmodelCollectionById(pg_strtoint32(td->tg_trigger->tgargs[0]));
 	/* on a Citus shard: the colocated shard of the history */
 	DocmodelCheckTriggerRelation(td->tg_relation, td->tg_trigger->tgname, &cfg);
@@ -604,8 +605,9 @@ DocmodelRevisionTrigger(FunctionCallInfo fcinfo)
 	}
 	if (!TRIGGER_FIRED_AFTER(td->tg_event) ||
 		!TRIGGER_FIRED_FOR_ROW(td->tg_event))
-		elog(ERROR, "collection_trigger: history needs AFTER INSERT OR UPDATE "
-					"OR DELETE FOR EACH ROW");
+		DocmodelTriggerMisuse("collection_trigger",
+							  "an AFTER INSERT OR UPDATE OR DELETE FOR EACH ROW "
+							  "trigger (history)");
 
 	id = heap_getattr(oldtup, DOCMODEL_COLL_ATT_ID, desc, &isnull);
 	if (isnull)

@@ -135,6 +135,40 @@ SET statement_timeout = '20s';
 SELECT format('DO $sweep$ BEGIN PERFORM pg_temp.sweep_one(%s); END $sweep$', n)
 FROM sweep_call ORDER BY n \gexec
 RESET statement_timeout;
+
+-- docmodel's trigger functions on a table of the caller's, fired as they
+-- were not made to be: 39P01 (or the refusal of a table that is not the
+-- trigger's own), never an internal error.
+\i test/sql/include/try.sql
+CREATE TABLE sweep_trig (id text PRIMARY KEY, doc jsonb, cas bigint, expires_at timestamptz);
+CREATE TRIGGER a AFTER INSERT ON sweep_trig FOR EACH STATEMENT
+  EXECUTE FUNCTION docmodel.collection_trigger();
+SELECT pg_temp.try($$INSERT INTO sweep_trig VALUES ('user::1', '{}', 0)$$);
+DROP TRIGGER a ON sweep_trig;
+CREATE TRIGGER a AFTER INSERT ON sweep_trig FOR EACH STATEMENT
+  EXECUTE FUNCTION docmodel.collection_trigger('1');
+SELECT pg_temp.try($$INSERT INTO sweep_trig VALUES ('user::1', '{}', 0)$$);
+DROP TRIGGER a ON sweep_trig;
+CREATE TRIGGER a BEFORE INSERT ON sweep_trig FOR EACH ROW
+  EXECUTE FUNCTION docmodel.collection_trigger('x');
+SELECT pg_temp.try($$INSERT INTO sweep_trig VALUES ('user::1', '{}', 0)$$);
+DROP TRIGGER a ON sweep_trig;
+CREATE TRIGGER a AFTER INSERT ON sweep_trig FOR EACH STATEMENT
+  EXECUTE FUNCTION docmodel.counter_state_guard();
+SELECT pg_temp.try($$INSERT INTO sweep_trig VALUES ('user::1', '{}', 0)$$);
+DROP TRIGGER a ON sweep_trig;
+CREATE TRIGGER a AFTER INSERT ON sweep_trig FOR EACH ROW
+  EXECUTE FUNCTION docmodel._lookup_trigger();
+SELECT pg_temp.try($$INSERT INTO sweep_trig VALUES ('user::1', '{}', 0)$$);
+DROP TRIGGER a ON sweep_trig;
+CREATE TRIGGER a AFTER INSERT ON sweep_trig FOR EACH ROW
+  EXECUTE FUNCTION docmodel._projection_trigger();
+SELECT pg_temp.try($$INSERT INTO sweep_trig VALUES ('user::1', '{}', 0)$$);
+DROP TRIGGER a ON sweep_trig;
+CREATE TRIGGER a AFTER INSERT ON sweep_trig FOR EACH ROW
+  EXECUTE FUNCTION docmodel._collection_config_changed();
+SELECT pg_temp.try($$INSERT INTO sweep_trig VALUES ('user::1', '{}', 0)$$);
+DROP TABLE sweep_trig;
 RESET ROLE;
 
 -- Internal errors (and any call not logged: it escaped its block).
