@@ -758,6 +758,13 @@ CREATE FUNCTION docmodel._migrate_doc(doc jsonb, target docmodel.version, key te
 COMMENT ON FUNCTION docmodel._migrate_doc(jsonb, docmodel.version, text, regclass) IS
 	'docmodel internal: _migrate_doc of a document of collection coll, by its field names (NULL: any meta style)';
 
+CREATE FUNCTION docmodel.migrate(doc jsonb, target docmodel.version, coll regclass)
+	RETURNS jsonb
+	AS 'MODULE_PATHNAME', 'migrate'
+	LANGUAGE C STABLE PARALLEL RESTRICTED;
+COMMENT ON FUNCTION docmodel.migrate(jsonb, docmodel.version, regclass) IS
+	'docmodel: migrate() of a document of collection coll, its type and version read where coll keeps them (its fields); target NULL: the current version';
+
 CREATE FUNCTION docmodel._migration_pending(doc jsonb, doc_type text, target docmodel.version, coll regclass)
 	RETURNS boolean
 	AS 'MODULE_PATHNAME', 'migration_pending'
@@ -2119,6 +2126,19 @@ CREATE FUNCTION docmodel.validation_errors(doc jsonb)
     LANGUAGE C STABLE STRICT PARALLEL SAFE ROWS 4;
 COMMENT ON FUNCTION docmodel.validation_errors(jsonb) IS
     'docmodel: every violation of the schema of a document''s type and version: JSON Pointer into the document, to the keyword, message';
+
+CREATE FUNCTION docmodel.validate(doc jsonb, coll regclass) RETURNS boolean
+    AS 'MODULE_PATHNAME', 'validate'
+    LANGUAGE C STABLE STRICT PARALLEL RESTRICTED;
+COMMENT ON FUNCTION docmodel.validate(jsonb, regclass) IS
+    'docmodel: validate() of a document of collection coll, its type and version read where coll keeps them (its fields)';
+
+CREATE FUNCTION docmodel.validation_errors(doc jsonb, coll regclass)
+    RETURNS TABLE(path text, schema_path text, message text)
+    AS 'MODULE_PATHNAME', 'validation_errors'
+    LANGUAGE C STABLE STRICT PARALLEL RESTRICTED ROWS 4;
+COMMENT ON FUNCTION docmodel.validation_errors(jsonb, regclass) IS
+    'docmodel: validation_errors() of a document of collection coll, its type and version read where coll keeps them (its fields)';
 
 -- migration_plan(coll, validate)'s check of one document (migrate.c)
 CREATE FUNCTION docmodel._plan_error(doc jsonb, key text, coll regclass) RETURNS text

@@ -672,17 +672,19 @@ FindFieldsOf(Jsonb *doc, const DocFieldSet *fs, DocFields *f)
 }
 
 /*
- * migrate(doc jsonb, target version DEFAULT NULL) -> jsonb, and
- * _migrate_doc(doc, target, key text) whose errors name key.
+ * migrate(doc jsonb, target version DEFAULT NULL) -> jsonb,
+ * migrate(doc, target, coll regclass) reading the fields where coll keeps
+ * them, and _migrate_doc(doc, target, key text [, coll]) whose errors name
+ * key. collarg: the argument number of coll in these overloads.
  */
 static inline Datum
-MigrateArg(FunctionCallInfo fcinfo, const char *key)
+MigrateArg(FunctionCallInfo fcinfo, const char *key, int collarg)
 {
 	Datum d;
 	Jsonb *doc;
 	Jsonb *res;
 	bool none;
-	const DocFieldSet *fs = ArgFields(fcinfo, 3, &none);
+	const DocFieldSet *fs = ArgFields(fcinfo, collarg, &none);
 
 	if (PG_ARGISNULL(0))
 		PG_RETURN_NULL();
@@ -702,7 +704,7 @@ MigrateArg(FunctionCallInfo fcinfo, const char *key)
 Datum
 migrate(PG_FUNCTION_ARGS)
 {
-	return MigrateArg(fcinfo, NULL);
+	return MigrateArg(fcinfo, NULL, 2);
 }
 
 Datum
@@ -711,7 +713,7 @@ migrate_doc(PG_FUNCTION_ARGS)
 	const char *key = PG_ARGISNULL(0) || PG_ARGISNULL(2)
 						  ? NULL
 						  : text_to_cstring(PG_GETARG_TEXT_PP(2));
-	Datum d = MigrateArg(fcinfo, key);
+	Datum d = MigrateArg(fcinfo, key, 3);
 	bool none;
 
 	/* a bulk run's output is held to its version's schema: see schema.c */

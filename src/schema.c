@@ -367,13 +367,34 @@ DocmodelFirstViolation(Jsonb *doc, const char *key, const DocFieldSet *fs)
 	return psprintf("%s: %s", e->path, e->message);
 }
 
-/* Return the schema of a document given to validate(): 22023 without a type. */
+/*
+ * Return the schema of a document given to validate(): 22023 without a type.
+ * Its fields are read where collection argument 1 keeps them, when given
+ * (validate(doc, coll)), else in any meta style.
+ */
 static RegisteredSchema *
-SchemaForSql(Jsonb *doc)
+SchemaForSql(FunctionCallInfo fcinfo, Jsonb *doc)
 {
 	DocFields f;
+	const DocFieldSet *fs = NULL;
 
-	if (!JB_ROOT_IS_OBJECT(doc) || !FindFields(doc, DOC_META_AUTO, &f) ||
+	if (PG_NARGS() > 1 && !PG_ARGISNULL(1))
+	{
+		const DocmodelCollection *cfg = DocmodelCollectionOf(PG_GETARG_OID(1));
+
+		if (cfg->xattrs)
+			ereport(ERROR,
+					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+					 errmsg("collection \"%s\" keeps its documents' type "
+							"and version in column meta, not in the body",
+							get_rel_name(PG_GETARG_OID(1))),
+					 errhint("Registered schemas do not apply to the bodies "
+							 "of a meta_style xattrs collection; "
+							 "schema_valid() takes any schema.")));
+		fs = cfg->fs;
+	}
+	if (!JB_ROOT_IS_OBJECT(doc) ||
+		!(fs ? FindFieldsIn(doc, fs, &f) : FindFields(doc, DOC_META_AUTO, &f)) ||
 		f.type == NULL)
 		ereport(ERROR,
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
@@ -384,24 +405,30 @@ SchemaForSql(Jsonb *doc)
 	return SchemaOfDocument(doc, f.set, NULL, 0, NULL);
 }
 
-/* validate(doc jsonb) returns boolean: valid against its type and version's schema */
+/*
+ * validate(doc jsonb [, coll regclass]) returns boolean: valid against its
+ * type and version's schema
+ */
 Datum
 validate(PG_FUNCTION_ARGS)
 {
 	Jsonb *doc = PG_GETARG_JSONB_P(0);
-	RegisteredSchema *r = SchemaForSql(doc);
+	RegisteredSchema *r = SchemaForSql(fcinfo, doc);
 
 	if (r == NULL)
 		PG_RETURN_BOOL(true); /* no schema registered: nothing to break */
 	PG_RETURN_BOOL(DocmodelSchemaValidate(Compiled(r), doc, NULL, 0));
 }
 
-/* validation_errors(doc jsonb) returns table(path, schema_path, message) */
+/*
+ * validation_errors(doc jsonb [, coll regclass]) returns table(path,
+ * schema_path, message)
+ */
 Datum
 validation_errors(PG_FUNCTION_ARGS)
 {
 	Jsonb *doc = PG_GETARG_JSONB_P(0);
-	RegisteredSchema *r = SchemaForSql(doc);
+	RegisteredSchema *r = SchemaForSql(fcinfo, doc);
 	List *errors = NIL;
 
 	if (r != NULL)
