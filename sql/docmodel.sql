@@ -2143,9 +2143,9 @@ COMMENT ON FUNCTION docmodel.validation_errors(jsonb, regclass) IS
 -- migration_plan(coll, validate)'s check of one document (migrate.c)
 CREATE FUNCTION docmodel._plan_error(doc jsonb, key text, coll regclass) RETURNS text
     AS 'MODULE_PATHNAME', 'plan_error'
-    LANGUAGE C STABLE PARALLEL SAFE;
+    LANGUAGE C STABLE PARALLEL RESTRICTED;
 COMMENT ON FUNCTION docmodel._plan_error(jsonb, text, regclass) IS
-    'docmodel internal: the first schema violation ("path: message") of doc migrated in memory to its type''s current version, read by coll''s field names; NULL when valid';
+    'docmodel internal: the first schema violation ("path: message") of doc migrated in memory to its type''s current version, read by coll''s field names, or the error of a step that cannot apply to it; NULL when valid';
 
 -- The dry run with validation: each document migrated in memory and checked
 -- against the schema of its type at the target version.

@@ -23,6 +23,7 @@
 #include "postgres.h"
 
 #include "access/htup_details.h"
+#include "access/xact.h"
 #include "catalog/namespace.h"
 #include "catalog/pg_type.h"
 #include "executor/spi.h"
@@ -726,7 +727,11 @@ migrate_doc(PG_FUNCTION_ARGS)
 /*
  * _plan_error(doc, key, coll) -> text: the first violation of doc migrated
  * in memory to its type's current version ("path: message"), read by coll's
- * field names; NULL when it is valid or has no schema (migration_plan).
+ * field names, or the error of the step that cannot apply to it; NULL when
+ * it is valid or has no schema (migration_plan). A step's error is a data
+ * error (class 22 or 23) caught in a subtransaction, so that the plan counts
+ * every document a migration would stop at instead of stopping at the
+ * first; any other error (a cancel, out of memory) is raised.
  */
 Datum
 plan_error(PG_FUNCTION_ARGS)
@@ -734,14 +739,46 @@ plan_error(PG_FUNCTION_ARGS)
 	bool none;
 	const DocFieldSet *fs = ArgFields(fcinfo, 2, &none);
 	const char *key;
-	char *err;
+	Jsonb *doc;
+	char *volatile err = NULL;
+	MemoryContext cxt = CurrentMemoryContext;
+	ResourceOwner owner = CurrentResourceOwner;
 
 	/* an xattrs body carries no type to check */
 	if (PG_ARGISNULL(0) || PG_ARGISNULL(1) || none)
 		PG_RETURN_NULL();
 	key = text_to_cstring(PG_GETARG_TEXT_PP(1));
-	err = DocmodelFirstViolation(
-		DocmodelMigrateIn(PG_GETARG_JSONB_P(0), NULL, key, fs), key, fs);
+	doc = PG_GETARG_JSONB_P(0);
+	BeginInternalSubTransaction(NULL);
+	MemoryContextSwitchTo(cxt);
+	PG_TRY();
+	{
+		err = DocmodelFirstViolation(DocmodelMigrateIn(doc, NULL, key, fs), key,
+									 fs);
+		ReleaseCurrentSubTransaction();
+		MemoryContextSwitchTo(cxt);
+		CurrentResourceOwner = owner;
+	}
+	PG_CATCH();
+	{
+		ErrorData *edata;
+		int category;
+
+		MemoryContextSwitchTo(cxt);
+		edata = CopyErrorData();
+		FlushErrorState();
+		RollbackAndReleaseCurrentSubTransaction();
+		MemoryContextSwitchTo(cxt);
+		CurrentResourceOwner = owner;
+		category = ERRCODE_TO_CATEGORY(edata->sqlerrcode);
+		if (category != ERRCODE_DATA_EXCEPTION &&
+			category != ERRCODE_INTEGRITY_CONSTRAINT_VIOLATION)
+			ReThrowError(edata);
+		err = psprintf("%s (SQLSTATE %s)", edata->message,
+					   unpack_sql_state(edata->sqlerrcode));
+		FreeErrorData(edata);
+	}
+	PG_END_TRY();
 	if (err == NULL)
 		PG_RETURN_NULL();
 	PG_RETURN_TEXT_P(cstring_to_text(err));
