@@ -2853,10 +2853,8 @@ BEGIN
         RAISE EXCEPTION USING ERRCODE = '54001',
             MESSAGE = format('mapping "%s" nests more than 32 levels', spec->>'name');
     END IF;
-    FOR col IN SELECT a.attname, a.attnotnull, a.atttypmod, t.typname, t.typcategory,
-            et.typname AS elemname
-        FROM pg_attribute a JOIN pg_type t ON t.oid = a.atttypid
-        LEFT JOIN pg_type et ON et.oid = t.typelem AND t.typcategory = 'A'
+    FOR col IN SELECT a.attname, a.attnotnull, a.atttypid, a.atttypmod
+        FROM pg_attribute a
         WHERE a.attrelid = tbl AND a.attnum > 0 AND NOT a.attisdropped
         ORDER BY a.attnum LOOP
         name := col.attname;
@@ -2864,13 +2862,12 @@ BEGIN
             name := spec->'columns'->>(tbl || '.' || col.attname);
             CONTINUE WHEN name IS NULL;
         END IF;
-        s := docmodel._json_type_schema(coalesce(col.elemname, col.typname),
-            CASE WHEN col.typname IN ('varchar', 'bpchar') THEN col.atttypmod END);
-        IF col.elemname IS NOT NULL THEN
-            s := jsonb_build_object('type', 'array', 'items', s);
-        END IF;
+        s := docmodel._json_column_schema(col.atttypid, col.atttypmod);
         IF NOT col.attnotnull AND s ? 'type' THEN
             s := jsonb_set(s, '{type}', jsonb_build_array(s->'type', 'null'));
+            IF s ? 'enum' THEN
+                s := jsonb_set(s, '{enum}', (s->'enum') || 'null'::jsonb);
+            END IF;
         END IF;
         props := props || jsonb_build_object(name, s);
         req := req || name;
@@ -2929,6 +2926,47 @@ AS $$
 $$;
 COMMENT ON FUNCTION docmodel._json_type_schema(name, integer) IS
     'docmodel internal: the JSON Schema of a type''s values in jsonb (integer, number, boolean, string with its format)';
+
+-- The JSON Schema of a column's values in jsonb: a domain as its base type
+-- (with the domain's typmod when it sets one), an enum as its labels, an
+-- array as items of its element type.
+CREATE FUNCTION docmodel._json_column_schema(typ oid, typmod integer)
+    RETURNS jsonb
+LANGUAGE plpgsql STABLE STRICT PARALLEL SAFE
+SET search_path = pg_catalog, pg_temp
+AS $$
+DECLARE
+    t record;
+BEGIN
+    -- a domain's chain of base types is finite (no cycles): at most as long
+    -- as pg_type, bounded here all the same
+    FOR i IN 1 .. 64 LOOP
+        SELECT y.typname, y.typtype, y.typbasetype, y.typtypmod, y.typelem, y.typcategory
+            INTO t FROM pg_type AS y WHERE y.oid OPERATOR(pg_catalog.=) typ;
+        EXIT WHEN NOT FOUND OR t.typtype OPERATOR(pg_catalog.<>) 'd';
+        typ := t.typbasetype;
+        IF t.typtypmod OPERATOR(pg_catalog.<>) -1 THEN
+            typmod := t.typtypmod;
+        END IF;
+    END LOOP;
+    IF t IS NULL THEN
+        RETURN '{}';
+    END IF;
+    IF t.typcategory OPERATOR(pg_catalog.=) 'A' AND t.typelem OPERATOR(pg_catalog.<>) 0 THEN
+        RETURN jsonb_build_object('type', 'array',
+            'items', docmodel._json_column_schema(t.typelem, typmod));
+    END IF;
+    IF t.typtype OPERATOR(pg_catalog.=) 'e' THEN
+        RETURN jsonb_build_object('type', 'string', 'enum',
+            (SELECT jsonb_agg(e.enumlabel ORDER BY e.enumsortorder) FROM pg_enum AS e
+             WHERE e.enumtypid OPERATOR(pg_catalog.=) typ));
+    END IF;
+    RETURN docmodel._json_type_schema(t.typname,
+        CASE WHEN t.typname IN ('varchar', 'bpchar') THEN typmod END);
+END
+$$;
+COMMENT ON FUNCTION docmodel._json_column_schema(oid, integer) IS
+    'docmodel internal: the JSON Schema of a column type''s values in jsonb (domains as their base type, enums as their labels, arrays as items)';
 
 CREATE FUNCTION docmodel.mapping_schema(mapping text) RETURNS jsonb
 LANGUAGE plpgsql STABLE PARALLEL SAFE
