@@ -2471,6 +2471,7 @@ DECLARE
     after jsonb;
     done bigint;
     total bigint;
+    run bigint;
 BEGIN
     IF batch_size IS NULL OR batch_size < 1 THEN
         RAISE EXCEPTION USING ERRCODE = '22023',
@@ -2490,11 +2491,16 @@ BEGIN
         after := NULL;
         done := 0;
     END IF;
-    EXECUTE format('SELECT count(*) FROM %s', root::regclass) INTO total;
+    EXECUTE format('SELECT pg_catalog.count(*) FROM %s', root::regclass) INTO total;
+    run := docmodel._migration_run_new(coll, spec->>'type', NULL,
+        jsonb_build_object('mapping', mapping, 'after', after));
+    -- the total from the start, so that a run failing in its first batch
+    -- says how much it had to do
+    PERFORM docmodel._migration_run_set(run, 'running', NULL, done, total,
+        jsonb_build_object('mapping', mapping, 'after', after), NULL);
     RETURN jsonb_build_object('mapping', mapping, 'coll', coll::oid, 'batch', batch_size,
         'after', after, 'done', done, 'total', total,
-        'run', docmodel._migration_run_new(coll, spec->>'type', NULL,
-            jsonb_build_object('mapping', mapping, 'after', after)),
+        'run', run,
         'sql', format(
         'WITH b AS (SELECT q.key, q.doc, jsonb_build_array(%1$s) AS pk, row_number() OVER (ORDER BY %1$s) AS rn
                     FROM (%2$s) q WHERE $1 IS NULL OR (%1$s) > (%3$s) ORDER BY %1$s LIMIT $2),
@@ -2520,14 +2526,35 @@ DECLARE
     last_key text;
     done bigint;
     more boolean;
+    err_state text;
+    err_msg text;
+    err_detail text;
+    err_hint text;
+    err_context text;
 BEGIN
     IF NOT pg_try_advisory_xact_lock(1835496052,
             (coll::int8 - CASE WHEN coll::int8 >= 2147483648 THEN 4294967296 ELSE 0 END)::int4) THEN
         RAISE EXCEPTION USING ERRCODE = '55P03',
             MESSAGE = format('a bulk run on collection %s is in progress', coll::regclass);
     END IF;
-    EXECUTE state->>'sql' INTO n, after, last_key
-        USING CASE WHEN state->'after' <> 'null' THEN state->'after' END, (state->>'batch')::integer;
+    BEGIN
+        EXECUTE state->>'sql' INTO n, after, last_key
+            USING CASE WHEN state->'after' <> 'null' THEN state->'after' END, (state->>'batch')::integer;
+    EXCEPTION WHEN OTHERS THEN
+        -- the batch is rolled back; the run records why (migrate_tables
+        -- commits that, then raises the error)
+        GET STACKED DIAGNOSTICS err_state = RETURNED_SQLSTATE, err_msg = MESSAGE_TEXT,
+            err_detail = PG_EXCEPTION_DETAIL, err_hint = PG_EXCEPTION_HINT,
+            err_context = PG_EXCEPTION_CONTEXT;
+        PERFORM docmodel._migration_run_set((state->>'run')::bigint, 'failed',
+            (SELECT r.last_key FROM docmodel.migration_run r WHERE r.run_id = (state->>'run')::bigint),
+            (state->>'done')::bigint, (state->>'total')::bigint,
+            jsonb_build_object('mapping', state->>'mapping', 'after', state->'after'),
+            format('%s: %s', err_state, err_msg));
+        RETURN jsonb_build_object('error', jsonb_build_object('state', err_state,
+            'message', err_msg, 'detail', err_detail, 'hint', err_hint,
+            'context', err_context));
+    END;
     done := (state->>'done')::bigint + n;
     more := n = (state->>'batch')::integer;
     PERFORM docmodel._migration_run_set((state->>'run')::bigint, CASE WHEN more THEN 'running' ELSE 'done' END,
@@ -2538,7 +2565,7 @@ BEGIN
 END
 $$;
 COMMENT ON FUNCTION docmodel._migrate_tables_batch(jsonb) IS
-    'docmodel internal: one batch of migrate_tables; the next state, NULL after the last batch';
+    'docmodel internal: one batch of migrate_tables; the next state, NULL after the last batch, {"error": ...} when the batch failed (recorded in the run)';
 
 CREATE PROCEDURE docmodel.migrate_tables(mapping text, coll regclass,
     batch_size integer DEFAULT 1000)
@@ -2906,3 +2933,21 @@ AS $$
 $$;
 COMMENT ON FUNCTION docmodel.get_by(regclass, text, text) IS
     'docmodel: the document a lookup value names (NULL when none), read as get() reads it';
+
+-- migration_runs names the mapping of a migrate_tables run (a column added
+-- at the end, so views over it survive).
+CREATE OR REPLACE VIEW docmodel.migration_runs AS
+SELECT r.run_id, r.coll, r.doc_type, r.target, r.started_at, r.finished_at,
+	r.last_key, r.docs_done, r.docs_total,
+	CASE WHEN r.status OPERATOR(pg_catalog.=) 'running' AND NOT EXISTS (
+			SELECT FROM pg_catalog.pg_locks l
+			WHERE l.locktype OPERATOR(pg_catalog.=) 'advisory'
+				AND l.classid OPERATOR(pg_catalog.=) 1835496052::pg_catalog.oid
+				AND l.objid OPERATOR(pg_catalog.=) r.coll::pg_catalog.oid
+				AND l.objsubid OPERATOR(pg_catalog.=) 2 AND l.granted)
+		THEN 'interrupted' ELSE r.status END AS status,
+	r.error,
+	r.targets OPERATOR(pg_catalog.->>) 'mapping' AS mapping
+FROM docmodel.migration_run r;
+COMMENT ON VIEW docmodel.migration_runs IS
+	'docmodel: every migrate_collection and migrate_tables run: collection, type, target, progress (last key, docs), status, error, the mapping of a migrate_tables run';
