@@ -34,6 +34,16 @@ extern void DocmodelRequireArg(FunctionCallInfo fcinfo, int argno,
  */
 extern Datum DocmodelCatalogChanged(FunctionCallInfo fcinfo, const char *name);
 
+/*
+ * Raise 55000 unless every relation prepared statement plan reads or
+ * writes (any subquery or CTE included) is one of rels[0 .. nrels - 1]:
+ * statements prepared from qualified names are checked to reach the OIDs
+ * they were made for (see NamedPlanSubscribers in docmodel.c).
+ */
+struct _SPI_plan;
+extern void DocmodelCheckPlanTargets(struct _SPI_plan *plan, const Oid *rels,
+									 int nrels);
+
 /* SPI_connect, raising an error when it fails. */
 extern void DocmodelSpiConnect(void);
 
@@ -58,7 +68,6 @@ extern void DocmodelCounterRelcache(Oid relid);
 extern void DocmodelSchemaRelcache(Oid relid);
 extern void DocmodelProjectionRelcache(Oid relid); /* relational.c */
 extern void DocmodelMigrateSyscache(int cacheid, uint32 hashvalue);
-extern void DocmodelKvSyscache(int cacheid, uint32 hashvalue);
 extern void DocmodelCounterSyscache(int cacheid, uint32 hashvalue);
 
 /*
