@@ -474,8 +474,8 @@ Datum
 mapping_write(PG_FUNCTION_ARGS)
 {
 	Oid types[6] = {OIDOID, TEXTOID, OIDOID, OIDOID, TEXTOID, JSONBOID};
-	Oid check_types[7] = {TEXTOID,  OIDOID,  TEXTOID, OIDOID,
-						  OIDOID,   TEXTOID, JSONBOID};
+	Oid check_types[7] = {TEXTOID, OIDOID,  TEXTOID, OIDOID,
+						  OIDOID,  TEXTOID, JSONBOID};
 	Datum values[7];
 	char nulls[7];
 	char *op;
@@ -494,11 +494,10 @@ mapping_write(PG_FUNCTION_ARGS)
 		if (strcmp(op, MappingWrites[w].op) == 0)
 			break;
 	if (w == lengthof(MappingWrites))
-		ereport(ERROR,
-				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-				 errmsg("unknown mapping change \"%s\"", op),
-				 errdetail("The changes are create, part, column, drop, "
-						   "project and unproject.")));
+		ereport(ERROR, (errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+						errmsg("unknown mapping change \"%s\"", op),
+						errdetail("The changes are create, part, column, drop, "
+								  "project and unproject.")));
 	if (strcmp(op, "create") == 0 ? owner != GetUserId()
 								  : !has_privs_of_role(GetUserId(), owner))
 		ereport(ERROR,
@@ -517,13 +516,13 @@ mapping_write(PG_FUNCTION_ARGS)
 			"$4::pg_catalog.regclass, $5::pg_catalog.regclass, $6, $7)",
 			7, check_types, values, nulls, true, 1) != SPI_OK_SELECT ||
 		SPI_processed != 1)
-		ereport(ERROR, (errcode(ERRCODE_INTERNAL_ERROR),
-						errmsg("checking a change of mapping \"%s\" failed",
-							   name)));
+		ereport(ERROR,
+				(errcode(ERRCODE_INTERNAL_ERROR),
+				 errmsg("checking a change of mapping \"%s\" failed", name)));
 	{
 		bool isnull;
-		Datum spec = SPI_getbinval(SPI_tuptable->vals[0],
-								   SPI_tuptable->tupdesc, 1, &isnull);
+		Datum spec = SPI_getbinval(SPI_tuptable->vals[0], SPI_tuptable->tupdesc,
+								   1, &isnull);
 
 		nulls[6] = isnull ? 'n' : ' ';
 		values[6] = isnull ? (Datum) 0 : SPI_datumTransfer(spec, false, -1);

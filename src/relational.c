@@ -458,8 +458,8 @@ TriggerPlansFor(TriggerData *td)
 static void
 SetTargets(TriggerPlans *e, const Oid *rels, int nrels)
 {
-	Oid *copy = MemoryContextAlloc(TopMemoryContext,
-								   sizeof(Oid) * Max(nrels, 1));
+	Oid *copy =
+		MemoryContextAlloc(TopMemoryContext, sizeof(Oid) * Max(nrels, 1));
 
 	memcpy(copy, rels, sizeof(Oid) * nrels);
 	e->rels = copy;
@@ -510,8 +510,8 @@ PrepareProjection(TriggerData *td, TriggerPlans *e)
 	for (i = 0; i < lengthof(MappingCatalogs); i++)
 		MappingCatalogs[i] = get_relname_relid(MappingCatalogNames[i], nsp);
 	e->projection = true;
-	values[0] = DirectFunctionCall1(oidin,
-									CStringGetDatum(td->tg_trigger->tgargs[0]));
+	values[0] =
+		DirectFunctionCall1(oidin, CStringGetDatum(td->tg_trigger->tgargs[0]));
 	values[1] = CStringGetTextDatum(td->tg_trigger->tgargs[1]);
 	values[2] = ObjectIdGetDatum(e->relid);
 	values[3] = CStringGetTextDatum(event);
@@ -523,8 +523,8 @@ PrepareProjection(TriggerData *td, TriggerPlans *e)
 		ereport(ERROR, (errcode(ERRCODE_INTERNAL_ERROR),
 						errmsg("making a projection's statement failed")));
 	sql = SPI_getvalue(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 1);
-	rels = SPI_getbinval(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 2,
-						 &isnull);
+	rels =
+		SPI_getbinval(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 2, &isnull);
 	if (sql == NULL || isnull)
 		ereport(ERROR,
 				(errcode(ERRCODE_WRONG_OBJECT_TYPE),
@@ -718,9 +718,8 @@ lookup_trigger(PG_FUNCTION_ARGS)
 		if (SPI_processed == 0)
 		{
 			if (SPI_execute_plan(e->plans[2], args, NULL, true, 1) < 0)
-				ereport(ERROR,
-						(errcode(ERRCODE_INTERNAL_ERROR),
-						 errmsg("reading a lookup document failed")));
+				ereport(ERROR, (errcode(ERRCODE_INTERNAL_ERROR),
+								errmsg("reading a lookup document failed")));
 			holder = SPI_processed == 1 ? SPI_getvalue(SPI_tuptable->vals[0],
 													   SPI_tuptable->tupdesc, 1)
 										: NULL;
