@@ -2048,7 +2048,23 @@ BEGIN
             RAISE EXCEPTION USING ERRCODE = '22023',
                 MESSAGE = format('%s is not a table of mapping "%s"', tbl, mapping);
         END IF;
-        RETURN NULL;
+        -- the projection's triggers on tbl, which its caller (a member of
+        -- the owner role) has just created: only they run its statement
+        IF jsonb_typeof(spec->'triggers') IS DISTINCT FROM 'array' OR jsonb_array_length(spec->'triggers') <> 3
+                OR (SELECT count(DISTINCT g.oid) FROM pg_trigger g
+                    WHERE g.oid::text IN (SELECT jsonb_array_elements_text(spec->'triggers'))
+                      AND g.tgrelid = tbl AND g.tgfoid = 'docmodel._projection_trigger()'::regprocedure
+                      AND g.tgname IN (SELECT docmodel._projection_trigger_name(owner, mapping) || x
+                                       FROM unnest('{_i,_u,_d}'::text[]) x)
+                      AND g.tgargs = convert_to(owner::oid::text, getdatabaseencoding()) || '\x00'::bytea
+                          || convert_to(mapping, getdatabaseencoding()) || '\x00'::bytea) <> 3 THEN
+            RAISE EXCEPTION USING ERRCODE = '22023',
+                MESSAGE = format('invalid triggers %s of a projection of mapping "%s" on %s',
+                    coalesce((spec->'triggers')::text, 'null'), mapping, tbl),
+                DETAIL = 'A projection is recorded with the three triggers docmodel.project_tables created on the table.';
+        END IF;
+        RETURN jsonb_build_object('triggers', (SELECT jsonb_agg(x::bigint ORDER BY x::bigint)
+            FROM jsonb_array_elements_text(spec->'triggers') x));
     WHEN 'part' THEN
         NULL;
     ELSE
@@ -2920,15 +2936,16 @@ COMMENT ON FUNCTION docmodel.dangling_refs(regclass, text[], regclass) IS
  * Written only by _mapping_write.
  */
 CREATE TABLE docmodel.projections (
-    mapping text NOT NULL,
-    owner   regrole NOT NULL,
-    tbl     regclass NOT NULL,
-    coll    regclass NOT NULL,
+    mapping  text NOT NULL,
+    owner    regrole NOT NULL,
+    tbl      regclass NOT NULL,
+    coll     regclass NOT NULL,
+    triggers oid[] NOT NULL,
     PRIMARY KEY (owner, mapping, tbl),
     FOREIGN KEY (owner, mapping) REFERENCES docmodel.mappings (owner, name) ON DELETE CASCADE
 );
 COMMENT ON TABLE docmodel.projections IS
-    'docmodel: the tables of each projected mapping and the collection it is projected onto';
+    'docmodel: the tables of each projected mapping, the collection it is projected onto and the triggers project_tables created';
 SELECT pg_catalog.pg_extension_config_dump('docmodel.projections', '');
 GRANT SELECT ON docmodel.projections TO PUBLIC;
 CREATE TRIGGER mappings_changed AFTER INSERT OR UPDATE OR DELETE OR TRUNCATE
@@ -2970,14 +2987,15 @@ $$;
 COMMENT ON FUNCTION docmodel._projection_roots(jsonb, oid, text) IS
     'docmodel internal: the query of the root keys a transition table''s rows of a mapped table feed';
 
--- The statement projection trigger (owner, mapping) on tbl runs for event
--- (insert, update, delete), made from the mapping: the documents of the
--- root keys affected rewritten through the collection (upserted, or
+-- The statement trigger tgoid of projection (owner, mapping) on tbl runs
+-- for event (insert, update, delete), made from the mapping: the documents
+-- of the root keys affected rewritten through the collection (upserted, or
 -- deleted when their root row is gone); and the relations it may reach
 -- (the mapping's tables, the tables it references by key, the collection).
--- sql is NULL unless tbl is a table of a projection of the mapping.
+-- sql is NULL unless tbl is a table of a projection of the mapping and
+-- tgoid one of the triggers project_tables created for it.
 CREATE FUNCTION docmodel._projection_sql(owner regrole, mapping text, tbl oid, event text,
-    OUT sql text, OUT rels oid[])
+    tgoid oid, OUT sql text, OUT rels oid[])
 LANGUAGE plpgsql STABLE PARALLEL SAFE
 SET search_path = pg_catalog, pg_temp
 AS $$
@@ -2993,7 +3011,8 @@ BEGIN
         RAISE EXCEPTION USING ERRCODE = '22023', MESSAGE = format('invalid projection event "%s"', event);
     END IF;
     SELECT p.coll INTO coll FROM docmodel.projections p
-    WHERE p.owner = _projection_sql.owner AND p.mapping = _projection_sql.mapping AND p.tbl = _projection_sql.tbl;
+    WHERE p.owner = _projection_sql.owner AND p.mapping = _projection_sql.mapping AND p.tbl = _projection_sql.tbl
+      AND _projection_sql.tgoid = ANY (p.triggers);
     IF NOT FOUND THEN
         RETURN;
     END IF;
@@ -3021,7 +3040,7 @@ BEGIN
                      WHERE p->>'kind' IN ('reference', 'references')), '{}');
 END
 $$;
-COMMENT ON FUNCTION docmodel._projection_sql(regrole, text, oid, text) IS
+COMMENT ON FUNCTION docmodel._projection_sql(regrole, text, oid, text, oid) IS
     'docmodel internal: the statement a projection trigger runs for one event of one table, made from the mapping, and the relations it may reach';
 
 CREATE FUNCTION docmodel._projection_trigger() RETURNS trigger
@@ -3061,7 +3080,6 @@ BEGIN
     END IF;
     PERFORM docmodel.stop_projection(mapping);
     FOREACH t IN ARRAY docmodel._mapping_tables(spec) LOOP
-        PERFORM docmodel._mapping_write('project', o, mapping, t::regclass, coll, NULL, NULL);
         -- as the caller: creating triggers takes the table's TRIGGER
         -- privilege; the arguments name the mapping by owner and name
         EXECUTE format('CREATE TRIGGER %I AFTER INSERT ON %s REFERENCING NEW TABLE AS new_rows
@@ -3073,6 +3091,9 @@ BEGIN
         EXECUTE format('CREATE TRIGGER %I AFTER DELETE ON %s REFERENCING OLD TABLE AS old_rows
             FOR EACH STATEMENT EXECUTE FUNCTION docmodel._projection_trigger(%L, %L)',
             name || '_d', docmodel._rel_sql(t), o::oid, mapping);
+        PERFORM docmodel._mapping_write('project', o, mapping, t::regclass, coll, NULL,
+            jsonb_build_object('triggers', (SELECT jsonb_agg(g.oid::bigint) FROM pg_trigger g
+                WHERE g.tgrelid = t AND g.tgname IN (name || '_i', name || '_u', name || '_d'))));
     END LOOP;
 END
 $$;

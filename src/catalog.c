@@ -431,10 +431,12 @@ static const struct
 	 "ON CONFLICT (owner, mapping, tbl, col) "
 	 "DO UPDATE SET new_name = excluded.new_name"},
 	{"project", "projections",
-	 "INSERT INTO docmodel.projections AS p (mapping, owner, tbl, coll) "
-	 "VALUES ($2, $1::pg_catalog.regrole, $3::pg_catalog.regclass, "
-	 "$4::pg_catalog.regclass) ON CONFLICT (owner, mapping, tbl) "
-	 "DO UPDATE SET coll = excluded.coll"},
+	 "INSERT INTO docmodel.projections AS p (mapping, owner, tbl, coll, "
+	 "triggers) VALUES ($2, $1::pg_catalog.regrole, $3::pg_catalog.regclass, "
+	 "$4::pg_catalog.regclass, ARRAY(SELECT "
+	 "pg_catalog.jsonb_array_elements_text($6 OPERATOR(pg_catalog.->) "
+	 "'triggers')::pg_catalog.oid)) ON CONFLICT (owner, mapping, tbl) "
+	 "DO UPDATE SET coll = excluded.coll, triggers = excluded.triggers"},
 	{"unproject", "projections",
 	 "DELETE FROM docmodel.projections AS p "
 	 "WHERE p.owner::pg_catalog.oid OPERATOR(pg_catalog.=) $1 "
@@ -464,7 +466,9 @@ RequireSelect(Oid relid, const char *name)
  * table under as field (replacing one there). column: field is a column of
  * tbl, spec {"name": new name, or null to leave it out}. drop: the mapping
  * and its parts (refused while it is projected). project: table tbl of the
- * mapping projected into collection under; unproject: all of them. The
+ * mapping projected into collection under by the triggers spec
+ * {"triggers": [OIDs]} the caller has just created; unproject: all of
+ * them. The
  * caller must have the privileges of the owner role (create: be it) and
  * SELECT on tbl; then docmodel._mapping_check, the one validator, checks
  * the change and makes what is stored, whoever called: nothing the caller

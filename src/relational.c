@@ -487,14 +487,14 @@ KeepPlan(TriggerPlans *e, int i, const char *sql, int nargs, Oid *types)
 /*
  * Prepare the statement of projection trigger td's event as plan 0: made
  * by docmodel._projection_sql from the mapping its arguments name (owner
- * OID, mapping name), which must project this table; never read from a
- * table.
+ * OID, mapping name), which must project this table through this very
+ * trigger (created by project_tables); never read from a table.
  */
 static void
 PrepareProjection(TriggerData *td, TriggerPlans *e)
 {
-	Oid types[4] = {OIDOID, TEXTOID, OIDOID, TEXTOID};
-	Datum values[4];
+	Oid types[5] = {OIDOID, TEXTOID, OIDOID, TEXTOID, OIDOID};
+	Datum values[5];
 	const char *event = TRIGGER_FIRED_BY_INSERT(td->tg_event)   ? "insert"
 						: TRIGGER_FIRED_BY_UPDATE(td->tg_event) ? "update"
 																: "delete";
@@ -515,10 +515,11 @@ PrepareProjection(TriggerData *td, TriggerPlans *e)
 	values[1] = CStringGetTextDatum(td->tg_trigger->tgargs[1]);
 	values[2] = ObjectIdGetDatum(e->relid);
 	values[3] = CStringGetTextDatum(event);
+	values[4] = ObjectIdGetDatum(td->tg_trigger->tgoid);
 	if (SPI_execute_with_args(
 			"SELECT s.sql, s.rels FROM docmodel._projection_sql("
-			"$1::pg_catalog.regrole, $2, $3, $4) AS s",
-			4, types, values, NULL, true, 1) != SPI_OK_SELECT ||
+			"$1::pg_catalog.regrole, $2, $3, $4, $5) AS s",
+			5, types, values, NULL, true, 1) != SPI_OK_SELECT ||
 		SPI_processed != 1)
 		ereport(ERROR, (errcode(ERRCODE_INTERNAL_ERROR),
 						errmsg("making a projection's statement failed")));
@@ -534,7 +535,7 @@ PrepareProjection(TriggerData *td, TriggerPlans *e)
 						RelationGetRelationName(td->tg_relation),
 						td->tg_trigger->tgargs[1]),
 				 errdetail("The mapping its arguments name does not project "
-						   "this table.")));
+						   "this table through this trigger.")));
 	deconstruct_array(DatumGetArrayTypeP(rels), OIDOID, sizeof(Oid), true,
 					  TYPALIGN_INT, &elems, NULL, &nelems);
 	oids = palloc(sizeof(Oid) * Max(nelems, 1));

@@ -102,6 +102,24 @@ INSERT INTO sm.address VALUES (13, 2, 'Baku');
 SELECT id, doc->'addresses' AS addresses FROM sm.people_docs ORDER BY id;
 RESET ROLE;
 SELECT count(*) AS loot FROM sm.loot;
+-- a projection runs only through the triggers project_tables created:
+-- one another role with TRIGGER on the table adds, naming the mapping, is refused
+SET ROLE regress_sm_alice;
+GRANT TRIGGER ON sm.address TO regress_sm_mallory;
+RESET ROLE;
+SET ROLE regress_sm_mallory;
+DO $$ BEGIN
+EXECUTE format('CREATE TRIGGER copycat AFTER INSERT ON sm.address REFERENCING NEW TABLE AS new_rows
+    FOR EACH STATEMENT EXECUTE FUNCTION docmodel._projection_trigger(%L, %L)', 'regress_sm_alice'::regrole::oid, 'people');
+END $$;
+RESET ROLE;
+SET ROLE regress_sm_alice;
+SELECT pg_temp.try($$INSERT INTO sm.address VALUES (99, 2, 'Nowhere')$$);
+DROP TRIGGER copycat ON sm.address;
+REVOKE TRIGGER ON sm.address FROM regress_sm_mallory;
+RESET ROLE;
+SELECT triggers = ARRAY(SELECT g.oid FROM pg_trigger g WHERE g.tgrelid = p.tbl AND g.tgname LIKE 'docmodel_projection_%' ORDER BY g.oid) AS own_triggers
+FROM docmodel.projections p WHERE owner = 'regress_sm_alice'::regrole ORDER BY tbl::text;
 
 \echo == the search_path of the writer reaches no look-alike function or operator
 CREATE SCHEMA sm_evil;
