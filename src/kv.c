@@ -24,9 +24,9 @@
  * redirect it to a table that took the old name. A plan is checked when
  * prepared to reach the collection's OID and no other relation
  * (DocmodelCheckPlanTargets). Revalidating an entry also checks the
- * collection's layout (collection.c). Every call locks the relation first, which
- * processes pending invalidations before a plan is chosen. Stale plans are
- * freed only when no KV call is running in this backend (KvDepth == 0).
+ * collection's layout (collection.c). Every call locks the relation first,
+ * which processes pending invalidations before a plan is chosen. Stale plans
+ * are freed only when no KV call is running in this backend (KvDepth == 0).
  * The invalidation subscribers are called by docmodel.c's dispatchers.
  *
  * Locks (README, "Locks") are state of the row, not row locks: column
