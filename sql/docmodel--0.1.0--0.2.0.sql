@@ -1640,18 +1640,22 @@ COMMENT ON FUNCTION docmodel._migrate_doc(jsonb, docmodel.version, text) IS
 
 /*
  * A mapping: the root table whose rows become documents, and their type.
- * Written only by _mapping_write (catalog.c): the creator owns a mapping;
- * only members of its owner role change it.
+ * Its name is its owner's (the role that created it): two roles may each
+ * have a mapping of the same name, and no role can take a name another
+ * will want. Written only by _mapping_write (catalog.c), which checks the
+ * caller and validates what it stores (_mapping_check); only members of
+ * the owner role change a mapping.
  */
 CREATE TABLE docmodel.mappings (
-    name       text PRIMARY KEY CHECK (name OPERATOR(pg_catalog.<>) ''),
+    name       text NOT NULL CHECK (name OPERATOR(pg_catalog.<>) ''),
     root       regclass NOT NULL,
     doc_type   text NOT NULL,
     owner      regrole NOT NULL,
-    created_at timestamptz NOT NULL DEFAULT pg_catalog.now()
+    created_at timestamptz NOT NULL DEFAULT pg_catalog.now(),
+    PRIMARY KEY (owner, name)
 );
 COMMENT ON TABLE docmodel.mappings IS
-    'docmodel: mappings of relational tables into documents (root table, document type, owner)';
+    'docmodel: mappings of relational tables into documents (name per owner, root table, document type)';
 SELECT pg_catalog.pg_extension_config_dump('docmodel.mappings', '');
 GRANT SELECT ON docmodel.mappings TO PUBLIC;
 
@@ -1659,16 +1663,19 @@ GRANT SELECT ON docmodel.mappings TO PUBLIC;
  * The parts of a mapping: a table embedded (as an array, an object, or its
  * fields merged) or referenced (by key, or through a junction table) in the
  * documents of the table it sits under. spec holds the join columns (tables
- * by OID): see README, "From tables to documents".
+ * by OID), as _mapping_check made it: see README, "From tables to
+ * documents".
  */
 CREATE TABLE docmodel.mapping_parts (
-    mapping text NOT NULL REFERENCES docmodel.mappings ON DELETE CASCADE,
+    mapping text NOT NULL,
+    owner   regrole NOT NULL,
     under   regclass NOT NULL,
     field   text NOT NULL,
     tbl     regclass NOT NULL,
     spec    jsonb NOT NULL,
     added   timestamptz NOT NULL DEFAULT pg_catalog.clock_timestamp(),
-    PRIMARY KEY (mapping, under, field)
+    PRIMARY KEY (owner, mapping, under, field),
+    FOREIGN KEY (owner, mapping) REFERENCES docmodel.mappings (owner, name) ON DELETE CASCADE
 );
 COMMENT ON TABLE docmodel.mapping_parts IS
     'docmodel: the embedded and referenced tables of each mapping';
@@ -1677,23 +1684,137 @@ GRANT SELECT ON docmodel.mapping_parts TO PUBLIC;
 
 /* Columns of a mapped table renamed (new_name) or left out (NULL). */
 CREATE TABLE docmodel.mapping_columns (
-    mapping  text NOT NULL REFERENCES docmodel.mappings ON DELETE CASCADE,
+    mapping  text NOT NULL,
+    owner    regrole NOT NULL,
     tbl      regclass NOT NULL,
     col      name NOT NULL,
     new_name text,
-    PRIMARY KEY (mapping, tbl, col)
+    PRIMARY KEY (owner, mapping, tbl, col),
+    FOREIGN KEY (owner, mapping) REFERENCES docmodel.mappings (owner, name) ON DELETE CASCADE
 );
 COMMENT ON TABLE docmodel.mapping_columns IS
     'docmodel: columns of mapped tables renamed (new_name) or excluded (NULL)';
 SELECT pg_catalog.pg_extension_config_dump('docmodel.mapping_columns', '');
 GRANT SELECT ON docmodel.mapping_columns TO PUBLIC;
 
-CREATE FUNCTION docmodel._mapping_write(op text, mapping text, tbl regclass,
-    under regclass, field text, spec jsonb) RETURNS void
+CREATE FUNCTION docmodel._mapping_write(op text, owner regrole, mapping text,
+    tbl regclass, under regclass, field text, spec jsonb) RETURNS void
     AS 'MODULE_PATHNAME', 'mapping_write'
     LANGUAGE C VOLATILE PARALLEL UNSAFE;
-COMMENT ON FUNCTION docmodel._mapping_write(text, text, regclass, regclass, text, jsonb) IS
-    'docmodel internal: record a change of a mapping (create, part, column, drop), checking the caller owns the mapping and may read the table';
+COMMENT ON FUNCTION docmodel._mapping_write(text, regrole, text, regclass, regclass, text, jsonb) IS
+    'docmodel internal: record a change of a mapping (create, part, column, drop, project, unproject), checking the caller belongs to the mapping''s owner role and may read the table, and storing only what _mapping_check validated';
+
+/* The statement trigger of the mapping tables: every backend's generated
+ * projection statements are made again (src/relational.c). */
+CREATE FUNCTION docmodel._mappings_changed() RETURNS trigger
+    AS 'MODULE_PATHNAME', 'mappings_changed'
+    LANGUAGE C;
+COMMENT ON FUNCTION docmodel._mappings_changed() IS
+    'docmodel internal: statement trigger: invalidate every backend''s projection statements when a mapping table changes';
+CREATE TRIGGER mappings_changed AFTER INSERT OR UPDATE OR DELETE OR TRUNCATE
+    ON docmodel.mappings FOR EACH STATEMENT EXECUTE FUNCTION docmodel._mappings_changed();
+CREATE TRIGGER mappings_changed AFTER INSERT OR UPDATE OR DELETE OR TRUNCATE
+    ON docmodel.mapping_parts FOR EACH STATEMENT EXECUTE FUNCTION docmodel._mappings_changed();
+CREATE TRIGGER mappings_changed AFTER INSERT OR UPDATE OR DELETE OR TRUNCATE
+    ON docmodel.mapping_columns FOR EACH STATEMENT EXECUTE FUNCTION docmodel._mappings_changed();
+
+-- The owner of the mapping a name means to the current user: its own
+-- mapping of that name, else the one of a role it is a member of (42704
+-- without one, 42725 when several such roles have one).
+CREATE FUNCTION docmodel._mapping_owner(mapping text) RETURNS regrole
+LANGUAGE plpgsql STABLE PARALLEL SAFE
+SET search_path = pg_catalog, pg_temp
+AS $$
+DECLARE
+    me oid := (SELECT r.oid FROM pg_roles r WHERE r.rolname = current_user);
+    o oid;
+    n integer;
+BEGIN
+    IF mapping IS NULL THEN
+        RAISE EXCEPTION USING ERRCODE = '22023', MESSAGE = 'mapping must not be null';
+    END IF;
+    SELECT m.owner INTO o FROM docmodel.mappings m WHERE m.owner = me AND m.name = mapping;
+    IF FOUND THEN
+        RETURN o;
+    END IF;
+    WITH RECURSIVE r(oid) AS (
+        SELECT a.roleid FROM pg_auth_members a WHERE a.member = me
+        UNION SELECT a.roleid FROM pg_auth_members a JOIN r ON a.member = r.oid)
+    SELECT min(m.owner::oid), count(*) INTO o, n
+    FROM docmodel.mappings m WHERE m.name = mapping AND m.owner IN (SELECT r.oid FROM r);
+    IF n = 0 THEN
+        RAISE EXCEPTION USING ERRCODE = '42704',
+            MESSAGE = format('mapping "%s" does not exist', mapping),
+            DETAIL = 'A mapping name is its owner''s: the current user and the roles it is a member of have none of that name.',
+            HINT = 'Create it with docmodel.create_mapping().';
+    ELSIF n > 1 THEN
+        RAISE EXCEPTION USING ERRCODE = '42725',
+            MESSAGE = format('mapping name "%s" is ambiguous', mapping),
+            DETAIL = format('%s roles the current user is a member of have a mapping of that name.', n),
+            HINT = 'SET ROLE to the owner of the mapping meant.';
+    END IF;
+    RETURN o;
+END
+$$;
+COMMENT ON FUNCTION docmodel._mapping_owner(text) IS
+    'docmodel internal: the owner of the mapping a name means to the current user (its own, else a role it belongs to)';
+
+-- The schema-qualified, quoted name of a relation (42P01 when it is gone).
+CREATE FUNCTION docmodel._rel_sql(rel oid) RETURNS text
+LANGUAGE plpgsql STABLE PARALLEL SAFE
+SET search_path = pg_catalog, pg_temp
+AS $$
+DECLARE
+    res text;
+BEGIN
+    SELECT format('%I.%I', n.nspname, c.relname) INTO res
+    FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace WHERE c.oid = rel;
+    IF res IS NULL THEN
+        RAISE EXCEPTION USING ERRCODE = '42P01',
+            MESSAGE = format('relation with OID %s of a mapping does not exist', rel);
+    END IF;
+    RETURN res;
+END
+$$;
+COMMENT ON FUNCTION docmodel._rel_sql(oid) IS
+    'docmodel internal: a relation''s schema-qualified, quoted name for generated SQL';
+
+-- The equality operator of generated SQL between values of types ltype
+-- and rtype: the one of ltype's default btree operator class, named with
+-- its schema (pg_catalog's = when there is none), so that no search_path
+-- chooses it.
+CREATE FUNCTION docmodel._eq_op(ltype oid, rtype oid) RETURNS text
+LANGUAGE sql STABLE PARALLEL SAFE
+SET search_path = pg_catalog, pg_temp
+AS $$
+    SELECT coalesce((SELECT format('OPERATOR(%I.=)', n.nspname)
+        FROM pg_opclass c, pg_amop a, pg_operator o, pg_namespace n
+        WHERE c.opcmethod = 403 AND c.opcdefault AND c.opcintype = ltype
+          AND a.amopfamily = c.opcfamily AND a.amoplefttype = ltype
+          AND a.amoprighttype = rtype AND a.amopstrategy = 3
+          AND o.oid = a.amopopr AND o.oprname = '=' AND n.oid = o.oprnamespace
+        LIMIT 1), 'OPERATOR(pg_catalog.=)')
+$$;
+COMMENT ON FUNCTION docmodel._eq_op(oid, oid) IS
+    'docmodel internal: the schema-qualified equality operator generated SQL compares two types with';
+
+-- The join condition la.lcols[i] = ra.rcols[i] AND ... of generated SQL
+-- (lcols columns of ltbl, rcols of rtbl), every equality named with its
+-- schema (_eq_op).
+CREATE FUNCTION docmodel._join_sql(la text, ltbl oid, lcols jsonb, ra text, rtbl oid, rcols jsonb)
+    RETURNS text
+LANGUAGE sql STABLE PARALLEL SAFE
+SET search_path = pg_catalog, pg_temp
+AS $$
+    SELECT string_agg(format('%I.%I %s %I.%I', la, l.v,
+        docmodel._eq_op((SELECT x.atttypid FROM pg_attribute x WHERE x.attrelid = ltbl AND x.attname = l.v),
+                        (SELECT y.atttypid FROM pg_attribute y WHERE y.attrelid = rtbl AND y.attname = r.v)),
+        ra, r.v), ' AND ' ORDER BY l.n)
+    FROM jsonb_array_elements_text(lcols) WITH ORDINALITY l(v, n)
+    JOIN jsonb_array_elements_text(rcols) WITH ORDINALITY r(v, n) USING (n)
+$$;
+COMMENT ON FUNCTION docmodel._join_sql(text, oid, jsonb, text, oid, jsonb) IS
+    'docmodel internal: the join condition of generated SQL, every equality named with its schema';
 
 -- The primary key columns of tbl, in key order (NULL when it has none).
 CREATE FUNCTION docmodel._pk_columns(tbl regclass) RETURNS text[]
@@ -1801,9 +1922,10 @@ $$;
 COMMENT ON FUNCTION docmodel._part_join(text, regclass, regclass, text[], text) IS
     'docmodel internal: the join columns of a mapped table and the table it sits under';
 
--- The mapping named, checked; the table a part sits under (the root unless
--- given), which must be the root or a table embedded in the mapping.
-CREATE FUNCTION docmodel._mapping_under(mapping text, under regclass)
+-- The mapping (owner, mapping), checked; the table a part sits under (the
+-- root unless given), which must be the root or a table embedded in the
+-- mapping.
+CREATE FUNCTION docmodel._mapping_under(owner regrole, mapping text, under regclass)
     RETURNS regclass
 LANGUAGE plpgsql STABLE PARALLEL SAFE
 SET search_path = pg_catalog, pg_temp
@@ -1811,7 +1933,8 @@ AS $$
 DECLARE
     r regclass;
 BEGIN
-    SELECT m.root INTO r FROM docmodel.mappings m WHERE m.name = mapping;
+    SELECT m.root INTO r FROM docmodel.mappings m
+    WHERE m.owner = _mapping_under.owner AND m.name = _mapping_under.mapping;
     IF NOT FOUND THEN
         RAISE EXCEPTION USING ERRCODE = '42704',
             MESSAGE = format('mapping "%s" does not exist', mapping),
@@ -1820,8 +1943,9 @@ BEGIN
     IF under IS NULL OR under = r THEN
         RETURN r;
     END IF;
-    IF NOT EXISTS (SELECT FROM docmodel.mapping_parts p WHERE p.mapping = _mapping_under.mapping
-            AND p.tbl = _mapping_under.under AND p.spec->>'kind' IN ('array', 'object', 'merge')) THEN
+    IF NOT EXISTS (SELECT FROM docmodel.mapping_parts p
+            WHERE p.owner = _mapping_under.owner AND p.mapping = _mapping_under.mapping
+              AND p.tbl = _mapping_under.under AND p.spec->>'kind' IN ('array', 'object', 'merge')) THEN
         RAISE EXCEPTION USING ERRCODE = '22023',
             MESSAGE = format('%s is not embedded in mapping "%s"', under, mapping),
             DETAIL = 'A part sits under the root table or under a table embedded before it.';
@@ -1829,20 +1953,21 @@ BEGIN
     RETURN under;
 END
 $$;
-COMMENT ON FUNCTION docmodel._mapping_under(text, regclass) IS
+COMMENT ON FUNCTION docmodel._mapping_under(regrole, text, regclass) IS
     'docmodel internal: the table a new part of a mapping sits under (42704 without the mapping)';
 
 -- Raise 22023 unless tbl is embedded nowhere else in the mapping yet.
-CREATE FUNCTION docmodel._mapping_embed_once(mapping text, tbl regclass, field text)
+CREATE FUNCTION docmodel._mapping_embed_once(owner regrole, mapping text, tbl regclass, field text)
     RETURNS void
 LANGUAGE plpgsql STABLE PARALLEL SAFE
 SET search_path = pg_catalog, pg_temp
 AS $$
 BEGIN
-    IF tbl = (SELECT m.root FROM docmodel.mappings m WHERE m.name = mapping)
+    IF tbl = (SELECT m.root FROM docmodel.mappings m
+              WHERE m.owner = _mapping_embed_once.owner AND m.name = _mapping_embed_once.mapping)
         OR EXISTS (SELECT FROM docmodel.mapping_parts p
-            WHERE p.mapping = _mapping_embed_once.mapping AND p.tbl = _mapping_embed_once.tbl
-              AND p.field <> _mapping_embed_once.field
+            WHERE p.owner = _mapping_embed_once.owner AND p.mapping = _mapping_embed_once.mapping
+              AND p.tbl = _mapping_embed_once.tbl AND p.field <> _mapping_embed_once.field
               AND p.spec->>'kind' IN ('array', 'object', 'merge')) THEN
         RAISE EXCEPTION USING ERRCODE = '22023',
             MESSAGE = format('%s is already embedded in mapping "%s"', tbl, mapping),
@@ -1850,53 +1975,244 @@ BEGIN
     END IF;
 END
 $$;
-COMMENT ON FUNCTION docmodel._mapping_embed_once(text, regclass, text) IS
+COMMENT ON FUNCTION docmodel._mapping_embed_once(regrole, text, regclass, text) IS
     'docmodel internal: refuse a table embedded twice in one mapping';
+
+-- The column names of a part's spec member, checked: a non-empty array of
+-- names of columns of tbl (of n of them, unless n is NULL).
+CREATE FUNCTION docmodel._spec_columns(v jsonb, tbl regclass, n integer, what text)
+    RETURNS text[]
+LANGUAGE plpgsql STABLE PARALLEL SAFE
+SET search_path = pg_catalog, pg_temp
+AS $$
+DECLARE
+    cols text[];
+BEGIN
+    IF jsonb_typeof(v) IS DISTINCT FROM 'array' OR jsonb_array_length(v) = 0
+            OR jsonb_array_length(v) > 32 OR (n IS NOT NULL AND jsonb_array_length(v) <> n)
+            OR EXISTS (SELECT FROM jsonb_array_elements(v) e WHERE jsonb_typeof(e) <> 'string') THEN
+        RAISE EXCEPTION USING ERRCODE = '22023',
+            MESSAGE = format('invalid columns %s of %s', v, what),
+            DETAIL = format('They are an array of %s column names of %s.', coalesce(n::text, '1 to 32'), tbl);
+    END IF;
+    cols := ARRAY(SELECT jsonb_array_elements_text(v));
+    PERFORM docmodel._check_columns(tbl, cols, what);
+    RETURN cols;
+END
+$$;
+COMMENT ON FUNCTION docmodel._spec_columns(jsonb, regclass, integer, text) IS
+    'docmodel internal: the column names a part''s spec gives, checked to be columns of the table';
+
+/*
+ * The one validator of what _mapping_write stores: every write of a mapping
+ * table passes through it, whoever calls _mapping_write, so a stored
+ * mapping holds table OIDs, column names of those tables, key types, and
+ * keywords only from fixed lists. Returns what is stored: the spec rebuilt
+ * from the checked members only.
+ */
+CREATE FUNCTION docmodel._mapping_check(op text, owner regrole, mapping text,
+    tbl regclass, under regclass, field text, spec jsonb) RETURNS jsonb
+LANGUAGE plpgsql STABLE PARALLEL SAFE
+SET search_path = pg_catalog, pg_temp
+AS $$
+DECLARE
+    what text := format('%s in mapping "%s"', tbl, mapping);
+    kind text := spec->>'kind';
+    src regclass;
+    u regclass;
+    res jsonb;
+    o jsonb;
+    via oid;
+BEGIN
+    IF op IS NULL OR owner IS NULL OR mapping IS NULL OR mapping = '' THEN
+        RAISE EXCEPTION USING ERRCODE = '22023', MESSAGE = 'a mapping change needs an op, an owner and a name';
+    END IF;
+    CASE op
+    WHEN 'create' THEN
+        IF tbl IS NULL OR jsonb_typeof(spec->'doc_type') IS DISTINCT FROM 'string' THEN
+            RAISE EXCEPTION USING ERRCODE = '22023',
+                MESSAGE = format('mapping "%s" needs a root table and a document type', mapping);
+        END IF;
+        IF docmodel._pk_columns(tbl) IS NULL THEN
+            RAISE EXCEPTION USING ERRCODE = '22023',
+                MESSAGE = format('table %s of mapping "%s" has no primary key', tbl, mapping),
+                DETAIL = 'Document keys are made of the primary key (<type>::<key columns>).',
+                HINT = 'Add a primary key to the table.';
+        END IF;
+        PERFORM docmodel.key(spec->>'doc_type', 'x');   -- 22023 for a type a key cannot start with
+        IF EXISTS (SELECT FROM docmodel.mappings m WHERE m.owner = _mapping_check.owner AND m.name = mapping) THEN
+            RAISE EXCEPTION USING ERRCODE = '42710',
+                MESSAGE = format('mapping "%s" already exists', mapping);
+        END IF;
+        RETURN jsonb_build_object('doc_type', spec->>'doc_type');
+    WHEN 'column' THEN
+        PERFORM docmodel._mapping_under(owner, mapping, NULL);
+        IF tbl IS NULL OR field IS NULL OR jsonb_typeof(spec) IS DISTINCT FROM 'object'
+                OR coalesce(jsonb_typeof(spec->'name'), 'x') NOT IN ('string', 'null')
+                OR spec->>'name' = '' THEN
+            RAISE EXCEPTION USING ERRCODE = '22023',
+                MESSAGE = format('invalid column change of %s', what),
+                DETAIL = 'A column change names a column of the table and its new name (a non-empty string, or null to leave it out).';
+        END IF;
+        PERFORM docmodel._check_columns(tbl, ARRAY[field], what);
+        RETURN jsonb_build_object('name', spec->'name');
+    WHEN 'drop', 'unproject' THEN
+        PERFORM docmodel._mapping_under(owner, mapping, NULL);
+        IF op = 'drop' AND EXISTS (SELECT FROM docmodel.projections p
+                WHERE p.owner = _mapping_check.owner AND p.mapping = _mapping_check.mapping) THEN
+            RAISE EXCEPTION USING ERRCODE = '2BP01',
+                MESSAGE = format('cannot drop mapping "%s": it is projected', mapping),
+                DETAIL = 'Its projection''s triggers would outlive it.',
+                HINT = 'Stop the projection first (docmodel.stop_projection).';
+        END IF;
+        RETURN NULL;
+    WHEN 'project' THEN
+        PERFORM docmodel._mapping_under(owner, mapping, NULL);
+        IF tbl IS NULL OR under IS NULL THEN
+            RAISE EXCEPTION USING ERRCODE = '22023',
+                MESSAGE = format('a projection of mapping "%s" needs a table and a collection', mapping);
+        END IF;
+        PERFORM docmodel._require_collection(under);
+        IF NOT tbl::oid = ANY (docmodel._mapping_tables(docmodel._mapping_spec(owner, mapping))) THEN
+            RAISE EXCEPTION USING ERRCODE = '22023',
+                MESSAGE = format('%s is not a table of mapping "%s"', tbl, mapping);
+        END IF;
+        -- the projection's triggers on tbl, which its caller (a member of
+        -- the owner role) has just created: only they run its statement
+        IF jsonb_typeof(spec->'triggers') IS DISTINCT FROM 'array' OR jsonb_array_length(spec->'triggers') <> 3
+                OR (SELECT count(DISTINCT g.oid) FROM pg_trigger g
+                    WHERE g.oid::text IN (SELECT jsonb_array_elements_text(spec->'triggers'))
+                      AND g.tgrelid = tbl AND g.tgfoid = 'docmodel._projection_trigger()'::regprocedure
+                      AND g.tgname IN (SELECT docmodel._projection_trigger_name(owner, mapping) || x
+                                       FROM unnest('{_i,_u,_d}'::text[]) x)
+                      AND g.tgargs = convert_to(owner::oid::text, getdatabaseencoding()) || '\x00'::bytea
+                          || convert_to(mapping, getdatabaseencoding()) || '\x00'::bytea) <> 3 THEN
+            RAISE EXCEPTION USING ERRCODE = '22023',
+                MESSAGE = format('invalid triggers %s of a projection of mapping "%s" on %s',
+                    coalesce((spec->'triggers')::text, 'null'), mapping, tbl),
+                DETAIL = 'A projection is recorded with the three triggers docmodel.project_tables created on the table.';
+        END IF;
+        RETURN jsonb_build_object('triggers', (SELECT jsonb_agg(x::bigint ORDER BY x::bigint)
+            FROM jsonb_array_elements_text(spec->'triggers') x));
+    WHEN 'part' THEN
+        NULL;
+    ELSE
+        RAISE EXCEPTION USING ERRCODE = '22023',
+            MESSAGE = format('unknown mapping change "%s"', op),
+            DETAIL = 'The changes are create, part, column, drop, project and unproject.';
+    END CASE;
+    -- a part
+    IF tbl IS NULL OR under IS NULL OR field IS NULL OR field = '' OR jsonb_typeof(spec) IS DISTINCT FROM 'object'
+            OR kind IS NULL OR kind NOT IN ('array', 'object', 'merge', 'reference', 'references') THEN
+        RAISE EXCEPTION USING ERRCODE = '22023',
+            MESSAGE = format('invalid part of %s', what),
+            DETAIL = 'A part has a table, the table it sits under, a field name and a spec whose kind is array, object, merge, reference or references.';
+    END IF;
+    u := docmodel._mapping_under(owner, mapping, under);
+    IF kind = 'references' THEN
+        IF coalesce(jsonb_typeof(spec->'via'), 'x') NOT IN ('number', 'string') OR spec->>'via' !~ '^[0-9]{1,10}$'
+                OR NOT EXISTS (SELECT FROM pg_class c WHERE c.oid::text = spec->>'via' AND c.relkind IN ('r', 'p', 'v', 'm', 'f')) THEN
+            RAISE EXCEPTION USING ERRCODE = '22023',
+                MESSAGE = format('invalid junction table %s of %s', spec->'via', what);
+        END IF;
+        via := (spec->>'via')::oid;
+        IF NOT has_table_privilege(via, 'SELECT') THEN
+            RAISE EXCEPTION USING ERRCODE = '42501',
+                MESSAGE = format('permission denied for table %s', via::regclass),
+                DETAIL = format('Mapping "%s" reads the table.', mapping);
+        END IF;
+        src := via;
+    ELSE
+        src := tbl;
+    END IF;
+    res := jsonb_build_object('kind', kind,
+        'cols', to_jsonb(docmodel._spec_columns(spec->'cols', src, NULL, what)));
+    res := res || jsonb_build_object('under_cols',
+        to_jsonb(docmodel._spec_columns(spec->'under_cols', u, jsonb_array_length(spec->'cols'), what)));
+    IF kind IN ('array', 'object', 'merge') THEN
+        PERFORM docmodel._mapping_embed_once(owner, mapping, tbl, field);
+    END IF;
+    IF kind = 'array' THEN
+        IF coalesce(jsonb_typeof(spec->'order_by'), 'null') NOT IN ('array', 'null')
+                OR jsonb_array_length(CASE jsonb_typeof(spec->'order_by') WHEN 'array' THEN spec->'order_by' ELSE '[]' END) > 32 THEN
+            RAISE EXCEPTION USING ERRCODE = '22023',
+                MESSAGE = format('invalid order_by %s of %s', spec->'order_by', what);
+        END IF;
+        FOR o IN SELECT x FROM jsonb_array_elements(CASE jsonb_typeof(spec->'order_by') WHEN 'array' THEN spec->'order_by' ELSE '[]' END) x LOOP
+            IF jsonb_typeof(o) IS DISTINCT FROM 'array' OR jsonb_array_length(o) <> 3
+                    OR jsonb_typeof(o->0) <> 'string'
+                    OR o->1 NOT IN ('""', '"ASC"', '"DESC"')
+                    OR o->2 NOT IN ('""', '"NULLS FIRST"', '"NULLS LAST"') THEN
+                RAISE EXCEPTION USING ERRCODE = '22023',
+                    MESSAGE = format('invalid order_by item %s of %s', o, what),
+                    DETAIL = 'An item is [column, "" or "ASC" or "DESC", "" or "NULLS FIRST" or "NULLS LAST"].';
+            END IF;
+            PERFORM docmodel._check_columns(tbl, ARRAY[o->>0], what);
+        END LOOP;
+        IF coalesce(jsonb_typeof(spec->'max_items'), 'null') NOT IN ('number', 'null')
+                OR (jsonb_typeof(spec->'max_items') = 'number'
+                    AND NOT (spec->>'max_items' ~ '^[0-9]{1,10}$' AND (spec->>'max_items')::bigint BETWEEN 1 AND 2147483647)) THEN
+            RAISE EXCEPTION USING ERRCODE = '22023',
+                MESSAGE = format('invalid max_items %s of %s', spec->'max_items', what),
+                DETAIL = 'max_items is at least 1 (NULL: no limit).';
+        END IF;
+        res := res || jsonb_build_object('order_by', CASE jsonb_typeof(spec->'order_by') WHEN 'array' THEN spec->'order_by' END,
+            'max_items', CASE jsonb_typeof(spec->'max_items') WHEN 'number' THEN (spec->>'max_items')::integer END);
+    ELSIF kind IN ('reference', 'references') THEN
+        IF jsonb_typeof(spec->'type') IS DISTINCT FROM 'string' THEN
+            RAISE EXCEPTION USING ERRCODE = '22023',
+                MESSAGE = format('the reference of %s needs a type', what);
+        END IF;
+        PERFORM docmodel.key(spec->>'type', 'x');
+        res := res || jsonb_build_object('type', spec->>'type');
+        IF kind = 'references' THEN
+            res := res || jsonb_build_object('via', via::bigint,
+                'key_cols', to_jsonb(docmodel._spec_columns(spec->'key_cols', via::regclass,
+                    cardinality(docmodel._pk_columns(tbl)), what)));
+        END IF;
+    END IF;
+    RETURN res;
+END
+$$;
+COMMENT ON FUNCTION docmodel._mapping_check(text, regrole, text, regclass, regclass, text, jsonb) IS
+    'docmodel internal: the one validator of a change of a mapping; returns what _mapping_write stores (22023 for anything else)';
 
 CREATE FUNCTION docmodel.create_mapping(name text, root regclass, doc_type text DEFAULT NULL)
     RETURNS void
 LANGUAGE plpgsql VOLATILE PARALLEL UNSAFE
 SET search_path = pg_catalog, pg_temp
 AS $$
-DECLARE
-    t text := coalesce(doc_type, (SELECT c.relname::text FROM pg_class c WHERE c.oid = root));
 BEGIN
     IF name IS NULL OR name = '' OR root IS NULL THEN
         RAISE EXCEPTION USING ERRCODE = '22023',
             MESSAGE = 'a mapping needs a name and a root table';
     END IF;
-    IF docmodel._pk_columns(root) IS NULL THEN
-        RAISE EXCEPTION USING ERRCODE = '22023',
-            MESSAGE = format('table %s of mapping "%s" has no primary key', root, name),
-            DETAIL = 'Document keys are made of the primary key (<type>::<key columns>).',
-            HINT = 'Add a primary key to the table.';
-    END IF;
-    PERFORM docmodel.key(t, 'x');   -- 22023 for a type a key cannot start with
-    IF EXISTS (SELECT FROM docmodel.mappings m WHERE m.name = create_mapping.name) THEN
-        RAISE EXCEPTION USING ERRCODE = '42710',
-            MESSAGE = format('mapping "%s" already exists', name);
-    END IF;
-    PERFORM docmodel._mapping_write('create', name, root, NULL, NULL,
-        jsonb_build_object('doc_type', t));
+    PERFORM docmodel._mapping_write('create', (SELECT r.oid FROM pg_roles r WHERE r.rolname = current_user)::regrole,
+        name, root, NULL, NULL, jsonb_build_object('doc_type',
+            coalesce(doc_type, (SELECT c.relname::text FROM pg_class c WHERE c.oid = root))));
 END
 $$;
 COMMENT ON FUNCTION docmodel.create_mapping(text, regclass, text) IS
-    'docmodel: a new mapping whose documents are the rows of root, keyed <doc_type>::<primary key> (doc_type: the table''s name unless given)';
+    'docmodel: a new mapping of the current user whose documents are the rows of root, keyed <doc_type>::<primary key> (doc_type: the table''s name unless given)';
 
 CREATE FUNCTION docmodel.drop_mapping(name text) RETURNS boolean
 LANGUAGE plpgsql VOLATILE STRICT PARALLEL UNSAFE
 SET search_path = pg_catalog, pg_temp
 AS $$
+DECLARE
+    o regrole;
 BEGIN
-    IF NOT EXISTS (SELECT FROM docmodel.mappings m WHERE m.name = drop_mapping.name) THEN
+    BEGIN
+        o := docmodel._mapping_owner(name);
+    EXCEPTION WHEN undefined_object THEN
         RETURN false;
-    END IF;
-    PERFORM docmodel._mapping_write('drop', name, NULL, NULL, NULL, NULL);
+    END;
+    PERFORM docmodel._mapping_write('drop', o, name, NULL, NULL, NULL, NULL);
     RETURN true;
 END
 $$;
 COMMENT ON FUNCTION docmodel.drop_mapping(text) IS
-    'docmodel: drop a mapping and its parts; false when there was none';
+    'docmodel: drop a mapping and its parts (2BP01 while it is projected); false when there was none';
 
 -- Order items "col [ASC|DESC] [NULLS FIRST|LAST]", each column checked.
 CREATE FUNCTION docmodel._order_items(tbl regclass, order_by text, what text)
@@ -1942,18 +2258,13 @@ LANGUAGE plpgsql VOLATILE PARALLEL UNSAFE
 SET search_path = pg_catalog, pg_temp
 AS $$
 DECLARE
-    u regclass := docmodel._mapping_under(mapping, under);
+    o regrole := docmodel._mapping_owner(mapping);
+    u regclass := docmodel._mapping_under(o, mapping, under);
     f text := coalesce(field, (SELECT c.relname::text FROM pg_class c WHERE c.oid = child));
     j record;
 BEGIN
-    IF max_items IS NOT NULL AND max_items < 1 THEN
-        RAISE EXCEPTION USING ERRCODE = '22023',
-            MESSAGE = format('invalid max_items %s of %s in mapping "%s"', max_items, child, mapping),
-            DETAIL = 'max_items is at least 1 (NULL: no limit).';
-    END IF;
-    PERFORM docmodel._mapping_embed_once(mapping, child, f);
     j := docmodel._part_join(mapping, child, u, fk_columns, 'tbl');
-    PERFORM docmodel._mapping_write('part', mapping, child, u, f, jsonb_build_object(
+    PERFORM docmodel._mapping_write('part', o, mapping, child, u, f, jsonb_build_object(
         'kind', 'array', 'cols', j.cols, 'under_cols', j.under_cols,
         'order_by', docmodel._order_items(child, order_by, format('%s in mapping "%s"', child, mapping)),
         'max_items', max_items));
@@ -1969,19 +2280,20 @@ LANGUAGE plpgsql VOLATILE PARALLEL UNSAFE
 SET search_path = pg_catalog, pg_temp
 AS $$
 DECLARE
-    u regclass := docmodel._mapping_under(mapping, under);
+    o regrole := docmodel._mapping_owner(mapping);
+    u regclass := docmodel._mapping_under(o, mapping, under);
     f text := coalesce(field, (SELECT c.relname::text FROM pg_class c WHERE c.oid = parent));
     side text := 'under';
     j record;
 BEGIN
-    PERFORM docmodel._mapping_embed_once(mapping, parent, f);
+    PERFORM docmodel._mapping_embed_once(o, mapping, parent, f);
     -- many:1 (under holds the key of parent), or 1:1 the other way round
     IF fk_columns IS NULL AND NOT EXISTS (SELECT FROM docmodel._fk_columns(u, parent))
             AND EXISTS (SELECT FROM docmodel._fk_columns(parent, u)) THEN
         side := 'tbl';
     END IF;
     j := docmodel._part_join(mapping, parent, u, fk_columns, side);
-    PERFORM docmodel._mapping_write('part', mapping, parent, u, f, jsonb_build_object(
+    PERFORM docmodel._mapping_write('part', o, mapping, parent, u, f, jsonb_build_object(
         'kind', CASE WHEN merge THEN 'merge' ELSE 'object' END,
         'cols', j.cols, 'under_cols', j.under_cols));
 END
@@ -1997,7 +2309,8 @@ LANGUAGE plpgsql VOLATILE PARALLEL UNSAFE
 SET search_path = pg_catalog, pg_temp
 AS $$
 DECLARE
-    u regclass := docmodel._mapping_under(mapping, under);
+    o regrole := docmodel._mapping_owner(mapping);
+    u regclass := docmodel._mapping_under(o, mapping, under);
     t text := coalesce(target_type, (SELECT c.relname::text FROM pg_class c WHERE c.oid = target));
     f text := coalesce(field, (SELECT c.relname::text FROM pg_class c WHERE c.oid = target));
     j record;
@@ -2007,14 +2320,14 @@ BEGIN
     IF via IS NULL THEN
         -- many:1: the document's row holds the target's key
         j := docmodel._part_join(mapping, target, u, fk_columns, 'under');
-        PERFORM docmodel._mapping_write('part', mapping, target, u, f, jsonb_build_object(
+        PERFORM docmodel._mapping_write('part', o, mapping, target, u, f, jsonb_build_object(
             'kind', 'reference', 'type', t, 'cols', j.cols, 'under_cols', j.under_cols));
     ELSE
         -- many:many: the junction's rows referring to the document's row
         -- give the targets' keys
         j := docmodel._part_join(mapping, via, u, NULL, 'tbl');
         k := docmodel._part_join(mapping, via, target, fk_columns, 'tbl');
-        PERFORM docmodel._mapping_write('part', mapping, target, u, f, jsonb_build_object(
+        PERFORM docmodel._mapping_write('part', o, mapping, target, u, f, jsonb_build_object(
             'kind', 'references', 'type', t, 'via', via::oid,
             'cols', j.cols, 'under_cols', j.under_cols, 'key_cols', k.cols));
     END IF;
@@ -2028,15 +2341,16 @@ CREATE FUNCTION docmodel.map_rename(mapping text, tbl regclass, col name, new_na
 LANGUAGE plpgsql VOLATILE PARALLEL UNSAFE
 SET search_path = pg_catalog, pg_temp
 AS $$
+DECLARE
+    o regrole := docmodel._mapping_owner(mapping);
 BEGIN
-    PERFORM docmodel._mapping_under(mapping, NULL);
     PERFORM docmodel._check_columns(tbl, ARRAY[col::text], format('%s in mapping "%s"', tbl, mapping));
     IF new_name IS NULL OR new_name = '' THEN
         RAISE EXCEPTION USING ERRCODE = '22023',
             MESSAGE = format('invalid new name for column "%s" of %s in mapping "%s"', col, tbl, mapping),
             HINT = 'To leave a column out, use docmodel.map_exclude().';
     END IF;
-    PERFORM docmodel._mapping_write('column', mapping, tbl, NULL, col,
+    PERFORM docmodel._mapping_write('column', o, mapping, tbl, NULL, col,
         jsonb_build_object('name', new_name));
 END
 $$;
@@ -2048,42 +2362,61 @@ CREATE FUNCTION docmodel.map_exclude(mapping text, tbl regclass, col name)
 LANGUAGE plpgsql VOLATILE PARALLEL UNSAFE
 SET search_path = pg_catalog, pg_temp
 AS $$
+DECLARE
+    o regrole := docmodel._mapping_owner(mapping);
 BEGIN
-    PERFORM docmodel._mapping_under(mapping, NULL);
     PERFORM docmodel._check_columns(tbl, ARRAY[col::text], format('%s in mapping "%s"', tbl, mapping));
-    PERFORM docmodel._mapping_write('column', mapping, tbl, NULL, col,
+    PERFORM docmodel._mapping_write('column', o, mapping, tbl, NULL, col,
         jsonb_build_object('name', NULL));
 END
 $$;
 COMMENT ON FUNCTION docmodel.map_exclude(text, regclass, name) IS
     'docmodel: leave a column of a mapped table out of the documents';
 
--- The whole description of a mapping (root, type, parts, columns) as jsonb,
--- tables as OIDs: what the generators read.
-CREATE FUNCTION docmodel._mapping_spec(mapping text) RETURNS jsonb
+-- The whole description of mapping (owner, mapping) (root, type, parts,
+-- columns) as jsonb, tables as OIDs: what the generators read.
+CREATE FUNCTION docmodel._mapping_spec(owner regrole, mapping text) RETURNS jsonb
 LANGUAGE plpgsql STABLE PARALLEL SAFE
 SET search_path = pg_catalog, pg_temp
 AS $$
 DECLARE
     res jsonb;
 BEGIN
-    PERFORM docmodel._mapping_under(mapping, NULL);
-    SELECT jsonb_build_object('name', m.name, 'root', m.root::oid, 'type', m.doc_type,
+    PERFORM docmodel._mapping_under(owner, mapping, NULL);
+    SELECT jsonb_build_object('name', m.name, 'owner', m.owner::oid, 'root', m.root::oid, 'type', m.doc_type,
         'parts', coalesce((SELECT jsonb_agg(p.spec || jsonb_build_object('tbl', p.tbl::oid,
                 'under', p.under::oid, 'field', p.field) ORDER BY p.added)
-            FROM docmodel.mapping_parts p WHERE p.mapping = m.name), '[]'),
+            FROM docmodel.mapping_parts p WHERE p.owner = m.owner AND p.mapping = m.name), '[]'),
         'columns', coalesce((SELECT jsonb_object_agg(c.tbl::oid || '.' || c.col, c.new_name)
-            FROM docmodel.mapping_columns c WHERE c.mapping = m.name), '{}'))
+            FROM docmodel.mapping_columns c WHERE c.owner = m.owner AND c.mapping = m.name), '{}'))
     INTO res
-    FROM docmodel.mappings m WHERE m.name = mapping;
+    FROM docmodel.mappings m WHERE m.owner = _mapping_spec.owner AND m.name = _mapping_spec.mapping;
     RETURN res;
 END
 $$;
-COMMENT ON FUNCTION docmodel._mapping_spec(text) IS
+COMMENT ON FUNCTION docmodel._mapping_spec(regrole, text) IS
     'docmodel internal: a mapping''s root, type, parts and column names as one jsonb';
 
+-- The tables a mapping's documents are made of: the root, the embedded
+-- tables and the junction tables (not the tables referenced by key).
+CREATE FUNCTION docmodel._mapping_tables(spec jsonb) RETURNS oid[]
+LANGUAGE sql IMMUTABLE PARALLEL SAFE
+SET search_path = pg_catalog, pg_temp
+AS $$
+    SELECT array_agg(DISTINCT x) FROM (
+        SELECT (spec->>'root')::oid AS x
+        UNION ALL SELECT (p->>'tbl')::oid FROM jsonb_array_elements(spec->'parts') p
+         WHERE p->>'kind' IN ('array', 'object', 'merge')
+        UNION ALL SELECT (p->>'via')::oid FROM jsonb_array_elements(spec->'parts') p
+         WHERE p->>'kind' = 'references') s
+$$;
+COMMENT ON FUNCTION docmodel._mapping_tables(jsonb) IS
+    'docmodel internal: the tables whose rows a mapping''s documents are made of';
+
 -- The SQL expression of the document of a row of tbl (alias a): its columns
--- (renamed, less those excluded), the parts under tbl, merges last.
+-- (renamed, less those excluded), the parts under tbl, merges last. Every
+-- name is quoted (%I), every value a literal (%L), every keyword from a
+-- fixed list, every function and operator named with its schema.
 CREATE FUNCTION docmodel._mapping_doc_sql(spec jsonb, tbl oid, a text, depth integer)
     RETURNS text
 LANGUAGE plpgsql STABLE PARALLEL SAFE
@@ -2095,7 +2428,8 @@ DECLARE
     col record;
     p jsonb;
     b text := 't' || depth;
-    src text;
+    src oid;
+    src_sql text;
     cond text;
     keyparts text;
     ord text;
@@ -2112,53 +2446,60 @@ BEGIN
             ORDER BY a2.attnum LOOP
         IF (spec->'columns') ? (tbl || '.' || col.attname) THEN
             CONTINUE WHEN spec->'columns'->>(tbl || '.' || col.attname) IS NULL;
-            pairs := pairs || format('%L, %s.%I', spec->'columns'->>(tbl || '.' || col.attname), a, col.attname);
+            pairs := pairs || format('%L::pg_catalog.text, %I.%I', spec->'columns'->>(tbl || '.' || col.attname), a, col.attname);
         ELSE
-            pairs := pairs || format('%L, %s.%I', col.attname, a, col.attname);
+            pairs := pairs || format('%L::pg_catalog.text, %I.%I', col.attname, a, col.attname);
         END IF;
     END LOOP;
     FOR p IN SELECT x FROM jsonb_array_elements(spec->'parts') x
             WHERE (x->>'under')::oid = tbl LOOP
-        src := CASE WHEN p->>'kind' = 'references' THEN (p->>'via')::oid::regclass::text
-                    ELSE (p->>'tbl')::oid::regclass::text END;
-        SELECT string_agg(format('%s.%I = %s.%I', b, c.v, a, u.v), ' AND ' ORDER BY c.n) INTO cond
-        FROM jsonb_array_elements_text(p->'cols') WITH ORDINALITY c(v, n)
-        JOIN jsonb_array_elements_text(p->'under_cols') WITH ORDINALITY u(v, n) USING (n);
+        src := CASE WHEN p->>'kind' = 'references' THEN (p->>'via')::oid ELSE (p->>'tbl')::oid END;
+        src_sql := docmodel._rel_sql(src);
+        cond := docmodel._join_sql(b, src, p->'cols', a, tbl, p->'under_cols');
         CASE p->>'kind'
         WHEN 'array' THEN
-            SELECT string_agg(format('%s.%I %s %s', b, o->>0, o->>1, o->>2), ', ') INTO ord
-            FROM jsonb_array_elements(p->'order_by') o;
-            sub := format('to_jsonb(ARRAY(SELECT %s FROM %s AS %s WHERE %s%s%s))',
-                docmodel._mapping_doc_sql(spec, (p->>'tbl')::oid, b, depth + 1), src, b, cond,
+            SELECT string_agg(format('%I.%I%s%s', b, o->>0,
+                    CASE o->>1 WHEN '' THEN '' WHEN 'ASC' THEN ' ASC' WHEN 'DESC' THEN ' DESC' END,
+                    CASE o->>2 WHEN '' THEN '' WHEN 'NULLS FIRST' THEN ' NULLS FIRST' WHEN 'NULLS LAST' THEN ' NULLS LAST' END),
+                ', ' ORDER BY n) INTO ord
+            FROM jsonb_array_elements(CASE jsonb_typeof(p->'order_by') WHEN 'array' THEN p->'order_by' ELSE '[]' END)
+                WITH ORDINALITY o(o, n);
+            sub := format('pg_catalog.to_jsonb(ARRAY(SELECT %s FROM %s AS %I WHERE %s%s%s))',
+                docmodel._mapping_doc_sql(spec, (p->>'tbl')::oid, b, depth + 1), src_sql, b, cond,
                 CASE WHEN ord IS NOT NULL THEN ' ORDER BY ' || ord ELSE '' END,
-                CASE WHEN p->'max_items' <> 'null' THEN ' LIMIT ' || (p->>'max_items')::integer ELSE '' END);
-            pairs := pairs || format('%L, %s', p->>'field', sub);
+                CASE WHEN jsonb_typeof(p->'max_items') = 'number'
+                     THEN ' LIMIT ' || (p->>'max_items')::integer ELSE '' END);
+            pairs := pairs || format('%L::pg_catalog.text, %s', p->>'field', sub);
         WHEN 'object' THEN
-            pairs := pairs || format('%L, (SELECT %s FROM %s AS %s WHERE %s LIMIT 1)', p->>'field',
-                docmodel._mapping_doc_sql(spec, (p->>'tbl')::oid, b, depth + 1), src, b, cond);
+            pairs := pairs || format('%L::pg_catalog.text, (SELECT %s FROM %s AS %I WHERE %s LIMIT 1)', p->>'field',
+                docmodel._mapping_doc_sql(spec, (p->>'tbl')::oid, b, depth + 1), src_sql, b, cond);
         WHEN 'merge' THEN
-            merges := merges || format(' || coalesce((SELECT %s FROM %s AS %s WHERE %s LIMIT 1), ''{}'')',
-                docmodel._mapping_doc_sql(spec, (p->>'tbl')::oid, b, depth + 1), src, b, cond);
+            merges := merges || format(' OPERATOR(pg_catalog.||) coalesce((SELECT %s FROM %s AS %I WHERE %s LIMIT 1), ''{}''::pg_catalog.jsonb)',
+                docmodel._mapping_doc_sql(spec, (p->>'tbl')::oid, b, depth + 1), src_sql, b, cond);
         WHEN 'reference' THEN
-            SELECT string_agg(format('%s.%I', a, u), ', '), string_agg(format('%s.%I IS NULL', a, u), ' OR ')
+            SELECT string_agg(format('%I.%I', a, u), ', '), string_agg(format('%I.%I IS NULL', a, u), ' OR ')
                 INTO keyparts, cond
             FROM jsonb_array_elements_text(p->'under_cols') u;
-            pairs := pairs || format('%L, CASE WHEN %s THEN NULL ELSE docmodel.key(%L::text, %s) END',
+            pairs := pairs || format('%L::pg_catalog.text, CASE WHEN %s THEN NULL ELSE docmodel.key(%L::pg_catalog.text, %s) END',
                 p->>'field', cond, p->>'type', keyparts);
         WHEN 'references' THEN
-            SELECT string_agg(format('%s.%I', b, k), ', ') INTO keyparts
+            SELECT string_agg(format('%I.%I', b, k), ', ') INTO keyparts
             FROM jsonb_array_elements_text(p->'key_cols') k;
-            pairs := pairs || format('%L, to_jsonb(ARRAY(SELECT docmodel.key(%L::text, %s) FROM %s AS %s WHERE %s ORDER BY 1))',
-                p->>'field', p->>'type', keyparts, src, b, cond);
+            pairs := pairs || format('%L::pg_catalog.text, pg_catalog.to_jsonb(ARRAY(SELECT docmodel.key(%L::pg_catalog.text, %s) FROM %s AS %I WHERE %s ORDER BY 1))',
+                p->>'field', p->>'type', keyparts, src_sql, b, cond);
+        ELSE
+            RAISE EXCEPTION USING ERRCODE = '22023',
+                MESSAGE = format('invalid part kind "%s" in mapping "%s"', p->>'kind', spec->>'name');
         END CASE;
     END LOOP;
     -- jsonb_build_object takes at most 100 arguments: 50 pairs a call
     FOR i IN 1 .. greatest(cardinality(pairs), 1) BY 50 LOOP
-        res := res || CASE WHEN i > 1 THEN ' || ' ELSE '' END
-            || format('jsonb_build_object(%s)', array_to_string(pairs[i : i + 49], ', '));
+        res := res || CASE WHEN i > 1 THEN ' OPERATOR(pg_catalog.||) ' ELSE '' END
+            || format('pg_catalog.jsonb_build_object(%s)', array_to_string(pairs[i : i + 49], ', '));
     END LOOP;
     -- the row's own fields win over merged ones
-    RETURN CASE WHEN merges = '' THEN res ELSE format('(%s%s || %s)', '''{}''::jsonb', merges, res) END;
+    RETURN CASE WHEN merges = '' THEN res
+        ELSE format('(%s%s OPERATOR(pg_catalog.||) %s)', '''{}''::pg_catalog.jsonb', merges, res) END;
 END
 $$;
 COMMENT ON FUNCTION docmodel._mapping_doc_sql(jsonb, oid, text, integer) IS
@@ -2178,12 +2519,12 @@ BEGIN
         RAISE EXCEPTION USING ERRCODE = '22023',
             MESSAGE = format('table %s of mapping "%s" has no primary key', root::regclass, spec->>'name');
     END IF;
-    RETURN format('SELECT docmodel.key(%L::text, %s) AS key, %s AS doc, %s FROM %s AS t0',
+    RETURN format('SELECT docmodel.key(%L::pg_catalog.text, %s) AS key, %s AS doc, %s FROM %s AS t0',
         spec->>'type',
         (SELECT string_agg(format('t0.%I', c), ', ' ORDER BY n) FROM unnest(pk) WITH ORDINALITY u(c, n)),
         docmodel._mapping_doc_sql(spec, root, 't0', 1),
         (SELECT string_agg(format('t0.%I AS k%s', c, n), ', ' ORDER BY n) FROM unnest(pk) WITH ORDINALITY u(c, n)),
-        root::regclass);
+        docmodel._rel_sql(root));
 END
 $$;
 COMMENT ON FUNCTION docmodel._mapping_sql(jsonb) IS
@@ -2194,7 +2535,7 @@ LANGUAGE plpgsql STABLE PARALLEL SAFE
 SET search_path = pg_catalog, pg_temp
 AS $$
 DECLARE
-    spec jsonb := docmodel._mapping_spec(mapping);
+    spec jsonb := docmodel._mapping_spec(docmodel._mapping_owner(mapping), mapping);
 BEGIN
     RETURN QUERY EXECUTE format('SELECT q.key, q.doc FROM (%s) q ORDER BY %s',
         docmodel._mapping_sql(spec),
@@ -2428,7 +2769,7 @@ LANGUAGE plpgsql STABLE PARALLEL SAFE
 SET search_path = pg_catalog, pg_temp
 AS $$
 DECLARE
-    spec jsonb := docmodel._mapping_spec(mapping);
+    spec jsonb := docmodel._mapping_spec(docmodel._mapping_owner(mapping), mapping);
 BEGIN
     RETURN jsonb_build_object('$schema', 'https://json-schema.org/draft/2020-12/schema',
         'title', format('%s documents of mapping %s', spec->>'type', mapping))
@@ -2454,19 +2795,49 @@ $$;
 COMMENT ON FUNCTION docmodel._require_collection(regclass) IS
     'docmodel internal: raise 22023 unless the table is a docmodel collection';
 
+-- The batch statement of migrate_tables: the next $2 documents of the
+-- mapping after root key $1 (a jsonb array; NULL: from the start) upserted
+-- into coll; their count and the last root key and document key. Made
+-- from the mapping for every batch: no statement is carried from call to
+-- call.
+CREATE FUNCTION docmodel._migrate_tables_sql(spec jsonb, coll regclass) RETURNS text
+LANGUAGE plpgsql STABLE PARALLEL SAFE
+SET search_path = pg_catalog, pg_temp
+AS $$
+DECLARE
+    root oid := (spec->>'root')::oid;
+    keys text;
+    after_expr text;
+BEGIN
+    SELECT string_agg('q.k' || i, ', ' ORDER BY i),
+           string_agg(format('($1 OPERATOR(pg_catalog.->>) %s)::%s', i - 1, format_type(a.atttypid, a.atttypmod)), ', ' ORDER BY i)
+      INTO keys, after_expr
+      FROM unnest(docmodel._pk_columns(root)) WITH ORDINALITY u(c, i)
+      JOIN pg_attribute a ON a.attrelid = root AND a.attname = u.c;
+    RETURN format(
+        'WITH b AS (SELECT q.key, q.doc, pg_catalog.jsonb_build_array(%1$s) AS pk, pg_catalog.row_number() OVER (ORDER BY %1$s) AS rn
+                    FROM (%2$s) q WHERE $1 IS NULL OR (%1$s) > (%3$s) ORDER BY %1$s LIMIT $2),
+              w AS (INSERT INTO %4$s AS c (id, doc) SELECT b.key, b.doc FROM b
+                    ON CONFLICT (id) DO UPDATE SET doc = excluded.doc)
+         SELECT pg_catalog.count(*), (pg_catalog.array_agg(b.pk ORDER BY b.rn DESC))[1],
+                (pg_catalog.array_agg(b.key ORDER BY b.rn DESC))[1] FROM b',
+        keys, docmodel._mapping_sql(spec), after_expr, docmodel._rel_sql(coll));
+END
+$$;
+COMMENT ON FUNCTION docmodel._migrate_tables_sql(jsonb, regclass) IS
+    'docmodel internal: the batch statement of migrate_tables, made from the mapping';
+
 -- migrate_tables' start: the run recorded (resuming after the last batch of
--- an unfinished run of the same mapping into coll), the batch statement
--- made; returns the state _migrate_tables_batch carries from batch to batch.
+-- an unfinished run of the same mapping into coll), the arguments checked;
+-- returns the state _migrate_tables_batch carries from batch to batch.
 CREATE FUNCTION docmodel._migrate_tables_start(mapping text, coll regclass,
     batch_size integer) RETURNS jsonb
 LANGUAGE plpgsql VOLATILE PARALLEL UNSAFE
 SET search_path = pg_catalog, pg_temp
 AS $$
 DECLARE
-    spec jsonb := docmodel._mapping_spec(mapping);
+    spec jsonb := docmodel._mapping_spec(docmodel._mapping_owner(mapping), mapping);
     root oid := (spec->>'root')::oid;
-    keys text;
-    after_expr text;
     status text;
     after jsonb;
     done bigint;
@@ -2478,40 +2849,28 @@ BEGIN
             MESSAGE = format('invalid batch_size %s of migrate_tables("%s")', batch_size, mapping);
     END IF;
     PERFORM docmodel._require_collection(coll);
-    SELECT string_agg('q.k' || i, ', ' ORDER BY i),
-           string_agg(format('($1->>%s)::%s', i - 1, format_type(a.atttypid, a.atttypmod)), ', ' ORDER BY i)
-      INTO keys, after_expr
-      FROM unnest(docmodel._pk_columns(root)) WITH ORDINALITY u(c, i)
-      JOIN pg_attribute a ON a.attrelid = root AND a.attname = u.c;
     SELECT r.status, r.targets->'after', r.docs_done INTO status, after, done
       FROM docmodel.migration_run r
      WHERE r.coll = _migrate_tables_start.coll AND r.targets->>'mapping' = mapping
+       AND r.targets->>'owner' = spec->>'owner'
      ORDER BY r.run_id DESC LIMIT 1;
     IF status IS DISTINCT FROM 'running' AND status IS DISTINCT FROM 'failed' OR after = 'null' THEN
         after := NULL;
         done := 0;
     END IF;
-    EXECUTE format('SELECT pg_catalog.count(*) FROM %s', root::regclass) INTO total;
+    EXECUTE format('SELECT pg_catalog.count(*) FROM %s', docmodel._rel_sql(root)) INTO total;
     run := docmodel._migration_run_new(coll, spec->>'type', NULL,
-        jsonb_build_object('mapping', mapping, 'after', after));
+        jsonb_build_object('mapping', mapping, 'owner', spec->'owner', 'after', after));
     -- the total from the start, so that a run failing in its first batch
     -- says how much it had to do
     PERFORM docmodel._migration_run_set(run, 'running', NULL, done, total,
-        jsonb_build_object('mapping', mapping, 'after', after), NULL);
-    RETURN jsonb_build_object('mapping', mapping, 'coll', coll::oid, 'batch', batch_size,
-        'after', after, 'done', done, 'total', total,
-        'run', run,
-        'sql', format(
-        'WITH b AS (SELECT q.key, q.doc, jsonb_build_array(%1$s) AS pk, row_number() OVER (ORDER BY %1$s) AS rn
-                    FROM (%2$s) q WHERE $1 IS NULL OR (%1$s) > (%3$s) ORDER BY %1$s LIMIT $2),
-              w AS (INSERT INTO %4$s AS c (id, doc) SELECT b.key, b.doc FROM b
-                    ON CONFLICT (id) DO UPDATE SET doc = excluded.doc)
-         SELECT count(*), (array_agg(b.pk ORDER BY b.rn DESC))[1], (array_agg(b.key ORDER BY b.rn DESC))[1] FROM b',
-        keys, docmodel._mapping_sql(spec), after_expr, coll));
+        jsonb_build_object('mapping', mapping, 'owner', spec->'owner', 'after', after), NULL);
+    RETURN jsonb_build_object('mapping', mapping, 'owner', spec->'owner', 'coll', coll::oid, 'batch', batch_size,
+        'after', after, 'done', done, 'total', total, 'run', run);
 END
 $$;
 COMMENT ON FUNCTION docmodel._migrate_tables_start(text, regclass, integer) IS
-    'docmodel internal: record a run of migrate_tables (resuming an unfinished one) and make its batch statement';
+    'docmodel internal: record a run of migrate_tables (resuming an unfinished one) and check its arguments';
 
 -- One batch of migrate_tables: the next documents upserted into the
 -- collection, the run's progress recorded; NULL after the last.
@@ -2521,6 +2880,7 @@ SET search_path = pg_catalog, pg_temp
 AS $$
 DECLARE
     coll oid := (state->>'coll')::oid;
+    spec jsonb := docmodel._mapping_spec(docmodel._mapping_owner(state->>'mapping'), state->>'mapping');
     n bigint;
     after jsonb;
     last_key text;
@@ -2532,13 +2892,19 @@ DECLARE
     err_hint text;
     err_context text;
 BEGIN
+    IF spec->'owner' IS DISTINCT FROM state->'owner' OR jsonb_typeof(state->'batch') IS DISTINCT FROM 'number'
+            OR jsonb_typeof(state->'run') IS DISTINCT FROM 'number' THEN
+        RAISE EXCEPTION USING ERRCODE = '22023',
+            MESSAGE = format('invalid state of a run of migrate_tables("%s")', state->>'mapping');
+    END IF;
+    PERFORM docmodel._require_collection(coll);
     IF NOT pg_try_advisory_xact_lock(1835496052,
             (coll::int8 - CASE WHEN coll::int8 >= 2147483648 THEN 4294967296 ELSE 0 END)::int4) THEN
         RAISE EXCEPTION USING ERRCODE = '55P03',
             MESSAGE = format('a bulk run on collection %s is in progress', coll::regclass);
     END IF;
     BEGIN
-        EXECUTE state->>'sql' INTO n, after, last_key
+        EXECUTE docmodel._migrate_tables_sql(spec, coll) INTO n, after, last_key
             USING CASE WHEN state->'after' <> 'null' THEN state->'after' END, (state->>'batch')::integer;
     EXCEPTION WHEN OTHERS THEN
         -- the batch is rolled back; the run records why (migrate_tables
@@ -2549,7 +2915,7 @@ BEGIN
         PERFORM docmodel._migration_run_set((state->>'run')::bigint, 'failed',
             (SELECT r.last_key FROM docmodel.migration_run r WHERE r.run_id = (state->>'run')::bigint),
             (state->>'done')::bigint, (state->>'total')::bigint,
-            jsonb_build_object('mapping', state->>'mapping', 'after', state->'after'),
+            jsonb_build_object('mapping', state->>'mapping', 'owner', state->'owner', 'after', state->'after'),
             format('%s: %s', err_state, err_msg));
         RETURN jsonb_build_object('error', jsonb_build_object('state', err_state,
             'message', err_msg, 'detail', err_detail, 'hint', err_hint,
@@ -2560,7 +2926,7 @@ BEGIN
     PERFORM docmodel._migration_run_set((state->>'run')::bigint, CASE WHEN more THEN 'running' ELSE 'done' END,
         coalesce(last_key, (SELECT r.last_key FROM docmodel.migration_run r WHERE r.run_id = (state->>'run')::bigint)),
         done, (state->>'total')::bigint,
-        jsonb_build_object('mapping', state->>'mapping', 'after', after), NULL);
+        jsonb_build_object('mapping', state->>'mapping', 'owner', state->'owner', 'after', after), NULL);
     RETURN CASE WHEN more THEN state || jsonb_build_object('after', after, 'done', done) END;
 END
 $$;
@@ -2656,21 +3022,27 @@ COMMENT ON FUNCTION docmodel.dangling_refs(regclass, text[], regclass) IS
     'docmodel: the keys at path in the documents of coll that name no live document of target';
 
 /*
- * Live projections: for each table a projected mapping reads, the three
- * statements its triggers run (rows inserted, updated, deleted), generated
- * by project_tables. Written only by _mapping_write.
+ * Live projections: each table a projected mapping reads, and the
+ * collection it is projected onto. No statement is stored: the trigger
+ * makes its statement from the mapping (_projection_sql) and keeps it for
+ * the backend until a mapping table, a table it reads or a schema changes.
+ * Written only by _mapping_write.
  */
 CREATE TABLE docmodel.projections (
-    mapping text NOT NULL REFERENCES docmodel.mappings ON DELETE CASCADE,
-    tbl     regclass NOT NULL,
-    coll    regclass NOT NULL,
-    spec    jsonb NOT NULL,
-    PRIMARY KEY (mapping, tbl)
+    mapping  text NOT NULL,
+    owner    regrole NOT NULL,
+    tbl      regclass NOT NULL,
+    coll     regclass NOT NULL,
+    triggers oid[] NOT NULL,
+    PRIMARY KEY (owner, mapping, tbl),
+    FOREIGN KEY (owner, mapping) REFERENCES docmodel.mappings (owner, name) ON DELETE CASCADE
 );
 COMMENT ON TABLE docmodel.projections IS
-    'docmodel: the tables of each projected mapping and the statements their triggers run';
+    'docmodel: the tables of each projected mapping, the collection it is projected onto and the triggers project_tables created';
 SELECT pg_catalog.pg_extension_config_dump('docmodel.projections', '');
 GRANT SELECT ON docmodel.projections TO PUBLIC;
+CREATE TRIGGER mappings_changed AFTER INSERT OR UPDATE OR DELETE OR TRUNCATE
+    ON docmodel.projections FOR EACH STATEMENT EXECUTE FUNCTION docmodel._mappings_changed();
 
 -- The root keys (k1, k2, ...) of the documents rows of tbl in transition
 -- table src feed: joined up the mapping's chain of parts to the root.
@@ -2685,61 +3057,84 @@ DECLARE
     from_sql text := format('%I AS c', src);
     p jsonb;
     i integer := 0;
-    cond text;
 BEGIN
     WHILE cur <> root LOOP
         SELECT x INTO p FROM jsonb_array_elements(spec->'parts') x
         WHERE (x->>'kind' IN ('array', 'object', 'merge') AND (x->>'tbl')::oid = cur)
            OR (x->>'kind' = 'references' AND (x->>'via')::oid = cur)
         LIMIT 1;
-        IF p IS NULL THEN
+        IF p IS NULL OR i >= 32 THEN
             RETURN NULL;   -- not a table the documents are made of
         END IF;
         i := i + 1;
-        SELECT string_agg(format('u%s.%I = %s.%I', i, u.v, prev, c.v), ' AND ' ORDER BY c.n) INTO cond
-        FROM jsonb_array_elements_text(p->'cols') WITH ORDINALITY c(v, n)
-        JOIN jsonb_array_elements_text(p->'under_cols') WITH ORDINALITY u(v, n) USING (n);
-        from_sql := from_sql || format(' JOIN %s AS u%s ON %s', (p->>'under')::oid::regclass, i, cond);
+        from_sql := from_sql || format(' JOIN %s AS %I ON %s', docmodel._rel_sql((p->>'under')::oid), 'u' || i,
+            docmodel._join_sql('u' || i, (p->>'under')::oid, p->'under_cols', prev, cur, p->'cols'));
         prev := 'u' || i;
         cur := (p->>'under')::oid;
     END LOOP;
     RETURN format('SELECT %s FROM %s',
-        (SELECT string_agg(format('%s.%I AS k%s', prev, c, n), ', ' ORDER BY n)
+        (SELECT string_agg(format('%I.%I AS k%s', prev, c, n), ', ' ORDER BY n)
          FROM unnest(docmodel._pk_columns(root)) WITH ORDINALITY u(c, n)), from_sql);
 END
 $$;
 COMMENT ON FUNCTION docmodel._projection_roots(jsonb, oid, text) IS
     'docmodel internal: the query of the root keys a transition table''s rows of a mapped table feed';
 
--- The statement a projection trigger runs: the documents of the root keys
--- affected rewritten through the collection (upserted, or deleted when
--- their root row is gone).
-CREATE FUNCTION docmodel._projection_sql(spec jsonb, tbl oid, coll regclass, srcs text[])
-    RETURNS text
+-- The statement trigger tgoid of projection (owner, mapping) on tbl runs
+-- for event (insert, update, delete), made from the mapping: the documents
+-- of the root keys affected rewritten through the collection (upserted, or
+-- deleted when their root row is gone); and the relations it may reach
+-- (the mapping's tables, the tables it references by key, the collection).
+-- sql is NULL unless tbl is a table of a projection of the mapping and
+-- tgoid one of the triggers project_tables created for it.
+CREATE FUNCTION docmodel._projection_sql(owner regrole, mapping text, tbl oid, event text,
+    tgoid oid, OUT sql text, OUT rels oid[])
 LANGUAGE plpgsql STABLE PARALLEL SAFE
 SET search_path = pg_catalog, pg_temp
 AS $$
 DECLARE
-    n integer := cardinality(docmodel._pk_columns((spec->>'root')::oid));
-    keys text := (SELECT string_agg('k' || i, ', ' ORDER BY i) FROM generate_series(1, n) i);
+    srcs text[] := CASE event WHEN 'insert' THEN '{new_rows}' WHEN 'update' THEN '{old_rows,new_rows}'
+                              WHEN 'delete' THEN '{old_rows}' END;
+    coll oid;
+    spec jsonb;
+    pk text[];
+    eq text;
 BEGIN
-    RETURN format(
+    IF srcs IS NULL THEN
+        RAISE EXCEPTION USING ERRCODE = '22023', MESSAGE = format('invalid projection event "%s"', event);
+    END IF;
+    SELECT p.coll INTO coll FROM docmodel.projections p
+    WHERE p.owner = _projection_sql.owner AND p.mapping = _projection_sql.mapping AND p.tbl = _projection_sql.tbl
+      AND _projection_sql.tgoid = ANY (p.triggers);
+    IF NOT FOUND THEN
+        RETURN;
+    END IF;
+    spec := docmodel._mapping_spec(owner, mapping);
+    IF NOT tbl = ANY (docmodel._mapping_tables(spec)) THEN
+        RETURN;
+    END IF;
+    pk := docmodel._pk_columns((spec->>'root')::oid);
+    eq := (SELECT string_agg(format('a.k%s %s q.k%s', n, docmodel._eq_op(x.atttypid, x.atttypid), n), ' AND ' ORDER BY n)
+           FROM unnest(pk) WITH ORDINALITY u(c, n)
+           JOIN pg_attribute x ON x.attrelid = (spec->>'root')::oid AND x.attname = u.c);
+    sql := format(
         'WITH a AS (%1$s),
-              d AS (SELECT q.key, q.doc FROM (%2$s) AS q WHERE (%3$s) IN (SELECT * FROM a)),
+              d AS (SELECT q.key, q.doc FROM (%2$s) AS q WHERE EXISTS (SELECT FROM a WHERE %3$s)),
               up AS (INSERT INTO %4$s AS c (id, doc) SELECT d.key, d.doc FROM d
                      ON CONFLICT (id) DO UPDATE SET doc = excluded.doc RETURNING 1)
          DELETE FROM %4$s AS c
-          WHERE c.id IN (SELECT docmodel.key(%5$L::text, %6$s) FROM a)
-            AND NOT EXISTS (SELECT FROM d WHERE d.key = c.id)',
+          WHERE EXISTS (SELECT FROM a WHERE c.id OPERATOR(pg_catalog.=) docmodel.key(%5$L::pg_catalog.text, %6$s))
+            AND NOT EXISTS (SELECT FROM d WHERE d.key OPERATOR(pg_catalog.=) c.id)',
         (SELECT string_agg(docmodel._projection_roots(spec, tbl, s), ' UNION ') FROM unnest(srcs) s),
-        docmodel._mapping_sql(spec),
-        (SELECT string_agg('q.k' || i, ', ' ORDER BY i) FROM generate_series(1, n) i),
-        coll, spec->>'type',
-        (SELECT string_agg('a.k' || i, ', ' ORDER BY i) FROM generate_series(1, n) i));
+        docmodel._mapping_sql(spec), eq, docmodel._rel_sql(coll), spec->>'type',
+        (SELECT string_agg('a.k' || i, ', ' ORDER BY i) FROM generate_series(1, cardinality(pk)) i));
+    rels := docmodel._mapping_tables(spec) || coll
+        || coalesce((SELECT array_agg((p->>'tbl')::oid) FROM jsonb_array_elements(spec->'parts') p
+                     WHERE p->>'kind' IN ('reference', 'references')), '{}');
 END
 $$;
-COMMENT ON FUNCTION docmodel._projection_sql(jsonb, oid, regclass, text[]) IS
-    'docmodel internal: the statement a projection trigger runs for one event of one table';
+COMMENT ON FUNCTION docmodel._projection_sql(regrole, text, oid, text, oid) IS
+    'docmodel internal: the statement a projection trigger runs for one event of one table, made from the mapping, and the relations it may reach';
 
 CREATE FUNCTION docmodel._projection_trigger() RETURNS trigger
     AS 'MODULE_PATHNAME', 'projection_trigger'
@@ -2747,14 +3142,26 @@ CREATE FUNCTION docmodel._projection_trigger() RETURNS trigger
 COMMENT ON FUNCTION docmodel._projection_trigger() IS
     'docmodel internal: the statement trigger of a projected table: rewrites the documents its changed rows feed';
 
+-- The name of a projection's triggers: per owner and mapping.
+CREATE FUNCTION docmodel._projection_trigger_name(owner regrole, mapping text) RETURNS text
+LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE
+SET search_path = pg_catalog, pg_temp
+AS $$
+    SELECT 'docmodel_projection_' OPERATOR(pg_catalog.||)
+        pg_catalog.left(pg_catalog.md5(owner::oid::text OPERATOR(pg_catalog.||) '/' OPERATOR(pg_catalog.||) mapping), 12)
+$$;
+COMMENT ON FUNCTION docmodel._projection_trigger_name(regrole, text) IS
+    'docmodel internal: the name of the triggers of a projection of a mapping';
+
 CREATE FUNCTION docmodel.project_tables(mapping text, coll regclass) RETURNS void
 LANGUAGE plpgsql VOLATILE PARALLEL UNSAFE
 SET search_path = pg_catalog, pg_temp
 AS $$
 DECLARE
-    spec jsonb := docmodel._mapping_spec(mapping);
+    o regrole := docmodel._mapping_owner(mapping);
+    spec jsonb := docmodel._mapping_spec(o, mapping);
     t oid;
-    name text := 'docmodel_projection_' || left(md5(mapping), 12);
+    name text := docmodel._projection_trigger_name(o, mapping);
 BEGIN
     PERFORM docmodel._require_collection(coll);
     -- its triggers' statements read transition tables, which Citus cannot
@@ -2765,24 +3172,21 @@ BEGIN
             HINT = 'Load it with docmodel.migrate_tables() instead, which works on a distributed collection.';
     END IF;
     PERFORM docmodel.stop_projection(mapping);
-    FOR t IN SELECT DISTINCT x FROM (
-            SELECT (spec->>'root')::oid AS x
-            UNION ALL SELECT (p->>'tbl')::oid FROM jsonb_array_elements(spec->'parts') p
-             WHERE p->>'kind' IN ('array', 'object', 'merge')
-            UNION ALL SELECT (p->>'via')::oid FROM jsonb_array_elements(spec->'parts') p
-             WHERE p->>'kind' = 'references') s LOOP
-        PERFORM docmodel._mapping_write('project', mapping, t::regclass, coll, NULL,
-            jsonb_build_object(
-                'insert', docmodel._projection_sql(spec, t, coll, '{new_rows}'),
-                'update', docmodel._projection_sql(spec, t, coll, '{old_rows,new_rows}'),
-                'delete', docmodel._projection_sql(spec, t, coll, '{old_rows}')));
-        -- as the caller: creating triggers takes the table's TRIGGER privilege
+    FOREACH t IN ARRAY docmodel._mapping_tables(spec) LOOP
+        -- as the caller: creating triggers takes the table's TRIGGER
+        -- privilege; the arguments name the mapping by owner and name
         EXECUTE format('CREATE TRIGGER %I AFTER INSERT ON %s REFERENCING NEW TABLE AS new_rows
-            FOR EACH STATEMENT EXECUTE FUNCTION docmodel._projection_trigger(%L)', name || '_i', t::regclass, mapping);
+            FOR EACH STATEMENT EXECUTE FUNCTION docmodel._projection_trigger(%L, %L)',
+            name || '_i', docmodel._rel_sql(t), o::oid, mapping);
         EXECUTE format('CREATE TRIGGER %I AFTER UPDATE ON %s REFERENCING OLD TABLE AS old_rows NEW TABLE AS new_rows
-            FOR EACH STATEMENT EXECUTE FUNCTION docmodel._projection_trigger(%L)', name || '_u', t::regclass, mapping);
+            FOR EACH STATEMENT EXECUTE FUNCTION docmodel._projection_trigger(%L, %L)',
+            name || '_u', docmodel._rel_sql(t), o::oid, mapping);
         EXECUTE format('CREATE TRIGGER %I AFTER DELETE ON %s REFERENCING OLD TABLE AS old_rows
-            FOR EACH STATEMENT EXECUTE FUNCTION docmodel._projection_trigger(%L)', name || '_d', t::regclass, mapping);
+            FOR EACH STATEMENT EXECUTE FUNCTION docmodel._projection_trigger(%L, %L)',
+            name || '_d', docmodel._rel_sql(t), o::oid, mapping);
+        PERFORM docmodel._mapping_write('project', o, mapping, t::regclass, coll, NULL,
+            jsonb_build_object('triggers', (SELECT jsonb_agg(g.oid::bigint) FROM pg_trigger g
+                WHERE g.tgrelid = t AND g.tgname IN (name || '_i', name || '_u', name || '_d'))));
     END LOOP;
 END
 $$;
@@ -2794,19 +3198,23 @@ LANGUAGE plpgsql VOLATILE STRICT PARALLEL UNSAFE
 SET search_path = pg_catalog, pg_temp
 AS $$
 DECLARE
-    t regclass;
-    name text := 'docmodel_projection_' || left(md5(mapping), 12);
+    o regrole := docmodel._mapping_owner(mapping);
+    t oid;
+    name text := docmodel._projection_trigger_name(o, mapping);
     found_any boolean := false;
 BEGIN
-    PERFORM docmodel._mapping_under(mapping, NULL);
-    FOR t IN SELECT p.tbl FROM docmodel.projections p WHERE p.mapping = stop_projection.mapping LOOP
-        EXECUTE format('DROP TRIGGER IF EXISTS %I ON %s', name || '_i', t);
-        EXECUTE format('DROP TRIGGER IF EXISTS %I ON %s', name || '_u', t);
-        EXECUTE format('DROP TRIGGER IF EXISTS %I ON %s', name || '_d', t);
+    FOR t IN SELECT p.tbl FROM docmodel.projections p
+            WHERE p.owner = o AND p.mapping = stop_projection.mapping LOOP
+        -- a table dropped since took its triggers with it
+        IF EXISTS (SELECT FROM pg_class c WHERE c.oid = t) THEN
+            EXECUTE format('DROP TRIGGER IF EXISTS %I ON %s', name || '_i', docmodel._rel_sql(t));
+            EXECUTE format('DROP TRIGGER IF EXISTS %I ON %s', name || '_u', docmodel._rel_sql(t));
+            EXECUTE format('DROP TRIGGER IF EXISTS %I ON %s', name || '_d', docmodel._rel_sql(t));
+        END IF;
         found_any := true;
     END LOOP;
     IF found_any THEN
-        PERFORM docmodel._mapping_write('unproject', mapping, NULL, NULL, NULL, NULL);
+        PERFORM docmodel._mapping_write('unproject', o, mapping, NULL, NULL, NULL, NULL);
     END IF;
     RETURN found_any;
 END

@@ -88,7 +88,8 @@ DocmodelTable(const char *name)
 	Oid relid = get_relname_relid(name, get_namespace_oid("docmodel", false));
 
 	if (!OidIsValid(relid))
-		elog(ERROR, "docmodel.%s does not exist", name);
+		ereport(ERROR, (errcode(ERRCODE_UNDEFINED_TABLE),
+						errmsg("docmodel.%s does not exist", name)));
 	return relid;
 }
 
@@ -112,7 +113,8 @@ ExecAsTableOwner(const char *table, const char *sql, int nargs, Oid *types,
 
 	tup = SearchSysCache1(RELOID, ObjectIdGetDatum(DocmodelTable(table)));
 	if (!HeapTupleIsValid(tup))
-		elog(ERROR, "docmodel.%s does not exist", table);
+		ereport(ERROR, (errcode(ERRCODE_UNDEFINED_TABLE),
+						errmsg("docmodel.%s does not exist", table)));
 	owner = ((Form_pg_class) GETSTRUCT(tup))->relowner;
 	ReleaseSysCache(tup);
 
@@ -126,7 +128,9 @@ ExecAsTableOwner(const char *table, const char *sql, int nargs, Oid *types,
 		DocmodelSpiConnect();
 		ret = SPI_execute_with_args(sql, nargs, types, values, nulls, false, 0);
 		if (ret < 0)
-			elog(ERROR, "%s failed: %s", sql, SPI_result_code_string(ret));
+			ereport(ERROR, (errcode(ERRCODE_INTERNAL_ERROR),
+							errmsg("%s failed: %s", sql,
+								   SPI_result_code_string(ret))));
 		n = SPI_processed;
 		if (result && SPI_tuptable != NULL && n > 0)
 			*result = SPI_getbinval(SPI_tuptable->vals[0],
@@ -190,8 +194,7 @@ config_create(PG_FUNCTION_ARGS)
 	Datum id;
 	bool isnull;
 
-	if (PG_ARGISNULL(0))
-		DocmodelNullArgument("_config_create", "coll");
+	DocmodelRequireArg(fcinfo, 0, "coll");
 	RequireOwner(PG_GETARG_OID(0));
 	TakeArgs(fcinfo, 5, values, nulls);
 	ExecAsTableOwner("collection_config",
@@ -205,7 +208,8 @@ config_create(PG_FUNCTION_ARGS)
 					 "RETURNING id",
 					 5, types, values, nulls, &id, &isnull);
 	if (isnull)
-		elog(ERROR, "_config_create: no id");
+		ereport(ERROR, (errcode(ERRCODE_INTERNAL_ERROR),
+						errmsg("_config_create: no id")));
 	PG_RETURN_DATUM(id);
 }
 
@@ -221,14 +225,8 @@ config_set_revisions(PG_FUNCTION_ARGS)
 	Datum values[3];
 	char nulls[3];
 
-	if (PG_ARGISNULL(0))
-		DocmodelNullArgument("_config_set_revisions", "coll");
-	if (PG_ARGISNULL(1))
-		DocmodelNullArgument("_config_set_revisions", "revisions");
-	if (PG_GETARG_INT32(1) < 0)
-		ereport(ERROR, (errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-						errmsg("invalid number of revisions to keep: %d",
-							   PG_GETARG_INT32(1))));
+	DocmodelRequireArg(fcinfo, 0, "coll");
+	DocmodelRequireArg(fcinfo, 1, "revisions");
 	RequireOwner(PG_GETARG_OID(0));
 	if (!PG_ARGISNULL(2))
 		RequireOwner(PG_GETARG_OID(2));
@@ -258,6 +256,7 @@ config_adopt_history(PG_FUNCTION_ARGS)
 		"WHERE r.oid OPERATOR(pg_catalog.=) c.coll::pg_catalog.oid)";
 	char *sql;
 
+	DocmodelRequireArg(fcinfo, 0, "hist");
 	values[0] = PG_GETARG_DATUM(0);
 	sql = psprintf("SELECT %s", orphans);
 	if (ExecAsTableOwner("collection_config", sql, 1, types, values, nulls,
@@ -280,10 +279,13 @@ config_set_max_ttl(PG_FUNCTION_ARGS)
 	Datum values[2];
 	char nulls[2];
 
+	DocmodelRequireArg(fcinfo, 0, "coll");
+	DocmodelRequireArg(fcinfo, 1, "max_ttl");
 	if (PG_GETARG_INT32(1) < 0)
 		ereport(ERROR, (errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-						errmsg("invalid max_ttl: %d", PG_GETARG_INT32(1)),
-						errhint("Give seconds, 0 for none.")));
+						errmsg("invalid max_ttl %d", PG_GETARG_INT32(1)),
+						errdetail("max_ttl is 0 (none) or a number of "
+								  "seconds.")));
 	RequireOwner(PG_GETARG_OID(0));
 	TakeArgs(fcinfo, 2, values, nulls);
 	UpdateConfig("SET max_ttl = $2", 2, types, values, nulls);
@@ -302,12 +304,9 @@ config_set_layout(PG_FUNCTION_ARGS)
 	Datum values[4];
 	char nulls[4];
 
-	if (PG_ARGISNULL(0))
-		DocmodelNullArgument("_config_set_layout", "coll");
-	if (PG_ARGISNULL(1))
-		DocmodelNullArgument("_config_set_layout", "type_part");
-	if (PG_ARGISNULL(2))
-		DocmodelNullArgument("_config_set_layout", "type_check");
+	DocmodelRequireArg(fcinfo, 0, "coll");
+	DocmodelRequireArg(fcinfo, 1, "type_part");
+	DocmodelRequireArg(fcinfo, 2, "type_check");
 	RequireOwner(PG_GETARG_OID(0));
 	TakeArgs(fcinfo, 4, values, nulls);
 	UpdateConfig("SET type_part = $2, type_check = $3, fields = $4", 4, types,
@@ -323,6 +322,7 @@ config_drop(PG_FUNCTION_ARGS)
 	Datum values[1];
 	char nulls[1] = {' '};
 
+	DocmodelRequireArg(fcinfo, 0, "coll");
 	RequireOwner(PG_GETARG_OID(0));
 	values[0] = PG_GETARG_DATUM(0);
 	ExecAsTableOwner("collection_config",
@@ -345,10 +345,8 @@ migration_run_new(PG_FUNCTION_ARGS)
 	Datum run;
 	bool isnull;
 
-	if (PG_ARGISNULL(0))
-		DocmodelNullArgument("_migration_run_new", "coll");
-	if (PG_ARGISNULL(3))
-		DocmodelNullArgument("_migration_run_new", "targets");
+	DocmodelRequireArg(fcinfo, 0, "coll");
+	DocmodelRequireArg(fcinfo, 3, "targets");
 	RequireUpdate(PG_GETARG_OID(0), "Running a migration of a collection");
 	TakeArgs(fcinfo, 4, values, nulls);
 	ExecAsTableOwner(
@@ -358,7 +356,8 @@ migration_run_new(PG_FUNCTION_ARGS)
 		"RETURNING run_id",
 		4, types, values, nulls, &run, &isnull);
 	if (isnull)
-		elog(ERROR, "_migration_run_new: no run_id");
+		ereport(ERROR, (errcode(ERRCODE_INTERNAL_ERROR),
+						errmsg("_migration_run_new: no run_id")));
 	PG_RETURN_DATUM(run);
 }
 
@@ -377,10 +376,8 @@ migration_run_set(PG_FUNCTION_ARGS)
 	Datum coll;
 	bool isnull;
 
-	if (PG_ARGISNULL(0))
-		DocmodelNullArgument("_migration_run_set", "run");
-	if (PG_ARGISNULL(1))
-		DocmodelNullArgument("_migration_run_set", "status");
+	DocmodelRequireArg(fcinfo, 0, "run");
+	DocmodelRequireArg(fcinfo, 1, "status");
 	TakeArgs(fcinfo, 7, values, nulls);
 	if (ExecAsTableOwner("migration_run",
 						 "SELECT r.coll::pg_catalog.oid "
@@ -406,119 +403,143 @@ migration_run_set(PG_FUNCTION_ARGS)
 	PG_RETURN_VOID();
 }
 
-/* The statement of each op of _mapping_write, and the table it writes. */
+/*
+ * The statement of each op of _mapping_write, and the table it writes:
+ * $1 owner, $2 mapping, $3 tbl, $4 under, $5 field, $6 the spec
+ * _mapping_check returned.
+ */
 static const struct
 {
 	const char *op;
 	const char *table;
 	const char *sql;
-	int nargs;
 } MappingWrites[] = {
 	{"create", "mappings",
 	 "INSERT INTO docmodel.mappings (name, root, doc_type, owner) "
-	 "VALUES ($1, $2::pg_catalog.regclass, $5 OPERATOR(pg_catalog.->>) "
-	 "'doc_type', $6::pg_catalog.regrole)",
-	 6},
+	 "VALUES ($2, $3::pg_catalog.regclass, $6 OPERATOR(pg_catalog.->>) "
+	 "'doc_type', $1::pg_catalog.regrole)"},
 	{"part", "mapping_parts",
-	 "INSERT INTO docmodel.mapping_parts AS p (mapping, tbl, under, field, "
-	 "spec) VALUES ($1, $2::pg_catalog.regclass, $3::pg_catalog.regclass, "
-	 "$4, $5) ON CONFLICT (mapping, under, field) DO UPDATE "
-	 "SET tbl = excluded.tbl, spec = excluded.spec",
-	 5},
+	 "INSERT INTO docmodel.mapping_parts AS p (mapping, owner, tbl, under, "
+	 "field, spec) VALUES ($2, $1::pg_catalog.regrole, "
+	 "$3::pg_catalog.regclass, $4::pg_catalog.regclass, $5, $6) "
+	 "ON CONFLICT (owner, mapping, under, field) DO UPDATE "
+	 "SET tbl = excluded.tbl, spec = excluded.spec"},
 	{"column", "mapping_columns",
-	 "INSERT INTO docmodel.mapping_columns AS c (mapping, tbl, col, "
-	 "new_name) VALUES ($1, $2::pg_catalog.regclass, $4::pg_catalog.name, "
-	 "$5 OPERATOR(pg_catalog.->>) 'name') ON CONFLICT (mapping, tbl, col) "
-	 "DO UPDATE SET new_name = excluded.new_name",
-	 5},
+	 "INSERT INTO docmodel.mapping_columns AS c (mapping, owner, tbl, col, "
+	 "new_name) VALUES ($2, $1::pg_catalog.regrole, $3::pg_catalog.regclass, "
+	 "$5::pg_catalog.name, $6 OPERATOR(pg_catalog.->>) 'name') "
+	 "ON CONFLICT (owner, mapping, tbl, col) "
+	 "DO UPDATE SET new_name = excluded.new_name"},
 	{"project", "projections",
-	 "INSERT INTO docmodel.projections AS p (mapping, tbl, coll, spec) "
-	 "VALUES ($1, $2::pg_catalog.regclass, $3::pg_catalog.regclass, $5) "
-	 "ON CONFLICT (mapping, tbl) DO UPDATE "
-	 "SET coll = excluded.coll, spec = excluded.spec",
-	 5},
+	 "INSERT INTO docmodel.projections AS p (mapping, owner, tbl, coll, "
+	 "triggers) VALUES ($2, $1::pg_catalog.regrole, $3::pg_catalog.regclass, "
+	 "$4::pg_catalog.regclass, ARRAY(SELECT "
+	 "pg_catalog.jsonb_array_elements_text($6 OPERATOR(pg_catalog.->) "
+	 "'triggers')::pg_catalog.oid)) ON CONFLICT (owner, mapping, tbl) "
+	 "DO UPDATE SET coll = excluded.coll, triggers = excluded.triggers"},
 	{"unproject", "projections",
 	 "DELETE FROM docmodel.projections AS p "
-	 "WHERE p.mapping OPERATOR(pg_catalog.=) $1",
-	 1},
+	 "WHERE p.owner::pg_catalog.oid OPERATOR(pg_catalog.=) $1 "
+	 "AND p.mapping OPERATOR(pg_catalog.=) $2"},
 	{"drop", "mappings",
 	 "DELETE FROM docmodel.mappings AS m "
-	 "WHERE m.name OPERATOR(pg_catalog.=) $1",
-	 1},
+	 "WHERE m.owner::pg_catalog.oid OPERATOR(pg_catalog.=) $1 "
+	 "AND m.name OPERATOR(pg_catalog.=) $2"},
 };
 
+/* Raise 42501 unless the current user may read relid (mapping name). */
+static void
+RequireSelect(Oid relid, const char *name)
+{
+	RequireRelation(relid);
+	if (pg_class_aclcheck(relid, GetUserId(), ACL_SELECT) != ACLCHECK_OK)
+		ereport(ERROR,
+				(errcode(ERRCODE_INSUFFICIENT_PRIVILEGE),
+				 errmsg("permission denied for table %s", get_rel_name(relid)),
+				 errdetail("Mapping \"%s\" reads the table.", name)));
+}
+
 /*
- * _mapping_write(op, mapping, tbl, under, field, spec): record a change of
- * a mapping; the SQL functions (create_mapping, map_*) have checked the
- * spec. create: mapping over root table tbl, spec {"doc_type": t}; the
- * caller needs SELECT on tbl and owns the new mapping. part: tbl's part
- * under table under as field (replacing one there). column: field is a
- * column of tbl, spec {"name": new name, or null to leave it out}. drop:
- * the mapping and its parts. project: the statements spec of table tbl of
- * the mapping projected into collection under; unproject: all of them.
- * Every op but create needs membership in the mapping's owner role; part,
- * column and project need SELECT on tbl.
+ * _mapping_write(op, owner, mapping, tbl, under, field, spec): record a
+ * change of mapping (owner, mapping). create: a mapping of the current user
+ * (owner) over root table tbl, spec {"doc_type": t}. part: tbl's part under
+ * table under as field (replacing one there). column: field is a column of
+ * tbl, spec {"name": new name, or null to leave it out}. drop: the mapping
+ * and its parts (refused while it is projected). project: table tbl of the
+ * mapping projected into collection under by the triggers spec
+ * {"triggers": [OIDs]} the caller has just created; unproject: all of
+ * them. The
+ * caller must have the privileges of the owner role (create: be it) and
+ * SELECT on tbl; then docmodel._mapping_check, the one validator, checks
+ * the change and makes what is stored, whoever called: nothing the caller
+ * gives is stored without it.
  */
 Datum
 mapping_write(PG_FUNCTION_ARGS)
 {
-	Oid types[6] = {TEXTOID, OIDOID, OIDOID, TEXTOID, JSONBOID, OIDOID};
-	Datum values[6];
-	char nulls[6];
+	Oid types[6] = {OIDOID, TEXTOID, OIDOID, OIDOID, TEXTOID, JSONBOID};
+	Oid check_types[7] = {TEXTOID, OIDOID,  TEXTOID, OIDOID,
+						  OIDOID,  TEXTOID, JSONBOID};
+	Datum values[7];
+	char nulls[7];
 	char *op;
 	char *name;
-	Datum owner;
-	bool isnull;
+	Oid owner;
+	int w;
 	int i;
 
-	if (PG_ARGISNULL(0) || PG_ARGISNULL(1))
-		elog(ERROR, "_mapping_write: op and mapping are required");
+	DocmodelRequireArg(fcinfo, 0, "op");
+	DocmodelRequireArg(fcinfo, 1, "owner");
+	DocmodelRequireArg(fcinfo, 2, "mapping");
 	op = text_to_cstring(PG_GETARG_TEXT_PP(0));
-	name = text_to_cstring(PG_GETARG_TEXT_PP(1));
-	for (i = 0; i < 5; i++)
-	{
-		nulls[i] = PG_ARGISNULL(i + 1) ? 'n' : ' ';
-		values[i] = PG_ARGISNULL(i + 1) ? (Datum) 0 : PG_GETARG_DATUM(i + 1);
-	}
-	values[5] = ObjectIdGetDatum(GetUserId());
-	nulls[5] = ' ';
-	if (strcmp(op, "create") != 0)
-	{
-		ExecAsTableOwner("mappings",
-						 "SELECT m.owner::pg_catalog.oid "
-						 "FROM docmodel.mappings AS m "
-						 "WHERE m.name OPERATOR(pg_catalog.=) $1",
-						 1, types, values, nulls, &owner, &isnull);
-		if (isnull)
-			ereport(ERROR, (errcode(ERRCODE_UNDEFINED_OBJECT),
-							errmsg("mapping \"%s\" does not exist", name)));
-		if (!has_privs_of_role(GetUserId(), DatumGetObjectId(owner)))
-			ereport(ERROR,
-					(errcode(ERRCODE_INSUFFICIENT_PRIVILEGE),
-					 errmsg("must be owner of mapping \"%s\"", name),
-					 errdetail("A mapping is changed by the role that created "
-							   "it and the members of that role.")));
-	}
-	if (nulls[1] == ' ')
-	{
-		Oid relid = DatumGetObjectId(values[1]);
-
-		RequireRelation(relid);
-		if (pg_class_aclcheck(relid, GetUserId(), ACL_SELECT) != ACLCHECK_OK)
-			ereport(
-				ERROR,
+	owner = PG_GETARG_OID(1);
+	name = text_to_cstring(PG_GETARG_TEXT_PP(2));
+	for (w = 0; w < lengthof(MappingWrites); w++)
+		if (strcmp(op, MappingWrites[w].op) == 0)
+			break;
+	if (w == lengthof(MappingWrites))
+		ereport(ERROR, (errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+						errmsg("unknown mapping change \"%s\"", op),
+						errdetail("The changes are create, part, column, drop, "
+								  "project and unproject.")));
+	if (strcmp(op, "create") == 0 ? owner != GetUserId()
+								  : !has_privs_of_role(GetUserId(), owner))
+		ereport(ERROR,
 				(errcode(ERRCODE_INSUFFICIENT_PRIVILEGE),
-				 errmsg("permission denied for table %s", get_rel_name(relid)),
-				 errdetail("Mapping \"%s\" reads the table.", name)));
+				 errmsg("must be owner of mapping \"%s\"", name),
+				 errdetail("A mapping is created by the current user and "
+						   "changed by its owner role's members.")));
+	if (!PG_ARGISNULL(3))
+		RequireSelect(PG_GETARG_OID(3), name);
+
+	/* the validator runs as the caller: it only reads */
+	TakeArgs(fcinfo, 7, values, nulls);
+	DocmodelSpiConnect();
+	if (SPI_execute_with_args(
+			"SELECT docmodel._mapping_check($1, $2::pg_catalog.regrole, $3, "
+			"$4::pg_catalog.regclass, $5::pg_catalog.regclass, $6, $7)",
+			7, check_types, values, nulls, true, 1) != SPI_OK_SELECT ||
+		SPI_processed != 1)
+		ereport(ERROR,
+				(errcode(ERRCODE_INTERNAL_ERROR),
+				 errmsg("checking a change of mapping \"%s\" failed", name)));
+	{
+		bool isnull;
+		Datum spec = SPI_getbinval(SPI_tuptable->vals[0], SPI_tuptable->tupdesc,
+								   1, &isnull);
+
+		nulls[6] = isnull ? 'n' : ' ';
+		values[6] = isnull ? (Datum) 0 : SPI_datumTransfer(spec, false, -1);
 	}
-	for (i = 0; i < lengthof(MappingWrites); i++)
-		if (strcmp(op, MappingWrites[i].op) == 0)
-		{
-			ExecAsTableOwner(MappingWrites[i].table, MappingWrites[i].sql,
-							 MappingWrites[i].nargs, types, values, nulls, NULL,
-							 NULL);
-			PG_RETURN_VOID();
-		}
-	elog(ERROR, "_mapping_write: unknown op \"%s\"", op);
+	SPI_finish();
+
+	/* $1 .. $6: owner, mapping, tbl, under, field, checked spec */
+	for (i = 0; i < 6; i++)
+	{
+		values[i] = values[i + 1];
+		nulls[i] = nulls[i + 1];
+	}
+	ExecAsTableOwner(MappingWrites[w].table, MappingWrites[w].sql, 6, types,
+					 values, nulls, NULL, NULL);
 	PG_RETURN_VOID();
 }

@@ -21,6 +21,7 @@
 #include "utils/hsearch.h"
 #include "utils/inval.h"
 #include "utils/memutils.h"
+#include "utils/plancache.h"
 #include "utils/rel.h"
 #include "utils/syscache.h"
 
@@ -54,9 +55,33 @@ typedef struct SyscacheSubscriber
 	void (*fn)(int cacheid, uint32 hashvalue);
 } SyscacheSubscriber;
 
+/*
+ * Every cache of statements prepared from a relation's qualified name (the
+ * key-value functions' plans, the projection and lookup triggers'): besides
+ * the relcache events of the relations they name, a change of any schema
+ * makes them all stale (a renamed schema changes the qualified name, and a
+ * cached plan re-analyzes its text, which could now name a table that took
+ * the old name). Each also checks every plan it prepares with
+ * DocmodelCheckPlanTargets.
+ */
+static void (*const NamedPlanSubscribers[])(Oid relid) = {
+	DocmodelKvRelcache,         /* kv.c */
+	DocmodelProjectionRelcache, /* relational.c */
+};
+
+/* A schema changed: every named plan is stale (syscache subscriber). */
+static void
+NamesChanged(int cacheid, uint32 hashvalue)
+{
+	int i;
+
+	for (i = 0; i < lengthof(NamedPlanSubscribers); i++)
+		NamedPlanSubscribers[i](InvalidOid);
+}
+
 static const SyscacheSubscriber SyscacheSubscribers[] = {
 	{PROCOID, DocmodelMigrateSyscache},       /* fn steps: functions */
-	{NAMESPACEOID, DocmodelKvSyscache},       /* plans name the schema */
+	{NAMESPACEOID, NamesChanged},             /* plans name the schema */
 	{AUTHOID, DocmodelCounterSyscache},       /* privileges: role attributes */
 	{AUTHMEMROLEMEM, DocmodelCounterSyscache} /* privileges: memberships */
 };
@@ -161,15 +186,6 @@ DocmodelSpiConnect(void)
 
 /* See docmodel.h. */
 void
-DocmodelNullArgument(const char *function, const char *argument)
-{
-	ereport(ERROR, (errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
-					errmsg("argument %s of docmodel.%s must not be null",
-						   argument, function)));
-}
-
-/* See docmodel.h. */
-void
 DocmodelTriggerMisuse(const char *function, const char *how)
 {
 	ereport(ERROR,
@@ -188,4 +204,35 @@ DocmodelCatalogChanged(FunctionCallInfo fcinfo, const char *name)
 	CacheInvalidateRelcacheByRelid(RelationGetRelid(trigdata->tg_relation));
 	DocmodelCitusPush();
 	return PointerGetDatum(NULL);
+}
+
+/* Check the relations a prepared statement reaches; see docmodel.h. */
+void
+DocmodelCheckPlanTargets(SPIPlanPtr plan, const Oid *rels, int nrels)
+{
+	ListCell *lc;
+
+	foreach (lc, SPI_plan_get_plan_sources(plan))
+	{
+		CachedPlanSource *ps = (CachedPlanSource *) lfirst(lc);
+		ListCell *lr;
+
+		foreach (lr, ps->relationOids)
+		{
+			Oid relid = lfirst_oid(lr);
+			int i;
+
+			for (i = 0; i < nrels; i++)
+				if (rels[i] == relid)
+					break;
+			if (i == nrels)
+				ereport(ERROR,
+						(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
+						 errmsg("docmodel: a statement prepared for relation "
+								"%u reached relation %u",
+								nrels > 0 ? rels[0] : InvalidOid, relid),
+						 errdetail("A relation it names was renamed or "
+								   "replaced; the statement is refused.")));
+		}
+	}
 }

@@ -34,18 +34,24 @@ extern void DocmodelRequireArg(FunctionCallInfo fcinfo, int argno,
  */
 extern Datum DocmodelCatalogChanged(FunctionCallInfo fcinfo, const char *name);
 
+/*
+ * Raise 55000 unless every relation prepared statement plan reads or
+ * writes (any subquery or CTE included) is one of rels[0 .. nrels - 1]:
+ * statements prepared from qualified names are checked to reach the OIDs
+ * they were made for (see NamedPlanSubscribers in docmodel.c).
+ */
+struct _SPI_plan;
+extern void DocmodelCheckPlanTargets(struct _SPI_plan *plan, const Oid *rels,
+									 int nrels);
+
 /* SPI_connect, raising an error when it fails. */
 extern void DocmodelSpiConnect(void);
 
 /*
- * Errors of a caller's making in internal functions and triggers, never
- * XX000: DocmodelNullArgument raises 22004 (null_value_not_allowed) naming
- * the function and its argument; DocmodelTriggerMisuse raises 39P01
- * (trigger_protocol_violated) for a trigger function fired as it was not
- * made to be (how: what it needs).
+ * Raise 39P01 (trigger_protocol_violated) for a trigger function of
+ * docmodel's fired as it was not made to be (how: what it needs), never
+ * XX000: any role can attach one to a table of its own.
  */
-extern void DocmodelNullArgument(const char *function, const char *argument)
-	pg_attribute_noreturn();
 extern void DocmodelTriggerMisuse(const char *function, const char *how)
 	pg_attribute_noreturn();
 
@@ -70,7 +76,6 @@ extern void DocmodelCounterRelcache(Oid relid);
 extern void DocmodelSchemaRelcache(Oid relid);
 extern void DocmodelProjectionRelcache(Oid relid); /* relational.c */
 extern void DocmodelMigrateSyscache(int cacheid, uint32 hashvalue);
-extern void DocmodelKvSyscache(int cacheid, uint32 hashvalue);
 extern void DocmodelCounterSyscache(int cacheid, uint32 hashvalue);
 
 /*

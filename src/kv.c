@@ -17,15 +17,16 @@
  * to its prepared plans (this backend only). Plans are prepared on first
  * use from the relation's current qualified name and kept (SPI_keepplan).
  * A relcache invalidation of the relation (rename, ALTER, DROP), or any
- * change of a schema (pg_namespace: a renamed schema changes the qualified
- * name), marks the entry stale: its plans are dropped and prepared again
- * under the new name, since a cached plan re-analyzes its query text, and
- * a renamed table or schema must not redirect it to a table that took the
- * old name. A plan is checked when prepared to reach the collection's OID
- * and no other relation. Revalidating an entry also checks the collection's
- * layout (collection.c). Every call locks the relation first, which
- * processes pending invalidations before a plan is chosen. Stale plans are
- * freed only when no KV call is running in this backend (KvDepth == 0).
+ * change of a schema (docmodel.c's NamedPlanSubscribers: a renamed schema
+ * changes the qualified name), marks the entry stale: its plans are
+ * dropped and prepared again under the new name, since a cached plan
+ * re-analyzes its query text, and a renamed table or schema must not
+ * redirect it to a table that took the old name. A plan is checked when
+ * prepared to reach the collection's OID and no other relation
+ * (DocmodelCheckPlanTargets). Revalidating an entry also checks the
+ * collection's layout (collection.c). Every call locks the relation first,
+ * which processes pending invalidations before a plan is chosen. Stale plans
+ * are freed only when no KV call is running in this backend (KvDepth == 0).
  * The invalidation subscribers are called by docmodel.c's dispatchers.
  *
  * Locks (README, "Locks") are state of the row, not row locks: column
@@ -282,17 +283,6 @@ DocmodelKvRelcache(Oid relid)
 		entry->valid = false;
 }
 
-/*
- * Mark every collection's plans stale when a schema changes (pg_namespace
- * syscache subscriber): a renamed schema changes the qualified name the
- * plans were prepared from, and their text would lead elsewhere.
- */
-void
-DocmodelKvSyscache(int cacheid, uint32 hashvalue)
-{
-	DocmodelKvRelcache(InvalidOid);
-}
-
 /* Move a stale entry's plans to the free list, and free it when idle. */
 static void
 KvRetirePlans(KvRel *entry)
@@ -394,39 +384,6 @@ KvLookup(Oid relid, LOCKMODE mode)
 	return entry;
 }
 
-/*
- * Check that plan, prepared from the collection's qualified name, reads
- * and writes the collection relid and no other relation.
- */
-static void
-KvCheckPlanTarget(SPIPlanPtr plan, Oid relid)
-{
-	ListCell *lc;
-
-	foreach (lc, SPI_plan_get_plan_sources(plan))
-	{
-		CachedPlanSource *ps = (CachedPlanSource *) lfirst(lc);
-		ListCell *lq;
-
-		foreach (lq, ps->query_list)
-		{
-			Query *q = lfirst_node(Query, lq);
-			ListCell *lr;
-
-			foreach (lr, q->rtable)
-			{
-				RangeTblEntry *rte = lfirst_node(RangeTblEntry, lr);
-
-				if (rte->rtekind == RTE_RELATION && rte->relid != relid)
-					elog(ERROR,
-						 "docmodel: statement for relation %u reached "
-						 "relation %u",
-						 relid, rte->relid);
-			}
-		}
-	}
-}
-
 /* Return the prepared plan of stmt for the collection (SPI connected). */
 static SPIPlanPtr
 KvPlan(KvRel *entry, KvStmt stmt)
@@ -451,7 +408,7 @@ KvPlan(KvRel *entry, KvStmt stmt)
 		if (plan == NULL)
 			elog(ERROR, "SPI_prepare failed: %s",
 				 SPI_result_code_string(SPI_result));
-		KvCheckPlanTarget(plan, entry->relid);
+		DocmodelCheckPlanTargets(plan, &entry->relid, 1);
 		if (SPI_keepplan(plan) != 0)
 			elog(ERROR, "SPI_keepplan failed");
 		entry->plans[stmt] = plan;

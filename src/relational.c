@@ -7,14 +7,17 @@
  *	  projections. The mappings themselves are set-up functions in SQL
  *	  (sql/docmodel.sql, "From tables to documents") that generate one
  *	  query per mapping. Backend-local: TriggerPlanCache, the statements of
- *	  projection and lookup triggers prepared once (dropped with the table's
- *	  relcache entry). No shared state.
+ *	  projection and lookup triggers prepared once, from the mapping (a
+ *	  projection's is made by docmodel._projection_sql, never read from a
+ *	  table) and the current names, and dropped when a relation they reach,
+ *	  a schema or a mapping table changes. No shared state.
  *
  *-------------------------------------------------------------------------
  */
 #include "postgres.h"
 
 #include "access/htup_details.h"
+#include "catalog/namespace.h"
 #include "catalog/pg_type.h"
 #include "commands/trigger.h"
 #include "executor/spi.h"
@@ -26,6 +29,7 @@
 #include "utils/jsonb.h"
 #include "utils/hsearch.h"
 #include "utils/lsyscache.h"
+#include "utils/memutils.h"
 #include "utils/numeric.h"
 #include "utils/rel.h"
 #include "utils/timestamp.h"
@@ -46,6 +50,7 @@ PG_FUNCTION_INFO_V1(from_epoch);
 PG_FUNCTION_INFO_V1(compact);
 PG_FUNCTION_INFO_V1(projection_trigger);
 PG_FUNCTION_INFO_V1(lookup_trigger);
+PG_FUNCTION_INFO_V1(mappings_changed);
 
 /*
  * Return the value at path (a text[] of member names and array indexes,
@@ -331,9 +336,14 @@ compact(PG_FUNCTION_ARGS)
 
 /*
  * Statement plans of docmodel's generated triggers (live projections,
- * lookups), prepared once per backend and trigger, dropped when the
- * table's relcache entry is invalidated (a trigger created or dropped, the
- * table altered or renamed).
+ * lookups), prepared once per backend and trigger from the qualified names
+ * of the relations they reach, and checked to reach those relations' OIDs
+ * (DocmodelCheckPlanTargets). An entry is stale when the relcache entry of
+ * its table or of any relation its statements reach is invalidated (a
+ * trigger created or dropped, a table altered or renamed), when a schema
+ * changes (docmodel.c's NamedPlanSubscribers), and, for projections, when
+ * a mapping table changes (their statement trigger, _mappings_changed):
+ * it is prepared again from the current names and mapping.
  */
 #define MAX_TRIGGER_PLANS 3
 
@@ -342,23 +352,52 @@ typedef struct TriggerPlans
 	Oid tgoid; /* hash key: the trigger */
 	Oid relid; /* the table it fires on */
 	bool valid;
+	bool projection; /* made from a mapping */
+	int nrels;       /* the relations its statements may reach */
+	Oid *rels;       /* (in TopMemoryContext) */
 	SPIPlanPtr plans[MAX_TRIGGER_PLANS];
 } TriggerPlans;
 
 static HTAB *TriggerPlanCache = NULL;
+
+/* docmodel.mappings, mapping_parts, mapping_columns, projections */
+static const char *const MappingCatalogNames[] = {
+	"mappings", "mapping_parts", "mapping_columns", "projections"};
+static Oid MappingCatalogs[lengthof(MappingCatalogNames)];
 
 void
 DocmodelProjectionRelcache(Oid relid)
 {
 	HASH_SEQ_STATUS s;
 	TriggerPlans *e;
+	bool catalog = false;
+	int i;
 
 	if (TriggerPlanCache == NULL)
 		return;
+	for (i = 0; i < lengthof(MappingCatalogs); i++)
+		catalog |= OidIsValid(relid) && MappingCatalogs[i] == relid;
 	hash_seq_init(&s, TriggerPlanCache);
 	while ((e = hash_seq_search(&s)) != NULL)
-		if (relid == InvalidOid || e->relid == relid)
+	{
+		bool stale = relid == InvalidOid || e->relid == relid ||
+					 (catalog && e->projection);
+
+		for (i = 0; !stale && i < e->nrels; i++)
+			stale = e->rels[i] == relid;
+		if (stale)
 			e->valid = false; /* freed by its next use, not while it runs */
+	}
+}
+
+/*
+ * _mappings_changed(): the statement trigger of the mapping tables: every
+ * backend's projection statements are made again.
+ */
+Datum
+mappings_changed(PG_FUNCTION_ARGS)
+{
+	return DocmodelCatalogChanged(fcinfo, "_mappings_changed");
 }
 
 /*
@@ -382,74 +421,127 @@ TriggerPlansFor(TriggerData *td)
 	{
 		e->relid = RelationGetRelid(td->tg_relation);
 		e->valid = false;
+		e->projection = false;
+		e->nrels = 0;
+		e->rels = NULL;
 		memset(e->plans, 0, sizeof(e->plans));
 	}
 	DocmodelSpiConnect();
 	if (SPI_register_trigger_data(td) != SPI_OK_TD_REGISTER)
-		elog(ERROR, "registering the transition tables failed");
+		ereport(ERROR, (errcode(ERRCODE_INTERNAL_ERROR),
+						errmsg("registering the transition tables failed")));
 	if (!e->valid)
+	{
 		for (i = 0; i < MAX_TRIGGER_PLANS; i++)
 			if (e->plans[i] != NULL)
 			{
 				SPI_freeplan(e->plans[i]);
 				e->plans[i] = NULL;
 			}
+		if (e->rels != NULL)
+			pfree(e->rels);
+		e->rels = NULL;
+		e->nrels = 0;
+	}
 	return e;
 }
 
-/* Prepare sql (nargs arguments of types) and keep it as plan i of e. */
+/* Set the relations e's statements may reach (copied). */
+static void
+SetTargets(TriggerPlans *e, const Oid *rels, int nrels)
+{
+	Oid *copy =
+		MemoryContextAlloc(TopMemoryContext, sizeof(Oid) * Max(nrels, 1));
+
+	memcpy(copy, rels, sizeof(Oid) * nrels);
+	e->rels = copy;
+	e->nrels = nrels;
+}
+
+/*
+ * Prepare sql (nargs arguments of types), check it reaches only e's
+ * relations and keep it as plan i of e.
+ */
 static void
 KeepPlan(TriggerPlans *e, int i, const char *sql, int nargs, Oid *types)
 {
 	SPIPlanPtr plan = SPI_prepare(sql, nargs, types);
 
 	if (plan == NULL)
-		elog(ERROR, "preparing \"%s\" failed: %s", sql,
-			 SPI_result_code_string(SPI_result));
+		ereport(ERROR, (errcode(ERRCODE_INTERNAL_ERROR),
+						errmsg("preparing \"%s\" failed: %s", sql,
+							   SPI_result_code_string(SPI_result))));
+	DocmodelCheckPlanTargets(plan, e->rels, e->nrels);
 	SPI_keepplan(plan);
 	e->plans[i] = plan;
 }
 
-/* Prepare the statement of projection trigger td's event as plan 0. */
+/*
+ * Prepare the statement of projection trigger td's event as plan 0: made
+ * by docmodel._projection_sql from the mapping its arguments name (owner
+ * OID, mapping name), which must project this table through this very
+ * trigger (created by project_tables); never read from a table.
+ */
 static void
 PrepareProjection(TriggerData *td, TriggerPlans *e)
 {
-	Oid types[3] = {TEXTOID, OIDOID, TEXTOID};
-	Datum values[3];
+	Oid types[5] = {OIDOID, TEXTOID, OIDOID, TEXTOID, OIDOID};
+	Datum values[5];
 	const char *event = TRIGGER_FIRED_BY_INSERT(td->tg_event)   ? "insert"
 						: TRIGGER_FIRED_BY_UPDATE(td->tg_event) ? "update"
 																: "delete";
+	Oid nsp = get_namespace_oid("docmodel", false);
 	char *sql;
+	Datum rels;
+	bool isnull;
+	Datum *elems;
+	int nelems;
+	Oid *oids;
+	int i;
 
-	values[0] = CStringGetTextDatum(td->tg_trigger->tgargs[0]);
-	values[1] = ObjectIdGetDatum(e->relid);
-	values[2] = CStringGetTextDatum(event);
+	for (i = 0; i < lengthof(MappingCatalogs); i++)
+		MappingCatalogs[i] = get_relname_relid(MappingCatalogNames[i], nsp);
+	e->projection = true;
+	values[0] =
+		DirectFunctionCall1(oidin, CStringGetDatum(td->tg_trigger->tgargs[0]));
+	values[1] = CStringGetTextDatum(td->tg_trigger->tgargs[1]);
+	values[2] = ObjectIdGetDatum(e->relid);
+	values[3] = CStringGetTextDatum(event);
+	values[4] = ObjectIdGetDatum(td->tg_trigger->tgoid);
 	if (SPI_execute_with_args(
-			"SELECT p.spec OPERATOR(pg_catalog.->>) $3 "
-			"FROM docmodel.projections AS p "
-			"WHERE p.mapping OPERATOR(pg_catalog.=) $1 "
-			"AND p.tbl::pg_catalog.oid OPERATOR(pg_catalog.=) $2",
-			3, types, values, NULL, true, 1) != SPI_OK_SELECT)
-		elog(ERROR, "reading docmodel.projections failed");
-	sql = SPI_processed == 1
-			  ? SPI_getvalue(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 1)
-			  : NULL;
-	if (sql == NULL)
+			"SELECT s.sql, s.rels FROM docmodel._projection_sql("
+			"$1::pg_catalog.regrole, $2, $3, $4, $5) AS s",
+			5, types, values, NULL, true, 1) != SPI_OK_SELECT ||
+		SPI_processed != 1)
+		ereport(ERROR, (errcode(ERRCODE_INTERNAL_ERROR),
+						errmsg("making a projection's statement failed")));
+	sql = SPI_getvalue(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 1);
+	rels =
+		SPI_getbinval(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 2, &isnull);
+	if (sql == NULL || isnull)
 		ereport(ERROR,
 				(errcode(ERRCODE_WRONG_OBJECT_TYPE),
 				 errmsg("trigger %s on %s is not a projection of mapping "
 						"\"%s\"",
 						td->tg_trigger->tgname,
 						RelationGetRelationName(td->tg_relation),
-						td->tg_trigger->tgargs[0])));
+						td->tg_trigger->tgargs[1]),
+				 errdetail("The mapping its arguments name does not project "
+						   "this table through this trigger.")));
+	deconstruct_array(DatumGetArrayTypeP(rels), OIDOID, sizeof(Oid), true,
+					  TYPALIGN_INT, &elems, NULL, &nelems);
+	oids = palloc(sizeof(Oid) * Max(nelems, 1));
+	for (i = 0; i < nelems; i++)
+		oids[i] = DatumGetObjectId(elems[i]);
+	SetTargets(e, oids, nelems);
 	KeepPlan(e, 0, sql, 0, NULL);
 	e->valid = true;
 }
 
 /*
- * _projection_trigger(mapping): the AFTER ... FOR EACH STATEMENT trigger
- * of a projected table: runs the statement that rewrites the documents
- * its transition table's rows feed.
+ * _projection_trigger(owner, mapping): the AFTER ... FOR EACH STATEMENT
+ * trigger of a projected table: runs the statement that rewrites the
+ * documents its transition table's rows feed.
  */
 Datum
 projection_trigger(PG_FUNCTION_ARGS)
@@ -459,14 +551,23 @@ projection_trigger(PG_FUNCTION_ARGS)
 
 	if (!CALLED_AS_TRIGGER(fcinfo) ||
 		!TRIGGER_FIRED_FOR_STATEMENT(td->tg_event) ||
-		!TRIGGER_FIRED_AFTER(td->tg_event) || td->tg_trigger->tgnargs != 1)
-		elog(ERROR, "_projection_trigger: not called as a projection's "
-					"statement trigger");
+		!TRIGGER_FIRED_AFTER(td->tg_event))
+		DocmodelTriggerMisuse("_projection_trigger",
+					 "a projection's AFTER statement trigger");
+	if (td->tg_trigger->tgnargs != 2)
+		ereport(ERROR,
+				(errcode(ERRCODE_WRONG_OBJECT_TYPE),
+				 errmsg("trigger %s on %s is not a projection",
+						td->tg_trigger->tgname,
+						RelationGetRelationName(td->tg_relation)),
+				 errdetail("A projection's trigger names its mapping's owner "
+						   "and name.")));
 	e = TriggerPlansFor(td);
 	if (!e->valid)
 		PrepareProjection(td, e);
 	if (SPI_execute_plan(e->plans[0], NULL, NULL, false, 0) < 0)
-		elog(ERROR, "a projection's statement failed");
+		ereport(ERROR, (errcode(ERRCODE_INTERNAL_ERROR),
+						errmsg("a projection's statement failed")));
 	SPI_finish();
 	return PointerGetDatum(NULL);
 }
@@ -526,7 +627,7 @@ lookup_trigger(PG_FUNCTION_ARGS)
 
 	if (!CALLED_AS_TRIGGER(fcinfo) || !TRIGGER_FIRED_FOR_ROW(td->tg_event) ||
 		!TRIGGER_FIRED_AFTER(td->tg_event) || td->tg_trigger->tgnargs != 3)
-		elog(ERROR, "_lookup_trigger: not called as a lookup's row trigger");
+		DocmodelTriggerMisuse("_lookup_trigger", "a lookup's AFTER row trigger");
 	DocmodelCheckLayout(td->tg_relation, DOCMODEL_LAYOUT_COLLECTION);
 	desc = RelationGetDescr(td->tg_relation);
 	type = td->tg_trigger->tgargs[0];
@@ -561,7 +662,11 @@ lookup_trigger(PG_FUNCTION_ARGS)
 	e = TriggerPlansFor(td);
 	if (!e->valid)
 	{
-		char *rel = quote_qualified_identifier(
+		Oid relid = RelationGetRelid(td->tg_relation);
+		char *rel;
+
+		SetTargets(e, &relid, 1);
+		rel = quote_qualified_identifier(
 			get_namespace_name(RelationGetNamespace(td->tg_relation)),
 			RelationGetRelationName(td->tg_relation));
 
@@ -590,7 +695,8 @@ lookup_trigger(PG_FUNCTION_ARGS)
 	{
 		args[0] = CStringGetTextDatum(psprintf("%s%s%s", type, delim, oldv));
 		if (SPI_execute_plan(e->plans[0], args, NULL, false, 0) < 0)
-			elog(ERROR, "deleting a lookup document failed");
+			ereport(ERROR, (errcode(ERRCODE_INTERNAL_ERROR),
+							errmsg("deleting a lookup document failed")));
 	}
 	if (newv)
 	{
@@ -600,11 +706,13 @@ lookup_trigger(PG_FUNCTION_ARGS)
 		DocmodelCheckKey(lkey, strlen(lkey), delim, strlen(delim), true);
 		args[0] = CStringGetTextDatum(lkey);
 		if (SPI_execute_plan(e->plans[1], args, NULL, false, 0) < 0)
-			elog(ERROR, "writing a lookup document failed");
+			ereport(ERROR, (errcode(ERRCODE_INTERNAL_ERROR),
+							errmsg("writing a lookup document failed")));
 		if (SPI_processed == 0)
 		{
 			if (SPI_execute_plan(e->plans[2], args, NULL, true, 1) < 0)
-				elog(ERROR, "reading a lookup document failed");
+				ereport(ERROR, (errcode(ERRCODE_INTERNAL_ERROR),
+								errmsg("reading a lookup document failed")));
 			holder = SPI_processed == 1 ? SPI_getvalue(SPI_tuptable->vals[0],
 													   SPI_tuptable->tupdesc, 1)
 										: NULL;

@@ -120,15 +120,18 @@ SELECT pg_temp.try($$SELECT docmodel.drop_mapping('people')$$);
 SELECT pg_temp.try($$SELECT docmodel.create_mapping('mine', 'person')$$);
 SELECT pg_temp.try($$SELECT * FROM docmodel.denormalize('people')$$);
 SELECT pg_temp.try($$INSERT INTO docmodel.mappings VALUES ('x', 'person', 'x', 'rel_other')$$);
-SELECT pg_temp.try($$SELECT docmodel._mapping_write('part', 'people', 'person', 'person', 'x', '{}')$$);
+SELECT pg_temp.try($$SELECT docmodel._mapping_write('part', (SELECT owner FROM docmodel.mappings WHERE name = 'people'), 'people', 'person', 'person', 'x', '{}')$$);
 RESET ROLE;
 GRANT SELECT ON person TO rel_other;
 SET ROLE rel_other;
 SELECT docmodel.create_mapping('mine', 'person');
 SELECT key, doc FROM docmodel.denormalize('mine') LIMIT 1;
 RESET ROLE;
+-- names are per owner: the superuser has no mapping "mine"
 SELECT pg_temp.try($$SELECT docmodel.map_exclude('mine', 'person', 'born')$$);
+SET ROLE rel_other;
 SELECT docmodel.drop_mapping('mine'), docmodel.drop_mapping('mine');
+RESET ROLE;
 REVOKE ALL ON person FROM rel_other;
 REVOKE ALL ON SCHEMA docmodel FROM rel_other;
 DROP ROLE rel_other;
@@ -179,7 +182,9 @@ CREATE ROLE rel_writer;
 GRANT USAGE ON SCHEMA docmodel TO rel_writer;
 GRANT SELECT ON ALL TABLES IN SCHEMA public TO rel_writer;
 SET ROLE rel_writer;
-SELECT pg_temp.try($$SELECT docmodel._migrate_tables_start('people', 'persons', 10)$$);
+SELECT docmodel.create_mapping('people_w', 'person');
+SELECT pg_temp.try($$SELECT docmodel._migrate_tables_start('people_w', 'persons', 10)$$);
+SELECT docmodel.drop_mapping('people_w');
 RESET ROLE;
 REVOKE ALL ON ALL TABLES IN SCHEMA public FROM rel_writer;
 REVOKE ALL ON SCHEMA docmodel FROM rel_writer;
@@ -305,4 +310,11 @@ SELECT pg_temp.try($$SELECT docmodel.project_tables('nope', 'persons')$$);
 CREATE TABLE elsewhere (id integer);
 CREATE TRIGGER t AFTER INSERT ON elsewhere REFERENCING NEW TABLE AS new_rows
     FOR EACH STATEMENT EXECUTE FUNCTION docmodel._projection_trigger('people');
+SELECT pg_temp.try($$INSERT INTO elsewhere VALUES (1)$$);
+DROP TRIGGER t ON elsewhere;
+DO $$ BEGIN
+EXECUTE (SELECT format('CREATE TRIGGER t AFTER INSERT ON elsewhere REFERENCING NEW TABLE AS new_rows
+    FOR EACH STATEMENT EXECUTE FUNCTION docmodel._projection_trigger(%L, %L)', owner::oid, name)
+    FROM docmodel.mappings WHERE name = 'people');
+END $$;
 SELECT pg_temp.try($$INSERT INTO elsewhere VALUES (1)$$);

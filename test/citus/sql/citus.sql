@@ -208,6 +208,7 @@ SELECT split_part(pg_temp.try($$SELECT docmodel.project_tables('people', 'person
 SELECT docmodel.undistribute_collection('persons') IS NOT NULL AS undistributed;
 SELECT docmodel.project_tables('people', 'persons') IS NOT NULL AS projected;
 SELECT split_part(pg_temp.try($$SELECT docmodel.distribute_collection('persons')$$), ' (', 1) AS distribute;
+SELECT docmodel.stop_projection('people');
 SELECT docmodel.drop_mapping('people');
 SELECT docmodel.drop_collection('persons');
 DROP TABLE address, person;
