@@ -91,7 +91,7 @@ static const struct
 	[SD_COUNT] = {"count", false, false, false, false, true},
 	[SD_INSERT] = {"insert", true, true, false, true, false},
 	[SD_UPSERT] = {"upsert", true, true, false, true, false},
-	[SD_REPLACE] = {"replace", true, true, false, false, false},
+	[SD_REPLACE] = {"replace", true, true, false, false, true},
 	[SD_REMOVE] = {"remove", true, false, false, false, false},
 	[SD_ARRAY_APPEND] = {"array_append", true, true, true, true, true},
 	[SD_ARRAY_PREPEND] = {"array_prepend", true, true, true, true, true},
@@ -648,10 +648,11 @@ SubdocParse(Jsonb *specs, const char *key, bool mutate)
 				 errmsg("%s of document \"%s\": no specs", SubdocFn(call), key),
 				 errhint("Give between 1 and %d specs.", SUBDOC_MAX_SPECS)));
 	if (n > SUBDOC_MAX_SPECS)
-		ereport(ERROR, (errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
+		ereport(ERROR, (errcode(ERRCODE_INVALID_PARAMETER_VALUE),
 						errmsg("%s of document \"%s\": %d specs, at most %d",
 							   SubdocFn(call), key, n, SUBDOC_MAX_SPECS),
-						errdetail("Couchbase's limit of specs per call."),
+						errdetail("InvalidArgument: Couchbase's limit of "
+								  "specs per call."),
 						errhint("Split the specs into several calls.")));
 	it = JsonbIteratorInit(&specs->root);
 	while ((tok = JsonbIteratorNext(&it, &v, true)) != WJB_DONE)
@@ -692,6 +693,13 @@ SubdocPathMiss(SubdocMiss *m, const JsonPointer *p, const JsonTreeMiss *miss)
 							 psprintf("path \"%s\" not found", p->text),
 							 psprintf("The array at %s has %d elements.", level,
 									  miss->at->val.array.nElems));
+	/* a document that is a scalar (an xattrs body): Couchbase's DocNotJson */
+	if (miss->status == JSONTREE_NOT_CONTAINER && t == 0)
+		return SubdocSetMiss(
+			m, ERRCODE_SQL_JSON_OBJECT_NOT_FOUND, "DocNotJson",
+			psprintf("path \"%s\" does not match the document", p->text),
+			psprintf("The document is %s, not an object or an array.",
+					 JsonTreeTypeName(miss->at)));
 	/* a scalar, an array met with a member name, an object with [n] */
 	arr = (miss->status == JSONTREE_NOT_CONTAINER ||
 		   miss->status == JSONTREE_WRONG_KIND) &&
@@ -791,9 +799,10 @@ SubdocCount(SubdocCall *call, int i, JsonbValue *target, JsonbValue *out,
 				psprintf("the number at path \"%s\" is too big", s->path.text),
 				psprintf("%s is out of the 64-bit integer range.", text));
 	}
+	/* Couchbase: the new value cannot be stored (ValueInvalid) */
 	if (pg_add_s64_overflow(cur, s->delta, &res))
 		return SubdocSetMiss(
-			m, ERRCODE_NUMERIC_VALUE_OUT_OF_RANGE, "NumberTooBig",
+			m, ERRCODE_INVALID_PARAMETER_VALUE, "ValueInvalid",
 			psprintf("the number at path \"%s\" would overflow", s->path.text),
 			psprintf(INT64_FORMAT " plus " INT64_FORMAT
 								  " is out of the 64-bit integer range.",
@@ -926,6 +935,12 @@ SubdocMutate(SubdocCall *call, int i, JsonbValue *root, SubdocMiss *m)
 			break;
 	}
 
+	/* replace "": the whole document, as the SDKs send it (a whole-body set) */
+	if (p->ntok == 0)
+	{
+		*root = s->values[0];
+		return true;
+	}
 	/* the others act on the last token inside its parent */
 	parent = SubdocWalk(root, p, last,
 						s->create_path && s->op != SD_ARRAY_INSERT, m);
@@ -1110,9 +1125,19 @@ SubdocApply(SubdocCall *call, Jsonb *doc, const char *key)
 
 	if (doc == NULL)
 	{
-		root.type = jbvObject;
-		root.val.object.nPairs = 0;
-		root.val.object.pairs = NULL;
+		/* a new document: an array when the first spec addresses one at
+		 * the root ("" of an array op, or a path starting with [n]), as
+		 * Couchbase makes it; else an object */
+		const SubdocSpec *s = &call->specs[0];
+		bool arr =
+			s->bad == NULL &&
+			(s->path.ntok == 0
+				 ? s->op == SD_ARRAY_APPEND || s->op == SD_ARRAY_PREPEND ||
+					   s->op == SD_ARRAY_ADDUNIQUE
+				 : s->path.index != NULL && s->path.index[0]);
+
+		memset(&root, 0, sizeof(root));
+		root.type = arr ? jbvArray : jbvObject;
 	}
 	else
 	{

@@ -195,7 +195,7 @@ FROM unnest(ARRAY[
   '{"op": "upsert", "path": "a", "value": 1, "xattr": true}',
   '{"op": "upsert", "path": "a", "value": 1, "xattr": false, "extra": 1}',
   '{"op": "get", "path": "a"}',
-  '{"op": "replace", "path": "", "value": {}}',
+  '{"op": "insert", "path": "", "value": {}}',
   '{"op": "remove", "path": ""}',
   '{"op": "upsert", "path": "a..b", "value": 1}'
 ]) AS s;
