@@ -8,7 +8,9 @@
  *
  *	  The representation is syntax-free on purpose: a token is the member
  *	  name or the index digits, already unescaped, so another parser (e.g.
- *	  Couchbase's sub-document paths, a.b[2].`c`) can fill the same struct.
+ *	  Couchbase's sub-document paths, a.b[2].`c`) can fill the same struct;
+ *	  that one also says which tokens were written [n] (index), since
+ *	  Couchbase reads [n] only in arrays and a name only in objects.
  *
  *-------------------------------------------------------------------------
  */

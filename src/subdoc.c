@@ -7,7 +7,10 @@
  *	  increment, decrement) on paths inside one document, in Couchbase's
  *	  path syntax (a.b[2].c, jsonpointer.c) or as a JSON Pointer.
  *
- *	  Specs are parsed and checked once per call (SubdocParse). lookup_in
+ *	  Specs are parsed and checked once per call (SubdocParse): a malformed
+ *	  spec raises there; what Couchbase finds only when the spec's turn
+ *	  comes (its path's syntax and levels, its value's depth and kind, its
+ *	  delta) is kept with the spec and raised then (SubdocDefer). lookup_in
  *	  reads the document as get() does (migrated) and resolves each spec on
  *	  the shared tree (jsontree.h); a spec that cannot be read gives an
  *	  error object in its result, the call goes on. mutate_in writes with
