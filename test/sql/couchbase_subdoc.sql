@@ -50,7 +50,8 @@ BEGIN
   END IF;
   INSERT INTO cb_case (src, what, expect, got, agree) VALUES (src, what, expect, got, ok);
   RETURN format('%s %s: %s -> %s', CASE WHEN ok THEN 'agree' ELSE 'DIFFERS' END, src, what,
-                CASE WHEN ok THEN expect ELSE got || ' (Couchbase: ' || expect || ')' END);
+                CASE WHEN ok THEN coalesce(nullif(expect, ''), 'ok')
+                     ELSE got || ' (Couchbase: ' || coalesce(nullif(expect, ''), 'ok') || ')' END);
 END $$;
 
 -- Run a statement returning jsonb: 'ok <result>' or '<SQLSTATE> <name>'.
@@ -920,6 +921,51 @@ SELECT pg_temp.ms('kv_engine testapp_lock.cc SubdocMutateLockedDocument', 'lk', 
 SELECT pg_temp.kv('kv_engine testapp_lock.cc SubdocLookupLockedDocument', 'get_and_lock', $$pg_temp.lock('lk')$$, '');
 SELECT pg_temp.l('kv_engine testapp_lock.cc SubdocLookupLockedDocument', 'lk', 'get', 'datatype_snappy', 'false');
 SELECT docmodel.unlock('cb', 'lk', (SELECT cas FROM lock_cas WHERE key = 'lk')) > 0 AS unlocked;
+
+\echo == kv_engine tests/testapp/testapp_touch.cc (TouchTest)
+SELECT pg_temp.doc('tch', '{"config": true}');
+SELECT pg_temp.save('tch', 'tch');
+SELECT pg_temp.check('kv_engine testapp_touch.cc Gat_Hit', 'get_and_touch returns the document',
+  (docmodel.get_and_touch('cb', 'tch', 60)).doc = '{"config": true}');
+SELECT pg_temp.check('kv_engine testapp_touch.cc Gat_Hit', 'get_and_touch changes the cas',
+  (SELECT cas FROM cb WHERE id = 'tch') <> (SELECT cas FROM saved WHERE name = 'tch'));
+SELECT pg_temp.kv('kv_engine testapp_touch.cc Gat_Miss', 'get_and_touch', $$docmodel.get_and_touch('cb', 'no-tch', 60)$$, 'DocumentNotFound');
+SELECT pg_temp.save('tch', 'tch');
+SELECT pg_temp.kv('kv_engine testapp_touch.cc Touch_Hit', 'touch', $$docmodel.touch('cb', 'tch', 60)$$, '');
+SELECT pg_temp.check('kv_engine testapp_touch.cc Touch_Hit', 'touch changes the cas',
+  (SELECT cas FROM cb WHERE id = 'tch') <> (SELECT cas FROM saved WHERE name = 'tch'));
+SELECT pg_temp.kv('kv_engine testapp_touch.cc Touch_Miss', 'touch', $$docmodel.touch('cb', 'no-tch', 60)$$, 'DocumentNotFound');
+
+\echo == kv_engine tests/testapp/testapp_arithmetic.cc (ArithmeticTest), on docmodel counters
+SELECT pg_temp.kv('kv_engine testapp_arithmetic.cc TestArithmeticNoCreateOnNotFound', 'incr without initial',
+  $$docmodel.incr('cbtest::nocreate', 1)$$, 'DocumentNotFound');
+SELECT pg_temp.kv('kv_engine testapp_arithmetic.cc TestArithmeticNoCreateOnNotFound', 'decrement without initial',
+  $$docmodel.decrement('cbtest::nocreate', 1)$$, 'DocumentNotFound');
+SELECT pg_temp.check('kv_engine testapp_arithmetic.cc TestIncrementCreateOnNotFound', 'incr creates at initial',
+  docmodel.incr('cbtest::create_incr', 1, 0) = 0);
+SELECT pg_temp.check('kv_engine testapp_arithmetic.cc TestIncrementCreateOnNotFound', 'decrement creates at initial',
+  docmodel.decrement('cbtest::create_decr', 1, 0) = 0);
+-- incr_decr_loop: 101 increments from 0, 100 decrements back, then 0 added
+CREATE FUNCTION pg_temp.incr_decr_loop(k text, delta bigint) RETURNS boolean LANGUAGE plpgsql AS $$
+DECLARE expected bigint := 0; ok boolean := true;
+BEGIN
+  FOR i IN 1..101 LOOP
+    ok := ok AND docmodel.incr(k, delta, 0) = expected;
+    expected := expected + delta;
+  END LOOP;
+  expected := expected - delta;
+  FOR i IN 1..100 LOOP
+    expected := expected - delta;
+    ok := ok AND docmodel.decrement(k, delta, 0) = expected;
+  END LOOP;
+  RETURN ok AND docmodel.incr(k, 0, 0) = 0;
+END $$;
+SELECT pg_temp.check('kv_engine testapp_arithmetic.cc TestBasicArithmetic_1', 'incr_decr_loop by 1', pg_temp.incr_decr_loop('cbtest::loop1', 1));
+SELECT pg_temp.check('kv_engine testapp_arithmetic.cc TestBasicArithmetic_33', 'incr_decr_loop by 33', pg_temp.incr_decr_loop('cbtest::loop33', 33));
+SELECT pg_temp.check('kv_engine testapp_arithmetic.cc TestDecrementDontWrap', '10 decrements at 0 stay 0',
+  (SELECT bool_and(docmodel.decrement('cbtest::nowrap', 1, 0) = 0) FROM generate_series(1, 10)));
+SELECT docmodel.counter_drop(n) FROM unnest(ARRAY['cbtest::create_incr', 'cbtest::create_decr', 'cbtest::loop1',
+  'cbtest::loop33', 'cbtest::nowrap']) AS n;
 
 \echo == libcouchbase tests/iotests/t_subdoc.cc (SubdocUnitTest)
 -- the test's document
