@@ -182,6 +182,40 @@ SELECT pg_temp.l('subjson t_path.cc testJsonEscapes', 'p6', 'get', '"invalid.pat
 SELECT pg_temp.l('subjson t_path.cc testJsonEscapes', 'p6', 'get', '\"quoted.path', '4');
 SELECT pg_temp.l('subjson t_path.cc testUtf8Path', 'p6', 'get', 'Fútbol', '5');
 
+\echo == subjson tests/t_match.cc (MatchTests), through get, count and array_addunique
+CREATE FUNCTION pg_temp.match_doc() RETURNS void LANGUAGE sql AS $$
+  SELECT pg_temp.doc('match', '{"key1": "val1", "subdict": {"subkey1": "subval1"}, "sublist": ["elem1", "elem2", "elem3"],
+    "nested_list": [["nested1", 2, 3, 4, 5, 6, 7, 8, 9, 0]], "empty_list": [], "numbers": [1, 2, 3, 4, 5, 6, 7, 8, 9, 0],
+    "empty": {}, "U\u002DEscape": null}')
+$$;
+SELECT pg_temp.match_doc();
+SELECT pg_temp.l('subjson t_match.cc ' || t, 'match', op, p, e)
+FROM (VALUES (1, 'testToplevelDict', 'get', 'key1', '"val1"'),
+             (2, 'testNestedDict', 'get', 'subdict.subkey1', '"subval1"'),
+             (3, 'testArrayIndex', 'get', 'sublist[1]', '"elem2"'),
+             (4, 'testMismatchArrayAsDict', 'get', 'key1[9]', 'PathMismatch'),
+             (5, 'testMismatchDictAsArray', 'get', 'subdict[0]', 'PathMismatch'),
+             (6, 'testMatchContainerValue', 'get', 'numbers', '[1,2,3,4,5,6,7,8,9,0]'),
+             (7, 'testFinalComponentNotFound', 'get', 'empty.field', 'PathNotFound'),
+             (8, 'testOOBArrayIndex', 'get', 'sublist[4]', 'PathNotFound'),
+             (9, 'testAllComponentsNotFound', 'get', 'non.existent.path', 'PathNotFound'),
+             (10, 'testSingletonComponentNotFound', 'get', 'toplevel', 'PathNotFound'),
+             (11, 'testUescape', 'get', 'U-Escape', 'null'),
+             (12, 'testGetLastElement', 'get', 'sublist[-1]', '"elem3"'),
+             (13, 'testGetLastElement', 'get', 'nested_list[-1]', '["nested1",2,3,4,5,6,7,8,9,0]'),
+             (14, 'testGetLastElement', 'count', 'nested_list[-1]', '10'),
+             (15, 'testGetNumSiblings', 'get', 'nested_list[0][0]', '"nested1"'),
+             (16, 'testNegativeIndex', 'get', 'sublist[-1]', '"elem3"'),
+             (17, 'testNegativeIndex', 'get', 'nested_list[-1][-1]', '0')) AS v(n, t, op, p, e) ORDER BY n;
+SELECT pg_temp.l('subjson t_match.cc testGetPosition', 'match', 'exists', p, 'true')
+FROM (VALUES (1, 'key1'), (2, 'subdict'), (3, 'sublist'), (4, 'nested_list'), (5, 'empty_list'), (6, 'numbers'),
+             (7, 'empty')) AS v(n, p) ORDER BY n;
+-- ensure_unique: the element found (PathExists) or not (added; the document stored again after)
+SELECT pg_temp.m('subjson t_match.cc testMatchUnique', 'match', 'array_addunique', p, v, e)
+       || E'\n' || pg_temp.match_doc()::text
+FROM (VALUES (1, 'empty_list', '"key"', ''), (2, 'numbers', '1', 'PathExists'), (3, 'numbers', '42', ''),
+             (4, 'empty', '"foo"', 'PathMismatch'), (5, 'nested_list[-1]', '"foo"', '')) AS u(n, p, v, e) ORDER BY n;
+
 \echo == subjson tests/t_ops.cc (OpTests)
 -- SAMPLE_big_json (big_json.inc.h), the members the tests read
 SELECT pg_temp.doc('brew', '{"name": "Allagash Brewing", "city": "Portland", "address": ["100 Industrial Way"],
