@@ -22,6 +22,7 @@ JsonPointerParse(const char *s, int len, bool allow_root, JsonPointer *p)
 	p->ntok = 0;
 	p->tok = NULL;
 	p->toklen = NULL;
+	p->index = NULL;
 	if (len == 0)
 		return allow_root ? JSONPOINTER_OK : JSONPOINTER_ROOT;
 	if (s[0] != '/')
@@ -111,29 +112,180 @@ JsonPointerArrayIndex(const char *tok, int len, int *index)
 	return JSONPOINTER_INDEX;
 }
 
-/* Append byte c to the last token of p (sized for the whole text). */
-static inline void
-SubdocTokenChar(JsonPointer *p, char c)
+/* Tell whether c may follow "\" in a JSON string ("\u" aside). */
+static inline bool
+SubdocJsonEscape(char c, char *out)
 {
-	int n = p->ntok - 1;
-
-	p->tok[n][p->toklen[n]++] = c;
-	p->tok[n][p->toklen[n]] = '\0';
+	switch (c)
+	{
+		case '"':
+		case '\\':
+		case '/':
+			*out = c;
+			return true;
+		case 'b':
+			*out = '\b';
+			return true;
+		case 'f':
+			*out = '\f';
+			return true;
+		case 'n':
+			*out = '\n';
+			return true;
+		case 'r':
+			*out = '\r';
+			return true;
+		case 't':
+			*out = '\t';
+			return true;
+		default:
+			return false;
+	}
 }
 
-/* Start a new, empty token in p. */
-static inline void
-SubdocTokenStart(JsonPointer *p, int len)
+/* Start token t of p: its text (len bytes, copied), whether an index. */
+static void
+SubdocToken(JsonPointer *p, const char *s, int len, bool index)
 {
-	p->tok[p->ntok] = palloc(len + 1);
-	p->tok[p->ntok][0] = '\0';
-	p->toklen[p->ntok] = 0;
-	p->ntok++;
+	int t = p->ntok++;
+
+	p->tok[t] = pnstrdup(s, len);
+	p->toklen[t] = len;
+	p->index[t] = index;
+}
+
+/*
+ * Read "[...]" at s[*i] into a token of p ("-1", or digits without their
+ * leading zeros); return NULL or why not.
+ */
+static const char *
+SubdocBracket(const char *s, int len, int *i, JsonPointer *p)
+{
+	int open = *i;
+	int start = open + 1;
+	int end = start;
+	int k;
+
+	while (end < len && s[end] != ']')
+		end++;
+	if (end >= len)
+		return psprintf("\"[\" at byte %d is not closed by \"]\"", open);
+	*i = end + 1;
+	if (end - start == 2 && s[start] == '-' && s[start + 1] == '1')
+	{
+		SubdocToken(p, "-1", 2, true);
+		return NULL;
+	}
+	for (k = start; k < end; k++)
+		if (s[k] < '0' || s[k] > '9')
+			break;
+	if (k < end || end == start)
+		return psprintf("\"[%.*s]\" at byte %d is not an array index "
+						"(digits, or -1)",
+						end - start, s + start, open);
+	while (start < end - 1 && s[start] == '0')
+		start++;
+	SubdocToken(p, s + start, end - start, true);
+	return NULL;
+}
+
+/*
+ * Read a member name at s[*i] (up to an unquoted "." or "[") into a token
+ * of p; return NULL or why not.
+ */
+static const char *
+SubdocMember(const char *s, int len, int *i, JsonPointer *p)
+{
+	int start = *i;
+	int end;
+	int k;
+	bool quoted = false;
+	bool escaped = false;
+	int backticks = 0;
+	int open = 0;
+	char c;
+	StringInfoData name;
+
+	for (end = start; end < len; end++)
+	{
+		c = s[end];
+		if (escaped)
+		{
+			char out;
+
+			if (!SubdocJsonEscape(c, &out))
+				return psprintf("\"\\%c\" at byte %d is not a JSON escape "
+								"(\\\" \\\\ \\/ \\b \\f \\n \\r \\t)",
+								c, end - 1);
+			escaped = false;
+		}
+		else if (c == '\\')
+			escaped = true;
+		else if (c == '"' || (unsigned char) c < 0x20)
+			return psprintf("byte %d of the path must be escaped "
+							"(a '\"' as \\\", a control character)",
+							end);
+		if (c == '`')
+		{
+			backticks++;
+			quoted = !quoted;
+			if (quoted)
+				open = end;
+		}
+		if (quoted)
+			continue;
+		if (c == ']')
+			return psprintf("\"]\" at byte %d inside a member name (quote "
+							"the name in backticks)",
+							end);
+		if (c == '[' || c == '.')
+			break;
+	}
+	if (quoted)
+		return psprintf("the backtick at byte %d is not closed", open);
+	if (escaped)
+		return psprintf("\"\\\" at byte %d ends the name", end - 1);
+	*i = end;
+	k = start;
+	if (end - start > 1 && s[start] == '`' && s[end - 1] == '`')
+	{
+		k++;
+		end--;
+	}
+	if (k >= end)
+		return psprintf("empty member name at byte %d", start);
+	if (backticks == 0 && memchr(s + k, '\\', end - k) == NULL)
+	{
+		SubdocToken(p, s + k, end - k, false);
+		return NULL;
+	}
+	/* `` is one backtick, a lone one is dropped; JSON escapes unescaped */
+	initStringInfo(&name);
+	for (; k < end; k++)
+	{
+		if (s[k] == '`')
+		{
+			if (k + 1 < end && s[k + 1] == '`')
+				appendStringInfoChar(&name, s[k++]);
+		}
+		else if (s[k] == '\\')
+		{
+			(void) SubdocJsonEscape(s[++k], &c);
+			appendStringInfoChar(&name, c);
+		}
+		else
+			appendStringInfoChar(&name, s[k]);
+	}
+	if (name.len == 0)
+		return psprintf("empty member name at byte %d", start);
+	SubdocToken(p, name.data, name.len, false);
+	return NULL;
 }
 
 /* Parse a Couchbase sub-document path; see jsonpointer.h. */
-const char *
-JsonPointerParseSubdoc(const char *s, int len, JsonPointer *p)
+JsonPointerSubdocError
+JsonPointerParseSubdoc(const char *s, int len, int maxtok, JsonPointer *p,
+					   const char **why)
 {
 	int i = 0;
 	int max = 1;
@@ -142,92 +294,47 @@ JsonPointerParseSubdoc(const char *s, int len, JsonPointer *p)
 	p->ntok = 0;
 	p->tok = NULL;
 	p->toklen = NULL;
+	p->index = NULL;
+	*why = NULL;
 	if (len == 0)
-		return NULL;
+		return JSONPOINTER_SUBDOC_OK;
 	for (i = 0; i < len; i++)
 		if (s[i] == '.' || s[i] == '[')
 			max++;
 	p->tok = palloc(sizeof(char *) * max);
 	p->toklen = palloc(sizeof(int) * max);
+	p->index = palloc(sizeof(bool) * max);
 	i = 0;
 	while (i < len)
 	{
+		if (p->ntok == maxtok)
+		{
+			*why = psprintf("more than %d levels", maxtok);
+			return JSONPOINTER_SUBDOC_DEEP;
+		}
 		if (s[i] == '[')
 		{
-			int start = ++i;
-			int index;
-
-			while (i < len && s[i] != ']')
+			if ((*why = SubdocBracket(s, len, &i, p)) != NULL)
+				return JSONPOINTER_SUBDOC_INVALID;
+			/* "]" is followed by the end, "[" or "." (then a member, "["
+			 * or the end) */
+			if (i < len && s[i] != '[' && s[i] != '.')
+			{
+				*why = psprintf("\"%c\" at byte %d follows \"]\" (write "
+								"\".\" or \"[\")",
+								s[i], i);
+				return JSONPOINTER_SUBDOC_INVALID;
+			}
+			if (i < len && s[i] == '.')
 				i++;
-			if (i >= len)
-				return psprintf("\"[\" at byte %d is not closed by \"]\"",
-								start - 1);
-			SubdocTokenStart(p, i - start);
-			memcpy(p->tok[p->ntok - 1], s + start, i - start);
-			p->tok[p->ntok - 1][i - start] = '\0';
-			p->toklen[p->ntok - 1] = i - start;
-			if (!(i - start == 2 && s[start] == '-' && s[start + 1] == '1') &&
-				JsonPointerArrayIndex(s + start, i - start, &index) !=
-					JSONPOINTER_INDEX)
-				return psprintf("\"[%.*s]\" at byte %d is not an array index "
-								"(digits without leading zeros, or -1)",
-								i - start, s + start, start - 1);
-			i++;
 		}
 		else
 		{
-			/* a member: after "." or at the start */
-			if (p->ntok > 0)
-			{
-				if (s[i] != '.')
-					return psprintf("\"%c\" at byte %d: a member name "
-									"starts after \".\"",
-									s[i], i);
+			if ((*why = SubdocMember(s, len, &i, p)) != NULL)
+				return JSONPOINTER_SUBDOC_INVALID;
+			if (i < len && s[i] == '.')
 				i++;
-			}
-			SubdocTokenStart(p, len - i);
-			if (i < len && s[i] == '`')
-			{
-				/* quoted: `` is a literal backtick, ` ends the name */
-				int open = i++;
-
-				for (;;)
-				{
-					if (i >= len)
-						return psprintf("backtick at byte %d is not closed",
-										open);
-					if (s[i] == '`' && i + 1 < len && s[i + 1] == '`')
-					{
-						SubdocTokenChar(p, '`');
-						i += 2;
-					}
-					else if (s[i] == '`')
-					{
-						i++;
-						break;
-					}
-					else
-						SubdocTokenChar(p, s[i++]);
-				}
-				if (i < len && s[i] != '.' && s[i] != '[')
-					return psprintf("\"%c\" at byte %d follows a quoted "
-									"member name",
-									s[i], i);
-			}
-			else
-			{
-				while (i < len && s[i] != '.' && s[i] != '[')
-				{
-					if (s[i] == '`' || s[i] == ']')
-						return psprintf("\"%c\" at byte %d inside a member "
-										"name (quote the name in backticks)",
-										s[i], i);
-					SubdocTokenChar(p, s[i++]);
-				}
-				if (p->toklen[p->ntok - 1] == 0)
-					return psprintf("empty member name at byte %d", i);
-			}
 		}
 	}
-	return NULL;
+	return JSONPOINTER_SUBDOC_OK;
 }

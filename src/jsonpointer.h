@@ -8,7 +8,9 @@
  *
  *	  The representation is syntax-free on purpose: a token is the member
  *	  name or the index digits, already unescaped, so another parser (e.g.
- *	  Couchbase's sub-document paths, a.b[2].`c`) can fill the same struct.
+ *	  Couchbase's sub-document paths, a.b[2].`c`) can fill the same struct;
+ *	  that one also says which tokens were written [n] (index), since
+ *	  Couchbase reads [n] only in arrays and a name only in objects.
  *
  *-------------------------------------------------------------------------
  */
@@ -24,6 +26,7 @@ typedef struct JsonPointer
 	int ntok;    /* 0: the document root */
 	char **tok;  /* tokens, unescaped, each NUL-terminated */
 	int *toklen; /* their lengths */
+	bool *index; /* Couchbase paths: token i was written [n]; else NULL */
 } JsonPointer;
 
 /* Why a pointer text was refused. */
@@ -61,14 +64,29 @@ extern void JsonPointerAppendToken(StringInfo buf, const char *tok, int len);
  */
 extern bool JsonPointerIsPrefix(const JsonPointer *a, const JsonPointer *b);
 
+/* Why a Couchbase sub-document path was refused. */
+typedef enum JsonPointerSubdocError
+{
+	JSONPOINTER_SUBDOC_OK,
+	JSONPOINTER_SUBDOC_INVALID, /* its syntax (PathInvalid) */
+	JSONPOINTER_SUBDOC_DEEP     /* more than maxtok components (PathTooBig) */
+} JsonPointerSubdocError;
+
 /*
- * Parse s (len bytes), a Couchbase sub-document path (a.b[2].c, `a.b`.c,
- * [-1] the last element, "" the root), into *p (palloc'd): a member is a
- * token, an index its digits ("-1" for [-1]). Return NULL, or why the path
- * does not parse (a sentence naming the byte offset). p->text is always set.
+ * Parse s (len bytes), a Couchbase sub-document path, into *p (palloc'd),
+ * as Couchbase's own parser reads it: members separated by "." (a "."
+ * before "[" or at the end is allowed), [n] an element (digits, or -1 the
+ * last one), backticks around any part of a name holding "." "[" or "]"
+ * (two backticks a literal one), JSON escapes (\" \\ \/ \b \f \n \r
+ * \t) read as the character; a bare '"' or control character, "\u", an
+ * empty name, or an unclosed backtick or "[" is invalid. "" is the root. A
+ * member is a token, an index its digits ("-1" for [-1]), p->index[t]
+ * true. On failure *why says why (a sentence naming the byte offset).
+ * p->text is always set.
  */
-extern const char *JsonPointerParseSubdoc(const char *s, int len,
-										  JsonPointer *p);
+extern JsonPointerSubdocError JsonPointerParseSubdoc(const char *s, int len,
+													 int maxtok, JsonPointer *p,
+													 const char **why);
 
 /* Read an array index token ("0", "12", or "-"; no leading zeros). */
 extern JsonPointerIndex JsonPointerArrayIndex(const char *tok, int len,

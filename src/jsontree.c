@@ -253,7 +253,40 @@ static inline bool
 IsLast(const JsonPointer *p, int t, int flags)
 {
 	return (flags & JSONTREE_LAST) && p->toklen[t] == 2 &&
-		   p->tok[t][0] == '-' && p->tok[t][1] == '1';
+		   p->tok[t][0] == '-' && p->tok[t][1] == '1' &&
+		   (p->index == NULL || p->index[t]);
+}
+
+/*
+ * Tell whether token t of a Couchbase path cannot apply to cur (a jbvBinary
+ * or expanded container): [n] on an object, a name on an array.
+ */
+static inline bool
+WrongKind(const JsonbValue *cur, const JsonPointer *p, int t, int flags)
+{
+	bool obj;
+
+	if (!(flags & JSONTREE_LAST) || p->index == NULL)
+		return false;
+	if (cur->type == jbvBinary)
+		obj = JsonContainerIsObject(cur->val.binary.data);
+	else if (cur->type == jbvObject || cur->type == jbvArray)
+		obj = cur->type == jbvObject;
+	else
+		return false;
+	return obj == p->index[t];
+}
+
+/* Tell whether a Couchbase path has an [n] from token t on. */
+static inline bool
+IndexFrom(const JsonPointer *p, int t, int flags)
+{
+	if (!(flags & JSONTREE_LAST) || p->index == NULL)
+		return false;
+	for (; t < p->ntok; t++)
+		if (p->index[t])
+			return true;
+	return false;
 }
 
 JsonbValue *
@@ -264,6 +297,11 @@ JsonTreeChild(JsonbValue *cur, const JsonPointer *p, int t, int flags, int *pos,
 	int i;
 
 	JsonTreeExpand(cur);
+	if (WrongKind(cur, p, t, flags))
+	{
+		Miss(miss, JSONTREE_WRONG_KIND, t, cur);
+		return NULL;
+	}
 	if (cur->type == jbvArray && IsLast(p, t, flags))
 	{
 		if ((i = cur->val.array.nElems - 1) < 0)
@@ -274,7 +312,8 @@ JsonTreeChild(JsonbValue *cur, const JsonPointer *p, int t, int flags, int *pos,
 	}
 	else if (!FindChild(cur, p, t, false, &i, miss))
 	{
-		if (!(flags & JSONTREE_CREATE) || miss->status != JSONTREE_NO_MEMBER)
+		if (!(flags & JSONTREE_CREATE) || miss->status != JSONTREE_NO_MEMBER ||
+			IndexFrom(p, t, flags))
 			return NULL;
 		JsonTreeSetMember(cur, p->tok[t], p->toklen[t], &empty);
 		i = JsonTreeFindMember(cur, p->tok[t], p->toklen[t]);
@@ -306,7 +345,7 @@ JsonTreeRead(JsonbValue *root, const JsonPointer *p, int flags,
 		JsonbValue *next = NULL;
 		int i;
 
-		if (root->type == jbvBinary)
+		if (root->type == jbvBinary && !WrongKind(root, p, t, flags))
 		{
 			JsonbContainer *c = root->val.binary.data;
 

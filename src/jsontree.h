@@ -29,7 +29,8 @@ typedef enum JsonTreeStatus
 	JSONTREE_INDEX_RANGE,    /* an index past the array's end */
 	JSONTREE_ROOT,           /* the root where it cannot be removed */
 	JSONTREE_INTO_ITSELF,    /* a move into the moved value's own child */
-	JSONTREE_TEST_FAILED     /* a test found another value */
+	JSONTREE_TEST_FAILED,    /* a test found another value */
+	JSONTREE_WRONG_KIND      /* [n] on an object, a name on an array */
 } JsonTreeStatus;
 
 /* Where and why an operation failed. */
@@ -108,7 +109,12 @@ extern JsonbValue JsonTreeRemoveAt(JsonbValue *parent, int i);
 
 /* Flags of the walks below. */
 #define JSONTREE_CREATE 0x01 /* a missing member of an object is made {} */
-#define JSONTREE_LAST 0x02   /* "-1" is an array's last element (Couchbase) */
+/*
+ * A Couchbase path: "-1" is an array's last element; where p->index is set,
+ * [n] reads only arrays and a name only objects, and a member is created
+ * only where no [n] follows.
+ */
+#define JSONTREE_LAST 0x02
 
 /*
  * Return child t of p in cur (expanded here), its position in *pos when

@@ -1370,8 +1370,8 @@ kv_get_and_lock(PG_FUNCTION_ARGS)
 
 /*
  * unlock(coll, key, cas) -> new cas: end the lock get_and_lock took, given
- * its cas. P0002 absent; 55000 DocumentNotLocked when no lock is held (or
- * it has ended); 40001 when cas is not the lock's.
+ * its cas. 22023 for cas 0; P0002 absent; 55000 DocumentNotLocked when no
+ * lock is held (or it has ended); 40001 when cas is not the lock's.
  */
 Datum
 kv_unlock(PG_FUNCTION_ARGS)
@@ -1386,6 +1386,12 @@ kv_unlock(PG_FUNCTION_ARGS)
 	DocmodelRequireArg(fcinfo, 1, "key");
 	DocmodelRequireArg(fcinfo, 2, "cas");
 	key = text_to_cstring(PG_GETARG_TEXT_PP(1));
+	if (PG_GETARG_INT64(2) == 0)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("invalid cas 0 for unlock of document \"%s\"", key),
+				 errdetail("InvalidArgument: unlock takes the cas "
+						   "get_and_lock returned.")));
 	entry = KvLookup(PG_GETARG_OID(0), RowExclusiveLock);
 	KvRequireLocks(entry);
 	values[0] = PG_GETARG_DATUM(1);

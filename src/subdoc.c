@@ -7,7 +7,10 @@
  *	  increment, decrement) on paths inside one document, in Couchbase's
  *	  path syntax (a.b[2].c, jsonpointer.c) or as a JSON Pointer.
  *
- *	  Specs are parsed and checked once per call (SubdocParse). lookup_in
+ *	  Specs are parsed and checked once per call (SubdocParse): a malformed
+ *	  spec raises there; what Couchbase finds only when the spec's turn
+ *	  comes (its path's syntax and levels, its value's depth and kind, its
+ *	  delta) is kept with the spec and raised then (SubdocDefer). lookup_in
  *	  reads the document as get() does (migrated) and resolves each spec on
  *	  the shared tree (jsontree.h); a spec that cannot be read gives an
  *	  error object in its result, the call goes on. mutate_in writes with
@@ -47,10 +50,16 @@ PG_FUNCTION_INFO_V1(subdoc_lookup_in);
 PG_FUNCTION_INFO_V1(subdoc_mutate_in);
 PG_FUNCTION_INFO_V1(subdoc_mutate_in_apply);
 
-/* Couchbase's limits. */
+/*
+ * Couchbase's limits: a path of at most 1024 bytes and 31 components (32
+ * with the root); a document at most 32 levels deep, a scalar counting as
+ * one ({"a": 1} is 2 deep), so a value at a path of n components nests at
+ * most 32 - n levels.
+ */
 #define SUBDOC_MAX_SPECS 16
 #define SUBDOC_MAX_PATH 1024
 #define SUBDOC_MAX_DEPTH 32
+#define SUBDOC_MAX_LEVELS (SUBDOC_MAX_DEPTH - 1)
 
 typedef enum SubdocOp
 {
@@ -85,20 +94,31 @@ static const struct
 	[SD_COUNT] = {"count", false, false, false, false, true},
 	[SD_INSERT] = {"insert", true, true, false, true, false},
 	[SD_UPSERT] = {"upsert", true, true, false, true, false},
-	[SD_REPLACE] = {"replace", true, true, false, false, false},
+	[SD_REPLACE] = {"replace", true, true, false, false, true},
 	[SD_REMOVE] = {"remove", true, false, false, false, false},
-	[SD_ARRAY_APPEND] = {"array_append", true, true, true, true, false},
-	[SD_ARRAY_PREPEND] = {"array_prepend", true, true, true, true, false},
+	[SD_ARRAY_APPEND] = {"array_append", true, true, true, true, true},
+	[SD_ARRAY_PREPEND] = {"array_prepend", true, true, true, true, true},
 	[SD_ARRAY_INSERT] = {"array_insert", true, true, true, false, false},
-	[SD_ARRAY_ADDUNIQUE] = {"array_addunique", true, true, false, true, false},
+	[SD_ARRAY_ADDUNIQUE] = {"array_addunique", true, true, false, true, true},
 	[SD_INCREMENT] = {"increment", true, false, false, true, false},
 	[SD_DECREMENT] = {"decrement", true, false, false, true, false},
 };
+
+/* Why a spec could not apply, as Couchbase names it. */
+typedef struct SubdocMiss
+{
+	int sqlstate;
+	const char *name; /* PathNotFound, PathMismatch, ... */
+	char *what;       /* the message's end: path "a.b" not found */
+	char *detail;
+} SubdocMiss;
 
 /* One parsed spec. */
 typedef struct SubdocSpec
 {
 	SubdocOp op;
+	SubdocMiss *bad; /* why its path or value cannot apply: raised when the
+					  * spec's turn comes, as Couchbase checks them */
 	JsonPointer path;
 	bool create_path;
 	int nvalues;
@@ -122,15 +142,6 @@ typedef struct SubdocCall
 } SubdocCall;
 
 static SubdocCall *SubdocActive = NULL;
-
-/* Why a spec could not apply, as Couchbase names it. */
-typedef struct SubdocMiss
-{
-	int sqlstate;
-	const char *name; /* PathNotFound, PathMismatch, ... */
-	char *what;       /* the message's end: path "a.b" not found */
-	char *detail;
-} SubdocMiss;
 
 /* The function the errors name. */
 static const char *
@@ -180,86 +191,146 @@ SubdocBadSpec(const SubdocCall *call, int i, const char *op, int sqlstate,
 					errdetail("%s: see README, \"Sub-documents\".", name)));
 }
 
-/* Tell whether a path token reads as an array index ("-1" or digits). */
+/*
+ * Record why spec i cannot apply (its path or value, which Couchbase
+ * checks when the spec's turn comes): raised then, so that an earlier
+ * spec's failure is the one reported. A spec keeps its first reason.
+ */
+static void
+SubdocDefer(SubdocCall *call, int i, int sqlstate, const char *name, char *msg)
+{
+	SubdocSpec *s = &call->specs[i];
+
+	if (s->bad != NULL)
+		return;
+	s->bad = palloc(sizeof(SubdocMiss));
+	SubdocSetMiss(s->bad, sqlstate, name, msg,
+				  pstrdup("see README, \"Sub-documents\"."));
+}
+
+/*
+ * Tell whether token t of p is an array index: written [n] in Couchbase's
+ * syntax; in a JSON Pointer, digits or "-1".
+ */
 static bool
-SubdocIsIndex(const char *tok, int len)
+SubdocIsIndex(const JsonPointer *p, int t)
 {
 	int index;
 
-	return (len == 2 && tok[0] == '-' && tok[1] == '1') ||
-		   JsonPointerArrayIndex(tok, len, &index) == JSONPOINTER_INDEX;
+	if (p->index != NULL)
+		return p->index[t];
+	return (p->toklen[t] == 2 && p->tok[t][0] == '-' && p->tok[t][1] == '1') ||
+		   JsonPointerArrayIndex(p->tok[t], p->toklen[t], &index) ==
+			   JSONPOINTER_INDEX;
 }
 
-/* Return the nesting depth of v (a scalar 0, [] or {} 1, [[1]] 2). */
+/*
+ * Return the depth of the stored container c as Couchbase counts it ([] 1,
+ * [1] 2, [[1]] 3: a scalar is a level), or limit + 1 when it is deeper than
+ * limit. Only the entries' headers are read; the recursion stops at limit.
+ */
 static int
-SubdocDepth(const JsonbValue *v)
+SubdocContainerDepth(JsonbContainer *c, int limit)
 {
-	JsonbIterator *it;
-	JsonbValue x;
-	JsonbIteratorToken tok;
-	int depth = 0;
-	int max = 0;
+	uint32 n = JsonContainerSize(c);
+	uint32 first = JsonContainerIsObject(c) ? n : 0;
+	char *base = (char *) &c->children[first + n];
+	uint32 off = 0;
+	uint32 j;
+	int depth = 1;
 
-	if (v->type != jbvBinary)
-		return 0;
-	it = JsonbIteratorInit(v->val.binary.data);
-	while ((tok = JsonbIteratorNext(&it, &x, false)) != WJB_DONE)
+	if (limit < 1)
+		return limit + 1;
+	for (j = 0; j < first + n; j++)
 	{
-		if (tok == WJB_BEGIN_ARRAY || tok == WJB_BEGIN_OBJECT)
+		JEntry e = c->children[j];
+		uint32 end = JBE_HAS_OFF(e) ? JBE_OFFLENFLD(e) : off + JBE_OFFLENFLD(e);
+
+		if (j >= first)
 		{
-			depth++;
-			max = Max(max, depth);
+			int d = JBE_ISCONTAINER(e)
+						? 1 + SubdocContainerDepth(
+								  (JsonbContainer *) (base + INTALIGN(off)),
+								  limit - 1)
+						: 2;
+
+			if ((depth = Max(depth, d)) > limit)
+				return limit + 1;
 		}
-		else if (tok == WJB_END_ARRAY || tok == WJB_END_OBJECT)
-			depth--;
+		off = end;
 	}
-	return max;
+	return depth;
 }
 
-/* Check one value of spec i (its depth; a primitive for addunique). */
-static void
-SubdocCheckValue(const SubdocCall *call, int i, const char *op,
-				 const JsonbValue *v, SubdocOp opcode)
+/* The depth of a spec's value (a scalar, or a container as jbvBinary). */
+static int
+SubdocDepth(const JsonbValue *v, int limit)
 {
-	int depth = SubdocDepth(v);
+	if (v->type != jbvBinary)
+		return 1;
+	return SubdocContainerDepth(v->val.binary.data, limit);
+}
 
-	if (depth > SUBDOC_MAX_DEPTH)
-		SubdocBadSpec(call, i, op, ERRCODE_PROGRAM_LIMIT_EXCEEDED,
-					  "ValueTooDeep",
-					  psprintf("the value nests %d levels, at most %d", depth,
-							   SUBDOC_MAX_DEPTH));
-	if (opcode == SD_ARRAY_ADDUNIQUE && v->type == jbvBinary)
-		SubdocBadSpec(call, i, op, ERRCODE_INVALID_PARAMETER_VALUE,
-					  "ValueInvalid",
-					  pstrdup("array_addunique takes a primitive value (a "
-							  "string, number, boolean or null)"));
+/* Fill *m when doc is deeper than Couchbase reads (DocTooDeep). */
+static bool
+SubdocDocDepth(Jsonb *doc, SubdocMiss *m)
+{
+	if (doc == NULL || JB_ROOT_IS_SCALAR(doc) ||
+		SubdocContainerDepth(&doc->root, SUBDOC_MAX_DEPTH) <= SUBDOC_MAX_DEPTH)
+		return true;
+	return SubdocSetMiss(
+		m, ERRCODE_PROGRAM_LIMIT_EXCEEDED, "DocTooDeep",
+		psprintf("the document is more than %d levels deep", SUBDOC_MAX_DEPTH),
+		psprintf("A document is read to at most %d levels (a scalar "
+				 "counts as one).",
+				 SUBDOC_MAX_DEPTH));
+}
+
+/*
+ * Check one value of spec i: the document it makes at most 32 levels deep
+ * (ValueTooDeep), a primitive for addunique (ValueInvalid).
+ */
+static void
+SubdocCheckValue(SubdocCall *call, int i, const JsonbValue *v)
+{
+	SubdocSpec *s = &call->specs[i];
+	/* an array op's value goes one level below its path */
+	bool inside = s->op == SD_ARRAY_APPEND || s->op == SD_ARRAY_PREPEND ||
+				  s->op == SD_ARRAY_ADDUNIQUE;
+	int limit = SUBDOC_MAX_DEPTH - s->path.ntok - (inside ? 1 : 0);
+
+	if (SubdocDepth(v, limit) > limit)
+		SubdocDefer(call, i, ERRCODE_PROGRAM_LIMIT_EXCEEDED, "ValueTooDeep",
+					psprintf("the value at path \"%s\" would make the "
+							 "document more than %d levels deep",
+							 s->path.text, SUBDOC_MAX_DEPTH));
+	if (s->op == SD_ARRAY_ADDUNIQUE && v->type == jbvBinary)
+		SubdocDefer(call, i, ERRCODE_INVALID_PARAMETER_VALUE, "ValueInvalid",
+					pstrdup("array_addunique takes a primitive value (a "
+							"string, number, boolean or null)"));
 }
 
 /* Read the delta of increment/decrement spec i into s->delta. */
 static void
-SubdocDelta(const SubdocCall *call, int i, const char *op, SubdocSpec *s,
-			const JsonbValue *v)
+SubdocDelta(SubdocCall *call, int i, SubdocSpec *s, const JsonbValue *v)
 {
 	char *text;
 	char *end;
-	int64 d;
+	int64 d = 1;
 
-	if (v == NULL)
-		d = 1;
-	else
+	if (v != NULL && v->type != jbvNumeric)
+		SubdocDefer(call, i, ERRCODE_INVALID_PARAMETER_VALUE, "DeltaInvalid",
+					pstrdup("\"delta\" must be a non-zero integer"));
+	else if (v != NULL)
 	{
-		if (v->type != jbvNumeric)
-			SubdocBadSpec(call, i, op, ERRCODE_INVALID_PARAMETER_VALUE,
-						  "DeltaInvalid",
-						  pstrdup("\"delta\" must be a non-zero integer"));
 		text = DatumGetCString(
 			DirectFunctionCall1(numeric_out, NumericGetDatum(v->val.numeric)));
 		errno = 0;
 		d = strtoi64(text, &end, 10);
 		if (*end != '\0' || errno != 0 || d == 0 ||
 			(s->op == SD_DECREMENT && d == PG_INT64_MIN))
-			SubdocBadSpec(
-				call, i, op, ERRCODE_INVALID_PARAMETER_VALUE, "DeltaInvalid",
+			SubdocDefer(
+				call, i, ERRCODE_INVALID_PARAMETER_VALUE, "DeltaInvalid",
 				psprintf("delta %s is not a non-zero 64-bit integer", text));
 	}
 	s->delta = s->op == SD_DECREMENT ? -d : d;
@@ -394,7 +465,9 @@ SubdocParsePath(SubdocCall *call, int i, const char *opname, SubdocSpec *s,
 {
 	char *ptext;
 	int plen;
+	int last;
 	const char *why;
+	JsonPointerSubdocError err;
 
 	if (path == NULL || path->type != jbvString)
 		SubdocBadSpec(call, i, opname, ERRCODE_INVALID_PARAMETER_VALUE,
@@ -403,40 +476,54 @@ SubdocParsePath(SubdocCall *call, int i, const char *opname, SubdocSpec *s,
 	ptext = path->val.string.val;
 	plen = path->val.string.len;
 	if (plen > SUBDOC_MAX_PATH)
-		SubdocBadSpec(call, i, opname, ERRCODE_PROGRAM_LIMIT_EXCEEDED,
-					  "PathTooBig",
+		SubdocBadSpec(call, i, opname, ERRCODE_INVALID_PARAMETER_VALUE,
+					  "InvalidArgument",
 					  psprintf("the path is %d bytes long, at most %d", plen,
 							   SUBDOC_MAX_PATH));
 	if (plen > 0 && ptext[0] == '/')
-		why = JsonPointerParse(ptext, plen, false, &s->path) == JSONPOINTER_OK
-				  ? NULL
-				  : "a \"~\" not followed by 0 or 1";
+	{
+		err = JsonPointerParse(ptext, plen, false, &s->path) == JSONPOINTER_OK
+				  ? JSONPOINTER_SUBDOC_OK
+				  : JSONPOINTER_SUBDOC_INVALID;
+		why = "a \"~\" not followed by 0 or 1";
+		if (err == JSONPOINTER_SUBDOC_OK && s->path.ntok > SUBDOC_MAX_LEVELS)
+			err = JSONPOINTER_SUBDOC_DEEP;
+	}
 	else
-		why = JsonPointerParseSubdoc(ptext, plen, &s->path);
-	if (why != NULL)
-		SubdocBadSpec(
-			call, i, opname, ERRCODE_INVALID_PARAMETER_VALUE, "PathInvalid",
-			psprintf("path \"%s\" is invalid: %s", s->path.text, why));
-	if (s->path.ntok > SUBDOC_MAX_DEPTH)
-		SubdocBadSpec(call, i, opname, ERRCODE_PROGRAM_LIMIT_EXCEEDED,
-					  "PathTooBig",
-					  psprintf("path \"%s\" has %d levels, at most %d",
-							   s->path.text, s->path.ntok, SUBDOC_MAX_DEPTH));
+		err = JsonPointerParseSubdoc(ptext, plen, SUBDOC_MAX_LEVELS, &s->path,
+									 &why);
+	if (err == JSONPOINTER_SUBDOC_INVALID)
+		SubdocDefer(call, i, ERRCODE_INVALID_PARAMETER_VALUE, "PathInvalid",
+					psprintf("path \"%s\" is invalid: %s", s->path.text, why));
+	if (err == JSONPOINTER_SUBDOC_DEEP)
+		SubdocDefer(call, i, ERRCODE_PROGRAM_LIMIT_EXCEEDED, "PathTooBig",
+					psprintf("path \"%s\" has more than %d levels",
+							 s->path.text, SUBDOC_MAX_LEVELS));
+	if (err != JSONPOINTER_SUBDOC_OK)
+		return;
 	if (s->path.ntok == 0 && !SubdocOps[s->op].root)
 		SubdocBadSpec(call, i, opname, ERRCODE_INVALID_PARAMETER_VALUE,
 					  "PathInvalid",
 					  psprintf("op \"%s\" cannot apply to the whole document "
 							   "(path \"\")",
 							   opname));
+	last = s->path.ntok - 1;
 	if (s->op == SD_ARRAY_INSERT &&
-		JsonPointerArrayIndex(s->path.tok[s->path.ntok - 1],
-							  s->path.toklen[s->path.ntok - 1],
-							  &plen) != JSONPOINTER_INDEX)
-		SubdocBadSpec(call, i, opname, ERRCODE_INVALID_PARAMETER_VALUE,
-					  "PathInvalid",
-					  psprintf("path \"%s\" does not end in an array index "
-							   "[n]",
-							   s->path.text));
+		(!SubdocIsIndex(&s->path, last) ||
+		 JsonPointerArrayIndex(s->path.tok[last], s->path.toklen[last],
+							   &plen) != JSONPOINTER_INDEX))
+		SubdocDefer(call, i, ERRCODE_INVALID_PARAMETER_VALUE, "PathInvalid",
+					psprintf("path \"%s\" does not end in an array index "
+							 "[n]",
+							 s->path.text));
+	/* insert and upsert set a member: a path ending in [n] is invalid */
+	if ((s->op == SD_INSERT || s->op == SD_UPSERT) && s->path.index != NULL &&
+		s->path.index[last])
+		SubdocDefer(call, i, ERRCODE_INVALID_PARAMETER_VALUE, "PathInvalid",
+					psprintf("path \"%s\" ends in an array index: %s sets "
+							 "a member (array_insert or replace change an "
+							 "array)",
+							 s->path.text, opname));
 }
 
 /*
@@ -481,7 +568,7 @@ SubdocParseValues(SubdocCall *call, int i, const char *opname, SubdocSpec *s,
 					  "InvalidArgument",
 					  psprintf("op \"%s\" takes no \"delta\"", opname));
 	if (s->op == SD_INCREMENT || s->op == SD_DECREMENT)
-		SubdocDelta(call, i, opname, s, m->delta);
+		SubdocDelta(call, i, s, m->delta);
 	if (m->max != NULL)
 		SubdocMax(call, i, opname, s, m->max);
 	if (m->values != NULL && !SubdocOps[s->op].values)
@@ -521,7 +608,7 @@ SubdocParseValues(SubdocCall *call, int i, const char *opname, SubdocSpec *s,
 				s->values[s->nvalues++] = x;
 	}
 	for (n = 0; n < s->nvalues; n++)
-		SubdocCheckValue(call, i, opname, &s->values[n], s->op);
+		SubdocCheckValue(call, i, &s->values[n]);
 }
 
 /* Parse and check spec i (v: a jbvBinary) into call->specs[i]. */
@@ -564,10 +651,11 @@ SubdocParse(Jsonb *specs, const char *key, bool mutate)
 				 errmsg("%s of document \"%s\": no specs", SubdocFn(call), key),
 				 errhint("Give between 1 and %d specs.", SUBDOC_MAX_SPECS)));
 	if (n > SUBDOC_MAX_SPECS)
-		ereport(ERROR, (errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
+		ereport(ERROR, (errcode(ERRCODE_INVALID_PARAMETER_VALUE),
 						errmsg("%s of document \"%s\": %d specs, at most %d",
 							   SubdocFn(call), key, n, SUBDOC_MAX_SPECS),
-						errdetail("Couchbase's limit of specs per call."),
+						errdetail("InvalidArgument: Couchbase's limit of "
+								  "specs per call."),
 						errhint("Split the specs into several calls.")));
 	it = JsonbIteratorInit(&specs->root);
 	while ((tok = JsonbIteratorNext(&it, &v, true)) != WJB_DONE)
@@ -597,15 +685,28 @@ SubdocPathMiss(SubdocMiss *m, const JsonPointer *p, const JsonTreeMiss *miss)
 			m, ERRCODE_SQL_JSON_MEMBER_NOT_FOUND, "PathNotFound",
 			psprintf("path \"%s\" not found", p->text),
 			psprintf("The object at %s has no such member.", level));
+	if (miss->status == JSONTREE_INDEX_OVERFLOW)
+		return SubdocSetMiss(
+			m, ERRCODE_SQL_JSON_MEMBER_NOT_FOUND, "PathNotFound",
+			psprintf("path \"%s\" not found", p->text),
+			psprintf("The array at %s has fewer elements.", level));
 	if (miss->status == JSONTREE_INDEX_RANGE)
 		return SubdocSetMiss(m, ERRCODE_SQL_JSON_MEMBER_NOT_FOUND,
 							 "PathNotFound",
 							 psprintf("path \"%s\" not found", p->text),
 							 psprintf("The array at %s has %d elements.", level,
 									  miss->at->val.array.nElems));
-	/* a scalar, or an array met with a member name */
-	arr = miss->status == JSONTREE_NOT_CONTAINER &&
-		  SubdocIsIndex(p->tok[t], p->toklen[t]);
+	/* a document that is a scalar (an xattrs body): Couchbase's DocNotJson */
+	if (miss->status == JSONTREE_NOT_CONTAINER && t == 0)
+		return SubdocSetMiss(
+			m, ERRCODE_SQL_JSON_OBJECT_NOT_FOUND, "DocNotJson",
+			psprintf("path \"%s\" does not match the document", p->text),
+			psprintf("The document is %s, not an object or an array.",
+					 JsonTreeTypeName(miss->at)));
+	/* a scalar, an array met with a member name, an object with [n] */
+	arr = (miss->status == JSONTREE_NOT_CONTAINER ||
+		   miss->status == JSONTREE_WRONG_KIND) &&
+		  SubdocIsIndex(p, t);
 	return SubdocSetMiss(
 		m,
 		arr ? ERRCODE_SQL_JSON_ARRAY_NOT_FOUND
@@ -701,9 +802,10 @@ SubdocCount(SubdocCall *call, int i, JsonbValue *target, JsonbValue *out,
 				psprintf("the number at path \"%s\" is too big", s->path.text),
 				psprintf("%s is out of the 64-bit integer range.", text));
 	}
+	/* Couchbase: the new value cannot be stored (ValueInvalid) */
 	if (pg_add_s64_overflow(cur, s->delta, &res))
 		return SubdocSetMiss(
-			m, ERRCODE_NUMERIC_VALUE_OUT_OF_RANGE, "NumberTooBig",
+			m, ERRCODE_INVALID_PARAMETER_VALUE, "ValueInvalid",
 			psprintf("the number at path \"%s\" would overflow", s->path.text),
 			psprintf(INT64_FORMAT " plus " INT64_FORMAT
 								  " is out of the 64-bit integer range.",
@@ -723,13 +825,16 @@ static JsonbValue *
 SubdocArray(JsonbValue *root, const JsonPointer *p, bool create, SubdocMiss *m)
 {
 	int last = p->ntok - 1;
-	JsonbValue *parent = SubdocWalk(root, p, last, create, m);
+	JsonbValue *parent;
 	JsonbValue *arr;
 
-	if (parent == NULL)
+	if (p->ntok == 0)
+		arr = root; /* the whole document (an xattrs collection's body) */
+	else if ((parent = SubdocWalk(root, p, last, create, m)) == NULL)
 		return NULL;
-	arr = SubdocChild(parent, p, last, NULL, m);
-	if (arr == NULL && create && parent->type == jbvObject)
+	else if ((arr = SubdocChild(parent, p, last, NULL, m)) == NULL && create &&
+			 parent->type == jbvObject &&
+			 m->sqlstate == ERRCODE_SQL_JSON_MEMBER_NOT_FOUND)
 	{
 		JsonbValue empty = {.type = jbvArray};
 
@@ -745,6 +850,24 @@ SubdocArray(JsonbValue *root, const JsonPointer *p, bool create, SubdocMiss *m)
 		return NULL;
 	}
 	return arr;
+}
+
+/*
+ * Tell whether primitives a and b are the same JSON text, as Couchbase
+ * compares array_addunique's value: numbers by their text as stored (1.0
+ * and 1 differ; 1e2 is stored as 100), strings by their bytes.
+ */
+static bool
+SubdocSameText(JsonbValue *a, JsonbValue *b)
+{
+	if (a->type != b->type)
+		return false;
+	if (a->type == jbvNumeric)
+		return VARSIZE_ANY_EXHDR(a->val.numeric) ==
+				   VARSIZE_ANY_EXHDR(b->val.numeric) &&
+			   memcmp(VARDATA_ANY(a->val.numeric), VARDATA_ANY(b->val.numeric),
+					  VARSIZE_ANY_EXHDR(a->val.numeric)) == 0;
+	return JsonTreeEqual(a, b);
 }
 
 /* array_addunique of spec s into arr (expanded); false with *m. */
@@ -766,7 +889,7 @@ SubdocAddUnique(SubdocSpec *s, JsonbValue *arr, SubdocMiss *m)
 						 "array_addunique needs an array of "
 						 "primitives.",
 						 k, JsonTreeTypeName(e)));
-		if (e->type == s->values[0].type && JsonTreeEqual(e, &s->values[0]))
+		if (SubdocSameText(e, &s->values[0]))
 			return SubdocSetMiss(
 				m, ERRCODE_DUPLICATE_JSON_OBJECT_KEY_VALUE, "PathExists",
 				psprintf("the array at path \"%s\" already holds the "
@@ -815,6 +938,12 @@ SubdocMutate(SubdocCall *call, int i, JsonbValue *root, SubdocMiss *m)
 			break;
 	}
 
+	/* replace "": the whole document, as the SDKs send it (a whole-body set) */
+	if (p->ntok == 0)
+	{
+		*root = s->values[0];
+		return true;
+	}
 	/* the others act on the last token inside its parent */
 	parent = SubdocWalk(root, p, last,
 						s->create_path && s->op != SD_ARRAY_INSERT, m);
@@ -868,7 +997,7 @@ SubdocMutate(SubdocCall *call, int i, JsonbValue *root, SubdocMiss *m)
 			return true;
 		case SD_INCREMENT:
 		case SD_DECREMENT:
-			if (parent->type == jbvObject &&
+			if (parent->type == jbvObject && !SubdocIsIndex(p, last) &&
 				JsonTreeFindMember(parent, p->tok[last], p->toklen[last]) < 0)
 			{
 				if (!SubdocCount(call, i, NULL, &num, m))
@@ -887,18 +1016,32 @@ SubdocMutate(SubdocCall *call, int i, JsonbValue *root, SubdocMiss *m)
 	return false;
 }
 
-/* Return lookup spec i's result object, read from the tree at root. */
+/*
+ * Return lookup spec i's result object, read from the tree at root (deep:
+ * why the document cannot be read, else NULL); raise a spec whose path is
+ * invalid.
+ */
 static JsonbValue
-SubdocLookup(SubdocCall *call, int i, JsonbValue *root)
+SubdocLookup(SubdocCall *call, int i, JsonbValue *root, const SubdocMiss *deep)
 {
 	SubdocSpec *s = &call->specs[i];
 	SubdocMiss m;
 	JsonTreeMiss miss;
-	JsonbValue *v = JsonTreeRead(root, &s->path, JSONTREE_LAST, &miss);
+	JsonbValue *v = NULL;
 	JsonbValue r;
-	bool ok = v != NULL || SubdocPathMiss(&m, &s->path, &miss);
+	bool ok;
 	JsonbValue res = {.type = jbvObject};
 
+	if (s->bad != NULL)
+		SubdocRaise(call, i, s->bad);
+	if (deep != NULL)
+		ok = SubdocSetMiss(&m, deep->sqlstate, deep->name, deep->what,
+						   deep->detail);
+	else
+	{
+		v = JsonTreeRead(root, &s->path, JSONTREE_LAST, &miss);
+		ok = v != NULL || SubdocPathMiss(&m, &s->path, &miss);
+	}
 	if (s->op == SD_EXISTS && !ok &&
 		m.sqlstate == ERRCODE_SQL_JSON_MEMBER_NOT_FOUND)
 	{
@@ -954,14 +1097,18 @@ subdoc_lookup_in(PG_FUNCTION_ARGS)
 	Jsonb *doc = DocmodelKvGet(PG_GETARG_OID(0), PG_GETARG_DATUM(1));
 	JsonbValue root;
 	JsonbValue res = {.type = jbvArray};
+	SubdocMiss deep;
+	bool readable;
 	int i;
 
 	if (doc == NULL)
 		PG_RETURN_NULL();
+	readable = SubdocDocDepth(doc, &deep);
 	JsonTreeFromJsonb(doc, &root);
 	res.val.array.elems = palloc(sizeof(JsonbValue) * call->nspecs);
 	for (i = 0; i < call->nspecs; i++)
-		res.val.array.elems[i] = SubdocLookup(call, i, &root);
+		res.val.array.elems[i] =
+			SubdocLookup(call, i, &root, readable ? NULL : &deep);
 	res.val.array.nElems = call->nspecs;
 	PG_RETURN_JSONB_P(JsonTreeToJsonb(&res));
 }
@@ -976,13 +1123,24 @@ SubdocApply(SubdocCall *call, Jsonb *doc, const char *key)
 {
 	JsonbValue root;
 	SubdocMiss m;
+	bool read_depth = true; /* the document's depth is checked once */
 	int i;
 
 	if (doc == NULL)
 	{
-		root.type = jbvObject;
-		root.val.object.nPairs = 0;
-		root.val.object.pairs = NULL;
+		/* a new document: an array when the first spec addresses one at
+		 * the root ("" of an array op, or a path starting with [n]), as
+		 * Couchbase makes it; else an object */
+		const SubdocSpec *s = &call->specs[0];
+		bool arr =
+			s->bad == NULL &&
+			(s->path.ntok == 0
+				 ? s->op == SD_ARRAY_APPEND || s->op == SD_ARRAY_PREPEND ||
+					   s->op == SD_ARRAY_ADDUNIQUE
+				 : s->path.index != NULL && s->path.index[0]);
+
+		memset(&root, 0, sizeof(root));
+		root.type = arr ? jbvArray : jbvObject;
 	}
 	else
 	{
@@ -994,19 +1152,30 @@ SubdocApply(SubdocCall *call, Jsonb *doc, const char *key)
 				? DocmodelCollectionOf(call->relid)
 				: NULL;
 
-		JsonTreeFromJsonb(
-			cfg && cfg->xattrs
-				? doc
-				: DocmodelMigrateIn(doc, NULL, key, cfg ? cfg->fs : NULL),
-			&root);
+		if (!(cfg && cfg->xattrs))
+			doc = DocmodelMigrateIn(doc, NULL, key, cfg ? cfg->fs : NULL);
+		JsonTreeFromJsonb(doc, &root);
 	}
 	memset(call->has_result, 0, sizeof(call->has_result));
+	/* specs in order: the first that cannot apply is the one raised */
 	for (i = 0; i < call->nspecs; i++)
-		if (!SubdocMutate(call, i, &root, &m))
+	{
+		bool ok;
+
+		if (call->specs[i].bad != NULL)
+			ok = SubdocSetMiss(
+				&m, call->specs[i].bad->sqlstate, call->specs[i].bad->name,
+				call->specs[i].bad->what, call->specs[i].bad->detail);
+		else
+			ok = (!read_depth || SubdocDocDepth(doc, &m)) &&
+				 SubdocMutate(call, i, &root, &m);
+		read_depth = false;
+		if (!ok)
 		{
 			call->failed = call == SubdocActive;
 			SubdocRaise(call, i, &m);
 		}
+	}
 	return JsonTreeToJsonb(&root);
 }
 
@@ -1187,6 +1356,11 @@ subdoc_mutate_in(PG_FUNCTION_ARGS)
 						   "document, which only replace requires.",
 						   key)));
 	call = SubdocParse(PG_GETARG_JSONB_P(2), key, true);
+	/* upsert and insert may make the document, and so its paths: every
+	 * spec that takes create_path has it (Couchbase: Mkdoc implies Mkdir_p) */
+	for (i = 0; insert != NULL && i < call->nspecs; i++)
+		if (SubdocOps[call->specs[i].op].create)
+			call->specs[i].create_path = true;
 	values[4] = BoolGetDatum(DocmodelKvPreserveExpiry(fcinfo, 6, 4));
 	if (!DocmodelKvExpiryAt(fcinfo, 4, key, &at))
 		nulls[2] = 'n';

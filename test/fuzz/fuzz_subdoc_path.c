@@ -4,7 +4,8 @@
  * it: the input as the path of mutate_in specs applied to a document
  * (src/subdoc.c, _mutate_in_apply). A path is refused with an ERROR or
  * resolves; nothing else may happen. Property: a path that parses, written
- * back with every token quoted in backticks, parses to the same tokens.
+ * back with every name quoted in backticks and every index as [n], parses to
+ * the same tokens.
  */
 #include "postgres.h"
 
@@ -54,7 +55,11 @@ Apply(void *arg)
 	(void) subdoc_mutate_in_apply(fcinfo);
 }
 
-/* The parsed path written back with every token in backticks. */
+/*
+ * The parsed path written back: [n] for an index, every name in backticks
+ * with JSON escapes; NULL when a name holds a control character JSON
+ * escapes only as \u (which paths do not take).
+ */
 static char *
 Quoted(const JsonPointer *p)
 {
@@ -65,14 +70,33 @@ Quoted(const JsonPointer *p)
 	initStringInfo(&buf);
 	for (i = 0; i < p->ntok; i++)
 	{
+		if (p->index[i])
+		{
+			appendStringInfo(&buf, "[%s]", p->tok[i]);
+			continue;
+		}
 		if (i > 0)
 			appendStringInfoChar(&buf, '.');
 		appendStringInfoChar(&buf, '`');
 		for (j = 0; j < p->toklen[i]; j++)
 		{
-			if (p->tok[i][j] == '`')
-				appendStringInfoChar(&buf, '`');
-			appendStringInfoChar(&buf, p->tok[i][j]);
+			char c = p->tok[i][j];
+			const char *esc = c == '`'    ? "``"
+							  : c == '"'  ? "\\\""
+							  : c == '\\' ? "\\\\"
+							  : c == '\b' ? "\\b"
+							  : c == '\f' ? "\\f"
+							  : c == '\n' ? "\\n"
+							  : c == '\r' ? "\\r"
+							  : c == '\t' ? "\\t"
+										  : NULL;
+
+			if (esc != NULL)
+				appendStringInfoString(&buf, esc);
+			else if ((unsigned char) c < 0x20)
+				return NULL;
+			else
+				appendStringInfoChar(&buf, c);
 		}
 		appendStringInfoChar(&buf, '`');
 	}
@@ -85,22 +109,26 @@ FuzzSubdocPath(const uint8 *data, size_t size)
 	char *str = FuzzCString(data, size);
 	StringInfoData quoted;
 	JsonPointer p;
+	const char *why;
+	char *again;
 	int i;
 
 	if (str == NULL)
 		return;
 	/* the parser itself, on the fuzzer's bytes (any encoding) */
-	if (JsonPointerParseSubdoc(str, size, &p) == NULL)
+	if (JsonPointerParseSubdoc(str, size, 31, &p, &why) ==
+			JSONPOINTER_SUBDOC_OK &&
+		(again = Quoted(&p)) != NULL)
 	{
 		JsonPointer q;
-		char *again = Quoted(&p);
 
-		FuzzCheck(JsonPointerParseSubdoc(again, strlen(again), &q) == NULL,
+		FuzzCheck(JsonPointerParseSubdoc(again, strlen(again), 31, &q, &why) ==
+					  JSONPOINTER_SUBDOC_OK,
 				  "quoted path \"%s\" of \"%s\" does not parse", again, str);
 		FuzzCheck(q.ntok == p.ntok, "\"%s\": %d tokens, quoted %d", str, p.ntok,
 				  q.ntok);
 		for (i = 0; i < p.ntok; i++)
-			FuzzCheck(p.toklen[i] == q.toklen[i] &&
+			FuzzCheck(p.toklen[i] == q.toklen[i] && p.index[i] == q.index[i] &&
 						  memcmp(p.tok[i], q.tok[i], p.toklen[i]) == 0,
 					  "\"%s\": token %d changed when quoted", str, i);
 	}

@@ -93,15 +93,17 @@ SELECT docmodel.lookup_in('subdoc', 'user::1',
 SELECT pg_temp.try($$SELECT docmodel.lookup_in('subdoc', 'user::1',
   jsonb_build_array(jsonb_build_object('op', 'exists', 'path', repeat('a', 1025))))$$);
 SELECT docmodel.lookup_in('subdoc', 'user::1',
-  jsonb_build_array(jsonb_build_object('op', 'exists', 'path', 'a' || repeat('.a', 31)))) AS levels_32;
+  jsonb_build_array(jsonb_build_object('op', 'exists', 'path', 'a' || repeat('.a', 30)))) AS levels_31;
 SELECT pg_temp.try($$SELECT docmodel.lookup_in('subdoc', 'user::1',
-  jsonb_build_array(jsonb_build_object('op', 'exists', 'path', 'a' || repeat('.a', 32))))$$);
+  jsonb_build_array(jsonb_build_object('op', 'exists', 'path', 'a' || repeat('.a', 31))))$$);
+-- the document at most 32 levels deep: 31 nested arrays at "deep" (level 1)
 SELECT pg_temp.mi('user::1', jsonb_build_array(jsonb_build_object('op', 'upsert', 'path', 'deep',
-  'value', (repeat('[', 32) || repeat(']', 32))::jsonb))) AS value_32;
+  'value', (repeat('[', 31) || repeat(']', 31))::jsonb))) AS value_31;
 SELECT pg_temp.try($$SELECT docmodel.mutate_in('subdoc', 'user::1', jsonb_build_array(jsonb_build_object('op', 'upsert', 'path', 'deep',
-  'value', (repeat('[', 33) || repeat(']', 33))::jsonb)))$$);
+  'value', (repeat('[', 32) || repeat(']', 32))::jsonb)))$$);
+-- an element of "tags" is at level 2: 30 levels, not 31
 SELECT pg_temp.try($$SELECT docmodel.mutate_in('subdoc', 'user::1', jsonb_build_array(jsonb_build_object('op', 'array_append', 'path', 'tags',
-  'values', jsonb_build_array(1, (repeat('[', 33) || repeat(']', 33))::jsonb))))$$);
+  'values', jsonb_build_array(1, (repeat('[', 31) || repeat(']', 31))::jsonb))))$$);
 SELECT pg_temp.mi('user::1', '[{"op": "remove", "path": "deep"}]') AS removed;
 
 \echo == mutate_in: every op
@@ -193,7 +195,7 @@ FROM unnest(ARRAY[
   '{"op": "upsert", "path": "a", "value": 1, "xattr": true}',
   '{"op": "upsert", "path": "a", "value": 1, "xattr": false, "extra": 1}',
   '{"op": "get", "path": "a"}',
-  '{"op": "replace", "path": "", "value": {}}',
+  '{"op": "insert", "path": "", "value": {}}',
   '{"op": "remove", "path": ""}',
   '{"op": "upsert", "path": "a..b", "value": 1}'
 ]) AS s;
