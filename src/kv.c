@@ -396,7 +396,8 @@ KvLookup(Oid relid, LOCKMODE mode)
 
 /*
  * Check that plan, prepared from the collection's qualified name, reads
- * and writes the collection relid and no other relation.
+ * and writes the collection relid and no other relation (but through the
+ * collection's rules, which a plain UPDATE follows too).
  */
 static void
 KvCheckPlanTarget(SPIPlanPtr plan, Oid relid)
@@ -411,18 +412,38 @@ KvCheckPlanTarget(SPIPlanPtr plan, Oid relid)
 		foreach (lq, ps->query_list)
 		{
 			Query *q = lfirst_node(Query, lq);
+			bool original = q->querySource == QSRC_ORIGINAL;
+			bool reached = false;
+			Oid other = InvalidOid;
 			ListCell *lr;
 
+			if (q->commandType == CMD_UTILITY)
+				continue; /* a rule's NOTIFY */
 			foreach (lr, q->rtable)
 			{
 				RangeTblEntry *rte = lfirst_node(RangeTblEntry, lr);
 
-				if (rte->rtekind == RTE_RELATION && rte->relid != relid)
-					elog(ERROR,
-						 "docmodel: statement for relation %u reached "
-						 "relation %u",
-						 relid, rte->relid);
+				if (rte->rtekind != RTE_RELATION)
+					continue;
+				if (rte->relid == relid)
+					reached = true;
+				else if (original)
+					other = rte->relid;
 			}
+			/*
+			 * The statement reads and writes the collection alone; a rule of
+			 * the collection (CREATE RULE ... DO ALSO / INSTEAD) adds actions
+			 * that may reach other tables, each carrying the collection's
+			 * own range table (the rewriter prepends it).
+			 */
+			if (OidIsValid(other) || (!original && !reached))
+				ereport(ERROR,
+						(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
+						 errmsg("docmodel's statement for table \"%s\" "
+								"reached another table",
+								get_rel_name(relid)),
+						 errdetail("The statement was prepared from the "
+								   "collection's qualified name.")));
 		}
 	}
 }
@@ -1534,7 +1555,9 @@ DocmodelKvWriteWith(FunctionCallInfo fcinfo, const DocmodelKvSql *update,
 /*
  * Whether an UPDATE of relid (open) by the current user may be done as
  * DocmodelKvUpdateDirect does it: nothing of the statement it replaces is
- * left out (see kv.h).
+ * left out (see kv.h). A table with rules (CREATE RULE ... ON UPDATE DO
+ * INSTEAD / ALSO) has its UPDATE rewritten, which only a statement does:
+ * rd_rules, the relcache's copy of them, says so without a catalog read.
  */
 static bool
 KvDirectUpdateOk(KvRel *entry, Relation rel)
@@ -1543,6 +1566,7 @@ KvDirectUpdateOk(KvRel *entry, Relation rel)
 
 	return OidIsValid(entry->pkey) && !IsolationUsesXactSnapshot() &&
 		   !XactReadOnly && !rel->rd_rel->relispartition &&
+		   rel->rd_rules == NULL &&
 		   pg_class_aclcheck(entry->relid, GetUserId(), ACL_UPDATE) ==
 			   ACLCHECK_OK &&
 		   pg_class_aclcheck(entry->relid, GetUserId(), ACL_SELECT) ==
@@ -1603,7 +1627,8 @@ KvFindAndLock(KvRel *entry, Relation rel, Datum keyd, EState *estate,
 /* Update a live document without a statement; see kv.h. */
 bool
 DocmodelKvUpdateDirect(Oid relid, Datum keyd, DocmodelKvApply apply, void *arg,
-					   const TimestampTz *expiry, bool *found, int64 *cas)
+					   const TimestampTz *expiry, bool *found, bool *skipped,
+					   int64 *cas)
 {
 	KvRel *entry = KvLookup(relid, RowExclusiveLock);
 	Relation rel = table_open(relid, NoLock);
@@ -1644,6 +1669,7 @@ DocmodelKvUpdateDirect(Oid relid, Datum keyd, DocmodelKvApply apply, void *arg,
 	newslot = table_slot_create(rel, &estate->es_tupleTable);
 	r = KvFindAndLock(entry, rel, keyd, estate, oldslot);
 	*found = r == 1;
+	*skipped = false;
 	if (r == 1)
 	{
 		bool isnull;
@@ -1670,6 +1696,7 @@ DocmodelKvUpdateDirect(Oid relid, Datum keyd, DocmodelKvApply apply, void *arg,
 		ExecCloseIndices(rri);
 		/* a BEFORE trigger that returned NULL: the UPDATE did nothing */
 		*found = ItemPointerIsValid(&newslot->tts_tid);
+		*skipped = !*found;
 		if (*found)
 			*cas = DatumGetInt64(
 				slot_getattr(newslot, DOCMODEL_COLL_ATT_CAS, &isnull));
@@ -1705,6 +1732,14 @@ bool
 DocmodelKvCitus(Oid relid)
 {
 	return KvLookup(relid, RowExclusiveLock)->citus;
+}
+
+/* Raise DocumentNotFound for another module's call; see kv.h. */
+void
+DocmodelKvNotFound(Oid relid, const char *key)
+{
+	KvNotFound(relid, key);
+	pg_unreachable();
 }
 
 /* Raise DocumentExists for another module's call; see kv.h. */
