@@ -490,6 +490,7 @@ JsonTreeEqual(JsonbValue *a, JsonbValue *b)
 	int i;
 
 	check_stack_depth();
+	CHECK_FOR_INTERRUPTS();
 	if (a->type == jbvBinary && b->type == jbvBinary)
 		return (a->val.binary.len == b->val.binary.len &&
 				memcmp(a->val.binary.data, b->val.binary.data,

@@ -910,7 +910,10 @@ KwEnum(CompileCtx *cc, VNode *n, const char *kw, JsonbValue *v, const char *loc)
 	n->nenum = v->val.array.nElems;
 	n->enums = palloc(sizeof(JsonbValue) * Max(n->nenum, 1));
 	for (i = 0; i < n->nenum; i++)
+	{
+		CHECK_FOR_INTERRUPTS();
 		n->enums[i] = ConstValue(&v->val.array.elems[i]);
+	}
 }
 
 static void
@@ -1704,6 +1707,7 @@ CheckLoops(VNode *n)
 				   "\"$ref\" loops back to this schema without descending "
 				   "into the value");
 	check_stack_depth();
+	CHECK_FOR_INTERRUPTS();
 	n->mark = 1;
 	CheckLoops(n->ref);
 	CheckLoopsList(&n->all_of);
@@ -2613,6 +2617,7 @@ ValidateObject(VCtx *cx, VNode *n, JsonbValue *v)
 		{
 			VProp *p = &n->props[i];
 
+			CHECK_FOR_INTERRUPTS();
 			if (getKeyJsonValueFromContainer(c, p->name, p->len, &val) == NULL)
 				continue;
 			old = PushKey(cx, p->name, p->len);
