@@ -207,11 +207,12 @@ static const DocmodelKvSql BucketAppendSql = {
 	"UPDATE %s AS c SET doc = pg_catalog.jsonb_set(c.doc, '{items}', "
 	"COALESCE(c.doc OPERATOR(pg_catalog.->) 'items', '[]') "
 	"OPERATOR(pg_catalog.||) pg_catalog.jsonb_build_array($2)) "
-	"WHERE c.id OPERATOR(pg_catalog.=) $1 AND CASE WHEN " LIVE_C " THEN "
+	"WHERE c.id OPERATOR(pg_catalog.=) $1 AND CASE WHEN c.expires_at IS NULL "
+	"OR c.expires_at OPERATOR(pg_catalog.>) $4 THEN "
 	"pg_catalog.jsonb_array_length(COALESCE(c.doc OPERATOR(pg_catalog.->) "
 	"'items', 'null')) OPERATOR(pg_catalog.<) $3 END RETURNING c.cas",
-	3,
-	{TEXTOID, JSONBOID, INT4OID}};
+	4, /* $4: now(), passed (Citus allows no STABLE function in a CASE) */
+	{TEXTOID, JSONBOID, INT4OID, TIMESTAMPTZOID}};
 
 static const DocmodelKvSql BucketOpenSql = {
 	KV_EXT_BUCKET_OPEN,
