@@ -1629,12 +1629,15 @@ NodeAt(CompileCtx *cc, const char *ptr, const char *loc)
 	initStringInfo(&canon);
 	for (i = 0; i < p.ntok; i++)
 		JsonPointerAppendToken(&canon, p.tok[i], p.toklen[i]);
-	if ((n = IndexGet(cc->locs, canon.data, false)) != NULL)
-		return n;
-	if ((v = JsonTreeWalk(cc->root, &p, p.ntok, 0, &miss)) == NULL)
-		BadKeyword(loc,
-				   psprintf("\"$ref\" target \"#%s\" does not exist", ptr));
-	return CompileNode(cc, v, canon.data);
+	if ((n = IndexGet(cc->locs, canon.data, false)) == NULL)
+	{
+		if ((v = JsonTreeWalk(cc->root, &p, p.ntok, 0, &miss)) == NULL)
+			BadKeyword(loc,
+					   psprintf("\"$ref\" target \"#%s\" does not exist", ptr));
+		n = CompileNode(cc, v, canon.data);
+	}
+	pfree(canon.data); /* the schema's memory lives as long as it is cached */
+	return n;
 }
 
 /* Resolve every pending "$ref" (targets compiled on the way may add more). */
@@ -1658,6 +1661,7 @@ ResolveRefs(CompileCtx *cc)
 			hash = ref + strlen(ref);
 		uri = UriResolve(f->base, pnstrdup(ref, hash - ref));
 		res = IndexGet(cc->resources, uri, true);
+		pfree(uri);
 		if (res == NULL)
 			ereport(ERROR,
 					(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
@@ -1669,13 +1673,16 @@ ResolveRefs(CompileCtx *cc)
 		frag = PercentDecode(*hash ? hash + 1 : hash, f->loc);
 		if (frag[0] == '\0' || frag[0] == '/')
 		{
+			char *ptr = psprintf("%s%s", res->loc, frag);
+
 			cc->base = res->uri;
-			f->from->ref = NodeAt(cc, psprintf("%s%s", res->loc, frag), f->loc);
+			f->from->ref = NodeAt(cc, ptr, f->loc);
+			pfree(ptr);
 		}
 		else
 		{
-			Anchor *a =
-				IndexGet(cc->anchors, psprintf("%s#%s", res->uri, frag), true);
+			char *name = psprintf("%s#%s", res->uri, frag);
+			Anchor *a = IndexGet(cc->anchors, name, true);
 
 			if (a != NULL)
 				f->from->ref = a->node;
@@ -1683,7 +1690,9 @@ ResolveRefs(CompileCtx *cc)
 				BadKeyword(
 					f->loc,
 					psprintf("\"$ref\" anchor \"%s\" does not exist", frag));
+			pfree(name);
 		}
+		pfree(frag);
 	}
 }
 
