@@ -441,12 +441,14 @@ CompilePattern(CompileCtx *cc, VPattern *p, const char *src, int len,
  * else (groups, alternation, back references, lazy quantifiers, non-ASCII)
  * goes to the engine.
  *
- * The match never backtracks: it runs the pattern as an automaton over
- * the text once (SimpleMatches), holding for each atom the set of counts
- * of its characters matched so far that some start position reaches (a
- * Thompson-style set of states, a 256-bit set per atom since a count is
- * at most 255). Its cost is the text's length times the atoms', whatever
- * the pattern ("a*a*a*b" over a long run of "a" included).
+ * The match is linear in the text: backtracking first, which is fastest
+ * on the usual patterns, with a budget of character tests proportional to
+ * the text's length (SimpleTryAt); past it, the pattern runs as an
+ * automaton over the text once (SimpleRun), holding for each atom the set
+ * of counts of its characters matched so far that some start position
+ * reaches (a Thompson-style set of states, a 256-bit set per atom since a
+ * count is at most 255): the text's length times the atoms', whatever the
+ * pattern ("a*a*a*b" over a long run of "a" included).
  */
 #define SIMPLE_MAX_ATOMS 32
 #define SIMPLE_MAX_COUNT 255 /* the engine's own bound of {m,n} (DUPMAX) */
@@ -460,6 +462,7 @@ typedef struct SimpleAtom
 	uint64 done[4]; /* the counts that complete the atom: min and up */
 	bool loop;      /* unbounded: count min stays min on one more */
 	int cap;        /* the highest count held */
+	int nw;         /* the words of keep and done in use: cap / 64 + 1 */
 } SimpleAtom;
 
 struct SimplePattern
@@ -639,6 +642,7 @@ SimpleCompile(const char *src)
 			return NULL; /* lazy or stacked quantifiers */
 		a->loop = a->max == INT_MAX;
 		a->cap = a->loop ? a->min : a->max;
+		a->nw = a->cap / 64 + 1;
 		SimpleCounts(a->keep, 0, a->cap);
 		SimpleCounts(a->done, a->min, a->cap);
 		sp->natoms++;
@@ -651,12 +655,12 @@ SimpleCompile(const char *src)
  * read once, the states of all the starts so far advanced together.
  */
 static bool
-SimpleMatches(const SimplePattern *sp, const char *s, int len)
+SimpleRun(const SimplePattern *sp, const char *s, int len)
 {
 	uint64 st[SIMPLE_MAX_ATOMS][4];
 	int pos;
 
-	memset(st, 0, sizeof(st));
+	memset(st, 0, sizeof(st[0]) * sp->natoms);
 	for (pos = 0;; pos++)
 	{
 		bool end = false;
@@ -674,10 +678,13 @@ SimpleMatches(const SimplePattern *sp, const char *s, int len)
 		}
 		for (i = 0; i < sp->natoms; i++)
 		{
-			const uint64 *d = sp->atoms[i].done;
+			const SimpleAtom *a = &sp->atoms[i];
+			uint64 done = st[i][0] & a->done[0];
+			int k;
 
-			if ((st[i][0] & d[0]) | (st[i][1] & d[1]) | (st[i][2] & d[2]) |
-				(st[i][3] & d[3]))
+			for (k = 1; k < a->nw; k++)
+				done |= st[i][k] & a->done[k];
+			if (done)
 			{
 				if (i + 1 == sp->natoms)
 					end = true;
@@ -697,26 +704,82 @@ SimpleMatches(const SimplePattern *sp, const char *s, int len)
 		{
 			const SimpleAtom *a = &sp->atoms[i];
 			uint64 *w = st[i];
+			uint64 any = 0;
 			bool top;
 			int k;
 
 			if (!((a->set[c >> 6] >> (c & 63)) & 1))
 			{
-				w[0] = w[1] = w[2] = w[3] = 0;
+				for (k = 0; k < a->nw; k++)
+					w[k] = 0;
 				continue;
 			}
 			top = a->loop && ((w[a->cap >> 6] >> (a->cap & 63)) & 1);
-			for (k = 3; k > 0; k--)
-				w[k] = ((w[k] << 1) | (w[k - 1] >> 63)) & a->keep[k];
-			w[0] = (w[0] << 1) & a->keep[0];
+			for (k = a->nw - 1; k > 0; k--)
+				any |= w[k] = ((w[k] << 1) | (w[k - 1] >> 63)) & a->keep[k];
+			any |= w[0] = (w[0] << 1) & a->keep[0];
 			if (top)
+			{
 				w[a->cap >> 6] |= UINT64CONST(1) << (a->cap & 63);
-			alive |= (w[0] | w[1] | w[2] | w[3]) != 0;
+				any = 1;
+			}
+			alive |= any != 0;
 		}
 		/* anchored at the start and nothing left: no match */
 		if (!alive && sp->anchor_start)
 			return false;
 	}
+}
+
+/*
+ * Match atoms [i, natoms) of sp at s[pos..len), backtracking, each
+ * character tested costing one of *budget: 1 a match, 0 none, -1 the
+ * budget ran out.
+ */
+static int
+SimpleTryAt(const SimplePattern *sp, int i, const char *s, int len, int pos,
+			int64 *budget)
+{
+	const SimpleAtom *a;
+	int n = 0;
+
+	if (i == sp->natoms)
+		return !sp->anchor_end || pos == len;
+	a = &sp->atoms[i];
+	while (n < a->max && pos + n < len &&
+		   (a->set[s[pos + n] >> 6] >> (s[pos + n] & 63)) & 1)
+		n++;
+	if ((*budget -= n + 1) < 0)
+		return -1;
+	for (; n >= a->min; n--)
+	{
+		int r = SimpleTryAt(sp, i + 1, s, len, pos + n, budget);
+
+		if (r != 0)
+			return r;
+	}
+	return 0;
+}
+
+/* Tell whether sp matches anywhere in s[0..len) (ASCII), in linear time. */
+static bool
+SimpleMatches(const SimplePattern *sp, const char *s, int len)
+{
+	int64 budget = 4 * ((int64) len + 16);
+	int start;
+
+	for (start = 0; start <= len; start++)
+	{
+		int r = SimpleTryAt(sp, 0, s, len, start, &budget);
+
+		if (r < 0)
+			return SimpleRun(sp, s, len);
+		if (r > 0)
+			return true;
+		if (sp->anchor_start)
+			break;
+	}
+	return false;
 }
 
 static bool

@@ -30,12 +30,17 @@ INSERT INTO sec_patterns VALUES ('a*a*b'), ('^a*a*b$'), ('^$'), (''), ('$'), ('^
   ('^[ab]{1,3}$'), ('^[ab]{0,2}c'), ('[^a]'), ('^[^a]*$'), ('^.{2}$'), ('^.*c.*$'),
   ('\d'), ('^\d+$'), ('\D{3}'), ('^\w*-'), ('^[a-c1]{2,}$'), ('a{0}b'), ('^a{0,}$'),
   ('^a{1,1}b{0,1}$'), ('[\-]'), ('^\-?\d*$'), ('c{1,2}a?$'), ('^a*b*c*1*-*$'), ('\.'),
-  ('^[a-z]+$'), ('a.b'), ('^.?.?.?$'), ('^[b-c]*a[b-c]*$'), ('1$'), ('^-');
+  ('^[a-z]+$'), ('a.b'), ('^.?.?.?$'), ('^[b-c]*a[b-c]*$'), ('1$'), ('^-'),
+  ('a{65}'), ('^[ab]{60,70}$'), ('b{64,}c'), ('^a*b*a*b*a*$'), ('a+b+c+1'), ('^.*a.*b.*c.*$');
+-- and the same strings repeated 40 times, where backtracking runs out of
+-- its budget on patterns of several stars and the automaton answers
 WITH RECURSIVE s(t) AS (SELECT ''::text UNION ALL
   SELECT t || c FROM s, unnest(ARRAY['a', 'b', 'c', '1', '-']) c WHERE length(t) < 4)
 SELECT count(*) AS checked,
        count(*) FILTER (WHERE docmodel.schema_valid(jsonb_build_object('pattern', p), to_jsonb(t))
-                              IS DISTINCT FROM (t ~ p)) AS differing
+                              IS DISTINCT FROM (t ~ p)) AS differing,
+       count(*) FILTER (WHERE docmodel.schema_valid(jsonb_build_object('pattern', p), to_jsonb(repeat(t, 40)))
+                              IS DISTINCT FROM (repeat(t, 40) ~ p)) AS differing_long
 FROM s, sec_patterns;
 
 -- uniqueItems and required's duplicates are found by hashing, not by
