@@ -395,7 +395,10 @@ _check_layout(PG_FUNCTION_ARGS)
 	else if (strcmp(name, "documents") == 0)
 		layout = DOCMODEL_LAYOUT_DOCUMENTS;
 	else
-		elog(ERROR, "unknown docmodel layout \"%s\"", name);
+		ereport(ERROR, (errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+						errmsg("unknown docmodel layout \"%s\"", name),
+						errdetail("The layouts are collection, history and "
+								  "documents.")));
 	if (pg_class_aclcheck(relid, GetUserId(), ACL_SELECT) != ACLCHECK_OK)
 		PG_RETURN_VOID();
 	rel = try_relation_open(relid, AccessShareLock);

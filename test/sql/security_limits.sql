@@ -13,6 +13,8 @@ SET ROLE sec_nobody;
 SELECT docmodel._key_exists_error(NULL, NULL) IS NULL AS null_args;
 SELECT pg_temp.try($$SELECT docmodel._key_exists_error('pg_class', 'k')$$);
 SELECT pg_temp.try($$SELECT docmodel._key_exists_error(0, 'k')$$);
+-- _check_layout of a layout that does not exist: 22023, not an internal error
+SELECT pg_temp.try($$SELECT docmodel._check_layout('pg_class', 'nosuch')$$);
 RESET ROLE;
 
 -- Validation: the simple-pattern matcher runs in linear time (it used to
