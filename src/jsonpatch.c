@@ -135,6 +135,7 @@ static void
 DiffValues(DiffState *st, JsonbValue *a, JsonbValue *b)
 {
 	check_stack_depth();
+	CHECK_FOR_INTERRUPTS();
 	JsonTreeExpand(a);
 	JsonTreeExpand(b);
 	if (a->type == jbvObject && b->type == jbvObject)
