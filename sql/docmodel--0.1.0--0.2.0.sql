@@ -951,7 +951,7 @@ COMMENT ON FUNCTION docmodel.rename_key(regclass, text, text, bigint) IS
 
 CREATE FUNCTION docmodel._key_exists_error(coll regclass, key text)
     RETURNS bigint
-    LANGUAGE c VOLATILE PARALLEL UNSAFE
+    LANGUAGE c VOLATILE STRICT PARALLEL UNSAFE
     AS 'MODULE_PATHNAME', 'key_exists_error';
 COMMENT ON FUNCTION docmodel._key_exists_error(regclass, text) IS
     'internal: raise DocumentExists (23505) for key (rename_key''s statement)';

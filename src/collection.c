@@ -397,7 +397,8 @@ _check_layout(PG_FUNCTION_ARGS)
 	else
 		ereport(ERROR, (errcode(ERRCODE_INVALID_PARAMETER_VALUE),
 						errmsg("unknown docmodel layout \"%s\"", name),
-						errhint("Give collection, history or documents.")));
+						errdetail("The layouts are collection, history and "
+								  "documents.")));
 	if (pg_class_aclcheck(relid, GetUserId(), ACL_SELECT) != ACLCHECK_OK)
 		PG_RETURN_VOID();
 	rel = try_relation_open(relid, AccessShareLock);

@@ -1066,6 +1066,13 @@ typedef struct CounterKeysState
 	int64 last;
 } CounterKeysState;
 
+/*
+ * The most keys counter_keys returns: past it a counter's range is refused
+ * (54000) rather than streamed to a client that collects it (get_multi's
+ * ARRAY(SELECT ...)). See README, "Counters".
+ */
+#define COUNTER_KEYS_MAX 1000000
+
 /* counter_keys(doc_type, VARIADIC parents): every key from 1 to the value. */
 Datum
 counter_keys(PG_FUNCTION_ARGS)
@@ -1088,6 +1095,16 @@ counter_keys(PG_FUNCTION_ARGS)
 		if (CounterAccess(name, COUNTER_READ, 0, &value, &gapless) !=
 			COUNTER_DONE)
 			value = 0;
+		if (value > COUNTER_KEYS_MAX)
+			ereport(ERROR, (errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
+							errmsg("counter \"%s\" has too many keys to list",
+								   text_to_cstring(name)),
+							errdetail("Its value is " INT64_FORMAT
+									  "; counter_keys lists at most %d keys.",
+									  value, COUNTER_KEYS_MAX),
+							errhint("List a range of keys yourself, e.g. "
+									"'%s' || generate_series(lo, hi).",
+									st->prefix)));
 		st->last = value;
 		funcctx->user_fctx = st;
 	}

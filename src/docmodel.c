@@ -17,6 +17,8 @@
 #include "commands/trigger.h"
 #include "executor/spi.h"
 #include "fmgr.h"
+#include "nodes/nodeFuncs.h"
+#include "rewrite/prs2lock.h"
 #include "utils/guc.h"
 #include "utils/hsearch.h"
 #include "utils/inval.h"
@@ -188,9 +190,8 @@ DocmodelSpiConnect(void)
 void
 DocmodelTriggerMisuse(const char *function, const char *how)
 {
-	ereport(ERROR,
-			(errcode(ERRCODE_E_R_I_E_TRIGGER_PROTOCOL_VIOLATED),
-			 errmsg("docmodel.%s must be fired as %s", function, how)));
+	ereport(ERROR, (errcode(ERRCODE_E_R_I_E_TRIGGER_PROTOCOL_VIOLATED),
+					errmsg("docmodel.%s must be fired as %s", function, how)));
 }
 
 /* A statement trigger on one of docmodel's catalogs; see docmodel.h. */
@@ -204,6 +205,54 @@ DocmodelCatalogChanged(FunctionCallInfo fcinfo, const char *name)
 	CacheInvalidateRelcacheByRelid(RelationGetRelid(trigdata->tg_relation));
 	DocmodelCitusPush();
 	return PointerGetDatum(NULL);
+}
+
+/* Whether node (a rule's action or qualification) names relation *relid. */
+static bool
+RuleNames(Node *node, void *relid)
+{
+	if (node == NULL)
+		return false;
+	if (IsA(node, RangeTblEntry))
+	{
+		RangeTblEntry *rte = (RangeTblEntry *) node;
+
+		return rte->rtekind == RTE_RELATION && rte->relid == *(Oid *) relid;
+	}
+	if (IsA(node, Query))
+		return query_tree_walker((Query *) node, RuleNames, relid,
+								 QTW_EXAMINE_RTES_BEFORE);
+	return expression_tree_walker(node, RuleNames, relid);
+}
+
+/*
+ * Whether relation relid is reached through a rewrite rule of one of rels:
+ * a rule (CREATE RULE, which takes the table's ownership) adds actions the
+ * plain statement runs too, and the statement path must do what it does.
+ */
+static bool
+ReachedByRules(const Oid *rels, int nrels, Oid relid)
+{
+	for (int i = 0; i < nrels; i++)
+	{
+		Relation rel = RelationIdGetRelation(rels[i]);
+		bool found = false;
+
+		if (rel == NULL)
+			continue;
+		if (rel->rd_rules != NULL)
+			for (int r = 0; r < rel->rd_rules->numLocks && !found; r++)
+			{
+				RewriteRule *rule = rel->rd_rules->rules[r];
+
+				found = RuleNames(rule->qual, &relid) ||
+						RuleNames((Node *) rule->actions, &relid);
+			}
+		RelationClose(rel);
+		if (found)
+			return true;
+	}
+	return false;
 }
 
 /* Check the relations a prepared statement reaches; see docmodel.h. */
@@ -225,7 +274,7 @@ DocmodelCheckPlanTargets(SPIPlanPtr plan, const Oid *rels, int nrels)
 			for (i = 0; i < nrels; i++)
 				if (rels[i] == relid)
 					break;
-			if (i == nrels)
+			if (i == nrels && !ReachedByRules(rels, nrels, relid))
 				ereport(ERROR,
 						(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
 						 errmsg("docmodel: a statement prepared for relation "

@@ -36,7 +36,8 @@ extern Datum DocmodelCatalogChanged(FunctionCallInfo fcinfo, const char *name);
 
 /*
  * Raise 55000 unless every relation prepared statement plan reads or
- * writes (any subquery or CTE included) is one of rels[0 .. nrels - 1]:
+ * writes (any subquery or CTE included) is one of rels[0 .. nrels - 1] or
+ * one their own rewrite rules name (a plain statement runs those too):
  * statements prepared from qualified names are checked to reach the OIDs
  * they were made for (see NamedPlanSubscribers in docmodel.c).
  */

@@ -135,6 +135,7 @@ static void
 DiffValues(DiffState *st, JsonbValue *a, JsonbValue *b)
 {
 	check_stack_depth();
+	CHECK_FOR_INTERRUPTS();
 	JsonTreeExpand(a);
 	JsonTreeExpand(b);
 	if (a->type == jbvObject && b->type == jbvObject)
@@ -168,7 +169,8 @@ diff(PG_FUNCTION_ARGS)
 
 bool
 JsonPatchApplyOp(JsonPatchOp op, JsonbValue *root, const JsonPointer *path,
-				 const JsonPointer *from, JsonbValue *value, JsonTreeMiss *miss)
+				 const JsonPointer *from, JsonbValue *value, Size *room,
+				 JsonTreeMiss *miss)
 {
 	JsonbValue *cur;
 	JsonbValue v;
@@ -213,6 +215,17 @@ JsonPatchApplyOp(JsonPatchOp op, JsonbValue *root, const JsonPointer *path,
 		cur = JsonTreeWalk(root, from, from->ntok, 0, miss);
 		if (cur != NULL)
 		{
+			Size need = JsonTreeRoom(cur, *room);
+
+			if (need > *room)
+			{
+				miss->status = JSONTREE_TOO_BIG;
+				miss->tok = from->ntok;
+				miss->at = cur;
+				miss->in_from = true;
+				return false;
+			}
+			*room -= need;
 			v = JsonTreeCopy(cur);
 			cur = &v;
 		}
@@ -295,6 +308,16 @@ pg_attribute_noreturn()
 {
 	const JsonPointer *p = miss->in_from ? from : path;
 
+	if (miss->status == JSONTREE_TOO_BIG)
+		ereport(ERROR,
+				(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
+				 errmsg("cannot apply patch operation %d (\"%s\") at path "
+						"\"%s\": the document would be too large",
+						index, patch_ops[op], path->text),
+				 errdetail("Copying \"%s\" would take the document past %zu "
+						   "bytes, the most a patch may build (copies counted "
+						   "as they take memory).",
+						   from->text, JSONTREE_MAX_BYTES)));
 	if (miss->status == JSONTREE_TEST_FAILED)
 		ereport(ERROR,
 				(errcode(ERRCODE_DATA_EXCEPTION),
@@ -354,7 +377,7 @@ OpPointer(JsonbContainer *c, int index, const char *name, JsonPointer *p)
 
 /* Apply one operation object (checked here) to the tree at root. */
 static void
-ApplyOp(JsonbValue *root, JsonbValue *opval, int index)
+ApplyOp(JsonbValue *root, JsonbValue *opval, int index, Size *room)
 {
 	JsonbContainer *c;
 	JsonTreeMiss miss;
@@ -388,7 +411,7 @@ ApplyOp(JsonbValue *root, JsonbValue *opval, int index)
 		if (value == NULL)
 			Malformed(index, "Member \"value\" is missing.");
 	}
-	if (!JsonPatchApplyOp(op, root, &path, &from, value, &miss))
+	if (!JsonPatchApplyOp(op, root, &path, &from, value, room, &miss))
 		CannotApply(index, op, &miss, &path, &from, value);
 }
 
@@ -398,6 +421,9 @@ DocmodelPatch(Jsonb *doc, Jsonb *patchdoc)
 	JsonbValue root;
 	int n;
 	int i;
+	/* the copies may take what the document and the patch leave */
+	Size used = (Size) VARSIZE(doc) + VARSIZE(patchdoc);
+	Size room = used < JSONTREE_MAX_BYTES ? JSONTREE_MAX_BYTES - used : 0;
 
 	if (!JB_ROOT_IS_ARRAY(patchdoc) || JB_ROOT_IS_SCALAR(patchdoc))
 		ereport(ERROR, (errcode(ERRCODE_INVALID_PARAMETER_VALUE),
@@ -409,7 +435,8 @@ DocmodelPatch(Jsonb *doc, Jsonb *patchdoc)
 	for (i = 0; i < n; i++)
 	{
 		CHECK_FOR_INTERRUPTS();
-		ApplyOp(&root, getIthJsonbValueFromContainer(&patchdoc->root, i), i);
+		ApplyOp(&root, getIthJsonbValueFromContainer(&patchdoc->root, i), i,
+				&room);
 	}
 	return JsonTreeToJsonb(&root);
 }

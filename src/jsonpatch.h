@@ -32,16 +32,19 @@ typedef enum JsonPatchOp
  * copy; value (used as is, not copied) for add, replace and test. Return
  * false with *miss filled (miss->in_from when from failed) when it cannot
  * apply; a failed test is JSONTREE_TEST_FAILED with miss->at the value
- * found.
+ * found. *room is what copies may still take (JsonTreeRoom), lowered by
+ * each copy; a copy that needs more fails with JSONTREE_TOO_BIG (a patch
+ * copying the whole document again and again doubles it each time).
  */
 extern bool JsonPatchApplyOp(JsonPatchOp op, JsonbValue *root,
 							 const JsonPointer *path, const JsonPointer *from,
-							 JsonbValue *value, JsonTreeMiss *miss);
+							 JsonbValue *value, Size *room, JsonTreeMiss *miss);
 
 /*
  * Apply an RFC 6902 patch (a jsonb array of operations) to doc and return
  * the result. Raises 22023 for a malformed patch, 22000 for an operation
- * that cannot apply (missing path, failing test), naming the operation's
+ * that cannot apply (missing path, failing test), 54000 for a copy taking
+ * the document and patch past JSONTREE_MAX_BYTES, naming the operation's
  * index (from 0), op and path.
  */
 extern Jsonb *DocmodelPatch(Jsonb *doc, Jsonb *patch);

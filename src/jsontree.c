@@ -435,6 +435,7 @@ JsonTreeCopy(const JsonbValue *v)
 	int i;
 
 	check_stack_depth();
+	CHECK_FOR_INTERRUPTS();
 	if (v->type == jbvObject)
 	{
 		int n = v->val.object.nPairs;
@@ -456,6 +457,47 @@ JsonTreeCopy(const JsonbValue *v)
 			r.val.array.elems[i] = JsonTreeCopy(&v->val.array.elems[i]);
 	}
 	return r;
+}
+
+/* JsonTreeRoom's walk: acc plus the room of v, stopping past limit. */
+static Size
+TreeRoom(const JsonbValue *v, Size limit, Size acc)
+{
+	int i;
+
+	check_stack_depth();
+	CHECK_FOR_INTERRUPTS();
+	acc += sizeof(JsonbPair); /* the node, its JEntry and a key's */
+	switch (v->type)
+	{
+		case jbvString:
+			acc += v->val.string.len;
+			break;
+		case jbvNumeric:
+			acc += VARSIZE_ANY(v->val.numeric) + 3;
+			break;
+		case jbvBinary:
+			acc += v->val.binary.len + 3;
+			break;
+		case jbvObject:
+			for (i = 0; i < v->val.object.nPairs && acc <= limit; i++)
+				acc = TreeRoom(&v->val.object.pairs[i].value, limit,
+							   acc + v->val.object.pairs[i].key.val.string.len);
+			break;
+		case jbvArray:
+			for (i = 0; i < v->val.array.nElems && acc <= limit; i++)
+				acc = TreeRoom(&v->val.array.elems[i], limit, acc);
+			break;
+		default:
+			break;
+	}
+	return acc;
+}
+
+Size
+JsonTreeRoom(const JsonbValue *v, Size limit)
+{
+	return TreeRoom(v, limit, 0);
 }
 
 /* Compare two scalars of the same type as jsonb = does. */
@@ -487,6 +529,7 @@ JsonTreeEqual(JsonbValue *a, JsonbValue *b)
 	int i;
 
 	check_stack_depth();
+	CHECK_FOR_INTERRUPTS();
 	if (a->type == jbvBinary && b->type == jbvBinary)
 		return (a->val.binary.len == b->val.binary.len &&
 				memcmp(a->val.binary.data, b->val.binary.data,

@@ -30,7 +30,8 @@ typedef enum JsonTreeStatus
 	JSONTREE_ROOT,           /* the root where it cannot be removed */
 	JSONTREE_INTO_ITSELF,    /* a move into the moved value's own child */
 	JSONTREE_TEST_FAILED,    /* a test found another value */
-	JSONTREE_WRONG_KIND      /* [n] on an object, a name on an array */
+	JSONTREE_WRONG_KIND,     /* [n] on an object, a name on an array */
+	JSONTREE_TOO_BIG         /* a copy would pass the room left */
 } JsonTreeStatus;
 
 /* Where and why an operation failed. */
@@ -148,6 +149,21 @@ extern bool JsonTreeRemove(JsonbValue *root, const JsonPointer *p,
 
 /* Return a copy of v sharing nothing mutable with it. */
 extern JsonbValue JsonTreeCopy(const JsonbValue *v);
+
+/*
+ * The most bytes the copies made while changing one document may take:
+ * jsonb's own maximum (a container of more cannot be stored), counted by
+ * JsonTreeRoom.
+ */
+#define JSONTREE_MAX_BYTES ((Size) JENTRY_OFFLENMASK)
+
+/*
+ * Return the room the tree v takes: an upper bound of both the memory a
+ * JsonTreeCopy of it allocates (a JsonbValue or JsonbPair per expanded
+ * node) and its bytes as jsonb. Counting stops once past limit (the result
+ * is then above limit, not exact), so the cost is bounded by limit too.
+ */
+extern Size JsonTreeRoom(const JsonbValue *v, Size limit);
 
 /*
  * Tell whether a and b are equal as jsonb's = says (numerics numerically);

@@ -1497,7 +1497,9 @@ DocmodelKvWriteWith(FunctionCallInfo fcinfo, const DocmodelKvSql *update,
 /*
  * Whether an UPDATE of relid (open) by the current user may be done as
  * DocmodelKvUpdateDirect does it: nothing of the statement it replaces is
- * left out (see kv.h).
+ * left out (see kv.h). A table with rules (CREATE RULE ... ON UPDATE DO
+ * INSTEAD / ALSO) has its UPDATE rewritten, which only a statement does:
+ * rd_rules, the relcache's copy of them, says so without a catalog read.
  */
 static bool
 KvDirectUpdateOk(KvRel *entry, Relation rel)
@@ -1506,6 +1508,7 @@ KvDirectUpdateOk(KvRel *entry, Relation rel)
 
 	return OidIsValid(entry->pkey) && !IsolationUsesXactSnapshot() &&
 		   !XactReadOnly && !rel->rd_rel->relispartition &&
+		   rel->rd_rules == NULL &&
 		   pg_class_aclcheck(entry->relid, GetUserId(), ACL_UPDATE) ==
 			   ACLCHECK_OK &&
 		   pg_class_aclcheck(entry->relid, GetUserId(), ACL_SELECT) ==
@@ -1566,7 +1569,8 @@ KvFindAndLock(KvRel *entry, Relation rel, Datum keyd, EState *estate,
 /* Update a live document without a statement; see kv.h. */
 bool
 DocmodelKvUpdateDirect(Oid relid, Datum keyd, DocmodelKvApply apply, void *arg,
-					   const TimestampTz *expiry, bool *found, int64 *cas)
+					   const TimestampTz *expiry, bool *found, bool *skipped,
+					   int64 *cas)
 {
 	KvRel *entry = KvLookup(relid, RowExclusiveLock);
 	Relation rel = table_open(relid, NoLock);
@@ -1607,6 +1611,7 @@ DocmodelKvUpdateDirect(Oid relid, Datum keyd, DocmodelKvApply apply, void *arg,
 	newslot = table_slot_create(rel, &estate->es_tupleTable);
 	r = KvFindAndLock(entry, rel, keyd, estate, oldslot);
 	*found = r == 1;
+	*skipped = false;
 	if (r == 1)
 	{
 		bool isnull;
@@ -1633,6 +1638,7 @@ DocmodelKvUpdateDirect(Oid relid, Datum keyd, DocmodelKvApply apply, void *arg,
 		ExecCloseIndices(rri);
 		/* a BEFORE trigger that returned NULL: the UPDATE did nothing */
 		*found = ItemPointerIsValid(&newslot->tts_tid);
+		*skipped = !*found;
 		if (*found)
 			*cas = DatumGetInt64(
 				slot_getattr(newslot, DOCMODEL_COLL_ATT_CAS, &isnull));
@@ -1668,6 +1674,14 @@ bool
 DocmodelKvCitus(Oid relid)
 {
 	return KvLookup(relid, RowExclusiveLock)->citus;
+}
+
+/* Raise DocumentNotFound for another module's call; see kv.h. */
+void
+DocmodelKvNotFound(Oid relid, const char *key)
+{
+	KvNotFound(relid, key);
+	pg_unreachable();
 }
 
 /* Raise DocumentExists for another module's call; see kv.h. */

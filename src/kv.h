@@ -89,13 +89,15 @@ extern int64 DocmodelKvWriteWith(FunctionCallInfo fcinfo,
  * this does not: row-level security, statement triggers or transition
  * tables, a partition, no table-wide UPDATE and SELECT privilege, a
  * snapshot isolation level, a table KvReadDirect does not read (inheritance,
- * not heap, Citus). Else *found says whether a live document was updated,
- * *cas is its new cas.
+ * not heap, Citus), rules (the statement's rewrite). Else *found says
+ * whether a live document was updated, *cas is its new cas, and *skipped
+ * whether a live document was there but a BEFORE trigger returned NULL
+ * (its triggers have run: the caller must not run the UPDATE again).
  */
 typedef Jsonb *(*DocmodelKvApply)(void *arg, Jsonb *doc);
 extern bool DocmodelKvUpdateDirect(Oid relid, Datum keyd, DocmodelKvApply apply,
 								   void *arg, const TimestampTz *expiry,
-								   bool *found, int64 *cas);
+								   bool *found, bool *skipped, int64 *cas);
 
 /*
  * Run stmt on collection relid (locked first, as every KV call does) with
@@ -110,6 +112,10 @@ extern uint64 DocmodelKvExec(Oid relid, const DocmodelKvSql *stmt,
  * whose writes take statements only; cached with its plans.
  */
 extern bool DocmodelKvCitus(Oid relid);
+
+/* Raise P0002 DocumentNotFound: key is not live in collection relid. */
+extern void DocmodelKvNotFound(Oid relid, const char *key)
+	pg_attribute_noreturn();
 
 /* Raise 23505 DocumentExists: key is live in collection relid. */
 extern void DocmodelKvExists(Oid relid, const char *key)

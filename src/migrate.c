@@ -478,6 +478,7 @@ ApplyChain(Jsonb *doc, TypeRules *tr, const DocFieldSet *fs,
 	cx.fn = NULL;
 	cx.step = NULL;
 	cx.prefix = "";
+	cx.room = JSONTREE_MAX_BYTES - Min(VARSIZE(doc), JSONTREE_MAX_BYTES);
 	errcb.callback = MigrateErrorContext;
 	errcb.arg = &cx;
 	errcb.previous = error_context_stack;

@@ -102,6 +102,7 @@ typedef struct ApplyCx
 	const char *fn;     /* its function, for a fn rule; else NULL */
 	const Step *step;   /* the step running, or NULL */
 	const char *prefix; /* element path inside a for_each, or "" */
+	Size room;          /* what copy steps may still take (jsonpatch.h) */
 } ApplyCx;
 
 /* Parse a steps value as register_migration does; raise 22023 if bad. */

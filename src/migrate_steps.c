@@ -578,8 +578,13 @@ ApplyPatchStep(ApplyCx *cx, const Step *st, JsonbValue *root)
 	if (st->value != NULL)
 		value = st->op == OP_TEST ? st->value : CopyValue(st->value, NULL);
 	if (JsonPatchApplyOp((JsonPatchOp) st->op, root, &st->path, &st->from,
-						 value, &miss))
+						 value, &cx->room, &miss))
 		return;
+	if (miss.status == JSONTREE_TOO_BIG)
+		StepFailCode(cx, st, st->path.text, ERRCODE_PROGRAM_LIMIT_EXCEEDED,
+					 NULL,
+					 "copying \"%s\" would take the document past %zu bytes",
+					 st->from.text, JSONTREE_MAX_BYTES);
 	if (miss.in_from)
 		p = &st->from;
 	if (miss.status == JSONTREE_TEST_FAILED)

@@ -83,11 +83,22 @@ CollectionOf(Oid relid)
 	return *DocmodelCollectionById(DocmodelCollectionIdByRelid(relid, false));
 }
 
-/* _key_exists_error(coll, key): raise DocumentExists (rename_key's). */
+/*
+ * _key_exists_error(coll, key): raise DocumentExists (rename_key's). Runs
+ * as the caller inside rename_key's statement, so any role may call it:
+ * STRICT in SQL, and NULLs and a table that is not a collection are
+ * refused here too (22023) whoever calls it with whatever arguments.
+ */
 Datum
 key_exists_error(PG_FUNCTION_ARGS)
 {
-	DocmodelKvExists(PG_GETARG_OID(0), text_to_cstring(PG_GETARG_TEXT_PP(1)));
+	Oid relid;
+
+	DocmodelRequireArg(fcinfo, 0, "collection");
+	DocmodelRequireArg(fcinfo, 1, "key");
+	relid = PG_GETARG_OID(0);
+	(void) DocmodelCollectionIdByRelid(relid, false);
+	DocmodelKvExists(relid, text_to_cstring(PG_GETARG_TEXT_PP(1)));
 	PG_RETURN_NULL();
 }
 
@@ -196,11 +207,12 @@ static const DocmodelKvSql BucketAppendSql = {
 	"UPDATE %s AS c SET doc = pg_catalog.jsonb_set(c.doc, '{items}', "
 	"COALESCE(c.doc OPERATOR(pg_catalog.->) 'items', '[]') "
 	"OPERATOR(pg_catalog.||) pg_catalog.jsonb_build_array($2)) "
-	"WHERE c.id OPERATOR(pg_catalog.=) $1 AND " LIVE_C " AND "
-	"COALESCE(pg_catalog.jsonb_array_length(c.doc OPERATOR(pg_catalog.->) "
-	"'items'), 0) OPERATOR(pg_catalog.<) $3 RETURNING c.cas",
-	3,
-	{TEXTOID, JSONBOID, INT4OID}};
+	"WHERE c.id OPERATOR(pg_catalog.=) $1 AND CASE WHEN c.expires_at IS NULL "
+	"OR c.expires_at OPERATOR(pg_catalog.>) $4 THEN "
+	"pg_catalog.jsonb_array_length(COALESCE(c.doc OPERATOR(pg_catalog.->) "
+	"'items', 'null')) OPERATOR(pg_catalog.<) $3 END RETURNING c.cas",
+	4, /* $4: now(), passed (Citus allows no STABLE function in a CASE) */
+	{TEXTOID, JSONBOID, INT4OID, TIMESTAMPTZOID}};
 
 static const DocmodelKvSql BucketOpenSql = {
 	KV_EXT_BUCKET_OPEN,
@@ -291,8 +303,11 @@ BucketLast(Oid relid, const char *prefix, const DocmodelCollection *cfg)
 
 /*
  * Append to bucket key (values: the append statement's); false when it is
- * absent, expired or full. A bucket whose "items" is not an array raises
- * 22023 naming it.
+ * absent, expired or full. A live document without an "items" array (not
+ * a bucket: another document under the bucket's key) raises 22023 naming
+ * it; the statement's jsonb_array_length raises on it, checked only on a
+ * live document (CASE: an expired one is taken over by the opening
+ * INSERT).
  */
 static bool
 BucketTryAppend(Oid relid, const char *key, Datum *values)
@@ -315,7 +330,8 @@ BucketTryAppend(Oid relid, const char *key, Datum *values)
 		FlushErrorState();
 		ereport(ERROR, (errcode(ERRCODE_INVALID_PARAMETER_VALUE),
 						errmsg("document \"%s\" is not a bucket", key),
-						errdetail("Its member \"items\" is not an array (%s).",
+						errdetail("Its member \"items\" is missing or not an "
+								  "array (%s).",
 								  e->message),
 						errhint("A bucket is {\"items\": [...]}; give "
 								"bucket_append another prefix.")));

@@ -1378,11 +1378,15 @@ subdoc_mutate_in(PG_FUNCTION_ARGS)
 	PG_TRY();
 	{
 		bool found = false;
+		bool skipped = false;
 
 		/*
 		 * The lean case updates the row itself where that is exactly what
 		 * its statement would do (kv.h); else, or when no live document was
-		 * there (the statement raises or inserts), the statement runs.
+		 * there (the statement raises or inserts), the statement runs. When
+		 * a BEFORE trigger skipped the row, its UPDATE has been done (its
+		 * triggers ran once): what follows a statement's UPDATE of no row
+		 * follows, the insert of upsert or DocumentNotFound.
 		 */
 		if (DocmodelKvCitus(call->relid))
 			cas = SubdocMutateCitus(fcinfo, call, update != NULL,
@@ -1390,10 +1394,14 @@ subdoc_mutate_in(PG_FUNCTION_ARGS)
 		else if (update != &SubdocUpdateLean ||
 				 !DocmodelKvUpdateDirect(
 					 call->relid, values[0], SubdocApplyDirect, call,
-					 nulls[2] == 'n' ? NULL : &at, &found, &cas) ||
-				 !found)
+					 nulls[2] == 'n' ? NULL : &at, &found, &skipped, &cas))
 			cas = DocmodelKvWriteWith(fcinfo, update, insert, values, nulls,
 									  key, 3);
+		else if (skipped && insert == NULL)
+			DocmodelKvNotFound(call->relid, key);
+		else if (!found)
+			cas = DocmodelKvWriteWith(fcinfo, skipped ? NULL : update, insert,
+									  values, nulls, key, 3);
 	}
 	PG_CATCH();
 	{

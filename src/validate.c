@@ -165,16 +165,34 @@ typedef struct Resource
 	char *loc; /* where it is in the schema document */
 } Resource;
 
+/*
+ * An index of compiled things by name, so that resolving each "$ref" costs
+ * a lookup, not a scan of everything compiled: entries by the hash of the
+ * name, each with the items of that hash (NamedItem) in the order added.
+ */
+typedef struct NameIndexEntry
+{
+	uint32 hash; /* hash key */
+	List *items; /* NamedItem * */
+} NameIndexEntry;
+
+typedef struct NamedItem
+{
+	const char *name;
+	void *item;
+} NamedItem;
+
 /* Compilation state of one schema document. */
 typedef struct CompileCtx
 {
 	bool draft7;
 	JsonbValue *root; /* the schema, fully expanded */
 	char *base;       /* the base URI of the schema being compiled */
-	List *resources;  /* Resource * */
+	HTAB *resources;  /* Resource * by URI */
 	List *nodes;      /* every VNode compiled */
+	HTAB *locs;       /* VNode * by loc */
 	List *pending;    /* RefFix *: "$ref"s not resolved yet */
-	List *anchors;    /* Anchor * */
+	HTAB *anchors;    /* Anchor * by "base#name" */
 	List **regexes;   /* regex_t * to free with the schema */
 } CompileCtx;
 
@@ -187,6 +205,104 @@ struct DocmodelSchema
 
 static VNode *CompileNode(CompileCtx *cc, JsonbValue *v, const char *loc);
 static int NumCmp(Numeric a, Numeric b);
+
+/* A new NameIndex in the current memory context. */
+static HTAB *
+IndexCreate(const char *name)
+{
+	HASHCTL ctl;
+
+	memset(&ctl, 0, sizeof(ctl));
+	ctl.keysize = sizeof(uint32);
+	ctl.entrysize = sizeof(NameIndexEntry);
+	ctl.hcxt = CurrentMemoryContext;
+	return hash_create(name, 64, &ctl, HASH_ELEM | HASH_BLOBS | HASH_CONTEXT);
+}
+
+/* Add item under name (not copied) to index. */
+static void
+IndexPut(HTAB *index, const char *name, void *item)
+{
+	uint32 h = hash_bytes((const unsigned char *) name, strlen(name));
+	bool found;
+	NameIndexEntry *e = hash_search(index, &h, HASH_ENTER, &found);
+	NamedItem *ni = palloc(sizeof(NamedItem));
+
+	if (!found)
+		e->items = NIL;
+	ni->name = name;
+	ni->item = item;
+	e->items = lappend(e->items, ni);
+}
+
+/* The first (or last) item added under name to index, or NULL. */
+static void *
+IndexGet(HTAB *index, const char *name, bool last)
+{
+	uint32 h = hash_bytes((const unsigned char *) name, strlen(name));
+	NameIndexEntry *e = hash_search(index, &h, HASH_FIND, NULL);
+	void *res = NULL;
+	ListCell *lc;
+
+	if (e == NULL)
+		return NULL;
+	foreach (lc, e->items)
+	{
+		NamedItem *ni = lfirst(lc);
+
+		if (strcmp(ni->name, name) == 0)
+		{
+			res = ni->item;
+			if (!last)
+				break;
+		}
+	}
+	return res;
+}
+
+/*
+ * Return the first i (in order) whose item equals an earlier one, and that
+ * one in *dup; -1 when the n items all differ. Items are hashed and only
+ * those of equal hash compared: O(n) expected, where comparing every pair
+ * would let a long array or list of names take minutes.
+ */
+static int
+FirstDuplicate(void *items, int n, uint32 (*hash)(void *items, int i),
+			   bool (*equal)(void *items, int i, int j), int *dup)
+{
+	Size size = 16;
+	int *slots;
+	uint32 *hashes;
+	int res = -1;
+	int i;
+
+	while (size < (Size) n * 2)
+		size *= 2;
+	slots = MemoryContextAllocHuge(CurrentMemoryContext, size * sizeof(int));
+	memset(slots, -1, size * sizeof(int));
+	hashes = MemoryContextAllocHuge(CurrentMemoryContext,
+									Max(n, 1) * sizeof(uint32));
+	for (i = 0; i < n && res < 0; i++)
+	{
+		Size k;
+
+		CHECK_FOR_INTERRUPTS();
+		hashes[i] = hash(items, i);
+		for (k = hashes[i] & (size - 1); slots[k] >= 0;
+			 k = (k + 1) & (size - 1))
+			if (hashes[slots[k]] == hashes[i] && equal(items, slots[k], i))
+			{
+				*dup = slots[k];
+				res = i;
+				break;
+			}
+		if (res < 0)
+			slots[k] = i;
+	}
+	pfree(slots);
+	pfree(hashes);
+	return res;
+}
 
 /* ---------------------------------------------------------------------
  * Compilation
@@ -306,6 +422,7 @@ CompilePattern(CompileCtx *cc, VPattern *p, const char *src, int len,
 	{
 		char msg[128];
 
+		CHECK_FOR_INTERRUPTS(); /* REG_CANCEL: a cancel or timeout */
 		pg_regerror(rc, re, msg, sizeof(msg));
 		pfree(re);
 		BadKeyword(loc, psprintf("invalid regular expression: %s", msg));
@@ -323,14 +440,29 @@ CompilePattern(CompileCtx *cc, VPattern *p, const char *src, int len,
  * (it converts the text and sets up its machinery on every call). Anything
  * else (groups, alternation, back references, lazy quantifiers, non-ASCII)
  * goes to the engine.
+ *
+ * The match is linear in the text: backtracking first, which is fastest
+ * on the usual patterns, with a budget of character tests proportional to
+ * the text's length (SimpleTryAt); past it, the pattern runs as an
+ * automaton over the text once (SimpleRun), holding for each atom the set
+ * of counts of its characters matched so far that some start position
+ * reaches (a Thompson-style set of states, a 256-bit set per atom since a
+ * count is at most 255): the text's length times the atoms', whatever the
+ * pattern ("a*a*a*b" over a long run of "a" included).
  */
 #define SIMPLE_MAX_ATOMS 32
+#define SIMPLE_MAX_COUNT 255 /* the engine's own bound of {m,n} (DUPMAX) */
 
 typedef struct SimpleAtom
 {
 	uint64 set[2]; /* the ASCII characters it matches */
 	int min;
-	int max; /* INT_MAX: unbounded */
+	int max;        /* INT_MAX: unbounded */
+	uint64 keep[4]; /* the counts a state holds: 0..max, or 0..min */
+	uint64 done[4]; /* the counts that complete the atom: min and up */
+	bool loop;      /* unbounded: count min stays min on one more */
+	int cap;        /* the highest count held */
+	int nw;         /* the words of keep and done in use: cap / 64 + 1 */
 } SimpleAtom;
 
 struct SimplePattern
@@ -346,6 +478,14 @@ SetAdd(uint64 *set, int lo, int hi)
 {
 	for (; lo <= hi; lo++)
 		set[lo >> 6] |= UINT64CONST(1) << (lo & 63);
+}
+
+/* Make set (256 bits) the counts lo..hi. */
+static void
+SimpleCounts(uint64 *set, int lo, int hi)
+{
+	memset(set, 0, 4 * sizeof(uint64));
+	SetAdd(set, lo, hi);
 }
 
 /* Add the class escape \c (d, w, s, or their negations) to set. */
@@ -443,7 +583,6 @@ SimpleCompile(const char *src)
 {
 	SimplePattern *sp = palloc0(sizeof(SimplePattern));
 	const char *p = src;
-	int nvar = 0;
 
 	if ((sp->anchor_start = *p == '^'))
 		p++;
@@ -494,24 +633,112 @@ SimpleCompile(const char *src)
 				a->max = isdigit((unsigned char) end[1])
 							 ? strtol(end + 1, &end, 10)
 							 : (end++, INT_MAX);
-			if (*end != '}' || a->max < a->min ||
-				(a->max > 255 && a->max != INT_MAX))
+			if (*end != '}' || a->max < a->min || a->min > SIMPLE_MAX_COUNT ||
+				(a->max > SIMPLE_MAX_COUNT && a->max != INT_MAX))
 				return NULL;
 			p = end + 1;
 		}
 		if (*p == '?' || *p == '*' || *p == '+' || *p == '{')
 			return NULL; /* lazy or stacked quantifiers */
-		/* bound the backtracking: few atoms of variable length */
-		if (a->max != a->min && ++nvar > 3)
-			return NULL;
+		a->loop = a->max == INT_MAX;
+		a->cap = a->loop ? a->min : a->max;
+		a->nw = a->cap / 64 + 1;
+		SimpleCounts(a->keep, 0, a->cap);
+		SimpleCounts(a->done, a->min, a->cap);
 		sp->natoms++;
 	}
 	return sp;
 }
 
-/* Match atoms [i, natoms) of sp at s[pos..len), backtracking. */
+/*
+ * Tell whether sp matches anywhere in s[0..len) (ASCII): every position is
+ * read once, the states of all the starts so far advanced together.
+ */
 static bool
-SimpleMatchAt(const SimplePattern *sp, int i, const char *s, int len, int pos)
+SimpleRun(const SimplePattern *sp, const char *s, int len)
+{
+	uint64 st[SIMPLE_MAX_ATOMS][4];
+	int pos;
+
+	memset(st, 0, sizeof(st[0]) * sp->natoms);
+	for (pos = 0;; pos++)
+	{
+		bool end = false;
+		bool alive = false;
+		int c;
+		int i;
+
+		/* a match may start here; then each completed atom starts the next */
+		if (pos == 0 || !sp->anchor_start)
+		{
+			if (sp->natoms == 0)
+				end = true;
+			else
+				st[0][0] |= 1;
+		}
+		for (i = 0; i < sp->natoms; i++)
+		{
+			const SimpleAtom *a = &sp->atoms[i];
+			uint64 done = st[i][0] & a->done[0];
+			int k;
+
+			for (k = 1; k < a->nw; k++)
+				done |= st[i][k] & a->done[k];
+			if (done)
+			{
+				if (i + 1 == sp->natoms)
+					end = true;
+				else
+					st[i + 1][0] |= 1;
+			}
+		}
+		if (end && (!sp->anchor_end || pos == len))
+			return true;
+		if (pos == len)
+			return false;
+		if ((pos & 0xffff) == 0)
+			CHECK_FOR_INTERRUPTS();
+		/* read s[pos]: each atom's counts go up by one, or die */
+		c = (unsigned char) s[pos];
+		for (i = 0; i < sp->natoms; i++)
+		{
+			const SimpleAtom *a = &sp->atoms[i];
+			uint64 *w = st[i];
+			uint64 any = 0;
+			bool top;
+			int k;
+
+			if (!((a->set[c >> 6] >> (c & 63)) & 1))
+			{
+				for (k = 0; k < a->nw; k++)
+					w[k] = 0;
+				continue;
+			}
+			top = a->loop && ((w[a->cap >> 6] >> (a->cap & 63)) & 1);
+			for (k = a->nw - 1; k > 0; k--)
+				any |= w[k] = ((w[k] << 1) | (w[k - 1] >> 63)) & a->keep[k];
+			any |= w[0] = (w[0] << 1) & a->keep[0];
+			if (top)
+			{
+				w[a->cap >> 6] |= UINT64CONST(1) << (a->cap & 63);
+				any = 1;
+			}
+			alive |= any != 0;
+		}
+		/* anchored at the start and nothing left: no match */
+		if (!alive && sp->anchor_start)
+			return false;
+	}
+}
+
+/*
+ * Match atoms [i, natoms) of sp at s[pos..len), backtracking, each
+ * character tested costing one of *budget: 1 a match, 0 none, -1 the
+ * budget ran out.
+ */
+static int
+SimpleTryAt(const SimplePattern *sp, int i, const char *s, int len, int pos,
+			int64 *budget)
 {
 	const SimpleAtom *a;
 	int n = 0;
@@ -522,9 +749,36 @@ SimpleMatchAt(const SimplePattern *sp, int i, const char *s, int len, int pos)
 	while (n < a->max && pos + n < len &&
 		   (a->set[s[pos + n] >> 6] >> (s[pos + n] & 63)) & 1)
 		n++;
+	if ((*budget -= n + 1) < 0)
+		return -1;
 	for (; n >= a->min; n--)
-		if (SimpleMatchAt(sp, i + 1, s, len, pos + n))
+	{
+		int r = SimpleTryAt(sp, i + 1, s, len, pos + n, budget);
+
+		if (r != 0)
+			return r;
+	}
+	return 0;
+}
+
+/* Tell whether sp matches anywhere in s[0..len) (ASCII), in linear time. */
+static bool
+SimpleMatches(const SimplePattern *sp, const char *s, int len)
+{
+	int64 budget = 4 * ((int64) len + 16);
+	int start;
+
+	for (start = 0; start <= len; start++)
+	{
+		int r = SimpleTryAt(sp, 0, s, len, start, &budget);
+
+		if (r < 0)
+			return SimpleRun(sp, s, len);
+		if (r > 0)
 			return true;
+		if (sp->anchor_start)
+			break;
+	}
 	return false;
 }
 
@@ -551,16 +805,7 @@ PatternMatches(const VPattern *vp, const char *s, int len)
 	int rc;
 
 	if (vp->simple != NULL && AsciiOnly(s, len))
-	{
-		int start;
-
-		for (start = 0; start <= len; start++)
-			if (SimpleMatchAt(vp->simple, 0, s, len, start))
-				return true;
-			else if (vp->simple->anchor_start)
-				break;
-		return false;
-	}
+		return SimpleMatches(vp->simple, s, len);
 	w = len < 256 ? stackbuf : palloc((len + 1) * sizeof(pg_wchar));
 	wlen = pg_mb2wchar_with_len(s, w, len);
 	rc = pg_regexec(re, w, wlen, 0, NULL, 0, NULL, 0);
@@ -569,6 +814,7 @@ PatternMatches(const VPattern *vp, const char *s, int len)
 	{
 		char msg[128];
 
+		CHECK_FOR_INTERRUPTS(); /* REG_CANCEL: a cancel or timeout */
 		pg_regerror(rc, re, msg, sizeof(msg));
 		ereport(ERROR, (errcode(ERRCODE_INVALID_REGULAR_EXPRESSION),
 						errmsg("regular expression failed: %s", msg)));
@@ -626,6 +872,23 @@ KwSchemaMap(CompileCtx *cc, VProp **props, JsonbValue *v, const char *loc)
 	return n;
 }
 
+static uint32
+NameHash(void *items, int i)
+{
+	VProp *prop = items;
+
+	return hash_bytes((const unsigned char *) prop->names[i], prop->lens[i]);
+}
+
+static bool
+NameEqual(void *items, int i, int j)
+{
+	VProp *prop = items;
+
+	return prop->lens[i] == prop->lens[j] &&
+		   memcmp(prop->names[i], prop->names[j], prop->lens[i]) == 0;
+}
+
 /* Read v, an array of distinct strings, into prop's names. */
 static void
 KwNames(VProp *prop, JsonbValue *v, const char *loc)
@@ -646,11 +909,9 @@ KwNames(VProp *prop, JsonbValue *v, const char *loc)
 			BadKeyword(loc, "must be an array of strings");
 		prop->names[i] = e->val.string.val;
 		prop->lens[i] = e->val.string.len;
-		for (j = 0; j < i; j++)
-			if (prop->lens[j] == prop->lens[i] &&
-				memcmp(prop->names[j], prop->names[i], prop->lens[i]) == 0)
-				BadKeyword(loc, "must not repeat a name");
 	}
+	if (FirstDuplicate(prop, prop->nnames, NameHash, NameEqual, &j) >= 0)
+		BadKeyword(loc, "must not repeat a name");
 }
 
 /* Make v (a scalar or an expanded container) comparable to instances. */
@@ -712,7 +973,10 @@ KwEnum(CompileCtx *cc, VNode *n, const char *kw, JsonbValue *v, const char *loc)
 	n->nenum = v->val.array.nElems;
 	n->enums = palloc(sizeof(JsonbValue) * Max(n->nenum, 1));
 	for (i = 0; i < n->nenum; i++)
+	{
+		CHECK_FOR_INTERRUPTS();
 		n->enums[i] = ConstValue(&v->val.array.elems[i]);
+	}
 }
 
 static void
@@ -1008,7 +1272,7 @@ AddAnchor(CompileCtx *cc, VNode *n, char *name)
 	a->base = cc->base;
 	a->name = name;
 	a->node = n;
-	cc->anchors = lappend(cc->anchors, a);
+	IndexPut(cc->anchors, psprintf("%s#%s", a->base, a->name), a);
 }
 
 static void
@@ -1325,6 +1589,7 @@ CompileNode(CompileCtx *cc, JsonbValue *v, const char *loc)
 	char *base = cc->base;
 
 	check_stack_depth();
+	CHECK_FOR_INTERRUPTS();
 	n = palloc0(sizeof(VNode));
 	n->loc = pstrdup(loc);
 	n->draft7 = cc->draft7;
@@ -1332,6 +1597,7 @@ CompileNode(CompileCtx *cc, JsonbValue *v, const char *loc)
 	n->min_length = n->max_length = n->min_items = n->max_items = -1;
 	n->min_contains = n->max_contains = n->min_props = n->max_props = -1;
 	cc->nodes = lappend(cc->nodes, n);
+	IndexPut(cc->locs, n->loc, n);
 	if (v->type == jbvBool)
 	{
 		n->boolean = v->val.boolean ? 1 : 0;
@@ -1362,7 +1628,7 @@ CompileNode(CompileCtx *cc, JsonbValue *v, const char *loc)
 			cc->base, pnstrdup(id->val.string.val, h ? h - id->val.string.val
 													 : id->val.string.len));
 		r->loc = n->loc;
-		cc->resources = lappend(cc->resources, r);
+		IndexPut(cc->resources, r->uri, r);
 		cc->base = r->uri;
 	}
 
@@ -1413,11 +1679,11 @@ PercentDecode(const char *s, const char *loc)
 static VNode *
 NodeAt(CompileCtx *cc, const char *ptr, const char *loc)
 {
-	ListCell *lc;
 	JsonPointer p;
 	JsonTreeMiss miss;
 	JsonbValue *v;
 	StringInfoData canon;
+	VNode *n;
 	int i;
 
 	if (JsonPointerParse(ptr, strlen(ptr), true, &p) != JSONPOINTER_OK)
@@ -1426,40 +1692,39 @@ NodeAt(CompileCtx *cc, const char *ptr, const char *loc)
 	initStringInfo(&canon);
 	for (i = 0; i < p.ntok; i++)
 		JsonPointerAppendToken(&canon, p.tok[i], p.toklen[i]);
-	foreach (lc, cc->nodes)
+	if ((n = IndexGet(cc->locs, canon.data, false)) == NULL)
 	{
-		VNode *n = lfirst(lc);
-
-		if (strcmp(n->loc, canon.data) == 0)
-			return n;
+		if ((v = JsonTreeWalk(cc->root, &p, p.ntok, 0, &miss)) == NULL)
+			BadKeyword(loc,
+					   psprintf("\"$ref\" target \"#%s\" does not exist", ptr));
+		n = CompileNode(cc, v, canon.data);
 	}
-	if ((v = JsonTreeWalk(cc->root, &p, p.ntok, 0, &miss)) == NULL)
-		BadKeyword(loc,
-				   psprintf("\"$ref\" target \"#%s\" does not exist", ptr));
-	return CompileNode(cc, v, canon.data);
+	pfree(canon.data); /* the schema's memory lives as long as it is cached */
+	return n;
 }
 
 /* Resolve every pending "$ref" (targets compiled on the way may add more). */
 static void
 ResolveRefs(CompileCtx *cc)
 {
-	while (cc->pending != NIL)
+	int next;
+
+	/* by position: the list grows as targets compiled add their refs */
+	for (next = 0; next < list_length(cc->pending); next++)
 	{
-		RefFix *f = linitial(cc->pending);
+		RefFix *f = list_nth(cc->pending, next);
 		char *ref = f->ref;
 		char *hash = strchr(ref, '#');
 		char *uri;
 		char *frag;
-		Resource *res = NULL;
-		ListCell *lc;
+		Resource *res;
 
-		cc->pending = list_delete_first(cc->pending);
+		CHECK_FOR_INTERRUPTS();
 		if (hash == NULL)
 			hash = ref + strlen(ref);
 		uri = UriResolve(f->base, pnstrdup(ref, hash - ref));
-		foreach (lc, cc->resources)
-			if (strcmp(((Resource *) lfirst(lc))->uri, uri) == 0)
-				res = lfirst(lc);
+		res = IndexGet(cc->resources, uri, true);
+		pfree(uri);
 		if (res == NULL)
 			ereport(ERROR,
 					(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
@@ -1471,24 +1736,26 @@ ResolveRefs(CompileCtx *cc)
 		frag = PercentDecode(*hash ? hash + 1 : hash, f->loc);
 		if (frag[0] == '\0' || frag[0] == '/')
 		{
+			char *ptr = psprintf("%s%s", res->loc, frag);
+
 			cc->base = res->uri;
-			f->from->ref = NodeAt(cc, psprintf("%s%s", res->loc, frag), f->loc);
+			f->from->ref = NodeAt(cc, ptr, f->loc);
+			pfree(ptr);
 		}
 		else
 		{
-			foreach (lc, cc->anchors)
-			{
-				Anchor *a = lfirst(lc);
+			char *name = psprintf("%s#%s", res->uri, frag);
+			Anchor *a = IndexGet(cc->anchors, name, true);
 
-				if (strcmp(a->base, res->uri) == 0 &&
-					strcmp(a->name, frag) == 0)
-					f->from->ref = a->node;
-			}
+			if (a != NULL)
+				f->from->ref = a->node;
 			if (f->from->ref == NULL)
 				BadKeyword(
 					f->loc,
 					psprintf("\"$ref\" anchor \"%s\" does not exist", frag));
+			pfree(name);
 		}
+		pfree(frag);
 	}
 }
 
@@ -1512,6 +1779,7 @@ CheckLoops(VNode *n)
 				   "\"$ref\" loops back to this schema without descending "
 				   "into the value");
 	check_stack_depth();
+	CHECK_FOR_INTERRUPTS();
 	n->mark = 1;
 	CheckLoops(n->ref);
 	CheckLoopsList(&n->all_of);
@@ -1594,9 +1862,12 @@ DocmodelSchemaCompile(Jsonb *schema)
 		}
 	}
 	/* the root is a resource even without an "$id" */
+	cc.resources = IndexCreate("docmodel schema resources");
+	cc.locs = IndexCreate("docmodel schema locations");
+	cc.anchors = IndexCreate("docmodel schema anchors");
 	root->uri = cc.base = "";
 	root->loc = "";
-	cc.resources = list_make1(root);
+	IndexPut(cc.resources, root->uri, root);
 	s->root = CompileNode(&cc, cc.root, "");
 	ResolveRefs(&cc);
 	{
@@ -2217,6 +2488,53 @@ ValidateNumber(VCtx *cx, VNode *n, JsonbValue *v)
 	return ok;
 }
 
+/*
+ * The hash of an instance's item (a scalar, or a container as stored),
+ * consistent with JsonTreeEqual: jsonb_hash's, which jsonb's = agrees with
+ * (numerics by value, object keys in their stored order).
+ */
+static uint32
+ItemHash(void *items, int i)
+{
+	JsonbValue *v = &((JsonbValue *) items)[i];
+	JsonbIterator *it;
+	JsonbIteratorToken tok;
+	JsonbValue x;
+	uint32 h = 0;
+
+	if (v->type != jbvBinary)
+	{
+		JsonbHashScalarValue(v, &h);
+		return h;
+	}
+	it = JsonbIteratorInit(v->val.binary.data);
+	while ((tok = JsonbIteratorNext(&it, &x, false)) != WJB_DONE)
+		switch (tok)
+		{
+			case WJB_BEGIN_ARRAY:
+				h ^= JB_FARRAY;
+				break;
+			case WJB_BEGIN_OBJECT:
+				h ^= JB_FOBJECT;
+				break;
+			case WJB_KEY:
+			case WJB_VALUE:
+			case WJB_ELEM:
+				JsonbHashScalarValue(&x, &h);
+				break;
+			default:
+				break;
+		}
+	return h;
+}
+
+static bool
+ItemEqual(void *items, int i, int j)
+{
+	return JsonTreeEqual(&((JsonbValue *) items)[i],
+						 &((JsonbValue *) items)[j]);
+}
+
 static bool
 ValidateArray(VCtx *cx, VNode *n, JsonbValue *v)
 {
@@ -2237,29 +2555,25 @@ ValidateArray(VCtx *cx, VNode *n, JsonbValue *v)
 			 size);
 	if (size > 0 && (n->unique || n->contains || n->prefix.n > 0 || n->items))
 	{
-		elems = palloc(sizeof(JsonbValue) * size);
-		for (i = 0; i < size; i++)
-		{
-			JsonbValue *e = getIthJsonbValueFromContainer(c, i);
+		JsonbIterator *it = JsonbIteratorInit(c);
+		JsonbIteratorToken tok;
+		JsonbValue e;
 
-			elems[i] = *e;
-			pfree(e);
-		}
+		elems = MemoryContextAllocHuge(CurrentMemoryContext,
+									   sizeof(JsonbValue) * size);
+		i = 0;
+		while ((tok = JsonbIteratorNext(&it, &e, true)) != WJB_DONE)
+			if (tok == WJB_ELEM)
+				elems[i++] = e;
 	}
-	if (n->unique)
+	if (n->unique && size > 1)
 	{
 		int j;
 
-		for (i = 1; i < size; i++)
-			for (j = 0; j < i; j++)
-				if (JsonTreeEqual(&elems[j], &elems[i]))
-				{
-					FAIL(cx, n, "uniqueItems",
-						 "must have unique items (items %d and %d are equal)",
-						 j, i);
-					i = size; /* one report */
-					break;
-				}
+		/* one report: the first item equal to an earlier one */
+		if ((i = FirstDuplicate(elems, size, ItemHash, ItemEqual, &j)) >= 0)
+			FAIL(cx, n, "uniqueItems",
+				 "must have unique items (items %d and %d are equal)", j, i);
 	}
 	for (i = 0; i < size && i < n->prefix.n; i++)
 	{
@@ -2334,23 +2648,30 @@ ValidateObject(VCtx *cx, VNode *n, JsonbValue *v)
 			 "must have at most " INT64_FORMAT " properties, not %d",
 			 n->max_props, size);
 	for (i = 0; i < n->nrequired; i++)
+	{
+		CHECK_FOR_INTERRUPTS();
 		if (getKeyJsonValueFromContainer(c, n->required[i].name,
 										 n->required[i].len, &val) == NULL)
 			FAIL(cx, n, "required", "must have the property \"%.*s\"",
 				 n->required[i].len, n->required[i].name);
+	}
 	for (i = 0; i < n->ndep_required; i++)
 	{
 		VProp *d = &n->dep_required[i];
 		int j;
 
+		CHECK_FOR_INTERRUPTS();
 		if (getKeyJsonValueFromContainer(c, d->name, d->len, &val) == NULL)
 			continue;
 		for (j = 0; j < d->nnames; j++)
+		{
+			CHECK_FOR_INTERRUPTS();
 			if (getKeyJsonValueFromContainer(c, d->names[j], d->lens[j],
 											 &val) == NULL)
 				FAIL(cx, n, n->dep_required_kw,
 					 "must have the property \"%.*s\" when \"%.*s\" is present",
 					 d->lens[j], d->names[j], d->len, d->name);
+		}
 	}
 	for (i = 0; i < n->ndep_schemas; i++)
 	{
@@ -2368,6 +2689,7 @@ ValidateObject(VCtx *cx, VNode *n, JsonbValue *v)
 		{
 			VProp *p = &n->props[i];
 
+			CHECK_FOR_INTERRUPTS();
 			if (getKeyJsonValueFromContainer(c, p->name, p->len, &val) == NULL)
 				continue;
 			old = PushKey(cx, p->name, p->len);
@@ -2388,6 +2710,7 @@ ValidateObject(VCtx *cx, VNode *n, JsonbValue *v)
 			VProp *p;
 			int j;
 
+			CHECK_FOR_INTERRUPTS();
 			if (tok != WJB_KEY)
 				continue;
 			tok = JsonbIteratorNext(&it, &val, true);
@@ -2489,8 +2812,11 @@ ValidateNode(VCtx *cx, VNode *n, JsonbValue *v)
 	if (n->nenum >= 0)
 	{
 		for (i = 0; i < n->nenum; i++)
+		{
+			CHECK_FOR_INTERRUPTS();
 			if (ValueEquals(v, &n->enums[i]))
 				break;
+		}
 		if (i == n->nenum)
 			FAIL(cx, n, "enum", "must be one of the values of \"enum\"");
 	}

@@ -26,8 +26,12 @@ void
 FuzzSteps(const uint8 *data, size_t size)
 {
 	char *str = FuzzCString(data, size);
-	ApplyCx cx = {
-		.key = "fuzz::1", .type = "fuzz", .from = "1", .to = "2", .prefix = ""};
+	ApplyCx cx = {.key = "fuzz::1",
+				  .type = "fuzz",
+				  .from = "1",
+				  .to = "2",
+				  .prefix = "",
+				  .room = JSONTREE_MAX_BYTES};
 	JsonbValue root;
 	Step *steps;
 	int nsteps;
