@@ -146,7 +146,7 @@ CREATE TRIGGER a AFTER INSERT ON sweep_trig FOR EACH STATEMENT
 SELECT pg_temp.try($$INSERT INTO sweep_trig VALUES ('user::1', '{}', 0)$$);
 DROP TRIGGER a ON sweep_trig;
 CREATE TRIGGER a AFTER INSERT ON sweep_trig FOR EACH STATEMENT
-  EXECUTE FUNCTION docmodel.collection_trigger('1');
+  EXECUTE FUNCTION docmodel.collection_trigger('2147483647');
 SELECT pg_temp.try($$INSERT INTO sweep_trig VALUES ('user::1', '{}', 0)$$);
 DROP TRIGGER a ON sweep_trig;
 CREATE TRIGGER a BEFORE INSERT ON sweep_trig FOR EACH ROW
