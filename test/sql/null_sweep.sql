@@ -132,8 +132,14 @@ CREATE TABLE sweep_plain (id integer PRIMARY KEY, v text);
 SELECT docmodel.create_collection('sweep', revisions => 2);
 INSERT INTO sweep (id, doc, cas) VALUES ('user::1', '{"n": 1}', 0);
 SET statement_timeout = '20s';
+-- (the calls' own notices and warnings, and their echo, are not shown: an
+-- error escaping a call's block, a crash or a timeout still is)
+SET client_min_messages = error;
+\set ECHO none
 SELECT format('DO $sweep$ BEGIN PERFORM pg_temp.sweep_one(%s); END $sweep$', n)
 FROM sweep_call ORDER BY n \gexec
+\set ECHO all
+SET client_min_messages = warning;
 RESET statement_timeout;
 
 -- docmodel's trigger functions on a table of the caller's, fired as they
