@@ -1049,7 +1049,12 @@ CREATE TABLE docmodel.collection_config (
     type_part integer NOT NULL DEFAULT 1 CHECK (type_part >= 0),
     type_check text NOT NULL DEFAULT 'exact'
         CHECK (type_check IN ('exact', 'case_insensitive', 'off')),
-    fields jsonb
+    fields jsonb,
+    types text[],
+    CONSTRAINT collection_config_types_check CHECK (CASE WHEN types IS NULL
+        THEN type_part <> 0 OR doc_type IS NOT NULL
+        ELSE type_part = 0 AND doc_type IS NULL AND cardinality(types) > 0
+            AND array_position(types, NULL) IS NULL AND '' <> ALL (types) END)
 );
 ALTER SEQUENCE docmodel.collection_config_id_seq
     OWNED BY docmodel.collection_config.id;
@@ -1109,12 +1114,12 @@ COMMENT ON FUNCTION docmodel._config_set_max_ttl(regclass, integer) IS
     'internal: set the max_ttl (seconds) of a collection the caller owns';
 
 CREATE FUNCTION docmodel._config_set_layout(coll regclass, type_part integer,
-    type_check text, fields jsonb)
+    type_check text, fields jsonb, types text[])
     RETURNS void
     LANGUAGE c VOLATILE PARALLEL UNSAFE
     AS 'MODULE_PATHNAME', 'config_set_layout';
-COMMENT ON FUNCTION docmodel._config_set_layout(regclass, integer, text, jsonb) IS
-    'internal: set the key layout and field names of a collection the caller owns';
+COMMENT ON FUNCTION docmodel._config_set_layout(regclass, integer, text, jsonb, text[]) IS
+    'internal: set the key layout, field names and body types of a collection the caller owns';
 
 CREATE FUNCTION docmodel._check_collection_options(name text, doc_type text,
     revisions integer, meta_style text, time_unit text, delimiter text)
@@ -1182,12 +1187,13 @@ CREATE FUNCTION docmodel.create_collection(name text, doc_type text DEFAULT NULL
     revisions integer DEFAULT 0, meta_style text DEFAULT 'underscore',
     time_unit text DEFAULT 'ms', delimiter text DEFAULT '::',
     max_ttl integer DEFAULT NULL, type_part integer DEFAULT 1,
-    type_check text DEFAULT 'exact', fields jsonb DEFAULT NULL)
+    type_check text DEFAULT 'exact', fields jsonb DEFAULT NULL,
+    types text[] DEFAULT NULL)
     RETURNS regclass
     LANGUAGE c VOLATILE PARALLEL UNSAFE
     AS 'MODULE_PATHNAME', 'create_collection';
-COMMENT ON FUNCTION docmodel.create_collection(text, text, integer, text, text, text, integer, integer, text, jsonb) IS
-    'create a collection table (id, doc, cas, expires_at, locked_until; meta for xattrs) with its trigger; max_ttl (seconds) is the default expiry and its bound; type_part, type_check and fields set the key layout and field names';
+COMMENT ON FUNCTION docmodel.create_collection(text, text, integer, text, text, text, integer, integer, text, jsonb, text[]) IS
+    'create a collection table (id, doc, cas, expires_at, locked_until; meta for xattrs) with its trigger; max_ttl (seconds) is the default expiry and its bound; type_part, type_check and fields set the key layout and field names; types (with type_part 0) the types read from the body''s type field';
 
 CREATE FUNCTION docmodel.drop_collection(coll regclass) RETURNS void
     LANGUAGE plpgsql VOLATILE PARALLEL UNSAFE
@@ -1221,7 +1227,7 @@ COMMENT ON FUNCTION docmodel.drop_collection(regclass) IS
 CREATE VIEW docmodel.collections AS
     SELECT c.coll AS collection, c.doc_type, c.revisions, c.meta_style,
            c.time_unit, c.delimiter, c.revisions_table, c.id AS config_id,
-           c.max_ttl, c.type_part, c.type_check, c.fields
+           c.max_ttl, c.type_part, c.type_check, c.fields, c.types
     FROM docmodel.collection_config AS c
     WHERE EXISTS (SELECT FROM pg_catalog.pg_class AS r
                   WHERE r.oid OPERATOR(pg_catalog.=) c.coll);
@@ -1675,7 +1681,10 @@ BEGIN
             AND cur.max_ttl OPERATOR(pg_catalog.=) (c OPERATOR(pg_catalog.->>) 'max_ttl')::integer
             AND cur.type_part OPERATOR(pg_catalog.=) (c OPERATOR(pg_catalog.->>) 'type_part')::integer
             AND cur.type_check OPERATOR(pg_catalog.=) (c OPERATOR(pg_catalog.->>) 'type_check')
-            AND cur.fields IS NOT DISTINCT FROM NULLIF(c OPERATOR(pg_catalog.->) 'fields', 'null'::jsonb);
+            AND cur.fields IS NOT DISTINCT FROM NULLIF(c OPERATOR(pg_catalog.->) 'fields', 'null'::jsonb)
+            AND cur.types IS NOT DISTINCT FROM (SELECT pg_catalog.array_agg(t.e ORDER BY t.o)
+                FROM pg_catalog.jsonb_array_elements_text(NULLIF(c OPERATOR(pg_catalog.->) 'types', 'null'::jsonb))
+                WITH ORDINALITY AS t(e, o));
         -- The history table it names too, by OID: the trigger writes and
         -- prunes revisions there without further checks.
         IF hist IS NOT NULL
@@ -1700,7 +1709,7 @@ BEGIN
             WHERE k.id OPERATOR(pg_catalog.=) (c OPERATOR(pg_catalog.->>) 'id')::integer
                OR k.coll OPERATOR(pg_catalog.=) rel;
         INSERT INTO docmodel.collection_config (id, coll, doc_type, meta_style, time_unit,
-                delimiter, revisions, revisions_table, max_ttl, type_part, type_check, fields)
+                delimiter, revisions, revisions_table, max_ttl, type_part, type_check, fields, types)
             VALUES ((c OPERATOR(pg_catalog.->>) 'id')::integer, rel,
                 (c OPERATOR(pg_catalog.->>) 'doc_type'), (c OPERATOR(pg_catalog.->>) 'meta_style'),
                 (c OPERATOR(pg_catalog.->>) 'time_unit'), (c OPERATOR(pg_catalog.->>) 'delimiter'),
@@ -1708,7 +1717,10 @@ BEGIN
                 (c OPERATOR(pg_catalog.->>) 'max_ttl')::integer,
                 (c OPERATOR(pg_catalog.->>) 'type_part')::integer,
                 (c OPERATOR(pg_catalog.->>) 'type_check'),
-                NULLIF(c OPERATOR(pg_catalog.->) 'fields', 'null'::jsonb));
+                NULLIF(c OPERATOR(pg_catalog.->) 'fields', 'null'::jsonb),
+                (SELECT pg_catalog.array_agg(t.e ORDER BY t.o)
+                FROM pg_catalog.jsonb_array_elements_text(NULLIF(c OPERATOR(pg_catalog.->) 'types', 'null'::jsonb))
+                WITH ORDINALITY AS t(e, o)));
     END LOOP;
     -- Distributed collections the coordinator no longer lists, and those
     -- whose table is gone here (undistributed since).

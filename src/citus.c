@@ -84,7 +84,7 @@ PushCommand(void)
 		"   'time_unit', c.time_unit, 'delimiter', c.delimiter, "
 		"   'revisions', c.revisions, 'max_ttl', c.max_ttl, "
 		"   'type_part', c.type_part, 'type_check', c.type_check, "
-		"   'fields', c.fields, "
+		"   'fields', c.fields, 'types', c.types, "
 		"   'revisions_table', (SELECT pg_catalog.format('%I.%I', hn.nspname, "
 		"h.relname) "
 		"     FROM pg_catalog.pg_class AS h JOIN pg_catalog.pg_namespace AS hn "
