@@ -101,7 +101,7 @@ PushCommand(void)
 		"c.coll::pg_catalog.oid)), "
 		" (SELECT "
 		"COALESCE(pg_catalog.jsonb_agg(pg_catalog.to_jsonb(m) "
-		"   ORDER BY m.doc_type, m.from_version), '[]') "
+		"   ORDER BY m.doc_type, m.collection_id, m.from_version), '[]') "
 		"  FROM docmodel.migration_rules AS m "
 		"  WHERE m.fn IS NULL), "
 		" (SELECT COALESCE(pg_catalog.jsonb_agg(pg_catalog.to_jsonb(s) "

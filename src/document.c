@@ -1128,8 +1128,8 @@ collection_trigger(PG_FUNCTION_ARGS)
 
 	/* schema version: see migrate.c (migrate on write, stamp _schema) */
 	body = DocmodelMigrateOnWrite(body, w.st.type, w.st.type_len,
-								  w.cfg.xattrs ? NULL : w.fs, w.key, w.key_len,
-								  &w.st.schema);
+								  w.cfg.xattrs ? NULL : w.fs, w.cfg.id, w.key,
+								  w.key_len, &w.st.schema);
 
 	if (w.cfg.xattrs)
 	{

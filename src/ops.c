@@ -87,6 +87,10 @@ CollectionOf(Oid relid)
 Datum
 key_exists_error(PG_FUNCTION_ARGS)
 {
+	if (PG_ARGISNULL(0))
+		DocmodelNullArgument("_key_exists_error", "coll");
+	if (PG_ARGISNULL(1))
+		DocmodelNullArgument("_key_exists_error", "key");
 	DocmodelKvExists(PG_GETARG_OID(0), text_to_cstring(PG_GETARG_TEXT_PP(1)));
 	PG_RETURN_NULL();
 }

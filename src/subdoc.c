@@ -994,11 +994,12 @@ SubdocApply(SubdocCall *call, Jsonb *doc, const char *key)
 				? DocmodelCollectionOf(call->relid)
 				: NULL;
 
-		JsonTreeFromJsonb(
-			cfg && cfg->xattrs
-				? doc
-				: DocmodelMigrateIn(doc, NULL, key, cfg ? cfg->fs : NULL),
-			&root);
+		JsonTreeFromJsonb(cfg && cfg->xattrs
+							  ? doc
+							  : DocmodelMigrateIn(doc, NULL, key,
+												  cfg ? cfg->fs : NULL,
+												  cfg ? cfg->id : 0),
+						  &root);
 	}
 	memset(call->has_result, 0, sizeof(call->has_result));
 	for (i = 0; i < call->nspecs; i++)
