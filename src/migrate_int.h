@@ -83,6 +83,8 @@ typedef struct Step
 	int withlen;
 	char *message;      /* require: the error message, or NULL */
 	bool date_only;     /* format_date: "date", not "date-time" */
+	text *input;        /* to_epoch, format_date: a to_timestamp template
+						 * the string is read by ("input"), or NULL: ISO 8601 */
 	struct Step *steps; /* for_each */
 	int nsteps;
 } Step;
