@@ -3061,3 +3061,22 @@ SELECT r.run_id, r.coll, r.doc_type, r.target, r.started_at, r.finished_at,
 FROM docmodel.migration_run r;
 COMMENT ON VIEW docmodel.migration_runs IS
 	'docmodel: every migrate_collection and migrate_tables run: collection, type, target, progress (last key, docs), status, error, the mapping of a migrate_tables run';
+
+-------------------------------------------------------------------------------
+-- Counters that serve a collection: keys in its layout (delimiter, type part).
+-------------------------------------------------------------------------------
+CREATE FUNCTION docmodel.next_key_in(coll regclass, doc_type text DEFAULT NULL,
+    VARIADIC parents text[] DEFAULT '{}')
+    RETURNS text
+    LANGUAGE c VOLATILE PARALLEL UNSAFE
+    AS 'MODULE_PATHNAME', 'next_key_in';
+COMMENT ON FUNCTION docmodel.next_key_in(regclass, text, text[]) IS
+    'the next key of a document of collection coll in its layout (delimiter, type part), numbered by the counter count::[parents::]doc_type that next_id and next_key use: user:1 with delimiter :';
+
+CREATE FUNCTION docmodel.counter_keys_in(coll regclass, doc_type text DEFAULT NULL,
+    VARIADIC parents text[] DEFAULT '{}')
+    RETURNS SETOF text
+    LANGUAGE c VOLATILE PARALLEL RESTRICTED ROWS 1000
+    AS 'MODULE_PATHNAME', 'counter_keys';
+COMMENT ON FUNCTION docmodel.counter_keys_in(regclass, text, text[]) IS
+    'every key from 1 to the counter value, in the layout of collection coll, as next_key_in makes them; none when the counter is absent';

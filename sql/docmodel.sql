@@ -404,6 +404,22 @@ CREATE FUNCTION docmodel.counter_keys(doc_type text, VARIADIC parents text[] DEF
 COMMENT ON FUNCTION docmodel.counter_keys(text, text[]) IS
     'every key from doc_type::[parents::]1 to the counter''s value, for the range multi-get; none when absent';
 
+CREATE FUNCTION docmodel.next_key_in(coll regclass, doc_type text DEFAULT NULL,
+    VARIADIC parents text[] DEFAULT '{}')
+    RETURNS text
+    LANGUAGE c VOLATILE PARALLEL UNSAFE
+    AS 'MODULE_PATHNAME', 'next_key_in';
+COMMENT ON FUNCTION docmodel.next_key_in(regclass, text, text[]) IS
+    'the next key of a document of collection coll in its layout (delimiter, type part), numbered by the counter count::[parents::]doc_type that next_id and next_key use: user:1 with delimiter :';
+
+CREATE FUNCTION docmodel.counter_keys_in(coll regclass, doc_type text DEFAULT NULL,
+    VARIADIC parents text[] DEFAULT '{}')
+    RETURNS SETOF text
+    LANGUAGE c VOLATILE PARALLEL RESTRICTED ROWS 1000
+    AS 'MODULE_PATHNAME', 'counter_keys';
+COMMENT ON FUNCTION docmodel.counter_keys_in(regclass, text, text[]) IS
+    'every key from 1 to the counter value, in the layout of collection coll, as next_key_in makes them; none when the counter is absent';
+
 CREATE VIEW docmodel.counters AS
     SELECT s.name,
            docmodel.counter_state_value(s.value, s.reserved, s.life, s.gapless) AS value,
