@@ -807,6 +807,92 @@ CREATE FUNCTION docmodel._migration_steps(doc_type text, version docmodel.versio
 COMMENT ON FUNCTION docmodel._migration_steps(text, docmodel.version, docmodel.version, regclass, boolean) IS
 	'docmodel internal: _migration_steps by the rules of collection coll (else the global ones), inactive ones too when planned';
 
+/*
+ * Write rules: per document type (global, collection_id 0, or of one
+ * collection), setter steps the collection trigger applies to every write
+ * after migrate-on-write (src/migrate.c caches them with the migration
+ * rules; the same statement trigger tells every backend).
+ */
+CREATE TABLE docmodel.write_rules (
+	doc_type      text NOT NULL,
+	collection_id integer NOT NULL DEFAULT 0,
+	steps         jsonb NOT NULL,
+	registered_at timestamptz NOT NULL DEFAULT pg_catalog.now(),
+	PRIMARY KEY (doc_type, collection_id)
+);
+COMMENT ON TABLE docmodel.write_rules IS
+	'docmodel: setter steps applied to every write of a document type (collection_id 0: every collection)';
+SELECT pg_catalog.pg_extension_config_dump('docmodel.write_rules', '');
+GRANT SELECT ON docmodel.write_rules TO PUBLIC;
+CREATE TRIGGER write_rules_changed
+	AFTER INSERT OR UPDATE OR DELETE OR TRUNCATE ON docmodel.write_rules
+	FOR EACH STATEMENT EXECUTE FUNCTION docmodel._migration_rules_changed();
+
+CREATE FUNCTION docmodel._check_write_rule_steps(steps jsonb) RETURNS void
+	AS 'MODULE_PATHNAME', 'write_rule_check_steps'
+	LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+COMMENT ON FUNCTION docmodel._check_write_rule_steps(jsonb) IS
+	'docmodel internal: raise 22023 when a steps array is not well formed or holds a step a write rule may not (not a setter)';
+
+CREATE FUNCTION docmodel.register_write_rule(doc_type text, steps jsonb,
+	coll regclass DEFAULT NULL) RETURNS void
+LANGUAGE plpgsql VOLATILE PARALLEL UNSAFE
+SET search_path = pg_catalog, pg_temp
+AS $$
+DECLARE
+	scope integer := 0;
+BEGIN
+	IF doc_type IS NULL OR doc_type = '' OR octet_length(doc_type) > 250 THEN
+		RAISE EXCEPTION USING ERRCODE = '22023',
+			MESSAGE = format('invalid document type "%s"', doc_type),
+			DETAIL = 'A document type is 1 to 250 bytes long.';
+	END IF;
+	IF steps IS NULL THEN
+		RAISE EXCEPTION USING ERRCODE = '22023', MESSAGE = 'steps are required',
+			DETAIL = format('Type "%s".', doc_type);
+	END IF;
+	IF coll IS NOT NULL THEN
+		SELECT c.id INTO scope FROM docmodel.collection_config AS c
+		WHERE c.coll = register_write_rule.coll;
+		IF NOT FOUND THEN
+			RAISE EXCEPTION USING ERRCODE = '22023',
+				MESSAGE = format('"%s" is not a docmodel collection', coll);
+		END IF;
+	END IF;
+	PERFORM docmodel._check_write_rule_steps(steps);
+	INSERT INTO docmodel.write_rules AS w (doc_type, collection_id, steps)
+	VALUES (doc_type, scope, steps)
+	ON CONFLICT ON CONSTRAINT write_rules_pkey
+	DO UPDATE SET steps = excluded.steps, registered_at = now();
+END
+$$;
+COMMENT ON FUNCTION docmodel.register_write_rule(text, jsonb, regclass) IS
+	'docmodel: register (again: replace) the setter steps every write of a document type runs, of every collection (coll NULL) or of one';
+
+CREATE FUNCTION docmodel.drop_write_rule(doc_type text, coll regclass DEFAULT NULL)
+	RETURNS boolean
+LANGUAGE plpgsql VOLATILE PARALLEL UNSAFE
+SET search_path = pg_catalog, pg_temp
+AS $$
+DECLARE
+	scope integer := 0;
+BEGIN
+	IF coll IS NOT NULL THEN
+		SELECT c.id INTO scope FROM docmodel.collection_config AS c
+		WHERE c.coll = drop_write_rule.coll;
+		IF NOT FOUND THEN
+			RAISE EXCEPTION USING ERRCODE = '22023',
+				MESSAGE = format('"%s" is not a docmodel collection', coll);
+		END IF;
+	END IF;
+	DELETE FROM docmodel.write_rules AS w
+	WHERE w.doc_type = drop_write_rule.doc_type AND w.collection_id = scope;
+	RETURN FOUND;
+END
+$$;
+COMMENT ON FUNCTION docmodel.drop_write_rule(text, regclass) IS
+	'docmodel: drop the write rule of a document type (of every collection, coll NULL, or of one); false when there is none';
+
 CREATE FUNCTION docmodel.current_version(doc_type text) RETURNS docmodel.version
 	AS 'MODULE_PATHNAME', 'current_version'
 	LANGUAGE C STABLE STRICT PARALLEL SAFE;
@@ -1747,7 +1833,8 @@ COMMENT ON FUNCTION docmodel._citus_push() IS
 -- Runs on a worker. A row or rule it would change needs, of the role Citus
 -- connected as, what changing it on the coordinator needs: membership in
 -- the collection's owner role, INSERT and DELETE on the rules.
-CREATE FUNCTION docmodel._citus_apply(config jsonb, rules jsonb, schemas jsonb) RETURNS void
+CREATE FUNCTION docmodel._citus_apply(config jsonb, rules jsonb, schemas jsonb,
+    write_rules jsonb DEFAULT '[]') RETURNS void
     LANGUAGE plpgsql VOLATILE PARALLEL UNSAFE SECURITY DEFINER
     SET search_path = pg_catalog, pg_temp
     AS $$
@@ -1874,11 +1961,25 @@ BEGIN
         INSERT INTO docmodel.schemas
             SELECT * FROM pg_catalog.jsonb_populate_recordset(NULL::docmodel.schemas, schemas);
     END IF;
+    -- The write rules the shards' triggers apply (their statement trigger
+    -- tells every backend).
+    IF (SELECT COALESCE(pg_catalog.jsonb_agg(pg_catalog.to_jsonb(w)
+                ORDER BY w.doc_type, w.collection_id), '[]')
+        FROM docmodel.write_rules AS w) IS DISTINCT FROM write_rules THEN
+        IF NOT pg_catalog.has_table_privilege(SESSION_USER, 'docmodel.write_rules',
+                                              'INSERT, DELETE') THEN
+            RAISE EXCEPTION 'permission denied for table write_rules'
+                USING ERRCODE = 'insufficient_privilege';
+        END IF;
+        DELETE FROM docmodel.write_rules;
+        INSERT INTO docmodel.write_rules
+            SELECT * FROM pg_catalog.jsonb_populate_recordset(NULL::docmodel.write_rules, write_rules);
+    END IF;
 END
 $$;
-REVOKE ALL ON FUNCTION docmodel._citus_apply(jsonb, jsonb, jsonb) FROM PUBLIC;
-GRANT EXECUTE ON FUNCTION docmodel._citus_apply(jsonb, jsonb, jsonb) TO PUBLIC;
-COMMENT ON FUNCTION docmodel._citus_apply(jsonb, jsonb, jsonb) IS
+REVOKE ALL ON FUNCTION docmodel._citus_apply(jsonb, jsonb, jsonb, jsonb) FROM PUBLIC;
+GRANT EXECUTE ON FUNCTION docmodel._citus_apply(jsonb, jsonb, jsonb, jsonb) TO PUBLIC;
+COMMENT ON FUNCTION docmodel._citus_apply(jsonb, jsonb, jsonb, jsonb) IS
     'internal: on a Citus worker, take the coordinator''s configuration of distributed collections and its migration rules';
 
 -- The checks both functions below share: Citus is there, this is the

@@ -75,7 +75,7 @@ PushCommand(void)
 	/* not read-only: a statement trigger must see its statement's rows */
 	ret = SPI_execute(
 		"SELECT pg_catalog.format('SELECT docmodel._citus_apply(%L::jsonb, "
-		"%L::jsonb, %L::jsonb)', "
+		"%L::jsonb, %L::jsonb, %L::jsonb)', "
 		" (SELECT COALESCE(pg_catalog.jsonb_agg(pg_catalog."
 		"jsonb_build_object("
 		"   'id', c.id, 'coll', pg_catalog.format('%I.%I', n.nspname, "
@@ -106,7 +106,10 @@ PushCommand(void)
 		"  WHERE m.fn IS NULL), "
 		" (SELECT COALESCE(pg_catalog.jsonb_agg(pg_catalog.to_jsonb(s) "
 		"   ORDER BY s.doc_type, s.version), '[]') "
-		"  FROM docmodel.schemas AS s)) "
+		"  FROM docmodel.schemas AS s), "
+		" (SELECT COALESCE(pg_catalog.jsonb_agg(pg_catalog.to_jsonb(w) "
+		"   ORDER BY w.doc_type, w.collection_id), '[]') "
+		"  FROM docmodel.write_rules AS w)) "
 		"WHERE EXISTS (SELECT FROM pg_catalog.pg_dist_local_group AS g "
 		"  WHERE g.groupid OPERATOR(pg_catalog.=) 0) "
 		"AND EXISTS (SELECT FROM pg_catalog.pg_dist_node AS d "

@@ -27,6 +27,7 @@
  *	  docmodel.keep_stamps, the owner's; or the new key of rename_key);
  *	  then the marker "schema version: see migrate.c", where migrations may
  *	  replace `body` (a migrated Jsonb) and set stamp.schema; then the
+ *	  type's write rule (DocmodelApplyWriteRules, migrate.c); then the
  *	  assembly; then schema validation (DocmodelValidateWrite, schema.c:
  *	  the assembled document against the schema of the stamp's type and
  *	  the document's version); then the no-op update (BodyChanged: only

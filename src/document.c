@@ -1130,6 +1130,9 @@ collection_trigger(PG_FUNCTION_ARGS)
 	body = DocmodelMigrateOnWrite(body, w.st.type, w.st.type_len,
 								  w.cfg.xattrs ? NULL : w.fs, w.cfg.id, w.key,
 								  w.key_len, &w.st.schema);
+	/* write rules: see migrate.c (setters on every write, after migration) */
+	body = DocmodelApplyWriteRules(body, w.st.type, w.st.type_len, w.cfg.id,
+								   w.key, w.key_len);
 
 	if (w.cfg.xattrs)
 	{

@@ -85,6 +85,14 @@ typedef struct TypeRules
 	int current_len;
 } TypeRules;
 
+/* A type's write rule (of one scope): setters run by every write. */
+typedef struct WriteRule
+{
+	RulesKey key; /* hash key (planned: false) */
+	Step *steps;
+	int nsteps;
+} WriteRule;
+
 /* The cache; see the file banner. */
 static MemoryContext MigrateCacheContext = NULL;
 static HTAB *migrate_types = NULL;
@@ -94,6 +102,9 @@ static uint64 migrate_inval_count = 0; /* invalidations seen */
 static Oid migrate_registry_relid = InvalidOid;
 static bool migrate_sql_has_pins = true; /* false: the SQL is still 0.1.0 */
 static int migrate_depth = 0;
+static HTAB *write_rules = NULL; /* WriteRule, in MigrateCacheContext */
+static long write_nrules = 0;
+static Oid write_rules_relid = InvalidOid;
 static TypeRules *migrate_last_type = NULL; /* the last type found */
 static RulesKey migrate_last_key;           /* what found it */
 
@@ -106,6 +117,7 @@ PG_FUNCTION_INFO_V1(migration_steps);
 PG_FUNCTION_INFO_V1(migration_doc_type);
 PG_FUNCTION_INFO_V1(migration_doc_version);
 PG_FUNCTION_INFO_V1(migration_check_steps);
+PG_FUNCTION_INFO_V1(write_rule_check_steps);
 PG_FUNCTION_INFO_V1(migration_rules_changed);
 
 /* ---------------------------------------------------------------------
@@ -117,7 +129,8 @@ PG_FUNCTION_INFO_V1(migration_rules_changed);
 void
 DocmodelMigrateRelcache(Oid relid)
 {
-	if (relid == InvalidOid || relid == migrate_registry_relid)
+	if (relid == InvalidOid || relid == migrate_registry_relid ||
+		(OidIsValid(write_rules_relid) && relid == write_rules_relid))
 	{
 		migrate_cache_valid = false;
 		migrate_inval_count++;
@@ -283,6 +296,50 @@ SortChains(HTAB *types)
 	return n;
 }
 
+/*
+ * Read docmodel.write_rules (under SPI, connected by the caller) into
+ * writes, parsed in cxt; return how many.
+ */
+static long
+ReadWriteRules(HTAB *writes, MemoryContext cxt)
+{
+	MemoryContext caller = CurrentMemoryContext;
+	int ret;
+	uint64 i;
+
+	ret = SPI_execute("SELECT doc_type, collection_id, steps "
+					  "FROM docmodel.write_rules",
+					  true, 0);
+	if (ret != SPI_OK_SELECT)
+		elog(ERROR, "reading docmodel.write_rules failed: %d", ret);
+	MemoryContextSwitchTo(cxt);
+	for (i = 0; i < SPI_processed; i++)
+	{
+		HeapTuple tup = SPI_tuptable->vals[i];
+		TupleDesc td = SPI_tuptable->tupdesc;
+		char *type = SPI_getvalue(tup, td, 1);
+		bool isnull;
+		RulesKey k;
+		WriteRule *wr;
+		Datum d;
+
+		CHECK_FOR_INTERRUPTS();
+		if (type == NULL || strlen(type) >= TYPE_NAME_MAX)
+			continue;
+		memset(&k, 0, sizeof(k));
+		strlcpy(k.name, type, TYPE_NAME_MAX);
+		d = SPI_getbinval(tup, td, 2, &isnull);
+		k.scope = isnull ? 0 : DatumGetInt32(d);
+		d = SPI_getbinval(tup, td, 3, &isnull);
+		if (isnull)
+			continue;
+		wr = hash_search(writes, &k, HASH_ENTER, NULL);
+		wr->steps = CheckSteps(DatumGetJsonbPCopy(d), &wr->nsteps);
+	}
+	MemoryContextSwitchTo(caller);
+	return (long) SPI_processed;
+}
+
 /* Read the registry into a new cache context; see the file banner. */
 static void
 LoadCache(void)
@@ -291,6 +348,8 @@ LoadCache(void)
 	MemoryContext cxt;
 	MemoryContext caller = CurrentMemoryContext;
 	HTAB *types;
+	HTAB *writes;
+	long nwrites = 0;
 	Oid nsp;
 	uint64 i;
 	uint64 gen;
@@ -307,6 +366,10 @@ LoadCache(void)
 								ALLOCSET_DEFAULT_SIZES);
 	types = DocmodelHash("docmodel migration types", 16, sizeof(RulesKey),
 						 sizeof(TypeRules), false, cxt);
+	writes = DocmodelHash("docmodel write rules", 16, sizeof(RulesKey),
+						  sizeof(WriteRule), false, cxt);
+	/* absent under the 0.1.0 schema, before its update */
+	write_rules_relid = get_relname_relid("write_rules", nsp);
 
 	/* A registry that cannot be read (or parsed) leaves no half cache. */
 	PG_TRY();
@@ -327,6 +390,8 @@ LoadCache(void)
 				AddRule(types, tup, td, cxt, false);
 		}
 		MemoryContextSwitchTo(caller);
+		if (OidIsValid(write_rules_relid))
+			nwrites = ReadWriteRules(writes, cxt);
 		SPI_finish();
 	}
 	PG_CATCH();
@@ -339,6 +404,8 @@ LoadCache(void)
 
 	migrate_ntypes = SortChains(types);
 	migrate_types = types;
+	write_rules = writes;
+	write_nrules = nwrites;
 	migrate_last_type = NULL;
 	migrate_cache_valid = (gen == migrate_inval_count);
 	MigrateCacheContext = cxt;
@@ -536,6 +603,7 @@ ApplyChain(Jsonb *doc, TypeRules *tr, const DocFieldSet *fs,
 
 	cx.key = key;
 	cx.type = tr->key.name;
+	cx.write_rule = false;
 	cx.from = NULL;
 	cx.to = NULL;
 	cx.fn = NULL;
@@ -680,6 +748,50 @@ DocmodelMigrateOnWrite(Jsonb *body, const char *type, int type_len,
 		return body; /* newer than we know: keep it */
 	*schema = sv;
 	return ApplyChain(body, tr, f.set, v, tr->current, keyz);
+}
+
+/* See migrate.h. */
+Jsonb *
+DocmodelApplyWriteRules(Jsonb *body, const char *type, int type_len,
+						int32 scope, const char *key, int key_len)
+{
+	RulesKey k;
+	WriteRule *wr;
+	ApplyCx cx;
+	ErrorContextCallback errcb;
+	JsonbValue tree;
+	Jsonb *res;
+
+	if (!migrate_cache_valid)
+		LoadCache();
+	if (write_nrules == 0 || type == NULL || type_len >= TYPE_NAME_MAX ||
+		!JB_ROOT_IS_OBJECT(body))
+		return body;
+	memset(&k, 0, sizeof(k));
+	memcpy(k.name, type, type_len);
+	k.scope = scope;
+	wr = scope != 0 ? hash_search(write_rules, &k, HASH_FIND, NULL) : NULL;
+	if (wr == NULL)
+	{
+		k.scope = 0;
+		wr = hash_search(write_rules, &k, HASH_FIND, NULL);
+	}
+	if (wr == NULL)
+		return body;
+	memset(&cx, 0, sizeof(cx));
+	cx.key = pnstrdup(key, key_len);
+	cx.type = wr->key.name;
+	cx.prefix = "";
+	cx.write_rule = true;
+	errcb.callback = MigrateErrorContext;
+	errcb.arg = &cx;
+	errcb.previous = error_context_stack;
+	error_context_stack = &errcb;
+	JsonTreeFromJsonb(body, &tree);
+	ApplySteps(&cx, wr->steps, wr->nsteps, &tree);
+	res = JsonTreeToJsonb(&tree);
+	error_context_stack = errcb.previous;
+	return res;
 }
 
 HeapTuple
@@ -1018,6 +1130,20 @@ migration_doc_version(PG_FUNCTION_ARGS)
 	if (!ArgDocFields(fcinfo, &f) || !f.has_version)
 		PG_RETURN_NULL();
 	PG_RETURN_DOCVERSION_P(ParseDocVersion(&f, NULL));
+}
+
+/*
+ * _check_write_rule_steps(steps jsonb): raise 22023 when a step is bad or
+ * not one a write rule may hold.
+ */
+Datum
+write_rule_check_steps(PG_FUNCTION_ARGS)
+{
+	int n;
+	Step *steps = CheckSteps(PG_GETARG_JSONB_P(0), &n);
+
+	CheckWriteRuleSteps(steps, n);
+	PG_RETURN_VOID();
 }
 
 /* _check_migration_steps(steps jsonb): raise 22023 when a step is bad */

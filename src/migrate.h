@@ -55,6 +55,16 @@ extern Jsonb *DocmodelMigrateOnWrite(Jsonb *body, const char *type,
 									 JsonbValue **schema);
 
 /*
+ * The write rule of a type (the collection trigger, after migrate on
+ * write): the collection's own rule for type (scope: its config id), else
+ * the global one, applied to body; body itself when there is none (or it
+ * is not an object). Errors name the key; require's is 23514.
+ */
+extern Jsonb *DocmodelApplyWriteRules(Jsonb *body, const char *type,
+									  int type_len, int32 scope,
+									  const char *key, int key_len);
+
+/*
  * Return tup with its jsonb column doccol migrated like DocmodelMigrateIn
  * (fields fs, NULL for AUTO; to the current version; errors name the text
  * key in keycol),

@@ -104,6 +104,7 @@ typedef struct ApplyCx
 	const char *fn;     /* its function, for a fn rule; else NULL */
 	const Step *step;   /* the step running, or NULL */
 	const char *prefix; /* element path inside a for_each, or "" */
+	bool write_rule;    /* a write rule's steps, not a migration's */
 } ApplyCx;
 
 /* Parse a steps value as register_migration does; raise 22023 if bad. */
@@ -115,6 +116,12 @@ extern void ApplySteps(ApplyCx *cx, const Step *steps, int nsteps,
 
 /* Error context callback of a running chain (arg is its ApplyCx). */
 extern void MigrateErrorContext(void *arg);
+
+/*
+ * Raise 22023 unless every step (for_each's nested ones too) is one a write
+ * rule may hold: a setter that gives the same document when run again.
+ */
+extern void CheckWriteRuleSteps(const Step *steps, int nsteps);
 
 /* The name of a step op, as steps spell it. */
 extern const char *MigrateStepOpName(StepOp op);

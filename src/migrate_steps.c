@@ -507,10 +507,13 @@ AppendStepWhere(StringInfo buf, ApplyCx *cx, const Step *st, const char *path)
 		appendStringInfo(buf, "Key \"%s\", type", cx->key);
 	else
 		appendStringInfoString(buf, "Type");
-	appendStringInfo(
-		buf, " \"%s\", migration %s to %s, step %s, op \"%s\", path \"%s%s\".",
-		cx->type, cx->from, cx->to, st->label, MigrateStepOpName(st->op),
-		cx->prefix, path);
+	if (cx->write_rule)
+		appendStringInfo(buf, " \"%s\", write rule", cx->type);
+	else
+		appendStringInfo(buf, " \"%s\", migration %s to %s", cx->type, cx->from,
+						 cx->to);
+	appendStringInfo(buf, ", step %s, op \"%s\", path \"%s%s\".", st->label,
+					 MigrateStepOpName(st->op), cx->prefix, path);
 }
 
 /*
@@ -527,8 +530,9 @@ pg_attribute_noreturn()
 	initStringInfo(&detail);
 	AppendStepWhere(&detail, cx, st, path);
 	ereport(ERROR, (errcode(sqlstate),
-					errmsg("migration step %s (%s) cannot apply: %s", st->label,
-						   MigrateStepOpName(st->op), reason),
+					errmsg("%s step %s (%s) cannot apply: %s",
+						   cx->write_rule ? "write rule" : "migration",
+						   st->label, MigrateStepOpName(st->op), reason),
 					errdetail_internal("%s", detail.data),
 					hint ? errhint("%s", hint) : 0));
 }
@@ -541,11 +545,13 @@ MigrateErrorContext(void *arg)
 
 	initStringInfo(&buf);
 	if (cx->step)
-		appendStringInfo(&buf, "migration step %s (%s) of type \"%s\"",
+		appendStringInfo(&buf, "%s step %s (%s) of type \"%s\"",
+						 cx->write_rule ? "write rule" : "migration",
 						 cx->step->label, MigrateStepOpName(cx->step->op),
 						 cx->type);
 	else
-		appendStringInfo(&buf, "migration of type \"%s\"", cx->type);
+		appendStringInfo(&buf, "%s of type \"%s\"",
+						 cx->write_rule ? "write rule" : "migration", cx->type);
 	if (cx->from)
 		appendStringInfo(&buf, " from %s to %s", cx->from, cx->to);
 	if (cx->fn)
@@ -1556,4 +1562,45 @@ ApplySteps(ApplyCx *cx, const Step *steps, int nsteps, JsonbValue *root)
 			step_ops[steps[i].op].apply(cx, &steps[i], root);
 	}
 	cx->step = outer;
+}
+
+/* See migrate_int.h: the setters, which give the same document again. */
+void
+CheckWriteRuleSteps(const Step *steps, int nsteps)
+{
+	int i;
+
+	for (i = 0; i < nsteps; i++)
+	{
+		const Step *st = &steps[i];
+
+		switch (st->op)
+		{
+			case OP_DEFAULT:
+			case OP_CAST:
+			case OP_STRIP_DASHES:
+			case OP_DROP_EMPTY:
+			case OP_REPLACE_REGEX:
+			case OP_REQUIRE:
+			case OP_FORMAT_DATE:
+				break;
+			case OP_FOR_EACH:
+				CheckWriteRuleSteps(st->steps, st->nsteps);
+				break;
+			default:
+				ereport(ERROR,
+						(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+						 errmsg("op \"%s\" cannot be a step of a write rule",
+								MigrateStepOpName(st->op)),
+						 errdetail("Step %s. A write rule runs on every "
+								   "write, also of documents it has already "
+								   "set: its steps are setters that leave a "
+								   "set document as it is.",
+								   st->label),
+						 errhint("Use default, cast, strip_dashes, "
+								 "drop_empty, replace_regex, require, "
+								 "format_date, or for_each of them; "
+								 "reshape documents with a migration.")));
+		}
+	}
 }
