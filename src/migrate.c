@@ -10,9 +10,12 @@
  *	  functions. The bulk run (migrate_collection) is in migrate_run.c.
  *
  *	  Shared state: a backend-local cache of docmodel.migration_rules (one
- *	  entry per document type: its chain of rules with parsed steps), kept
- *	  in MigrateCacheContext under CacheMemoryContext. A statement trigger on
- *	  the registry sends a relcache invalidation for it; our relcache and
+ *	  entry per document type, scope -- a collection's config id, or 0 for
+ *	  the global rules -- and kind: the active rules, or all of them for
+ *	  migration_plan; each its chain of rules with parsed steps) and of
+ *	  docmodel.write_rules (a type's setter steps per scope), kept in
+ *	  MigrateCacheContext under CacheMemoryContext. A statement trigger on
+ *	  either table sends a relcache invalidation for it; our relcache and
  *	  pg_proc syscache subscribers (called by docmodel.c's dispatchers)
  *	  only mark the cache stale, and the next call
  *	  reloads it with one query. The cache is never freed while a migration
