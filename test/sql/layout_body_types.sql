@@ -37,8 +37,11 @@ SELECT docmodel.create_collection('beer_sample', type_part => 0,
 SELECT collection, type_part, doc_type, types FROM docmodel.collections
 WHERE collection = 'beer_sample'::regclass;
 INSERT INTO beer_sample SELECT id, doc, 0 FROM raw WHERE doc->>'type' IN ('beer', 'brewery');
-SELECT id, doc->>'type' AS type, doc->>'name' AS name, doc->>'_ver' AS ver, doc ? '_type' AS has__type
-FROM beer_sample ORDER BY id;
+SELECT doc->>'type' AS type, count(*) AS docs, min(id) AS first_key, bool_and(doc->>'_ver' = '1') AS ver_1,
+       bool_or(doc ? '_type') AS any__type
+FROM beer_sample GROUP BY 1 ORDER BY 1;
+SELECT id, doc->>'type' AS type, doc->>'name' AS name FROM beer_sample
+WHERE id LIKE '21st_amendment_brewery_cafe%' ORDER BY id LIMIT 4;
 SELECT docmodel.get('beer_sample', '21st_amendment_brewery_cafe-21a_ipa')->>'abv' AS abv;
 SELECT docmodel.meta('beer_sample', '21st_amendment_brewery_cafe')->>'type' AS meta_type;
 
@@ -74,7 +77,8 @@ SELECT doc->>'alcohol' AS alcohol, doc->>'_schema' AS schema FROM beer_sample WH
 SELECT pg_temp.try($$SELECT docmodel.upsert('beer_sample', 'anchor_brewing-steam', '{"name": "Steam", "type": "beer", "_schema": "2"}')$$);
 -- in bulk
 CALL docmodel.migrate_collection('beer_sample');
-SELECT id, doc->>'_schema' AS schema, doc ? 'alcohol' AS alcohol FROM beer_sample WHERE doc->>'type' = 'beer' ORDER BY id;
+SELECT doc->>'type' AS type, doc->>'_schema' AS schema, doc ? 'alcohol' AS alcohol, count(*) AS docs
+FROM beer_sample GROUP BY 1, 2, 3 ORDER BY 1, 2, 3;
 SELECT doc_type, version, docs, target, steps FROM docmodel.migration_plan('beer_sample') ORDER BY 1, 2;
 -- advise finds nothing mistyped
 SELECT "check", detail FROM docmodel.advise('beer_sample') WHERE "check" IN ('type_missing', 'type_mismatch');
