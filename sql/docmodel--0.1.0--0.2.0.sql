@@ -56,18 +56,32 @@ COMMENT ON FUNCTION docmodel._migration_run_set(bigint, text, text, bigint, bigi
 	'docmodel internal: record the state of a run of migrate_collection (42501 without UPDATE on its collection)';
 
 -- Pinned migration functions.
-CREATE FUNCTION docmodel._migration_fn_name(doc_type text, from_version docmodel.version)
+-- Rules scoped to a collection (collection_id, 0: every collection) and
+-- registered inactive (active).
+ALTER TABLE docmodel.migration_rules
+	ADD COLUMN collection_id integer NOT NULL DEFAULT 0,
+	ADD COLUMN active boolean NOT NULL DEFAULT true,
+	DROP CONSTRAINT migration_rules_pkey,
+	ADD PRIMARY KEY (doc_type, collection_id, from_version);
+COMMENT ON TABLE docmodel.migration_rules IS
+	'docmodel: registered schema migrations, one chain of rules per document type and scope (collection_id 0: global)';
+
+CREATE FUNCTION docmodel._migration_fn_name(doc_type text, from_version docmodel.version,
+	collection_id integer)
 	RETURNS text
 	LANGUAGE sql STABLE STRICT PARALLEL SAFE
 	SET search_path = pg_catalog, pg_temp
 	RETURN '_migration_fn_' OPERATOR(pg_catalog.||) pg_catalog.substr(pg_catalog.encode(
 		pg_catalog.sha256(pg_catalog.convert_to(doc_type OPERATOR(pg_catalog.||) ' '
-			OPERATOR(pg_catalog.||) docmodel.version_text(from_version), 'UTF8')),
+			OPERATOR(pg_catalog.||) docmodel.version_text(from_version)
+			OPERATOR(pg_catalog.||) CASE WHEN collection_id OPERATOR(pg_catalog.=) 0 THEN ''
+				ELSE ' ' OPERATOR(pg_catalog.||) collection_id END, 'UTF8')),
 		'hex'), 1, 40);
-COMMENT ON FUNCTION docmodel._migration_fn_name(text, docmodel.version) IS
-	'docmodel internal: name of the function pinning the function of a type''s rule from a version';
+COMMENT ON FUNCTION docmodel._migration_fn_name(text, docmodel.version, integer) IS
+	'docmodel internal: name of the function pinning the function of a type''s rule from a version (of a collection, collection_id, or global: 0)';
 
-CREATE FUNCTION docmodel._migration_fn(doc_type text, from_version docmodel.version)
+CREATE FUNCTION docmodel._migration_fn(doc_type text, from_version docmodel.version,
+	collection_id integer)
 	RETURNS oid
 	LANGUAGE sql STABLE STRICT PARALLEL SAFE
 	SET search_path = pg_catalog, pg_temp
@@ -75,20 +89,21 @@ CREATE FUNCTION docmodel._migration_fn(doc_type text, from_version docmodel.vers
 	SELECT d.refobjid FROM pg_catalog.pg_depend AS d
 	WHERE d.classid OPERATOR(pg_catalog.=) 'pg_catalog.pg_proc'::pg_catalog.regclass
 		AND d.objid OPERATOR(pg_catalog.=) pg_catalog.to_regprocedure(pg_catalog.format(
-			'docmodel.%I(pg_catalog.jsonb)', docmodel._migration_fn_name(doc_type, from_version)))
+			'docmodel.%I(pg_catalog.jsonb)', docmodel._migration_fn_name(doc_type, from_version,
+				collection_id)))
 		AND d.refclassid OPERATOR(pg_catalog.=) 'pg_catalog.pg_proc'::pg_catalog.regclass
 		AND d.deptype OPERATOR(pg_catalog.=) 'n';
 	END;
-COMMENT ON FUNCTION docmodel._migration_fn(text, docmodel.version) IS
+COMMENT ON FUNCTION docmodel._migration_fn(text, docmodel.version, integer) IS
 	'docmodel internal: the OID of the function a type''s rule from a version calls (NULL when not pinned)';
 
 CREATE FUNCTION docmodel._migration_pin(doc_type text, from_version docmodel.version,
-	to_version docmodel.version, fn regprocedure) RETURNS void
+	to_version docmodel.version, fn regprocedure, collection_id integer) RETURNS void
 LANGUAGE plpgsql VOLATILE PARALLEL UNSAFE
 SET search_path = pg_catalog, pg_temp
 AS $$
 DECLARE
-	name text := docmodel._migration_fn_name(doc_type, from_version);
+	name text := docmodel._migration_fn_name(doc_type, from_version, collection_id);
 	p record;
 BEGIN
 	IF to_regprocedure(format('docmodel.%I(jsonb)', name)) IS NOT NULL THEN
@@ -102,7 +117,7 @@ BEGIN
 	WHERE pr.oid = fn;
 	EXECUTE format('CREATE FUNCTION docmodel.%I(doc jsonb) RETURNS jsonb LANGUAGE sql '
 		'BEGIN ATOMIC SELECT %I.%I(doc); END', name, p.nspname, p.proname);
-	IF docmodel._migration_fn(doc_type, from_version) IS DISTINCT FROM fn::oid THEN
+	IF docmodel._migration_fn(doc_type, from_version, collection_id) IS DISTINCT FROM fn::oid THEN
 		RAISE EXCEPTION USING ERRCODE = '42725',
 			MESSAGE = format('migration function %s cannot be called unambiguously by its name', fn),
 			DETAIL = format('Type "%s", migration %s to %s.', doc_type, from_version, to_version);
@@ -112,7 +127,7 @@ BEGIN
 			fn, doc_type, from_version, to_version));
 END
 $$;
-COMMENT ON FUNCTION docmodel._migration_pin(text, docmodel.version, docmodel.version, regprocedure) IS
+COMMENT ON FUNCTION docmodel._migration_pin(text, docmodel.version, docmodel.version, regprocedure, integer) IS
 	'docmodel internal: pin the function of a rule (or unpin, with fn NULL), so that it cannot be dropped and is called by its OID';
 
 CREATE FUNCTION docmodel._migration_unpin_orphans() RETURNS trigger
@@ -125,7 +140,8 @@ BEGIN
 	FOR f IN SELECT p.oid::regprocedure AS pin FROM pg_proc p
 		WHERE p.pronamespace = 'docmodel'::regnamespace
 			AND p.proname LIKE '\_migration\_fn\_%' AND p.pronargs = 1
-			AND p.proname NOT IN (SELECT docmodel._migration_fn_name(r.doc_type, r.from_version)
+			AND p.proname NOT IN (SELECT docmodel._migration_fn_name(r.doc_type, r.from_version,
+				r.collection_id)
 				FROM docmodel.migration_rules r)
 	LOOP
 		EXECUTE format('DROP FUNCTION %s', f.pin);
@@ -188,9 +204,13 @@ COMMENT ON FUNCTION docmodel.drop_collection(regclass) IS
 COMMENT ON FUNCTION docmodel.set_revisions(regclass, integer) IS
     'keep the last keep revisions of every document of a collection (0 = off; the history table is kept)';
 
-CREATE OR REPLACE FUNCTION docmodel.register_migration(doc_type text,
+-- register_migration takes coll and active: a new signature, not an overload
+-- (calls would be ambiguous).
+DROP FUNCTION docmodel.register_migration(text, docmodel.version, docmodel.version, jsonb, regprocedure);
+CREATE FUNCTION docmodel.register_migration(doc_type text,
 	from_version docmodel.version, to_version docmodel.version,
-	steps jsonb DEFAULT NULL, fn regprocedure DEFAULT NULL) RETURNS void
+	steps jsonb DEFAULT NULL, fn regprocedure DEFAULT NULL,
+	coll regclass DEFAULT NULL, active boolean DEFAULT true) RETURNS void
 LANGUAGE plpgsql VOLATILE PARALLEL UNSAFE
 SET search_path = pg_catalog, pg_temp
 AS $$
@@ -200,6 +220,8 @@ DECLARE
 	same record;
 	first_from docmodel.version;
 	last_to docmodel.version;
+	scope integer := 0;
+	place text := '';
 BEGIN
 	IF doc_type IS NULL OR doc_type = '' OR octet_length(doc_type) > 250 THEN
 		RAISE EXCEPTION USING ERRCODE = '22023',
@@ -210,6 +232,22 @@ BEGIN
 		RAISE EXCEPTION USING ERRCODE = '22023',
 			MESSAGE = 'from_version and to_version are required',
 			DETAIL = format('Type "%s".', doc_type);
+	END IF;
+	IF active IS NULL THEN
+		RAISE EXCEPTION USING ERRCODE = '22023',
+			MESSAGE = 'active must be true or false',
+			DETAIL = format('Type "%s", migration %s to %s.', doc_type, from_version, to_version);
+	END IF;
+	-- A rule of one collection: it replaces the type's global chain there.
+	IF coll IS NOT NULL THEN
+		SELECT c.id INTO scope FROM docmodel.collection_config AS c WHERE c.coll = register_migration.coll;
+		IF NOT FOUND THEN
+			RAISE EXCEPTION USING ERRCODE = '22023',
+				MESSAGE = format('"%s" is not a docmodel collection', coll),
+				DETAIL = format('Type "%s", migration %s to %s: a rule is global (coll NULL) or of one collection.',
+					doc_type, from_version, to_version);
+		END IF;
+		place := format(' in collection %s', coll);
 	END IF;
 	IF (steps IS NULL) = (fn IS NULL) THEN
 		RAISE EXCEPTION USING ERRCODE = '22023',
@@ -242,43 +280,101 @@ BEGIN
 	-- One registration at a time, so two cannot fork the chain.
 	LOCK TABLE docmodel.migration_rules IN SHARE ROW EXCLUSIVE MODE;
 	SELECT r.from_version, r.to_version INTO same FROM docmodel.migration_rules r
-	WHERE r.doc_type = register_migration.doc_type
+	WHERE r.doc_type = register_migration.doc_type AND r.collection_id = scope
 		AND r.from_version OPERATOR(docmodel.=) register_migration.from_version;
 	IF FOUND THEN
 		IF same.to_version OPERATOR(docmodel.=) register_migration.to_version THEN
 			-- The same rule registered again replaces its steps (a fix).
 			UPDATE docmodel.migration_rules r
-			SET steps = register_migration.steps, fn = fn_text, registered_at = now()
-			WHERE r.doc_type = register_migration.doc_type
+			SET steps = register_migration.steps, fn = fn_text, registered_at = now(),
+				active = register_migration.active
+			WHERE r.doc_type = register_migration.doc_type AND r.collection_id = scope
 				AND r.from_version OPERATOR(docmodel.=) register_migration.from_version;
-			PERFORM docmodel._migration_pin(doc_type, same.from_version, same.to_version, fn);
+			PERFORM docmodel._migration_pin(doc_type, same.from_version, same.to_version, fn, scope);
 			RETURN;
 		END IF;
 		RAISE EXCEPTION USING ERRCODE = '22023',
-			MESSAGE = format('type "%s" already has a migration from version %s', doc_type, from_version),
+			MESSAGE = format('type "%s" already has a migration from version %s%s', doc_type, from_version, place),
 			DETAIL = format('It goes to version %s.', same.to_version),
 			HINT = 'Register the same from and to versions again to replace its steps.';
 	END IF;
 	SELECT r.from_version INTO first_from FROM docmodel.migration_rules r
-	WHERE r.doc_type = register_migration.doc_type ORDER BY r.from_version LIMIT 1;
+	WHERE r.doc_type = register_migration.doc_type AND r.collection_id = scope
+	ORDER BY r.from_version LIMIT 1;
 	SELECT r.to_version INTO last_to FROM docmodel.migration_rules r
-	WHERE r.doc_type = register_migration.doc_type ORDER BY r.to_version DESC LIMIT 1;
+	WHERE r.doc_type = register_migration.doc_type AND r.collection_id = scope
+	ORDER BY r.to_version DESC LIMIT 1;
 	IF first_from IS NOT NULL
 		AND NOT from_version OPERATOR(docmodel.=) last_to
 		AND NOT to_version OPERATOR(docmodel.=) first_from THEN
 		RAISE EXCEPTION USING ERRCODE = '22023',
-			MESSAGE = format('a migration of type "%s" from %s to %s would not extend its chain',
-				doc_type, from_version, to_version),
-			DETAIL = format('Type "%s" goes from version %s to %s.', doc_type, first_from, last_to),
+			MESSAGE = format('a migration of type "%s" from %s to %s would not extend its chain%s',
+				doc_type, from_version, to_version, place),
+			DETAIL = format('Type "%s" goes from version %s to %s%s.', doc_type, first_from, last_to, place),
 			HINT = format('A new migration starts at %s or ends at %s.', last_to, first_from);
 	END IF;
-	INSERT INTO docmodel.migration_rules (doc_type, from_version, to_version, steps, fn)
-	VALUES (doc_type, from_version, to_version, steps, fn_text);
-	PERFORM docmodel._migration_pin(doc_type, from_version, to_version, fn);
+	INSERT INTO docmodel.migration_rules (doc_type, from_version, to_version, steps, fn,
+		collection_id, active)
+	VALUES (doc_type, from_version, to_version, steps, fn_text, scope, register_migration.active);
+	PERFORM docmodel._migration_pin(doc_type, from_version, to_version, fn, scope);
 END
 $$;
-COMMENT ON FUNCTION docmodel.register_migration(text, docmodel.version, docmodel.version, jsonb, regprocedure) IS
-	'docmodel: register the migration of a document type from one version to the next, by steps or by a jsonb -> jsonb function';
+COMMENT ON FUNCTION docmodel.register_migration(text, docmodel.version, docmodel.version, jsonb, regprocedure, regclass, boolean) IS
+	'docmodel: register the migration of a document type from one version to the next, by steps or by a jsonb -> jsonb function; of every collection (coll NULL) or of one, active now or not';
+
+CREATE FUNCTION docmodel.set_migration_active(doc_type text,
+	from_version docmodel.version, active boolean, coll regclass DEFAULT NULL) RETURNS void
+LANGUAGE plpgsql VOLATILE PARALLEL UNSAFE
+SET search_path = pg_catalog, pg_temp
+AS $$
+DECLARE
+	scope integer := 0;
+BEGIN
+	IF active IS NULL THEN
+		RAISE EXCEPTION USING ERRCODE = '22023', MESSAGE = 'active must be true or false';
+	END IF;
+	IF coll IS NOT NULL THEN
+		SELECT c.id INTO scope FROM docmodel.collection_config AS c
+		WHERE c.coll = set_migration_active.coll;
+		IF NOT FOUND THEN
+			RAISE EXCEPTION USING ERRCODE = '22023',
+				MESSAGE = format('"%s" is not a docmodel collection', coll);
+		END IF;
+	END IF;
+	UPDATE docmodel.migration_rules r SET active = set_migration_active.active
+	WHERE r.doc_type = set_migration_active.doc_type AND r.collection_id = scope
+		AND r.from_version OPERATOR(docmodel.=) set_migration_active.from_version;
+	IF NOT FOUND THEN
+		RAISE EXCEPTION USING ERRCODE = 'P0002',
+			MESSAGE = format('type "%s" has no migration from version %s%s', doc_type, from_version,
+				CASE WHEN coll IS NULL THEN '' ELSE format(' in collection %s', coll) END),
+			HINT = 'Register it with docmodel.register_migration().';
+	END IF;
+END
+$$;
+COMMENT ON FUNCTION docmodel.set_migration_active(text, docmodel.version, boolean, regclass) IS
+	'docmodel: switch a registered migration on or off (of every collection, coll NULL, or of one)';
+
+CREATE FUNCTION docmodel.current_version(doc_type text, coll regclass) RETURNS docmodel.version
+	AS 'MODULE_PATHNAME', 'current_version'
+	LANGUAGE C STABLE PARALLEL RESTRICTED;
+COMMENT ON FUNCTION docmodel.current_version(text, regclass) IS
+	'docmodel: the newest version of a document type in collection coll, by its own active migrations, else the global ones (NULL without migrations)';
+
+CREATE FUNCTION docmodel._migration_target(doc_type text, coll regclass, planned boolean)
+	RETURNS docmodel.version
+	AS 'MODULE_PATHNAME', 'current_version'
+	LANGUAGE C STABLE PARALLEL RESTRICTED;
+COMMENT ON FUNCTION docmodel._migration_target(text, regclass, boolean) IS
+	'docmodel internal: current_version(doc_type, coll), counting inactive migrations too when planned';
+
+CREATE FUNCTION docmodel._migration_steps(doc_type text, version docmodel.version,
+	target docmodel.version, coll regclass, planned boolean)
+	RETURNS integer
+	AS 'MODULE_PATHNAME', 'migration_steps'
+	LANGUAGE C STABLE PARALLEL RESTRICTED;
+COMMENT ON FUNCTION docmodel._migration_steps(text, docmodel.version, docmodel.version, regclass, boolean) IS
+	'docmodel internal: _migration_steps by the rules of collection coll (else the global ones), inactive ones too when planned';
 
 CREATE OR REPLACE FUNCTION docmodel._migration_start(coll regclass, doc_type text,
 	target docmodel.version, batch_size integer) RETURNS bigint
@@ -294,6 +390,9 @@ DECLARE
 	remaining bigint;
 	cur_targets jsonb;
 	old record;
+	-- a collection's own field names and rules (NULL for another table)
+	cfg regclass := (SELECT c.coll FROM docmodel.collection_config AS c
+		WHERE c.coll = _migration_start.coll);
 BEGIN
 	IF batch_size IS NULL OR batch_size < 1 THEN
 		RAISE EXCEPTION USING ERRCODE = '22023',
@@ -308,13 +407,13 @@ BEGIN
 			HINT = 'CALL docmodel.migrate_collection(coll, ''user'', ''2.0'').';
 	END IF;
 	IF doc_type IS NOT NULL THEN
-		IF docmodel.current_version(doc_type) IS NULL THEN
+		IF docmodel.current_version(doc_type, cfg) IS NULL THEN
 			RAISE EXCEPTION USING ERRCODE = '22023',
 				MESSAGE = format('type "%s" has no migrations', doc_type),
 				HINT = 'Register one with docmodel.register_migration().';
 		END IF;
 		-- raises 22023 when no chain reaches target
-		PERFORM docmodel._migration_steps(doc_type, NULL, target);
+		PERFORM docmodel._migration_steps(doc_type, NULL, target, cfg, false);
 	END IF;
 	IF (SELECT count(*) FROM pg_attribute a
 		WHERE a.attrelid = coll AND NOT a.attisdropped
@@ -339,7 +438,7 @@ BEGIN
 	END IF;
 
 	BEGIN
-		SELECT jsonb_object_agg(t.d, docmodel.current_version(t.d)::text) INTO cur_targets
+		SELECT jsonb_object_agg(t.d, docmodel.current_version(t.d, cfg)::text) INTO cur_targets
 		FROM (SELECT DISTINCT r.doc_type AS d FROM docmodel.migration_rules r) t;
 		cur_targets := coalesce(cur_targets, '{}'::jsonb);
 
@@ -371,8 +470,7 @@ BEGIN
 			-- a collection's own field names (NULL for another table: any style)
 			EXECUTE format('SELECT count(*) FROM %s
 				WHERE ($1 IS NULL OR id > $1) AND docmodel._migration_pending(doc, $2, $3, $4)', coll)
-			INTO remaining USING last, doc_type, target,
-				(SELECT c.coll FROM docmodel.collection_config AS c WHERE c.coll = _migration_start.coll);
+			INTO remaining USING last, doc_type, target, cfg;
 		END IF;
 		PERFORM docmodel._migration_run_set(run, 'running', last, done, done + remaining,
 			cur_targets, NULL);
@@ -439,9 +537,9 @@ BEGIN
                 USING HINT = 'The rule fails with 42883 until it is registered again.';
             CONTINUE;
         END IF;
-        PERFORM docmodel._migration_pin(r.doc_type, r.from_version, r.to_version, f);
+        PERFORM docmodel._migration_pin(r.doc_type, r.from_version, r.to_version, f, 0);
         EXECUTE pg_catalog.format('ALTER EXTENSION docmodel DROP FUNCTION docmodel.%I(pg_catalog.jsonb)',
-            docmodel._migration_fn_name(r.doc_type, r.from_version));
+            docmodel._migration_fn_name(r.doc_type, r.from_version, 0));
     END LOOP;
 END
 $$;
@@ -976,31 +1074,37 @@ ALTER TABLE docmodel.collection_config
     ADD COLUMN type_part integer NOT NULL DEFAULT 1 CHECK (type_part >= 0),
     ADD COLUMN type_check text NOT NULL DEFAULT 'exact'
         CHECK (type_check IN ('exact', 'case_insensitive', 'off')),
-    ADD COLUMN fields jsonb;
+    ADD COLUMN fields jsonb,
+    ADD COLUMN types text[],
+    ADD CONSTRAINT collection_config_types_check CHECK (CASE WHEN types IS NULL
+        THEN type_part <> 0 OR doc_type IS NOT NULL
+        ELSE type_part = 0 AND doc_type IS NULL AND cardinality(types) > 0
+            AND array_position(types, NULL) IS NULL AND '' <> ALL (types) END);
 
 CREATE FUNCTION docmodel._config_set_layout(coll regclass, type_part integer,
-    type_check text, fields jsonb)
+    type_check text, fields jsonb, types text[])
     RETURNS void
     LANGUAGE c VOLATILE PARALLEL UNSAFE
     AS 'MODULE_PATHNAME', 'config_set_layout';
-COMMENT ON FUNCTION docmodel._config_set_layout(regclass, integer, text, jsonb) IS
-    'internal: set the key layout and field names of a collection the caller owns';
+COMMENT ON FUNCTION docmodel._config_set_layout(regclass, integer, text, jsonb, text[]) IS
+    'internal: set the key layout, field names and body types of a collection the caller owns';
 
 CREATE FUNCTION docmodel.create_collection(name text, doc_type text DEFAULT NULL,
     revisions integer DEFAULT 0, meta_style text DEFAULT 'underscore',
     time_unit text DEFAULT 'ms', delimiter text DEFAULT '::',
     max_ttl integer DEFAULT NULL, type_part integer DEFAULT 1,
-    type_check text DEFAULT 'exact', fields jsonb DEFAULT NULL)
+    type_check text DEFAULT 'exact', fields jsonb DEFAULT NULL,
+    types text[] DEFAULT NULL)
     RETURNS regclass
     LANGUAGE c VOLATILE PARALLEL UNSAFE
     AS 'MODULE_PATHNAME', 'create_collection';
-COMMENT ON FUNCTION docmodel.create_collection(text, text, integer, text, text, text, integer, integer, text, jsonb) IS
-    'create a collection table (id, doc, cas, expires_at, locked_until; meta for xattrs) with its trigger; max_ttl (seconds) is the default expiry and its bound; type_part, type_check and fields set the key layout and field names';
+COMMENT ON FUNCTION docmodel.create_collection(text, text, integer, text, text, text, integer, integer, text, jsonb, text[]) IS
+    'create a collection table (id, doc, cas, expires_at, locked_until; meta for xattrs) with its trigger; max_ttl (seconds) is the default expiry and its bound; type_part, type_check and fields set the key layout and field names; types (with type_part 0) the types read from the body''s type field';
 
 CREATE OR REPLACE VIEW docmodel.collections AS
     SELECT c.coll AS collection, c.doc_type, c.revisions, c.meta_style,
            c.time_unit, c.delimiter, c.revisions_table, c.id AS config_id,
-           c.max_ttl, c.type_part, c.type_check, c.fields
+           c.max_ttl, c.type_part, c.type_check, c.fields, c.types
     FROM docmodel.collection_config AS c
     WHERE EXISTS (SELECT FROM pg_catalog.pg_class AS r
                   WHERE r.oid OPERATOR(pg_catalog.=) c.coll);
@@ -1056,8 +1160,8 @@ AS $$
 BEGIN
 	-- a collection's own field names (NULL for another table: any style)
 	RETURN QUERY EXECUTE format(
-		'SELECT s.t, s.v, s.n, docmodel.current_version(s.t),
-			docmodel._migration_steps(s.t, s.v, NULL)
+		'SELECT s.t, s.v, s.n, docmodel._migration_target(s.t, $1, true),
+			docmodel._migration_steps(s.t, s.v, NULL, $1, true)
 		FROM (SELECT docmodel._doc_type(doc, $1) AS t,
 				docmodel._doc_version(doc, $1) AS v, count(*) AS n
 			FROM %s GROUP BY 1, 2) s
@@ -1088,7 +1192,8 @@ COMMENT ON FUNCTION docmodel._citus_push() IS
 -- Runs on a worker. A row or rule it would change needs, of the role Citus
 -- connected as, what changing it on the coordinator needs: membership in
 -- the collection's owner role, INSERT and DELETE on the rules.
-CREATE FUNCTION docmodel._citus_apply(config jsonb, rules jsonb, schemas jsonb) RETURNS void
+CREATE FUNCTION docmodel._citus_apply(config jsonb, rules jsonb, schemas jsonb,
+    write_rules jsonb DEFAULT '[]') RETURNS void
     LANGUAGE plpgsql VOLATILE PARALLEL UNSAFE SECURITY DEFINER
     SET search_path = pg_catalog, pg_temp
     AS $$
@@ -1125,7 +1230,10 @@ BEGIN
             AND cur.max_ttl OPERATOR(pg_catalog.=) (c OPERATOR(pg_catalog.->>) 'max_ttl')::integer
             AND cur.type_part OPERATOR(pg_catalog.=) (c OPERATOR(pg_catalog.->>) 'type_part')::integer
             AND cur.type_check OPERATOR(pg_catalog.=) (c OPERATOR(pg_catalog.->>) 'type_check')
-            AND cur.fields IS NOT DISTINCT FROM NULLIF(c OPERATOR(pg_catalog.->) 'fields', 'null'::jsonb);
+            AND cur.fields IS NOT DISTINCT FROM NULLIF(c OPERATOR(pg_catalog.->) 'fields', 'null'::jsonb)
+            AND cur.types IS NOT DISTINCT FROM (SELECT pg_catalog.array_agg(t.e ORDER BY t.o)
+                FROM pg_catalog.jsonb_array_elements_text(NULLIF(c OPERATOR(pg_catalog.->) 'types', 'null'::jsonb))
+                WITH ORDINALITY AS t(e, o));
         -- The history table it names too, by OID: the trigger writes and
         -- prunes revisions there without further checks.
         IF hist IS NOT NULL
@@ -1150,7 +1258,7 @@ BEGIN
             WHERE k.id OPERATOR(pg_catalog.=) (c OPERATOR(pg_catalog.->>) 'id')::integer
                OR k.coll OPERATOR(pg_catalog.=) rel;
         INSERT INTO docmodel.collection_config (id, coll, doc_type, meta_style, time_unit,
-                delimiter, revisions, revisions_table, max_ttl, type_part, type_check, fields)
+                delimiter, revisions, revisions_table, max_ttl, type_part, type_check, fields, types)
             VALUES ((c OPERATOR(pg_catalog.->>) 'id')::integer, rel,
                 (c OPERATOR(pg_catalog.->>) 'doc_type'), (c OPERATOR(pg_catalog.->>) 'meta_style'),
                 (c OPERATOR(pg_catalog.->>) 'time_unit'), (c OPERATOR(pg_catalog.->>) 'delimiter'),
@@ -1158,7 +1266,10 @@ BEGIN
                 (c OPERATOR(pg_catalog.->>) 'max_ttl')::integer,
                 (c OPERATOR(pg_catalog.->>) 'type_part')::integer,
                 (c OPERATOR(pg_catalog.->>) 'type_check'),
-                NULLIF(c OPERATOR(pg_catalog.->) 'fields', 'null'::jsonb));
+                NULLIF(c OPERATOR(pg_catalog.->) 'fields', 'null'::jsonb),
+                (SELECT pg_catalog.array_agg(t.e ORDER BY t.o)
+                FROM pg_catalog.jsonb_array_elements_text(NULLIF(c OPERATOR(pg_catalog.->) 'types', 'null'::jsonb))
+                WITH ORDINALITY AS t(e, o)));
     END LOOP;
     -- Distributed collections the coordinator no longer lists, and those
     -- whose table is gone here (undistributed since).
@@ -1177,7 +1288,7 @@ BEGIN
     END LOOP;
     -- Rules by steps only (a rule's function is the coordinator's).
     IF (SELECT COALESCE(pg_catalog.jsonb_agg(pg_catalog.to_jsonb(m)
-                ORDER BY m.doc_type, m.from_version), '[]')
+                ORDER BY m.doc_type, m.collection_id, m.from_version), '[]')
         FROM docmodel.migration_rules AS m) IS DISTINCT FROM rules THEN
         IF NOT pg_catalog.has_table_privilege(SESSION_USER, 'docmodel.migration_rules',
                                               'INSERT, DELETE') THEN
@@ -1209,11 +1320,25 @@ BEGIN
         INSERT INTO docmodel.schemas
             SELECT * FROM pg_catalog.jsonb_populate_recordset(NULL::docmodel.schemas, schemas);
     END IF;
+    -- The write rules the shards' triggers apply (their statement trigger
+    -- tells every backend).
+    IF (SELECT COALESCE(pg_catalog.jsonb_agg(pg_catalog.to_jsonb(w)
+                ORDER BY w.doc_type, w.collection_id), '[]')
+        FROM docmodel.write_rules AS w) IS DISTINCT FROM write_rules THEN
+        IF NOT pg_catalog.has_table_privilege(SESSION_USER, 'docmodel.write_rules',
+                                              'INSERT, DELETE') THEN
+            RAISE EXCEPTION 'permission denied for table write_rules'
+                USING ERRCODE = 'insufficient_privilege';
+        END IF;
+        DELETE FROM docmodel.write_rules;
+        INSERT INTO docmodel.write_rules
+            SELECT * FROM pg_catalog.jsonb_populate_recordset(NULL::docmodel.write_rules, write_rules);
+    END IF;
 END
 $$;
-REVOKE ALL ON FUNCTION docmodel._citus_apply(jsonb, jsonb, jsonb) FROM PUBLIC;
-GRANT EXECUTE ON FUNCTION docmodel._citus_apply(jsonb, jsonb, jsonb) TO PUBLIC;
-COMMENT ON FUNCTION docmodel._citus_apply(jsonb, jsonb, jsonb) IS
+REVOKE ALL ON FUNCTION docmodel._citus_apply(jsonb, jsonb, jsonb, jsonb) FROM PUBLIC;
+GRANT EXECUTE ON FUNCTION docmodel._citus_apply(jsonb, jsonb, jsonb, jsonb) TO PUBLIC;
+COMMENT ON FUNCTION docmodel._citus_apply(jsonb, jsonb, jsonb, jsonb) IS
     'internal: on a Citus worker, take the coordinator''s configuration of distributed collections and its migration rules';
 
 -- The checks both functions below share: Citus is there, this is the
@@ -1608,8 +1733,8 @@ SET search_path = pg_catalog, pg_temp
 AS $$
 BEGIN
     RETURN QUERY EXECUTE format(
-        'SELECT s.t, s.v, count(*), docmodel.current_version(s.t),
-            docmodel._migration_steps(s.t, s.v, NULL),
+        'SELECT s.t, s.v, count(*), docmodel._migration_target(s.t, $2, true),
+            docmodel._migration_steps(s.t, s.v, NULL, $2, true),
             CASE WHEN $1 THEN count(s.err) END,
             CASE WHEN $1 THEN (array_agg(s.id || '' '' || s.err ORDER BY s.id)
                 FILTER (WHERE s.err IS NOT NULL))[1:3] END
@@ -3359,3 +3484,111 @@ SELECT r.run_id, r.coll, r.doc_type, r.target, r.started_at, r.finished_at,
 FROM docmodel.migration_run r;
 COMMENT ON VIEW docmodel.migration_runs IS
 	'docmodel: every migrate_collection and migrate_tables run: collection, type, target, progress (last key, docs), status, error, the mapping of a migrate_tables run';
+
+-------------------------------------------------------------------------------
+-- Counters that serve a collection: keys in its layout (delimiter, type part).
+-------------------------------------------------------------------------------
+CREATE FUNCTION docmodel.next_key_in(coll regclass, doc_type text DEFAULT NULL,
+    VARIADIC parents text[] DEFAULT '{}')
+    RETURNS text
+    LANGUAGE c VOLATILE PARALLEL UNSAFE
+    AS 'MODULE_PATHNAME', 'next_key_in';
+COMMENT ON FUNCTION docmodel.next_key_in(regclass, text, text[]) IS
+    'the next key of a document of collection coll in its layout (delimiter, type part), numbered by the counter count::[parents::]doc_type that next_id and next_key use: user:1 with delimiter :';
+
+CREATE FUNCTION docmodel.counter_keys_in(coll regclass, doc_type text DEFAULT NULL,
+    VARIADIC parents text[] DEFAULT '{}')
+    RETURNS SETOF text
+    LANGUAGE c VOLATILE PARALLEL RESTRICTED ROWS 1000
+    AS 'MODULE_PATHNAME', 'counter_keys';
+COMMENT ON FUNCTION docmodel.counter_keys_in(regclass, text, text[]) IS
+    'every key from 1 to the counter value, in the layout of collection coll, as next_key_in makes them; none when the counter is absent';
+
+-------------------------------------------------------------------------------
+-- Write rules: setter steps the collection trigger runs on every write.
+-------------------------------------------------------------------------------
+/*
+ * Write rules: per document type (global, collection_id 0, or of one
+ * collection), setter steps the collection trigger applies to every write
+ * after migrate-on-write (src/migrate.c caches them with the migration
+ * rules; the same statement trigger tells every backend).
+ */
+CREATE TABLE docmodel.write_rules (
+	doc_type      text NOT NULL,
+	collection_id integer NOT NULL DEFAULT 0,
+	steps         jsonb NOT NULL,
+	registered_at timestamptz NOT NULL DEFAULT pg_catalog.now(),
+	PRIMARY KEY (doc_type, collection_id)
+);
+COMMENT ON TABLE docmodel.write_rules IS
+	'docmodel: setter steps applied to every write of a document type (collection_id 0: every collection)';
+SELECT pg_catalog.pg_extension_config_dump('docmodel.write_rules', '');
+GRANT SELECT ON docmodel.write_rules TO PUBLIC;
+CREATE TRIGGER write_rules_changed
+	AFTER INSERT OR UPDATE OR DELETE OR TRUNCATE ON docmodel.write_rules
+	FOR EACH STATEMENT EXECUTE FUNCTION docmodel._migration_rules_changed();
+
+CREATE FUNCTION docmodel._check_write_rule_steps(steps jsonb) RETURNS void
+	AS 'MODULE_PATHNAME', 'write_rule_check_steps'
+	LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+COMMENT ON FUNCTION docmodel._check_write_rule_steps(jsonb) IS
+	'docmodel internal: raise 22023 when a steps array is not well formed or holds a step a write rule may not (not a setter)';
+
+CREATE FUNCTION docmodel.register_write_rule(doc_type text, steps jsonb,
+	coll regclass DEFAULT NULL) RETURNS void
+LANGUAGE plpgsql VOLATILE PARALLEL UNSAFE
+SET search_path = pg_catalog, pg_temp
+AS $$
+DECLARE
+	scope integer := 0;
+BEGIN
+	IF doc_type IS NULL OR doc_type = '' OR octet_length(doc_type) > 250 THEN
+		RAISE EXCEPTION USING ERRCODE = '22023',
+			MESSAGE = format('invalid document type "%s"', doc_type),
+			DETAIL = 'A document type is 1 to 250 bytes long.';
+	END IF;
+	IF steps IS NULL THEN
+		RAISE EXCEPTION USING ERRCODE = '22023', MESSAGE = 'steps are required',
+			DETAIL = format('Type "%s".', doc_type);
+	END IF;
+	IF coll IS NOT NULL THEN
+		SELECT c.id INTO scope FROM docmodel.collection_config AS c
+		WHERE c.coll = register_write_rule.coll;
+		IF NOT FOUND THEN
+			RAISE EXCEPTION USING ERRCODE = '22023',
+				MESSAGE = format('"%s" is not a docmodel collection', coll);
+		END IF;
+	END IF;
+	PERFORM docmodel._check_write_rule_steps(steps);
+	INSERT INTO docmodel.write_rules AS w (doc_type, collection_id, steps)
+	VALUES (doc_type, scope, steps)
+	ON CONFLICT ON CONSTRAINT write_rules_pkey
+	DO UPDATE SET steps = excluded.steps, registered_at = now();
+END
+$$;
+COMMENT ON FUNCTION docmodel.register_write_rule(text, jsonb, regclass) IS
+	'docmodel: register (again: replace) the setter steps every write of a document type runs, of every collection (coll NULL) or of one';
+
+CREATE FUNCTION docmodel.drop_write_rule(doc_type text, coll regclass DEFAULT NULL)
+	RETURNS boolean
+LANGUAGE plpgsql VOLATILE PARALLEL UNSAFE
+SET search_path = pg_catalog, pg_temp
+AS $$
+DECLARE
+	scope integer := 0;
+BEGIN
+	IF coll IS NOT NULL THEN
+		SELECT c.id INTO scope FROM docmodel.collection_config AS c
+		WHERE c.coll = drop_write_rule.coll;
+		IF NOT FOUND THEN
+			RAISE EXCEPTION USING ERRCODE = '22023',
+				MESSAGE = format('"%s" is not a docmodel collection', coll);
+		END IF;
+	END IF;
+	DELETE FROM docmodel.write_rules AS w
+	WHERE w.doc_type = drop_write_rule.doc_type AND w.collection_id = scope;
+	RETURN FOUND;
+END
+$$;
+COMMENT ON FUNCTION docmodel.drop_write_rule(text, regclass) IS
+	'docmodel: drop the write rule of a document type (of every collection, coll NULL, or of one); false when there is none';

@@ -368,8 +368,11 @@ AdviseDoc(AdviseCx *cx, const DocmodelCollection *cfg, const char *key,
 		int ktlen;
 
 		DocmodelKeyType(cfg, key, cx->keylen, &kt, &ktlen);
-		if (ktlen != tv->val.string.len ||
-			memcmp(kt, tv->val.string.val, ktlen) != 0)
+		if (DOCMODEL_BODY_TYPED(cfg)
+				? !DocmodelTypeAllowed(cfg, tv->val.string.val,
+									   tv->val.string.len)
+				: (ktlen != tv->val.string.len ||
+				   memcmp(kt, tv->val.string.val, ktlen) != 0))
 		{
 			cx->mistyped++;
 			if (cx->mistyped_key == NULL)

@@ -293,24 +293,26 @@ config_set_max_ttl(PG_FUNCTION_ARGS)
 }
 
 /*
- * _config_set_layout(coll, type_part, type_check, fields): set a
- * collection's key layout and field names, which create_collection()
+ * _config_set_layout(coll, type_part, type_check, fields, types): set a
+ * collection's key layout, field names and body types, which create_collection()
  * checked; the caller owns the collection.
  */
 Datum
 config_set_layout(PG_FUNCTION_ARGS)
 {
-	Oid types[4] = {OIDOID, INT4OID, TEXTOID, JSONBOID};
-	Datum values[4];
-	char nulls[4];
+	Oid types[5] = {OIDOID, INT4OID, TEXTOID, JSONBOID, TEXTARRAYOID};
+	Datum values[5];
+	char nulls[5];
 
 	DocmodelRequireArg(fcinfo, 0, "coll");
 	DocmodelRequireArg(fcinfo, 1, "type_part");
 	DocmodelRequireArg(fcinfo, 2, "type_check");
 	RequireOwner(PG_GETARG_OID(0));
-	TakeArgs(fcinfo, 4, values, nulls);
-	UpdateConfig("SET type_part = $2, type_check = $3, fields = $4", 4, types,
-				 values, nulls);
+	TakeArgs(fcinfo, 5, values, nulls);
+	/* the table's CHECKs refuse an inconsistent layout (23514) */
+	UpdateConfig("SET type_part = $2, type_check = $3, fields = $4, "
+				 "types = $5",
+				 5, types, values, nulls);
 	PG_RETURN_VOID();
 }
 

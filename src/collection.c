@@ -39,8 +39,10 @@
 #include "fmgr.h"
 #include "miscadmin.h"
 #include "utils/acl.h"
+#include "utils/array.h"
 #include "utils/builtins.h"
 #include "utils/hsearch.h"
+#include "utils/memutils.h"
 #include "utils/lsyscache.h"
 #include "utils/rel.h"
 #include "utils/syscache.h"
@@ -632,6 +634,122 @@ ParseMetaStyle(const char *s, DocMetaStyle *out, bool *xattrs)
 	return true;
 }
 
+/*
+ * The type lists of body-typed collections (cfg->types), one copy per
+ * distinct list, kept for the backend's life: a copy of a configuration
+ * (the trigger's) may outlive its cache entry, so they are never freed.
+ * Bounded by the distinct lists a database's collections have.
+ */
+static List *TypeLists = NIL;
+
+/* Set cfg->types and ntypes from a jsonb array of strings (types). */
+static void
+InternTypes(Jsonb *arr, DocmodelCollection *cfg)
+{
+	StringInfoData buf;
+	JsonbIterator *it;
+	JsonbValue v;
+	JsonbIteratorToken tok;
+	int n = 0;
+	ListCell *lc;
+	MemoryContext old;
+
+	initStringInfo(&buf);
+	/* the length first, then the names, so lists compare as bytes */
+	appendBinaryStringInfo(&buf, (char *) &n, sizeof(int));
+	it = JsonbIteratorInit(&arr->root);
+	while ((tok = JsonbIteratorNext(&it, &v, true)) != WJB_DONE)
+	{
+		CHECK_FOR_INTERRUPTS();
+		if (tok != WJB_ELEM || v.type != jbvString)
+			continue;
+		appendBinaryStringInfo(&buf, v.val.string.val, v.val.string.len);
+		appendStringInfoChar(&buf, '\0');
+		n++;
+	}
+	memcpy(buf.data, &n, sizeof(int));
+	foreach (lc, TypeLists)
+	{
+		char *t = lfirst(lc);
+		int len;
+
+		memcpy(&len, t, sizeof(int));
+		if (len == buf.len - (int) sizeof(int) &&
+			memcmp(t + sizeof(int), buf.data + sizeof(int), len) == 0)
+			break;
+	}
+	if (lc == NULL)
+	{
+		char *t;
+		int len = buf.len - sizeof(int);
+
+		old = MemoryContextSwitchTo(TopMemoryContext);
+		t = palloc(buf.len);
+		memcpy(t, &len, sizeof(int));
+		memcpy(t + sizeof(int), buf.data + sizeof(int), len);
+		TypeLists = lappend(TypeLists, t);
+		MemoryContextSwitchTo(old);
+		lc = list_tail(TypeLists);
+	}
+	cfg->ntypes = n;
+	cfg->types = (char *) lfirst(lc) + sizeof(int);
+	pfree(buf.data);
+}
+
+/*
+ * Whether a body-typed collection cfg allows type (not NUL-terminated):
+ * one of its types, compared as type_check says (any type when 'off').
+ */
+bool
+DocmodelTypeAllowed(const DocmodelCollection *cfg, const char *type,
+					int type_len)
+{
+	const char *t = cfg->types;
+	int i;
+
+	if (cfg->type_check == DOCMODEL_TYPE_OFF)
+		return true;
+	for (i = 0; i < cfg->ntypes; i++)
+	{
+		int len = strlen(t);
+
+		if (len == type_len && cfg->type_check == DOCMODEL_TYPE_EXACT &&
+			memcmp(t, type, len) == 0)
+			return true;
+		if (len == type_len && cfg->type_check != DOCMODEL_TYPE_EXACT)
+		{
+			int j;
+
+			/* case_insensitive: ASCII letters fold, as for key types */
+			for (j = 0; j < len; j++)
+				if (pg_ascii_tolower((unsigned char) t[j]) !=
+					pg_ascii_tolower((unsigned char) type[j]))
+					break;
+			if (j == len)
+				return true;
+		}
+		t += len + 1;
+	}
+	return false;
+}
+
+/* The types of a body-typed collection, as a message lists them. */
+char *
+DocmodelTypesList(const DocmodelCollection *cfg)
+{
+	StringInfoData buf;
+	const char *t = cfg->types;
+	int i;
+
+	initStringInfo(&buf);
+	for (i = 0; i < cfg->ntypes; i++)
+	{
+		appendStringInfo(&buf, "%s\"%s\"", i ? ", " : "", t);
+		t += strlen(t) + 1;
+	}
+	return buf.data;
+}
+
 /* Read one configuration row into *cfg; return false when there is none. */
 static bool
 LoadCollection(int32 id, DocmodelCollection *cfg)
@@ -641,6 +759,7 @@ LoadCollection(int32 id, DocmodelCollection *cfg)
 	int ret;
 	bool found = false;
 	Datum fields;
+	Datum types;
 	int v;
 
 	args[0] = Int32GetDatum(id);
@@ -656,7 +775,8 @@ LoadCollection(int32 id, DocmodelCollection *cfg)
 		"::pg_catalog.int4, "
 		"pg_catalog.to_jsonb(c) OPERATOR(pg_catalog.->>) 'type_check', "
 		"(pg_catalog.to_jsonb(c) OPERATOR(pg_catalog.->>) 'fields')"
-		"::pg_catalog.jsonb "
+		"::pg_catalog.jsonb, "
+		"pg_catalog.to_jsonb(c) OPERATOR(pg_catalog.->) 'types' "
 		"FROM docmodel.collection_config AS c "
 		"WHERE id OPERATOR(pg_catalog.=) $1",
 		1, argtypes, args, NULL, true, 1);
@@ -709,8 +829,12 @@ LoadCollection(int32 id, DocmodelCollection *cfg)
 		if (s != NULL && !ParseConfigName(s, TypeCheckNames, &v))
 			elog(ERROR, "bad type_check in docmodel.collection_config");
 		cfg->type_check = (DocmodelTypeCheck) v;
-		if (cfg->type_part == 0 && !cfg->has_doc_type)
-			elog(ERROR, "type_part 0 without doc_type in "
+		types = SPI_getbinval(tup, desc, 12, &isnull);
+		if (!isnull && JB_ROOT_IS_ARRAY(DatumGetJsonbP(types)) &&
+			!JB_ROOT_IS_SCALAR(DatumGetJsonbP(types)))
+			InternTypes(DatumGetJsonbP(types), cfg);
+		if (cfg->type_part == 0 && !cfg->has_doc_type && cfg->types == NULL)
+			elog(ERROR, "type_part 0 without doc_type or types in "
 						"docmodel.collection_config");
 		fields = SPI_getbinval(tup, desc, 11, &isnull);
 		cfg->fs = isnull ? DocmodelFieldSetFor(cfg->meta_style)
@@ -935,6 +1059,63 @@ _check_collection_options(PG_FUNCTION_ARGS)
 }
 
 /*
+ * Check create_collection()'s types (argument 10, not NULL): a body-typed
+ * collection has type_part 0, no doc_type, keeps its fields in the body
+ * (not xattrs), and lists one or more types, each a non-empty name of at
+ * most DOCMODEL_MAX_KEY_BYTES bytes. Raises 22023.
+ */
+static void
+CheckTypes(FunctionCallInfo fcinfo, int32 part)
+{
+	ArrayType *arr = PG_GETARG_ARRAYTYPE_P(10);
+	Datum *elems;
+	bool *nulls;
+	int n;
+	int i;
+
+	if (part != 0 || !PG_ARGISNULL(1))
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("types needs type_part 0 and no doc_type"),
+				 errdetail("types lists the types a document of a collection "
+						   "whose keys carry no type may have, read from its "
+						   "body's type field."),
+				 errhint("Give type_part => 0 and leave doc_type out.")));
+	if (strcmp(text_to_cstring(PG_GETARG_TEXT_PP(3)), "xattrs") == 0)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("types needs the type field in the body"),
+				 errdetail("meta_style 'xattrs' keeps the type field outside "
+						   "the body.")));
+	if (ARR_NDIM(arr) > 1)
+		BadOption("types", "(a multidimensional array)",
+				  "Give a one-dimensional array of type names.");
+	deconstruct_array(arr, TEXTOID, -1, false, TYPALIGN_INT, &elems, &nulls,
+					  &n);
+	if (n == 0)
+		BadOption("types", "{}", "Give one type name or more.");
+	for (i = 0; i < n; i++)
+	{
+		int len;
+
+		CHECK_FOR_INTERRUPTS();
+		if (nulls[i])
+			BadOption("types", "(an array with a NULL)",
+					  "Give type names, none NULL.");
+		len = VARSIZE_ANY_EXHDR(DatumGetPointer(elems[i]));
+		if (len == 0 || len > DOCMODEL_MAX_KEY_BYTES)
+			ereport(
+				ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("invalid type \"%s\" in types",
+						len == 0 ? "" : pnstrdup(VARDATA_ANY(elems[i]), 64)),
+				 errdetail("A document type is a non-empty name of at "
+						   "most %d bytes.",
+						   DOCMODEL_MAX_KEY_BYTES)));
+	}
+}
+
+/*
  * Check create_collection()'s key layout and field names (type_part,
  * type_check, fields: arguments 7 to 9, absent under the 0.1.0 schema);
  * raise 22023 on the first bad one. Return whether they differ from the
@@ -955,13 +1136,15 @@ CheckLayoutOptions(FunctionCallInfo fcinfo)
 		BadOption("type_part", PG_ARGISNULL(7) ? NULL : psprintf("%d", part),
 				  "Give the key part that holds the document type (1 the "
 				  "first), or 0 when keys carry no type.");
-	if (part == 0 && PG_ARGISNULL(1))
-		ereport(ERROR, (errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-						errmsg("type_part 0 needs a doc_type"),
-						errdetail("With type_part 0 keys carry no type, so the "
-								  "collection's doc_type is every document's "
-								  "type."),
-						errhint("Give doc_type as well.")));
+	if (part == 0 && PG_ARGISNULL(1) && (PG_NARGS() < 11 || PG_ARGISNULL(10)))
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("type_part 0 needs a doc_type or types"),
+				 errdetail("With type_part 0 keys carry no type: the "
+						   "collection's doc_type is every document's type, "
+						   "or each document's type is read from its body "
+						   "and is one of the collection's types."),
+				 errhint("Give doc_type or types as well.")));
 	if (PG_ARGISNULL(8) ||
 		!ParseConfigName(text_to_cstring(PG_GETARG_TEXT_PP(8)), TypeCheckNames,
 						 &tc))
@@ -975,7 +1158,10 @@ CheckLayoutOptions(FunctionCallInfo fcinfo)
 							  &xattrs);
 		(void) DocmodelFieldSetFromSpec(PG_GETARG_JSONB_P(9), ms);
 	}
-	return part != 1 || tc != DOCMODEL_TYPE_EXACT || !PG_ARGISNULL(9);
+	if (PG_NARGS() > 10 && !PG_ARGISNULL(10))
+		CheckTypes(fcinfo, part);
+	return part != 1 || tc != DOCMODEL_TYPE_EXACT || !PG_ARGISNULL(9) ||
+		   (PG_NARGS() > 10 && !PG_ARGISNULL(10));
 }
 
 /*
@@ -1061,15 +1247,18 @@ create_collection(PG_FUNCTION_ARGS)
 	}
 	if (layout)
 	{
-		Oid ltypes[4] = {OIDOID, INT4OID, TEXTOID, JSONBOID};
-		Datum largs[4] = {result, PG_GETARG_DATUM(7), PG_GETARG_DATUM(8),
-						  PG_ARGISNULL(9) ? (Datum) 0 : PG_GETARG_DATUM(9)};
-		char lnulls[4] = {' ', ' ', ' ', PG_ARGISNULL(9) ? 'n' : ' '};
+		bool notypes = PG_NARGS() < 11 || PG_ARGISNULL(10);
+		Oid ltypes[5] = {OIDOID, INT4OID, TEXTOID, JSONBOID, TEXTARRAYOID};
+		Datum largs[5] = {result, PG_GETARG_DATUM(7), PG_GETARG_DATUM(8),
+						  PG_ARGISNULL(9) ? (Datum) 0 : PG_GETARG_DATUM(9),
+						  notypes ? (Datum) 0 : PG_GETARG_DATUM(10)};
+		char lnulls[5] = {' ', ' ', ' ', PG_ARGISNULL(9) ? 'n' : ' ',
+						  notypes ? 'n' : ' '};
 
 		ret = SPI_execute_with_args(
 			"SELECT docmodel._config_set_layout($1::pg_catalog.regclass, $2, "
-			"$3, $4)",
-			4, ltypes, largs, lnulls, false, 1);
+			"$3, $4, $5)",
+			5, ltypes, largs, lnulls, false, 1);
 		if (ret != SPI_OK_SELECT)
 			elog(ERROR, "docmodel._config_set_layout failed: %d", ret);
 	}
@@ -1093,8 +1282,9 @@ DocmodelDerivedName(Oid nsp, const char *base, const char *label)
 	int pass = 0;
 
 	if (strlen(label) > NAMEDATALEN - 2 - 10)
-		ereport(ERROR, (errcode(ERRCODE_NAME_TOO_LONG),
-						errmsg("derived name label \"%s\" is too long", label)));
+		ereport(ERROR,
+				(errcode(ERRCODE_NAME_TOO_LONG),
+				 errmsg("derived name label \"%s\" is too long", label)));
 	strlcpy(modlabel, label, sizeof(modlabel));
 	for (;;)
 	{

@@ -27,6 +27,7 @@
  *	  docmodel.keep_stamps, the owner's; or the new key of rename_key);
  *	  then the marker "schema version: see migrate.c", where migrations may
  *	  replace `body` (a migrated Jsonb) and set stamp.schema; then the
+ *	  type's write rule (DocmodelApplyWriteRules, migrate.c); then the
  *	  assembly; then schema validation (DocmodelValidateWrite, schema.c:
  *	  the assembled document against the schema of the stamp's type and
  *	  the document's version); then the no-op update (BodyChanged: only
@@ -94,6 +95,15 @@ typedef struct DocmodelCollection
 							* collection's own (fields.c, never freed) */
 	int type_part;         /* the key part holding the type; 0: none */
 	DocmodelTypeCheck type_check;
+	/*
+	 * types: with type_part 0 and no doc_type, the types a document may
+	 * have, read from its body's type field (a Couchbase bucket's
+	 * "type": "beer"): ntypes NUL-terminated names one after the other,
+	 * interned in TopMemoryContext (one copy per distinct list, never freed,
+	 * as fields specs are: a copy of cfg keeps it); NULL otherwise.
+	 */
+	int ntypes;
+	char *types;
 	DocmodelTimeUnit time_unit;
 	int delim_len;
 	char delim[DOCMODEL_MAX_DELIM_BYTES + 1];
@@ -201,6 +211,15 @@ extern Oid DocmodelConfigRelid(void);
 extern int64 DocmodelNextCas(int64 old_cas);
 extern const char *DocmodelWho(void);
 extern char *DocmodelDerivedName(Oid nsp, const char *base, const char *label);
+
+/*
+ * Whether a collection takes each document's type from its body (type_part
+ * 0 with types) rather than from its key or doc_type.
+ */
+#define DOCMODEL_BODY_TYPED(cfg) ((cfg)->types != NULL)
+extern bool DocmodelTypeAllowed(const DocmodelCollection *cfg, const char *type,
+								int type_len);
+extern char *DocmodelTypesList(const DocmodelCollection *cfg);
 
 /* key.c: the one way a key gives its document type under a layout */
 extern void DocmodelKeyType(const DocmodelCollection *cfg, const char *key,

@@ -95,6 +95,7 @@
 #include "utils/snapmgr.h"
 #include "utils/timestamp.h"
 
+#include "collection.h"
 #include "docmodel.h"
 #include "key.h"
 
@@ -189,6 +190,7 @@ PG_FUNCTION_INFO_V1(counter_drop);
 PG_FUNCTION_INFO_V1(next_id);
 PG_FUNCTION_INFO_V1(next_key);
 PG_FUNCTION_INFO_V1(counter_keys);
+PG_FUNCTION_INFO_V1(next_key_in);
 PG_FUNCTION_INFO_V1(counter_state_value);
 PG_FUNCTION_INFO_V1(counter_state_guard);
 
@@ -889,6 +891,129 @@ CounterIdName(FunctionCallInfo fcinfo, char **prefix)
 	return cstring_to_text_with_len(buf.data, buf.len);
 }
 
+/* Raise 22023 for a part of a key next_key_in() would build. */
+static void
+pg_attribute_noreturn() CounterBadPart(const char *what, const char *part,
+									   const char *coll, const char *delim)
+{
+	ereport(ERROR,
+			(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+			 errmsg("invalid %s \"%s\"", what, part),
+			 errdetail("A key part of collection \"%s\" is not empty and "
+					   "contains neither its delimiter \"%s\" nor \"%s\".",
+					   coll, delim, DOCMODEL_DEFAULT_DELIM)));
+}
+
+/*
+ * next_key_in's and counter_keys_in's arguments (coll, doc_type, VARIADIC
+ * parents): the counter, count::[parents::]doc_type as next_id names it
+ * (so next_key(doc_type, ...) and next_key_in(coll, doc_type, ...) share
+ * it), and in *prefix the key up to its number in the layout of collection
+ * coll: its delimiter; the type at part type_part, the parents around it
+ * (parents first fill the parts before it); no type part when type_part is
+ * 0. doc_type NULL: the collection's doc_type; one given must be it, or one
+ * of a body-typed collection's types.
+ */
+static text *
+CounterIdNameIn(FunctionCallInfo fcinfo, char **prefix)
+{
+	const DocmodelCollection *cfg;
+	char *coll;
+	char delim[DOCMODEL_MAX_DELIM_BYTES + 1];
+	int type_part;
+	char *doc_type;
+	Datum *elems;
+	bool *nulls;
+	int n;
+	int i;
+	int k;
+	StringInfoData name;
+	StringInfoData key;
+
+	DocmodelRequireArg(fcinfo, 0, "coll");
+	DocmodelRequireArg(fcinfo, 2, "parents");
+	cfg = DocmodelCollectionOf(PG_GETARG_OID(0));
+	coll = get_rel_name(cfg->relid);
+	if (coll == NULL)
+		coll = "(dropped)";
+	memcpy(delim, cfg->delim, cfg->delim_len);
+	delim[cfg->delim_len] = '\0';
+	type_part = cfg->type_part;
+	if (!PG_ARGISNULL(1))
+		doc_type = text_to_cstring(PG_GETARG_TEXT_PP(1));
+	else if (cfg->has_doc_type)
+		doc_type = pnstrdup(cfg->doc_type, cfg->doc_type_len);
+	else
+		ereport(
+			ERROR,
+			(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+			 errmsg("collection \"%s\" needs a doc_type for its keys", coll),
+			 errdetail("It has no doc_type of its own."),
+			 errhint("Give the type of the documents the keys are for.")));
+	if (DOCMODEL_BODY_TYPED(cfg)
+			? !DocmodelTypeAllowed(cfg, doc_type, strlen(doc_type))
+			: (cfg->has_doc_type && cfg->type_check != DOCMODEL_TYPE_OFF &&
+			   (strlen(doc_type) != (size_t) cfg->doc_type_len ||
+				(cfg->type_check == DOCMODEL_TYPE_EXACT &&
+				 memcmp(doc_type, cfg->doc_type, cfg->doc_type_len) != 0) ||
+				(cfg->type_check == DOCMODEL_TYPE_CASE_INSENSITIVE &&
+				 pg_strncasecmp(doc_type, cfg->doc_type, cfg->doc_type_len) !=
+					 0))))
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("document type \"%s\" is not a type of collection "
+						"\"%s\"",
+						doc_type, coll)));
+	if (doc_type[0] == '\0' || strstr(doc_type, delim) != NULL ||
+		strstr(doc_type, DOCMODEL_DEFAULT_DELIM) != NULL)
+		CounterBadPart("document type", doc_type, coll, delim);
+	deconstruct_array(PG_GETARG_ARRAYTYPE_P(2), TEXTOID, -1, false,
+					  TYPALIGN_INT, &elems, &nulls, &n);
+	if (type_part > 1 && n < type_part - 1)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("collection \"%s\" needs %d parent%s before the "
+						"type in its keys",
+						coll, type_part - 1, type_part == 2 ? "" : "s"),
+				 errdetail("Its keys hold the type in part %d.", type_part)));
+	initStringInfo(&name);
+	initStringInfo(&key);
+	appendStringInfoString(&name, "count" DOCMODEL_DEFAULT_DELIM);
+	for (i = 0, k = 1; i <= n; i++, k++)
+	{
+		char *p;
+
+		CHECK_FOR_INTERRUPTS();
+		if (k == type_part)
+		{
+			appendStringInfo(&key, "%s%s", doc_type, delim);
+			if (i == n)
+				break;
+			k++;
+		}
+		if (i == n)
+			break;
+		if (nulls[i])
+			ereport(ERROR, (errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+							errmsg("parent %d must not be null", i + 1)));
+		p = TextDatumGetCString(elems[i]);
+		if (p[0] == '\0' || strstr(p, delim) != NULL ||
+			strstr(p, DOCMODEL_DEFAULT_DELIM) != NULL)
+			CounterBadPart("key part", p, coll, delim);
+		appendStringInfo(&key, "%s%s", p, delim);
+		appendStringInfo(&name, "%s" DOCMODEL_DEFAULT_DELIM, p);
+	}
+	appendStringInfoString(&name, doc_type);
+	DocmodelCheckKey(name.data, name.len, DOCMODEL_DEFAULT_DELIM,
+					 strlen(DOCMODEL_DEFAULT_DELIM), true);
+	/* the longest key it will make must be a key of the collection */
+	appendStringInfoString(&key, "9223372036854775807");
+	DocmodelCheckKey(key.data, key.len, delim, strlen(delim), true);
+	key.data[key.len - 19] = '\0';
+	*prefix = key.data;
+	return cstring_to_text_with_len(name.data, name.len);
+}
+
 /* counter_create(name, start, gapless): create a counter; 23505 if it exists. */
 Datum
 counter_create(PG_FUNCTION_ARGS)
@@ -1059,6 +1184,22 @@ next_key(PG_FUNCTION_ARGS)
 	PG_RETURN_TEXT_P(cstring_to_text(psprintf("%s" INT64_FORMAT, prefix, id)));
 }
 
+/*
+ * next_key_in(coll, doc_type, VARIADIC parents): the next key in the
+ * layout of collection coll (see CounterIdNameIn), from next_id's counter.
+ */
+Datum
+next_key_in(PG_FUNCTION_ARGS)
+{
+	char *prefix;
+	text *name = CounterIdNameIn(fcinfo, &prefix);
+	int64 id;
+
+	CounterCheckWritable("docmodel.next_key_in()");
+	id = CounterAdd(name, COUNTER_ADD, 1, true, 0, false);
+	PG_RETURN_TEXT_P(cstring_to_text(psprintf("%s" INT64_FORMAT, prefix, id)));
+}
+
 /* State of a counter_keys scan. */
 typedef struct CounterKeysState
 {
@@ -1090,7 +1231,9 @@ counter_keys(PG_FUNCTION_ARGS)
 		funcctx = SRF_FIRSTCALL_INIT();
 		old = MemoryContextSwitchTo(funcctx->multi_call_memory_ctx);
 		st = palloc(sizeof(CounterKeysState));
-		name = CounterIdName(fcinfo, &st->prefix);
+		/* counter_keys_in(coll, doc_type, parents): coll's layout */
+		name = PG_NARGS() == 3 ? CounterIdNameIn(fcinfo, &st->prefix)
+							   : CounterIdName(fcinfo, &st->prefix);
 		MemoryContextSwitchTo(old);
 		if (CounterAccess(name, COUNTER_READ, 0, &value, &gapless) !=
 			COUNTER_DONE)

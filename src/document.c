@@ -680,6 +680,45 @@ SameType(DocmodelTypeCheck tc, const char *a, int alen, const char *b, int blen)
 }
 
 /*
+ * The type of a write to a body-typed collection (types): the body's type
+ * field typev, which must be a string and one of the collection's types
+ * (as type_check says); 23514 otherwise, naming the key.
+ */
+static void
+BodyType(TriggerWrite *w, JsonbValue *typev)
+{
+	const char *typename = w->fs->field[DOC_FIELD_TYPE].name;
+	const char *coll = RelationGetRelationName(w->rel);
+
+	if (typev == NULL || typev->type != jbvString || typev->val.string.len == 0)
+		ereport(
+			ERROR,
+			(errcode(ERRCODE_CHECK_VIOLATION),
+			 errmsg("document \"%.*s\" has no type", w->key_len, w->key),
+			 errdetail("Collection \"%s\" reads each document's type "
+					   "from its field \"%s\", which this document %s.",
+					   coll, typename,
+					   typev == NULL              ? "lacks"
+					   : typev->type != jbvString ? "has, but not as a string"
+												  : "has empty"),
+			 errhint("Give the document a \"%s\" among %s.", typename,
+					 DocmodelTypesList(&w->cfg))));
+	if (!DocmodelTypeAllowed(&w->cfg, typev->val.string.val,
+							 typev->val.string.len))
+		ereport(
+			ERROR,
+			(errcode(ERRCODE_CHECK_VIOLATION),
+			 errmsg("document type \"%.*s\" is not a type of collection "
+					"\"%s\"",
+					typev->val.string.len, typev->val.string.val, coll),
+			 errdetail("Document \"%.*s\": collection \"%s\" holds "
+					   "documents of the types %s.",
+					   w->key_len, w->key, coll, DocmodelTypesList(&w->cfg))));
+	w->st.type = typev->val.string.val;
+	w->st.type_len = typev->val.string.len;
+}
+
+/*
  * The type: the key's (DocmodelKeyType: the key part of the collection's
  * layout, or its doc_type), which the body's type field (when present)
  * and the collection's doc_type (when set) must match as type_check says.
@@ -719,6 +758,11 @@ CheckType(TriggerWrite *w, Jsonb *body)
 							   fs->container.name)));
 		typev =
 			mc ? DocmodelFieldValueIn(fs, mc, DOC_FIELD_TYPE, &typebuf) : NULL;
+	}
+	if (DOCMODEL_BODY_TYPED(cfg))
+	{
+		BodyType(w, typev);
+		return;
 	}
 	if (typev != NULL && cfg->type_check != DOCMODEL_TYPE_OFF &&
 		(typev->type != jbvString ||
@@ -1084,8 +1128,11 @@ collection_trigger(PG_FUNCTION_ARGS)
 
 	/* schema version: see migrate.c (migrate on write, stamp _schema) */
 	body = DocmodelMigrateOnWrite(body, w.st.type, w.st.type_len,
-								  w.cfg.xattrs ? NULL : w.fs, w.key, w.key_len,
-								  &w.st.schema);
+								  w.cfg.xattrs ? NULL : w.fs, w.cfg.id, w.key,
+								  w.key_len, &w.st.schema);
+	/* write rules: see migrate.c (setters on every write, after migration) */
+	body = DocmodelApplyWriteRules(body, w.st.type, w.st.type_len, w.cfg.id,
+								   w.key, w.key_len);
 
 	if (w.cfg.xattrs)
 	{

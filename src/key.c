@@ -450,7 +450,9 @@ DocmodelCheckKey(const char *key, int len, const char *delim, int dlen,
  * The document type of a key under collection cfg's layout, the one place
  * that derives it (the trigger, and every concern that needs a key's type):
  * part cfg->type_part of the key (1: the first), or the collection's
- * doc_type when type_part is 0 (keys carry no type). The key has passed
+ * doc_type when type_part is 0 (keys carry no type); NULL (length 0) in a
+ * body-typed collection (DOCMODEL_BODY_TYPED), whose documents' types are
+ * in their bodies alone. The key has passed
  * DocmodelCheckKey(), so the delimiter occurs only as separators. Raises
  * 22023 naming the key when it has fewer parts. *type points into key (or
  * cfg) and is not NUL-terminated.
@@ -467,8 +469,9 @@ DocmodelKeyType(const DocmodelCollection *cfg, const char *key, int key_len,
 
 	if (cfg->type_part == 0)
 	{
-		*type = cfg->doc_type;
-		*type_len = cfg->doc_type_len;
+		/* a body-typed collection (types): no type without the body */
+		*type = cfg->has_doc_type ? cfg->doc_type : NULL;
+		*type_len = cfg->has_doc_type ? cfg->doc_type_len : 0;
 		return;
 	}
 	/* the separators: memchr finds each delimiter's first byte */

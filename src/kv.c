@@ -967,7 +967,8 @@ DocmodelKvGet(Oid relid, Datum keyd)
 	if (doc == NULL || !KvReadMigrates(entry, &fs))
 		return doc;
 	/* schema version: see migrate.c (get returns the current version) */
-	return DocmodelMigrateIn(doc, NULL, TextDatumGetCString(keyd), fs);
+	return DocmodelMigrateIn(doc, NULL, TextDatumGetCString(keyd), fs,
+							 entry->config_id);
 }
 
 /*
@@ -983,6 +984,7 @@ typedef struct KvMultiReceiver
 	MemoryContext rowcxt;
 	bool migrates; /* KvReadMigrates */
 	const DocFieldSet *fs;
+	int32 scope; /* the collection's rules: its config id */
 } KvMultiReceiver;
 
 /* Migrate one row and hand it to the tuplestore. */
@@ -995,9 +997,10 @@ KvMultiReceive(TupleTableSlot *slot, DestReceiver *self)
 
 	/* schema version: see migrate.c (each doc at its current version) */
 	tuplestore_puttuple(
-		r->store, r->migrates ? DocmodelMigrateTuple(
-									tup, slot->tts_tupleDescriptor, 1, 2, r->fs)
-							  : tup);
+		r->store, r->migrates
+					  ? DocmodelMigrateTuple(tup, slot->tts_tupleDescriptor, 1,
+											 2, r->fs, r->scope)
+					  : tup);
 	MemoryContextSwitchTo(old);
 	MemoryContextReset(r->rowcxt);
 	return true;
@@ -1042,6 +1045,7 @@ kv_get_multi(PG_FUNCTION_ARGS)
 	recv.pub.mydest = DestNone;
 	recv.store = rsinfo->setResult;
 	recv.migrates = KvReadMigrates(entry, &recv.fs);
+	recv.scope = entry->config_id;
 	recv.rowcxt = AllocSetContextCreate(
 		CurrentMemoryContext, "docmodel get_multi row", ALLOCSET_DEFAULT_SIZES);
 	/* the keys as they are: no copy of a large array */
@@ -1246,6 +1250,7 @@ KvDocAndCas(FunctionCallInfo fcinfo, const char *key)
 	Jsonb *doc;
 	Jsonb *cur;
 	const DocFieldSet *fs;
+	KvRel *entry;
 
 	values[1] = Int64GetDatum(KvResultCas());
 	values[0] = SPI_datumTransfer(
@@ -1254,8 +1259,9 @@ KvDocAndCas(FunctionCallInfo fcinfo, const char *key)
 	SPI_finish();
 	/* schema version: see migrate.c (the document at its current version) */
 	doc = DatumGetJsonbP(values[0]);
-	cur = KvReadMigrates(KvLookup(PG_GETARG_OID(0), AccessShareLock), &fs)
-			  ? DocmodelMigrateIn(doc, NULL, key, fs)
+	entry = KvLookup(PG_GETARG_OID(0), AccessShareLock);
+	cur = KvReadMigrates(entry, &fs)
+			  ? DocmodelMigrateIn(doc, NULL, key, fs, entry->config_id)
 			  : doc;
 	if (cur != doc)
 		values[0] = JsonbPGetDatum(cur);

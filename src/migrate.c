@@ -10,9 +10,12 @@
  *	  functions. The bulk run (migrate_collection) is in migrate_run.c.
  *
  *	  Shared state: a backend-local cache of docmodel.migration_rules (one
- *	  entry per document type: its chain of rules with parsed steps), kept
- *	  in MigrateCacheContext under CacheMemoryContext. A statement trigger on
- *	  the registry sends a relcache invalidation for it; our relcache and
+ *	  entry per document type, scope -- a collection's config id, or 0 for
+ *	  the global rules -- and kind: the active rules, or all of them for
+ *	  migration_plan; each its chain of rules with parsed steps) and of
+ *	  docmodel.write_rules (a type's setter steps per scope), kept in
+ *	  MigrateCacheContext under CacheMemoryContext. A statement trigger on
+ *	  either table sends a relcache invalidation for it; our relcache and
  *	  pg_proc syscache subscribers (called by docmodel.c's dispatchers)
  *	  only mark the cache stale, and the next call
  *	  reloads it with one query. The cache is never freed while a migration
@@ -28,6 +31,7 @@
 #include "catalog/pg_type.h"
 #include "executor/spi.h"
 #include "fmgr.h"
+#include "miscadmin.h"
 #include "utils/builtins.h"
 #include "utils/hsearch.h"
 #include "utils/jsonb.h"
@@ -59,10 +63,23 @@ typedef struct Rule
 
 #define TYPE_NAME_MAX 256
 
-/* A document type's rules, sorted by from version. */
+/*
+ * Which rules a chain holds: those of a type in one collection (scope, its
+ * collection_config id) or everywhere (scope 0), active ones only (what
+ * reads, writes and bulk runs apply) or all (planned: what migration_plan
+ * shows, inactive rules included). The hash key; name zero-padded.
+ */
+typedef struct RulesKey
+{
+	int32 scope;
+	bool planned;
+	char name[TYPE_NAME_MAX];
+} RulesKey;
+
+/* A document type's rules (of one scope, active or planned), by from version. */
 typedef struct TypeRules
 {
-	char name[TYPE_NAME_MAX]; /* hash key */
+	RulesKey key; /* hash key */
 	int nrules;
 	Rule *rules;
 	DocVersion *oldest;
@@ -70,6 +87,14 @@ typedef struct TypeRules
 	char *current_text;
 	int current_len;
 } TypeRules;
+
+/* A type's write rule (of one scope): setters run by every write. */
+typedef struct WriteRule
+{
+	RulesKey key; /* hash key (planned: false) */
+	Step *steps;
+	int nsteps;
+} WriteRule;
 
 /* The cache; see the file banner. */
 static MemoryContext MigrateCacheContext = NULL;
@@ -80,7 +105,11 @@ static uint64 migrate_inval_count = 0; /* invalidations seen */
 static Oid migrate_registry_relid = InvalidOid;
 static bool migrate_sql_has_pins = true; /* false: the SQL is still 0.1.0 */
 static int migrate_depth = 0;
+static HTAB *write_rules = NULL; /* WriteRule, in MigrateCacheContext */
+static long write_nrules = 0;
+static Oid write_rules_relid = InvalidOid;
 static TypeRules *migrate_last_type = NULL; /* the last type found */
+static RulesKey migrate_last_key;           /* what found it */
 
 PG_FUNCTION_INFO_V1(migrate);
 PG_FUNCTION_INFO_V1(migrate_doc);
@@ -91,6 +120,7 @@ PG_FUNCTION_INFO_V1(migration_steps);
 PG_FUNCTION_INFO_V1(migration_doc_type);
 PG_FUNCTION_INFO_V1(migration_doc_version);
 PG_FUNCTION_INFO_V1(migration_check_steps);
+PG_FUNCTION_INFO_V1(write_rule_check_steps);
 PG_FUNCTION_INFO_V1(migration_rules_changed);
 
 /* ---------------------------------------------------------------------
@@ -102,7 +132,8 @@ PG_FUNCTION_INFO_V1(migration_rules_changed);
 void
 DocmodelMigrateRelcache(Oid relid)
 {
-	if (relid == InvalidOid || relid == migrate_registry_relid)
+	if (relid == InvalidOid || relid == migrate_registry_relid ||
+		(OidIsValid(write_rules_relid) && relid == write_rules_relid))
 	{
 		migrate_cache_valid = false;
 		migrate_inval_count++;
@@ -159,19 +190,25 @@ ReadRegistry(void)
 
 	ret = SPI_execute("SELECT pg_catalog.to_regprocedure("
 					  "'docmodel._migration_fn(pg_catalog.text, "
-					  "docmodel.version)') IS NOT NULL",
+					  "docmodel.version, pg_catalog.int4)') IS NOT NULL",
 					  true, 1);
 	if (ret != SPI_OK_SELECT || SPI_processed != 1)
 		elog(ERROR, "looking up docmodel._migration_fn failed: %d", ret);
 	migrate_sql_has_pins = DatumGetBool(SPI_getbinval(
 		SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 1, &isnull));
-#define RULES_SQL(pin)                                 \
-	"SELECT doc_type, from_version::pg_catalog.text, " \
-	"to_version::pg_catalog.text, steps, fn, " pin     \
-	" FROM docmodel.migration_rules ORDER BY doc_type, from_version"
+	/* collection_id and active: absent under the 0.1.0 schema */
+#define RULES_SQL(pin)                                                    \
+	"SELECT doc_type, from_version::pg_catalog.text, "                    \
+	"to_version::pg_catalog.text, steps, fn, " pin ", "                   \
+	"(pg_catalog.to_jsonb(r) OPERATOR(pg_catalog.->>) 'collection_id')"   \
+	"::pg_catalog.int4, "                                                 \
+	"COALESCE((pg_catalog.to_jsonb(r) OPERATOR(pg_catalog.->>) 'active')" \
+	"::pg_catalog.bool, true) "                                           \
+	"FROM docmodel.migration_rules AS r ORDER BY doc_type, from_version"
 	ret = SPI_execute(
 		migrate_sql_has_pins
-			? RULES_SQL("docmodel._migration_fn(doc_type, from_version)")
+			? RULES_SQL("docmodel._migration_fn(doc_type, from_version, "
+						"collection_id)")
 			: RULES_SQL("NULL::pg_catalog.oid"),
 		true, 0);
 	if (ret != SPI_OK_SELECT)
@@ -179,11 +216,13 @@ ReadRegistry(void)
 }
 
 /*
- * Add the rule in registry row tup to its type in types; everything is
- * allocated in the current context (the new cache's), cxt.
+ * Add the rule in registry row tup to its type's chain in types, the
+ * planned one or the active one; everything is allocated in the current
+ * context (the new cache's), cxt.
  */
 static void
-AddRule(HTAB *types, HeapTuple tup, TupleDesc td, MemoryContext cxt)
+AddRule(HTAB *types, HeapTuple tup, TupleDesc td, MemoryContext cxt,
+		bool planned)
 {
 	char *type = SPI_getvalue(tup, td, 1);
 	bool found;
@@ -191,10 +230,16 @@ AddRule(HTAB *types, HeapTuple tup, TupleDesc td, MemoryContext cxt)
 	TypeRules *tr;
 	Rule *r;
 	Datum d;
+	RulesKey k;
 
 	if (strlen(type) >= TYPE_NAME_MAX)
 		return;
-	tr = hash_search(types, type, HASH_ENTER, &found);
+	memset(&k, 0, sizeof(k));
+	d = SPI_getbinval(tup, td, 7, &isnull);
+	k.scope = isnull ? 0 : DatumGetInt32(d);
+	k.planned = planned;
+	strlcpy(k.name, type, TYPE_NAME_MAX);
+	tr = hash_search(types, &k, HASH_ENTER, &found);
 	if (!found)
 	{
 		tr->nrules = 0;
@@ -254,6 +299,50 @@ SortChains(HTAB *types)
 	return n;
 }
 
+/*
+ * Read docmodel.write_rules (under SPI, connected by the caller) into
+ * writes, parsed in cxt; return how many.
+ */
+static long
+ReadWriteRules(HTAB *writes, MemoryContext cxt)
+{
+	MemoryContext caller = CurrentMemoryContext;
+	int ret;
+	uint64 i;
+
+	ret = SPI_execute("SELECT doc_type, collection_id, steps "
+					  "FROM docmodel.write_rules",
+					  true, 0);
+	if (ret != SPI_OK_SELECT)
+		elog(ERROR, "reading docmodel.write_rules failed: %d", ret);
+	MemoryContextSwitchTo(cxt);
+	for (i = 0; i < SPI_processed; i++)
+	{
+		HeapTuple tup = SPI_tuptable->vals[i];
+		TupleDesc td = SPI_tuptable->tupdesc;
+		char *type = SPI_getvalue(tup, td, 1);
+		bool isnull;
+		RulesKey k;
+		WriteRule *wr;
+		Datum d;
+
+		CHECK_FOR_INTERRUPTS();
+		if (type == NULL || strlen(type) >= TYPE_NAME_MAX)
+			continue;
+		memset(&k, 0, sizeof(k));
+		strlcpy(k.name, type, TYPE_NAME_MAX);
+		d = SPI_getbinval(tup, td, 2, &isnull);
+		k.scope = isnull ? 0 : DatumGetInt32(d);
+		d = SPI_getbinval(tup, td, 3, &isnull);
+		if (isnull)
+			continue;
+		wr = hash_search(writes, &k, HASH_ENTER, NULL);
+		wr->steps = CheckSteps(DatumGetJsonbPCopy(d), &wr->nsteps);
+	}
+	MemoryContextSwitchTo(caller);
+	return (long) SPI_processed;
+}
+
 /* Read the registry into a new cache context; see the file banner. */
 static void
 LoadCache(void)
@@ -262,6 +351,8 @@ LoadCache(void)
 	MemoryContext cxt;
 	MemoryContext caller = CurrentMemoryContext;
 	HTAB *types;
+	HTAB *writes;
+	long nwrites = 0;
 	Oid nsp;
 	uint64 i;
 	uint64 gen;
@@ -276,8 +367,12 @@ LoadCache(void)
 
 	cxt = AllocSetContextCreate(CacheMemoryContext, "docmodel migrations",
 								ALLOCSET_DEFAULT_SIZES);
-	types = DocmodelHash("docmodel migration types", 16, TYPE_NAME_MAX,
-						 sizeof(TypeRules), true, cxt);
+	types = DocmodelHash("docmodel migration types", 16, sizeof(RulesKey),
+						 sizeof(TypeRules), false, cxt);
+	writes = DocmodelHash("docmodel write rules", 16, sizeof(RulesKey),
+						  sizeof(WriteRule), false, cxt);
+	/* absent under the 0.1.0 schema, before its update */
+	write_rules_relid = get_relname_relid("write_rules", nsp);
 
 	/* A registry that cannot be read (or parsed) leaves no half cache. */
 	PG_TRY();
@@ -286,8 +381,20 @@ LoadCache(void)
 		ReadRegistry();
 		MemoryContextSwitchTo(cxt);
 		for (i = 0; i < SPI_processed; i++)
-			AddRule(types, SPI_tuptable->vals[i], SPI_tuptable->tupdesc, cxt);
+		{
+			HeapTuple tup = SPI_tuptable->vals[i];
+			TupleDesc td = SPI_tuptable->tupdesc;
+			bool isnull;
+			bool active = DatumGetBool(SPI_getbinval(tup, td, 8, &isnull));
+
+			CHECK_FOR_INTERRUPTS();
+			AddRule(types, tup, td, cxt, true);
+			if (isnull || active)
+				AddRule(types, tup, td, cxt, false);
+		}
 		MemoryContextSwitchTo(caller);
+		if (OidIsValid(write_rules_relid))
+			nwrites = ReadWriteRules(writes, cxt);
 		SPI_finish();
 	}
 	PG_CATCH();
@@ -300,6 +407,8 @@ LoadCache(void)
 
 	migrate_ntypes = SortChains(types);
 	migrate_types = types;
+	write_rules = writes;
+	write_nrules = nwrites;
 	migrate_last_type = NULL;
 	migrate_cache_valid = (gen == migrate_inval_count);
 	MigrateCacheContext = cxt;
@@ -318,28 +427,52 @@ LoadCache(void)
 	}
 }
 
-/* Return the rules of a type (NULL when it has none), loading if stale. */
+/*
+ * Return the chain of a type for a document of collection scope (0: none
+ * known): the collection's own rules when it has any, else the type's
+ * global ones; active rules only, or all of them (planned). NULL when
+ * there are none. Loads the cache if stale.
+ */
 static TypeRules *
-LookupType(const char *type, int len)
+LookupRules(const char *type, int len, int32 scope, bool planned)
 {
-	char name[TYPE_NAME_MAX];
-
+	RulesKey k;
 	TypeRules *tr;
 
 	if (!migrate_cache_valid)
 		LoadCache();
 	if (migrate_ntypes == 0 || len >= TYPE_NAME_MAX)
 		return NULL;
-	/* most calls of a statement ask for the same type */
-	tr = migrate_last_type;
-	if (tr && memcmp(tr->name, type, len) == 0 && tr->name[len] == '\0')
-		return tr;
-	memcpy(name, type, len);
-	name[len] = '\0';
-	tr = hash_search(migrate_types, name, HASH_FIND, NULL);
+	/* most calls of a statement ask for the same type in the same place */
+	if (migrate_last_type != NULL && migrate_last_key.scope == scope &&
+		migrate_last_key.planned == planned &&
+		memcmp(migrate_last_key.name, type, len) == 0 &&
+		migrate_last_key.name[len] == '\0')
+		return migrate_last_type;
+	memset(&k, 0, sizeof(k));
+	memcpy(k.name, type, len);
+	k.planned = planned;
+	k.scope = scope;
+	tr = scope != 0 ? hash_search(migrate_types, &k, HASH_FIND, NULL) : NULL;
+	if (tr == NULL)
+	{
+		k.scope = 0;
+		tr = hash_search(migrate_types, &k, HASH_FIND, NULL);
+	}
 	if (tr)
+	{
+		k.scope = scope;
+		migrate_last_key = k;
 		migrate_last_type = tr;
+	}
 	return tr;
+}
+
+/* The active chain of a type, outside any collection. */
+static inline TypeRules *
+LookupType(const char *type, int len)
+{
+	return LookupRules(type, len, 0, false);
 }
 
 /* Set the schema version field (named as in fs) of a document tree. */
@@ -449,9 +582,9 @@ CheckTarget(TypeRules *tr, const DocVersion *target)
 			return;
 	ereport(ERROR,
 			(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-			 errmsg("no migration of type \"%s\" reaches version %s", tr->name,
-					DocVersionToCString(target)),
-			 errdetail("Type \"%s\" goes from version %s to %s.", tr->name,
+			 errmsg("no migration of type \"%s\" reaches version %s",
+					tr->key.name, DocVersionToCString(target)),
+			 errdetail("Type \"%s\" goes from version %s to %s.", tr->key.name,
 					   DocVersionToCString(tr->oldest), tr->current_text)));
 }
 
@@ -472,7 +605,8 @@ ApplyChain(Jsonb *doc, TypeRules *tr, const DocFieldSet *fs,
 	Jsonb *res;
 
 	cx.key = key;
-	cx.type = tr->name;
+	cx.type = tr->key.name;
+	cx.write_rule = false;
 	cx.from = NULL;
 	cx.to = NULL;
 	cx.fn = NULL;
@@ -493,13 +627,14 @@ ApplyChain(Jsonb *doc, TypeRules *tr, const DocFieldSet *fs,
 				ERROR,
 				(errcode(ERRCODE_DATA_EXCEPTION),
 				 errmsg("no migration of type \"%s\" starts at version %s",
-						tr->name, DocVersionToCString(v)),
+						tr->key.name, DocVersionToCString(v)),
 				 key ? errdetail("Key \"%s\": type \"%s\" goes from version %s "
 								 "to %s.",
-								 key, tr->name, DocVersionToCString(tr->oldest),
+								 key, tr->key.name,
+								 DocVersionToCString(tr->oldest),
 								 tr->current_text)
 					 : errdetail("Type \"%s\" goes from version %s to %s.",
-								 tr->name, DocVersionToCString(tr->oldest),
+								 tr->key.name, DocVersionToCString(tr->oldest),
 								 tr->current_text),
 				 errhint("Register a migration from version %s.",
 						 DocVersionToCString(v))));
@@ -525,7 +660,7 @@ ApplyChain(Jsonb *doc, TypeRules *tr, const DocFieldSet *fs,
 			ereport(ERROR, (errcode(ERRCODE_DATA_EXCEPTION),
 							errmsg("migration of type \"%s\" from %s to %s did "
 								   "not leave an object",
-								   tr->name, r->from_text, r->to_text)));
+								   tr->key.name, r->from_text, r->to_text)));
 		SetVersion(tree, fs, r->to_text);
 		v = r->to;
 	}
@@ -534,9 +669,10 @@ ApplyChain(Jsonb *doc, TypeRules *tr, const DocFieldSet *fs,
 	return res;
 }
 
-Jsonb *
-DocmodelMigrateIn(Jsonb *doc, const DocVersion *target, const char *key,
-				  const DocFieldSet *fs)
+/* DocmodelMigrateIn, with the active or (planned) every rule. */
+static Jsonb *
+MigrateIn(Jsonb *doc, const DocVersion *target, const char *key,
+		  const DocFieldSet *fs, int32 scope, bool planned)
 {
 	DocFields f;
 	TypeRules *tr;
@@ -545,7 +681,7 @@ DocmodelMigrateIn(Jsonb *doc, const DocVersion *target, const char *key,
 
 	if (!(fs ? FindFieldsIn(doc, fs, &f) : FindFields(doc, DOC_META_AUTO, &f)))
 		return doc;
-	tr = LookupType(f.type, f.typelen);
+	tr = LookupRules(f.type, f.typelen, scope, planned);
 	if (tr == NULL)
 		return doc;
 
@@ -564,9 +700,16 @@ DocmodelMigrateIn(Jsonb *doc, const DocVersion *target, const char *key,
 }
 
 Jsonb *
+DocmodelMigrateIn(Jsonb *doc, const DocVersion *target, const char *key,
+				  const DocFieldSet *fs, int32 scope)
+{
+	return MigrateIn(doc, target, key, fs, scope, false);
+}
+
+Jsonb *
 DocmodelMigrateOnWrite(Jsonb *body, const char *type, int type_len,
-					   const DocFieldSet *fs, const char *key, int key_len,
-					   JsonbValue **schema)
+					   const DocFieldSet *fs, int32 scope, const char *key,
+					   int key_len, JsonbValue **schema)
 {
 	DocFields f;
 	TypeRules *tr;
@@ -577,7 +720,7 @@ DocmodelMigrateOnWrite(Jsonb *body, const char *type, int type_len,
 	*schema = NULL;
 	if (fs != NULL && !JB_ROOT_IS_OBJECT(body))
 		return body;
-	tr = LookupType(type, type_len);
+	tr = LookupRules(type, type_len, scope, false);
 	if (tr == NULL)
 		return body;
 	if (fs == NULL)
@@ -611,9 +754,53 @@ DocmodelMigrateOnWrite(Jsonb *body, const char *type, int type_len,
 	return ApplyChain(body, tr, f.set, v, tr->current, keyz);
 }
 
+/* See migrate.h. */
+Jsonb *
+DocmodelApplyWriteRules(Jsonb *body, const char *type, int type_len,
+						int32 scope, const char *key, int key_len)
+{
+	RulesKey k;
+	WriteRule *wr;
+	ApplyCx cx;
+	ErrorContextCallback errcb;
+	JsonbValue tree;
+	Jsonb *res;
+
+	if (!migrate_cache_valid)
+		LoadCache();
+	if (write_nrules == 0 || type == NULL || type_len >= TYPE_NAME_MAX ||
+		!JB_ROOT_IS_OBJECT(body))
+		return body;
+	memset(&k, 0, sizeof(k));
+	memcpy(k.name, type, type_len);
+	k.scope = scope;
+	wr = scope != 0 ? hash_search(write_rules, &k, HASH_FIND, NULL) : NULL;
+	if (wr == NULL)
+	{
+		k.scope = 0;
+		wr = hash_search(write_rules, &k, HASH_FIND, NULL);
+	}
+	if (wr == NULL)
+		return body;
+	memset(&cx, 0, sizeof(cx));
+	cx.key = pnstrdup(key, key_len);
+	cx.type = wr->key.name;
+	cx.prefix = "";
+	cx.write_rule = true;
+	errcb.callback = MigrateErrorContext;
+	errcb.arg = &cx;
+	errcb.previous = error_context_stack;
+	error_context_stack = &errcb;
+	JsonTreeFromJsonb(body, &tree);
+	ApplySteps(&cx, wr->steps, wr->nsteps, &tree);
+	res = JsonTreeToJsonb(&tree);
+	error_context_stack = errcb.previous;
+	return res;
+}
+
 HeapTuple
 DocmodelMigrateTuple(HeapTuple tup, TupleDesc desc, int keycol, int doccol,
-					 const DocFieldSet *fs)
+					 const DocFieldSet *fs, int32 scope)
 {
 	bool isnull;
 	Datum d = heap_getattr(tup, doccol, desc, &isnull);
@@ -634,7 +821,7 @@ DocmodelMigrateTuple(HeapTuple tup, TupleDesc desc, int keycol, int doccol,
 		if (!isnull)
 			key = TextDatumGetCString(k);
 	}
-	cur = DocmodelMigrateIn(doc, NULL, key, fs);
+	cur = DocmodelMigrateIn(doc, NULL, key, fs, scope);
 	if (cur == doc)
 		return tup;
 	values[0] = JsonbPGetDatum(cur);
@@ -664,6 +851,18 @@ ArgFields(FunctionCallInfo fcinfo, int argno, bool *none)
 	cfg = DocmodelCollectionOf(PG_GETARG_OID(argno));
 	*none = cfg->xattrs;
 	return cfg->fs; /* never freed (fields.c) */
+}
+
+/*
+ * The scope of the rules for the collection named by argument argno (its
+ * collection_config id), or 0 (no collection: the global rules).
+ */
+static int32
+ArgScope(FunctionCallInfo fcinfo, int argno)
+{
+	if (PG_NARGS() <= argno || PG_ARGISNULL(argno))
+		return 0;
+	return DocmodelCollectionOf(PG_GETARG_OID(argno))->id;
 }
 
 /* FindFields() of doc in fs, or in any meta style (fs NULL). */
@@ -696,8 +895,9 @@ MigrateArg(FunctionCallInfo fcinfo, const char *key, int collarg)
 	/* a plain in-line datum needs no detoasting call */
 	doc = VARATT_IS_EXTENDED(DatumGetPointer(d)) ? DatumGetJsonbP(d)
 												 : (Jsonb *) DatumGetPointer(d);
-	res = DocmodelMigrateIn(
-		doc, PG_ARGISNULL(1) ? NULL : PG_GETARG_DOCVERSION_P(1), key, fs);
+	res = DocmodelMigrateIn(doc,
+							PG_ARGISNULL(1) ? NULL : PG_GETARG_DOCVERSION_P(1),
+							key, fs, ArgScope(fcinfo, collarg));
 	if (res == doc)
 		PG_RETURN_DATUM(d); /* the same datum, not a copy */
 	PG_RETURN_JSONB_P(res);
@@ -754,8 +954,9 @@ plan_error(PG_FUNCTION_ARGS)
 	MemoryContextSwitchTo(cxt);
 	PG_TRY();
 	{
-		err = DocmodelFirstViolation(DocmodelMigrateIn(doc, NULL, key, fs), key,
-									 fs);
+		/* every rule, inactive ones too: what switching them on would do */
+		err = DocmodelFirstViolation(
+			MigrateIn(doc, NULL, key, fs, ArgScope(fcinfo, 2), true), key, fs);
 		ReleaseCurrentSubTransaction();
 		MemoryContextSwitchTo(cxt);
 		CurrentResourceOwner = owner;
@@ -785,13 +986,24 @@ plan_error(PG_FUNCTION_ARGS)
 	PG_RETURN_TEXT_P(cstring_to_text(err));
 }
 
-/* current_version(doc_type text) -> version: NULL without migrations */
+/*
+ * current_version(doc_type text [, coll regclass]) -> version, and
+ * _migration_target(doc_type, coll, planned boolean): the newest version
+ * the type's chain reaches (in coll: its own rules, else the global ones;
+ * planned: inactive rules too); NULL without migrations.
+ */
 Datum
 current_version(PG_FUNCTION_ARGS)
 {
-	text *t = PG_GETARG_TEXT_PP(0);
-	TypeRules *tr = LookupType(VARDATA_ANY(t), VARSIZE_ANY_EXHDR(t));
+	text *t;
+	TypeRules *tr;
 	DocVersion *v;
+
+	if (PG_ARGISNULL(0))
+		PG_RETURN_NULL();
+	t = PG_GETARG_TEXT_PP(0);
+	tr = LookupRules(VARDATA_ANY(t), VARSIZE_ANY_EXHDR(t), ArgScope(fcinfo, 1),
+					 PG_NARGS() > 2 && !PG_ARGISNULL(2) && PG_GETARG_BOOL(2));
 
 	if (tr == NULL)
 		PG_RETURN_NULL();
@@ -829,7 +1041,7 @@ migration_pending(PG_FUNCTION_ARGS)
 			memcmp(VARDATA_ANY(t), f.type, f.typelen) != 0)
 			PG_RETURN_BOOL(false);
 	}
-	tr = LookupType(f.type, f.typelen);
+	tr = LookupRules(f.type, f.typelen, ArgScope(fcinfo, 3), false);
 	if (tr == NULL)
 		PG_RETURN_BOOL(false);
 	tgt = PG_ARGISNULL(2) ? tr->current : PG_GETARG_DOCVERSION_P(2);
@@ -846,10 +1058,12 @@ migration_pending(PG_FUNCTION_ARGS)
 }
 
 /*
- * _migration_steps(doc_type, version, target) -> integer: how many steps
- * take a document of that version (NULL: the oldest) to target (NULL: the
- * current version); a fn rule counts as one. NULL when the type has no
- * migrations or no chain starts at version; 22023 for an unreachable target.
+ * _migration_steps(doc_type, version, target [, coll, planned]) -> integer:
+ * how many steps take a document of that version (NULL: the oldest) to
+ * target (NULL: the current version); a fn rule counts as one. In coll:
+ * its own rules, else the global ones; planned: inactive rules too. NULL
+ * when the type has no migrations or no chain starts at version; 22023 for
+ * an unreachable target.
  */
 Datum
 migration_steps(PG_FUNCTION_ARGS)
@@ -863,7 +1077,8 @@ migration_steps(PG_FUNCTION_ARGS)
 	if (PG_ARGISNULL(0))
 		PG_RETURN_NULL();
 	t = PG_GETARG_TEXT_PP(0);
-	tr = LookupType(VARDATA_ANY(t), VARSIZE_ANY_EXHDR(t));
+	tr = LookupRules(VARDATA_ANY(t), VARSIZE_ANY_EXHDR(t), ArgScope(fcinfo, 3),
+					 PG_NARGS() > 4 && !PG_ARGISNULL(4) && PG_GETARG_BOOL(4));
 	if (tr == NULL)
 		PG_RETURN_NULL();
 	v = PG_ARGISNULL(1) ? tr->oldest : PG_GETARG_DOCVERSION_P(1);
@@ -874,6 +1089,7 @@ migration_steps(PG_FUNCTION_ARGS)
 	{
 		Rule *r = FindRuleFrom(tr, v);
 
+		CHECK_FOR_INTERRUPTS();
 		if (r == NULL)
 			PG_RETURN_NULL();
 		n += r->is_fn ? 1 : r->nsteps;
@@ -918,6 +1134,20 @@ migration_doc_version(PG_FUNCTION_ARGS)
 	if (!ArgDocFields(fcinfo, &f) || !f.has_version)
 		PG_RETURN_NULL();
 	PG_RETURN_DOCVERSION_P(ParseDocVersion(&f, NULL));
+}
+
+/*
+ * _check_write_rule_steps(steps jsonb): raise 22023 when a step is bad or
+ * not one a write rule may hold.
+ */
+Datum
+write_rule_check_steps(PG_FUNCTION_ARGS)
+{
+	int n;
+	Step *steps = CheckSteps(PG_GETARG_JSONB_P(0), &n);
+
+	CheckWriteRuleSteps(steps, n);
+	PG_RETURN_VOID();
 }
 
 /* _check_migration_steps(steps jsonb): raise 22023 when a step is bad */

@@ -28,9 +28,14 @@
  *
  * Errors: 22000 when a step cannot apply, 22P02 for a bad version text in
  * the document, 22023 for a target no chain reaches.
+ *
+ * scope: the collection_config id of the document's collection (0: none);
+ * a collection with rules of its own for the type uses them, others the
+ * type's global rules. Only active rules apply (migration_rules.active).
  */
 extern Jsonb *DocmodelMigrateIn(Jsonb *doc, const DocVersion *target,
-								const char *key, const DocFieldSet *fs);
+								const char *key, const DocFieldSet *fs,
+								int32 scope);
 
 /*
  * Migrate on write (the collection trigger, at its "schema version" marker):
@@ -41,12 +46,23 @@ extern Jsonb *DocmodelMigrateIn(Jsonb *doc, const DocVersion *target,
  * a body at an older version is migrated to the current one, and a body
  * without a version is taken to be current; *schema is then set to the
  * current version (a string value to write as the schema field). Otherwise
- * *schema is NULL and body comes back as it is. Errors as DocmodelMigrateIn.
+ * *schema is NULL and body comes back as it is. scope and errors as
+ * DocmodelMigrateIn.
  */
 extern Jsonb *DocmodelMigrateOnWrite(Jsonb *body, const char *type,
 									 int type_len, const DocFieldSet *fs,
-									 const char *key, int key_len,
+									 int32 scope, const char *key, int key_len,
 									 JsonbValue **schema);
+
+/*
+ * The write rule of a type (the collection trigger, after migrate on
+ * write): the collection's own rule for type (scope: its config id), else
+ * the global one, applied to body; body itself when there is none (or it
+ * is not an object). Errors name the key; require's is 23514.
+ */
+extern Jsonb *DocmodelApplyWriteRules(Jsonb *body, const char *type,
+									  int type_len, int32 scope,
+									  const char *key, int key_len);
 
 /*
  * Return tup with its jsonb column doccol migrated like DocmodelMigrateIn
@@ -55,6 +71,7 @@ extern Jsonb *DocmodelMigrateOnWrite(Jsonb *body, const char *type,
  * or tup itself when nothing changes. For readers such as get_multi().
  */
 extern HeapTuple DocmodelMigrateTuple(HeapTuple tup, TupleDesc desc, int keycol,
-									  int doccol, const DocFieldSet *fs);
+									  int doccol, const DocFieldSet *fs,
+									  int32 scope);
 
 #endif /* DOCMODEL_MIGRATE_H */

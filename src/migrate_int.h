@@ -83,6 +83,8 @@ typedef struct Step
 	int withlen;
 	char *message;      /* require: the error message, or NULL */
 	bool date_only;     /* format_date: "date", not "date-time" */
+	text *input;        /* to_epoch, format_date: a to_timestamp template
+						 * the string is read by ("input"), or NULL: ISO 8601 */
 	struct Step *steps; /* for_each */
 	int nsteps;
 } Step;
@@ -103,6 +105,7 @@ typedef struct ApplyCx
 	const Step *step;   /* the step running, or NULL */
 	const char *prefix; /* element path inside a for_each, or "" */
 	Size room;          /* what copy steps may still take (jsonpatch.h) */
+	bool write_rule;    /* a write rule's steps, not a migration's */
 } ApplyCx;
 
 /* Parse a steps value as register_migration does; raise 22023 if bad. */
@@ -114,6 +117,12 @@ extern void ApplySteps(ApplyCx *cx, const Step *steps, int nsteps,
 
 /* Error context callback of a running chain (arg is its ApplyCx). */
 extern void MigrateErrorContext(void *arg);
+
+/*
+ * Raise 22023 unless every step (for_each's nested ones too) is one a write
+ * rule may hold: a setter that gives the same document when run again.
+ */
+extern void CheckWriteRuleSteps(const Step *steps, int nsteps);
 
 /* The name of a step op, as steps spell it. */
 extern const char *MigrateStepOpName(StepOp op);

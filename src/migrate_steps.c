@@ -26,7 +26,13 @@
 #include "miscadmin.h"
 #include "regex/regex.h"
 #include "utils/builtins.h"
+#include "catalog/pg_type.h"
+#if PG_VERSION_NUM >= 160000
+#include "nodes/miscnodes.h"
+#endif
+#include "utils/date.h"
 #include "utils/datetime.h"
+#include "utils/formatting.h"
 #include "utils/jsonb.h"
 #include "utils/numeric.h"
 #include "utils/timestamp.h"
@@ -65,7 +71,9 @@ typedef enum MemberKind
 	M_PATTERN_OPT, /* a regular expression, into st->regex */
 	M_MESSAGE,     /* a non-empty string, into st->message */
 	M_FORMAT,      /* "date" (default) or "date-time", into st->date_only */
-	M_MISSING      /* "error" or "skip", into st->missing */
+	M_MISSING,     /* "error" or "skip", into st->missing */
+	M_INPUT        /* a to_timestamp template, into st->input (default:
+					* ISO 8601) */
 } MemberKind;
 
 typedef struct StepMember
@@ -74,12 +82,16 @@ typedef struct StepMember
 	MemberKind kind;
 } StepMember;
 
+/* The most members an op takes besides "op". */
+#define STEP_MAX_MEMBERS 5
+
 /* An op of the step language: see step_ops. */
 typedef struct StepOpDef
 {
 	const char *name;
-	StepMember members[4]; /* allowed besides "op", in parse order */
-	bool root_ok;          /* inside a for_each, path may be "" */
+	StepMember members[STEP_MAX_MEMBERS]; /* allowed besides "op", in parse
+										   * order */
+	bool root_ok; /* inside a for_each, path may be "" */
 	void (*apply)(ApplyCx *cx, const Step *st, JsonbValue *root);
 	MemberKind source; /* what "missing" looks at: M_PATH (0), M_FROM or
 						* M_PTRS (each of them) */
@@ -118,6 +130,47 @@ pg_attribute_noreturn()
 	ereport(ERROR, (errcode(ERRCODE_INVALID_PARAMETER_VALUE),
 					errmsg("invalid migration step %s: %s", label, reason),
 					errhint("Known ops: " OP_LIST ".")));
+}
+
+/*
+ * Check an "input" template: a non-empty string of at most 100 bytes, read
+ * the same in every session: no TM prefix (month and day names of lc_time),
+ * no TZ (zone abbreviations, timezone_abbreviations); TZH and TZM (a
+ * numeric offset in the text) are fine. Text in double quotes is literal.
+ */
+static void
+CheckInputTemplate(const char *s, JsonbValue *v, const char *label,
+				   const char *op, const char *field)
+{
+	bool quoted = false;
+	int i;
+
+	if (s == NULL || v->val.string.len == 0 || v->val.string.len > 100)
+		BadStep(label, op,
+				"field \"%s\" must be a to_timestamp template of 1 to 100 "
+				"bytes",
+				field);
+	for (i = 0; s[i] != '\0'; i++)
+	{
+		if (s[i] == '\\' && quoted && s[i + 1] != '\0')
+			i++;
+		else if (s[i] == '"')
+			quoted = !quoted;
+		else if (!quoted && pg_ascii_toupper((unsigned char) s[i]) == 'T' &&
+				 pg_ascii_toupper((unsigned char) s[i + 1]) == 'M')
+			BadStep(label, op,
+					"template \"%s\" uses TM: month and day names would "
+					"depend on the session's lc_time",
+					s);
+		else if (!quoted && pg_ascii_toupper((unsigned char) s[i]) == 'T' &&
+				 pg_ascii_toupper((unsigned char) s[i + 1]) == 'Z' &&
+				 pg_ascii_toupper((unsigned char) s[i + 2]) != 'H' &&
+				 pg_ascii_toupper((unsigned char) s[i + 2]) != 'M')
+			BadStep(label, op,
+					"template \"%s\" uses TZ: zone abbreviations would "
+					"depend on the session; use TZH:TZM",
+					s);
+	}
 }
 
 /* Return a palloc'd NUL-terminated copy of a string value. */
@@ -174,7 +227,7 @@ CheckMembers(JsonbContainer *obj, const StepMember *allowed, const char *label,
 			continue;
 		if (v.val.string.len == 2 && memcmp(v.val.string.val, "op", 2) == 0)
 			continue;
-		for (a = allowed; a < allowed + 4 && a->name; a++)
+		for (a = allowed; a < allowed + STEP_MAX_MEMBERS && a->name; a++)
 			if ((int) strlen(a->name) == v.val.string.len &&
 				memcmp(a->name, v.val.string.val, v.val.string.len) == 0)
 				ok = true;
@@ -289,6 +342,10 @@ ParseWord(Step *st, JsonbValue *v, const StepMember *m, const char *op)
 						"field \"%s\" must be \"date\" or \"date-time\"",
 						m->name);
 			st->date_only = strcmp(s, "date") == 0;
+			break;
+		case M_INPUT:
+			CheckInputTemplate(s, v, label, op, m->name);
+			st->input = cstring_to_text(s);
 			break;
 		case M_MISSING:
 			if (s != NULL && strcmp(s, "error") == 0)
@@ -450,10 +507,13 @@ AppendStepWhere(StringInfo buf, ApplyCx *cx, const Step *st, const char *path)
 		appendStringInfo(buf, "Key \"%s\", type", cx->key);
 	else
 		appendStringInfoString(buf, "Type");
-	appendStringInfo(
-		buf, " \"%s\", migration %s to %s, step %s, op \"%s\", path \"%s%s\".",
-		cx->type, cx->from, cx->to, st->label, MigrateStepOpName(st->op),
-		cx->prefix, path);
+	if (cx->write_rule)
+		appendStringInfo(buf, " \"%s\", write rule", cx->type);
+	else
+		appendStringInfo(buf, " \"%s\", migration %s to %s", cx->type, cx->from,
+						 cx->to);
+	appendStringInfo(buf, ", step %s, op \"%s\", path \"%s%s\".", st->label,
+					 MigrateStepOpName(st->op), cx->prefix, path);
 }
 
 /*
@@ -470,8 +530,9 @@ pg_attribute_noreturn()
 	initStringInfo(&detail);
 	AppendStepWhere(&detail, cx, st, path);
 	ereport(ERROR, (errcode(sqlstate),
-					errmsg("migration step %s (%s) cannot apply: %s", st->label,
-						   MigrateStepOpName(st->op), reason),
+					errmsg("%s step %s (%s) cannot apply: %s",
+						   cx->write_rule ? "write rule" : "migration",
+						   st->label, MigrateStepOpName(st->op), reason),
 					errdetail_internal("%s", detail.data),
 					hint ? errhint("%s", hint) : 0));
 }
@@ -484,11 +545,13 @@ MigrateErrorContext(void *arg)
 
 	initStringInfo(&buf);
 	if (cx->step)
-		appendStringInfo(&buf, "migration step %s (%s) of type \"%s\"",
+		appendStringInfo(&buf, "%s step %s (%s) of type \"%s\"",
+						 cx->write_rule ? "write rule" : "migration",
 						 cx->step->label, MigrateStepOpName(cx->step->op),
 						 cx->type);
 	else
-		appendStringInfo(&buf, "migration of type \"%s\"", cx->type);
+		appendStringInfo(&buf, "%s of type \"%s\"",
+						 cx->write_rule ? "write rule" : "migration", cx->type);
 	if (cx->from)
 		appendStringInfo(&buf, " from %s to %s", cx->from, cx->to);
 	if (cx->fn)
@@ -703,6 +766,89 @@ ApplyCast(ApplyCx *cx, const Step *st, JsonbValue *root)
 }
 
 /*
+ * PostgreSQL's parse_datetime() (formatting.c, what jsonpath's .datetime()
+ * uses), strict: text read by a to_timestamp template, its type (date,
+ * timestamp, timestamptz, time, timetz) in *typid, soft errors reported in
+ * *failed instead of raised. Its last parameter differs between versions
+ * (PG 15: bool *have_error; PG 16 on: an ErrorSaveContext node): this is
+ * the one call, to move to the version compatibility header.
+ */
+static Datum
+ParseDatetimeSoft(text *value, text *template, Oid *typid, bool *failed)
+{
+	int32 typmod;
+	int tz = 0;
+	Datum d;
+#if PG_VERSION_NUM >= 160000
+	ErrorSaveContext escontext = {T_ErrorSaveContext};
+
+	d = parse_datetime(value, template, C_COLLATION_OID, true, typid, &typmod,
+					   &tz, (Node *) &escontext);
+	*failed = escontext.error_occurred;
+#else
+	*failed = false;
+	d = parse_datetime(value, template, C_COLLATION_OID, true, typid, &typmod,
+					   &tz, failed);
+#endif
+	return d;
+}
+
+/*
+ * The time string v says, read by the step's "input" template (a
+ * to_timestamp template, CheckInputTemplate's): the same in every session,
+ * a template without a zone read as UTC (a date: its midnight, UTC); 22007
+ * when v does not match it or gives no date, 22008 outside years
+ * 0000-9999.
+ */
+static TimestampTz
+ParseTimeAs(ApplyCx *cx, const Step *st, const JsonbValue *v)
+{
+	Oid typid = InvalidOid;
+	bool failed = false;
+	Datum d;
+	TimestampTz ts = 0;
+	char *tmpl = text_to_cstring(st->input);
+	char isobuf[DOCMODEL_ISO8601_LEN + 1];
+
+	d = ParseDatetimeSoft(
+		cstring_to_text_with_len(v->val.string.val, v->val.string.len),
+		st->input, &typid, &failed);
+	if (!failed && typid == DATEOID)
+	{
+		DateADT date = DatumGetDateADT(d);
+
+		if (DATE_NOT_FINITE(date))
+			failed = true;
+		else if (date < -1000000 || date > 3000000)
+			ts = DT_NOEND; /* far outside 0000-9999: refused below */
+		else
+			ts = (TimestampTz) date * USECS_PER_DAY; /* midnight, UTC */
+	}
+	else if (!failed && typid == TIMESTAMPOID)
+		ts = DatumGetTimestamp(d); /* no zone: UTC */
+	else if (!failed && typid == TIMESTAMPTZOID)
+		ts = DatumGetTimestampTz(d);
+	else if (!failed)
+		StepFailCode(cx, st, st->path.text, ERRCODE_INVALID_DATETIME_FORMAT,
+					 "Give a template with a date (YYYY, MM, DD, Mon, ...).",
+					 "template \"%s\" reads no date from \"%.*s\"", tmpl,
+					 v->val.string.len, v->val.string.val);
+	if (failed)
+		StepFailCode(cx, st, st->path.text, ERRCODE_INVALID_DATETIME_FORMAT,
+					 "The input template is read as to_timestamp() reads it "
+					 "(month names in English), strictly: the whole string.",
+					 "\"%.*s\" does not match the template \"%s\"",
+					 v->val.string.len, v->val.string.val, tmpl);
+	/* the years the ISO 8601 forms have: 0000 to 9999 */
+	if (!DocmodelFormatIso8601(ts, isobuf))
+		StepFailCode(cx, st, st->path.text, ERRCODE_DATETIME_VALUE_OUT_OF_RANGE,
+					 "Dates run from year 0000 to 9999.",
+					 "\"%.*s\" is outside years 0000 to 9999",
+					 v->val.string.len, v->val.string.val);
+	return ts;
+}
+
+/*
  * Return the time the ISO 8601 string v says. Only the forms
  * DocmodelParseIso8601 reads, the same in every session; anything else is
  * 22007.
@@ -712,6 +858,8 @@ ParseTime(ApplyCx *cx, const Step *st, const JsonbValue *v)
 {
 	TimestampTz ts;
 
+	if (st->input != NULL)
+		return ParseTimeAs(cx, st, v);
 	if (!DocmodelParseIso8601(v->val.string.val, v->val.string.len, &ts))
 		StepFailCode(cx, st, st->path.text, ERRCODE_INVALID_DATETIME_FORMAT,
 					 "Write a date as 2024-01-02 or a date-time as "
@@ -1260,7 +1408,10 @@ static const StepOpDef step_ops[OP_COUNT] = {
 	 false,
 	 ApplyWrap},
 	{"cast", {PATH, {"to", M_TO}, MISSING}, true, ApplyCast},
-	{"to_epoch", {PATH, {"unit", M_UNIT}, MISSING}, true, ApplyToEpoch},
+	{"to_epoch",
+	 {PATH, {"unit", M_UNIT}, {"input", M_INPUT}, MISSING},
+	 true,
+	 ApplyToEpoch},
 	{"from_epoch", {PATH, {"unit", M_UNIT}, MISSING}, true, ApplyFromEpoch},
 	{"strip_dashes", {PATH, MISSING}, true, ApplyStripDashes},
 	{"nest", {PATHS, {"into", M_INTO}, MISSING}, false, ApplyNest, M_PTRS},
@@ -1278,7 +1429,11 @@ static const StepOpDef step_ops[OP_COUNT] = {
 	 M_PATH,
 	 true},
 	{"format_date",
-	 {PATH, {"format", M_FORMAT}, {"unit", M_UNIT}, MISSING},
+	 {PATH,
+	  {"format", M_FORMAT},
+	  {"unit", M_UNIT},
+	  {"input", M_INPUT},
+	  MISSING},
 	 true,
 	 ApplyFormatDate},
 };
@@ -1311,7 +1466,8 @@ ParseStep(Step *st, JsonbValue *sv, const char *label, bool nested)
 		BadStep(label, NULL, "unknown op \"%s\"", op);
 	st->op = (StepOp) i;
 	CheckMembers(obj, step_ops[i].members, label, op);
-	for (m = step_ops[i].members; m < step_ops[i].members + 4 && m->name; m++)
+	for (m = step_ops[i].members;
+		 m < step_ops[i].members + STEP_MAX_MEMBERS && m->name; m++)
 		ParseMember(st, obj, m, op, nested && step_ops[i].root_ok);
 	if (st->op == OP_MOVE && st->from.ntok < st->path.ntok &&
 		JsonPointerIsPrefix(&st->from, &st->path))
@@ -1411,4 +1567,45 @@ ApplySteps(ApplyCx *cx, const Step *steps, int nsteps, JsonbValue *root)
 			step_ops[steps[i].op].apply(cx, &steps[i], root);
 	}
 	cx->step = outer;
+}
+
+/* See migrate_int.h: the setters, which give the same document again. */
+void
+CheckWriteRuleSteps(const Step *steps, int nsteps)
+{
+	int i;
+
+	for (i = 0; i < nsteps; i++)
+	{
+		const Step *st = &steps[i];
+
+		switch (st->op)
+		{
+			case OP_DEFAULT:
+			case OP_CAST:
+			case OP_STRIP_DASHES:
+			case OP_DROP_EMPTY:
+			case OP_REPLACE_REGEX:
+			case OP_REQUIRE:
+			case OP_FORMAT_DATE:
+				break;
+			case OP_FOR_EACH:
+				CheckWriteRuleSteps(st->steps, st->nsteps);
+				break;
+			default:
+				ereport(ERROR,
+						(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+						 errmsg("op \"%s\" cannot be a step of a write rule",
+								MigrateStepOpName(st->op)),
+						 errdetail("Step %s. A write rule runs on every "
+								   "write, also of documents it has already "
+								   "set: its steps are setters that leave a "
+								   "set document as it is.",
+								   st->label),
+						 errhint("Use default, cast, strip_dashes, "
+								 "drop_empty, replace_regex, require, "
+								 "format_date, or for_each of them; "
+								 "reshape documents with a migration.")));
+		}
+	}
 }

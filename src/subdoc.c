@@ -1153,7 +1153,8 @@ SubdocApply(SubdocCall *call, Jsonb *doc, const char *key)
 				: NULL;
 
 		if (!(cfg && cfg->xattrs))
-			doc = DocmodelMigrateIn(doc, NULL, key, cfg ? cfg->fs : NULL);
+			doc = DocmodelMigrateIn(doc, NULL, key, cfg ? cfg->fs : NULL,
+									 cfg ? cfg->id : 0);
 		JsonTreeFromJsonb(doc, &root);
 	}
 	memset(call->has_result, 0, sizeof(call->has_result));
