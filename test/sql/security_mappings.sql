@@ -184,7 +184,7 @@ SELECT pg_temp.try($$SELECT docmodel._mapping_write('column', 'regress_sm_alice'
 SELECT pg_temp.try($$SELECT docmodel._config_create(NULL, NULL, NULL, NULL, NULL)$$);
 SELECT pg_temp.try($$SELECT docmodel._config_set_revisions(NULL, NULL, NULL)$$);
 SELECT pg_temp.try($$SELECT docmodel._config_set_max_ttl('sm_old.customers', -1)$$);
-SELECT pg_temp.try($$SELECT docmodel._config_set_layout(NULL, NULL, NULL, NULL)$$);
+SELECT pg_temp.try($$SELECT docmodel._config_set_layout(NULL, NULL, NULL, NULL, NULL)$$);
 SELECT pg_temp.try($$SELECT docmodel._config_drop(NULL)$$);
 SELECT pg_temp.try($$SELECT docmodel._config_adopt_history(NULL)$$);
 SELECT pg_temp.try($$SELECT docmodel._migration_run_new(NULL, NULL, NULL, NULL)$$);
