@@ -51,6 +51,7 @@
 #include "utils/rel.h"
 #include "utils/timestamp.h"
 
+#include "compat.h"
 #include "docmodel.h"
 #include "fields.h"
 
