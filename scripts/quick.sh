@@ -15,7 +15,7 @@ for t in ${TESTS:-}; do
 	[ -f "test/specs/$t.spec" ] && iso="$iso $t"
 done
 rm -f regression.diffs
-pg_virtualenv 9>&- -v 15 bash -c '
+pg_virtualenv 9>&- -v "$PG_MAJOR" bash -c '
 	rc=0
 	if [ -n "$1" ]; then make -s PG_CONFIG="$0" installcheck REGRESS="$1" ISOLATION= || rc=1; fi
 	if [ -n "$2" ]; then make -s PG_CONFIG="$0" installcheck REGRESS= ISOLATION="$2" || rc=1; fi
