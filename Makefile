@@ -47,7 +47,7 @@ SHLIB_LINK  +=
 
 # The targets a root runs: every one that builds or starts PostgreSQL.
 ROOT_TARGETS = all install installcheck test quick demo bench bench-instr tapcheck sanitize \
-	soak deb clean
+	soak deb deb-check clean
 ROOT_VARS = $(foreach v,TESTS SCENARIOS SOAK_SECONDS,$(if $($(v)),$(v)="$($(v))"))
 
 ifneq ($(IN_ROOT),)
@@ -77,7 +77,7 @@ sql/$(EXTENSION)--$(EXTVERSION).sql: sql/$(EXTENSION).sql
 	cp $< $@
 all: sql/$(EXTENSION)--$(EXTVERSION).sql
 
-.PHONY: deps test demo bench bench-instr tapcheck quick sanitize soak
+.PHONY: deps test demo bench bench-instr tapcheck quick sanitize soak deb deb-check
 
 # Install what a fresh Debian machine lacks (PostgreSQL PG_MAJOR, its headers, IPC::Run for TAP).
 deps:
@@ -117,6 +117,19 @@ sanitize:
 SOAK_SECONDS ?= 300
 soak: deps
 	@SOAK_SECONDS="$(SOAK_SECONDS)" scripts/soak.sh
+
+# The Debian package postgresql-N-docmodel for this major (debian/, pg_buildext), into dist/.
+deb:
+	@scripts/deb.sh
+
+# make deb, then in a root of the release (nothing installed on this machine): dpkg -i the
+# package, CREATE EXTENSION, and the autopkgtest debian/tests/installcheck.
+deb-check:
+ifeq ($(DOCMODEL_IN_ROOT),)
+	@scripts/inroot.sh $(PG_MAJOR) deb-check
+else
+	@scripts/deb.sh check
+endif
 
 endif # IN_ROOT
 

@@ -127,7 +127,7 @@ root_run() {
 		for b in ${DOCMODEL_ROOT_BINDS:-}; do
 			mkdir -p "$0$b"; mount --bind "$b" "$0$b"
 		done
-		exec chroot "$0" env -i PATH=/usr/sbin:/usr/bin:/sbin:/bin HOME=/root LANG=C.UTF-8 \
+		exec chroot "$0" env -i PATH=/usr/sbin:/usr/bin:/sbin:/bin HOME=/root LANG=C.UTF-8 DOCMODEL_IN_ROOT=1 \
 			TERM="${TERM:-dumb}" ${DOCMODEL_ROOT_ENV:-} "$@"' "$dir" "$@"
 }
 
