@@ -141,6 +141,10 @@ MAJORS ?= 15 17 18
 test-all:
 	@MAJORS="$(MAJORS)" scripts/test_all.sh
 
+# The release archive PGXN takes (git archive of the tag vVERSION, else HEAD), META.json checked.
+dist:
+	@scripts/dist.sh
+
 # libFuzzer over the parsers (test/fuzz), FUZZ_TIME seconds per harness.
 FUZZ_TIME ?= 60
 fuzz:

@@ -82,7 +82,8 @@ citus_install() {
 	fi
 	echo "citus: no package for PostgreSQL $PG_MAJOR; building $tarball"
 	local need=("postgresql-server-dev-$PG_MAJOR" libcurl4-openssl-dev liblz4-dev libzstd-dev libssl-dev
-		libkrb5-dev libselinux1-dev libxslt1-dev libpam0g-dev libreadline-dev zlib1g-dev make gcc patch)
+		libkrb5-dev libselinux1-dev libxslt1-dev libpam0g-dev libreadline-dev zlib1g-dev libicu-dev
+		make gcc patch)
 	local missing=() p
 	for p in "${need[@]}"; do
 		dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || missing+=("$p")

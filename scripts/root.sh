@@ -33,7 +33,7 @@ packages() {
 	echo "postgresql-$1 postgresql-server-dev-$1 postgresql-common make gcc libc6-dev perl
 		libipc-run-perl patch debhelper dpkg-dev fakeroot
 		libcurl4-openssl-dev liblz4-dev libzstd-dev libssl-dev libkrb5-dev libselinux1-dev
-		libxslt1-dev libpam0g-dev libreadline-dev zlib1g-dev" | tr -s ' \t\n' ' '
+		libxslt1-dev libpam0g-dev libreadline-dev zlib1g-dev libicu-dev unzip" | tr -s ' \t\n' ' '
 }
 
 # The archive the host's apt uses (deb822 or one-line sources), its main Debian suite.

@@ -34,6 +34,15 @@ for d in regress iso; do
 	fi
 done
 
+# META.json against PGXN's meta spec and docmodel.control; in a git checkout also the release
+# archive make dist makes (a copy in a root has no git).
+if git rev-parse --git-dir >/dev/null 2>&1; then
+	DIST_DIR="$logdir/dist" scripts/dist.sh
+else
+	perl test/meta/check.pl
+fi > "$logdir/meta.log" 2>&1; echo $? > "$logdir/meta.rc"
+cat "$logdir/meta.log"
+
 # TAP: each test starts its own clusters.
 scripts/tap.sh > "$logdir/tap.log" 2>&1; echo $? > "$logdir/tap.rc"
 cat "$logdir/tap.log"
@@ -51,7 +60,7 @@ else
 	echo 0 > "$logdir/citus.rc"
 fi
 
-logs="$logdir/regress.log $logdir/iso.log $logdir/readme.log $logdir/jsonschema.log $logdir/citus.log"
+logs="$logdir/regress.log $logdir/iso.log $logdir/readme.log $logdir/jsonschema.log $logdir/meta.log $logdir/citus.log"
 pass=$(cat $logs 2>/dev/null | grep -cE "$REGRESS_OK")
 fail=$(cat $logs 2>/dev/null | grep -cE "$REGRESS_FAILED")
 # the README check counts one per block; if it stopped before any block failed, count it once
@@ -64,7 +73,7 @@ tfiles=$(ls test/t/*.pl 2>/dev/null | wc -l)
 pass=$((pass + tpass))
 fail=$((fail + tfiles - tpass))
 rc=0
-for s in regress iso readme jsonschema tap citus; do
+for s in regress iso readme jsonschema meta tap citus; do
 	r=$(cat "$logdir/$s.rc" 2>/dev/null || echo 1)
 	[ "$r" = 0 ] || { rc=1; echo "suite $s exited $r"; }
 done
