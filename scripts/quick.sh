@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # make quick TESTS="collection collection_cas": build, install, and run only the named
-# pg_regress (test/sql) and isolation (test/specs) tests on a throwaway cluster: the
+# pg_regress (test/sql), isolation (test/specs) and TAP (test/t) tests on a throwaway cluster: the
 # contributor's short loop; the name "readme" runs the README's examples (test/readme/check.pl).
 # make test runs everything.
 set -u
@@ -9,8 +9,10 @@ build_install || { echo "build failed"; exit 1; }
 reg=""
 iso=""
 readme=""
+tap=""
 for t in ${TESTS:-}; do
 	[ "$t" = readme ] && readme=1
+	[ -f "test/t/$t.pl" ] && tap="$tap $t"
 	[ -f "test/sql/$t.sql" ] && reg="$reg $t"
 	[ -f "test/specs/$t.spec" ] && iso="$iso $t"
 done
@@ -22,3 +24,6 @@ pg_virtualenv 9>&- -v "$PG_MAJOR" bash -c '
 	if [ -n "$3" ]; then perl test/readme/check.pl README.md || rc=1; fi
 	exit $rc
 ' "$PG_CONFIG" "$reg" "$iso" "$readme"
+rc=$?
+if [ -n "$tap" ]; then TAP_TESTS="$tap" scripts/tap.sh || rc=1; fi
+exit $rc
