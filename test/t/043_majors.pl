@@ -91,14 +91,14 @@ for my $kind (@kinds)
 		SELECT revisions_table FROM docmodel.collections WHERE collection = '$c'::regclass});
 	$node->safe_psql('postgres', qq{
 		ALTER TABLE $c ADD COLUMN name text GENERATED ALWAYS AS (doc ->> 'name') $kind;
-		ALTER TABLE $hist ADD COLUMN ver text GENERATED ALWAYS AS (doc ->> '_ver') $kind;
+		ALTER TABLE $hist ADD COLUMN doc_ver text GENERATED ALWAYS AS (doc ->> '_ver') $kind;
 	});
 	($ret, $out, $err) = $node->psql('postgres', qq{
 		SELECT docmodel.insert('$c', 'user::1', '{"name": "Ann"}') IS NOT NULL;
 		SELECT docmodel.upsert('$c', 'user::1', '{"name": "Bob"}') IS NOT NULL;
 		SELECT docmodel.mutate_in('$c', 'user::1', '[{"op": "upsert", "path": "name", "value": "Cy"}]') IS NOT NULL;
 		SELECT name FROM $c;
-		SELECT string_agg(ver, ',' ORDER BY ver) FROM $hist;
+		SELECT string_agg(doc_ver, ',' ORDER BY doc_ver) FROM $hist;
 	});
 	is($ret, 0, "$kind generated columns: the KV API writes") or diag($err);
 	is($out, "t\nt\nt\nCy\n1,2", "$kind: the collection's column follows the document, the history's its versions");
