@@ -39,9 +39,10 @@ packages() {
 # The archive the host's apt uses (deb822 or one-line sources), its main Debian suite.
 mirror() {
 	local m
-	m=$(awk '/^URIs:/ {u=$2} /^Suites:/ && / bookworm( |$)/ {print u; exit}' \
+	# the first source of a release itself (a suite without -security, -updates, ...)
+	m=$(awk '/^URIs:/ {u=$2} /^Suites:/ {for (i = 2; i <= NF; i++) if ($i !~ /-/) {print u; exit}}' \
 		/etc/apt/sources.list.d/*.sources 2>/dev/null || true)
-	[ -n "$m" ] || m=$(awk '$1=="deb" && $3 ~ /^[a-z]+$/ {print $2; exit}' \
+	[ -n "$m" ] || m=$(awk '$1 == "deb" {o = ($2 ~ /^\[/) ? 1 : 0; if ($(3 + o) !~ /-/) {print $(2 + o); exit}}' \
 		/etc/apt/sources.list /etc/apt/sources.list.d/*.list 2>/dev/null || true)
 	[ -n "$m" ] || { echo "docmodel: no Debian archive in the host's apt sources" >&2; return 1; }
 	echo "$m"
