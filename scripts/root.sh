@@ -95,8 +95,15 @@ root_make() {
 	new="$dir.new"
 	rm -rf "$new"
 	echo "docmodel: making the $rel root for PostgreSQL $major in $dir (a few minutes, once)"
-	debootstrap --variant=minbase "$rel" "$new" "$m" $script >"$ROOTS/$rel.log" 2>&1 ||
-		{ tail -30 "$ROOTS/$rel.log" >&2; return 1; }
+	# The archive may fail a request now and then: three tries, each from scratch.
+	local try
+	for try in 1 2 3; do
+		rm -rf "$new"
+		debootstrap --variant=minbase "$rel" "$new" "$m" $script >"$ROOTS/$rel.log" 2>&1 && break
+		[ "$try" = 3 ] && { tail -30 "$ROOTS/$rel.log" >&2; return 1; }
+		echo "docmodel: debootstrap failed (try $try of 3), again in 20 s"
+		sleep 20
+	done
 	# No services start inside the root; no cluster is made at install (pg_virtualenv makes its own).
 	printf '#!/bin/sh\nexit 101\n' >"$new/usr/sbin/policy-rc.d"
 	chmod 755 "$new/usr/sbin/policy-rc.d"
@@ -106,8 +113,8 @@ root_make() {
 	echo 'Acquire::Check-Valid-Until "false";' >"$new/etc/apt/apt.conf.d/99docmodel"
 	unshare --mount bash -c "$(declare -f mounts); mounts '$new'; chroot '$new' env -i \
 		PATH=/usr/sbin:/usr/bin:/sbin:/bin DEBIAN_FRONTEND=noninteractive LANG=C.UTF-8 \
-		sh -c 'apt-get update -qq && apt-get install -y -qq --no-install-recommends $(packages "$major") \
-			&& apt-get clean'" >>"$ROOTS/$rel.log" 2>&1 ||
+		sh -c 'for try in 1 2 3; do apt-get update -qq && apt-get install -y -qq --no-install-recommends \
+			$(packages "$major") && apt-get clean && exit 0; sleep 20; done; exit 1'" >>"$ROOTS/$rel.log" 2>&1 ||
 		{ tail -30 "$ROOTS/$rel.log" >&2; return 1; }
 	echo "$stamp" >"$new/.docmodel-stamp"
 	echo $(($(date +%s) - t0)) >"$new/.docmodel-seconds"
