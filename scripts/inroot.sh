@@ -26,10 +26,13 @@ if [ -d "$vendor" ]; then
 	env="CITUS_SRC=$vendor/citus JSON_SCHEMA_TEST_SUITE=$vendor/json-schema-test-suite"
 fi
 
-# One build directory per checkout, made afresh: no object of another major is left to link.
-build=/build/docmodel-$(echo "$TOP" | sha256sum | cut -c1-12)
-rm -rf "${root:?}$build"
-mkdir -p "$root$build"
+# A build directory of its own per run, removed after it: no object of another major is left
+# to link, and runs at once (make test-all beside make deb-check) do not meet.
+mkdir -p "$root/build"
+build=$(mktemp -d "$root/build/docmodel.XXXXXX")
+build=${build#"$root"}
+chmod 755 "$root$build"
+trap 'rm -rf "${root:?}$build"' EXIT
 tar -C "$TOP" --exclude=./.git --exclude='*.o' --exclude='*.so' --exclude='*.bc' \
 	--exclude=./results --exclude=./output_iso --exclude=./tmp_check --exclude=./dist \
 	--exclude=./log --exclude=./debian/.debhelper -cf - . | tar -C "$root$build" -xf -
