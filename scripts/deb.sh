@@ -18,7 +18,7 @@ if [ "${debversion%-*}" != "$version" ]; then
 	exit 1
 fi
 need=()
-for p in debhelper dpkg-dev postgresql-server-dev-all; do
+for p in build-essential debhelper dpkg-dev postgresql-server-dev-all; do
 	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || need+=("$p")
 done
 if [ ${#need[@]} -gt 0 ]; then
