@@ -95,14 +95,15 @@ root_make() {
 	new="$dir.new"
 	rm -rf "$new"
 	echo "docmodel: making the $rel root for PostgreSQL $major in $dir (a few minutes, once)"
-	# The archive may fail a request now and then: three tries, each from scratch.
+	# The archive may fail requests for a minute or two now and then: five tries, each from
+	# scratch, waiting longer each time.
 	local try
-	for try in 1 2 3; do
+	for try in 1 2 3 4 5; do
 		rm -rf "$new"
 		debootstrap --variant=minbase "$rel" "$new" "$m" $script >"$ROOTS/$rel.log" 2>&1 && break
-		[ "$try" = 3 ] && { tail -30 "$ROOTS/$rel.log" >&2; return 1; }
-		echo "docmodel: debootstrap failed (try $try of 3), again in 20 s"
-		sleep 20
+		[ "$try" = 5 ] && { tail -30 "$ROOTS/$rel.log" >&2; return 1; }
+		echo "docmodel: debootstrap failed (try $try of 5), again in $((30 * try)) s"
+		sleep $((30 * try))
 	done
 	# No services start inside the root; no cluster is made at install (pg_virtualenv makes its own).
 	printf '#!/bin/sh\nexit 101\n' >"$new/usr/sbin/policy-rc.d"
@@ -114,7 +115,7 @@ root_make() {
 	unshare --mount bash -c "$(declare -f mounts); mounts '$new'; chroot '$new' env -i \
 		PATH=/usr/sbin:/usr/bin:/sbin:/bin DEBIAN_FRONTEND=noninteractive LANG=C.UTF-8 \
 		sh -c 'for try in 1 2 3; do apt-get update -qq && apt-get install -y -qq --no-install-recommends \
-			$(packages "$major") && apt-get clean && exit 0; sleep 20; done; exit 1'" >>"$ROOTS/$rel.log" 2>&1 ||
+			$(packages "$major") && apt-get clean && exit 0; sleep 60; done; exit 1'" >>"$ROOTS/$rel.log" 2>&1 ||
 		{ tail -30 "$ROOTS/$rel.log" >&2; return 1; }
 	echo "$stamp" >"$new/.docmodel-stamp"
 	echo $(($(date +%s) - t0)) >"$new/.docmodel-seconds"
