@@ -17,6 +17,8 @@ command -v pg_virtualenv >/dev/null 2>&1 || need+=(postgresql-common)
 perl -MIPC::Run -e 1 >/dev/null 2>&1 || need+=(libipc-run-perl)
 command -v make >/dev/null 2>&1 || need+=(make)
 command -v gcc >/dev/null 2>&1 || need+=(gcc)
+# make dist and its check in make test: unzip reads the archive back.
+command -v unzip >/dev/null 2>&1 || need+=(unzip)
 # make fuzz: clang with its libFuzzer and sanitizer runtimes; make sanitize: gcc's libasan.
 case "${DEPS_FOR:-}" in
 fuzz)
