@@ -24,34 +24,62 @@ ISOLATION_OPTS = --inputdir=test --outputdir=. --load-extension=$(EXTENSION)
 # object depends on every header, so a changed struct never leaves a stale object behind.
 $(OBJS): $(wildcard src/*.h)
 
-PG_CONFIG ?= pg_config
+# Which PostgreSQL: PG_CONFIG when given; PG=N for major N; else the newest installed (as PGXS
+# takes the newest pg_config), else the major this Debian release ships (scripts/pg_config.sh).
+# A major this release neither has nor ships (make test PG=17 on bookworm) is built and tested
+# inside a root of the Debian release that ships it (scripts/root.sh, scripts/inroot.sh).
+DOCMODEL_DIR := $(dir $(realpath $(firstword $(MAKEFILE_LIST))))
+ifneq ($(PG),)
+ifeq ($(shell $(DOCMODEL_DIR)scripts/pg_config.sh --local $(PG) && echo local),local)
+PG_CONFIG = /usr/lib/postgresql/$(PG)/bin/pg_config
+else
+IN_ROOT = $(PG)
+endif
+endif
+ifeq ($(origin PG_CONFIG),undefined)
+PG_CONFIG := $(shell $(DOCMODEL_DIR)scripts/pg_config.sh)
+endif
+export PG_CONFIG
+PG_MAJOR := $(shell PG_CONFIG=$(PG_CONFIG) $(DOCMODEL_DIR)scripts/pg_config.sh --major 2>/dev/null)
 PG_CPPFLAGS += -I$(srcdir)/src
 PG_CFLAGS   += -Werror -Wall -Wmissing-prototypes
 SHLIB_LINK  +=
 
+# The targets a root runs: every one that builds or starts PostgreSQL.
+ROOT_TARGETS = all install installcheck test quick demo bench bench-instr tapcheck sanitize \
+	soak deb deb-check clean
+ROOT_VARS = $(foreach v,TESTS SCENARIOS SOAK_SECONDS,$(if $($(v)),$(v)="$($(v))"))
+
+ifneq ($(IN_ROOT),)
+$(ROOT_TARGETS):
+	@scripts/inroot.sh $(IN_ROOT) $@ $(ROOT_VARS)
+.PHONY: $(ROOT_TARGETS)
+else
 PGXS := $(shell $(PG_CONFIG) --pgxs 2>/dev/null)
 ifeq ($(wildcard $(PGXS)),)
 # PostgreSQL's server headers are missing: only the set-up targets can run; they install them.
 all install installcheck:
-	@echo "PGXS not found: run 'make test' or 'make demo', which install PostgreSQL 15 and its headers first" >&2; exit 1
+	@echo "PGXS not found: run 'make test' or 'make demo', which install PostgreSQL $(PG_MAJOR) and its headers first" >&2; exit 1
 else
 include $(PGXS)
 # pgxs.mk ships with the client package; the server headers are what the build needs.
 ifeq ($(wildcard $(shell $(PG_CONFIG) --includedir-server)/postgres.h),)
 $(OBJS): missing-headers
 missing-headers:
-	@echo "postgres.h not found (postgresql-server-dev-15): run 'make test' or 'make demo', which install it" >&2; exit 1
+	@echo "postgres.h not found (postgresql-server-dev-$(PG_MAJOR)): run 'make test' or 'make demo', which install it" >&2; exit 1
+endif
 endif
 endif
 
+ifeq ($(IN_ROOT),)
 # The install script is kept whole in sql/docmodel.sql and copied at build (as pgvector does).
 sql/$(EXTENSION)--$(EXTVERSION).sql: sql/$(EXTENSION).sql
 	cp $< $@
 all: sql/$(EXTENSION)--$(EXTVERSION).sql
 
-.PHONY: deps test demo bench bench-instr tapcheck format quick fuzz sanitize soak
+.PHONY: deps test demo bench bench-instr tapcheck quick sanitize soak deb deb-check
 
-# Install what a fresh Debian machine lacks (PostgreSQL 15, its headers, IPC::Run for TAP).
+# Install what a fresh Debian machine lacks (PostgreSQL PG_MAJOR, its headers, IPC::Run for TAP).
 deps:
 	@scripts/deps.sh
 
@@ -79,13 +107,7 @@ bench-instr: deps
 quick: deps
 	@TESTS="$(TESTS)" scripts/quick.sh
 
-# Finding what tests miss (none of these is part of make test):
-# libFuzzer over the parsers (test/fuzz), FUZZ_TIME seconds per harness.
-FUZZ_TIME ?= 60
-fuzz:
-	@DEPS_FOR=fuzz scripts/deps.sh
-	@FUZZ_TIME="$(FUZZ_TIME)" scripts/fuzz.sh
-
+# Finding what tests miss (none of these, nor make fuzz below, is part of make test):
 # Every pg_regress and isolation suite against an ASan+UBSan build of the library.
 sanitize:
 	@DEPS_FOR=sanitize scripts/deps.sh
@@ -95,6 +117,39 @@ sanitize:
 SOAK_SECONDS ?= 300
 soak: deps
 	@SOAK_SECONDS="$(SOAK_SECONDS)" scripts/soak.sh
+
+# The Debian package postgresql-N-docmodel for this major (debian/, pg_buildext), into dist/.
+deb:
+	@scripts/deb.sh
+
+# make deb, then in a root of the release (nothing installed on this machine): dpkg -i the
+# package, CREATE EXTENSION, and the autopkgtest debian/tests/installcheck.
+deb-check:
+ifeq ($(DOCMODEL_IN_ROOT),)
+	@scripts/inroot.sh $(PG_MAJOR) deb-check
+else
+	@scripts/deb.sh check
+endif
+
+endif # IN_ROOT
+
+.PHONY: format fuzz test-all dist
+
+# Every supported major, each in its own place (the host, or the root of the release that ships
+# it): one line per major ("pg17: N passed, N failed") and the total.
+MAJORS ?= 15 17 18
+test-all:
+	@MAJORS="$(MAJORS)" scripts/test_all.sh
+
+# The release archive PGXN takes (git archive of the tag vVERSION, else HEAD), META.json checked.
+dist:
+	@scripts/dist.sh
+
+# libFuzzer over the parsers (test/fuzz), FUZZ_TIME seconds per harness.
+FUZZ_TIME ?= 60
+fuzz:
+	@DEPS_FOR=fuzz scripts/deps.sh
+	@FUZZ_TIME="$(FUZZ_TIME)" scripts/fuzz.sh
 
 format:
 	clang-format -i src/*.c src/*.h

@@ -1,11 +1,14 @@
 #!/usr/bin/env bash
 # Citus for docmodel's scale-out suite, the way a user gets it.
 #
-#   scripts/citus.sh installed        exit 0 when Citus 13.2.x is installed for PostgreSQL 15
+#   scripts/citus.sh installed        exit 0 when Citus 13.2.x is installed for PG_MAJOR
 #   scripts/citus.sh install          install it: the distribution's package when apt has one,
 #                                     else build the Citus source tarball (CITUS_SRC: a directory
 #                                     holding citus-13.2.2.tar.gz and its PostgreSQL 15 patch, or
-#                                     the tarball itself). Does nothing when already installed.
+#                                     the tarball itself). Does nothing when already installed;
+#                                     fails at once for a major Citus 13.2 does not support
+#                                     (it supports 15 to 17).
+#   scripts/citus.sh supported        exit 0 when Citus 13.2 supports PG_MAJOR
 #   scripts/citus.sh cluster CMD...   start a throwaway cluster (a coordinator and two workers on
 #                                     loopback, data in a temporary directory, docmodel and
 #                                     citus created on every node), run CMD with PGHOST/PGPORT/
@@ -19,6 +22,8 @@ set -eu
 source "$(dirname "$0")/env.sh"
 
 CITUS_VERSION=13.2.2
+# The PostgreSQL majors Citus 13.2 builds against.
+CITUS_MAJORS="15 16 17"
 # The vendor directory beside the checkout (for a git worktree, beside its main checkout).
 if [ -z "${CITUS_SRC:-}" ]; then
 	CITUS_SRC="$TOP/../shared/vendor/citus"
@@ -35,15 +40,26 @@ libdir=$("$PG_CONFIG" --pkglibdir)
 
 citus_installed() {
 	[ -f "$libdir/citus.so" ] && [ -f "$extdir/citus.control" ] &&
-		grep -qE "^default_version *= *'13\.2-" "$extdir/citus.control"
+		grep -qE "^default_version *= *'13\.2-" "$extdir/citus.control" &&
+		# with the C functions docmodel calls (a build that hides them is built again)
+		{ ! command -v nm >/dev/null 2>&1 || nm -D --defined-only "$libdir/citus.so" | grep -q ' SendCommandToWorkersWithMetadata$'; }
+}
+
+citus_supported() {
+	case " $CITUS_MAJORS " in *" $PG_MAJOR "*) return 0 ;; esac
+	return 1
 }
 
 citus_install() {
 	citus_installed && return 0
+	citus_supported || {
+		echo "citus: Citus $CITUS_VERSION supports PostgreSQL ${CITUS_MAJORS// /, }, not $PG_MAJOR" >&2
+		return 1
+	}
 	export DEBIAN_FRONTEND=noninteractive
 	# A distribution package (Citus's own apt repository, or a distribution that carries it).
 	local pkg
-	for pkg in postgresql-15-citus-13.2 postgresql-15-citus; do
+	for pkg in postgresql-$PG_MAJOR-citus-13.2 postgresql-$PG_MAJOR-citus; do
 		if apt-cache show "$pkg" >/dev/null 2>&1; then
 			echo "citus: installing the $pkg package"
 			$sudo apt-get install -y -qq --no-install-recommends "$pkg" >/dev/null &&
@@ -52,21 +68,24 @@ citus_install() {
 	done
 	# The source tarball.
 	local tarball patch=""
+	local srcdir=$CITUS_SRC
 	if [ -f "$CITUS_SRC" ]; then
 		tarball="$CITUS_SRC"
-		[ -f "$(dirname "$CITUS_SRC")/pg15-minor-createdb.patch" ] &&
-			patch="$(dirname "$CITUS_SRC")/pg15-minor-createdb.patch"
+		srcdir=$(dirname "$CITUS_SRC")
 	else
 		tarball="$CITUS_SRC/citus-$CITUS_VERSION.tar.gz"
-		[ -f "$CITUS_SRC/pg15-minor-createdb.patch" ] && patch="$CITUS_SRC/pg15-minor-createdb.patch"
 	fi
+	# PostgreSQL 15's recent minors export a function Citus copies (see the vendor README).
+	[ "$PG_MAJOR" != 15 ] || [ ! -f "$srcdir/pg15-minor-createdb.patch" ] ||
+		patch="$srcdir/pg15-minor-createdb.patch"
 	if [ ! -f "$tarball" ]; then
-		echo "citus: no package for PostgreSQL 15 and no source at $tarball (set CITUS_SRC)" >&2
+		echo "citus: no package for PostgreSQL $PG_MAJOR and no source at $tarball (set CITUS_SRC)" >&2
 		return 1
 	fi
-	echo "citus: no package for PostgreSQL 15; building $tarball"
-	local need=(postgresql-server-dev-15 libcurl4-openssl-dev liblz4-dev libzstd-dev libssl-dev
-		libkrb5-dev libselinux1-dev libxslt1-dev libpam0g-dev libreadline-dev zlib1g-dev make gcc patch)
+	echo "citus: no package for PostgreSQL $PG_MAJOR; building $tarball"
+	local need=("postgresql-server-dev-$PG_MAJOR" libcurl4-openssl-dev liblz4-dev libzstd-dev libssl-dev
+		libkrb5-dev libselinux1-dev libxslt1-dev libpam0g-dev libreadline-dev zlib1g-dev libicu-dev
+		make gcc patch)
 	local missing=() p
 	for p in "${need[@]}"; do
 		dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || missing+=("$p")
@@ -86,8 +105,10 @@ citus_install() {
 		[ -z "$patch" ] || patch -s -p1 <"$patch"
 		./configure -q PG_CONFIG="$PG_CONFIG" >"$build/configure.log" 2>&1 ||
 			{ tail -30 "$build/configure.log" >&2; exit 1; }
-		make -s -j2 >"$build/make.log" 2>&1 || { tail -40 "$build/make.log" >&2; exit 1; }
-		$sudo make -s install >"$build/install.log" 2>&1 || { tail -20 "$build/install.log" >&2; exit 1; }
+		# PGXS hides a library's symbols from PostgreSQL 16 on; docmodel calls Citus's C
+		# functions (src/citus.c), so they stay visible.
+		make -s -j2 CFLAGS_SL_MODULE= >"$build/make.log" 2>&1 || { tail -40 "$build/make.log" >&2; exit 1; }
+		$sudo make -s install CFLAGS_SL_MODULE= >"$build/install.log" 2>&1 || { tail -20 "$build/install.log" >&2; exit 1; }
 	)
 	citus_installed || { echo "citus: built, but $libdir/citus.so is not Citus 13.2" >&2; return 1; }
 	echo "citus: Citus $CITUS_VERSION installed"
@@ -143,6 +164,7 @@ cluster_run() {
 
 case "${1:-}" in
 installed) citus_installed ;;
+supported) citus_supported ;;
 install) citus_install ;;
 cluster)
 	shift

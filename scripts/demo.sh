@@ -7,7 +7,7 @@ source "$(dirname "$0")/env.sh"
 build_install
 args=()
 for f in demo/*.sql; do args+=(-f "$f"); done
-pg_virtualenv 9>&- -v 15 psql -X -q -v ON_ERROR_STOP=1 -P pager=off "${args[@]}"
+pg_virtualenv 9>&- -v "$PG_MAJOR" psql -X -q -v ON_ERROR_STOP=1 -P pager=off "${args[@]}"
 # The scale-out chapter, on a throwaway Citus cluster, when Citus is installed.
 if scripts/citus.sh installed; then
 	scripts/citus.sh cluster psql -X -q -v ON_ERROR_STOP=1 -P pager=off -f demo/citus/70_scaleout.sql

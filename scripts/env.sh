@@ -1,9 +1,15 @@
-# Sourced by the scripts: where PostgreSQL 15 is, and the make to build with.
-PGBIN=/usr/lib/postgresql/15/bin
-export PG_CONFIG="${PG_CONFIG:-$PGBIN/pg_config}"
-export PATH="$PGBIN:$PATH"
+# Sourced by the scripts: which PostgreSQL (PG_CONFIG as make passes it, else PG=N's, else the
+# newest installed: scripts/pg_config.sh), its major (PG_MAJOR) and binaries, and the make to
+# build with.
 TOP="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$TOP"
+[ -n "${PG_CONFIG:-}" ] || PG_CONFIG=$(scripts/pg_config.sh)
+export PG_CONFIG
+PG_MAJOR=$(PG_CONFIG="$PG_CONFIG" scripts/pg_config.sh --major)
+PGBIN=$(dirname "$PG_CONFIG")
+[ -x "$PGBIN/postgres" ] || PGBIN=$("$PG_CONFIG" --bindir 2>/dev/null || echo "$PGBIN")
+export PG_MAJOR PGBIN
+export PATH="$PGBIN:$PATH"
 sudo=""
 [ "$(id -u)" -eq 0 ] || sudo="sudo"
 
@@ -20,3 +26,8 @@ build_install() {
 	make -s PG_CONFIG="$PG_CONFIG" all >/dev/null &&
 		$sudo make -s PG_CONFIG="$PG_CONFIG" install >/dev/null
 }
+
+# A passed and a failed test in pg_regress's output: "test name ... ok" up to 15, TAP-like
+# "ok 1 - name" and "not ok 1 - name" from 16 (grep -E patterns).
+REGRESS_OK='\.\.\. ok( |$)|^ok [0-9]+ +[-+] '
+REGRESS_FAILED='\.\.\. (FAILED|failed)|^not ok [0-9]+ +[-+] '

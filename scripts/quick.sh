@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # make quick TESTS="collection collection_cas": build, install, and run only the named
-# pg_regress (test/sql) and isolation (test/specs) tests on a throwaway cluster: the
+# pg_regress (test/sql), isolation (test/specs) and TAP (test/t) tests on a throwaway cluster: the
 # contributor's short loop; the name "readme" runs the README's examples (test/readme/check.pl).
 # make test runs everything.
 set -u
@@ -9,16 +9,21 @@ build_install || { echo "build failed"; exit 1; }
 reg=""
 iso=""
 readme=""
+tap=""
 for t in ${TESTS:-}; do
 	[ "$t" = readme ] && readme=1
+	[ -f "test/t/$t.pl" ] && tap="$tap $t"
 	[ -f "test/sql/$t.sql" ] && reg="$reg $t"
 	[ -f "test/specs/$t.spec" ] && iso="$iso $t"
 done
 rm -f regression.diffs
-pg_virtualenv 9>&- -v 15 bash -c '
+rc=0
+[ -z "$reg$iso$readme" ] || pg_virtualenv 9>&- -v "$PG_MAJOR" bash -c '
 	rc=0
 	if [ -n "$1" ]; then make -s PG_CONFIG="$0" installcheck REGRESS="$1" ISOLATION= || rc=1; fi
 	if [ -n "$2" ]; then make -s PG_CONFIG="$0" installcheck REGRESS= ISOLATION="$2" || rc=1; fi
 	if [ -n "$3" ]; then perl test/readme/check.pl README.md || rc=1; fi
 	exit $rc
-' "$PG_CONFIG" "$reg" "$iso" "$readme"
+' "$PG_CONFIG" "$reg" "$iso" "$readme" || rc=1
+if [ -n "$tap" ]; then TAP_TESTS="$tap" scripts/tap.sh || rc=1; fi
+exit $rc

@@ -72,8 +72,8 @@ for d in regress iso; do
 	[ -s "$work/$d.diffs" ] && { echo "--- $d diffs (first 200 lines) ---"; head -200 "$work/$d.diffs"; }
 done
 
-pass=$(cat "$work/regress.log" "$work/iso.log" | grep -cE '\.\.\. ok( |$)')
-fail=$(cat "$work/regress.log" "$work/iso.log" | grep -cE '\.\.\. (FAILED|failed)')
+pass=$(cat "$work/regress.log" "$work/iso.log" | grep -cE "$REGRESS_OK")
+fail=$(cat "$work/regress.log" "$work/iso.log" | grep -cE "$REGRESS_FAILED")
 rc=0
 [ $rrc -eq 0 ] && [ $irc -eq 0 ] || { rc=1; echo "sanitize: a suite exited non-zero"; }
 # Any report from either sanitizer fails the run, whether or not a test noticed.

@@ -19,7 +19,7 @@ if [ "${1:-}" != "--inner" ]; then
 	[ "$(id -u)" -eq 0 ] && chown -R postgres "$work"
 	# The cluster must not inherit the lock's descriptor (fd 9): a server left behind would
 	# hold the machine's install lock for ever.
-	SOAK_SECONDS="$SOAK_SECONDS" pg_virtualenv -v 15 "$TOP/scripts/soak.sh" --inner "$work" 9>&-
+	SOAK_SECONDS="$SOAK_SECONDS" pg_virtualenv -v "$PG_MAJOR" "$TOP/scripts/soak.sh" --inner "$work" 9>&-
 	exit $?
 fi
 

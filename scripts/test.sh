@@ -17,7 +17,7 @@ rm -rf results regression.diffs regression.out
 # pg_regress, isolation, the README's examples (test/readme/check.pl) and the
 # JSON-Schema-Test-Suite (test/jsonschema/run.sh) share one throwaway cluster; each runs even if
 # another failed.
-pg_virtualenv 9>&- -v 15 bash -c '
+pg_virtualenv 9>&- -v "$PG_MAJOR" bash -c '
 	make -s PG_CONFIG="$0" installcheck ISOLATION= > "$1/regress.log" 2>&1; echo $? > "$1/regress.rc"
 	[ -s regression.diffs ] && cp regression.diffs "$1/regress.diffs"
 	make -s PG_CONFIG="$0" installcheck REGRESS= > "$1/iso.log" 2>&1; echo $? > "$1/iso.rc"
@@ -34,6 +34,15 @@ for d in regress iso; do
 	fi
 done
 
+# META.json against PGXN's meta spec and docmodel.control; in a git checkout also the release
+# archive make dist makes (a copy in a root has no git).
+if git rev-parse --git-dir >/dev/null 2>&1; then
+	DIST_DIR="$logdir/dist" scripts/dist.sh
+else
+	perl test/meta/check.pl
+fi > "$logdir/meta.log" 2>&1; echo $? > "$logdir/meta.rc"
+cat "$logdir/meta.log"
+
 # TAP: each test starts its own clusters.
 scripts/tap.sh > "$logdir/tap.log" 2>&1; echo $? > "$logdir/tap.rc"
 cat "$logdir/tap.log"
@@ -43,13 +52,17 @@ if [ -n "$citus" ]; then
 	scripts/citus_test.sh > "$logdir/citus.log" 2>&1; echo $? > "$logdir/citus.rc"
 	cat "$logdir/citus.log"
 else
-	echo "citus suite skipped: Citus 13.2 is not installed and cannot be built here (scripts/citus.sh install)"
+	if scripts/citus.sh supported; then
+		echo "citus suite skipped: Citus 13.2 is not installed and cannot be built here (scripts/citus.sh install)"
+	else
+		echo "citus suite skipped: Citus 13.2 does not support PostgreSQL $PG_MAJOR"
+	fi
 	echo 0 > "$logdir/citus.rc"
 fi
 
-logs="$logdir/regress.log $logdir/iso.log $logdir/readme.log $logdir/jsonschema.log $logdir/citus.log"
-pass=$(cat $logs 2>/dev/null | grep -cE '\.\.\. ok( |$)')
-fail=$(cat $logs 2>/dev/null | grep -cE '\.\.\. (FAILED|failed)')
+logs="$logdir/regress.log $logdir/iso.log $logdir/readme.log $logdir/jsonschema.log $logdir/meta.log $logdir/citus.log"
+pass=$(cat $logs 2>/dev/null | grep -cE "$REGRESS_OK")
+fail=$(cat $logs 2>/dev/null | grep -cE "$REGRESS_FAILED")
 # the README check counts one per block; if it stopped before any block failed, count it once
 if [ "$(cat "$logdir/readme.rc" 2>/dev/null || echo 1)" != 0 ] &&
 	! grep -q '\.\.\. FAILED' "$logdir/readme.log" 2>/dev/null; then
@@ -60,7 +73,7 @@ tfiles=$(ls test/t/*.pl 2>/dev/null | wc -l)
 pass=$((pass + tpass))
 fail=$((fail + tfiles - tpass))
 rc=0
-for s in regress iso readme jsonschema tap citus; do
+for s in regress iso readme jsonschema meta tap citus; do
 	r=$(cat "$logdir/$s.rc" 2>/dev/null || echo 1)
 	[ "$r" = 0 ] || { rc=1; echo "suite $s exited $r"; }
 done

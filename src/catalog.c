@@ -34,6 +34,7 @@
 #include "utils/lsyscache.h"
 #include "utils/syscache.h"
 
+#include "compat.h"
 #include "docmodel.h"
 
 PG_FUNCTION_INFO_V1(config_create);

@@ -58,6 +58,28 @@ static LocalGroupFn LocalGroup = NULL;
 static bool LocalGroupKnown = false;
 
 /*
+ * A C function of Citus's library, or 42883 naming it. Citus built against
+ * PostgreSQL 16 or later with PGXS's default hidden symbol visibility
+ * exports its SQL functions only (scripts/citus.sh builds it with default
+ * visibility; see README, "Scale-out").
+ */
+static void *
+CitusFunction(const char *name)
+{
+	void *fn = load_external_function("citus", name, false, NULL);
+
+	if (fn == NULL)
+		ereport(
+			ERROR,
+			(errcode(ERRCODE_UNDEFINED_FUNCTION),
+			 errmsg("Citus's library does not export %s", name),
+			 errhint("docmodel's scale-out calls Citus's C functions: build "
+					 "Citus with default symbol visibility "
+					 "(make CFLAGS_SL_MODULE=).")));
+	return fn;
+}
+
+/*
  * The command that brings a worker's catalogs in step, or NULL when there
  * is nobody to send it to: Citus absent, this node not the coordinator, or
  * no worker with metadata.
@@ -145,8 +167,7 @@ DocmodelCitusPush(void)
 
 	if (command == NULL)
 		return;
-	send = (SendToWorkersFn) load_external_function(
-		"citus", "SendCommandToWorkersWithMetadata", false, NULL);
+	send = (SendToWorkersFn) CitusFunction("SendCommandToWorkersWithMetadata");
 	send(command);
 	pfree(command);
 }
@@ -163,8 +184,7 @@ DocmodelCitusWorker(void)
 		/* only where CREATE EXTENSION citus ran (so it is preloaded) */
 		if (OidIsValid(
 				get_relname_relid("pg_dist_local_group", PG_CATALOG_NAMESPACE)))
-			LocalGroup = (LocalGroupFn) load_external_function(
-				"citus", "GetLocalGroupId", false, NULL);
+			LocalGroup = (LocalGroupFn) CitusFunction("GetLocalGroupId");
 		LocalGroupKnown = true;
 	}
 	return LocalGroup != NULL && LocalGroup() != 0;
@@ -185,8 +205,7 @@ DocmodelCitusTable(Oid relid)
 		if (!OidIsValid(
 				get_relname_relid("pg_dist_partition", PG_CATALOG_NAMESPACE)))
 			return false;
-		citus_table = (IsCitusTableFn) load_external_function(
-			"citus", "IsCitusTable", false, NULL);
+		citus_table = (IsCitusTableFn) CitusFunction("IsCitusTable");
 	}
 	return citus_table(relid);
 }

@@ -52,6 +52,7 @@
 #include "utils/rel.h"
 #include "utils/timestamp.h"
 
+#include "compat.h"
 #include "docmodel.h"
 #include "fields.h"
 

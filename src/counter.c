@@ -96,6 +96,7 @@
 #include "utils/timestamp.h"
 
 #include "collection.h"
+#include "compat.h"
 #include "docmodel.h"
 #include "key.h"
 
@@ -498,9 +499,9 @@ CounterAtTid(Relation rel, ItemPointer tid, text *verify, Snapshot snapshot,
 		xl_heap_inplace xlrec;
 		XLogRecPtr recptr;
 
-		xlrec.offnum = ItemPointerGetOffsetNumber(&tup.t_self);
+		DocmodelInplaceInit(xlrec, ItemPointerGetOffsetNumber(&tup.t_self));
 		XLogBeginInsert();
-		XLogRegisterData((char *) &xlrec, SizeOfHeapInplace);
+		XLogRegisterData((char *) &xlrec, DocmodelSizeOfHeapInplace);
 		XLogRegisterBuffer(0, buf, REGBUF_STANDARD);
 		XLogRegisterBufData(0, (char *) tup.t_data + tup.t_data->t_hoff,
 							tup.t_len - tup.t_data->t_hoff);

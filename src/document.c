@@ -37,6 +37,7 @@
 #include "utils/lsyscache.h"
 
 #include "collection.h"
+#include "compat.h"
 #include "fields.h"
 #include "jsontree.h"
 #include "jsonutil.h"
@@ -912,12 +913,12 @@ RequireKeepStamps(TriggerWrite *w)
 	CommandId cid = GetCurrentCommandId(false);
 
 	if (KeepStampsCheck.relid != w->cfg.relid || KeepStampsCheck.user != user ||
-		KeepStampsCheck.lxid != MyProc->lxid || KeepStampsCheck.cid != cid)
+		KeepStampsCheck.lxid != DocmodelMyLxid || KeepStampsCheck.cid != cid)
 	{
 		KeepStampsCheck.relid = InvalidOid;
 		KeepStampsCheck.allowed = pg_class_ownercheck(w->cfg.relid, user);
 		KeepStampsCheck.user = user;
-		KeepStampsCheck.lxid = MyProc->lxid;
+		KeepStampsCheck.lxid = DocmodelMyLxid;
 		KeepStampsCheck.cid = cid;
 		KeepStampsCheck.relid = w->cfg.relid;
 	}

@@ -17,6 +17,7 @@
 #include "utils/builtins.h"
 #include "utils/jsonb.h"
 
+#include "compat.h"
 #include "jsonpatch.h"
 #include "jsonpointer.h"
 #include "jsontree.h"

@@ -43,6 +43,7 @@
 #include "utils/numeric.h"
 
 #include "collection.h"
+#include "compat.h"
 #include "docmodel.h"
 #include "key.h"
 
@@ -1304,9 +1305,9 @@ key_from_template(PG_FUNCTION_ARGS)
 		{
 			TimestampTz stmt = GetCurrentStatementStartTimestamp();
 
-			if (MonoIncr.lxid != MyProc->lxid || MonoIncr.stmt != stmt)
+			if (MonoIncr.lxid != DocmodelMyLxid || MonoIncr.stmt != stmt)
 			{
-				MonoIncr.lxid = MyProc->lxid;
+				MonoIncr.lxid = DocmodelMyLxid;
 				MonoIncr.stmt = stmt;
 				MonoIncr.next = 1;
 			}

@@ -83,6 +83,7 @@
 #include "access/xact.h"
 
 #include "collection.h"
+#include "compat.h"
 #include "jsontree.h"
 #include "kv.h"
 #include "migrate.h"
@@ -1603,12 +1604,12 @@ DocmodelKvUpdateDirect(Oid relid, Datum keyd, DocmodelKvApply apply, void *arg,
 	rte->relid = relid;
 	rte->relkind = rel->rd_rel->relkind;
 	rte->rellockmode = RowExclusiveLock;
-	rte->requiredPerms = ACL_UPDATE | ACL_SELECT;
-	rte->updatedCols = bms_add_member(
-		bms_make_singleton(DOCMODEL_COLL_ATT_DOC -
-						   FirstLowInvalidHeapAttributeNumber),
-		DOCMODEL_COLL_ATT_EXPIRES - FirstLowInvalidHeapAttributeNumber);
-	ExecInitRangeTable(estate, list_make1(rte));
+	DocmodelInitRangeTable(
+		estate, rte, ACL_UPDATE | ACL_SELECT,
+		bms_add_member(bms_make_singleton(DOCMODEL_COLL_ATT_DOC -
+										  FirstLowInvalidHeapAttributeNumber),
+					   DOCMODEL_COLL_ATT_EXPIRES -
+						   FirstLowInvalidHeapAttributeNumber));
 	rri = makeNode(ResultRelInfo);
 	InitResultRelInfo(rri, rel, 1, NULL, 0);
 	estate->es_snapshot = GetActiveSnapshot();

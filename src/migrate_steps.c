@@ -37,6 +37,7 @@
 #include "utils/numeric.h"
 #include "utils/timestamp.h"
 
+#include "compat.h"
 #include "jsonpatch.h"
 #include "jsonpointer.h"
 #include "jsontree.h"

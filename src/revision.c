@@ -45,6 +45,7 @@
 #include "utils/snapmgr.h"
 
 #include "collection.h"
+#include "compat.h"
 #include "docmodel.h"
 #include "revision.h"
 
@@ -222,7 +223,7 @@ HistoryOpen(HistoryWriter *w, const DocmodelCollection *cfg)
 		rte->relkind = w->rel->rd_rel->relkind;
 		rte->rellockmode = RowExclusiveLock;
 		w->estate = CreateExecutorState();
-		ExecInitRangeTable(w->estate, list_make1(rte));
+		DocmodelInitRangeTable(w->estate, rte, 0, NULL);
 		w->rri = makeNode(ResultRelInfo);
 		InitResultRelInfo(w->rri, w->rel, 1, NULL, 0);
 		ExecOpenIndices(w->rri, false);

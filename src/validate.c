@@ -29,6 +29,7 @@
 #include "utils/memutils.h"
 #include "utils/numeric.h"
 
+#include "compat.h"
 #include "jsonpointer.h"
 #include "jsontree.h"
 #include "jsonutil.h"

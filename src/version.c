@@ -16,6 +16,7 @@
 #include "libpq/pqformat.h"
 #include "utils/builtins.h"
 
+#include "compat.h"
 #include "version.h"
 
 PG_FUNCTION_INFO_V1(version_in);

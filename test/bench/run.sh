@@ -12,7 +12,7 @@ else
 fi
 "${PSQL[@]}" -At -c "SELECT 'settings: ' || string_agg(name || '=' || setting, ', ' ORDER BY name)
 	FROM pg_settings WHERE name IN ('fsync', 'synchronous_commit', 'full_page_writes',
-	'shared_buffers', 'max_wal_size', 'wal_level', 'autovacuum')"
+	'shared_buffers', 'max_wal_size', 'wal_level', 'autovacuum', 'server_version')"
 printf '%-44s %13s %13s\n' scenario docmodel baseline
 shopt -s nullglob
 if [ $# -gt 0 ]; then scenarios=("$@"); else scenarios=(scenarios/*.sh); fi

@@ -73,7 +73,7 @@ SELECT pg_temp.try($$SELECT docmodel.register_migration('user', '0.5', '0.8', st
 SELECT pg_temp.try($$SELECT docmodel.register_migration('user', '3.0', '2.0', steps => '[]')$$);
 SELECT pg_temp.try($$SELECT docmodel.register_migration('user', '3.0', '3.00', steps => '[]')$$);
 SELECT pg_temp.try($$SELECT docmodel.register_migration('user', '3.0', '4.0')$$);
-SELECT pg_temp.try($$SELECT docmodel.register_migration('user', '3.0', '4.0', steps => '[]', fn => 'pg_catalog.jsonb_strip_nulls(jsonb)')$$);
+SELECT pg_temp.try($$SELECT docmodel.register_migration('user', '3.0', '4.0', steps => '[]', fn => 'pg_catalog.jsonb_typeof(jsonb)')$$);
 SELECT pg_temp.try($$SELECT docmodel.register_migration('', '1', '2', steps => '[]')$$);
 SELECT pg_temp.try($$SELECT docmodel.register_migration(NULL, '1', '2', steps => '[]')$$);
 SELECT pg_temp.try($$SELECT docmodel.register_migration('x', NULL, '2', steps => '[]')$$);

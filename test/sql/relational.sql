@@ -292,7 +292,8 @@ BEGIN
     END LOOP;
 END
 $$;
-SELECT count(*) AS persons, (SELECT count(*) FROM persons) AS documents FROM person;
+-- (how many survive depends on the rows random() picks, which differ between majors)
+SELECT count(*) = (SELECT count(*) FROM persons) AS one_document_each FROM person;
 SELECT * FROM projection_diff;
 -- a rolled back change leaves the documents as they were
 BEGIN;

@@ -1,4 +1,4 @@
-# docmodel takes one relcache callback slot of the ten PostgreSQL 15 gives all
+# docmodel takes one relcache callback slot of the ten PostgreSQL gives all
 # libraries of a backend together: with a library that leaves just one free
 # (as Citus and others may), a session still uses every docmodel cache (the
 # collection trigger and its configuration, key-value plans, revisions,
@@ -6,6 +6,7 @@
 # relcache_callback_list slots".
 use strict;
 use warnings;
+use Cwd qw(abs_path);
 use PostgreSQL::Test::Cluster;
 use PostgreSQL::Test::Utils;
 use Test::More;
@@ -79,7 +80,8 @@ $node->safe_psql('postgres', 'CREATE EXTENSION docmodel');
 # How many slots are free: the largest hog with which a session can still
 # do the core work above and load docmodel (which registers its one
 # relcache callback when it is loaded).
-my $dir = PostgreSQL::Test::Utils::tempdir;
+# (absolute: the server loads it from its own directory; 17's tempdir may be relative)
+my $dir = abs_path(PostgreSQL::Test::Utils::tempdir);
 my $survived;
 for my $n (reverse 1 .. 9)
 {
