@@ -166,4 +166,31 @@ DocmodelInitRangeTable(EState *estate, RangeTblEntry *rte, AclMode perms,
 }
 #endif /* EXECUTOR_H */
 
+/*
+ * 16: parse_datetime reports a soft error through an ErrorSaveContext node
+ * (15: a bool *have_error); *failed says whether the text did not parse.
+ */
+#if defined(_FORMATTING_H_)
+#if PG_VERSION_NUM >= 160000
+#include "nodes/miscnodes.h"
+#endif
+static inline Datum
+DocmodelParseDatetime(text *value, text *fmt, Oid collid, bool strict,
+					  Oid *typid, int32 *typmod, int *tz, bool *failed)
+{
+#if PG_VERSION_NUM >= 160000
+	ErrorSaveContext escontext = {T_ErrorSaveContext};
+	Datum d = parse_datetime(value, fmt, collid, strict, typid, typmod, tz,
+							 (Node *) &escontext);
+
+	*failed = escontext.error_occurred;
+	return d;
+#else
+	*failed = false;
+	return parse_datetime(value, fmt, collid, strict, typid, typmod, tz,
+						  failed);
+#endif
+}
+#endif
+
 #endif /* DOCMODEL_COMPAT_H */

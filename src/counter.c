@@ -1301,8 +1301,7 @@ counter_state_guard(PG_FUNCTION_ARGS)
 	if (!CALLED_AS_TRIGGER(fcinfo) ||
 		!TRIGGER_FIRED_BY_UPDATE(trigdata->tg_event) ||
 		!TRIGGER_FIRED_FOR_ROW(trigdata->tg_event))
-		DocmodelTriggerMisuse("counter_state_guard",
-							  "a row trigger on UPDATE");
+		DocmodelTriggerMisuse("counter_state_guard", "a row trigger on UPDATE");
 	desc = trigdata->tg_relation->rd_att;
 	oldtup = trigdata->tg_trigtuple;
 	newtup = trigdata->tg_newtuple;

@@ -222,14 +222,15 @@ migrate_tables(PG_FUNCTION_ARGS)
 		SPI_commit();
 		SPI_start_transaction();
 		state = CStringGetTextDatum(text);
-		RunSpi("SELECT s, e OPERATOR(pg_catalog.->>) 'state', "
-			   "e OPERATOR(pg_catalog.->>) 'message', "
-			   "e OPERATOR(pg_catalog.->>) 'detail', "
-			   "e OPERATOR(pg_catalog.->>) 'hint', "
-			   "e OPERATOR(pg_catalog.->>) 'context' "
-			   "FROM docmodel._migrate_tables_batch($1::pg_catalog.jsonb) AS s, "
-			   "LATERAL (SELECT s OPERATOR(pg_catalog.->) 'error') AS x(e)",
-			   1, &stype, &state, NULL, SPI_OK_SELECT);
+		RunSpi(
+			"SELECT s, e OPERATOR(pg_catalog.->>) 'state', "
+			"e OPERATOR(pg_catalog.->>) 'message', "
+			"e OPERATOR(pg_catalog.->>) 'detail', "
+			"e OPERATOR(pg_catalog.->>) 'hint', "
+			"e OPERATOR(pg_catalog.->>) 'context' "
+			"FROM docmodel._migrate_tables_batch($1::pg_catalog.jsonb) AS s, "
+			"LATERAL (SELECT s OPERATOR(pg_catalog.->) 'error') AS x(e)",
+			1, &stype, &state, NULL, SPI_OK_SELECT);
 		if (SpiText(2) != NULL)
 		{
 			/* the failed batch was recorded: commit that, then raise */
@@ -241,13 +242,14 @@ migrate_tables(PG_FUNCTION_ARGS)
 
 			SPI_commit();
 			SPI_start_transaction();
-			ereport(ERROR,
-					(errcode(MAKE_SQLSTATE(code[0], code[1], code[2], code[3],
-										   code[4])),
-					 errmsg_internal("%s", msg),
-					 (detail && detail[0]) ? errdetail_internal("%s", detail) : 0,
-					 (hint && hint[0]) ? errhint("%s", hint) : 0,
-					 (where && where[0]) ? errcontext("%s", where) : 0));
+			ereport(
+				ERROR,
+				(errcode(MAKE_SQLSTATE(code[0], code[1], code[2], code[3],
+									   code[4])),
+				 errmsg_internal("%s", msg),
+				 (detail && detail[0]) ? errdetail_internal("%s", detail) : 0,
+				 (hint && hint[0]) ? errhint("%s", hint) : 0,
+				 (where && where[0]) ? errcontext("%s", where) : 0));
 		}
 	}
 	SPI_commit();

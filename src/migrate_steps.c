@@ -25,11 +25,8 @@
 #include "mb/pg_wchar.h"
 #include "miscadmin.h"
 #include "regex/regex.h"
-#include "utils/builtins.h"
 #include "catalog/pg_type.h"
-#if PG_VERSION_NUM >= 160000
-#include "nodes/miscnodes.h"
-#endif
+#include "utils/builtins.h"
 #include "utils/date.h"
 #include "utils/datetime.h"
 #include "utils/formatting.h"
@@ -770,28 +767,17 @@ ApplyCast(ApplyCx *cx, const Step *st, JsonbValue *root)
  * PostgreSQL's parse_datetime() (formatting.c, what jsonpath's .datetime()
  * uses), strict: text read by a to_timestamp template, its type (date,
  * timestamp, timestamptz, time, timetz) in *typid, soft errors reported in
- * *failed instead of raised. Its last parameter differs between versions
- * (PG 15: bool *have_error; PG 16 on: an ErrorSaveContext node): this is
- * the one call, to move to the version compatibility header.
+ * *failed instead of raised (compat.h: the parameter that says so differs
+ * between majors).
  */
 static Datum
 ParseDatetimeSoft(text *value, text *template, Oid *typid, bool *failed)
 {
 	int32 typmod;
 	int tz = 0;
-	Datum d;
-#if PG_VERSION_NUM >= 160000
-	ErrorSaveContext escontext = {T_ErrorSaveContext};
 
-	d = parse_datetime(value, template, C_COLLATION_OID, true, typid, &typmod,
-					   &tz, (Node *) &escontext);
-	*failed = escontext.error_occurred;
-#else
-	*failed = false;
-	d = parse_datetime(value, template, C_COLLATION_OID, true, typid, &typmod,
-					   &tz, failed);
-#endif
-	return d;
+	return DocmodelParseDatetime(value, template, C_COLLATION_OID, true, typid,
+								 &typmod, &tz, failed);
 }
 
 /*

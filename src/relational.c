@@ -553,7 +553,7 @@ projection_trigger(PG_FUNCTION_ARGS)
 		!TRIGGER_FIRED_FOR_STATEMENT(td->tg_event) ||
 		!TRIGGER_FIRED_AFTER(td->tg_event))
 		DocmodelTriggerMisuse("_projection_trigger",
-					 "a projection's AFTER statement trigger");
+							  "a projection's AFTER statement trigger");
 	if (td->tg_trigger->tgnargs != 2)
 		ereport(ERROR,
 				(errcode(ERRCODE_WRONG_OBJECT_TYPE),
@@ -627,7 +627,8 @@ lookup_trigger(PG_FUNCTION_ARGS)
 
 	if (!CALLED_AS_TRIGGER(fcinfo) || !TRIGGER_FIRED_FOR_ROW(td->tg_event) ||
 		!TRIGGER_FIRED_AFTER(td->tg_event) || td->tg_trigger->tgnargs != 3)
-		DocmodelTriggerMisuse("_lookup_trigger", "a lookup's AFTER row trigger");
+		DocmodelTriggerMisuse("_lookup_trigger",
+							  "a lookup's AFTER row trigger");
 	DocmodelCheckLayout(td->tg_relation, DOCMODEL_LAYOUT_COLLECTION);
 	desc = RelationGetDescr(td->tg_relation);
 	type = td->tg_trigger->tgargs[0];

@@ -606,9 +606,10 @@ DocmodelRevisionTrigger(FunctionCallInfo fcinfo)
 	}
 	if (!TRIGGER_FIRED_AFTER(td->tg_event) ||
 		!TRIGGER_FIRED_FOR_ROW(td->tg_event))
-		DocmodelTriggerMisuse("collection_trigger",
-							  "an AFTER INSERT OR UPDATE OR DELETE FOR EACH ROW "
-							  "trigger (history)");
+		DocmodelTriggerMisuse(
+			"collection_trigger",
+			"an AFTER INSERT OR UPDATE OR DELETE FOR EACH ROW "
+			"trigger (history)");
 
 	id = heap_getattr(oldtup, DOCMODEL_COLL_ATT_ID, desc, &isnull);
 	if (isnull)

@@ -394,7 +394,8 @@ SchemaForSql(FunctionCallInfo fcinfo, Jsonb *doc)
 		fs = cfg->fs;
 	}
 	if (!JB_ROOT_IS_OBJECT(doc) ||
-		!(fs ? FindFieldsIn(doc, fs, &f) : FindFields(doc, DOC_META_AUTO, &f)) ||
+		!(fs ? FindFieldsIn(doc, fs, &f)
+			 : FindFields(doc, DOC_META_AUTO, &f)) ||
 		f.type == NULL)
 		ereport(ERROR,
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),

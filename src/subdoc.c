@@ -1154,7 +1154,7 @@ SubdocApply(SubdocCall *call, Jsonb *doc, const char *key)
 
 		if (!(cfg && cfg->xattrs))
 			doc = DocmodelMigrateIn(doc, NULL, key, cfg ? cfg->fs : NULL,
-									 cfg ? cfg->id : 0);
+									cfg ? cfg->id : 0);
 		JsonTreeFromJsonb(doc, &root);
 	}
 	memset(call->has_result, 0, sizeof(call->has_result));
