@@ -12,6 +12,8 @@
 
 #include "fmgr.h"
 
+#include "compat.h"
+
 /* Couchbase's limits, kept by docmodel (see README, "Keys"). */
 #define DOCMODEL_MAX_KEY_BYTES 250
 #define DOCMODEL_MAX_DOC_BYTES (20 * 1024 * 1024)
