@@ -2857,7 +2857,11 @@ AS $$
 DECLARE
     o regrole := docmodel._mapping_owner(mapping);
     u regclass := docmodel._mapping_under(o, mapping, under);
-    t text := coalesce(target_type, (SELECT c.relname::text FROM pg_class c WHERE c.oid = target));
+    -- the target's type: the mapping's own for its root table (a table
+    -- referring to itself), else the table's name
+    t text := coalesce(target_type,
+        (SELECT m.doc_type FROM docmodel.mappings m WHERE m.owner = o AND m.name = map_reference.mapping AND m.root = target),
+        (SELECT c.relname::text FROM pg_class c WHERE c.oid = target));
     f text := coalesce(field, (SELECT c.relname::text FROM pg_class c WHERE c.oid = target));
     j record;
     k record;
@@ -2959,6 +2963,58 @@ $$;
 COMMENT ON FUNCTION docmodel._mapping_tables(jsonb) IS
     'docmodel internal: the tables whose rows a mapping''s documents are made of';
 
+-- The SQL expression of a document key of type doc_type made of the key
+-- column expressions cols, as the layout spec carries (_mapping_layout:
+-- delimiter, type_part; '::' and the type first without one). A reference
+-- (ref) always names its type: it may point into another collection.
+CREATE FUNCTION docmodel._mapping_key_sql(spec jsonb, doc_type text, cols text, ref boolean)
+    RETURNS text
+LANGUAGE sql IMMUTABLE PARALLEL SAFE
+SET search_path = pg_catalog, pg_temp
+AS $$
+    SELECT CASE
+        WHEN coalesce(spec->>'delimiter', '::') = '::' AND (ref OR coalesce(spec->>'type_part', '1') <> '0') THEN
+            format('docmodel.key(%L::pg_catalog.text, %s)', doc_type, cols)
+        WHEN ref OR coalesce(spec->>'type_part', '1') <> '0' THEN
+            format('docmodel.key_with(%L::pg_catalog.text, %L::pg_catalog.text, %s)', spec->>'delimiter', doc_type, cols)
+        ELSE format('docmodel.key_with(%L::pg_catalog.text, %s)', coalesce(spec->>'delimiter', '::'), cols)
+    END
+$$;
+COMMENT ON FUNCTION docmodel._mapping_key_sql(jsonb, text, text, boolean) IS
+    'docmodel internal: the SQL expression of a document key of generated SQL, with the layout''s delimiter and type part';
+
+-- A mapping's spec with the key layout of collection coll: its delimiter,
+-- and whether keys carry the type (type_part 1) or not (type_part 0, the
+-- collection's one type then being the mapping's); 22023 for a layout
+-- whose type is not the key's first part.
+CREATE FUNCTION docmodel._mapping_layout(spec jsonb, coll regclass) RETURNS jsonb
+LANGUAGE plpgsql STABLE PARALLEL SAFE
+SET search_path = pg_catalog, pg_temp
+AS $$
+DECLARE
+    c record;
+BEGIN
+    PERFORM docmodel._require_collection(coll);
+    SELECT x.delimiter, x.type_part, x.doc_type INTO c
+    FROM docmodel.collection_config x WHERE x.coll = _mapping_layout.coll;
+    IF c.type_part > 1 THEN
+        RAISE EXCEPTION USING ERRCODE = '22023',
+            MESSAGE = format('mapping "%s" cannot write into collection %s, whose keys hold the type in part %s',
+                spec->>'name', coll, c.type_part),
+            DETAIL = 'A mapping''s keys are <type><delimiter><primary key>, or the primary key alone (type_part 0).';
+    END IF;
+    IF c.type_part = 0 AND c.doc_type IS DISTINCT FROM spec->>'type' THEN
+        RAISE EXCEPTION USING ERRCODE = '22023',
+            MESSAGE = format('mapping "%s" makes documents of type "%s", collection %s holds type "%s"',
+                spec->>'name', spec->>'type', coll, c.doc_type),
+            DETAIL = 'Its keys carry no type (type_part 0): every document is of the collection''s type.';
+    END IF;
+    RETURN spec || jsonb_build_object('delimiter', c.delimiter, 'type_part', c.type_part);
+END
+$$;
+COMMENT ON FUNCTION docmodel._mapping_layout(jsonb, regclass) IS
+    'docmodel internal: a mapping''s spec with the key layout (delimiter, type part) of the collection it writes into';
+
 -- The SQL expression of the document of a row of tbl (alias a): its columns
 -- (renamed, less those excluded), the parts under tbl, merges last. Every
 -- name is quoted (%I), every value a literal (%L), every keyword from a
@@ -3010,6 +3066,12 @@ BEGIN
                 ', ' ORDER BY n) INTO ord
             FROM jsonb_array_elements(CASE jsonb_typeof(p->'order_by') WHEN 'array' THEN p->'order_by' ELSE '[]' END)
                 WITH ORDINALITY o(o, n);
+            -- without order_by: the child's primary key, so that a document
+            -- is the same whichever plan or physical order made it
+            IF ord IS NULL THEN
+                SELECT string_agg(format('%I.%I', b, c), ', ' ORDER BY n) INTO ord
+                FROM unnest(docmodel._pk_columns((p->>'tbl')::oid)) WITH ORDINALITY u(c, n);
+            END IF;
             sub := format('pg_catalog.to_jsonb(ARRAY(SELECT %s FROM %s AS %I WHERE %s%s%s))',
                 docmodel._mapping_doc_sql(spec, (p->>'tbl')::oid, b, depth + 1), src_sql, b, cond,
                 CASE WHEN ord IS NOT NULL THEN ' ORDER BY ' || ord ELSE '' END,
@@ -3026,13 +3088,13 @@ BEGIN
             SELECT string_agg(format('%I.%I', a, u), ', '), string_agg(format('%I.%I IS NULL', a, u), ' OR ')
                 INTO keyparts, cond
             FROM jsonb_array_elements_text(p->'under_cols') u;
-            pairs := pairs || format('%L::pg_catalog.text, CASE WHEN %s THEN NULL ELSE docmodel.key(%L::pg_catalog.text, %s) END',
-                p->>'field', cond, p->>'type', keyparts);
+            pairs := pairs || format('%L::pg_catalog.text, CASE WHEN %s THEN NULL ELSE %s END',
+                p->>'field', cond, docmodel._mapping_key_sql(spec, p->>'type', keyparts, true));
         WHEN 'references' THEN
             SELECT string_agg(format('%I.%I', b, k), ', ') INTO keyparts
             FROM jsonb_array_elements_text(p->'key_cols') k;
-            pairs := pairs || format('%L::pg_catalog.text, pg_catalog.to_jsonb(ARRAY(SELECT docmodel.key(%L::pg_catalog.text, %s) FROM %s AS %I WHERE %s ORDER BY 1))',
-                p->>'field', p->>'type', keyparts, src_sql, b, cond);
+            pairs := pairs || format('%L::pg_catalog.text, pg_catalog.to_jsonb(ARRAY(SELECT %s FROM %s AS %I WHERE %s ORDER BY 1))',
+                p->>'field', docmodel._mapping_key_sql(spec, p->>'type', keyparts, true), src_sql, b, cond);
         ELSE
             RAISE EXCEPTION USING ERRCODE = '22023',
                 MESSAGE = format('invalid part kind "%s" in mapping "%s"', p->>'kind', spec->>'name');
@@ -3065,9 +3127,9 @@ BEGIN
         RAISE EXCEPTION USING ERRCODE = '22023',
             MESSAGE = format('table %s of mapping "%s" has no primary key', root::regclass, spec->>'name');
     END IF;
-    RETURN format('SELECT docmodel.key(%L::pg_catalog.text, %s) AS key, %s AS doc, %s FROM %s AS t0',
-        spec->>'type',
-        (SELECT string_agg(format('t0.%I', c), ', ' ORDER BY n) FROM unnest(pk) WITH ORDINALITY u(c, n)),
+    RETURN format('SELECT %s AS key, %s AS doc, %s FROM %s AS t0',
+        docmodel._mapping_key_sql(spec, spec->>'type',
+            (SELECT string_agg(format('t0.%I', c), ', ' ORDER BY n) FROM unnest(pk) WITH ORDINALITY u(c, n)), false),
         docmodel._mapping_doc_sql(spec, root, 't0', 1),
         (SELECT string_agg(format('t0.%I AS k%s', c, n), ', ' ORDER BY n) FROM unnest(pk) WITH ORDINALITY u(c, n)),
         docmodel._rel_sql(root));
@@ -3129,7 +3191,8 @@ BEGIN
                 parts := parts || jsonb_build_object('kind', 'reference', 'tbl', r.dst, 'under', t,
                     'field', CASE WHEN r.n = 1 THEN (SELECT relname FROM pg_class WHERE oid = r.dst)::text
                                   ELSE regexp_replace(r.cols[1], '_id$', '') END,
-                    'type', (SELECT relname FROM pg_class WHERE oid = r.dst)::text,
+                    'type', CASE WHEN r.dst = root AND doc_type IS NOT NULL THEN doc_type
+                                 ELSE (SELECT relname FROM pg_class WHERE oid = r.dst)::text END,
                     'cols', r.ref_cols, 'under_cols', r.cols);
             END LOOP;
             EXIT WHEN d = depth;
@@ -3367,7 +3430,7 @@ BEGIN
                     ON CONFLICT (id) DO UPDATE SET doc = excluded.doc)
          SELECT pg_catalog.count(*), (pg_catalog.array_agg(b.pk ORDER BY b.rn DESC))[1],
                 (pg_catalog.array_agg(b.key ORDER BY b.rn DESC))[1] FROM b',
-        keys, docmodel._mapping_sql(spec), after_expr, docmodel._rel_sql(coll));
+        keys, docmodel._mapping_sql(docmodel._mapping_layout(spec, coll)), after_expr, docmodel._rel_sql(coll));
 END
 $$;
 COMMENT ON FUNCTION docmodel._migrate_tables_sql(jsonb, regclass) IS
@@ -3655,7 +3718,7 @@ BEGIN
     IF NOT FOUND THEN
         RETURN;
     END IF;
-    spec := docmodel._mapping_spec(owner, mapping);
+    spec := docmodel._mapping_layout(docmodel._mapping_spec(owner, mapping), coll);
     IF NOT tbl = ANY (docmodel._mapping_tables(spec)) THEN
         RETURN;
     END IF;
@@ -3669,11 +3732,12 @@ BEGIN
               up AS (INSERT INTO %4$s AS c (id, doc) SELECT d.key, d.doc FROM d
                      ON CONFLICT (id) DO UPDATE SET doc = excluded.doc RETURNING 1)
          DELETE FROM %4$s AS c
-          WHERE EXISTS (SELECT FROM a WHERE c.id OPERATOR(pg_catalog.=) docmodel.key(%5$L::pg_catalog.text, %6$s))
+          WHERE EXISTS (SELECT FROM a WHERE c.id OPERATOR(pg_catalog.=) %5$s)
             AND NOT EXISTS (SELECT FROM d WHERE d.key OPERATOR(pg_catalog.=) c.id)',
         (SELECT string_agg(docmodel._projection_roots(spec, tbl, s), ' UNION ') FROM unnest(srcs) s),
-        docmodel._mapping_sql(spec), eq, docmodel._rel_sql(coll), spec->>'type',
-        (SELECT string_agg('a.k' || i, ', ' ORDER BY i) FROM generate_series(1, cardinality(pk)) i));
+        docmodel._mapping_sql(spec), eq, docmodel._rel_sql(coll),
+        docmodel._mapping_key_sql(spec, spec->>'type',
+            (SELECT string_agg('a.k' || i, ', ' ORDER BY i) FROM generate_series(1, cardinality(pk)) i), false));
     rels := docmodel._mapping_tables(spec) || coll
         || coalesce((SELECT array_agg((p->>'tbl')::oid) FROM jsonb_array_elements(spec->'parts') p
                      WHERE p->>'kind' IN ('reference', 'references')), '{}');
@@ -3710,6 +3774,7 @@ DECLARE
     name text := docmodel._projection_trigger_name(o, mapping);
 BEGIN
     PERFORM docmodel._require_collection(coll);
+    PERFORM docmodel._mapping_layout(spec, coll);   -- keys the collection can hold
     -- its triggers' statements read transition tables, which Citus cannot
     -- send to the workers
     IF docmodel._citus_distributed(coll) THEN
