@@ -3302,44 +3302,65 @@ CREATE FUNCTION docmodel._lookup_trigger() RETURNS trigger
 COMMENT ON FUNCTION docmodel._lookup_trigger() IS
     'docmodel internal: the row trigger of a lookup: writes, moves and deletes the lookup documents of a collection''s documents (23505 for a value another document holds)';
 
-CREATE FUNCTION docmodel.create_lookup(coll regclass, lookup_type text, path text[])
+CREATE FUNCTION docmodel.create_lookup(coll regclass, lookup_type text, path text[],
+    doc_type text DEFAULT NULL, lookup_coll regclass DEFAULT NULL)
     RETURNS bigint
 LANGUAGE plpgsql VOLATILE PARALLEL UNSAFE
 SET search_path = pg_catalog, pg_temp
 AS $$
 DECLARE
-    delim text;
-    fixed text;
+    lc regclass := coalesce(lookup_coll, coll);
+    c record;
+    l record;
+    type_sql text;
     dup record;
     n bigint;
 BEGIN
     PERFORM docmodel._require_collection(coll);
-    SELECT c.delimiter, c.doc_type INTO delim, fixed FROM docmodel.collection_config c WHERE c.coll = create_lookup.coll;
-    PERFORM docmodel.key(lookup_type, 'x');
+    PERFORM docmodel._require_collection(lc);
+    SELECT x.delimiter, x.doc_type, x.type_part INTO c FROM docmodel.collection_config x WHERE x.coll = create_lookup.coll;
+    SELECT x.delimiter, x.doc_type, x.type_part INTO l FROM docmodel.collection_config x WHERE x.coll = lc;
+    PERFORM docmodel.key_with(l.delimiter, lookup_type, 'x');
+    IF doc_type IS NOT NULL THEN
+        PERFORM docmodel.key_with(c.delimiter, doc_type, 'x');
+    END IF;
     -- its trigger would write other keys' shards from a shard
-    IF docmodel._citus_distributed(coll) THEN
+    IF docmodel._citus_distributed(coll) OR docmodel._citus_distributed(lc) THEN
         RAISE EXCEPTION USING ERRCODE = '0A000',
-            MESSAGE = format('cannot create a lookup on distributed collection %s', coll),
+            MESSAGE = format('cannot create a lookup on distributed collection %s',
+                CASE WHEN docmodel._citus_distributed(coll) THEN coll ELSE lc END),
             DETAIL = 'A lookup document lives under its own key, on another shard than the document it indexes; the shards cannot write it.',
             HINT = 'Keep a collection with lookups on the coordinator, or index the value with a secondary index.';
     END IF;
-    -- lookup documents live beside the documents, as Couchbase keeps them
-    IF fixed IS NOT NULL THEN
+    -- lookup documents live beside the documents, as Couchbase keeps them,
+    -- or in a collection of their own: either must accept their type
+    IF l.doc_type IS NOT NULL AND l.doc_type <> lookup_type OR l.type_part <> 1 THEN
         RAISE EXCEPTION USING ERRCODE = '22023',
-            MESSAGE = format('collection %s holds only documents of type "%s", not lookup documents of type "%s"',
-                coll, fixed, lookup_type),
-            HINT = 'Lookup documents live in the collection they index: use a collection created without doc_type.';
+            MESSAGE = CASE WHEN l.type_part <> 1
+                THEN format('collection %s does not key documents by type first, as lookup documents of type "%s" are keyed', lc, lookup_type)
+                ELSE format('collection %s holds only documents of type "%s", not lookup documents of type "%s"',
+                    lc, l.doc_type, lookup_type) END,
+            HINT = 'Keep the lookup documents in a collection of their own (lookup_coll), created without doc_type or with the lookup type.';
     END IF;
     IF path IS NULL OR cardinality(path) = 0 THEN
         RAISE EXCEPTION USING ERRCODE = '22023',
             MESSAGE = format('lookup "%s" on %s needs a path', lookup_type, coll);
     END IF;
+    -- the documents it indexes: of doc_type (the type their key gives under
+    -- the collection's layout) when given; never the lookup documents
+    -- beside them
+    type_sql := CASE
+        WHEN doc_type IS NULL THEN 'true'
+        WHEN c.type_part = 0 THEN pg_catalog.quote_literal(c.doc_type IS NOT DISTINCT FROM doc_type)
+        ELSE format('(pg_catalog.string_to_array(d.id, %L::pg_catalog.text))[%s] OPERATOR(pg_catalog.=) %L::pg_catalog.text',
+            c.delimiter, c.type_part, doc_type) END
+        || CASE WHEN lc = coll THEN ' AND NOT pg_catalog.starts_with(d.id, $2 OPERATOR(pg_catalog.||) $3)' ELSE '' END;
     -- the documents there already: one value, one document
-    EXECUTE format('SELECT d.doc #>> $1 AS v, (array_agg(d.id ORDER BY d.id))[1:2] AS keys
-        FROM %s AS d WHERE jsonb_typeof(d.doc #> $1) IN (''string'', ''number'', ''boolean'')
-          AND NOT starts_with(d.id, $2 || $3)
-        GROUP BY 1 HAVING count(*) > 1 ORDER BY 1 LIMIT 1', coll)
-        INTO dup USING path, lookup_type, delim;
+    EXECUTE format('SELECT d.doc OPERATOR(pg_catalog.#>>) $1 AS v, (pg_catalog.array_agg(d.id ORDER BY d.id))[1:2] AS keys
+        FROM %s AS d WHERE pg_catalog.jsonb_typeof(d.doc OPERATOR(pg_catalog.#>) $1) IN (''string'', ''number'', ''boolean'')
+          AND %s
+        GROUP BY 1 HAVING pg_catalog.count(*) > 1 ORDER BY 1 LIMIT 1', docmodel._rel_sql(coll), type_sql)
+        INTO dup USING path, lookup_type, l.delimiter;
     IF dup.v IS NOT NULL THEN
         RAISE EXCEPTION USING ERRCODE = '23505',
             MESSAGE = format('value "%s" of lookup "%s" is taken', dup.v, lookup_type),
@@ -3347,21 +3368,25 @@ BEGIN
     END IF;
     -- as the caller: a trigger takes the collection's TRIGGER privilege
     EXECUTE format('CREATE TRIGGER %I AFTER INSERT OR UPDATE OR DELETE ON %s
-        FOR EACH ROW EXECUTE FUNCTION docmodel._lookup_trigger(%L, %L, %L)',
-        'docmodel_lookup_' || lookup_type, coll, lookup_type, path::text, delim);
+        FOR EACH ROW EXECUTE FUNCTION docmodel._lookup_trigger(%L, %L, %L, %L, %L)',
+        'docmodel_lookup_' || lookup_type, docmodel._rel_sql(coll), lookup_type, path::text, l.delimiter,
+        lc::oid, coalesce(doc_type, ''));
     -- index what is there; a lookup document already there for another
     -- document is a taken value
     EXECUTE format('INSERT INTO %s AS l (id, doc)
-        SELECT $2 || $3 || (d.doc #>> $1), jsonb_build_object(''ref'', d.id) FROM %s AS d
-        WHERE jsonb_typeof(d.doc #> $1) IN (''string'', ''number'', ''boolean'')
-          AND NOT starts_with(d.id, $2 || $3)
-        ON CONFLICT (id) DO NOTHING', coll, coll)
-        USING path, lookup_type, delim;
+        SELECT $2 OPERATOR(pg_catalog.||) $3 OPERATOR(pg_catalog.||) (d.doc OPERATOR(pg_catalog.#>>) $1),
+            pg_catalog.jsonb_build_object(''ref'', d.id) FROM %s AS d
+        WHERE pg_catalog.jsonb_typeof(d.doc OPERATOR(pg_catalog.#>) $1) IN (''string'', ''number'', ''boolean'')
+          AND %s
+        ON CONFLICT (id) DO NOTHING', docmodel._rel_sql(lc), docmodel._rel_sql(coll), type_sql)
+        USING path, lookup_type, l.delimiter;
     GET DIAGNOSTICS n = ROW_COUNT;
-    EXECUTE format('SELECT d.id, l.doc->>''ref'' FROM %s AS d JOIN %s AS l ON l.id = $2 || $3 || (d.doc #>> $1)
-        WHERE jsonb_typeof(d.doc #> $1) IN (''string'', ''number'', ''boolean'')
-          AND NOT starts_with(d.id, $2 || $3) AND l.doc->>''ref'' IS DISTINCT FROM d.id LIMIT 1', coll, coll)
-        INTO dup USING path, lookup_type, delim;
+    EXECUTE format('SELECT d.id, l.doc OPERATOR(pg_catalog.->>) ''ref'' AS ref FROM %s AS d JOIN %s AS l
+            ON l.id OPERATOR(pg_catalog.=) ($2 OPERATOR(pg_catalog.||) $3 OPERATOR(pg_catalog.||) (d.doc OPERATOR(pg_catalog.#>>) $1))
+        WHERE pg_catalog.jsonb_typeof(d.doc OPERATOR(pg_catalog.#>) $1) IN (''string'', ''number'', ''boolean'')
+          AND %s AND l.doc OPERATOR(pg_catalog.->>) ''ref'' IS DISTINCT FROM d.id LIMIT 1',
+        docmodel._rel_sql(coll), docmodel._rel_sql(lc), type_sql)
+        INTO dup USING path, lookup_type, l.delimiter;
     IF dup IS NOT NULL AND dup.id IS NOT NULL THEN
         RAISE EXCEPTION USING ERRCODE = '23505',
             MESSAGE = format('a lookup document of lookup "%s" names another document than "%s"', lookup_type, dup.id),
@@ -3370,25 +3395,35 @@ BEGIN
     RETURN n;
 END
 $$;
-COMMENT ON FUNCTION docmodel.create_lookup(regclass, text, text[]) IS
-    'docmodel: keep lookup documents <lookup_type>::<value> -> {"ref": key} for the value at path of every document of coll; returns how many documents were indexed';
+COMMENT ON FUNCTION docmodel.create_lookup(regclass, text, text[], text, regclass) IS
+    'docmodel: keep lookup documents <lookup_type><delimiter><value> -> {"ref": key} for the value at path of the documents of coll (of doc_type only, when given), in coll or in lookup_coll; returns how many documents were indexed';
+
+CREATE FUNCTION docmodel._lookup_coll(coll regclass, lookup_type text) RETURNS regclass
+    AS 'MODULE_PATHNAME', 'lookup_coll'
+    LANGUAGE C STABLE STRICT PARALLEL SAFE;
+COMMENT ON FUNCTION docmodel._lookup_coll(regclass, text) IS
+    'docmodel internal: the collection holding the lookup documents of a lookup of coll (as its trigger names it); NULL without that lookup';
 
 CREATE FUNCTION docmodel.drop_lookup(coll regclass, lookup_type text) RETURNS boolean
 LANGUAGE plpgsql VOLATILE PARALLEL UNSAFE
 SET search_path = pg_catalog, pg_temp
 AS $$
 DECLARE
-    delim text;
+    lc regclass;
 BEGIN
     PERFORM docmodel._require_collection(coll);
-    IF NOT EXISTS (SELECT FROM pg_trigger t WHERE t.tgrelid = coll
-            AND t.tgname = 'docmodel_lookup_' || lookup_type) THEN
+    lc := docmodel._lookup_coll(coll, lookup_type);
+    IF lc IS NULL THEN
         RETURN false;
     END IF;
-    SELECT c.delimiter INTO delim FROM docmodel.collection_config c WHERE c.coll = drop_lookup.coll;
-    EXECUTE format('DROP TRIGGER %I ON %s', 'docmodel_lookup_' || lookup_type, coll);
-    EXECUTE format('DELETE FROM %s AS d WHERE starts_with(d.id, $1 || $2) AND d.doc ? ''ref''', coll)
-        USING lookup_type, delim;
+    EXECUTE format('DROP TRIGGER %I ON %s', 'docmodel_lookup_' || lookup_type, docmodel._rel_sql(coll));
+    -- a lookup collection dropped since took its lookup documents with it
+    IF EXISTS (SELECT FROM pg_class r WHERE r.oid = lc)
+            AND EXISTS (SELECT FROM docmodel.collection_config c WHERE c.coll = lc) THEN
+        EXECUTE format('DELETE FROM %s AS d WHERE pg_catalog.starts_with(d.id, $1 OPERATOR(pg_catalog.||) $2)
+            AND d.doc OPERATOR(pg_catalog.?) ''ref''', docmodel._rel_sql(lc))
+            USING lookup_type, (SELECT c.delimiter FROM docmodel.collection_config c WHERE c.coll = lc);
+    END IF;
     RETURN true;
 END
 $$;
@@ -3396,16 +3431,10 @@ COMMENT ON FUNCTION docmodel.drop_lookup(regclass, text) IS
     'docmodel: stop keeping a lookup and delete its lookup documents; false when there was none';
 
 CREATE FUNCTION docmodel.get_by(coll regclass, lookup_type text, value text) RETURNS jsonb
-LANGUAGE sql STABLE STRICT PARALLEL RESTRICTED
-SET search_path = pg_catalog, pg_temp
-AS $$
-    SELECT docmodel.get(coll, docmodel.get(coll, lookup_type
-        OPERATOR(pg_catalog.||) c.delimiter OPERATOR(pg_catalog.||) value)
-        OPERATOR(pg_catalog.->>) 'ref')
-    FROM docmodel.collection_config c WHERE c.coll OPERATOR(pg_catalog.=) get_by.coll
-$$;
+    AS 'MODULE_PATHNAME', 'get_by'
+    LANGUAGE C STABLE STRICT PARALLEL RESTRICTED;
 COMMENT ON FUNCTION docmodel.get_by(regclass, text, text) IS
-    'docmodel: the document a lookup value names (NULL when none), read as get() reads it';
+    'docmodel: the document a lookup value names (NULL when none), both read as get() reads them, the lookup document from the lookup''s collection';
 
 -- migration_runs names the mapping of a migrate_tables run (a column added
 -- at the end, so views over it survive).

@@ -87,6 +87,8 @@ CollectionOf(Oid relid)
 Datum
 key_exists_error(PG_FUNCTION_ARGS)
 {
+	DocmodelRequireArg(fcinfo, 0, "coll");
+	DocmodelRequireArg(fcinfo, 1, "key");
 	DocmodelKvExists(PG_GETARG_OID(0), text_to_cstring(PG_GETARG_TEXT_PP(1)));
 	PG_RETURN_NULL();
 }

@@ -3,6 +3,8 @@
 \i test/sql/include/try.sql
 SET client_min_messages = warning;
 \set SHOW_CONTEXT never
+CREATE SCHEMA rl;
+SET search_path = rl, public;
 
 -- rows stored out of key order, so that only an ORDER BY gives key order
 CREATE TABLE brewery (id integer PRIMARY KEY, name text NOT NULL);
@@ -14,64 +16,65 @@ INSERT INTO award VALUES (9, 1167, 'gold'), (3, 1167, 'silver'), (5, 1167, 'bron
 UPDATE beer SET name = name WHERE id = 1001;   -- moved to the end of the heap
 
 -- 1. map_embed_array without order_by: the arrays in the child's key order
-SELECT docmodel.create_mapping('breweries', 'brewery', 'brewery');
-SELECT docmodel.map_embed_array('breweries', 'beer', 'beers');
-SELECT docmodel.map_exclude('breweries', 'beer', 'brewery_id');
-SELECT spec->'order_by' AS order_by FROM docmodel.mapping_parts WHERE mapping = 'breweries';
-SELECT key, doc FROM docmodel.denormalize('breweries');
+SELECT docmodel.create_mapping('rl_breweries', 'brewery', 'brewery');
+SELECT docmodel.map_embed_array('rl_breweries', 'beer', 'beers');
+SELECT docmodel.map_exclude('rl_breweries', 'beer', 'brewery_id');
+SELECT spec->'order_by' AS order_by FROM docmodel.mapping_parts WHERE mapping = 'rl_breweries';
+SELECT key, doc FROM docmodel.denormalize('rl_breweries');
 SELECT docmodel.create_collection('brewery_docs') IS NOT NULL AS created;
-CALL docmodel.migrate_tables('breweries', 'brewery_docs');
+CALL docmodel.migrate_tables('rl_breweries', 'brewery_docs');
 SELECT id, doc->'beers' AS beers FROM brewery_docs ORDER BY id;
-SELECT docmodel.project_tables('breweries', 'brewery_docs');
+SELECT docmodel.project_tables('rl_breweries', 'brewery_docs');
 INSERT INTO beer VALUES (1002, 1, 'Pale');
 SELECT id, doc->'beers' AS beers FROM brewery_docs WHERE id = 'brewery::1';
-SELECT docmodel.stop_projection('breweries');
+SELECT docmodel.stop_projection('rl_breweries');
 
 -- 2. into a collection whose delimiter is _ (Couchbase's beer-sample keys):
 -- keys and references written with it; the same for ':'
-SELECT docmodel.create_mapping('beers', 'beer', 'beer');
-SELECT docmodel.map_reference('beers', 'brewery', 'brewery');
-SELECT docmodel.map_embed_array('beers', 'award', 'awards');
+SELECT docmodel.create_mapping('rl_beers', 'beer', 'beer');
+SELECT docmodel.map_reference('rl_beers', 'brewery', 'brewery');
+SELECT docmodel.map_embed_array('rl_beers', 'award', 'awards');
 SELECT docmodel.create_collection('beer_sample', 'beer', delimiter => '_') IS NOT NULL AS created;
-CALL docmodel.migrate_tables('beers', 'beer_sample');
+CALL docmodel.migrate_tables('rl_beers', 'beer_sample');
 SELECT id, doc->>'_type' AS type, doc->>'brewery' AS brewery, doc->'awards' AS awards
 FROM beer_sample ORDER BY id;
-SELECT docmodel.project_tables('beers', 'beer_sample');
+SELECT docmodel.project_tables('rl_beers', 'beer_sample');
 INSERT INTO beer VALUES (1200, 2, 'Porter');
 UPDATE beer SET id = 1201 WHERE id = 1200;          -- a key change moves the document
 SELECT id, doc->>'brewery' AS brewery FROM beer_sample WHERE id LIKE 'beer_12%' ORDER BY id;
 DELETE FROM beer WHERE id = 1201;
 SELECT count(*) AS gone FROM beer_sample WHERE id LIKE 'beer_12%';
-SELECT docmodel.stop_projection('beers');
+SELECT docmodel.stop_projection('rl_beers');
 SELECT docmodel.create_collection('beer_colon', delimiter => ':') IS NOT NULL AS created;
-CALL docmodel.migrate_tables('beers', 'beer_colon');
+CALL docmodel.migrate_tables('rl_beers', 'beer_colon');
 SELECT id, doc->>'_type' AS type, doc->>'brewery' AS brewery FROM beer_colon ORDER BY id LIMIT 2;
 -- denormalize(mapping) has no collection: keys with '::'
-SELECT key, doc->>'brewery' AS brewery FROM docmodel.denormalize('beers') LIMIT 1;
+SELECT key, doc->>'brewery' AS brewery FROM docmodel.denormalize('rl_beers') LIMIT 1;
 
 -- keys without a type (type_part 0): the primary key alone; the
 -- collection's type must be the mapping's
 SELECT docmodel.create_collection('beer_ids', 'beer', type_part => 0) IS NOT NULL AS created;
-CALL docmodel.migrate_tables('beers', 'beer_ids');
+CALL docmodel.migrate_tables('rl_beers', 'beer_ids');
 SELECT id, doc->>'_type' AS type, doc->>'brewery' AS brewery FROM beer_ids ORDER BY id LIMIT 2;
 SELECT docmodel.create_collection('brewery_ids', 'brewery', type_part => 0) IS NOT NULL AS created;
-CALL docmodel.migrate_tables('beers', 'brewery_ids');
+CALL docmodel.migrate_tables('rl_beers', 'brewery_ids');
 -- a layout whose type is not the first key part
 SELECT docmodel.create_collection('app_beers', delimiter => ':', type_part => 2) IS NOT NULL AS created;
-CALL docmodel.migrate_tables('beers', 'app_beers');
-SELECT pg_temp.try($$SELECT docmodel.project_tables('beers', 'app_beers')$$);
+CALL docmodel.migrate_tables('rl_beers', 'app_beers');
+SELECT pg_temp.try($$SELECT docmodel.project_tables('rl_beers', 'app_beers')$$);
 
 -- a table referring to itself: its references take the mapping's type
 CREATE TABLE employees (id integer PRIMARY KEY, name text NOT NULL, manager_id integer REFERENCES employees);
 INSERT INTO employees VALUES (1, 'Ann', NULL), (2, 'Bob', 1), (3, 'Cy', 2);
-SELECT docmodel.create_mapping('staff', 'employees', 'employee');
-SELECT docmodel.map_reference('staff', 'employees', 'manager');
-SELECT key, doc->>'manager' AS manager FROM docmodel.denormalize('staff');
+SELECT docmodel.create_mapping('rl_staff', 'employees', 'employee');
+SELECT docmodel.map_reference('rl_staff', 'employees', 'manager');
+SELECT key, doc->>'manager' AS manager FROM docmodel.denormalize('rl_staff');
 SELECT docmodel.create_collection('staff_docs', 'employee') IS NOT NULL AS created;
-CALL docmodel.migrate_tables('staff', 'staff_docs');
+CALL docmodel.migrate_tables('rl_staff', 'staff_docs');
 SELECT id, doc->>'_type' AS type, doc->>'manager' AS manager FROM staff_docs ORDER BY id;
 -- the same without a mapping
-SELECT key, doc->>'employees' AS manager FROM docmodel.denormalize('employees'::regclass, 'employee', 0);
+SELECT key, doc->>'employees' AS manager FROM docmodel.denormalize('rl.employees'::regclass, 'employee', 0);
 
-SELECT docmodel.stop_projection('beers');
-SELECT docmodel.drop_mapping(m) FROM unnest('{breweries,beers,staff}'::text[]) m;
+SELECT docmodel.stop_projection('rl_beers');
+SELECT docmodel.drop_mapping(m) FROM unnest('{rl_breweries,rl_beers,rl_staff}'::text[]) m;
+DROP SCHEMA rl CASCADE;
