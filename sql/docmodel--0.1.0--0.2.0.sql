@@ -3036,31 +3036,97 @@ COMMENT ON FUNCTION docmodel.compact(jsonb, jsonb) IS
     'docmodel: a document made smaller as options say: null and empty members dropped (default), members at their default value dropped, ISO 8601 dates as epoch numbers, GUIDs without dashes';
 
 -- References between documents (keys held in a field)
-CREATE FUNCTION docmodel.embed(doc jsonb, path text[], coll regclass) RETURNS jsonb
+-- The key of a value embed() meets: a string is a whole key, a number the
+-- id part of a key of type key_type (or the collection's doc_type); with
+-- key_type given, a string is an id too.
+CREATE FUNCTION docmodel._embed_key(v jsonb, coll regclass, key_type text, path text[])
+    RETURNS text
+LANGUAGE plpgsql STABLE PARALLEL SAFE
+SET search_path = pg_catalog, pg_temp
+AS $$
+DECLARE
+    t text := coalesce(key_type, (SELECT c.doc_type FROM docmodel.collection_config c WHERE c.coll = _embed_key.coll));
+BEGIN
+    IF jsonb_typeof(v) = 'string' AND key_type IS NULL THEN
+        RETURN v #>> '{}';
+    END IF;
+    IF t IS NULL THEN
+        RAISE EXCEPTION USING ERRCODE = '22023',
+            MESSAGE = format('path %s of the document holds the number %s, not a key', path, v),
+            DETAIL = format('Collection %s has no doc_type to make a key of it.', coll),
+            HINT = 'Give key_type: the type of the keys the numbers are the ids of.';
+    END IF;
+    RETURN docmodel.key_with((SELECT c.delimiter FROM docmodel.collection_config c WHERE c.coll = _embed_key.coll),
+        t, v #>> '{}');
+END
+$$;
+COMMENT ON FUNCTION docmodel._embed_key(jsonb, regclass, text, text[]) IS
+    'docmodel internal: the document key a value at an embed() path names (a key, or an id of key_type)';
+
+-- embed() below one step of its path: v with what path reaches in it
+-- (each element of an array for a * step) replaced by the documents it
+-- names (or their summary: the members fields lists).
+CREATE FUNCTION docmodel._embed_at(v jsonb, rest text[], coll regclass, key_type text,
+    fields text[], path text[]) RETURNS jsonb
 LANGUAGE plpgsql STABLE PARALLEL RESTRICTED
 SET search_path = pg_catalog, pg_temp
 AS $$
 DECLARE
-    v jsonb := doc #> path;
+    step text := rest[1];
+    d jsonb;
 BEGIN
-    IF doc IS NULL OR path IS NULL OR coll IS NULL OR v IS NULL OR jsonb_typeof(v) = 'null' THEN
-        RETURN doc;
+    IF v IS NULL OR jsonb_typeof(v) = 'null' THEN
+        RETURN v;
     END IF;
-    IF jsonb_typeof(v) = 'string' THEN
-        RETURN jsonb_set(doc, path, coalesce(docmodel.get(coll, v #>> '{}'), 'null'));
+    IF cardinality(rest) = 0 THEN
+        IF jsonb_typeof(v) IN ('string', 'number') THEN
+            d := docmodel.get(coll, docmodel._embed_key(v, coll, key_type, path));
+            IF fields IS NOT NULL AND jsonb_typeof(d) = 'object' THEN
+                d := coalesce((SELECT jsonb_object_agg(f, d -> f) FROM unnest(fields) f WHERE d ? f), '{}');
+            END IF;
+            RETURN coalesce(d, 'null');
+        END IF;
+        IF jsonb_typeof(v) <> 'array' OR EXISTS (SELECT FROM jsonb_array_elements(v) e
+                WHERE jsonb_typeof(e) NOT IN ('string', 'number', 'null')) THEN
+            RAISE EXCEPTION USING ERRCODE = '22023',
+                MESSAGE = format('path %s of the document holds %s, not a key or an array of keys',
+                    path, jsonb_typeof(v));
+        END IF;
+        RETURN coalesce((SELECT jsonb_agg(docmodel._embed_at(e, '{}', coll, key_type, fields, path) ORDER BY n)
+            FROM jsonb_array_elements(v) WITH ORDINALITY x(e, n)), '[]');
     END IF;
-    IF jsonb_typeof(v) <> 'array' OR EXISTS (SELECT FROM jsonb_array_elements(v) e
-            WHERE jsonb_typeof(e) NOT IN ('string', 'null')) THEN
-        RAISE EXCEPTION USING ERRCODE = '22023',
-            MESSAGE = format('path %s of the document holds %s, not a key or an array of keys',
-                path, jsonb_typeof(v));
+    IF step IS NULL THEN
+        RETURN v;
     END IF;
-    RETURN jsonb_set(doc, path, coalesce((SELECT jsonb_agg(coalesce(docmodel.get(coll, e.k), 'null') ORDER BY e.n)
-        FROM jsonb_array_elements_text(v) WITH ORDINALITY e(k, n)), '[]'));
+    IF jsonb_typeof(v) = 'array' AND step = '*' THEN
+        RETURN coalesce((SELECT jsonb_agg(docmodel._embed_at(e, rest[2:], coll, key_type, fields, path) ORDER BY n)
+            FROM jsonb_array_elements(v) WITH ORDINALITY x(e, n)), '[]');
+    END IF;
+    IF jsonb_typeof(v) = 'object' AND v ? step
+            OR jsonb_typeof(v) = 'array' AND step ~ '^-?[0-9]{1,9}$' AND v -> step::integer IS NOT NULL THEN
+        RETURN jsonb_set(v, ARRAY[step], docmodel._embed_at(v #> ARRAY[step], rest[2:], coll, key_type, fields, path));
+    END IF;
+    RETURN v;   -- the path is absent
 END
 $$;
-COMMENT ON FUNCTION docmodel.embed(jsonb, text[], regclass) IS
-    'docmodel: the document with the key (or array of keys) at path replaced by the documents of coll they name, read as get() reads them (null where none)';
+COMMENT ON FUNCTION docmodel._embed_at(jsonb, text[], regclass, text, text[], text[]) IS
+    'docmodel internal: embed() below one step of its path (* for every element of an array)';
+
+CREATE FUNCTION docmodel.embed(doc jsonb, path text[], coll regclass,
+    key_type text DEFAULT NULL, fields text[] DEFAULT NULL) RETURNS jsonb
+LANGUAGE plpgsql STABLE PARALLEL RESTRICTED
+SET search_path = pg_catalog, pg_temp
+AS $$
+BEGIN
+    IF doc IS NULL OR path IS NULL OR coll IS NULL OR cardinality(path) = 0 THEN
+        RETURN doc;
+    END IF;
+    PERFORM docmodel._require_collection(coll);
+    RETURN docmodel._embed_at(doc, path, coll, key_type, fields, path);
+END
+$$;
+COMMENT ON FUNCTION docmodel.embed(jsonb, text[], regclass, text, text[]) IS
+    'docmodel: the document with the keys at path (* for every element of an array; numbers as ids of key_type) replaced by the documents of coll they name, or their members fields, read as get() reads them (null where none)';
 
 CREATE FUNCTION docmodel.dangling_refs(coll regclass, path text[], target regclass)
     RETURNS TABLE(key text, ref text)
