@@ -640,26 +640,42 @@ LookupArgsOf(Trigger *tg, LookupArgs *a)
 	return OidIsValid(a->lcoll) && *a->type != '\0' && *a->delim != '\0';
 }
 
-/* The OID of docmodel._lookup_trigger() (InvalidOid when it is gone). */
+/*
+ * The OID of docmodel._lookup_trigger() (InvalidOid when it is gone),
+ * looked up once per backend and OID of the calling function, a function
+ * of the extension (created again with it, it has another OID and the
+ * lookup is made again).
+ */
 static Oid
-LookupTriggerFunction(void)
+LookupTriggerFunction(FunctionCallInfo fcinfo)
 {
-	return LookupFuncName(
-		list_make2(makeString("docmodel"), makeString("_lookup_trigger")), 0,
-		NULL, true);
+	static Oid cached_caller = InvalidOid;
+	static Oid cached = InvalidOid;
+	Oid caller = fcinfo->flinfo->fn_oid;
+
+	if (!OidIsValid(caller) || caller != cached_caller)
+	{
+		cached = LookupFuncName(
+			list_make2(makeString("docmodel"), makeString("_lookup_trigger")),
+			0, NULL, true);
+		cached_caller = caller;
+	}
+	return cached;
 }
 
 /*
  * The lookup lookup_type of collection relid (its trigger
  * docmodel_lookup_<lookup_type>, a lookup's), into *a with its strings
- * copied; false when the collection has none.
+ * copied; false when the collection has none. fcinfo: the calling
+ * function's (LookupTriggerFunction).
  */
 static bool
-FindLookup(Oid relid, const char *lookup_type, LookupArgs *a)
+FindLookup(FunctionCallInfo fcinfo, Oid relid, const char *lookup_type,
+		   LookupArgs *a)
 {
 	Relation rel = try_relation_open(relid, AccessShareLock);
 	char *name = psprintf("docmodel_lookup_%s", lookup_type);
-	Oid fn = LookupTriggerFunction();
+	Oid fn = LookupTriggerFunction(fcinfo);
 	bool found = false;
 	int i;
 
@@ -680,7 +696,8 @@ FindLookup(Oid relid, const char *lookup_type, LookupArgs *a)
 		found = true;
 		break;
 	}
-	relation_close(rel, AccessShareLock);
+	/* the lock is kept: the reads that follow take it again */
+	relation_close(rel, NoLock);
 	return found;
 }
 
@@ -696,7 +713,7 @@ lookup_coll(PG_FUNCTION_ARGS)
 	char *type = text_to_cstring(PG_GETARG_TEXT_PP(1));
 
 	(void) DocmodelCollectionIdByRelid(PG_GETARG_OID(0), false);
-	if (!FindLookup(PG_GETARG_OID(0), type, &a))
+	if (!FindLookup(fcinfo, PG_GETARG_OID(0), type, &a))
 		PG_RETURN_NULL();
 	PG_RETURN_OID(a.lcoll);
 }
@@ -723,7 +740,7 @@ get_by(PG_FUNCTION_ARGS)
 	JsonbValue *ref;
 	Jsonb *doc;
 
-	if (FindLookup(relid, type, &a))
+	if (FindLookup(fcinfo, relid, type, &a))
 	{
 		lcoll = a.lcoll;
 		delim = a.delim;
