@@ -2733,7 +2733,8 @@ BEGIN
     END LOOP;
     FOR p IN SELECT x FROM jsonb_array_elements(spec->'parts') x
             WHERE (x->>'under')::oid = tbl LOOP
-        pattern := '^' || regexp_replace(p->>'type', '([.^$*+?()\[\]{}|\\])', '\\\1', 'g') || '::';
+        pattern := '^' || regexp_replace(p->>'type' || coalesce(spec->>'delimiter', '::'),
+            '([.^$*+?()\[\]{}|\\])', '\\\1', 'g');
         CASE p->>'kind'
         WHEN 'array' THEN
             s := jsonb_build_object('type', 'array',
@@ -2827,20 +2828,24 @@ $$;
 COMMENT ON FUNCTION docmodel._json_column_schema(oid, integer) IS
     'docmodel internal: the JSON Schema of a column type''s values in jsonb (domains as their base type, enums as their labels, arrays as items)';
 
-CREATE FUNCTION docmodel.mapping_schema(mapping text) RETURNS jsonb
+CREATE FUNCTION docmodel.mapping_schema(mapping text, coll regclass DEFAULT NULL) RETURNS jsonb
 LANGUAGE plpgsql STABLE PARALLEL SAFE
 SET search_path = pg_catalog, pg_temp
 AS $$
 DECLARE
     spec jsonb := docmodel._mapping_spec(docmodel._mapping_owner(mapping), mapping);
 BEGIN
+    -- references keyed as migrate_tables writes them into coll
+    IF coll IS NOT NULL THEN
+        spec := docmodel._mapping_layout(spec, coll);
+    END IF;
     RETURN jsonb_build_object('$schema', 'https://json-schema.org/draft/2020-12/schema',
         'title', format('%s documents of mapping %s', spec->>'type', mapping))
         || docmodel._mapping_schema_of(spec, (spec->>'root')::oid, 1);
 END
 $$;
-COMMENT ON FUNCTION docmodel.mapping_schema(text) IS
-    'docmodel: a JSON Schema (2020-12) of the documents a mapping makes, from the column types and NOT NULLs, ready for register_schema';
+COMMENT ON FUNCTION docmodel.mapping_schema(text, regclass) IS
+    'docmodel: a JSON Schema (2020-12) of the documents a mapping makes, from the column types and NOT NULLs, ready for register_schema (references keyed with the delimiter of coll, when given)';
 
 -- Raise 22023 unless coll is a docmodel collection.
 CREATE FUNCTION docmodel._require_collection(coll regclass) RETURNS void

@@ -48,6 +48,11 @@ SELECT docmodel.stop_projection('rl_beers');
 SELECT docmodel.create_collection('beer_colon', delimiter => ':') IS NOT NULL AS created;
 CALL docmodel.migrate_tables('rl_beers', 'beer_colon');
 SELECT id, doc->>'_type' AS type, doc->>'brewery' AS brewery FROM beer_colon ORDER BY id LIMIT 2;
+-- mapping_schema for that collection: references keyed with its delimiter
+SELECT docmodel.mapping_schema('rl_beers', 'beer_sample') #> '{properties,brewery,pattern}' AS pattern,
+       docmodel.mapping_schema('rl_beers') #> '{properties,brewery,pattern}' AS default_pattern;
+SELECT bool_and(docmodel.schema_valid(docmodel.mapping_schema('rl_beers', 'beer_sample'), doc - '{_type,_ver,_created,_modified,_createdBy,_modifiedBy}'::text[])) AS valid
+FROM beer_sample;
 -- denormalize(mapping) has no collection: keys with '::'
 SELECT key, doc->>'brewery' AS brewery FROM docmodel.denormalize('rl_beers') LIMIT 1;
 
