@@ -2436,7 +2436,11 @@ AS $$
 DECLARE
     o regrole := docmodel._mapping_owner(mapping);
     u regclass := docmodel._mapping_under(o, mapping, under);
-    t text := coalesce(target_type, (SELECT c.relname::text FROM pg_class c WHERE c.oid = target));
+    -- the target's type: the mapping's own for its root table (a table
+    -- referring to itself), else the table's name
+    t text := coalesce(target_type,
+        (SELECT m.doc_type FROM docmodel.mappings m WHERE m.owner = o AND m.name = map_reference.mapping AND m.root = target),
+        (SELECT c.relname::text FROM pg_class c WHERE c.oid = target));
     f text := coalesce(field, (SELECT c.relname::text FROM pg_class c WHERE c.oid = target));
     j record;
     k record;
@@ -2538,6 +2542,58 @@ $$;
 COMMENT ON FUNCTION docmodel._mapping_tables(jsonb) IS
     'docmodel internal: the tables whose rows a mapping''s documents are made of';
 
+-- The SQL expression of a document key of type doc_type made of the key
+-- column expressions cols, as the layout spec carries (_mapping_layout:
+-- delimiter, type_part; '::' and the type first without one). A reference
+-- (ref) always names its type: it may point into another collection.
+CREATE FUNCTION docmodel._mapping_key_sql(spec jsonb, doc_type text, cols text, ref boolean)
+    RETURNS text
+LANGUAGE sql IMMUTABLE PARALLEL SAFE
+SET search_path = pg_catalog, pg_temp
+AS $$
+    SELECT CASE
+        WHEN coalesce(spec->>'delimiter', '::') = '::' AND (ref OR coalesce(spec->>'type_part', '1') <> '0') THEN
+            format('docmodel.key(%L::pg_catalog.text, %s)', doc_type, cols)
+        WHEN ref OR coalesce(spec->>'type_part', '1') <> '0' THEN
+            format('docmodel.key_with(%L::pg_catalog.text, %L::pg_catalog.text, %s)', spec->>'delimiter', doc_type, cols)
+        ELSE format('docmodel.key_with(%L::pg_catalog.text, %s)', coalesce(spec->>'delimiter', '::'), cols)
+    END
+$$;
+COMMENT ON FUNCTION docmodel._mapping_key_sql(jsonb, text, text, boolean) IS
+    'docmodel internal: the SQL expression of a document key of generated SQL, with the layout''s delimiter and type part';
+
+-- A mapping's spec with the key layout of collection coll: its delimiter,
+-- and whether keys carry the type (type_part 1) or not (type_part 0, the
+-- collection's one type then being the mapping's); 22023 for a layout
+-- whose type is not the key's first part.
+CREATE FUNCTION docmodel._mapping_layout(spec jsonb, coll regclass) RETURNS jsonb
+LANGUAGE plpgsql STABLE PARALLEL SAFE
+SET search_path = pg_catalog, pg_temp
+AS $$
+DECLARE
+    c record;
+BEGIN
+    PERFORM docmodel._require_collection(coll);
+    SELECT x.delimiter, x.type_part, x.doc_type INTO c
+    FROM docmodel.collection_config x WHERE x.coll = _mapping_layout.coll;
+    IF c.type_part > 1 THEN
+        RAISE EXCEPTION USING ERRCODE = '22023',
+            MESSAGE = format('mapping "%s" cannot write into collection %s, whose keys hold the type in part %s',
+                spec->>'name', coll, c.type_part),
+            DETAIL = 'A mapping''s keys are <type><delimiter><primary key>, or the primary key alone (type_part 0).';
+    END IF;
+    IF c.type_part = 0 AND c.doc_type IS DISTINCT FROM spec->>'type' THEN
+        RAISE EXCEPTION USING ERRCODE = '22023',
+            MESSAGE = format('mapping "%s" makes documents of type "%s", collection %s holds type "%s"',
+                spec->>'name', spec->>'type', coll, c.doc_type),
+            DETAIL = 'Its keys carry no type (type_part 0): every document is of the collection''s type.';
+    END IF;
+    RETURN spec || jsonb_build_object('delimiter', c.delimiter, 'type_part', c.type_part);
+END
+$$;
+COMMENT ON FUNCTION docmodel._mapping_layout(jsonb, regclass) IS
+    'docmodel internal: a mapping''s spec with the key layout (delimiter, type part) of the collection it writes into';
+
 -- The SQL expression of the document of a row of tbl (alias a): its columns
 -- (renamed, less those excluded), the parts under tbl, merges last. Every
 -- name is quoted (%I), every value a literal (%L), every keyword from a
@@ -2589,6 +2645,12 @@ BEGIN
                 ', ' ORDER BY n) INTO ord
             FROM jsonb_array_elements(CASE jsonb_typeof(p->'order_by') WHEN 'array' THEN p->'order_by' ELSE '[]' END)
                 WITH ORDINALITY o(o, n);
+            -- without order_by: the child's primary key, so that a document
+            -- is the same whichever plan or physical order made it
+            IF ord IS NULL THEN
+                SELECT string_agg(format('%I.%I', b, c), ', ' ORDER BY n) INTO ord
+                FROM unnest(docmodel._pk_columns((p->>'tbl')::oid)) WITH ORDINALITY u(c, n);
+            END IF;
             sub := format('pg_catalog.to_jsonb(ARRAY(SELECT %s FROM %s AS %I WHERE %s%s%s))',
                 docmodel._mapping_doc_sql(spec, (p->>'tbl')::oid, b, depth + 1), src_sql, b, cond,
                 CASE WHEN ord IS NOT NULL THEN ' ORDER BY ' || ord ELSE '' END,
@@ -2605,13 +2667,13 @@ BEGIN
             SELECT string_agg(format('%I.%I', a, u), ', '), string_agg(format('%I.%I IS NULL', a, u), ' OR ')
                 INTO keyparts, cond
             FROM jsonb_array_elements_text(p->'under_cols') u;
-            pairs := pairs || format('%L::pg_catalog.text, CASE WHEN %s THEN NULL ELSE docmodel.key(%L::pg_catalog.text, %s) END',
-                p->>'field', cond, p->>'type', keyparts);
+            pairs := pairs || format('%L::pg_catalog.text, CASE WHEN %s THEN NULL ELSE %s END',
+                p->>'field', cond, docmodel._mapping_key_sql(spec, p->>'type', keyparts, true));
         WHEN 'references' THEN
             SELECT string_agg(format('%I.%I', b, k), ', ') INTO keyparts
             FROM jsonb_array_elements_text(p->'key_cols') k;
-            pairs := pairs || format('%L::pg_catalog.text, pg_catalog.to_jsonb(ARRAY(SELECT docmodel.key(%L::pg_catalog.text, %s) FROM %s AS %I WHERE %s ORDER BY 1))',
-                p->>'field', p->>'type', keyparts, src_sql, b, cond);
+            pairs := pairs || format('%L::pg_catalog.text, pg_catalog.to_jsonb(ARRAY(SELECT %s FROM %s AS %I WHERE %s ORDER BY 1))',
+                p->>'field', docmodel._mapping_key_sql(spec, p->>'type', keyparts, true), src_sql, b, cond);
         ELSE
             RAISE EXCEPTION USING ERRCODE = '22023',
                 MESSAGE = format('invalid part kind "%s" in mapping "%s"', p->>'kind', spec->>'name');
@@ -2644,9 +2706,9 @@ BEGIN
         RAISE EXCEPTION USING ERRCODE = '22023',
             MESSAGE = format('table %s of mapping "%s" has no primary key', root::regclass, spec->>'name');
     END IF;
-    RETURN format('SELECT docmodel.key(%L::pg_catalog.text, %s) AS key, %s AS doc, %s FROM %s AS t0',
-        spec->>'type',
-        (SELECT string_agg(format('t0.%I', c), ', ' ORDER BY n) FROM unnest(pk) WITH ORDINALITY u(c, n)),
+    RETURN format('SELECT %s AS key, %s AS doc, %s FROM %s AS t0',
+        docmodel._mapping_key_sql(spec, spec->>'type',
+            (SELECT string_agg(format('t0.%I', c), ', ' ORDER BY n) FROM unnest(pk) WITH ORDINALITY u(c, n)), false),
         docmodel._mapping_doc_sql(spec, root, 't0', 1),
         (SELECT string_agg(format('t0.%I AS k%s', c, n), ', ' ORDER BY n) FROM unnest(pk) WITH ORDINALITY u(c, n)),
         docmodel._rel_sql(root));
@@ -2708,7 +2770,8 @@ BEGIN
                 parts := parts || jsonb_build_object('kind', 'reference', 'tbl', r.dst, 'under', t,
                     'field', CASE WHEN r.n = 1 THEN (SELECT relname FROM pg_class WHERE oid = r.dst)::text
                                   ELSE regexp_replace(r.cols[1], '_id$', '') END,
-                    'type', (SELECT relname FROM pg_class WHERE oid = r.dst)::text,
+                    'type', CASE WHEN r.dst = root AND doc_type IS NOT NULL THEN doc_type
+                                 ELSE (SELECT relname FROM pg_class WHERE oid = r.dst)::text END,
                     'cols', r.ref_cols, 'under_cols', r.cols);
             END LOOP;
             EXIT WHEN d = depth;
@@ -2795,7 +2858,8 @@ BEGIN
     END LOOP;
     FOR p IN SELECT x FROM jsonb_array_elements(spec->'parts') x
             WHERE (x->>'under')::oid = tbl LOOP
-        pattern := '^' || regexp_replace(p->>'type', '([.^$*+?()\[\]{}|\\])', '\\\1', 'g') || '::';
+        pattern := '^' || regexp_replace(p->>'type' || coalesce(spec->>'delimiter', '::'),
+            '([.^$*+?()\[\]{}|\\])', '\\\1', 'g');
         CASE p->>'kind'
         WHEN 'array' THEN
             s := jsonb_build_object('type', 'array',
@@ -2889,20 +2953,24 @@ $$;
 COMMENT ON FUNCTION docmodel._json_column_schema(oid, integer) IS
     'docmodel internal: the JSON Schema of a column type''s values in jsonb (domains as their base type, enums as their labels, arrays as items)';
 
-CREATE FUNCTION docmodel.mapping_schema(mapping text) RETURNS jsonb
+CREATE FUNCTION docmodel.mapping_schema(mapping text, coll regclass DEFAULT NULL) RETURNS jsonb
 LANGUAGE plpgsql STABLE PARALLEL SAFE
 SET search_path = pg_catalog, pg_temp
 AS $$
 DECLARE
     spec jsonb := docmodel._mapping_spec(docmodel._mapping_owner(mapping), mapping);
 BEGIN
+    -- references keyed as migrate_tables writes them into coll
+    IF coll IS NOT NULL THEN
+        spec := docmodel._mapping_layout(spec, coll);
+    END IF;
     RETURN jsonb_build_object('$schema', 'https://json-schema.org/draft/2020-12/schema',
         'title', format('%s documents of mapping %s', spec->>'type', mapping))
         || docmodel._mapping_schema_of(spec, (spec->>'root')::oid, 1);
 END
 $$;
-COMMENT ON FUNCTION docmodel.mapping_schema(text) IS
-    'docmodel: a JSON Schema (2020-12) of the documents a mapping makes, from the column types and NOT NULLs, ready for register_schema';
+COMMENT ON FUNCTION docmodel.mapping_schema(text, regclass) IS
+    'docmodel: a JSON Schema (2020-12) of the documents a mapping makes, from the column types and NOT NULLs, ready for register_schema (references keyed with the delimiter of coll, when given)';
 
 -- Raise 22023 unless coll is a docmodel collection.
 CREATE FUNCTION docmodel._require_collection(coll regclass) RETURNS void
@@ -2946,7 +3014,7 @@ BEGIN
                     ON CONFLICT (id) DO UPDATE SET doc = excluded.doc)
          SELECT pg_catalog.count(*), (pg_catalog.array_agg(b.pk ORDER BY b.rn DESC))[1],
                 (pg_catalog.array_agg(b.key ORDER BY b.rn DESC))[1] FROM b',
-        keys, docmodel._mapping_sql(spec), after_expr, docmodel._rel_sql(coll));
+        keys, docmodel._mapping_sql(docmodel._mapping_layout(spec, coll)), after_expr, docmodel._rel_sql(coll));
 END
 $$;
 COMMENT ON FUNCTION docmodel._migrate_tables_sql(jsonb, regclass) IS
@@ -3098,31 +3166,97 @@ COMMENT ON FUNCTION docmodel.compact(jsonb, jsonb) IS
     'docmodel: a document made smaller as options say: null and empty members dropped (default), members at their default value dropped, ISO 8601 dates as epoch numbers, GUIDs without dashes';
 
 -- References between documents (keys held in a field)
-CREATE FUNCTION docmodel.embed(doc jsonb, path text[], coll regclass) RETURNS jsonb
+-- The key of a value embed() meets: a string is a whole key, a number the
+-- id part of a key of type key_type (or the collection's doc_type); with
+-- key_type given, a string is an id too.
+CREATE FUNCTION docmodel._embed_key(v jsonb, coll regclass, key_type text, path text[])
+    RETURNS text
+LANGUAGE plpgsql STABLE PARALLEL SAFE
+SET search_path = pg_catalog, pg_temp
+AS $$
+DECLARE
+    t text := coalesce(key_type, (SELECT c.doc_type FROM docmodel.collection_config c WHERE c.coll = _embed_key.coll));
+BEGIN
+    IF jsonb_typeof(v) = 'string' AND key_type IS NULL THEN
+        RETURN v #>> '{}';
+    END IF;
+    IF t IS NULL THEN
+        RAISE EXCEPTION USING ERRCODE = '22023',
+            MESSAGE = format('path %s of the document holds the number %s, not a key', path, v),
+            DETAIL = format('Collection %s has no doc_type to make a key of it.', coll),
+            HINT = 'Give key_type: the type of the keys the numbers are the ids of.';
+    END IF;
+    RETURN docmodel.key_with((SELECT c.delimiter FROM docmodel.collection_config c WHERE c.coll = _embed_key.coll),
+        t, v #>> '{}');
+END
+$$;
+COMMENT ON FUNCTION docmodel._embed_key(jsonb, regclass, text, text[]) IS
+    'docmodel internal: the document key a value at an embed() path names (a key, or an id of key_type)';
+
+-- embed() below one step of its path: v with what path reaches in it
+-- (each element of an array for a * step) replaced by the documents it
+-- names (or their summary: the members fields lists).
+CREATE FUNCTION docmodel._embed_at(v jsonb, rest text[], coll regclass, key_type text,
+    fields text[], path text[]) RETURNS jsonb
 LANGUAGE plpgsql STABLE PARALLEL RESTRICTED
 SET search_path = pg_catalog, pg_temp
 AS $$
 DECLARE
-    v jsonb := doc #> path;
+    step text := rest[1];
+    d jsonb;
 BEGIN
-    IF doc IS NULL OR path IS NULL OR coll IS NULL OR v IS NULL OR jsonb_typeof(v) = 'null' THEN
-        RETURN doc;
+    IF v IS NULL OR jsonb_typeof(v) = 'null' THEN
+        RETURN v;
     END IF;
-    IF jsonb_typeof(v) = 'string' THEN
-        RETURN jsonb_set(doc, path, coalesce(docmodel.get(coll, v #>> '{}'), 'null'));
+    IF cardinality(rest) = 0 THEN
+        IF jsonb_typeof(v) IN ('string', 'number') THEN
+            d := docmodel.get(coll, docmodel._embed_key(v, coll, key_type, path));
+            IF fields IS NOT NULL AND jsonb_typeof(d) = 'object' THEN
+                d := coalesce((SELECT jsonb_object_agg(f, d -> f) FROM unnest(fields) f WHERE d ? f), '{}');
+            END IF;
+            RETURN coalesce(d, 'null');
+        END IF;
+        IF jsonb_typeof(v) <> 'array' OR EXISTS (SELECT FROM jsonb_array_elements(v) e
+                WHERE jsonb_typeof(e) NOT IN ('string', 'number', 'null')) THEN
+            RAISE EXCEPTION USING ERRCODE = '22023',
+                MESSAGE = format('path %s of the document holds %s, not a key or an array of keys',
+                    path, jsonb_typeof(v));
+        END IF;
+        RETURN coalesce((SELECT jsonb_agg(docmodel._embed_at(e, '{}', coll, key_type, fields, path) ORDER BY n)
+            FROM jsonb_array_elements(v) WITH ORDINALITY x(e, n)), '[]');
     END IF;
-    IF jsonb_typeof(v) <> 'array' OR EXISTS (SELECT FROM jsonb_array_elements(v) e
-            WHERE jsonb_typeof(e) NOT IN ('string', 'null')) THEN
-        RAISE EXCEPTION USING ERRCODE = '22023',
-            MESSAGE = format('path %s of the document holds %s, not a key or an array of keys',
-                path, jsonb_typeof(v));
+    IF step IS NULL THEN
+        RETURN v;
     END IF;
-    RETURN jsonb_set(doc, path, coalesce((SELECT jsonb_agg(coalesce(docmodel.get(coll, e.k), 'null') ORDER BY e.n)
-        FROM jsonb_array_elements_text(v) WITH ORDINALITY e(k, n)), '[]'));
+    IF jsonb_typeof(v) = 'array' AND step = '*' THEN
+        RETURN coalesce((SELECT jsonb_agg(docmodel._embed_at(e, rest[2:], coll, key_type, fields, path) ORDER BY n)
+            FROM jsonb_array_elements(v) WITH ORDINALITY x(e, n)), '[]');
+    END IF;
+    IF jsonb_typeof(v) = 'object' AND v ? step
+            OR jsonb_typeof(v) = 'array' AND step ~ '^-?[0-9]{1,9}$' AND v -> step::integer IS NOT NULL THEN
+        RETURN jsonb_set(v, ARRAY[step], docmodel._embed_at(v #> ARRAY[step], rest[2:], coll, key_type, fields, path));
+    END IF;
+    RETURN v;   -- the path is absent
 END
 $$;
-COMMENT ON FUNCTION docmodel.embed(jsonb, text[], regclass) IS
-    'docmodel: the document with the key (or array of keys) at path replaced by the documents of coll they name, read as get() reads them (null where none)';
+COMMENT ON FUNCTION docmodel._embed_at(jsonb, text[], regclass, text, text[], text[]) IS
+    'docmodel internal: embed() below one step of its path (* for every element of an array)';
+
+CREATE FUNCTION docmodel.embed(doc jsonb, path text[], coll regclass,
+    key_type text DEFAULT NULL, fields text[] DEFAULT NULL) RETURNS jsonb
+LANGUAGE plpgsql STABLE PARALLEL RESTRICTED
+SET search_path = pg_catalog, pg_temp
+AS $$
+BEGIN
+    IF doc IS NULL OR path IS NULL OR coll IS NULL OR cardinality(path) = 0 THEN
+        RETURN doc;
+    END IF;
+    PERFORM docmodel._require_collection(coll);
+    RETURN docmodel._embed_at(doc, path, coll, key_type, fields, path);
+END
+$$;
+COMMENT ON FUNCTION docmodel.embed(jsonb, text[], regclass, text, text[]) IS
+    'docmodel: the document with the keys at path (* for every element of an array; numbers as ids of key_type) replaced by the documents of coll they name, or their members fields, read as get() reads them (null where none)';
 
 CREATE FUNCTION docmodel.dangling_refs(coll regclass, path text[], target regclass)
     RETURNS TABLE(key text, ref text)
@@ -3234,7 +3368,7 @@ BEGIN
     IF NOT FOUND THEN
         RETURN;
     END IF;
-    spec := docmodel._mapping_spec(owner, mapping);
+    spec := docmodel._mapping_layout(docmodel._mapping_spec(owner, mapping), coll);
     IF NOT tbl = ANY (docmodel._mapping_tables(spec)) THEN
         RETURN;
     END IF;
@@ -3248,11 +3382,12 @@ BEGIN
               up AS (INSERT INTO %4$s AS c (id, doc) SELECT d.key, d.doc FROM d
                      ON CONFLICT (id) DO UPDATE SET doc = excluded.doc RETURNING 1)
          DELETE FROM %4$s AS c
-          WHERE EXISTS (SELECT FROM a WHERE c.id OPERATOR(pg_catalog.=) docmodel.key(%5$L::pg_catalog.text, %6$s))
+          WHERE EXISTS (SELECT FROM a WHERE c.id OPERATOR(pg_catalog.=) %5$s)
             AND NOT EXISTS (SELECT FROM d WHERE d.key OPERATOR(pg_catalog.=) c.id)',
         (SELECT string_agg(docmodel._projection_roots(spec, tbl, s), ' UNION ') FROM unnest(srcs) s),
-        docmodel._mapping_sql(spec), eq, docmodel._rel_sql(coll), spec->>'type',
-        (SELECT string_agg('a.k' || i, ', ' ORDER BY i) FROM generate_series(1, cardinality(pk)) i));
+        docmodel._mapping_sql(spec), eq, docmodel._rel_sql(coll),
+        docmodel._mapping_key_sql(spec, spec->>'type',
+            (SELECT string_agg('a.k' || i, ', ' ORDER BY i) FROM generate_series(1, cardinality(pk)) i), false));
     rels := docmodel._mapping_tables(spec) || coll
         || coalesce((SELECT array_agg((p->>'tbl')::oid) FROM jsonb_array_elements(spec->'parts') p
                      WHERE p->>'kind' IN ('reference', 'references')), '{}');
@@ -3289,6 +3424,7 @@ DECLARE
     name text := docmodel._projection_trigger_name(o, mapping);
 BEGIN
     PERFORM docmodel._require_collection(coll);
+    PERFORM docmodel._mapping_layout(spec, coll);   -- keys the collection can hold
     -- its triggers' statements read transition tables, which Citus cannot
     -- send to the workers
     IF docmodel._citus_distributed(coll) THEN
@@ -3362,44 +3498,65 @@ CREATE FUNCTION docmodel._lookup_trigger() RETURNS trigger
 COMMENT ON FUNCTION docmodel._lookup_trigger() IS
     'docmodel internal: the row trigger of a lookup: writes, moves and deletes the lookup documents of a collection''s documents (23505 for a value another document holds)';
 
-CREATE FUNCTION docmodel.create_lookup(coll regclass, lookup_type text, path text[])
+CREATE FUNCTION docmodel.create_lookup(coll regclass, lookup_type text, path text[],
+    doc_type text DEFAULT NULL, lookup_coll regclass DEFAULT NULL)
     RETURNS bigint
 LANGUAGE plpgsql VOLATILE PARALLEL UNSAFE
 SET search_path = pg_catalog, pg_temp
 AS $$
 DECLARE
-    delim text;
-    fixed text;
+    lc regclass := coalesce(lookup_coll, coll);
+    c record;
+    l record;
+    type_sql text;
     dup record;
     n bigint;
 BEGIN
     PERFORM docmodel._require_collection(coll);
-    SELECT c.delimiter, c.doc_type INTO delim, fixed FROM docmodel.collection_config c WHERE c.coll = create_lookup.coll;
-    PERFORM docmodel.key(lookup_type, 'x');
+    PERFORM docmodel._require_collection(lc);
+    SELECT x.delimiter, x.doc_type, x.type_part INTO c FROM docmodel.collection_config x WHERE x.coll = create_lookup.coll;
+    SELECT x.delimiter, x.doc_type, x.type_part INTO l FROM docmodel.collection_config x WHERE x.coll = lc;
+    PERFORM docmodel.key_with(l.delimiter, lookup_type, 'x');
+    IF doc_type IS NOT NULL THEN
+        PERFORM docmodel.key_with(c.delimiter, doc_type, 'x');
+    END IF;
     -- its trigger would write other keys' shards from a shard
-    IF docmodel._citus_distributed(coll) THEN
+    IF docmodel._citus_distributed(coll) OR docmodel._citus_distributed(lc) THEN
         RAISE EXCEPTION USING ERRCODE = '0A000',
-            MESSAGE = format('cannot create a lookup on distributed collection %s', coll),
+            MESSAGE = format('cannot create a lookup on distributed collection %s',
+                CASE WHEN docmodel._citus_distributed(coll) THEN coll ELSE lc END),
             DETAIL = 'A lookup document lives under its own key, on another shard than the document it indexes; the shards cannot write it.',
             HINT = 'Keep a collection with lookups on the coordinator, or index the value with a secondary index.';
     END IF;
-    -- lookup documents live beside the documents, as Couchbase keeps them
-    IF fixed IS NOT NULL THEN
+    -- lookup documents live beside the documents, as Couchbase keeps them,
+    -- or in a collection of their own: either must accept their type
+    IF l.doc_type IS NOT NULL AND l.doc_type <> lookup_type OR l.type_part <> 1 THEN
         RAISE EXCEPTION USING ERRCODE = '22023',
-            MESSAGE = format('collection %s holds only documents of type "%s", not lookup documents of type "%s"',
-                coll, fixed, lookup_type),
-            HINT = 'Lookup documents live in the collection they index: use a collection created without doc_type.';
+            MESSAGE = CASE WHEN l.type_part <> 1
+                THEN format('collection %s does not key documents by type first, as lookup documents of type "%s" are keyed', lc, lookup_type)
+                ELSE format('collection %s holds only documents of type "%s", not lookup documents of type "%s"',
+                    lc, l.doc_type, lookup_type) END,
+            HINT = 'Keep the lookup documents in a collection of their own (lookup_coll), created without doc_type or with the lookup type.';
     END IF;
     IF path IS NULL OR cardinality(path) = 0 THEN
         RAISE EXCEPTION USING ERRCODE = '22023',
             MESSAGE = format('lookup "%s" on %s needs a path', lookup_type, coll);
     END IF;
+    -- the documents it indexes: of doc_type (the type their key gives under
+    -- the collection's layout) when given; never the lookup documents
+    -- beside them
+    type_sql := CASE
+        WHEN doc_type IS NULL THEN 'true'
+        WHEN c.type_part = 0 THEN pg_catalog.quote_literal(c.doc_type IS NOT DISTINCT FROM doc_type)
+        ELSE format('(pg_catalog.string_to_array(d.id, %L::pg_catalog.text))[%s] OPERATOR(pg_catalog.=) %L::pg_catalog.text',
+            c.delimiter, c.type_part, doc_type) END
+        || CASE WHEN lc = coll THEN ' AND NOT pg_catalog.starts_with(d.id, $2 OPERATOR(pg_catalog.||) $3)' ELSE '' END;
     -- the documents there already: one value, one document
-    EXECUTE format('SELECT d.doc #>> $1 AS v, (array_agg(d.id ORDER BY d.id))[1:2] AS keys
-        FROM %s AS d WHERE jsonb_typeof(d.doc #> $1) IN (''string'', ''number'', ''boolean'')
-          AND NOT starts_with(d.id, $2 || $3)
-        GROUP BY 1 HAVING count(*) > 1 ORDER BY 1 LIMIT 1', coll)
-        INTO dup USING path, lookup_type, delim;
+    EXECUTE format('SELECT d.doc OPERATOR(pg_catalog.#>>) $1 AS v, (pg_catalog.array_agg(d.id ORDER BY d.id))[1:2] AS keys
+        FROM %s AS d WHERE pg_catalog.jsonb_typeof(d.doc OPERATOR(pg_catalog.#>) $1) IN (''string'', ''number'', ''boolean'')
+          AND %s
+        GROUP BY 1 HAVING pg_catalog.count(*) > 1 ORDER BY 1 LIMIT 1', docmodel._rel_sql(coll), type_sql)
+        INTO dup USING path, lookup_type, l.delimiter;
     IF dup.v IS NOT NULL THEN
         RAISE EXCEPTION USING ERRCODE = '23505',
             MESSAGE = format('value "%s" of lookup "%s" is taken', dup.v, lookup_type),
@@ -3407,21 +3564,25 @@ BEGIN
     END IF;
     -- as the caller: a trigger takes the collection's TRIGGER privilege
     EXECUTE format('CREATE TRIGGER %I AFTER INSERT OR UPDATE OR DELETE ON %s
-        FOR EACH ROW EXECUTE FUNCTION docmodel._lookup_trigger(%L, %L, %L)',
-        'docmodel_lookup_' || lookup_type, coll, lookup_type, path::text, delim);
+        FOR EACH ROW EXECUTE FUNCTION docmodel._lookup_trigger(%L, %L, %L, %L, %L)',
+        'docmodel_lookup_' || lookup_type, docmodel._rel_sql(coll), lookup_type, path::text, l.delimiter,
+        lc::oid, coalesce(doc_type, ''));
     -- index what is there; a lookup document already there for another
     -- document is a taken value
     EXECUTE format('INSERT INTO %s AS l (id, doc)
-        SELECT $2 || $3 || (d.doc #>> $1), jsonb_build_object(''ref'', d.id) FROM %s AS d
-        WHERE jsonb_typeof(d.doc #> $1) IN (''string'', ''number'', ''boolean'')
-          AND NOT starts_with(d.id, $2 || $3)
-        ON CONFLICT (id) DO NOTHING', coll, coll)
-        USING path, lookup_type, delim;
+        SELECT $2 OPERATOR(pg_catalog.||) $3 OPERATOR(pg_catalog.||) (d.doc OPERATOR(pg_catalog.#>>) $1),
+            pg_catalog.jsonb_build_object(''ref'', d.id) FROM %s AS d
+        WHERE pg_catalog.jsonb_typeof(d.doc OPERATOR(pg_catalog.#>) $1) IN (''string'', ''number'', ''boolean'')
+          AND %s
+        ON CONFLICT (id) DO NOTHING', docmodel._rel_sql(lc), docmodel._rel_sql(coll), type_sql)
+        USING path, lookup_type, l.delimiter;
     GET DIAGNOSTICS n = ROW_COUNT;
-    EXECUTE format('SELECT d.id, l.doc->>''ref'' FROM %s AS d JOIN %s AS l ON l.id = $2 || $3 || (d.doc #>> $1)
-        WHERE jsonb_typeof(d.doc #> $1) IN (''string'', ''number'', ''boolean'')
-          AND NOT starts_with(d.id, $2 || $3) AND l.doc->>''ref'' IS DISTINCT FROM d.id LIMIT 1', coll, coll)
-        INTO dup USING path, lookup_type, delim;
+    EXECUTE format('SELECT d.id, l.doc OPERATOR(pg_catalog.->>) ''ref'' AS ref FROM %s AS d JOIN %s AS l
+            ON l.id OPERATOR(pg_catalog.=) ($2 OPERATOR(pg_catalog.||) $3 OPERATOR(pg_catalog.||) (d.doc OPERATOR(pg_catalog.#>>) $1))
+        WHERE pg_catalog.jsonb_typeof(d.doc OPERATOR(pg_catalog.#>) $1) IN (''string'', ''number'', ''boolean'')
+          AND %s AND l.doc OPERATOR(pg_catalog.->>) ''ref'' IS DISTINCT FROM d.id LIMIT 1',
+        docmodel._rel_sql(coll), docmodel._rel_sql(lc), type_sql)
+        INTO dup USING path, lookup_type, l.delimiter;
     IF dup IS NOT NULL AND dup.id IS NOT NULL THEN
         RAISE EXCEPTION USING ERRCODE = '23505',
             MESSAGE = format('a lookup document of lookup "%s" names another document than "%s"', lookup_type, dup.id),
@@ -3430,25 +3591,35 @@ BEGIN
     RETURN n;
 END
 $$;
-COMMENT ON FUNCTION docmodel.create_lookup(regclass, text, text[]) IS
-    'docmodel: keep lookup documents <lookup_type>::<value> -> {"ref": key} for the value at path of every document of coll; returns how many documents were indexed';
+COMMENT ON FUNCTION docmodel.create_lookup(regclass, text, text[], text, regclass) IS
+    'docmodel: keep lookup documents <lookup_type><delimiter><value> -> {"ref": key} for the value at path of the documents of coll (of doc_type only, when given), in coll or in lookup_coll; returns how many documents were indexed';
+
+CREATE FUNCTION docmodel._lookup_coll(coll regclass, lookup_type text) RETURNS regclass
+    AS 'MODULE_PATHNAME', 'lookup_coll'
+    LANGUAGE C STABLE STRICT PARALLEL SAFE;
+COMMENT ON FUNCTION docmodel._lookup_coll(regclass, text) IS
+    'docmodel internal: the collection holding the lookup documents of a lookup of coll (as its trigger names it); NULL without that lookup';
 
 CREATE FUNCTION docmodel.drop_lookup(coll regclass, lookup_type text) RETURNS boolean
 LANGUAGE plpgsql VOLATILE PARALLEL UNSAFE
 SET search_path = pg_catalog, pg_temp
 AS $$
 DECLARE
-    delim text;
+    lc regclass;
 BEGIN
     PERFORM docmodel._require_collection(coll);
-    IF NOT EXISTS (SELECT FROM pg_trigger t WHERE t.tgrelid = coll
-            AND t.tgname = 'docmodel_lookup_' || lookup_type) THEN
+    lc := docmodel._lookup_coll(coll, lookup_type);
+    IF lc IS NULL THEN
         RETURN false;
     END IF;
-    SELECT c.delimiter INTO delim FROM docmodel.collection_config c WHERE c.coll = drop_lookup.coll;
-    EXECUTE format('DROP TRIGGER %I ON %s', 'docmodel_lookup_' || lookup_type, coll);
-    EXECUTE format('DELETE FROM %s AS d WHERE starts_with(d.id, $1 || $2) AND d.doc ? ''ref''', coll)
-        USING lookup_type, delim;
+    EXECUTE format('DROP TRIGGER %I ON %s', 'docmodel_lookup_' || lookup_type, docmodel._rel_sql(coll));
+    -- a lookup collection dropped since took its lookup documents with it
+    IF EXISTS (SELECT FROM pg_class r WHERE r.oid = lc)
+            AND EXISTS (SELECT FROM docmodel.collection_config c WHERE c.coll = lc) THEN
+        EXECUTE format('DELETE FROM %s AS d WHERE pg_catalog.starts_with(d.id, $1 OPERATOR(pg_catalog.||) $2)
+            AND d.doc OPERATOR(pg_catalog.?) ''ref''', docmodel._rel_sql(lc))
+            USING lookup_type, (SELECT c.delimiter FROM docmodel.collection_config c WHERE c.coll = lc);
+    END IF;
     RETURN true;
 END
 $$;
@@ -3456,16 +3627,10 @@ COMMENT ON FUNCTION docmodel.drop_lookup(regclass, text) IS
     'docmodel: stop keeping a lookup and delete its lookup documents; false when there was none';
 
 CREATE FUNCTION docmodel.get_by(coll regclass, lookup_type text, value text) RETURNS jsonb
-LANGUAGE sql STABLE STRICT PARALLEL RESTRICTED
-SET search_path = pg_catalog, pg_temp
-AS $$
-    SELECT docmodel.get(coll, docmodel.get(coll, lookup_type
-        OPERATOR(pg_catalog.||) c.delimiter OPERATOR(pg_catalog.||) value)
-        OPERATOR(pg_catalog.->>) 'ref')
-    FROM docmodel.collection_config c WHERE c.coll OPERATOR(pg_catalog.=) get_by.coll
-$$;
+    AS 'MODULE_PATHNAME', 'get_by'
+    LANGUAGE C STABLE STRICT PARALLEL RESTRICTED;
 COMMENT ON FUNCTION docmodel.get_by(regclass, text, text) IS
-    'docmodel: the document a lookup value names (NULL when none), read as get() reads it';
+    'docmodel: the document a lookup value names (NULL when none), both read as get() reads them, the lookup document from the lookup''s collection';
 
 -- migration_runs names the mapping of a migrate_tables run (a column added
 -- at the end, so views over it survive).

@@ -17,6 +17,11 @@
 #include "postgres.h"
 
 #include "access/htup_details.h"
+#include "access/relation.h"
+#include "access/table.h"
+#include "catalog/pg_namespace.h"
+#include "nodes/makefuncs.h"
+#include "parser/parse_func.h"
 #include "catalog/namespace.h"
 #include "catalog/pg_type.h"
 #include "commands/trigger.h"
@@ -36,6 +41,7 @@
 
 #include "docmodel.h"
 #include "collection.h"
+#include "kv.h"
 #include "jsonpointer.h"
 #include "key.h"
 #include "jsontree.h"
@@ -50,6 +56,8 @@ PG_FUNCTION_INFO_V1(from_epoch);
 PG_FUNCTION_INFO_V1(compact);
 PG_FUNCTION_INFO_V1(projection_trigger);
 PG_FUNCTION_INFO_V1(lookup_trigger);
+PG_FUNCTION_INFO_V1(lookup_coll);
+PG_FUNCTION_INFO_V1(get_by);
 PG_FUNCTION_INFO_V1(mappings_changed);
 
 /*
@@ -598,19 +606,182 @@ LookupValue(Datum docd, ArrayType *path)
 }
 
 /*
- * _lookup_trigger(lookup_type, path, delimiter): the AFTER ... FOR EACH
- * ROW trigger of a lookup on a collection. A document's value at path has
- * the lookup document <lookup_type><delimiter><value> -> {"ref": key} in
- * the same collection: written when the value appears, deleted when it
- * goes, moved when it changes; a value another document holds is 23505.
- * Lookup documents themselves (their key starts with the lookup type and
- * delimiter) are left alone.
+ * A lookup as create_lookup records it, in its trigger's arguments
+ * (lookup_type, path, delimiter, lookup collection OID, document type or
+ * ''): the lookup documents <lookup_type><delimiter><value> live in the
+ * lookup collection (its delimiter), for the documents of that type only
+ * when one is given.
+ */
+typedef struct LookupArgs
+{
+	const char *type;
+	const char *path;
+	const char *delim;
+	Oid lcoll;
+	const char *doc_type; /* NULL: every document */
+} LookupArgs;
+
+/* Read trigger tg's arguments; false when they are not a lookup's. */
+static bool
+LookupArgsOf(Trigger *tg, LookupArgs *a)
+{
+	const char *o;
+
+	if (tg->tgnargs != 5)
+		return false;
+	o = tg->tgargs[3];
+	if (*o == '\0' || strspn(o, "0123456789") != strlen(o) || strlen(o) > 10)
+		return false;
+	a->type = tg->tgargs[0];
+	a->path = tg->tgargs[1];
+	a->delim = tg->tgargs[2];
+	a->lcoll = (Oid) strtoul(o, NULL, 10);
+	a->doc_type = tg->tgargs[4][0] != '\0' ? tg->tgargs[4] : NULL;
+	return OidIsValid(a->lcoll) && *a->type != '\0' && *a->delim != '\0';
+}
+
+/*
+ * The OID of docmodel._lookup_trigger() (InvalidOid when it is gone),
+ * looked up once per backend and OID of the calling function, a function
+ * of the extension (created again with it, it has another OID and the
+ * lookup is made again).
+ */
+static Oid
+LookupTriggerFunction(FunctionCallInfo fcinfo)
+{
+	static Oid cached_caller = InvalidOid;
+	static Oid cached = InvalidOid;
+	Oid caller = fcinfo->flinfo->fn_oid;
+
+	if (!OidIsValid(caller) || caller != cached_caller)
+	{
+		cached = LookupFuncName(
+			list_make2(makeString("docmodel"), makeString("_lookup_trigger")),
+			0, NULL, true);
+		cached_caller = caller;
+	}
+	return cached;
+}
+
+/*
+ * The lookup lookup_type of collection relid (its trigger
+ * docmodel_lookup_<lookup_type>, a lookup's), into *a with its strings
+ * copied; false when the collection has none. fcinfo: the calling
+ * function's (LookupTriggerFunction).
+ */
+static bool
+FindLookup(FunctionCallInfo fcinfo, Oid relid, const char *lookup_type,
+		   LookupArgs *a)
+{
+	Relation rel = try_relation_open(relid, AccessShareLock);
+	char *name = psprintf("docmodel_lookup_%s", lookup_type);
+	Oid fn = LookupTriggerFunction(fcinfo);
+	bool found = false;
+	int i;
+
+	if (rel == NULL)
+		ereport(ERROR, (errcode(ERRCODE_UNDEFINED_TABLE),
+						errmsg("relation with OID %u does not exist", relid)));
+	for (i = 0; rel->trigdesc != NULL && i < rel->trigdesc->numtriggers; i++)
+	{
+		Trigger *tg = &rel->trigdesc->triggers[i];
+
+		if (tg->tgfoid != fn || strcmp(tg->tgname, name) != 0 ||
+			!LookupArgsOf(tg, a) || strcmp(a->type, lookup_type) != 0)
+			continue;
+		a->type = pstrdup(a->type);
+		a->path = pstrdup(a->path);
+		a->delim = pstrdup(a->delim);
+		a->doc_type = a->doc_type ? pstrdup(a->doc_type) : NULL;
+		found = true;
+		break;
+	}
+	/* the lock is kept: the reads that follow take it again */
+	relation_close(rel, NoLock);
+	return found;
+}
+
+/*
+ * _lookup_coll(coll, lookup_type) -> regclass: the collection the lookup
+ * documents of lookup lookup_type of coll live in; NULL without such a
+ * lookup.
+ */
+Datum
+lookup_coll(PG_FUNCTION_ARGS)
+{
+	LookupArgs a;
+	char *type = text_to_cstring(PG_GETARG_TEXT_PP(1));
+
+	(void) DocmodelCollectionIdByRelid(PG_GETARG_OID(0), false);
+	if (!FindLookup(fcinfo, PG_GETARG_OID(0), type, &a))
+		PG_RETURN_NULL();
+	PG_RETURN_OID(a.lcoll);
+}
+
+/*
+ * get_by(coll, lookup_type, value) -> jsonb: the document of coll the
+ * lookup document <lookup_type><delimiter><value> names, both read as
+ * get() reads them: from the lookup's collection with its delimiter, or,
+ * without a lookup of that name, from coll itself (lookup documents
+ * written by hand, as Couchbase applications keep them).
+ */
+Datum
+get_by(PG_FUNCTION_ARGS)
+{
+	Oid relid = PG_GETARG_OID(0);
+	char *type = text_to_cstring(PG_GETARG_TEXT_PP(1));
+	text *value = PG_GETARG_TEXT_PP(2);
+	LookupArgs a;
+	Oid lcoll = relid;
+	const char *delim;
+	StringInfoData lkey;
+	Jsonb *ldoc;
+	JsonbValue buf;
+	JsonbValue *ref;
+	Jsonb *doc;
+
+	if (FindLookup(fcinfo, relid, type, &a))
+	{
+		lcoll = a.lcoll;
+		delim = a.delim;
+	}
+	else
+		delim = DocmodelCollectionOf(relid)->delim;
+	initStringInfo(&lkey);
+	appendStringInfoString(&lkey, type);
+	appendStringInfoString(&lkey, delim);
+	appendBinaryStringInfo(&lkey, VARDATA_ANY(value), VARSIZE_ANY_EXHDR(value));
+	ldoc = DocmodelKvGet(
+		lcoll, PointerGetDatum(cstring_to_text_with_len(lkey.data, lkey.len)));
+	if (ldoc == NULL || !JB_ROOT_IS_OBJECT(ldoc))
+		PG_RETURN_NULL();
+	ref = getKeyJsonValueFromContainer(&ldoc->root, "ref", 3, &buf);
+	if (ref == NULL || ref->type != jbvString)
+		PG_RETURN_NULL();
+	doc = DocmodelKvGet(relid, PointerGetDatum(cstring_to_text_with_len(
+								   ref->val.string.val, ref->val.string.len)));
+	if (doc == NULL)
+		PG_RETURN_NULL();
+	PG_RETURN_JSONB_P(doc);
+}
+
+/*
+ * _lookup_trigger(lookup_type, path, delimiter, lookup collection, type):
+ * the AFTER ... FOR EACH ROW trigger of a lookup on a collection. A
+ * document's value at path (of a document of the type, when one is given)
+ * has the lookup document <lookup_type><delimiter><value> -> {"ref": key}
+ * in the lookup collection: written when the value appears, deleted when
+ * it goes, moved when it changes; a value another document holds is
+ * 23505. When the lookup documents live beside the documents, they
+ * themselves (their key starts with the lookup type and delimiter) are
+ * left alone.
  */
 Datum
 lookup_trigger(PG_FUNCTION_ARGS)
 {
 	TriggerData *td = (TriggerData *) fcinfo->context;
 	TupleDesc desc;
+	LookupArgs a;
 	const char *type;
 	const char *delim;
 	ArrayType *path;
@@ -620,21 +791,32 @@ lookup_trigger(PG_FUNCTION_ARGS)
 	char *oldv = NULL;
 	char *newv = NULL;
 	TriggerPlans *e;
+	Oid relid;
 	Oid types[2] = {TEXTOID, TEXTOID};
 	Datum args[2];
 	Datum d;
 	bool isnull;
 
 	if (!CALLED_AS_TRIGGER(fcinfo) || !TRIGGER_FIRED_FOR_ROW(td->tg_event) ||
-		!TRIGGER_FIRED_AFTER(td->tg_event) || td->tg_trigger->tgnargs != 3)
+		!TRIGGER_FIRED_AFTER(td->tg_event))
 		DocmodelTriggerMisuse("_lookup_trigger",
 							  "a lookup's AFTER row trigger");
+	if (!LookupArgsOf(td->tg_trigger, &a))
+		ereport(
+			ERROR,
+			(errcode(ERRCODE_WRONG_OBJECT_TYPE),
+			 errmsg("trigger %s on %s is not a lookup", td->tg_trigger->tgname,
+					RelationGetRelationName(td->tg_relation)),
+			 errdetail("A lookup's trigger names its lookup type, path, "
+					   "delimiter, lookup collection and document "
+					   "type; docmodel.create_lookup() creates it.")));
 	DocmodelCheckLayout(td->tg_relation, DOCMODEL_LAYOUT_COLLECTION);
+	relid = RelationGetRelid(td->tg_relation);
 	desc = RelationGetDescr(td->tg_relation);
-	type = td->tg_trigger->tgargs[0];
-	path = DatumGetArrayTypeP(OidInputFunctionCall(
-		F_ARRAY_IN, td->tg_trigger->tgargs[1], TEXTOID, -1));
-	delim = td->tg_trigger->tgargs[2];
+	type = a.type;
+	delim = a.delim;
+	path = DatumGetArrayTypeP(
+		OidInputFunctionCall(F_ARRAY_IN, (char *) a.path, TEXTOID, -1));
 	if (!TRIGGER_FIRED_BY_INSERT(td->tg_event))
 		oldt = td->tg_trigtuple;
 	if (TRIGGER_FIRED_BY_UPDATE(td->tg_event))
@@ -643,9 +825,20 @@ lookup_trigger(PG_FUNCTION_ARGS)
 		newt = td->tg_trigtuple;
 	key = TextDatumGetCString(
 		heap_getattr(newt ? newt : oldt, DOCMODEL_COLL_ATT_ID, desc, &isnull));
-	if (strncmp(key, type, strlen(type)) == 0 &&
+	if (a.lcoll == relid && strncmp(key, type, strlen(type)) == 0 &&
 		strncmp(key + strlen(type), delim, strlen(delim)) == 0)
 		return PointerGetDatum(NULL); /* a lookup document */
+	if (a.doc_type != NULL)
+	{
+		const char *kt;
+		int ktlen;
+
+		/* the document's type under the collection's layout */
+		DocmodelKeyType(DocmodelCollectionOf(relid), key, strlen(key), &kt,
+						&ktlen);
+		if (ktlen != strlen(a.doc_type) || memcmp(kt, a.doc_type, ktlen) != 0)
+			return PointerGetDatum(NULL); /* not a document it indexes */
+	}
 	if (oldt && !isnull)
 	{
 		d = heap_getattr(oldt, DOCMODEL_COLL_ATT_DOC, desc, &isnull);
@@ -663,14 +856,21 @@ lookup_trigger(PG_FUNCTION_ARGS)
 	e = TriggerPlansFor(td);
 	if (!e->valid)
 	{
-		Oid relid = RelationGetRelid(td->tg_relation);
+		char *relname = get_rel_name(a.lcoll);
 		char *rel;
 
-		SetTargets(e, &relid, 1);
+		if (relname == NULL)
+			ereport(ERROR,
+					(errcode(ERRCODE_UNDEFINED_TABLE),
+					 errmsg("the lookup collection of lookup \"%s\" on %s "
+							"does not exist",
+							type, RelationGetRelationName(td->tg_relation)),
+					 errhint("Drop the lookup (docmodel.drop_lookup) and "
+							 "create it again.")));
+		DocmodelCheckLayoutOf(a.lcoll, DOCMODEL_LAYOUT_COLLECTION);
+		SetTargets(e, &a.lcoll, 1);
 		rel = quote_qualified_identifier(
-			get_namespace_name(RelationGetNamespace(td->tg_relation)),
-			RelationGetRelationName(td->tg_relation));
-
+			get_namespace_name(get_rel_namespace(a.lcoll)), relname);
 		KeepPlan(e, 0,
 				 psprintf("DELETE FROM %s AS c WHERE c.id "
 						  "OPERATOR(pg_catalog.=) $1 AND c.doc "

@@ -219,7 +219,7 @@ SELECT jsonb_path_query_array(docmodel.embed('{"b": ["brewery::2", "brewery::9",
        docmodel.embed('{"b": ["brewery::2", "brewery::9", null]}', '{b}', 'breweries')->'b'->1 AS missing;
 SELECT docmodel.embed('{"b": ["brewery::2"]}', '{b}', 'breweries') #>> '{b,0,name}' AS name,
        docmodel.embed('{"x": 1}', '{b}', 'breweries') AS no_path;
-SELECT pg_temp.try($$SELECT docmodel.embed('{"b": 5}', '{b}', 'breweries')$$);
+SELECT pg_temp.try($$SELECT docmodel.embed('{"b": {}}', '{b}', 'breweries')$$);
 SELECT docmodel.remove('breweries', 'brewery::2') > 0 AS removed;
 SELECT * FROM docmodel.dangling_refs('beer_docs', '{brewery}', 'breweries');
 SELECT * FROM docmodel.dangling_refs('beer_docs', '{styles}', 'breweries');
