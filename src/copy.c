@@ -1012,7 +1012,7 @@ copy_source_trigger(PG_FUNCTION_ARGS)
 		if (e->on_missing == 3)
 		{
 			args[0] = CStringGetTextDatum(key);
-			RunAsOwner(e->plans[1], args, NULL, true, 1, e->coll);
+			RunAsOwner(e->plans[1], args, NULL, false, 1, e->coll);
 			if (SPI_processed > 0)
 				ereport(ERROR,
 						(errcode(ERRCODE_FOREIGN_KEY_VIOLATION),
@@ -1126,7 +1126,9 @@ copy_fill_trigger(PG_FUNCTION_ARGS)
 			for (j = 0; j < oldrefs.n && !known; j++)
 				known = strcmp(oldrefs.keys[j], refs.keys[i]) == 0;
 			args[0] = CStringGetTextDatum(refs.keys[i]);
-			RunAsOwner(e->plans[known ? 1 : 0], args, NULL, known, 1,
+			/* not read-only: a snapshot taken now (READ COMMITTED) sees a
+			 * rename committed while this row waited for its lock */
+			RunAsOwner(e->plans[known ? 1 : 0], args, NULL, false, 1,
 					   e->source);
 			if (SPI_processed == 1)
 			{
@@ -1216,7 +1218,7 @@ AggregateOfNew(TriggerData *td)
 		return PointerGetDatum(newt);
 	}
 	args[0] = CStringGetTextDatum(key);
-	RunAsOwner(e->plans[2], args, NULL, true, 1, e->coll);
+	RunAsOwner(e->plans[2], args, NULL, false, 1, e->coll);
 	if (SPI_processed != 1)
 		ereport(ERROR, (errcode(ERRCODE_INTERNAL_ERROR),
 						errmsg("computing an aggregate failed")));
