@@ -742,6 +742,8 @@ BEGIN
     -- collection and then writes it finishes first, instead of deadlocking
     -- on the history table.
     PERFORM docmodel._config_drop($1);
+    -- the copy and aggregate rules it writes or feeds, their triggers
+    PERFORM docmodel._drop_copy_rules_of($1);
     EXECUTE pg_catalog.format('LOCK TABLE %s IN ACCESS EXCLUSIVE MODE', $1);
     IF hist IS NOT NULL THEN
         EXECUTE pg_catalog.format('DROP TABLE %s', hist);
@@ -3701,6 +3703,25 @@ END
 $$;
 COMMENT ON FUNCTION docmodel._drop_copy_rule(regclass, text, text) IS
     'docmodel internal: forget a copy or aggregate rule, its triggers and its unused index';
+
+-- Forget every rule collection coll is written or read by (drop_collection).
+CREATE FUNCTION docmodel._drop_copy_rules_of(coll regclass) RETURNS void
+LANGUAGE plpgsql VOLATILE PARALLEL UNSAFE
+SET search_path = pg_catalog, pg_temp
+AS $$
+DECLARE
+    r record;
+BEGIN
+    FOR r IN SELECT c.coll, c.path, c.kind FROM docmodel.copy_rules c
+             WHERE c.coll OPERATOR(pg_catalog.=) _drop_copy_rules_of.coll
+                OR c.source OPERATOR(pg_catalog.=) _drop_copy_rules_of.coll
+             ORDER BY c.id LOOP
+        PERFORM docmodel._drop_copy_rule(r.coll, r.path, r.kind);
+    END LOOP;
+END
+$$;
+COMMENT ON FUNCTION docmodel._drop_copy_rules_of(regclass) IS
+    'docmodel internal: forget the copy and aggregate rules a collection is written or read by';
 
 CREATE FUNCTION docmodel.drop_copy(coll regclass, path text) RETURNS boolean
 LANGUAGE sql VOLATILE PARALLEL UNSAFE

@@ -252,13 +252,13 @@ BadFields(const char *detail)
 
 /*
  * Put into *out (an empty expanded object) the copies fields (expanded)
- * makes of source src. A pointer
- * reaching nothing leaves its member out; in a joined array it adds
- * nothing.
+ * makes of source src. A pointer reaching nothing copies null; in a
+ * joined array it adds nothing.
  */
 static void
 MakeCopies(JsonbValue *fields, JsonbValue *src, JsonbValue *out)
 {
+	JsonbValue null_v = {.type = jbvNull};
 	int i;
 	int j;
 
@@ -281,9 +281,10 @@ MakeCopies(JsonbValue *fields, JsonbValue *src, JsonbValue *out)
 								   f->key.val.string.len,
 								   f->key.val.string.val));
 			v = ReadAt(src, spec->val.string.val, spec->val.string.len);
-			if (v != NULL)
-				JsonTreeSetMember(out, f->key.val.string.val,
-								  f->key.val.string.len, v);
+			if (v == NULL)
+				v = &null_v;
+			JsonTreeSetMember(out, f->key.val.string.val, f->key.val.string.len,
+							  v);
 		}
 		else if (spec->type == jbvArray && spec->val.array.nElems > 0)
 		{
