@@ -3391,6 +3391,12 @@ CREATE FUNCTION docmodel._copy_put_at(doc jsonb, path text, value jsonb) RETURNS
 COMMENT ON FUNCTION docmodel._copy_put_at(jsonb, text, jsonb) IS
     'docmodel internal: doc with value at path, the objects on the way made when missing';
 
+CREATE FUNCTION docmodel._copy_add_at(doc jsonb, path text, delta numeric) RETURNS jsonb
+    AS 'MODULE_PATHNAME', 'copy_add_at'
+    LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+COMMENT ON FUNCTION docmodel._copy_add_at(jsonb, text, numeric) IS
+    'docmodel internal: doc with the number at path increased by delta (anything else there counts as 0)';
+
 /*
  * The rules. kind copy: each document of coll holds at path (a JSON
  * Pointer, * for every element of an array) objects whose member ref is

@@ -55,6 +55,7 @@ PG_FUNCTION_INFO_V1(ref_keys);
 PG_FUNCTION_INFO_V1(copy_values);
 PG_FUNCTION_INFO_V1(copy_put);
 PG_FUNCTION_INFO_V1(copy_put_at);
+PG_FUNCTION_INFO_V1(copy_add_at);
 PG_FUNCTION_INFO_V1(copy_source_trigger);
 PG_FUNCTION_INFO_V1(copy_fill_trigger);
 PG_FUNCTION_INFO_V1(aggregate_trigger);
@@ -534,9 +535,36 @@ copy_put_at(PG_FUNCTION_ARGS)
 }
 
 /*
+ * _copy_add_at(doc, path, delta) -> jsonb: doc with the number at path
+ * (no "*"; anything else there counts as 0) increased by delta.
+ */
+Datum
+copy_add_at(PG_FUNCTION_ARGS)
+{
+	JsonPointer p;
+	JsonbValue root;
+	JsonbValue *v;
+	JsonbValue val;
+	Numeric delta = PG_GETARG_NUMERIC(2);
+
+	ParsePath(text_to_cstring(PG_GETARG_TEXT_PP(1)), "path", &p);
+	JsonTreeFromJsonb(PG_GETARG_JSONB_P(0), &root);
+	v = ReadAt(&root, p.text, strlen(p.text));
+	val.type = jbvNumeric;
+	val.val.numeric = v != NULL && v->type == jbvNumeric
+						  ? DatumGetNumeric(DirectFunctionCall2(
+								numeric_add, NumericGetDatum(v->val.numeric),
+								NumericGetDatum(delta)))
+						  : delta;
+	if (!PutAt(&root, &p, &val))
+		PG_RETURN_DATUM(PG_GETARG_DATUM(0));
+	PG_RETURN_JSONB_P(JsonTreeToJsonb(&root));
+}
+
+/*
  * The rule of one trigger and its statements, prepared once per backend.
  */
-#define MAX_RULE_PLANS 3
+#define MAX_RULE_PLANS 4
 
 typedef struct RulePlans
 {
@@ -826,6 +854,18 @@ RuleFor(TriggerData *td, char kind)
 		 * 0: lock the document of key $1; 1: compute its aggregate again;
 		 * 2: the aggregate of a new document of key $1
 		 */
+		/* 3: add $2 to the count or sum of the document of key $1 */
+		{
+			Oid t2[2] = {TEXTOID, NUMERICOID};
+
+			KeepPlan(
+				e, 3,
+				psprintf("UPDATE %s AS a SET doc = docmodel._copy_add_at("
+						 "a.doc, %s, $2) WHERE a.id OPERATOR(pg_catalog.=) "
+						 "$1",
+						 coll, quote_literal_cstr(e->path)),
+				2, t2);
+		}
 		KeepPlan(
 			e, 2,
 			psprintf("SELECT %s FROM %s AS b WHERE "
@@ -1193,6 +1233,22 @@ NumberAt(Jsonb *doc, const char *s)
 	return JsonTreeToJsonb(v);
 }
 
+/* What document doc adds to a count (1) or a sum (its number, or 0). */
+static Numeric
+WeightOf(RulePlans *e, Jsonb *doc)
+{
+	JsonbValue root;
+	JsonbValue *v;
+
+	if (e->agg_ptr == NULL)
+		return int64_to_numeric(1);
+	JsonTreeFromJsonb(doc, &root);
+	v = ReadAt(&root, e->agg_ptr, strlen(e->agg_ptr));
+	if (v == NULL || v->type != jbvNumeric)
+		return int64_to_numeric(0);
+	return v->val.numeric;
+}
+
 /*
  * The BEFORE INSERT trigger of an aggregate rule on the collection holding
  * the aggregates: a new document gets the aggregate of the documents
@@ -1240,8 +1296,9 @@ AggregateOfNew(TriggerData *td)
  * _aggregate_trigger(rule): the AFTER row trigger of an aggregate rule on
  * the collection of the referring documents: every document a written
  * document refers to (before or after) whose aggregate may have changed is
- * locked, in key order, and its aggregate computed again, seeing every
- * write committed before the lock was granted.
+ * updated, in key order: a count or a sum by the difference the write
+ * makes; keys, min and max are computed again after the document is
+ * locked, seeing every write committed before the lock was granted.
  */
 Datum
 aggregate_trigger(PG_FUNCTION_ARGS)
@@ -1254,6 +1311,9 @@ aggregate_trigger(PG_FUNCTION_ARGS)
 	RefList oldrefs = {0, NULL};
 	RefList newrefs = {0, NULL};
 	char **keys;
+	bool *in_old;
+	bool *in_new;
+	bool additive;
 	int n = 0;
 	int i;
 	int j;
@@ -1302,12 +1362,17 @@ aggregate_trigger(PG_FUNCTION_ARGS)
 	}
 	/* the union of both, sorted: documents are locked in key order */
 	keys = palloc(sizeof(char *) * Max(oldrefs.n + newrefs.n, 1));
+	in_old = palloc(sizeof(bool) * Max(oldrefs.n + newrefs.n, 1));
+	in_new = palloc(sizeof(bool) * Max(oldrefs.n + newrefs.n, 1));
+	additive = strcmp(e->agg, "count") == 0 || strncmp(e->agg, "sum:", 4) == 0;
 	for (i = 0, j = 0; i < oldrefs.n || j < newrefs.n;)
 	{
 		int c = i == oldrefs.n   ? 1
 				: j == newrefs.n ? -1
 								 : strcmp(oldrefs.keys[i], newrefs.keys[j]);
 
+		in_old[n] = c <= 0;
+		in_new[n] = c >= 0;
 		keys[n++] = c <= 0 ? oldrefs.keys[i] : newrefs.keys[j];
 		if (c <= 0)
 			i++;
@@ -1316,10 +1381,33 @@ aggregate_trigger(PG_FUNCTION_ARGS)
 	}
 	for (i = 0; i < n; i++)
 	{
-		Datum args[1];
+		Datum args[2];
 
 		CHECK_FOR_INTERRUPTS();
 		args[0] = CStringGetTextDatum(keys[i]);
+		if (additive)
+		{
+			/*
+			 * a count or a sum changes by the difference: one UPDATE, whose
+			 * row lock and re-check (READ COMMITTED) add it to the latest
+			 * version
+			 */
+			Numeric d = int64_to_numeric(0);
+
+			if (in_new[i])
+				d = WeightOf(e, newdoc);
+			if (in_old[i])
+				d = DatumGetNumeric(
+					DirectFunctionCall2(numeric_sub, NumericGetDatum(d),
+										NumericGetDatum(WeightOf(e, olddoc))));
+			if (DatumGetBool(
+					DirectFunctionCall2(numeric_eq, NumericGetDatum(d),
+										NumericGetDatum(int64_to_numeric(0)))))
+				continue;
+			args[1] = NumericGetDatum(d);
+			RunAsOwner(e->plans[3], args, NULL, false, 0, e->coll);
+			continue;
+		}
 		RunAsOwner(e->plans[0], args, NULL, false, 1, e->coll);
 		if (SPI_processed == 0)
 			continue; /* no such document */
