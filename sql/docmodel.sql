@@ -4035,7 +4035,9 @@ DECLARE
         OPERATOR(pg_catalog.||) '_ref_' OPERATOR(pg_catalog.||) pg_catalog.left(pg_catalog.md5(refpath), 8);
 BEGIN
     IF make THEN
-        EXECUTE pg_catalog.format('CREATE INDEX IF NOT EXISTS %I ON %s USING gin (docmodel.ref_keys(doc, %L))',
+        -- without a pending list: every write of a rule looks up through it
+        EXECUTE pg_catalog.format('CREATE INDEX IF NOT EXISTS %I ON %s USING gin (docmodel.ref_keys(doc, %L)) '
+            'WITH (fastupdate = off)',
             name, coll, refpath);
     ELSIF NOT EXISTS (SELECT FROM docmodel.copy_rules r
             WHERE (r.kind OPERATOR(pg_catalog.=) 'copy' AND r.coll OPERATOR(pg_catalog.=) _copy_index.coll
