@@ -126,7 +126,26 @@ CREATE TABLE copy_misuse (id text PRIMARY KEY, doc jsonb, cas bigint, expires_at
 SELECT id AS rule FROM docmodel.copy_rules WHERE coll = 'books'::regclass AND path = '/authors/*' \gset
 CREATE TRIGGER t AFTER INSERT ON copy_misuse FOR EACH ROW EXECUTE FUNCTION docmodel._copy_source_trigger(:'rule');
 INSERT INTO copy_misuse VALUES ('x', '{}', 0);
+DROP TRIGGER t ON copy_misuse;
+CREATE TRIGGER t AFTER INSERT ON copy_misuse FOR EACH ROW EXECUTE FUNCTION docmodel._copy_fill_trigger(:'rule');
+INSERT INTO copy_misuse VALUES ('x', '{}', 0);
+DROP TRIGGER t ON copy_misuse;
+CREATE TRIGGER t BEFORE INSERT ON copy_misuse FOR EACH ROW EXECUTE FUNCTION docmodel._aggregate_trigger('x');
+INSERT INTO copy_misuse VALUES ('x', '{}', 0);
+DROP TRIGGER t ON copy_misuse;
+CREATE TRIGGER t AFTER INSERT ON copy_misuse FOR EACH ROW EXECUTE FUNCTION docmodel._aggregate_trigger('2147483647');
+INSERT INTO copy_misuse VALUES ('x', '{}', 0);
+DROP TRIGGER t ON copy_misuse;
+CREATE TRIGGER t AFTER INSERT ON copy_misuse FOR EACH STATEMENT EXECUTE FUNCTION docmodel._copy_source_trigger();
+INSERT INTO copy_misuse VALUES ('x', '{}', 0);
 DROP TABLE copy_misuse;
+-- the helpers refuse what is not a pointer, an action or fields
+SELECT docmodel.ref_keys('{"a": [{"id": 1}, {"id": "x"}, {"id": 1}, {"id": null}]}', '/a/*/id');
+SELECT docmodel.ref_keys('{}', 'a');
+SELECT docmodel._copy_put('{}', '/a', 'id', 'k', '{}', 'drop');
+SELECT docmodel._copy_put('{"a": {"id": "k"}}', '/a', 'id', 'k', '[]', 'set');
+SELECT docmodel.copy_values('{"n": 1}', '{"x": [1]}');
+SELECT docmodel._copy_add_at('{"a": "x"}', '/a/b', 2), docmodel._copy_add_at('{"a": {"b": 1.5}}', '/a/b', 2);
 
 -- drop: the copies stay as they are and are no longer kept
 SELECT docmodel.drop_copy('books', '/authors/*'), docmodel.drop_copy('books', '/authors/*');
