@@ -3507,8 +3507,13 @@ DECLARE
         OPERATOR(pg_catalog.||) '_ref_' OPERATOR(pg_catalog.||) pg_catalog.left(pg_catalog.md5(refpath), 8);
 BEGIN
     IF make THEN
+        IF EXISTS (SELECT FROM pg_catalog.pg_class i JOIN pg_catalog.pg_class c
+                   ON c.relnamespace OPERATOR(pg_catalog.=) i.relnamespace
+                   WHERE c.oid OPERATOR(pg_catalog.=) coll AND i.relname OPERATOR(pg_catalog.=) name) THEN
+            RETURN;  -- another rule's, on the same references
+        END IF;
         -- without a pending list: every write of a rule looks up through it
-        EXECUTE pg_catalog.format('CREATE INDEX IF NOT EXISTS %I ON %s USING gin (docmodel.ref_keys(doc, %L)) '
+        EXECUTE pg_catalog.format('CREATE INDEX %I ON %s USING gin (docmodel.ref_keys(doc, %L)) '
             'WITH (fastupdate = off)',
             name, coll, refpath);
     ELSIF NOT EXISTS (SELECT FROM docmodel.copy_rules r
