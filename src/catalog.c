@@ -46,6 +46,7 @@ PG_FUNCTION_INFO_V1(config_set_layout);
 PG_FUNCTION_INFO_V1(migration_run_new);
 PG_FUNCTION_INFO_V1(migration_run_set);
 PG_FUNCTION_INFO_V1(mapping_write);
+PG_FUNCTION_INFO_V1(copy_rule_write);
 
 /* Raise 42P01 unless relid is an existing relation; return its kind. */
 static char
@@ -545,4 +546,66 @@ mapping_write(PG_FUNCTION_ARGS)
 	ExecAsTableOwner(MappingWrites[w].table, MappingWrites[w].sql, 6, types,
 					 values, nulls, NULL, NULL);
 	PG_RETURN_VOID();
+}
+
+/*
+ * _copy_rule_write(op, coll, path, source, kind, ref, fields, agg,
+ * on_missing, mode) -> integer: record (op 'create') or forget ('drop') the
+ * copy or aggregate rule of collection coll at path; return its id (NULL
+ * when a drop found none). Creating needs the ownership of both
+ * collections (the rule's triggers write one from the other's writes, as
+ * their owner), dropping that of coll. The table's constraints check what
+ * is stored; create_copy and create_aggregate check the rest first.
+ */
+Datum
+copy_rule_write(PG_FUNCTION_ARGS)
+{
+	Oid types[9] = {OIDOID,	 TEXTOID, OIDOID,  TEXTOID, TEXTOID,
+					JSONBOID, TEXTOID, TEXTOID, TEXTOID};
+	Datum values[10];
+	char nulls[10];
+	char *op;
+	Datum id = (Datum) 0;
+	bool isnull = true;
+	int i;
+
+	DocmodelRequireArg(fcinfo, 0, "op");
+	DocmodelRequireArg(fcinfo, 1, "coll");
+	DocmodelRequireArg(fcinfo, 2, "path");
+	op = text_to_cstring(PG_GETARG_TEXT_PP(0));
+	TakeArgs(fcinfo, 10, values, nulls);
+	for (i = 0; i < 9; i++)
+	{
+		values[i] = values[i + 1];
+		nulls[i] = nulls[i + 1];
+	}
+	if (strcmp(op, "create") == 0)
+	{
+		DocmodelRequireArg(fcinfo, 3, "source");
+		RequireOwner(PG_GETARG_OID(1));
+		RequireOwner(PG_GETARG_OID(3));
+		ExecAsTableOwner(
+			"copy_rules",
+			"INSERT INTO docmodel.copy_rules (coll, path, source, kind, ref, "
+			"fields, agg, on_missing, mode) VALUES ($1::pg_catalog.regclass, "
+			"$2, $3::pg_catalog.regclass, $4, $5, $6, $7, $8, $9) "
+			"RETURNING id",
+			9, types, values, nulls, &id, &isnull);
+	}
+	else if (strcmp(op, "drop") == 0)
+	{
+		RequireOwner(PG_GETARG_OID(1));
+		ExecAsTableOwner("copy_rules",
+						 "DELETE FROM docmodel.copy_rules AS r "
+						 "WHERE r.coll::pg_catalog.oid OPERATOR(pg_catalog.=) "
+						 "$1 AND r.path OPERATOR(pg_catalog.=) $2 RETURNING id",
+						 2, types, values, nulls, &id, &isnull);
+	}
+	else
+		ereport(ERROR, (errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+						errmsg("unknown copy rule change \"%s\"", op),
+						errdetail("The changes are create and drop.")));
+	if (isnull)
+		PG_RETURN_NULL();
+	PG_RETURN_DATUM(id);
 }

@@ -48,6 +48,7 @@ static void (*const RelcacheSubscribers[])(Oid relid) = {
 	DocmodelCounterRelcache,    /* counter.c */
 	DocmodelSchemaRelcache,     /* schema.c */
 	DocmodelProjectionRelcache, /* relational.c */
+	DocmodelCopyRelcache,       /* copy.c */
 };
 
 /* Every cache that drops entries when a catalog cache row changes. */
@@ -69,6 +70,7 @@ typedef struct SyscacheSubscriber
 static void (*const NamedPlanSubscribers[])(Oid relid) = {
 	DocmodelKvRelcache,         /* kv.c */
 	DocmodelProjectionRelcache, /* relational.c */
+	DocmodelCopyRelcache,       /* copy.c */
 };
 
 /* A schema changed: every named plan is stale (syscache subscriber). */

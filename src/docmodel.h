@@ -78,6 +78,7 @@ extern void DocmodelMigrateRelcache(Oid relid);
 extern void DocmodelCounterRelcache(Oid relid);
 extern void DocmodelSchemaRelcache(Oid relid);
 extern void DocmodelProjectionRelcache(Oid relid); /* relational.c */
+extern void DocmodelCopyRelcache(Oid relid);       /* copy.c */
 extern void DocmodelMigrateSyscache(int cacheid, uint32 hashvalue);
 extern void DocmodelCounterSyscache(int cacheid, uint32 hashvalue);
 
