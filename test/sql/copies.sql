@@ -156,7 +156,7 @@ SELECT doc->'authors'->0->>'name' FROM books WHERE id = 'b1';
 SELECT doc->'countOfBooks' FROM authors WHERE id = 'a1';
 -- the index on books goes with the last rule using it; the shelves keep theirs
 SELECT count(*) FROM pg_index WHERE indrelid = 'books'::regclass AND indexprs IS NOT NULL;
-SELECT tgname FROM pg_trigger WHERE tgrelid IN ('books'::regclass, 'authors'::regclass) AND NOT tgisinternal ORDER BY 1;
+SELECT regexp_replace(tgname, '_[0-9]+$', '_N') AS tgname FROM pg_trigger WHERE tgrelid IN ('books'::regclass, 'authors'::regclass) AND NOT tgisinternal ORDER BY 1;
 SELECT docmodel.drop_copy('shelves', '/books/*'), docmodel.drop_copy('orders', '/customer'),
        docmodel.drop_copy('o_null', '/c'), docmodel.drop_copy('o_rm', '/c');
 SELECT count(*) FROM docmodel.copy_rules;
