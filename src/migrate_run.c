@@ -58,6 +58,23 @@ RequireCall(FunctionCallInfo fcinfo, const char *name)
 						 "a function.")));
 }
 
+/*
+ * Raise again the error a bulk run's batch caught and recorded (its SQLSTATE
+ * text, message, detail, hint and context), once that record is committed.
+ */
+static void
+RaiseRecorded(const char *state, const char *msg, const char *detail,
+			  const char *hint, const char *where)
+{
+	ereport(ERROR,
+			(errcode(MAKE_SQLSTATE(state[0], state[1], state[2], state[3],
+								   state[4])),
+			 errmsg_internal("%s", msg),
+			 (detail && detail[0]) ? errdetail_internal("%s", detail) : 0,
+			 (hint && hint[0]) ? errhint("%s", hint) : 0,
+			 (where && where[0]) ? errcontext("%s", where) : 0));
+}
+
 /* Return column col of the first result row as a palloc'd string, or NULL. */
 static char *
 SpiText(int col)
@@ -158,14 +175,7 @@ migrate_collection(PG_FUNCTION_ARGS)
 			SPI_start_transaction();
 			RunSpi("SELECT docmodel._migration_unlock($1)", 1, btypes, bvalues,
 				   NULL, SPI_OK_SELECT);
-			ereport(
-				ERROR,
-				(errcode(MAKE_SQLSTATE(state[0], state[1], state[2], state[3],
-									   state[4])),
-				 errmsg_internal("%s", msg),
-				 (detail && detail[0]) ? errdetail_internal("%s", detail) : 0,
-				 (hint && hint[0]) ? errhint("%s", hint) : 0,
-				 (where && where[0]) ? errcontext("%s", where) : 0));
+			RaiseRecorded(state, msg, detail, hint, where);
 		}
 		SPI_commit();
 		SPI_start_transaction();
@@ -242,14 +252,7 @@ migrate_tables(PG_FUNCTION_ARGS)
 
 			SPI_commit();
 			SPI_start_transaction();
-			ereport(
-				ERROR,
-				(errcode(MAKE_SQLSTATE(code[0], code[1], code[2], code[3],
-									   code[4])),
-				 errmsg_internal("%s", msg),
-				 (detail && detail[0]) ? errdetail_internal("%s", detail) : 0,
-				 (hint && hint[0]) ? errhint("%s", hint) : 0,
-				 (where && where[0]) ? errcontext("%s", where) : 0));
+			RaiseRecorded(code, msg, detail, hint, where);
 		}
 	}
 	SPI_commit();
