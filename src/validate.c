@@ -24,13 +24,13 @@
 #include "funcapi.h"
 #include "mb/pg_wchar.h"
 #include "miscadmin.h"
-#include "regex/regex.h"
 #include "utils/builtins.h"
 #include "utils/memutils.h"
 #include "utils/numeric.h"
 
 #include "jsonpointer.h"
 #include "jsontree.h"
+#include "ecma_regex.h"
 #include "jsonutil.h"
 #include "validate.h"
 
@@ -84,8 +84,8 @@ static SimplePattern *SimpleCompile(const char *src);
 
 typedef struct VPattern
 {
-	regex_t *re;
-	SimplePattern *simple; /* the same pattern matched without the engine */
+	EcmaRegex *re;
+	SimplePattern *simple; /* the same pattern, ASCII text, faster */
 	char *src;
 	VNode *schema;
 } VPattern;
@@ -193,14 +193,12 @@ typedef struct CompileCtx
 	HTAB *locs;       /* VNode * by loc */
 	List *pending;    /* RefFix *: "$ref"s not resolved yet */
 	HTAB *anchors;    /* Anchor * by "base#name" */
-	List **regexes;   /* regex_t * to free with the schema */
 } CompileCtx;
 
 struct DocmodelSchema
 {
 	Jsonb *bytes; /* the schema, copied */
 	VNode *root;
-	List *regexes; /* compiled patterns (malloc'd by the regex engine) */
 };
 
 static VNode *CompileNode(CompileCtx *cc, JsonbValue *v, const char *loc);
@@ -392,42 +390,32 @@ KwString(JsonbValue *v, const char *loc)
 	return pnstrdup(v->val.string.val, v->val.string.len);
 }
 
-/* Compile a pattern with PostgreSQL's regex engine (advanced syntax). */
+/*
+ * Compile a pattern: ECMA-262's grammar (ecma_regex.c); what it cannot match
+ * exactly is refused (0A000), never run with other semantics.
+ */
 static void
 CompilePattern(CompileCtx *cc, VPattern *p, const char *src, int len,
 			   const char *loc)
 {
-	pg_wchar *w = palloc((len + 1) * sizeof(pg_wchar));
-	int wlen = pg_mb2wchar_with_len(src, w, len);
-	regex_t *re = palloc(sizeof(regex_t));
-	int rc;
-	int i;
+	EcmaStatus st;
+	char *err;
+	EcmaRegex *re = EcmaRegexCompile(src, len, &st, &err);
 
-	for (i = 0; i + 2 < len; i++)
-		if (src[i] == '\\' && (src[i + 1] == 'p' || src[i + 1] == 'P') &&
-			src[i + 2] == '{')
-			ereport(
-				ERROR,
+	if (st == ECMA_UNSUPPORTED)
+		ereport(ERROR,
 				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
-				 errmsg("JSON Schema at \"%s\": Unicode property escapes "
-						"(\\p{...}) are not supported",
-						loc),
-				 errdetail("Patterns run on PostgreSQL's regular expression "
-						   "engine.")));
-		else if (src[i] == '\\')
-			i++;
-
-	rc = pg_regcomp(re, w, wlen, REG_ADVANCED, C_COLLATION_OID);
-	if (rc != REG_OKAY)
-	{
-		char msg[128];
-
-		CHECK_FOR_INTERRUPTS(); /* REG_CANCEL: a cancel or timeout */
-		pg_regerror(rc, re, msg, sizeof(msg));
-		pfree(re);
-		BadKeyword(loc, psprintf("invalid regular expression: %s", msg));
-	}
-	*cc->regexes = lappend(*cc->regexes, re);
+				 errmsg("JSON Schema at \"%s\": the pattern's %s is not "
+						"supported",
+						loc, err),
+				 errdetail("Patterns are matched in linear time; lookaround, "
+						   "backreferences and Unicode property escapes are "
+						   "refused rather than matched otherwise.")));
+	if (st == ECMA_TOO_LARGE)
+		ereport(ERROR, (errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
+						errmsg("JSON Schema at \"%s\": %s", loc, err)));
+	if (re == NULL)
+		BadKeyword(loc, psprintf("invalid regular expression: %s", err));
 	p->re = re;
 	p->src = pnstrdup(src, len);
 	p->simple = SimpleCompile(p->src);
@@ -600,7 +588,9 @@ SimpleCompile(const char *src)
 			return NULL;
 		if (*p == '.')
 		{
+			/* ECMA-262: every character but the line terminators */
 			SetAdd(a->set, 0, 127);
+			a->set[0] &= ~((UINT64CONST(1) << '\n') | (UINT64CONST(1) << '\r'));
 			p++;
 		}
 		else if (*p == '[')
@@ -797,29 +787,9 @@ AsciiOnly(const char *s, int len)
 static bool
 PatternMatches(const VPattern *vp, const char *s, int len)
 {
-	regex_t *re = vp->re;
-
-	pg_wchar stackbuf[256];
-	pg_wchar *w;
-	int wlen;
-	int rc;
-
 	if (vp->simple != NULL && AsciiOnly(s, len))
 		return SimpleMatches(vp->simple, s, len);
-	w = len < 256 ? stackbuf : palloc((len + 1) * sizeof(pg_wchar));
-	wlen = pg_mb2wchar_with_len(s, w, len);
-	rc = pg_regexec(re, w, wlen, 0, NULL, 0, NULL, 0);
-
-	if (rc != REG_OKAY && rc != REG_NOMATCH)
-	{
-		char msg[128];
-
-		CHECK_FOR_INTERRUPTS(); /* REG_CANCEL: a cancel or timeout */
-		pg_regerror(rc, re, msg, sizeof(msg));
-		ereport(ERROR, (errcode(ERRCODE_INVALID_REGULAR_EXPRESSION),
-						errmsg("regular expression failed: %s", msg)));
-	}
-	return rc == REG_OKAY;
+	return EcmaRegexMatch(vp->re, s, len);
 }
 
 /* Compile v (an array of schemas, at least one). */
@@ -1803,31 +1773,14 @@ CheckLoopsList(VList *l)
 		CheckLoops(l->s[i]);
 }
 
-/* Free the compiled patterns of a schema (a memory context callback). */
-static void
-FreeRegexes(void *arg)
-{
-	List *l = *(List **) arg;
-	ListCell *lc;
-
-	foreach (lc, l)
-		pg_regfree(lfirst(lc));
-}
-
 /* Compile schema into the current memory context; see validate.h. */
 DocmodelSchema *
 DocmodelSchemaCompile(Jsonb *schema)
 {
 	DocmodelSchema *s = palloc0(sizeof(DocmodelSchema));
-	MemoryContextCallback *cb = palloc(sizeof(MemoryContextCallback));
 	CompileCtx cc = {0};
 	JsonbValue top;
 	Resource *root = palloc(sizeof(Resource));
-
-	cb->func = FreeRegexes;
-	cb->arg = &s->regexes;
-	MemoryContextRegisterResetCallback(CurrentMemoryContext, cb);
-	cc.regexes = &s->regexes;
 
 	/* the compiled nodes point into the schema: keep a copy beside them */
 	s->bytes = palloc(VARSIZE(schema));
