@@ -139,6 +139,10 @@ struct VNode
 	char *ref_text;
 	VFormat format;
 	int mark; /* CheckLoops: 0 not seen, 1 on the path, 2 done */
+	/* a loop of applicators reaches this node: watched while validating */
+	bool loop_guard;
+	JsonbValue *active_v; /* the value it is being applied to, in run */
+	uint64 active_run;
 };
 
 /* A "$ref" to resolve once the document is compiled. */
@@ -1732,10 +1736,13 @@ ResolveRefs(CompileCtx *cc)
 static void CheckLoopsList(VList *l);
 
 /*
- * Refuse a schema that applies itself to the same value without end (a
- * "$ref" reaching back through applicators that stay on the value: $ref,
- * allOf, anyOf, oneOf, not, if/then/else, dependentSchemas): validating
- * with it would never finish.
+ * Find the schemas a "$ref" reaches back to through applicators that stay
+ * on the value ($ref, allOf, anyOf, oneOf, not, if/then/else,
+ * dependentSchemas): validating a document that reaches such a loop would
+ * never finish. Documents may never reach it (a branch of anyOf, an "if"
+ * not taken), so the schema is not refused: the node that closes the loop
+ * is watched, and a document that comes back to it on the same value is
+ * refused then (ValidateNode).
  */
 static void
 CheckLoops(VNode *n)
@@ -1745,9 +1752,10 @@ CheckLoops(VNode *n)
 	if (n == NULL || n->mark == 2)
 		return;
 	if (n->mark == 1)
-		BadKeyword(n->loc[0] ? n->loc : "/",
-				   "\"$ref\" loops back to this schema without descending "
-				   "into the value");
+	{
+		n->loop_guard = true;
+		return;
+	}
 	check_stack_depth();
 	CHECK_FOR_INTERRUPTS();
 	n->mark = 1;
@@ -2236,7 +2244,11 @@ typedef struct VCtx
 	int max_errors;
 	int nerrors;
 	StringInfoData ipath; /* instance path of the value being checked */
+	uint64 run;           /* this validation (VNode.active_run) */
+	VNode *via;           /* the innermost "$ref" being followed */
 } VCtx;
+
+static uint64 ValidateRuns = 0;
 
 static bool ValidateNode(VCtx *cx, VNode *n, JsonbValue *v);
 
@@ -2716,9 +2728,51 @@ ValueEquals(JsonbValue *v, JsonbValue *c)
 	return JsonTreeEqual(&a, &b);
 }
 
+/*
+ * A document came back to n on the same value through a loop of
+ * applicators (CheckLoops): validating it would never finish.
+ */
+static void
+LoopError(VCtx *cx, VNode *n)
+{
+	const char *via = cx->via ? cx->via->loc : NULL;
+
+	ereport(ERROR,
+			(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+			 errmsg("JSON Schema at \"%s\": \"$ref\" at \"%s/$ref\" loops "
+					"back to it without descending into the value",
+					n->loc[0] ? n->loc : "/", via ? via : ""),
+			 cx->collect ? errdetail("The value is at \"%s\".",
+									 cx->ipath.len ? cx->ipath.data : "/")
+						 : 0));
+}
+
+static bool ValidateNodeBody(VCtx *cx, VNode *n, JsonbValue *v);
+
 /* Validate v against n, listing violations when cx->collect. */
-static bool
+static inline bool
 ValidateNode(VCtx *cx, VNode *n, JsonbValue *v)
+{
+	JsonbValue *pv;
+	uint64 pr;
+	bool ok;
+
+	if (likely(!n->loop_guard))
+		return ValidateNodeBody(cx, n, v);
+	pv = n->active_v;
+	pr = n->active_run;
+	if (pr == cx->run && pv == v)
+		LoopError(cx, n);
+	n->active_v = v;
+	n->active_run = cx->run;
+	ok = ValidateNodeBody(cx, n, v);
+	n->active_v = pv;
+	n->active_run = pr;
+	return ok;
+}
+
+static bool
+ValidateNodeBody(VCtx *cx, VNode *n, JsonbValue *v)
 {
 	bool ok = true;
 	int t;
@@ -2734,7 +2788,13 @@ ValidateNode(VCtx *cx, VNode *n, JsonbValue *v)
 	}
 	if (n->ref)
 	{
-		CHECK(ValidateNode(cx, n->ref, v));
+		VNode *via = cx->via;
+		bool r;
+
+		cx->via = n;
+		r = ValidateNode(cx, n->ref, v);
+		cx->via = via;
+		CHECK(r);
 		if (n->draft7)
 			return ok;
 	}
@@ -2837,6 +2897,7 @@ DocmodelSchemaValidate(DocmodelSchema *s, Jsonb *instance, List **errors,
 	cx.collect = errors != NULL;
 	cx.errors = errors;
 	cx.max_errors = max_errors;
+	cx.run = ++ValidateRuns;
 	if (cx.collect)
 		initStringInfo(&cx.ipath);
 	JsonTreeFromJsonb(instance, &v);

@@ -130,8 +130,17 @@ SELECT pg_temp.try($$SELECT docmodel.schema_valid('{"allOf": []}', '{}')$$);
 SELECT pg_temp.try($$SELECT docmodel.schema_valid('{"$ref": "#/$defs/missing"}', '{}')$$);
 SELECT pg_temp.try($$SELECT docmodel.schema_valid('{"$ref": "#nope"}', '{}')$$);
 SELECT pg_temp.try($$SELECT docmodel.schema_valid('[]', '{}')$$);
--- a $ref loop that never descends into the value (validation would not end)
+-- a $ref loop that never descends into the value (validation would not end): the schema is
+-- accepted, and a document is refused only when it reaches the loop (both paths named)
 SELECT pg_temp.try($$SELECT docmodel.schema_valid('{"$defs": {"a": {"anyOf": [{"type": "null"}, {"$ref": "#/$defs/a"}]}}}', '1')$$);
+SELECT d, pg_temp.try(format($$SELECT docmodel.schema_valid(%L, %L)$$,
+         '{"properties": {"x": {"$ref": "#/$defs/a"}}, "$defs": {"a": {"anyOf": [{"type": "null"}, {"$ref": "#/$defs/a"}]}}}', d))
+  FROM unnest(ARRAY['{}', '{"x": null}', '{"x": 1}', '5']) AS d;
+SELECT pg_temp.try($$SELECT count(*) FROM docmodel.schema_errors('{"properties": {"x": {"items": {"$ref": "#/$defs/X"}}},
+  "$defs": {"X": {"allOf": [{"$ref": "#/$defs/X"}, {"type": "object"}]}}}', '{"x": [1]}')$$);
+-- a loop that descends (a tree) is no loop
+SELECT docmodel.schema_valid('{"type": "object", "properties": {"child": {"$ref": "#"}, "n": {"type": "integer"}}}', d)
+  FROM unnest(ARRAY['{"child": {"child": {"n": 1}}}', '{"child": {"child": {"n": "x"}}}']::jsonb[]) AS d;
 -- an object schema without properties checks additional members (fuzz finding)
 SELECT docmodel.schema_valid('{"required": ["a"], "additionalProperties": {"type": "integer"}}', '{"a": 1, "b": 2}');
 SELECT pg_temp.try($$SELECT docmodel.schema_valid('{"$ref": "https://example.com/other.json"}', '{}')$$);
