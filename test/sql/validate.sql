@@ -61,13 +61,30 @@ SELECT * FROM docmodel.schema_errors('{"$schema": "http://json-schema.org/draft-
   "properties": {"t": {"items": [{"$ref": "#/definitions/s", "type": "number"}], "additionalItems": false},
                  "d": {"dependencies": {"a": ["b"], "c": {"required": ["e"]}}}}}',
   '{"t": ["x", 2], "d": {"a": 1, "c": 2}}');
--- formats: asserted for the nine, unknown formats are annotations
+-- formats: every format of 2020-12's format-assertion vocabulary is asserted, unknown formats
+-- are annotations
 SELECT f, docmodel.schema_valid(jsonb_build_object('format', f), to_jsonb(v)) AS valid
   FROM (VALUES ('date-time', '2024-02-29T12:00:00Z'), ('date-time', '2023-02-29T12:00:00Z'),
                ('date', '2024-13-01'), ('time', '23:59:60Z'), ('email', 'a.b@example.com'),
                ('uuid', '123e4567-e89b-12d3-a456-426614174000'), ('ipv4', '1.2.3.256'),
                ('ipv6', '::1'), ('uri', 'relative/path'), ('hostname', '-bad.example'),
                ('color', 'not a color')) AS t(f, v);
+SELECT f, v, docmodel.schema_valid(jsonb_build_object('format', f), to_jsonb(v)) AS valid
+  FROM (VALUES ('uri', 'not a uri'), ('uri', 'https://example.com/a?b#c'), ('uri', 'http://[v1.x]/'),
+               ('uri-reference', '../a/b?c'), ('uri-reference', 'a:b:c\d'), ('uri-reference', '1a:b'),
+               ('iri', 'http://ƒøø.ßår/?∂éœ'), ('iri', '/abc'), ('iri-reference', '#ƒrägmênt'),
+               ('regex', '['), ('regex', '^[a-z0-9-_]+$'), ('regex', '(?<=a)b'), ('regex', '\a'),
+               ('duration', 'P1Y2M3DT4H5M6S'), ('duration', 'P1Y2D'), ('duration', 'P2W'), ('duration', 'PT'),
+               ('json-pointer', '/a~1b/0'), ('json-pointer', '/a~2'), ('json-pointer', 'a'),
+               ('relative-json-pointer', '0#'), ('relative-json-pointer', '01/a'), ('relative-json-pointer', '2/x'),
+               ('uri-template', 'http://example.com/{term:1}/{term}'), ('uri-template', '{a,,b}'),
+               ('uri-template', '{var=def}'), ('idn-email', '실례@실례.테스트'), ('idn-email', 'user＠example.com'),
+               ('idn-hostname', '실례.테스트'), ('idn-hostname', '-실례.com'), ('hostname', 'münchen.de')) AS t(f, v);
+-- a schema may make formats annotations (the spec's default without the format-assertion
+-- vocabulary) at its root; assertion is docmodel's default
+SELECT docmodel.schema_valid('{"x-docmodel-format": "annotation", "format": "uri"}', '"not a uri"') AS annotation,
+       docmodel.schema_valid('{"x-docmodel-format": "assertion", "format": "uri"}', '"not a uri"') AS assertion;
+SELECT pg_temp.try($$SELECT docmodel.schema_valid('{"x-docmodel-format": "maybe"}', '1')$$);
 -- patterns are ECMA-262's: the simple ones on ASCII text take a fast path, the others the
 -- automaton (the same pattern in a group): both give the same answers, and PostgreSQL's ~
 -- agrees with them where the two languages mean the same (no line terminator in the text)
