@@ -164,6 +164,8 @@ struct VNode
 	VNode *if_, *then_, *else_;
 	VNode *ref;
 	char *ref_text;
+	VNode *uneval_props; /* unevaluatedProperties */
+	VNode *uneval_items; /* unevaluatedItems */
 	VFormat format;
 	int mark; /* CheckLoops: 0 not seen, 1 on the path, 2 done */
 	/* a loop of applicators reaches this node: watched while validating */
@@ -1060,6 +1062,10 @@ KwSchema(CompileCtx *cc, VNode *n, const char *kw, JsonbValue *v,
 
 	if (strcmp(kw, "contains") == 0)
 		n->contains = s;
+	else if (strcmp(kw, "unevaluatedProperties") == 0)
+		n->uneval_props = s;
+	else if (strcmp(kw, "unevaluatedItems") == 0)
+		n->uneval_items = s;
 	else if (strcmp(kw, "not") == 0)
 		n->not = s;
 	else if (strcmp(kw, "if") == 0)
@@ -1389,8 +1395,8 @@ static const Keyword Keywords[] = {
 	{"then", DALL, KwSchema},
 	{"title", DALL, NULL},
 	{"type", DALL, KwType},
-	{"unevaluatedItems", D20, KwOutOfScope},
-	{"unevaluatedProperties", D20, KwOutOfScope},
+	{"unevaluatedItems", D20, KwSchema},
+	{"unevaluatedProperties", D20, KwSchema},
 	{"uniqueItems", DALL, KwUnique},
 	{"writeOnly", DALL, NULL},
 };
@@ -3093,6 +3099,209 @@ ValueEquals(JsonbValue *v, JsonbValue *c)
 }
 
 /*
+ * unevaluatedProperties / unevaluatedItems: the annotations of the
+ * in-place applicators. Mark in seen the members (items) of v that n or a
+ * subschema applied in place evaluates: properties, patternProperties,
+ * additionalProperties, a nested unevaluatedProperties (prefixItems, items,
+ * contains, unevaluatedItems), through $ref, allOf, the branches of anyOf
+ * and oneOf that v passes, if with then or else, and dependentSchemas.
+ * self: n is the schema whose own unevaluated* keyword is being checked.
+ */
+static void
+CollectProps(VCtx *cx, VNode *n, JsonbValue *v, bool *seen, int size, bool self)
+{
+	JsonbContainer *c = v->val.binary.data;
+	JsonbValue val;
+	int i;
+
+	if (n == NULL || n->boolean >= 0)
+		return;
+	check_stack_depth();
+	CHECK_FOR_INTERRUPTS();
+	if (n->ref)
+		CollectProps(cx, n->ref, v, seen, size, false);
+	if (n->additional || (n->uneval_props && !self))
+		memset(seen, true, size);
+	else if (n->nprops > 0 || n->npatterns > 0)
+	{
+		JsonbIterator *it = JsonbIteratorInit(c);
+		JsonbIteratorToken tok;
+		JsonbValue key;
+		int k = 0;
+
+		while ((tok = JsonbIteratorNext(&it, &key, true)) != WJB_DONE)
+		{
+			int j;
+
+			if (tok != WJB_KEY)
+				continue;
+			CHECK_FOR_INTERRUPTS();
+			if (FindProp(n->props, n->nprops, key.val.string.val,
+						 key.val.string.len))
+				seen[k] = true;
+			for (j = 0; j < n->npatterns && !seen[k]; j++)
+				if (PatternMatches(&n->patterns[j], key.val.string.val,
+								   key.val.string.len))
+					seen[k] = true;
+			k++;
+		}
+	}
+	for (i = 0; i < n->all_of.n; i++)
+		CollectProps(cx, n->all_of.s[i], v, seen, size, false);
+	for (i = 0; i < n->any_of.n; i++)
+		if (Quietly(cx, n->any_of.s[i], v))
+			CollectProps(cx, n->any_of.s[i], v, seen, size, false);
+	for (i = 0; i < n->one_of.n; i++)
+		if (Quietly(cx, n->one_of.s[i], v))
+			CollectProps(cx, n->one_of.s[i], v, seen, size, false);
+	if (n->if_)
+	{
+		if (Quietly(cx, n->if_, v))
+		{
+			CollectProps(cx, n->if_, v, seen, size, false);
+			CollectProps(cx, n->then_, v, seen, size, false);
+		}
+		else
+			CollectProps(cx, n->else_, v, seen, size, false);
+	}
+	for (i = 0; i < n->ndep_schemas; i++)
+		if (getKeyJsonValueFromContainer(c, n->dep_schemas[i].name,
+										 n->dep_schemas[i].len, &val))
+			CollectProps(cx, n->dep_schemas[i].schema, v, seen, size, false);
+}
+
+static void
+CollectItems(VCtx *cx, VNode *n, JsonbValue *elems, bool *seen, int size,
+			 JsonbValue *v, bool self)
+{
+	int i;
+
+	if (n == NULL || n->boolean >= 0)
+		return;
+	check_stack_depth();
+	CHECK_FOR_INTERRUPTS();
+	if (n->ref)
+		CollectItems(cx, n->ref, elems, seen, size, v, false);
+	if (n->items || (n->uneval_items && !self))
+		memset(seen, true, size);
+	else
+		for (i = 0; i < n->prefix.n && i < size; i++)
+			seen[i] = true;
+	if (n->contains)
+		for (i = 0; i < size; i++)
+			if (!seen[i] && Quietly(cx, n->contains, &elems[i]))
+				seen[i] = true;
+	for (i = 0; i < n->all_of.n; i++)
+		CollectItems(cx, n->all_of.s[i], elems, seen, size, v, false);
+	for (i = 0; i < n->any_of.n; i++)
+		if (Quietly(cx, n->any_of.s[i], v))
+			CollectItems(cx, n->any_of.s[i], elems, seen, size, v, false);
+	for (i = 0; i < n->one_of.n; i++)
+		if (Quietly(cx, n->one_of.s[i], v))
+			CollectItems(cx, n->one_of.s[i], elems, seen, size, v, false);
+	if (n->if_)
+	{
+		if (Quietly(cx, n->if_, v))
+		{
+			CollectItems(cx, n->if_, elems, seen, size, v, false);
+			CollectItems(cx, n->then_, elems, seen, size, v, false);
+		}
+		else
+			CollectItems(cx, n->else_, elems, seen, size, v, false);
+	}
+}
+
+/* Apply n's unevaluatedProperties to the members nothing else evaluated. */
+static bool
+ValidateUnevaluatedProps(VCtx *cx, VNode *n, JsonbValue *v)
+{
+	bool ok = true;
+	JsonbContainer *c = v->val.binary.data;
+	int size = JsonContainerSize(c);
+	bool *seen;
+	JsonbIterator *it;
+	JsonbIteratorToken tok;
+	JsonbValue key;
+	JsonbValue val;
+	int k = 0;
+
+	if (size == 0)
+		return true;
+	seen = palloc0(size);
+	CollectProps(cx, n, v, seen, size, true);
+	it = JsonbIteratorInit(c);
+	while ((tok = JsonbIteratorNext(&it, &key, true)) != WJB_DONE)
+	{
+		int old;
+
+		if (tok != WJB_KEY)
+			continue;
+		tok = JsonbIteratorNext(&it, &val, true);
+		if (seen[k++])
+			continue;
+		CHECK_FOR_INTERRUPTS();
+		if (n->uneval_props->boolean == 0)
+		{
+			FAIL(cx, n, "unevaluatedProperties",
+				 "must not have the unevaluated property \"%.*s\"",
+				 key.val.string.len, key.val.string.val);
+			continue;
+		}
+		old = PushKey(cx, key.val.string.val, key.val.string.len);
+		CHECK(ValidateNode(cx, n->uneval_props, &val));
+		Pop(cx, old);
+	}
+	pfree(seen);
+	return ok;
+}
+
+/* Apply n's unevaluatedItems to the items nothing else evaluated. */
+static bool
+ValidateUnevaluatedItems(VCtx *cx, VNode *n, JsonbValue *v)
+{
+	bool ok = true;
+	JsonbContainer *c = v->val.binary.data;
+	int size = JsonContainerSize(c);
+	JsonbValue *elems;
+	bool *seen;
+	JsonbIterator *it;
+	JsonbIteratorToken tok;
+	JsonbValue e;
+	int i = 0;
+
+	if (size == 0)
+		return true;
+	elems =
+		MemoryContextAllocHuge(CurrentMemoryContext, sizeof(JsonbValue) * size);
+	it = JsonbIteratorInit(c);
+	while ((tok = JsonbIteratorNext(&it, &e, true)) != WJB_DONE)
+		if (tok == WJB_ELEM)
+			elems[i++] = e;
+	seen = palloc0(size);
+	CollectItems(cx, n, elems, seen, size, v, true);
+	for (i = 0; i < size; i++)
+	{
+		int old;
+
+		if (seen[i])
+			continue;
+		CHECK_FOR_INTERRUPTS();
+		if (n->uneval_items->boolean == 0)
+		{
+			FAIL(cx, n, "unevaluatedItems",
+				 "must not have the unevaluated item %d", i);
+			continue;
+		}
+		old = PushIndex(cx, i);
+		CHECK(ValidateNode(cx, n->uneval_items, &elems[i]));
+		Pop(cx, old);
+	}
+	pfree(seen);
+	pfree(elems);
+	return ok;
+}
+
+/*
  * A document came back to n on the same value through a loop of
  * applicators (CheckLoops): validating it would never finish.
  */
@@ -3247,6 +3456,10 @@ ValidateNodeBody(VCtx *cx, VNode *n, JsonbValue *v)
 		if (branch)
 			CHECK(ValidateNode(cx, branch, v));
 	}
+	if (n->uneval_props && t == T_OBJECT)
+		CHECK(ValidateUnevaluatedProps(cx, n, v));
+	if (n->uneval_items && t == T_ARRAY)
+		CHECK(ValidateUnevaluatedItems(cx, n, v));
 	return ok;
 }
 
