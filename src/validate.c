@@ -219,6 +219,7 @@ typedef struct NamedItem
 typedef struct CompileCtx
 {
 	bool draft7;
+	bool d2019;             /* draft 2019-09 */
 	bool format_annotation; /* "x-docmodel-format": "annotation" */
 	JsonbValue *root;       /* the schema, fully expanded */
 	char *base;             /* the base URI of the schema being compiled */
@@ -1091,11 +1092,11 @@ static void
 KwItems(CompileCtx *cc, VNode *n, const char *kw, JsonbValue *v,
 		const char *loc)
 {
-	if (cc->draft7 && v->type == jbvArray)
+	if ((cc->draft7 || cc->d2019) && v->type == jbvArray)
 	{
 		int i;
 
-		/* draft-07's array form: the prefix (an empty array allowed) */
+		/* draft-07's (and 2019-09's) array form: the prefix (an empty array allowed) */
 		n->prefix.n = v->val.array.nElems;
 		n->prefix.s = palloc(sizeof(VNode *) * Max(n->prefix.n, 1));
 		for (i = 0; i < n->prefix.n; i++)
@@ -1326,10 +1327,12 @@ KwOutOfScope(CompileCtx *cc, VNode *n, const char *kw, JsonbValue *v,
 					loc)));
 }
 
-/* Known keywords; D7/D20: the dialects where one applies. */
+/* Known keywords; D7/D19/D20: the dialects where one applies. */
 #define D7 1
 #define D20 2
-#define DALL 3
+#define D19 4
+#define D1920 (D19 | D20)
+#define DALL (D7 | D19 | D20)
 
 typedef struct Keyword
 {
@@ -1339,16 +1342,18 @@ typedef struct Keyword
 } Keyword;
 
 static const Keyword Keywords[] = {
-	{"$anchor", D20, KwAnchor},
+	{"$anchor", D1920, KwAnchor},
 	{"$comment", DALL, NULL},
-	{"$defs", D20, KwDefs},
+	{"$defs", D1920, KwDefs},
 	{"$dynamicAnchor", D20, KwAnchor},
 	{"$dynamicRef", D20, KwOutOfScope},
 	{"$id", DALL, KwId},
+	{"$recursiveAnchor", D19, NULL},
+	{"$recursiveRef", D19, KwOutOfScope},
 	{"$ref", DALL, KwRef},
 	{"$schema", DALL, NULL},
-	{"$vocabulary", D20, NULL},
-	{"additionalItems", D7, KwAdditionalItems},
+	{"$vocabulary", D1920, NULL},
+	{"additionalItems", D7 | D19, KwAdditionalItems},
 	{"additionalProperties", DALL, KwSchema},
 	{"allOf", DALL, KwApplicatorList},
 	{"anyOf", DALL, KwApplicatorList},
@@ -1356,13 +1361,13 @@ static const Keyword Keywords[] = {
 	{"contains", DALL, KwSchema},
 	{"contentEncoding", DALL, NULL},
 	{"contentMediaType", DALL, NULL},
-	{"contentSchema", D20, NULL},
+	{"contentSchema", D1920, NULL},
 	{"default", DALL, NULL},
 	{"definitions", D7, KwDefs},
 	{"dependencies", D7, KwDependencies},
-	{"dependentRequired", D20, KwDependentRequired},
-	{"dependentSchemas", D20, KwDependentSchemas},
-	{"deprecated", D20, NULL},
+	{"dependentRequired", D1920, KwDependentRequired},
+	{"dependentSchemas", D1920, KwDependentSchemas},
+	{"deprecated", D1920, NULL},
 	{"description", DALL, NULL},
 	{"else", DALL, KwSchema},
 	{"enum", DALL, KwEnum},
@@ -1372,12 +1377,12 @@ static const Keyword Keywords[] = {
 	{"format", DALL, KwFormat},
 	{"if", DALL, KwSchema},
 	{"items", DALL, KwItems},
-	{"maxContains", D20, KwCountKw},
+	{"maxContains", D1920, KwCountKw},
 	{"maxItems", DALL, KwCountKw},
 	{"maxLength", DALL, KwCountKw},
 	{"maxProperties", DALL, KwCountKw},
 	{"maximum", DALL, KwNumeric},
-	{"minContains", D20, KwCountKw},
+	{"minContains", D1920, KwCountKw},
 	{"minItems", DALL, KwCountKw},
 	{"minLength", DALL, KwCountKw},
 	{"minProperties", DALL, KwCountKw},
@@ -1395,8 +1400,8 @@ static const Keyword Keywords[] = {
 	{"then", DALL, KwSchema},
 	{"title", DALL, NULL},
 	{"type", DALL, KwType},
-	{"unevaluatedItems", D20, KwSchema},
-	{"unevaluatedProperties", D20, KwSchema},
+	{"unevaluatedItems", D1920, KwSchema},
+	{"unevaluatedProperties", D1920, KwSchema},
 	{"uniqueItems", DALL, KwUnique},
 	{"writeOnly", DALL, NULL},
 };
@@ -1594,7 +1599,7 @@ CompileNode(CompileCtx *cc, JsonbValue *v, const char *loc)
 {
 	VNode *n;
 	int i;
-	int dialect = cc->draft7 ? D7 : D20;
+	int dialect = cc->draft7 ? D7 : cc->d2019 ? D19 : D20;
 	bool ref_only = false;
 	char *base = cc->base;
 
@@ -1862,14 +1867,17 @@ DocmodelSchemaCompile(Jsonb *schema)
 			if (strcmp(p, "json-schema.org/draft-07/schema#") == 0 ||
 				strcmp(p, "json-schema.org/draft-07/schema") == 0)
 				cc.draft7 = true;
+			else if (strcmp(p, "json-schema.org/draft/2019-09/schema") == 0 ||
+					 strcmp(p, "json-schema.org/draft/2019-09/schema#") == 0)
+				cc.d2019 = true;
 			else if (strcmp(p, "json-schema.org/draft/2020-12/schema") != 0 &&
 					 strcmp(p, "json-schema.org/draft/2020-12/schema#") != 0)
 				ereport(
 					ERROR,
 					(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
 					 errmsg("JSON Schema dialect \"%s\" is not supported", uri),
-					 errhint("Use JSON Schema 2020-12 (the default) or "
-							 "draft-07.")));
+					 errhint("Use JSON Schema 2020-12 (the default), 2019-09 "
+							 "or draft-07.")));
 		}
 	}
 	/* the root is a resource even without an "$id" */

@@ -8,6 +8,9 @@ BEGIN
     IF dialect = 'draft7' AND jsonb_typeof(schema) = 'object'
        AND NOT schema ? '$schema' THEN
         schema := schema || '{"$schema": "http://json-schema.org/draft-07/schema#"}';
+    ELSIF dialect = 'draft2019-09' AND jsonb_typeof(schema) = 'object'
+       AND NOT schema ? '$schema' THEN
+        schema := schema || '{"$schema": "https://json-schema.org/draft/2019-09/schema"}';
     END IF;
     RETURN CASE WHEN docmodel.schema_valid(schema, data) THEN 'valid' ELSE 'invalid' END;
 EXCEPTION

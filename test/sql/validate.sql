@@ -178,6 +178,14 @@ SELECT d, docmodel.schema_valid('{"prefixItems": [{"type": "integer"}], "allOf":
     "unevaluatedItems": false}', d) AS valid
   FROM unnest(ARRAY['[1]', '[1, "a", "b"]', '[1, "a", true]', '[]']::jsonb[]) AS d;
 SELECT pg_temp.try($$SELECT docmodel.schema_valid('{"$schema": "http://json-schema.org/draft-04/schema#"}', '{}')$$);
+-- draft 2019-09, picked by $schema: items as an array with additionalItems, $ref beside its
+-- siblings, unevaluatedItems
+SELECT d, docmodel.schema_valid('{"$schema": "https://json-schema.org/draft/2019-09/schema",
+    "$defs": {"i": {"type": "integer"}}, "$ref": "#/$defs/i", "minimum": 2}', d) AS valid
+  FROM unnest(ARRAY['1', '2', '"s"']::jsonb[]) AS d;
+SELECT d, docmodel.schema_valid('{"$schema": "https://json-schema.org/draft/2019-09/schema",
+    "items": [{"type": "integer"}], "additionalItems": {"type": "string"}, "unevaluatedItems": false}', d) AS valid
+  FROM unnest(ARRAY['[1, "a"]', '[1, 2]', '["a"]']::jsonb[]) AS d;
 SELECT pg_temp.try($$SELECT docmodel.schema_valid('{"pattern": "\\p{Letter}"}', '""')$$);
 -- what cannot be matched exactly is refused, naming the construct; ECMA-262 syntax errors
 SELECT p, pg_temp.try(format($$SELECT docmodel.schema_valid(%L, '""')$$, jsonb_build_object('pattern', p)))
