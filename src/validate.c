@@ -164,6 +164,11 @@ struct VNode
 	VNode *if_, *then_, *else_;
 	VNode *ref;
 	char *ref_text;
+	VNode *dref; /* $dynamicRef / $recursiveRef: its static target */
+	int ndyn;    /* the dynamic anchors it may go to instead */
+	struct DynCand *dyn;
+	char *res_uri;       /* the base URI of the resource holding it */
+	bool watch;          /* ValidateNode: loop_guard or dynamic scope */
 	VNode *uneval_props; /* unevaluatedProperties */
 	VNode *uneval_items; /* unevaluatedItems */
 	VFormat format;
@@ -174,10 +179,19 @@ struct VNode
 	uint64 active_run;
 };
 
+/* A "$dynamicAnchor" (or $recursiveAnchor, name "") a $dynamicRef may reach. */
+typedef struct DynCand
+{
+	char *uri; /* the resource holding it */
+	VNode *node;
+} DynCand;
+
 /* A "$ref" to resolve once the document is compiled. */
 typedef struct RefFix
 {
 	VNode *from;
+	bool dynamic;   /* $dynamicRef */
+	bool recursive; /* $recursiveRef */
 	char *ref;
 	char *base; /* the base URI it is resolved against */
 	char *loc;  /* of the $ref keyword, for messages */
@@ -227,6 +241,8 @@ typedef struct CompileCtx
 	List *nodes;            /* every VNode compiled */
 	HTAB *locs;             /* VNode * by loc */
 	List *pending;          /* RefFix *: "$ref"s not resolved yet */
+	List *dyn_anchors;      /* Anchor *: $dynamicAnchor, $recursiveAnchor */
+	bool dynamic;           /* a $dynamicRef / $recursiveRef goes by scope */
 	HTAB *anchors;          /* Anchor * by "base#name" */
 } CompileCtx;
 
@@ -234,6 +250,7 @@ struct DocmodelSchema
 {
 	Jsonb *bytes; /* the schema, copied */
 	VNode *root;
+	bool dynamic; /* validation keeps the dynamic scope */
 };
 
 static VNode *CompileNode(CompileCtx *cc, JsonbValue *v, const char *loc);
@@ -1266,6 +1283,8 @@ KwRef(CompileCtx *cc, VNode *n, const char *kw, JsonbValue *v, const char *loc)
 	RefFix *f = palloc(sizeof(RefFix));
 
 	f->from = n;
+	f->dynamic = strcmp(kw, "$ref") != 0;
+	f->recursive = strcmp(kw, "$recursiveRef") == 0;
 	f->ref = KwString(v, loc);
 	f->base = cc->base;
 	f->loc = pstrdup(loc);
@@ -1289,6 +1308,36 @@ KwAnchor(CompileCtx *cc, VNode *n, const char *kw, JsonbValue *v,
 		 const char *loc)
 {
 	AddAnchor(cc, n, KwString(v, loc));
+}
+
+/* $dynamicAnchor: an anchor, and a target $dynamicRef may find by scope. */
+static void
+KwDynamicAnchor(CompileCtx *cc, VNode *n, const char *kw, JsonbValue *v,
+				const char *loc)
+{
+	Anchor *a = palloc(sizeof(Anchor));
+
+	AddAnchor(cc, n, KwString(v, loc));
+	a->base = cc->base;
+	a->name = KwString(v, loc);
+	a->node = n;
+	cc->dyn_anchors = lappend(cc->dyn_anchors, a);
+}
+
+/* 2019-09's $recursiveAnchor: true makes its resource a target by scope. */
+static void
+KwRecursiveAnchor(CompileCtx *cc, VNode *n, const char *kw, JsonbValue *v,
+				  const char *loc)
+{
+	Anchor *a;
+
+	if (!KwBool(v, loc))
+		return;
+	a = palloc(sizeof(Anchor));
+	a->base = cc->base;
+	a->name = "";
+	a->node = n;
+	cc->dyn_anchors = lappend(cc->dyn_anchors, a);
 }
 
 static void
@@ -1317,16 +1366,6 @@ KwFormat(CompileCtx *cc, VNode *n, const char *kw, JsonbValue *v,
 			n->format = f;
 }
 
-static void
-KwOutOfScope(CompileCtx *cc, VNode *n, const char *kw, JsonbValue *v,
-			 const char *loc)
-{
-	ereport(ERROR,
-			(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
-			 errmsg("JSON Schema keyword \"%s\" at \"%s\" is not supported", kw,
-					loc)));
-}
-
 /* Known keywords; D7/D19/D20: the dialects where one applies. */
 #define D7 1
 #define D20 2
@@ -1345,11 +1384,11 @@ static const Keyword Keywords[] = {
 	{"$anchor", D1920, KwAnchor},
 	{"$comment", DALL, NULL},
 	{"$defs", D1920, KwDefs},
-	{"$dynamicAnchor", D20, KwAnchor},
-	{"$dynamicRef", D20, KwOutOfScope},
+	{"$dynamicAnchor", D20, KwDynamicAnchor},
+	{"$dynamicRef", D20, KwRef},
 	{"$id", DALL, KwId},
-	{"$recursiveAnchor", D19, NULL},
-	{"$recursiveRef", D19, KwOutOfScope},
+	{"$recursiveAnchor", D19, KwRecursiveAnchor},
+	{"$recursiveRef", D19, KwRef},
 	{"$ref", DALL, KwRef},
 	{"$schema", DALL, NULL},
 	{"$vocabulary", D1920, NULL},
@@ -1646,6 +1685,7 @@ CompileNode(CompileCtx *cc, JsonbValue *v, const char *loc)
 		IndexPut(cc->resources, r->uri, r);
 		cc->base = r->uri;
 	}
+	n->res_uri = cc->base;
 
 	for (i = 0; i < v->val.object.nPairs; i++)
 	{
@@ -1719,6 +1759,45 @@ NodeAt(CompileCtx *cc, const char *ptr, const char *loc)
 }
 
 /* Resolve every pending "$ref" (targets compiled on the way may add more). */
+/*
+ * A $dynamicRef (name: its fragment) or $recursiveRef (name "") whose
+ * static target's resource holds a dynamic anchor of that name goes, when
+ * validating, to the outermost resource of the dynamic scope holding one:
+ * list them all.
+ */
+static void
+DynamicTargets(CompileCtx *cc, RefFix *f, const char *uri, const char *name)
+{
+	ListCell *lc;
+	bool bookend = false;
+	int n = 0;
+
+	foreach (lc, cc->dyn_anchors)
+	{
+		Anchor *a = lfirst(lc);
+
+		if (strcmp(a->name, name) == 0 && strcmp(a->base, uri) == 0)
+			bookend = true;
+	}
+	if (!bookend || (name[0] == '\0' && !f->recursive))
+		return;
+	f->from->dyn =
+		palloc(sizeof(DynCand) * Max(list_length(cc->dyn_anchors), 1));
+	foreach (lc, cc->dyn_anchors)
+	{
+		Anchor *a = lfirst(lc);
+
+		if (strcmp(a->name, name) == 0)
+		{
+			f->from->dyn[n].uri = a->base;
+			f->from->dyn[n].node = a->node;
+			n++;
+		}
+	}
+	f->from->ndyn = n;
+	cc->dynamic = true;
+}
+
 static void
 ResolveRefs(CompileCtx *cc)
 {
@@ -1728,6 +1807,7 @@ ResolveRefs(CompileCtx *cc)
 	for (next = 0; next < list_length(cc->pending); next++)
 	{
 		RefFix *f = list_nth(cc->pending, next);
+		VNode **slot = f->dynamic ? &f->from->dref : &f->from->ref;
 		char *ref = f->ref;
 		char *hash = strchr(ref, '#');
 		char *uri;
@@ -1754,7 +1834,7 @@ ResolveRefs(CompileCtx *cc)
 			char *ptr = psprintf("%s%s", res->loc, frag);
 
 			cc->base = res->uri;
-			f->from->ref = NodeAt(cc, ptr, f->loc);
+			*slot = NodeAt(cc, ptr, f->loc);
 			pfree(ptr);
 		}
 		else
@@ -1763,13 +1843,15 @@ ResolveRefs(CompileCtx *cc)
 			Anchor *a = IndexGet(cc->anchors, name, true);
 
 			if (a != NULL)
-				f->from->ref = a->node;
-			if (f->from->ref == NULL)
+				*slot = a->node;
+			if (*slot == NULL)
 				BadKeyword(
 					f->loc,
 					psprintf("\"$ref\" anchor \"%s\" does not exist", frag));
 			pfree(name);
 		}
+		if (f->dynamic)
+			DynamicTargets(cc, f, res->uri, f->recursive ? "" : frag);
 		pfree(frag);
 	}
 }
@@ -1801,6 +1883,9 @@ CheckLoops(VNode *n)
 	CHECK_FOR_INTERRUPTS();
 	n->mark = 1;
 	CheckLoops(n->ref);
+	CheckLoops(n->dref);
+	for (i = 0; i < n->ndyn; i++)
+		CheckLoops(n->dyn[i].node);
 	CheckLoopsList(&n->all_of);
 	CheckLoopsList(&n->any_of);
 	CheckLoopsList(&n->one_of);
@@ -1894,6 +1979,14 @@ DocmodelSchemaCompile(Jsonb *schema)
 
 		foreach (lc, cc.nodes)
 			CheckLoops(lfirst(lc));
+		/* the dynamic scope is kept only for schemas that read it */
+		s->dynamic = cc.dynamic;
+		foreach (lc, cc.nodes)
+		{
+			VNode *n = lfirst(lc);
+
+			n->watch = n->loop_guard || cc.dynamic;
+		}
 	}
 	return s;
 }
@@ -2623,12 +2716,17 @@ typedef struct VCtx
 	int nerrors;
 	StringInfoData ipath; /* instance path of the value being checked */
 	uint64 run;           /* this validation (VNode.active_run) */
-	VNode *via;           /* the innermost "$ref" being followed */
+	bool dynamic;         /* keep the dynamic scope */
+	const char **scope;   /* the resources entered, outermost first */
+	int nscope;
+	int scope_cap;
+	VNode *via; /* the innermost "$ref" being followed */
 } VCtx;
 
 static uint64 ValidateRuns = 0;
 
 static bool ValidateNode(VCtx *cx, VNode *n, JsonbValue *v);
+static VNode *DynamicTarget(VCtx *cx, VNode *n);
 
 static void pg_attribute_printf(4, 5)
 	Report(VCtx *cx, VNode *n, const char *kw, const char *fmt, ...)
@@ -3128,6 +3226,9 @@ CollectProps(VCtx *cx, VNode *n, JsonbValue *v, bool *seen, int size, bool self)
 	CHECK_FOR_INTERRUPTS();
 	if (n->ref)
 		CollectProps(cx, n->ref, v, seen, size, false);
+	if (n->dref)
+		CollectProps(cx, n->ndyn > 0 ? DynamicTarget(cx, n) : n->dref, v, seen,
+					 size, false);
 	if (n->additional || (n->uneval_props && !self))
 		memset(seen, true, size);
 	else if (n->nprops > 0 || n->npatterns > 0)
@@ -3190,6 +3291,9 @@ CollectItems(VCtx *cx, VNode *n, JsonbValue *elems, bool *seen, int size,
 	CHECK_FOR_INTERRUPTS();
 	if (n->ref)
 		CollectItems(cx, n->ref, elems, seen, size, v, false);
+	if (n->dref)
+		CollectItems(cx, n->ndyn > 0 ? DynamicTarget(cx, n) : n->dref, elems,
+					 seen, size, v, false);
 	if (n->items || (n->uneval_items && !self))
 		memset(seen, true, size);
 	else
@@ -3309,6 +3413,20 @@ ValidateUnevaluatedItems(VCtx *cx, VNode *n, JsonbValue *v)
 	return ok;
 }
 
+/* The target of n's $dynamicRef / $recursiveRef in the current scope. */
+static VNode *
+DynamicTarget(VCtx *cx, VNode *n)
+{
+	int i;
+	int k;
+
+	for (i = 0; i < cx->nscope; i++)
+		for (k = 0; k < n->ndyn; k++)
+			if (strcmp(n->dyn[k].uri, cx->scope[i]) == 0)
+				return n->dyn[k].node;
+	return n->dref;
+}
+
 /*
  * A document came back to n on the same value through a loop of
  * applicators (CheckLoops): validating it would never finish.
@@ -3337,9 +3455,30 @@ ValidateNode(VCtx *cx, VNode *n, JsonbValue *v)
 	JsonbValue *pv;
 	uint64 pr;
 	bool ok;
+	bool pushed = false;
 
-	if (likely(!n->loop_guard))
+	if (likely(!n->watch))
 		return ValidateNodeBody(cx, n, v);
+	if (cx->dynamic && n->res_uri != NULL &&
+		(cx->nscope == 0 || strcmp(cx->scope[cx->nscope - 1], n->res_uri) != 0))
+	{
+		if (cx->nscope == cx->scope_cap)
+		{
+			cx->scope_cap = Max(16, cx->scope_cap * 2);
+			cx->scope =
+				cx->scope ? repalloc(cx->scope, sizeof(char *) * cx->scope_cap)
+						  : palloc(sizeof(char *) * cx->scope_cap);
+		}
+		cx->scope[cx->nscope++] = n->res_uri;
+		pushed = true;
+	}
+	if (!n->loop_guard)
+	{
+		ok = ValidateNodeBody(cx, n, v);
+		if (pushed)
+			cx->nscope--;
+		return ok;
+	}
 	pv = n->active_v;
 	pr = n->active_run;
 	if (pr == cx->run && pv == v)
@@ -3349,6 +3488,8 @@ ValidateNode(VCtx *cx, VNode *n, JsonbValue *v)
 	ok = ValidateNodeBody(cx, n, v);
 	n->active_v = pv;
 	n->active_run = pr;
+	if (pushed)
+		cx->nscope--;
 	return ok;
 }
 
@@ -3378,6 +3519,16 @@ ValidateNodeBody(VCtx *cx, VNode *n, JsonbValue *v)
 		CHECK(r);
 		if (n->draft7)
 			return ok;
+	}
+	if (n->dref)
+	{
+		VNode *via = cx->via;
+		bool r;
+
+		cx->via = n;
+		r = ValidateNode(cx, n->ndyn > 0 ? DynamicTarget(cx, n) : n->dref, v);
+		cx->via = via;
+		CHECK(r);
 	}
 	t = TypeOf(v);
 	if (n->types)
@@ -3483,6 +3634,7 @@ DocmodelSchemaValidate(DocmodelSchema *s, Jsonb *instance, List **errors,
 	cx.errors = errors;
 	cx.max_errors = max_errors;
 	cx.run = ++ValidateRuns;
+	cx.dynamic = s->dynamic;
 	if (cx.collect)
 		initStringInfo(&cx.ipath);
 	JsonTreeFromJsonb(instance, &v);

@@ -161,7 +161,20 @@ SELECT docmodel.schema_valid('{"type": "object", "properties": {"child": {"$ref"
 -- an object schema without properties checks additional members (fuzz finding)
 SELECT docmodel.schema_valid('{"required": ["a"], "additionalProperties": {"type": "integer"}}', '{"a": 1, "b": 2}');
 SELECT pg_temp.try($$SELECT docmodel.schema_valid('{"$ref": "https://example.com/other.json"}', '{}')$$);
-SELECT pg_temp.try($$SELECT docmodel.schema_valid('{"$defs": {"a": {"$dynamicRef": "#x"}}}', '{}')$$);
+-- $dynamicRef goes to the outermost resource of the dynamic scope with its $dynamicAnchor:
+-- a generic list whose items an extending schema fixes
+SELECT d, docmodel.schema_valid('{"$id": "https://example.com/strings",
+    "$ref": "list", "$defs": {"items": {"$dynamicAnchor": "item", "type": "string"},
+    "list": {"$id": "list", "type": "array", "items": {"$dynamicRef": "#item"},
+             "$defs": {"items": {"$dynamicAnchor": "item"}}}}}', d) AS valid
+  FROM unnest(ARRAY['["a", "b"]', '["a", 1]']::jsonb[]) AS d;
+-- 2019-09's $recursiveRef, the same through $recursiveAnchor
+SELECT d, docmodel.schema_valid('{"$schema": "https://json-schema.org/draft/2019-09/schema",
+    "$id": "https://example.com/strict-tree", "$recursiveAnchor": true,
+    "$ref": "tree", "unevaluatedProperties": false,
+    "$defs": {"tree": {"$id": "tree", "$recursiveAnchor": true, "type": "object",
+              "properties": {"data": true, "children": {"type": "array", "items": {"$recursiveRef": "#"}}}}}}', d) AS valid
+  FROM unnest(ARRAY['{"children": [{"data": 1}]}', '{"children": [{"daat": 1}]}']::jsonb[]) AS d;
 -- unevaluatedProperties / unevaluatedItems: what the in-place applicators evaluated (allOf,
 -- the anyOf / oneOf branches that pass, if/then/else, $ref, dependentSchemas) is not theirs
 SELECT d, docmodel.schema_valid('{"allOf": [{"properties": {"a": true}}],
