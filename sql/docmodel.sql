@@ -2035,6 +2035,15 @@ CREATE FUNCTION docmodel.schema_errors(schema jsonb, instance jsonb)
 COMMENT ON FUNCTION docmodel.schema_errors(jsonb, jsonb) IS
     'every violation of the JSON Schema by instance: JSON Pointer into instance, JSON Pointer to the keyword, message';
 
+-- JSON Schema's "basic" output format of the same validation (keywordLocation through
+-- references, absoluteKeywordLocation, instanceLocation, error).
+CREATE FUNCTION docmodel.schema_output(schema jsonb, instance jsonb)
+    RETURNS jsonb
+    LANGUAGE c IMMUTABLE STRICT PARALLEL SAFE
+    AS 'MODULE_PATHNAME', 'schema_output';
+COMMENT ON FUNCTION docmodel.schema_output(jsonb, jsonb) IS
+    'JSON Schema''s "basic" output: {"valid", "errors": [{"keywordLocation", "absoluteKeywordLocation", "instanceLocation", "error"}]}';
+
 /*
  * Registered JSON Schemas, one per document type and version, with the mode
  * the collection trigger enforces it in. Written only by register_schema and

@@ -25,6 +25,7 @@
 #include "mb/pg_wchar.h"
 #include "miscadmin.h"
 #include "utils/builtins.h"
+#include "utils/json.h"
 #include "utils/memutils.h"
 #include "utils/numeric.h"
 
@@ -164,8 +165,10 @@ struct VNode
 	VNode *if_, *then_, *else_;
 	VNode *ref;
 	char *ref_text;
-	VNode *dref; /* $dynamicRef / $recursiveRef: its static target */
-	int ndyn;    /* the dynamic anchors it may go to instead */
+	VNode *dref;         /* $dynamicRef / $recursiveRef: its static target */
+	const char *dref_kw; /* which of the two */
+	char *res_loc;       /* where that resource is in the schema document */
+	int ndyn;            /* the dynamic anchors it may go to instead */
 	struct DynCand *dyn;
 	char *res_uri;       /* the base URI of the resource holding it */
 	bool watch;          /* ValidateNode: loop_guard or dynamic scope */
@@ -237,6 +240,7 @@ typedef struct CompileCtx
 	bool format_annotation; /* "x-docmodel-format": "annotation" */
 	JsonbValue *root;       /* the schema, fully expanded */
 	char *base;             /* the base URI of the schema being compiled */
+	char *base_loc;         /* where its resource is in the schema document */
 	HTAB *resources;        /* Resource * by URI */
 	List *nodes;            /* every VNode compiled */
 	HTAB *locs;             /* VNode * by loc */
@@ -1284,6 +1288,8 @@ KwRef(CompileCtx *cc, VNode *n, const char *kw, JsonbValue *v, const char *loc)
 
 	f->from = n;
 	f->dynamic = strcmp(kw, "$ref") != 0;
+	if (f->dynamic)
+		n->dref_kw = kw;
 	f->recursive = strcmp(kw, "$recursiveRef") == 0;
 	f->ref = KwString(v, loc);
 	f->base = cc->base;
@@ -1641,6 +1647,7 @@ CompileNode(CompileCtx *cc, JsonbValue *v, const char *loc)
 	int dialect = cc->draft7 ? D7 : cc->d2019 ? D19 : D20;
 	bool ref_only = false;
 	char *base = cc->base;
+	char *base_loc = cc->base_loc;
 
 	check_stack_depth();
 	CHECK_FOR_INTERRUPTS();
@@ -1684,8 +1691,10 @@ CompileNode(CompileCtx *cc, JsonbValue *v, const char *loc)
 		r->loc = n->loc;
 		IndexPut(cc->resources, r->uri, r);
 		cc->base = r->uri;
+		cc->base_loc = r->loc;
 	}
 	n->res_uri = cc->base;
+	n->res_loc = cc->base_loc ? cc->base_loc : "";
 
 	for (i = 0; i < v->val.object.nPairs; i++)
 	{
@@ -1702,6 +1711,7 @@ CompileNode(CompileCtx *cc, JsonbValue *v, const char *loc)
 		kw->fn(cc, n, kw->name, &p->value, LocAppend(loc, k, klen));
 	}
 	cc->base = base;
+	cc->base_loc = base_loc;
 	return n;
 }
 
@@ -1834,6 +1844,7 @@ ResolveRefs(CompileCtx *cc)
 			char *ptr = psprintf("%s%s", res->loc, frag);
 
 			cc->base = res->uri;
+			cc->base_loc = res->loc;
 			*slot = NodeAt(cc, ptr, f->loc);
 			pfree(ptr);
 		}
@@ -2720,10 +2731,20 @@ typedef struct VCtx
 	const char **scope;   /* the resources entered, outermost first */
 	int nscope;
 	int scope_cap;
-	VNode *via; /* the innermost "$ref" being followed */
+	struct RefHop *hops; /* the references being followed, innermost first */
+	bool output;         /* Report: the "basic" output's locations too */
 } VCtx;
 
 static uint64 ValidateRuns = 0;
+
+/* A reference being followed: from n's keyword kw to its target. */
+typedef struct RefHop
+{
+	VNode *from;
+	VNode *to;
+	const char *kw;
+	struct RefHop *up;
+} RefHop;
 
 static bool ValidateNode(VCtx *cx, VNode *n, JsonbValue *v);
 static VNode *DynamicTarget(VCtx *cx, VNode *n);
@@ -2755,10 +2776,45 @@ static void pg_attribute_printf(4, 5)
 	appendStringInfoString(&sp, n->loc);
 	if (kw != NULL)
 		JsonPointerAppendToken(&sp, kw, strlen(kw));
-	e = palloc(sizeof(DocmodelViolation));
+	e = palloc0(sizeof(DocmodelViolation));
 	e->path = pstrdup(cx->ipath.data);
 	e->schema_path = sp.data;
 	e->message = msg.data;
+	if (cx->output)
+	{
+		StringInfoData kl;
+		RefHop *h;
+		int nh = 0;
+		int i;
+		RefHop **hv;
+		const char *start = "";
+
+		/* the path taken: each reference's keyword, from the root */
+		for (h = cx->hops; h; h = h->up)
+			nh++;
+		hv = palloc(sizeof(RefHop *) * Max(nh, 1));
+		for (h = cx->hops, i = nh - 1; h; h = h->up, i--)
+			hv[i] = h;
+		initStringInfo(&kl);
+		for (i = 0; i < nh; i++)
+		{
+			const char *from = hv[i]->from->loc;
+
+			if (strncmp(from, start, strlen(start)) == 0)
+				from += strlen(start);
+			appendStringInfoString(&kl, from);
+			JsonPointerAppendToken(&kl, hv[i]->kw, strlen(hv[i]->kw));
+			start = hv[i]->to->loc;
+		}
+		appendStringInfoString(&kl, strncmp(sp.data, start, strlen(start)) == 0
+										? sp.data + strlen(start)
+										: sp.data);
+		e->keyword_location = kl.data;
+		if (n->res_uri && n->res_uri[0] &&
+			strncmp(sp.data, n->res_loc, strlen(n->res_loc)) == 0)
+			e->absolute_location =
+				psprintf("%s#%s", n->res_uri, sp.data + strlen(n->res_loc));
+	}
 	*cx->errors = lappend(*cx->errors, e);
 }
 
@@ -3434,13 +3490,14 @@ DynamicTarget(VCtx *cx, VNode *n)
 static void
 LoopError(VCtx *cx, VNode *n)
 {
-	const char *via = cx->via ? cx->via->loc : NULL;
+	const char *via = cx->hops ? cx->hops->from->loc : "";
+	const char *kw = cx->hops ? cx->hops->kw : "$ref";
 
 	ereport(ERROR,
 			(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-			 errmsg("JSON Schema at \"%s\": \"$ref\" at \"%s/$ref\" loops "
+			 errmsg("JSON Schema at \"%s\": \"%s\" at \"%s/%s\" loops "
 					"back to it without descending into the value",
-					n->loc[0] ? n->loc : "/", via ? via : ""),
+					n->loc[0] ? n->loc : "/", kw, via, kw),
 			 cx->collect ? errdetail("The value is at \"%s\".",
 									 cx->ipath.len ? cx->ipath.data : "/")
 						 : 0));
@@ -3510,24 +3567,25 @@ ValidateNodeBody(VCtx *cx, VNode *n, JsonbValue *v)
 	}
 	if (n->ref)
 	{
-		VNode *via = cx->via;
+		RefHop hop = {n, n->ref, "$ref", cx->hops};
 		bool r;
 
-		cx->via = n;
+		cx->hops = &hop;
 		r = ValidateNode(cx, n->ref, v);
-		cx->via = via;
+		cx->hops = hop.up;
 		CHECK(r);
 		if (n->draft7)
 			return ok;
 	}
 	if (n->dref)
 	{
-		VNode *via = cx->via;
+		RefHop hop = {n, n->ndyn > 0 ? DynamicTarget(cx, n) : n->dref,
+					  n->dref_kw, cx->hops};
 		bool r;
 
-		cx->via = n;
-		r = ValidateNode(cx, n->ndyn > 0 ? DynamicTarget(cx, n) : n->dref, v);
-		cx->via = via;
+		cx->hops = &hop;
+		r = ValidateNode(cx, hop.to, v);
+		cx->hops = hop.up;
 		CHECK(r);
 	}
 	t = TypeOf(v);
@@ -3641,6 +3699,26 @@ DocmodelSchemaValidate(DocmodelSchema *s, Jsonb *instance, List **errors,
 	return ValidateNode(&cx, s->root, &v);
 }
 
+/*
+ * Validate instance against s, listing every violation with the "basic"
+ * output format's locations too (keyword_location, absolute_location).
+ */
+static bool
+ValidateForOutput(DocmodelSchema *s, Jsonb *instance, List **errors)
+{
+	VCtx cx = {0};
+	JsonbValue v;
+
+	cx.collect = true;
+	cx.output = true;
+	cx.errors = errors;
+	cx.run = ++ValidateRuns;
+	cx.dynamic = s->dynamic;
+	initStringInfo(&cx.ipath);
+	JsonTreeFromJsonb(instance, &v);
+	return ValidateNode(&cx, s->root, &v);
+}
+
 /* ---------------------------------------------------------------------
  * SQL: schema_valid, schema_errors
  * ---------------------------------------------------------------------
@@ -3648,6 +3726,55 @@ DocmodelSchemaValidate(DocmodelSchema *s, Jsonb *instance, List **errors,
 
 PG_FUNCTION_INFO_V1(schema_valid);
 PG_FUNCTION_INFO_V1(schema_errors);
+PG_FUNCTION_INFO_V1(schema_output);
+
+/*
+ * schema_output(schema jsonb, instance jsonb) returns jsonb: JSON Schema's
+ * "basic" output format: {"valid": ..., "errors": [{"keywordLocation",
+ * "absoluteKeywordLocation" (when the keyword's resource has a URI),
+ * "instanceLocation", "error"}]}, one unit per violation.
+ */
+Datum
+schema_output(PG_FUNCTION_ARGS)
+{
+	Jsonb *schema = PG_GETARG_JSONB_P(0);
+	Jsonb *instance = PG_GETARG_JSONB_P(1);
+	List *errors = NIL;
+	bool valid;
+	StringInfoData out;
+	ListCell *lc;
+
+	valid = ValidateForOutput(DocmodelSchemaGet(schema), instance, &errors);
+	initStringInfo(&out);
+	appendStringInfo(&out, "{\"valid\": %s", valid ? "true" : "false");
+	if (!valid)
+	{
+		appendStringInfoString(&out, ", \"errors\": [");
+		foreach (lc, errors)
+		{
+			DocmodelViolation *e = lfirst(lc);
+
+			CHECK_FOR_INTERRUPTS();
+			if (lc != list_head(errors))
+				appendStringInfoString(&out, ", ");
+			appendStringInfoString(&out, "{\"keywordLocation\": ");
+			escape_json(&out, e->keyword_location);
+			if (e->absolute_location)
+			{
+				appendStringInfoString(&out, ", \"absoluteKeywordLocation\": ");
+				escape_json(&out, e->absolute_location);
+			}
+			appendStringInfoString(&out, ", \"instanceLocation\": ");
+			escape_json(&out, e->path);
+			appendStringInfoString(&out, ", \"error\": ");
+			escape_json(&out, e->message);
+			appendStringInfoChar(&out, '}');
+		}
+		appendStringInfoChar(&out, ']');
+	}
+	appendStringInfoChar(&out, '}');
+	PG_RETURN_DATUM(DirectFunctionCall1(jsonb_in, CStringGetDatum(out.data)));
+}
 
 /* schema_valid(schema jsonb, instance jsonb) returns boolean */
 Datum

@@ -155,6 +155,12 @@ SELECT d, pg_temp.try(format($$SELECT docmodel.schema_valid(%L, %L)$$,
   FROM unnest(ARRAY['{}', '{"x": null}', '{"x": 1}', '5']) AS d;
 SELECT pg_temp.try($$SELECT count(*) FROM docmodel.schema_errors('{"properties": {"x": {"items": {"$ref": "#/$defs/X"}}},
   "$defs": {"X": {"allOf": [{"$ref": "#/$defs/X"}, {"type": "object"}]}}}', '{"x": [1]}')$$);
+-- JSON Schema's "basic" output format: keywordLocation is the path taken (through $ref),
+-- absoluteKeywordLocation the keyword's URI when its resource has one
+SELECT jsonb_pretty(docmodel.schema_output('{"$id": "https://example.com/p", "$defs": {"n": {"type": "integer"}},
+    "properties": {"a": {"$ref": "#/$defs/n"}, "b": {"maxLength": 2}}}', '{"a": "x", "b": "xyz"}'));
+SELECT docmodel.schema_output('{"type": "object"}', '{}') AS valid,
+       docmodel.schema_output('{"$defs": {"s": {"$id": "urn:s", "minimum": 3}}, "items": {"$ref": "urn:s"}}', '[1]') AS embedded;
 -- a loop that descends (a tree) is no loop
 SELECT docmodel.schema_valid('{"type": "object", "properties": {"child": {"$ref": "#"}, "n": {"type": "integer"}}}', d)
   FROM unnest(ARRAY['{"child": {"child": {"n": 1}}}', '{"child": {"child": {"n": "x"}}}']::jsonb[]) AS d;
