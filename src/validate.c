@@ -32,6 +32,7 @@
 #include "jsonpointer.h"
 #include "jsontree.h"
 #include "ecma_regex.h"
+#include "idna.h"
 #include "jsonutil.h"
 #include "validate.h"
 
@@ -2258,9 +2259,20 @@ HostnameCheck(const char *s, int len, bool idn)
 			s[i - 1] == '-')
 			return false;
 		/* "xn--" is punycode; other labels have no "--" in places 3 and 4 */
-		if (i - start >= 4 && s[start + 2] == '-' && s[start + 3] == '-' &&
-			(!ascii || pg_strncasecmp(s + start, "xn", 2) != 0))
+		if (ascii && i - start >= 4 && s[start + 2] == '-' &&
+			s[start + 3] == '-' && pg_strncasecmp(s + start, "xn", 2) != 0)
 			return false;
+		/* a U-label: RFC 5892's rules (idna.c), on its code points */
+		if (!ascii)
+		{
+			pg_wchar *cp = palloc((i - start + 1) * sizeof(pg_wchar));
+			int n = pg_mb2wchar_with_len(s + start, cp, i - start);
+			bool valid = IdnaLabelValid(cp, n);
+
+			pfree(cp);
+			if (!valid)
+				return false;
+		}
 		if (i < len)
 		{
 			i += sep;

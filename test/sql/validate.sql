@@ -79,7 +79,9 @@ SELECT f, v, docmodel.schema_valid(jsonb_build_object('format', f), to_jsonb(v))
                ('relative-json-pointer', '0#'), ('relative-json-pointer', '01/a'), ('relative-json-pointer', '2/x'),
                ('uri-template', 'http://example.com/{term:1}/{term}'), ('uri-template', '{a,,b}'),
                ('uri-template', '{var=def}'), ('idn-email', '실례@실례.테스트'), ('idn-email', 'user＠example.com'),
-               ('idn-hostname', '실례.테스트'), ('idn-hostname', '-실례.com'), ('hostname', 'münchen.de')) AS t(f, v);
+               ('idn-hostname', '실례.테스트'), ('idn-hostname', '-실례.com'), ('hostname', 'münchen.de'),
+               ('idn-hostname', 'l·l'), ('idn-hostname', 'a·l'), ('idn-hostname', 'ה״'), ('idn-hostname', 'a״'),
+               ('idn-hostname', '〮실례'), ('idn-hostname', '̀hello'), ('idn-hostname', '٠۰')) AS t(f, v);
 -- a schema may make formats annotations (the spec's default without the format-assertion
 -- vocabulary) at its root; assertion is docmodel's default
 SELECT docmodel.schema_valid('{"x-docmodel-format": "annotation", "format": "uri"}', '"not a uri"') AS annotation,
