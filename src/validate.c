@@ -2745,6 +2745,7 @@ typedef struct VCtx
 	int scope_cap;
 	struct RefHop *hops; /* the references being followed, innermost first */
 	bool output;         /* Report: the "basic" output's locations too */
+	VNode *entered;      /* ValidateWatched has entered this node */
 } VCtx;
 
 static uint64 ValidateRuns = 0;
@@ -3515,19 +3516,20 @@ LoopError(VCtx *cx, VNode *n)
 						 : 0));
 }
 
-static bool ValidateNodeBody(VCtx *cx, VNode *n, JsonbValue *v);
-
-/* Validate v against n, listing violations when cx->collect. */
-static inline bool
-ValidateNode(VCtx *cx, VNode *n, JsonbValue *v)
+/*
+ * ValidateNode of a watched node (a loop's guard, or any node of a schema
+ * that keeps the dynamic scope): enter the node's resource into the scope,
+ * refuse a second visit on the same value, then validate as usual
+ * (cx->entered tells ValidateNode the watch is done).
+ */
+static bool
+ValidateWatched(VCtx *cx, VNode *n, JsonbValue *v)
 {
-	JsonbValue *pv;
-	uint64 pr;
+	JsonbValue *pv = n->active_v;
+	uint64 pr = n->active_run;
 	bool ok;
 	bool pushed = false;
 
-	if (likely(!n->watch))
-		return ValidateNodeBody(cx, n, v);
 	if (cx->dynamic && n->res_uri != NULL &&
 		(cx->nscope == 0 || strcmp(cx->scope[cx->nscope - 1], n->res_uri) != 0))
 	{
@@ -3541,34 +3543,39 @@ ValidateNode(VCtx *cx, VNode *n, JsonbValue *v)
 		cx->scope[cx->nscope++] = n->res_uri;
 		pushed = true;
 	}
-	if (!n->loop_guard)
+	if (n->loop_guard)
 	{
-		ok = ValidateNodeBody(cx, n, v);
-		if (pushed)
-			cx->nscope--;
-		return ok;
+		if (pr == cx->run && pv == v)
+			LoopError(cx, n);
+		n->active_v = v;
+		n->active_run = cx->run;
 	}
-	pv = n->active_v;
-	pr = n->active_run;
-	if (pr == cx->run && pv == v)
-		LoopError(cx, n);
-	n->active_v = v;
-	n->active_run = cx->run;
-	ok = ValidateNodeBody(cx, n, v);
-	n->active_v = pv;
-	n->active_run = pr;
+	cx->entered = n;
+	ok = ValidateNode(cx, n, v);
+	if (n->loop_guard)
+	{
+		n->active_v = pv;
+		n->active_run = pr;
+	}
 	if (pushed)
 		cx->nscope--;
 	return ok;
 }
 
+/* Validate v against n, listing violations when cx->collect. */
 static bool
-ValidateNodeBody(VCtx *cx, VNode *n, JsonbValue *v)
+ValidateNode(VCtx *cx, VNode *n, JsonbValue *v)
 {
 	bool ok = true;
 	int t;
 	int i;
 
+	if (unlikely(n->watch))
+	{
+		if (cx->entered != n)
+			return ValidateWatched(cx, n, v);
+		cx->entered = NULL;
+	}
 	check_stack_depth();
 	CHECK_FOR_INTERRUPTS();
 	if (n->boolean >= 0)
