@@ -1013,6 +1013,13 @@ EcmaRegexCompile(const char *src, int len, EcmaStatus *status, char **err)
 
 	ps.n = pg_mb2wchar_with_len(src, w, len);
 	ps.p = w;
+	if (ps.n > ECMA_MAX_LENGTH)
+	{
+		*status = ECMA_TOO_LARGE;
+		*err = psprintf("the pattern is longer than %d characters",
+						ECMA_MAX_LENGTH);
+		return NULL;
+	}
 	ps.ngroups = CountGroups(w, ps.n);
 	root = ReadDisjunction(&ps);
 	if (root != NULL && ps.i < ps.n)

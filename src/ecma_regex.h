@@ -24,6 +24,9 @@ typedef enum EcmaStatus
 /* The bound of the automaton's size ({n,m} counts are unrolled). */
 #define ECMA_MAX_STATES 20000
 
+/* The bound of a pattern's length in characters (its parse is in memory). */
+#define ECMA_MAX_LENGTH 65536
+
 /*
  * Compile src (len bytes, the server encoding) in the current memory
  * context. On failure return NULL, set *status and *err (a palloc'd

@@ -212,6 +212,8 @@ SELECT pg_temp.try($$SELECT docmodel.schema_valid('{"pattern": "\\p{Letter}"}', 
 SELECT p, pg_temp.try(format($$SELECT docmodel.schema_valid(%L, '""')$$, jsonb_build_object('pattern', p)))
   FROM unnest(ARRAY['(?<=a)b', '(?<!a)b', 'a(?=b)', 'a(?!b)', '(a)\1', '(?<n>a)\k<n>', '[a-\d]',
                     '\-', '(?i)a', 'a{2,1}', 'a**', '\a', 'x{1000}{1000}', '(x{1000}){1000}', '\1', '[z-a]', '{']) AS p;
+-- a pattern's length is bounded (its parse is held in memory)
+SELECT left(pg_temp.try(format($$SELECT docmodel.schema_valid(%L, '""')$$, jsonb_build_object('pattern', '[' || repeat('a', 70000) || ']'))), 80) AS long_pattern;
 
 \echo == a CHECK constraint of a plain table
 CREATE TABLE contacts (doc jsonb CHECK (docmodel.schema_valid(
