@@ -897,23 +897,27 @@ static int64
 NodeSize(ENode *n)
 {
 	int64 a;
+	int64 b;
 
 	check_stack_depth();
+	CHECK_FOR_INTERRUPTS();
 	switch (n->kind)
 	{
 		case N_EMPTY:
 			return 0;
 		case N_CAT:
-			return Min(NodeSize(n->a) + NodeSize(n->b), ECMA_MAX_STATES + 1);
 		case N_ALT:
-			return Min(NodeSize(n->a) + NodeSize(n->b) + 2,
-					   ECMA_MAX_STATES + 1);
+			/* each child once (Min would evaluate its arguments twice) */
+			a = NodeSize(n->a);
+			b = NodeSize(n->b);
+			return Min(a + b + (n->kind == N_ALT ? 2 : 0), ECMA_MAX_STATES + 1);
 		case N_REPEAT:
 			a = NodeSize(n->a);
 			if (n->max < 0)
-				return Min(a * n->min + a + 2, ECMA_MAX_STATES + 1);
-			return Min(a * n->min + (a + 1) * (int64) (n->max - n->min),
-					   ECMA_MAX_STATES + 1);
+				b = a * n->min + a + 2;
+			else
+				b = a * n->min + (a + 1) * (int64) (n->max - n->min);
+			return Min(b, ECMA_MAX_STATES + 1);
 		default:
 			return 1;
 	}

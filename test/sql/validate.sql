@@ -212,6 +212,9 @@ SELECT pg_temp.try($$SELECT docmodel.schema_valid('{"pattern": "\\p{Letter}"}', 
 SELECT p, pg_temp.try(format($$SELECT docmodel.schema_valid(%L, '""')$$, jsonb_build_object('pattern', p)))
   FROM unnest(ARRAY['(?<=a)b', '(?<!a)b', 'a(?=b)', 'a(?!b)', '(a)\1', '(?<n>a)\k<n>', '[a-\d]',
                     '\-', '(?i)a', 'a{2,1}', 'a**', '\a', 'x{1000}{1000}', '(x{1000}){1000}', '\1', '[z-a]', '{']) AS p;
+-- deeply nested groups compile in time linear in the pattern (fuzz finding: exponential)
+SELECT docmodel.schema_valid(jsonb_build_object('pattern', repeat('(a', 40) || repeat(')', 40)),
+                             to_jsonb(repeat('a', 40))) AS nested_groups;
 -- a pattern's length is bounded (its parse is held in memory)
 SELECT left(pg_temp.try(format($$SELECT docmodel.schema_valid(%L, '""')$$, jsonb_build_object('pattern', '[' || repeat('a', 70000) || ']'))), 80) AS long_pattern;
 
