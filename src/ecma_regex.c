@@ -63,8 +63,10 @@ typedef enum ENodeKind
 typedef struct ENode
 {
 	ENodeKind kind;
-	struct ENode *a;
+	struct ENode *a; /* N_REPEAT: what repeats */
 	struct ENode *b;
+	struct ENode **kids; /* N_CAT, N_ALT: in order (no deep chains) */
+	int nkids;
 	EClass *cls;
 	int min;
 	int max; /* -1: unbounded */
@@ -829,10 +831,20 @@ assertion:
 	return atom;
 }
 
+/* Add k to the kids of n (N_CAT, N_ALT). */
+static void
+NodeAddKid(ENode *n, ENode *k)
+{
+	if (n->nkids % 8 == 0)
+		n->kids = n->kids ? repalloc(n->kids, sizeof(ENode *) * (n->nkids + 8))
+						  : palloc(sizeof(ENode *) * 8);
+	n->kids[n->nkids++] = k;
+}
+
 static ENode *
 ReadAlternative(EParse *ps)
 {
-	ENode *r = NodeNew(N_EMPTY, NULL, NULL);
+	ENode *r = NodeNew(N_CAT, NULL, NULL);
 
 	while (MORE(ps) && PEEK(ps, 0) != '|' && PEEK(ps, 0) != ')')
 	{
@@ -840,26 +852,32 @@ ReadAlternative(EParse *ps)
 
 		if (t == NULL)
 			return NULL;
-		r = r->kind == N_EMPTY ? t : NodeNew(N_CAT, r, t);
+		NodeAddKid(r, t);
+		CHECK_FOR_INTERRUPTS();
 	}
-	return r;
+	if (r->nkids == 0)
+		r->kind = N_EMPTY;
+	return r->nkids == 1 ? r->kids[0] : r;
 }
 
 static ENode *
 ReadDisjunction(EParse *ps)
 {
-	ENode *r = ReadAlternative(ps);
+	ENode *r = NodeNew(N_ALT, NULL, NULL);
+	ENode *a = ReadAlternative(ps);
 
-	while (r != NULL && MORE(ps) && PEEK(ps, 0) == '|')
+	if (a == NULL)
+		return NULL;
+	NodeAddKid(r, a);
+	while (MORE(ps) && PEEK(ps, 0) == '|')
 	{
-		ENode *b;
-
 		ps->i++;
-		if ((b = ReadAlternative(ps)) == NULL)
+		if ((a = ReadAlternative(ps)) == NULL)
 			return NULL;
-		r = NodeNew(N_ALT, r, b);
+		NodeAddKid(r, a);
+		CHECK_FOR_INTERRUPTS();
 	}
-	return r;
+	return r->nkids == 1 ? r->kids[0] : r;
 }
 
 /* Count the capturing groups (for \N: a backreference or an error). */
@@ -907,10 +925,15 @@ NodeSize(ENode *n)
 			return 0;
 		case N_CAT:
 		case N_ALT:
-			/* each child once (Min would evaluate its arguments twice) */
-			a = NodeSize(n->a);
-			b = NodeSize(n->b);
-			return Min(a + b + (n->kind == N_ALT ? 2 : 0), ECMA_MAX_STATES + 1);
+		{
+			int k;
+
+			/* each kid once: a + b saturates, never overflows */
+			b = n->kind == N_ALT ? 2 * (int64) (n->nkids - 1) : 0;
+			for (k = 0; k < n->nkids && b <= ECMA_MAX_STATES; k++)
+				b += NodeSize(n->kids[k]);
+			return Min(b, ECMA_MAX_STATES + 1);
+		}
 		case N_REPEAT:
 			a = NodeSize(n->a);
 			if (n->max < 0)
@@ -962,18 +985,32 @@ EmitNode(EcmaRegex *re, ENode *n)
 			Emit(re, I_NWORDB);
 			break;
 		case N_CAT:
-			EmitNode(re, n->a);
-			EmitNode(re, n->b);
+			for (k = 0; k < n->nkids; k++)
+				EmitNode(re, n->kids[k]);
 			break;
 		case N_ALT:
-			split = Emit(re, I_SPLIT);
-			re->prog[split].x = re->n;
-			EmitNode(re, n->a);
-			jmp = Emit(re, I_JMP);
-			re->prog[split].y = re->n;
-			EmitNode(re, n->b);
-			re->prog[jmp].x = re->n;
+		{
+			int *jmps = palloc(sizeof(int) * n->nkids);
+
+			/* a split before each kid but the last, each to the next */
+			for (k = 0; k < n->nkids; k++)
+			{
+				if (k == n->nkids - 1)
+				{
+					EmitNode(re, n->kids[k]);
+					break;
+				}
+				split = Emit(re, I_SPLIT);
+				re->prog[split].x = re->n;
+				EmitNode(re, n->kids[k]);
+				jmps[k] = Emit(re, I_JMP);
+				re->prog[split].y = re->n;
+			}
+			for (k = 0; k < n->nkids - 1; k++)
+				re->prog[jmps[k]].x = re->n;
+			pfree(jmps);
 			break;
+		}
 		case N_REPEAT:
 			for (k = 0; k < n->min; k++)
 				EmitNode(re, n->a);

@@ -214,7 +214,11 @@ SELECT p, pg_temp.try(format($$SELECT docmodel.schema_valid(%L, '""')$$, jsonb_b
                     '\-', '(?i)a', 'a{2,1}', 'a**', '\a', 'x{1000}{1000}', '(x{1000}){1000}', '\1', '[z-a]', '{']) AS p;
 -- deeply nested groups compile in time linear in the pattern (fuzz finding: exponential)
 SELECT docmodel.schema_valid(jsonb_build_object('pattern', repeat('(a', 40) || repeat(')', 40)),
-                             to_jsonb(repeat('a', 40))) AS nested_groups;
+                             to_jsonb(repeat('a', 40))) AS nested_groups,
+       docmodel.schema_valid(jsonb_build_object('pattern', '^' || repeat('ab', 9000) || '$'),
+                             to_jsonb(repeat('ab', 9000))) AS long_literal,
+       docmodel.schema_valid(jsonb_build_object('pattern', '^(' || (SELECT string_agg('w' || g, '|') FROM generate_series(1, 2000) g) || ')$'),
+                             '"w1999"') AS long_alternation;
 -- a pattern's length is bounded (its parse is held in memory)
 SELECT left(pg_temp.try(format($$SELECT docmodel.schema_valid(%L, '""')$$, jsonb_build_object('pattern', '[' || repeat('a', 70000) || ']'))), 80) AS long_pattern;
 
