@@ -2237,14 +2237,14 @@ COMMENT ON FUNCTION docmodel._citus_migrate_batch(regclass, text, docmodel.versi
 -- Schema validation (src/validate.c)
 -------------------------------------------------------------------------------
 
--- JSON Schema 2020-12 (default) and draft-07 over any jsonb; compiled once per
+-- JSON Schema 2020-12 (default), 2019-09 and draft-07 over any jsonb; compiled once per
 -- backend (keyed by the schema's bytes), so usable in a CHECK constraint.
 CREATE FUNCTION docmodel.schema_valid(schema jsonb, instance jsonb)
     RETURNS boolean
     LANGUAGE c IMMUTABLE STRICT PARALLEL SAFE
     AS 'MODULE_PATHNAME', 'schema_valid';
 COMMENT ON FUNCTION docmodel.schema_valid(jsonb, jsonb) IS
-    'whether instance is valid against the JSON Schema (2020-12, or draft-07 by $schema)';
+    'whether instance is valid against the JSON Schema (2020-12, or 2019-09 or draft-07 by $schema)';
 
 CREATE FUNCTION docmodel.schema_errors(schema jsonb, instance jsonb)
     RETURNS TABLE(path text, schema_path text, message text)
@@ -2252,6 +2252,15 @@ CREATE FUNCTION docmodel.schema_errors(schema jsonb, instance jsonb)
     AS 'MODULE_PATHNAME', 'schema_errors';
 COMMENT ON FUNCTION docmodel.schema_errors(jsonb, jsonb) IS
     'every violation of the JSON Schema by instance: JSON Pointer into instance, JSON Pointer to the keyword, message';
+
+-- JSON Schema's "basic" output format of the same validation (keywordLocation through
+-- references, absoluteKeywordLocation, instanceLocation, error).
+CREATE FUNCTION docmodel.schema_output(schema jsonb, instance jsonb)
+    RETURNS jsonb
+    LANGUAGE c IMMUTABLE STRICT PARALLEL SAFE
+    AS 'MODULE_PATHNAME', 'schema_output';
+COMMENT ON FUNCTION docmodel.schema_output(jsonb, jsonb) IS
+    'JSON Schema''s "basic" output: {"valid", "errors": [{"keywordLocation", "absoluteKeywordLocation", "instanceLocation", "error"}]}';
 
 /*
  * Registered JSON Schemas, one per document type and version, with the mode

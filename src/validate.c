@@ -24,14 +24,16 @@
 #include "funcapi.h"
 #include "mb/pg_wchar.h"
 #include "miscadmin.h"
-#include "regex/regex.h"
 #include "utils/builtins.h"
+#include "utils/json.h"
 #include "utils/memutils.h"
 #include "utils/numeric.h"
 
 #include "compat.h"
 #include "jsonpointer.h"
 #include "jsontree.h"
+#include "ecma_regex.h"
+#include "idna.h"
 #include "jsonutil.h"
 #include "validate.h"
 
@@ -59,12 +61,39 @@ typedef enum VFormat
 	F_IPV4,
 	F_IPV6,
 	F_URI,
-	F_HOSTNAME
+	F_HOSTNAME,
+	F_DURATION,
+	F_IDN_EMAIL,
+	F_IDN_HOSTNAME,
+	F_URI_REFERENCE,
+	F_IRI,
+	F_IRI_REFERENCE,
+	F_URI_TEMPLATE,
+	F_JSON_POINTER,
+	F_RELATIVE_JSON_POINTER,
+	F_REGEX
 } VFormat;
 
-static const char *const FormatNames[] = {NULL,    "date-time", "date", "time",
-										  "email", "uuid",      "ipv4", "ipv6",
-										  "uri",   "hostname"};
+static const char *const FormatNames[] = {NULL,
+										  "date-time",
+										  "date",
+										  "time",
+										  "email",
+										  "uuid",
+										  "ipv4",
+										  "ipv6",
+										  "uri",
+										  "hostname",
+										  "duration",
+										  "idn-email",
+										  "idn-hostname",
+										  "uri-reference",
+										  "iri",
+										  "iri-reference",
+										  "uri-template",
+										  "json-pointer",
+										  "relative-json-pointer",
+										  "regex"};
 
 typedef struct VNode VNode;
 
@@ -85,8 +114,8 @@ static SimplePattern *SimpleCompile(const char *src);
 
 typedef struct VPattern
 {
-	regex_t *re;
-	SimplePattern *simple; /* the same pattern matched without the engine */
+	EcmaRegex *re;
+	SimplePattern *simple; /* the same pattern, ASCII text, faster */
 	char *src;
 	VNode *schema;
 } VPattern;
@@ -138,14 +167,36 @@ struct VNode
 	VNode *if_, *then_, *else_;
 	VNode *ref;
 	char *ref_text;
+	VNode *dref;         /* $dynamicRef / $recursiveRef: its static target */
+	const char *dref_kw; /* which of the two */
+	char *res_loc;       /* where that resource is in the schema document */
+	int ndyn;            /* the dynamic anchors it may go to instead */
+	struct DynCand *dyn;
+	char *res_uri;       /* the base URI of the resource holding it */
+	bool watch;          /* ValidateNode: loop_guard or dynamic scope */
+	VNode *uneval_props; /* unevaluatedProperties */
+	VNode *uneval_items; /* unevaluatedItems */
 	VFormat format;
 	int mark; /* CheckLoops: 0 not seen, 1 on the path, 2 done */
+	/* a loop of applicators reaches this node: watched while validating */
+	bool loop_guard;
+	JsonbValue *active_v; /* the value it is being applied to, in run */
+	uint64 active_run;
 };
+
+/* A "$dynamicAnchor" (or $recursiveAnchor, name "") a $dynamicRef may reach. */
+typedef struct DynCand
+{
+	char *uri; /* the resource holding it */
+	VNode *node;
+} DynCand;
 
 /* A "$ref" to resolve once the document is compiled. */
 typedef struct RefFix
 {
 	VNode *from;
+	bool dynamic;   /* $dynamicRef */
+	bool recursive; /* $recursiveRef */
 	char *ref;
 	char *base; /* the base URI it is resolved against */
 	char *loc;  /* of the $ref keyword, for messages */
@@ -187,21 +238,25 @@ typedef struct NamedItem
 typedef struct CompileCtx
 {
 	bool draft7;
-	JsonbValue *root; /* the schema, fully expanded */
-	char *base;       /* the base URI of the schema being compiled */
-	HTAB *resources;  /* Resource * by URI */
-	List *nodes;      /* every VNode compiled */
-	HTAB *locs;       /* VNode * by loc */
-	List *pending;    /* RefFix *: "$ref"s not resolved yet */
-	HTAB *anchors;    /* Anchor * by "base#name" */
-	List **regexes;   /* regex_t * to free with the schema */
+	bool d2019;             /* draft 2019-09 */
+	bool format_annotation; /* "x-docmodel-format": "annotation" */
+	JsonbValue *root;       /* the schema, fully expanded */
+	char *base;             /* the base URI of the schema being compiled */
+	char *base_loc;         /* where its resource is in the schema document */
+	HTAB *resources;        /* Resource * by URI */
+	List *nodes;            /* every VNode compiled */
+	HTAB *locs;             /* VNode * by loc */
+	List *pending;          /* RefFix *: "$ref"s not resolved yet */
+	List *dyn_anchors;      /* Anchor *: $dynamicAnchor, $recursiveAnchor */
+	bool dynamic;           /* a $dynamicRef / $recursiveRef goes by scope */
+	HTAB *anchors;          /* Anchor * by "base#name" */
 } CompileCtx;
 
 struct DocmodelSchema
 {
 	Jsonb *bytes; /* the schema, copied */
 	VNode *root;
-	List *regexes; /* compiled patterns (malloc'd by the regex engine) */
+	bool dynamic; /* validation keeps the dynamic scope */
 };
 
 static VNode *CompileNode(CompileCtx *cc, JsonbValue *v, const char *loc);
@@ -393,42 +448,32 @@ KwString(JsonbValue *v, const char *loc)
 	return pnstrdup(v->val.string.val, v->val.string.len);
 }
 
-/* Compile a pattern with PostgreSQL's regex engine (advanced syntax). */
+/*
+ * Compile a pattern: ECMA-262's grammar (ecma_regex.c); what it cannot match
+ * exactly is refused (0A000), never run with other semantics.
+ */
 static void
 CompilePattern(CompileCtx *cc, VPattern *p, const char *src, int len,
 			   const char *loc)
 {
-	pg_wchar *w = palloc((len + 1) * sizeof(pg_wchar));
-	int wlen = pg_mb2wchar_with_len(src, w, len);
-	regex_t *re = palloc(sizeof(regex_t));
-	int rc;
-	int i;
+	EcmaStatus st;
+	char *err;
+	EcmaRegex *re = EcmaRegexCompile(src, len, &st, &err);
 
-	for (i = 0; i + 2 < len; i++)
-		if (src[i] == '\\' && (src[i + 1] == 'p' || src[i + 1] == 'P') &&
-			src[i + 2] == '{')
-			ereport(
-				ERROR,
+	if (st == ECMA_UNSUPPORTED)
+		ereport(ERROR,
 				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
-				 errmsg("JSON Schema at \"%s\": Unicode property escapes "
-						"(\\p{...}) are not supported",
-						loc),
-				 errdetail("Patterns run on PostgreSQL's regular expression "
-						   "engine.")));
-		else if (src[i] == '\\')
-			i++;
-
-	rc = pg_regcomp(re, w, wlen, REG_ADVANCED, C_COLLATION_OID);
-	if (rc != REG_OKAY)
-	{
-		char msg[128];
-
-		CHECK_FOR_INTERRUPTS(); /* REG_CANCEL: a cancel or timeout */
-		pg_regerror(rc, re, msg, sizeof(msg));
-		pfree(re);
-		BadKeyword(loc, psprintf("invalid regular expression: %s", msg));
-	}
-	*cc->regexes = lappend(*cc->regexes, re);
+				 errmsg("JSON Schema at \"%s\": the pattern's %s is not "
+						"supported",
+						loc, err),
+				 errdetail("Patterns are matched in linear time; lookaround, "
+						   "backreferences and Unicode property escapes are "
+						   "refused rather than matched otherwise.")));
+	if (st == ECMA_TOO_LARGE)
+		ereport(ERROR, (errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
+						errmsg("JSON Schema at \"%s\": %s", loc, err)));
+	if (re == NULL)
+		BadKeyword(loc, psprintf("invalid regular expression: %s", err));
 	p->re = re;
 	p->src = pnstrdup(src, len);
 	p->simple = SimpleCompile(p->src);
@@ -601,7 +646,9 @@ SimpleCompile(const char *src)
 			return NULL;
 		if (*p == '.')
 		{
+			/* ECMA-262: every character but the line terminators */
 			SetAdd(a->set, 0, 127);
+			a->set[0] &= ~((UINT64CONST(1) << '\n') | (UINT64CONST(1) << '\r'));
 			p++;
 		}
 		else if (*p == '[')
@@ -798,29 +845,9 @@ AsciiOnly(const char *s, int len)
 static bool
 PatternMatches(const VPattern *vp, const char *s, int len)
 {
-	regex_t *re = vp->re;
-
-	pg_wchar stackbuf[256];
-	pg_wchar *w;
-	int wlen;
-	int rc;
-
 	if (vp->simple != NULL && AsciiOnly(s, len))
 		return SimpleMatches(vp->simple, s, len);
-	w = len < 256 ? stackbuf : palloc((len + 1) * sizeof(pg_wchar));
-	wlen = pg_mb2wchar_with_len(s, w, len);
-	rc = pg_regexec(re, w, wlen, 0, NULL, 0, NULL, 0);
-
-	if (rc != REG_OKAY && rc != REG_NOMATCH)
-	{
-		char msg[128];
-
-		CHECK_FOR_INTERRUPTS(); /* REG_CANCEL: a cancel or timeout */
-		pg_regerror(rc, re, msg, sizeof(msg));
-		ereport(ERROR, (errcode(ERRCODE_INVALID_REGULAR_EXPRESSION),
-						errmsg("regular expression failed: %s", msg)));
-	}
-	return rc == REG_OKAY;
+	return EcmaRegexMatch(vp->re, s, len);
 }
 
 /* Compile v (an array of schemas, at least one). */
@@ -1059,6 +1086,10 @@ KwSchema(CompileCtx *cc, VNode *n, const char *kw, JsonbValue *v,
 
 	if (strcmp(kw, "contains") == 0)
 		n->contains = s;
+	else if (strcmp(kw, "unevaluatedProperties") == 0)
+		n->uneval_props = s;
+	else if (strcmp(kw, "unevaluatedItems") == 0)
+		n->uneval_items = s;
 	else if (strcmp(kw, "not") == 0)
 		n->not = s;
 	else if (strcmp(kw, "if") == 0)
@@ -1084,11 +1115,11 @@ static void
 KwItems(CompileCtx *cc, VNode *n, const char *kw, JsonbValue *v,
 		const char *loc)
 {
-	if (cc->draft7 && v->type == jbvArray)
+	if ((cc->draft7 || cc->d2019) && v->type == jbvArray)
 	{
 		int i;
 
-		/* draft-07's array form: the prefix (an empty array allowed) */
+		/* draft-07's (and 2019-09's) array form: the prefix (an empty array allowed) */
 		n->prefix.n = v->val.array.nElems;
 		n->prefix.s = palloc(sizeof(VNode *) * Max(n->prefix.n, 1));
 		for (i = 0; i < n->prefix.n; i++)
@@ -1258,6 +1289,10 @@ KwRef(CompileCtx *cc, VNode *n, const char *kw, JsonbValue *v, const char *loc)
 	RefFix *f = palloc(sizeof(RefFix));
 
 	f->from = n;
+	f->dynamic = strcmp(kw, "$ref") != 0;
+	if (f->dynamic)
+		n->dref_kw = kw;
+	f->recursive = strcmp(kw, "$recursiveRef") == 0;
 	f->ref = KwString(v, loc);
 	f->base = cc->base;
 	f->loc = pstrdup(loc);
@@ -1283,6 +1318,36 @@ KwAnchor(CompileCtx *cc, VNode *n, const char *kw, JsonbValue *v,
 	AddAnchor(cc, n, KwString(v, loc));
 }
 
+/* $dynamicAnchor: an anchor, and a target $dynamicRef may find by scope. */
+static void
+KwDynamicAnchor(CompileCtx *cc, VNode *n, const char *kw, JsonbValue *v,
+				const char *loc)
+{
+	Anchor *a = palloc(sizeof(Anchor));
+
+	AddAnchor(cc, n, KwString(v, loc));
+	a->base = cc->base;
+	a->name = KwString(v, loc);
+	a->node = n;
+	cc->dyn_anchors = lappend(cc->dyn_anchors, a);
+}
+
+/* 2019-09's $recursiveAnchor: true makes its resource a target by scope. */
+static void
+KwRecursiveAnchor(CompileCtx *cc, VNode *n, const char *kw, JsonbValue *v,
+				  const char *loc)
+{
+	Anchor *a;
+
+	if (!KwBool(v, loc))
+		return;
+	a = palloc(sizeof(Anchor));
+	a->base = cc->base;
+	a->name = "";
+	a->node = n;
+	cc->dyn_anchors = lappend(cc->dyn_anchors, a);
+}
+
 static void
 KwId(CompileCtx *cc, VNode *n, const char *kw, JsonbValue *v, const char *loc)
 {
@@ -1301,26 +1366,20 @@ KwFormat(CompileCtx *cc, VNode *n, const char *kw, JsonbValue *v,
 
 	if (v->type != jbvString)
 		BadKeyword(loc, "must be a string");
+	if (cc->format_annotation)
+		return;
 	for (f = 1; f < lengthof(FormatNames); f++)
 		if (strlen(FormatNames[f]) == v->val.string.len &&
 			memcmp(FormatNames[f], v->val.string.val, v->val.string.len) == 0)
 			n->format = f;
 }
 
-static void
-KwOutOfScope(CompileCtx *cc, VNode *n, const char *kw, JsonbValue *v,
-			 const char *loc)
-{
-	ereport(ERROR,
-			(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
-			 errmsg("JSON Schema keyword \"%s\" at \"%s\" is not supported", kw,
-					loc)));
-}
-
-/* Known keywords; D7/D20: the dialects where one applies. */
+/* Known keywords; D7/D19/D20: the dialects where one applies. */
 #define D7 1
 #define D20 2
-#define DALL 3
+#define D19 4
+#define D1920 (D19 | D20)
+#define DALL (D7 | D19 | D20)
 
 typedef struct Keyword
 {
@@ -1330,16 +1389,18 @@ typedef struct Keyword
 } Keyword;
 
 static const Keyword Keywords[] = {
-	{"$anchor", D20, KwAnchor},
+	{"$anchor", D1920, KwAnchor},
 	{"$comment", DALL, NULL},
-	{"$defs", D20, KwDefs},
-	{"$dynamicAnchor", D20, KwAnchor},
-	{"$dynamicRef", D20, KwOutOfScope},
+	{"$defs", D1920, KwDefs},
+	{"$dynamicAnchor", D20, KwDynamicAnchor},
+	{"$dynamicRef", D20, KwRef},
 	{"$id", DALL, KwId},
+	{"$recursiveAnchor", D19, KwRecursiveAnchor},
+	{"$recursiveRef", D19, KwRef},
 	{"$ref", DALL, KwRef},
 	{"$schema", DALL, NULL},
-	{"$vocabulary", D20, NULL},
-	{"additionalItems", D7, KwAdditionalItems},
+	{"$vocabulary", D1920, NULL},
+	{"additionalItems", D7 | D19, KwAdditionalItems},
 	{"additionalProperties", DALL, KwSchema},
 	{"allOf", DALL, KwApplicatorList},
 	{"anyOf", DALL, KwApplicatorList},
@@ -1347,13 +1408,13 @@ static const Keyword Keywords[] = {
 	{"contains", DALL, KwSchema},
 	{"contentEncoding", DALL, NULL},
 	{"contentMediaType", DALL, NULL},
-	{"contentSchema", D20, NULL},
+	{"contentSchema", D1920, NULL},
 	{"default", DALL, NULL},
 	{"definitions", D7, KwDefs},
 	{"dependencies", D7, KwDependencies},
-	{"dependentRequired", D20, KwDependentRequired},
-	{"dependentSchemas", D20, KwDependentSchemas},
-	{"deprecated", D20, NULL},
+	{"dependentRequired", D1920, KwDependentRequired},
+	{"dependentSchemas", D1920, KwDependentSchemas},
+	{"deprecated", D1920, NULL},
 	{"description", DALL, NULL},
 	{"else", DALL, KwSchema},
 	{"enum", DALL, KwEnum},
@@ -1363,12 +1424,12 @@ static const Keyword Keywords[] = {
 	{"format", DALL, KwFormat},
 	{"if", DALL, KwSchema},
 	{"items", DALL, KwItems},
-	{"maxContains", D20, KwCountKw},
+	{"maxContains", D1920, KwCountKw},
 	{"maxItems", DALL, KwCountKw},
 	{"maxLength", DALL, KwCountKw},
 	{"maxProperties", DALL, KwCountKw},
 	{"maximum", DALL, KwNumeric},
-	{"minContains", D20, KwCountKw},
+	{"minContains", D1920, KwCountKw},
 	{"minItems", DALL, KwCountKw},
 	{"minLength", DALL, KwCountKw},
 	{"minProperties", DALL, KwCountKw},
@@ -1386,8 +1447,8 @@ static const Keyword Keywords[] = {
 	{"then", DALL, KwSchema},
 	{"title", DALL, NULL},
 	{"type", DALL, KwType},
-	{"unevaluatedItems", D20, KwOutOfScope},
-	{"unevaluatedProperties", D20, KwOutOfScope},
+	{"unevaluatedItems", D1920, KwSchema},
+	{"unevaluatedProperties", D1920, KwSchema},
 	{"uniqueItems", DALL, KwUnique},
 	{"writeOnly", DALL, NULL},
 };
@@ -1585,9 +1646,10 @@ CompileNode(CompileCtx *cc, JsonbValue *v, const char *loc)
 {
 	VNode *n;
 	int i;
-	int dialect = cc->draft7 ? D7 : D20;
+	int dialect = cc->draft7 ? D7 : cc->d2019 ? D19 : D20;
 	bool ref_only = false;
 	char *base = cc->base;
+	char *base_loc = cc->base_loc;
 
 	check_stack_depth();
 	CHECK_FOR_INTERRUPTS();
@@ -1631,7 +1693,10 @@ CompileNode(CompileCtx *cc, JsonbValue *v, const char *loc)
 		r->loc = n->loc;
 		IndexPut(cc->resources, r->uri, r);
 		cc->base = r->uri;
+		cc->base_loc = r->loc;
 	}
+	n->res_uri = cc->base;
+	n->res_loc = cc->base_loc ? cc->base_loc : "";
 
 	for (i = 0; i < v->val.object.nPairs; i++)
 	{
@@ -1648,6 +1713,7 @@ CompileNode(CompileCtx *cc, JsonbValue *v, const char *loc)
 		kw->fn(cc, n, kw->name, &p->value, LocAppend(loc, k, klen));
 	}
 	cc->base = base;
+	cc->base_loc = base_loc;
 	return n;
 }
 
@@ -1705,6 +1771,45 @@ NodeAt(CompileCtx *cc, const char *ptr, const char *loc)
 }
 
 /* Resolve every pending "$ref" (targets compiled on the way may add more). */
+/*
+ * A $dynamicRef (name: its fragment) or $recursiveRef (name "") whose
+ * static target's resource holds a dynamic anchor of that name goes, when
+ * validating, to the outermost resource of the dynamic scope holding one:
+ * list them all.
+ */
+static void
+DynamicTargets(CompileCtx *cc, RefFix *f, const char *uri, const char *name)
+{
+	ListCell *lc;
+	bool bookend = false;
+	int n = 0;
+
+	foreach (lc, cc->dyn_anchors)
+	{
+		Anchor *a = lfirst(lc);
+
+		if (strcmp(a->name, name) == 0 && strcmp(a->base, uri) == 0)
+			bookend = true;
+	}
+	if (!bookend || (name[0] == '\0' && !f->recursive))
+		return;
+	f->from->dyn =
+		palloc(sizeof(DynCand) * Max(list_length(cc->dyn_anchors), 1));
+	foreach (lc, cc->dyn_anchors)
+	{
+		Anchor *a = lfirst(lc);
+
+		if (strcmp(a->name, name) == 0)
+		{
+			f->from->dyn[n].uri = a->base;
+			f->from->dyn[n].node = a->node;
+			n++;
+		}
+	}
+	f->from->ndyn = n;
+	cc->dynamic = true;
+}
+
 static void
 ResolveRefs(CompileCtx *cc)
 {
@@ -1714,6 +1819,7 @@ ResolveRefs(CompileCtx *cc)
 	for (next = 0; next < list_length(cc->pending); next++)
 	{
 		RefFix *f = list_nth(cc->pending, next);
+		VNode **slot = f->dynamic ? &f->from->dref : &f->from->ref;
 		char *ref = f->ref;
 		char *hash = strchr(ref, '#');
 		char *uri;
@@ -1740,7 +1846,8 @@ ResolveRefs(CompileCtx *cc)
 			char *ptr = psprintf("%s%s", res->loc, frag);
 
 			cc->base = res->uri;
-			f->from->ref = NodeAt(cc, ptr, f->loc);
+			cc->base_loc = res->loc;
+			*slot = NodeAt(cc, ptr, f->loc);
 			pfree(ptr);
 		}
 		else
@@ -1749,13 +1856,15 @@ ResolveRefs(CompileCtx *cc)
 			Anchor *a = IndexGet(cc->anchors, name, true);
 
 			if (a != NULL)
-				f->from->ref = a->node;
-			if (f->from->ref == NULL)
+				*slot = a->node;
+			if (*slot == NULL)
 				BadKeyword(
 					f->loc,
 					psprintf("\"$ref\" anchor \"%s\" does not exist", frag));
 			pfree(name);
 		}
+		if (f->dynamic)
+			DynamicTargets(cc, f, res->uri, f->recursive ? "" : frag);
 		pfree(frag);
 	}
 }
@@ -1763,10 +1872,13 @@ ResolveRefs(CompileCtx *cc)
 static void CheckLoopsList(VList *l);
 
 /*
- * Refuse a schema that applies itself to the same value without end (a
- * "$ref" reaching back through applicators that stay on the value: $ref,
- * allOf, anyOf, oneOf, not, if/then/else, dependentSchemas): validating
- * with it would never finish.
+ * Find the schemas a "$ref" reaches back to through applicators that stay
+ * on the value ($ref, allOf, anyOf, oneOf, not, if/then/else,
+ * dependentSchemas): validating a document that reaches such a loop would
+ * never finish. Documents may never reach it (a branch of anyOf, an "if"
+ * not taken), so the schema is not refused: the node that closes the loop
+ * is watched, and a document that comes back to it on the same value is
+ * refused then (ValidateNode).
  */
 static void
 CheckLoops(VNode *n)
@@ -1776,13 +1888,17 @@ CheckLoops(VNode *n)
 	if (n == NULL || n->mark == 2)
 		return;
 	if (n->mark == 1)
-		BadKeyword(n->loc[0] ? n->loc : "/",
-				   "\"$ref\" loops back to this schema without descending "
-				   "into the value");
+	{
+		n->loop_guard = true;
+		return;
+	}
 	check_stack_depth();
 	CHECK_FOR_INTERRUPTS();
 	n->mark = 1;
 	CheckLoops(n->ref);
+	CheckLoops(n->dref);
+	for (i = 0; i < n->ndyn; i++)
+		CheckLoops(n->dyn[i].node);
 	CheckLoopsList(&n->all_of);
 	CheckLoopsList(&n->any_of);
 	CheckLoopsList(&n->one_of);
@@ -1804,31 +1920,14 @@ CheckLoopsList(VList *l)
 		CheckLoops(l->s[i]);
 }
 
-/* Free the compiled patterns of a schema (a memory context callback). */
-static void
-FreeRegexes(void *arg)
-{
-	List *l = *(List **) arg;
-	ListCell *lc;
-
-	foreach (lc, l)
-		pg_regfree(lfirst(lc));
-}
-
 /* Compile schema into the current memory context; see validate.h. */
 DocmodelSchema *
 DocmodelSchemaCompile(Jsonb *schema)
 {
 	DocmodelSchema *s = palloc0(sizeof(DocmodelSchema));
-	MemoryContextCallback *cb = palloc(sizeof(MemoryContextCallback));
 	CompileCtx cc = {0};
 	JsonbValue top;
 	Resource *root = palloc(sizeof(Resource));
-
-	cb->func = FreeRegexes;
-	cb->arg = &s->regexes;
-	MemoryContextRegisterResetCallback(CurrentMemoryContext, cb);
-	cc.regexes = &s->regexes;
 
 	/* the compiled nodes point into the schema: keep a copy beside them */
 	s->bytes = palloc(VARSIZE(schema));
@@ -1837,7 +1936,21 @@ DocmodelSchemaCompile(Jsonb *schema)
 	cc.root = JsonTreeBuild(&top);
 	if (cc.root->type == jbvObject)
 	{
-		int m = JsonTreeFindMember(cc.root, "$schema", 7);
+		int m = JsonTreeFindMember(cc.root, "x-docmodel-format", 17);
+
+		/* formats are asserted unless the root says they are annotations */
+		if (m >= 0)
+		{
+			char *mode = KwString(&cc.root->val.object.pairs[m].value,
+								  "/x-docmodel-format");
+
+			if (strcmp(mode, "annotation") == 0)
+				cc.format_annotation = true;
+			else if (strcmp(mode, "assertion") != 0)
+				BadKeyword("/x-docmodel-format",
+						   "must be \"assertion\" or \"annotation\"");
+		}
+		m = JsonTreeFindMember(cc.root, "$schema", 7);
 
 		if (m >= 0)
 		{
@@ -1852,14 +1965,17 @@ DocmodelSchemaCompile(Jsonb *schema)
 			if (strcmp(p, "json-schema.org/draft-07/schema#") == 0 ||
 				strcmp(p, "json-schema.org/draft-07/schema") == 0)
 				cc.draft7 = true;
+			else if (strcmp(p, "json-schema.org/draft/2019-09/schema") == 0 ||
+					 strcmp(p, "json-schema.org/draft/2019-09/schema#") == 0)
+				cc.d2019 = true;
 			else if (strcmp(p, "json-schema.org/draft/2020-12/schema") != 0 &&
 					 strcmp(p, "json-schema.org/draft/2020-12/schema#") != 0)
 				ereport(
 					ERROR,
 					(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
 					 errmsg("JSON Schema dialect \"%s\" is not supported", uri),
-					 errhint("Use JSON Schema 2020-12 (the default) or "
-							 "draft-07.")));
+					 errhint("Use JSON Schema 2020-12 (the default), 2019-09 "
+							 "or draft-07.")));
 		}
 	}
 	/* the root is a resource even without an "$id" */
@@ -1876,6 +1992,14 @@ DocmodelSchemaCompile(Jsonb *schema)
 
 		foreach (lc, cc.nodes)
 			CheckLoops(lfirst(lc));
+		/* the dynamic scope is kept only for schemas that read it */
+		s->dynamic = cc.dynamic;
+		foreach (lc, cc.nodes)
+		{
+			VNode *n = lfirst(lc);
+
+			n->watch = n->loop_guard || cc.dynamic;
+		}
 	}
 	return s;
 }
@@ -2080,36 +2204,79 @@ FormatIpv6(const char *s, int len)
 	return gap ? groups < 8 : groups == 8;
 }
 
-/* RFC 1123 host name: labels of letters, digits and inner hyphens. */
+/*
+ * The length in bytes of an IDNA label separator at s (the full stop and
+ * its ideographic, fullwidth and halfwidth forms, RFC 3490 3.1), or 0.
+ */
+static int
+IdnSeparator(const char *s, int len, bool idn)
+{
+	const unsigned char *u = (const unsigned char *) s;
+
+	if (len >= 1 && s[0] == '.')
+		return 1;
+	if (!idn || len < 3)
+		return 0;
+	/* U+3002, U+FF0E, U+FF61 */
+	if ((u[0] == 0xE3 && u[1] == 0x80 && u[2] == 0x82) ||
+		(u[0] == 0xEF && u[1] == 0xBC && u[2] == 0x8E) ||
+		(u[0] == 0xEF && u[1] == 0xBD && u[2] == 0xA1))
+		return 3;
+	return 0;
+}
+
+/*
+ * RFC 1123 host name: labels of letters, digits and inner hyphens. With idn
+ * (idn-hostname, RFC 5890), labels may also hold non-ASCII code points (a
+ * U-label) and the IDNA separators count as dots; the IDNA2008 rules that
+ * need Unicode's tables (contextual rules, Bidi, disallowed code points) are
+ * not checked.
+ */
 static bool
-FormatHostname(const char *s, int len)
+HostnameCheck(const char *s, int len, bool idn)
 {
 	int i = 0;
 
-	if (len == 0 || len > 253)
+	if (len == 0 || (!idn && len > 253))
 		return false;
 	while (i < len)
 	{
 		int start = i;
+		int sep = 0;
+		bool ascii = true;
 
-		while (i < len && s[i] != '.')
+		while (i < len && (sep = IdnSeparator(s + i, len - i, idn)) == 0)
 		{
 			char c = s[i];
 
-			if (!((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
-				  (c >= '0' && c <= '9') || c == '-'))
+			if ((unsigned char) c >= 0x80 && idn)
+				ascii = false;
+			else if (!((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
+					   (c >= '0' && c <= '9') || c == '-'))
 				return false;
 			i++;
 		}
-		if (i == start || i - start > 63 || s[start] == '-' || s[i - 1] == '-')
+		if (i == start || (ascii && i - start > 63) || s[start] == '-' ||
+			s[i - 1] == '-')
 			return false;
 		/* "xn--" is punycode; other labels have no "--" in places 3 and 4 */
-		if (i - start >= 4 && s[start + 2] == '-' && s[start + 3] == '-' &&
-			pg_strncasecmp(s + start, "xn", 2) != 0)
+		if (ascii && i - start >= 4 && s[start + 2] == '-' &&
+			s[start + 3] == '-' && pg_strncasecmp(s + start, "xn", 2) != 0)
 			return false;
+		/* a U-label: RFC 5892's rules (idna.c), on its code points */
+		if (!ascii)
+		{
+			pg_wchar *cp = palloc((i - start + 1) * sizeof(pg_wchar));
+			int n = pg_mb2wchar_with_len(s + start, cp, i - start);
+			bool valid = IdnaLabelValid(cp, n);
+
+			pfree(cp);
+			if (!valid)
+				return false;
+		}
 		if (i < len)
 		{
-			i++;
+			i += sep;
 			if (i == len)
 				return false;
 		}
@@ -2117,9 +2284,19 @@ FormatHostname(const char *s, int len)
 	return true;
 }
 
-/* An e-mail address: a dot-atom or quoted local part, then a host. */
 static bool
-FormatEmail(const char *s, int len)
+FormatHostname(const char *s, int len)
+{
+	return HostnameCheck(s, len, false);
+}
+
+/*
+ * An e-mail address (RFC 5321): a dot-atom or quoted local part, then a
+ * host. With idn (RFC 6531), non-ASCII code points are atext too and the
+ * host is an idn-hostname.
+ */
+static bool
+EmailCheck(const char *s, int len, bool idn)
 {
 	const char *at = NULL;
 	int i;
@@ -2134,7 +2311,7 @@ FormatEmail(const char *s, int len)
 	if (at == NULL)
 		return false;
 	l = at - s;
-	if (l == 0 || l > 64)
+	if (l == 0 || (!idn && l > 64))
 		return false;
 	if (s[0] == '"')
 	{
@@ -2152,7 +2329,8 @@ FormatEmail(const char *s, int len)
 			if (c == '.' && s[i + 1] == '.')
 				return false;
 			if (!(isalnum((unsigned char) c) ||
-				  strchr("!#$%&'*+-/=?^_`{|}~.", c)))
+				  strchr("!#$%&'*+-/=?^_`{|}~.", c) ||
+				  (idn && (unsigned char) c >= 0x80)))
 				return false;
 		}
 	}
@@ -2164,12 +2342,21 @@ FormatEmail(const char *s, int len)
 			return FormatIpv6(at + 6, len - 7);
 		return FormatIpv4(at + 1, len - 2);
 	}
-	return FormatHostname(at, len);
+	return HostnameCheck(at, len, idn);
 }
 
-/* Tell whether s[i..] starts a valid percent escape or is one of chars. */
 static bool
-UriChar(const char *s, int len, int *i, const char *chars)
+FormatEmail(const char *s, int len)
+{
+	return EmailCheck(s, len, false);
+}
+
+/*
+ * Tell whether s[i..] starts a valid percent escape or is one of chars (or,
+ * iri, a non-ASCII byte: RFC 3987's ucschar and iprivate).
+ */
+static bool
+UriChar(const char *s, int len, int *i, const char *chars, bool iri)
 {
 	unsigned char c = s[*i];
 
@@ -2180,25 +2367,43 @@ UriChar(const char *s, int len, int *i, const char *chars)
 		*i += 2;
 		return true;
 	}
+	if (c >= 0x80)
+		return iri;
 	return c != '\0' && (isalnum(c) || strchr(chars, c) != NULL);
 }
 
 #define URI_UNRESERVED_SUB "-._~!$&'()*+,;="
 
-/* RFC 3986 absolute URI: scheme ":" [ "//" authority ] path [ ? query ] [ # fragment ]. */
+/*
+ * RFC 3986 URI: scheme ":" [ "//" authority ] path [ "?" query ] [ "#"
+ * fragment ]; with ref, a relative reference is accepted too (its first path
+ * segment has no ":"); with iri, RFC 3987's non-ASCII characters.
+ */
 static bool
-FormatUri(const char *s, int len)
+UriCheck(const char *s, int len, bool ref, bool iri)
 {
 	int i = 0;
+	bool scheme = false;
 
-	if (len == 0 || !isalpha((unsigned char) s[0]))
-		return false;
-	while (i < len && (isalnum((unsigned char) s[i]) || s[i] == '+' ||
-					   s[i] == '-' || s[i] == '.'))
+	if (len > 0 && isalpha((unsigned char) s[0]))
+	{
+		while (i < len && (isalnum((unsigned char) s[i]) || s[i] == '+' ||
+						   s[i] == '-' || s[i] == '.'))
+			i++;
+		scheme = i < len && s[i] == ':';
+	}
+	if (scheme)
 		i++;
-	if (i == len || s[i] != ':')
+	else if (!ref)
 		return false;
-	i++;
+	else
+	{
+		/* a relative reference: no ":" before the first "/", "?" or "#" */
+		for (i = 0; i < len && s[i] != '/' && s[i] != '?' && s[i] != '#'; i++)
+			if (s[i] == ':')
+				return false;
+		i = 0;
+	}
 	if (i + 1 < len && s[i] == '/' && s[i + 1] == '/')
 	{
 		int start = i + 2;
@@ -2213,20 +2418,37 @@ FormatUri(const char *s, int len)
 			end++;
 		}
 		for (i = start; i < at; i++)
-			if (!UriChar(s, at, &i, URI_UNRESERVED_SUB ":"))
+			if (!UriChar(s, at, &i, URI_UNRESERVED_SUB ":", iri))
 				return false;
 		h = at >= 0 ? at + 1 : start;
 		if (h < end && s[h] == '[')
 		{
 			const char *close = memchr(s + h, ']', end - h);
 
-			if (close == NULL || !FormatIpv6(s + h + 1, close - s - h - 1))
+			if (close == NULL)
+				return false;
+			if (h + 1 < end && (s[h + 1] == 'v' || s[h + 1] == 'V'))
+			{
+				/* IPvFuture: "v" 1*HEXDIG "." 1*( unreserved / sub-delims / ":" ) */
+				int k = h + 2;
+				int c = close - s;
+
+				while (k < c && HexDigit(s[k]) >= 0)
+					k++;
+				if (k == h + 2 || k >= c || s[k] != '.' || k + 1 == c)
+					return false;
+				for (k++; k < c; k++)
+					if (!(isalnum((unsigned char) s[k]) ||
+						  strchr(URI_UNRESERVED_SUB ":", s[k])))
+						return false;
+			}
+			else if (!FormatIpv6(s + h + 1, close - s - h - 1))
 				return false;
 			i = close - s + 1;
 		}
 		else
 			for (i = h; i < end && s[i] != ':'; i++)
-				if (!UriChar(s, end, &i, URI_UNRESERVED_SUB))
+				if (!UriChar(s, end, &i, URI_UNRESERVED_SUB, iri))
 					return false;
 		if (i < end)
 		{
@@ -2238,10 +2460,223 @@ FormatUri(const char *s, int len)
 		}
 		i = end;
 	}
-	for (; i < len; i++)
-		if (!UriChar(s, len, &i, URI_UNRESERVED_SUB ":@/?#"))
+	/* path, then query, then fragment */
+	for (; i < len && s[i] != '?' && s[i] != '#'; i++)
+		if (!UriChar(s, len, &i, URI_UNRESERVED_SUB ":@/", iri))
+			return false;
+	if (i < len && s[i] == '?')
+		for (i++; i < len && s[i] != '#'; i++)
+			if (!UriChar(s, len, &i, URI_UNRESERVED_SUB ":@/?", iri))
+				return false;
+	if (i < len && s[i] == '#')
+		for (i++; i < len; i++)
+			if (!UriChar(s, len, &i, URI_UNRESERVED_SUB ":@/?", iri))
+				return false;
+	return true;
+}
+
+static bool
+FormatUri(const char *s, int len)
+{
+	return UriCheck(s, len, false, false);
+}
+
+/*
+ * RFC 3339 appendix A duration: "P" then years, months, days (each unit
+ * following the one before it, none skipped) and "T" hours, minutes,
+ * seconds likewise; or weeks alone.
+ */
+static bool
+FormatDuration(const char *s, int len)
+{
+	static const char date_units[] = "YMD";
+	static const char time_units[] = "HMS";
+	int i = 1;
+	int last = -1;
+	bool any = false;
+
+	if (len < 2 || s[0] != 'P')
+		return false;
+	for (;;)
+	{
+		int d = i;
+		const char *u;
+
+		if (i < len && s[i] == 'T')
+			break;
+		if (i == len)
+			return any;
+		while (i < len && isdigit((unsigned char) s[i]))
+			i++;
+		if (i == d || i == len)
+			return false;
+		if (s[i] == 'W')
+			return !any && i + 1 == len;
+		u = strchr(date_units, s[i]);
+		if (u == NULL || s[i] == '\0' ||
+			(last >= 0 && u - date_units != last + 1))
+			return false;
+		last = u - date_units;
+		any = true;
+		i++;
+	}
+	/* the time part */
+	i++;
+	last = -1;
+	if (i == len)
+		return false;
+	while (i < len)
+	{
+		int d = i;
+		const char *u;
+
+		while (i < len && isdigit((unsigned char) s[i]))
+			i++;
+		if (i == d || i == len)
+			return false;
+		u = strchr(time_units, s[i]);
+		if (u == NULL || s[i] == '\0' ||
+			(last >= 0 && u - time_units != last + 1))
+			return false;
+		last = u - time_units;
+		i++;
+	}
+	return true;
+}
+
+/* RFC 6901 JSON Pointer: "" or "/"-led tokens, "~" only as ~0 or ~1. */
+static bool
+FormatJsonPointer(const char *s, int len)
+{
+	int i;
+
+	if (len > 0 && s[0] != '/')
+		return false;
+	for (i = 0; i < len; i++)
+		if (s[i] == '~' &&
+			(i + 1 == len || (s[i + 1] != '0' && s[i + 1] != '1')))
 			return false;
 	return true;
+}
+
+/*
+ * Relative JSON Pointer: a non-negative integer (no leading zero) then "#"
+ * or a JSON Pointer.
+ */
+static bool
+FormatRelativeJsonPointer(const char *s, int len)
+{
+	int i = 0;
+
+	while (i < len && isdigit((unsigned char) s[i]))
+		i++;
+	if (i == 0 || (s[0] == '0' && i > 1))
+		return false;
+	if (i < len && s[i] == '#')
+		return i + 1 == len;
+	return FormatJsonPointer(s + i, len - i);
+}
+
+/* RFC 6570 URI Template (level 4): literals and {expressions}. */
+static bool
+FormatUriTemplate(const char *s, int len)
+{
+	int i = 0;
+
+	while (i < len)
+	{
+		unsigned char c = s[i];
+
+		if (c == '{')
+		{
+			i++;
+			if (i < len && strchr("+#./;?&", s[i]) && s[i] != '\0')
+				i++;
+			for (;;)
+			{
+				int start = i;
+
+				/* varname: varchar *( ["."] varchar ) */
+				for (;;)
+				{
+					if (i < len && s[i] == '%')
+					{
+						if (i + 2 >= len || HexDigit(s[i + 1]) < 0 ||
+							HexDigit(s[i + 2]) < 0)
+							return false;
+						i += 3;
+					}
+					else if (i < len &&
+							 (isalnum((unsigned char) s[i]) || s[i] == '_'))
+						i++;
+					else
+						return false;
+					if (i < len && s[i] == '.' && i + 1 < len &&
+						s[i + 1] != '.')
+						i++;
+					else if (i < len && (isalnum((unsigned char) s[i]) ||
+										 s[i] == '_' || s[i] == '%'))
+						continue;
+					else
+						break;
+				}
+				if (i == start)
+					return false;
+				if (i < len && s[i] == '*')
+					i++;
+				else if (i < len && s[i] == ':')
+				{
+					int d = ++i;
+
+					if (i >= len || s[i] < '1' || s[i] > '9')
+						return false;
+					while (i < len && isdigit((unsigned char) s[i]))
+						i++;
+					if (i - d > 4)
+						return false;
+				}
+				if (i < len && s[i] == ',')
+				{
+					i++;
+					continue;
+				}
+				if (i < len && s[i] == '}')
+				{
+					i++;
+					break;
+				}
+				return false;
+			}
+		}
+		else if (c == '%')
+		{
+			if (i + 2 >= len || HexDigit(s[i + 1]) < 0 ||
+				HexDigit(s[i + 2]) < 0)
+				return false;
+			i += 3;
+		}
+		else if (c <= 0x20 || c == 0x7F || strchr("\"<>\\^`|}", c))
+			return false;
+		else
+			i++;
+	}
+	return true;
+}
+
+/* An ECMA-262 regular expression (one the "pattern" keyword would read). */
+static bool
+FormatRegex(const char *s, int len)
+{
+	MemoryContext cxt = AllocSetContextCreate(
+		CurrentMemoryContext, "docmodel format regex", ALLOCSET_SMALL_SIZES);
+	MemoryContext old = MemoryContextSwitchTo(cxt);
+	EcmaStatus st;
+	char *err;
+
+	(void) EcmaRegexCompile(s, len, &st, &err);
+	MemoryContextSwitchTo(old);
+	MemoryContextDelete(cxt);
+	return st != ECMA_SYNTAX;
 }
 
 static bool
@@ -2257,6 +2692,8 @@ FormatValid(VFormat f, const char *s, int len)
 			return DocmodelIsRfc3339(s, len, ISO_TIME);
 		case F_EMAIL:
 			return FormatEmail(s, len);
+		case F_IDN_EMAIL:
+			return EmailCheck(s, len, true);
 		case F_UUID:
 			return FormatUuid(s, len);
 		case F_IPV4:
@@ -2265,8 +2702,26 @@ FormatValid(VFormat f, const char *s, int len)
 			return FormatIpv6(s, len);
 		case F_URI:
 			return FormatUri(s, len);
+		case F_URI_REFERENCE:
+			return UriCheck(s, len, true, false);
+		case F_IRI:
+			return UriCheck(s, len, false, true);
+		case F_IRI_REFERENCE:
+			return UriCheck(s, len, true, true);
 		case F_HOSTNAME:
 			return FormatHostname(s, len);
+		case F_IDN_HOSTNAME:
+			return HostnameCheck(s, len, true);
+		case F_DURATION:
+			return FormatDuration(s, len);
+		case F_JSON_POINTER:
+			return FormatJsonPointer(s, len);
+		case F_RELATIVE_JSON_POINTER:
+			return FormatRelativeJsonPointer(s, len);
+		case F_URI_TEMPLATE:
+			return FormatUriTemplate(s, len);
+		case F_REGEX:
+			return FormatRegex(s, len);
 		default:
 			return true;
 	}
@@ -2284,9 +2739,29 @@ typedef struct VCtx
 	int max_errors;
 	int nerrors;
 	StringInfoData ipath; /* instance path of the value being checked */
+	uint64 run;           /* this validation (VNode.active_run) */
+	bool dynamic;         /* keep the dynamic scope */
+	const char **scope;   /* the resources entered, outermost first */
+	int nscope;
+	int scope_cap;
+	struct RefHop *hops; /* the references being followed, innermost first */
+	bool output;         /* Report: the "basic" output's locations too */
+	VNode *entered;      /* ValidateWatched has entered this node */
 } VCtx;
 
+static uint64 ValidateRuns = 0;
+
+/* A reference being followed: from n's keyword kw to its target. */
+typedef struct RefHop
+{
+	VNode *from;
+	VNode *to;
+	const char *kw;
+	struct RefHop *up;
+} RefHop;
+
 static bool ValidateNode(VCtx *cx, VNode *n, JsonbValue *v);
+static VNode *DynamicTarget(VCtx *cx, VNode *n);
 
 static void pg_attribute_printf(4, 5)
 	Report(VCtx *cx, VNode *n, const char *kw, const char *fmt, ...)
@@ -2315,10 +2790,45 @@ static void pg_attribute_printf(4, 5)
 	appendStringInfoString(&sp, n->loc);
 	if (kw != NULL)
 		JsonPointerAppendToken(&sp, kw, strlen(kw));
-	e = palloc(sizeof(DocmodelViolation));
+	e = palloc0(sizeof(DocmodelViolation));
 	e->path = pstrdup(cx->ipath.data);
 	e->schema_path = sp.data;
 	e->message = msg.data;
+	if (cx->output)
+	{
+		StringInfoData kl;
+		RefHop *h;
+		int nh = 0;
+		int i;
+		RefHop **hv;
+		const char *start = "";
+
+		/* the path taken: each reference's keyword, from the root */
+		for (h = cx->hops; h; h = h->up)
+			nh++;
+		hv = palloc(sizeof(RefHop *) * Max(nh, 1));
+		for (h = cx->hops, i = nh - 1; h; h = h->up, i--)
+			hv[i] = h;
+		initStringInfo(&kl);
+		for (i = 0; i < nh; i++)
+		{
+			const char *from = hv[i]->from->loc;
+
+			if (strncmp(from, start, strlen(start)) == 0)
+				from += strlen(start);
+			appendStringInfoString(&kl, from);
+			JsonPointerAppendToken(&kl, hv[i]->kw, strlen(hv[i]->kw));
+			start = hv[i]->to->loc;
+		}
+		appendStringInfoString(&kl, strncmp(sp.data, start, strlen(start)) == 0
+										? sp.data + strlen(start)
+										: sp.data);
+		e->keyword_location = kl.data;
+		if (n->res_uri && n->res_uri[0] &&
+			strncmp(sp.data, n->res_loc, strlen(n->res_loc)) == 0)
+			e->absolute_location =
+				psprintf("%s#%s", n->res_uri, sp.data + strlen(n->res_loc));
+	}
 	*cx->errors = lappend(*cx->errors, e);
 }
 
@@ -2764,6 +3274,295 @@ ValueEquals(JsonbValue *v, JsonbValue *c)
 	return JsonTreeEqual(&a, &b);
 }
 
+/*
+ * unevaluatedProperties / unevaluatedItems: the annotations of the
+ * in-place applicators. Mark in seen the members (items) of v that n or a
+ * subschema applied in place evaluates: properties, patternProperties,
+ * additionalProperties, a nested unevaluatedProperties (prefixItems, items,
+ * contains, unevaluatedItems), through $ref, allOf, the branches of anyOf
+ * and oneOf that v passes, if with then or else, and dependentSchemas.
+ * self: n is the schema whose own unevaluated* keyword is being checked.
+ */
+static void
+CollectProps(VCtx *cx, VNode *n, JsonbValue *v, bool *seen, int size, bool self)
+{
+	JsonbContainer *c = v->val.binary.data;
+	JsonbValue val;
+	int i;
+
+	if (n == NULL || n->boolean >= 0)
+		return;
+	check_stack_depth();
+	CHECK_FOR_INTERRUPTS();
+	if (n->ref)
+		CollectProps(cx, n->ref, v, seen, size, false);
+	if (n->dref)
+		CollectProps(cx, n->ndyn > 0 ? DynamicTarget(cx, n) : n->dref, v, seen,
+					 size, false);
+	if (n->additional || (n->uneval_props && !self))
+		memset(seen, true, size);
+	else if (n->nprops > 0 || n->npatterns > 0)
+	{
+		JsonbIterator *it = JsonbIteratorInit(c);
+		JsonbIteratorToken tok;
+		JsonbValue key;
+		int k = 0;
+
+		while ((tok = JsonbIteratorNext(&it, &key, true)) != WJB_DONE)
+		{
+			int j;
+
+			if (tok != WJB_KEY)
+				continue;
+			CHECK_FOR_INTERRUPTS();
+			if (FindProp(n->props, n->nprops, key.val.string.val,
+						 key.val.string.len))
+				seen[k] = true;
+			for (j = 0; j < n->npatterns && !seen[k]; j++)
+				if (PatternMatches(&n->patterns[j], key.val.string.val,
+								   key.val.string.len))
+					seen[k] = true;
+			k++;
+		}
+	}
+	for (i = 0; i < n->all_of.n; i++)
+		CollectProps(cx, n->all_of.s[i], v, seen, size, false);
+	for (i = 0; i < n->any_of.n; i++)
+		if (Quietly(cx, n->any_of.s[i], v))
+			CollectProps(cx, n->any_of.s[i], v, seen, size, false);
+	for (i = 0; i < n->one_of.n; i++)
+		if (Quietly(cx, n->one_of.s[i], v))
+			CollectProps(cx, n->one_of.s[i], v, seen, size, false);
+	if (n->if_)
+	{
+		if (Quietly(cx, n->if_, v))
+		{
+			CollectProps(cx, n->if_, v, seen, size, false);
+			CollectProps(cx, n->then_, v, seen, size, false);
+		}
+		else
+			CollectProps(cx, n->else_, v, seen, size, false);
+	}
+	for (i = 0; i < n->ndep_schemas; i++)
+		if (getKeyJsonValueFromContainer(c, n->dep_schemas[i].name,
+										 n->dep_schemas[i].len, &val))
+			CollectProps(cx, n->dep_schemas[i].schema, v, seen, size, false);
+}
+
+static void
+CollectItems(VCtx *cx, VNode *n, JsonbValue *elems, bool *seen, int size,
+			 JsonbValue *v, bool self)
+{
+	int i;
+
+	if (n == NULL || n->boolean >= 0)
+		return;
+	check_stack_depth();
+	CHECK_FOR_INTERRUPTS();
+	if (n->ref)
+		CollectItems(cx, n->ref, elems, seen, size, v, false);
+	if (n->dref)
+		CollectItems(cx, n->ndyn > 0 ? DynamicTarget(cx, n) : n->dref, elems,
+					 seen, size, v, false);
+	if (n->items || (n->uneval_items && !self))
+		memset(seen, true, size);
+	else
+		for (i = 0; i < n->prefix.n && i < size; i++)
+			seen[i] = true;
+	if (n->contains)
+		for (i = 0; i < size; i++)
+			if (!seen[i] && Quietly(cx, n->contains, &elems[i]))
+				seen[i] = true;
+	for (i = 0; i < n->all_of.n; i++)
+		CollectItems(cx, n->all_of.s[i], elems, seen, size, v, false);
+	for (i = 0; i < n->any_of.n; i++)
+		if (Quietly(cx, n->any_of.s[i], v))
+			CollectItems(cx, n->any_of.s[i], elems, seen, size, v, false);
+	for (i = 0; i < n->one_of.n; i++)
+		if (Quietly(cx, n->one_of.s[i], v))
+			CollectItems(cx, n->one_of.s[i], elems, seen, size, v, false);
+	if (n->if_)
+	{
+		if (Quietly(cx, n->if_, v))
+		{
+			CollectItems(cx, n->if_, elems, seen, size, v, false);
+			CollectItems(cx, n->then_, elems, seen, size, v, false);
+		}
+		else
+			CollectItems(cx, n->else_, elems, seen, size, v, false);
+	}
+}
+
+/* Apply n's unevaluatedProperties to the members nothing else evaluated. */
+static bool
+ValidateUnevaluatedProps(VCtx *cx, VNode *n, JsonbValue *v)
+{
+	bool ok = true;
+	JsonbContainer *c = v->val.binary.data;
+	int size = JsonContainerSize(c);
+	bool *seen;
+	JsonbIterator *it;
+	JsonbIteratorToken tok;
+	JsonbValue key;
+	JsonbValue val;
+	int k = 0;
+
+	if (size == 0)
+		return true;
+	seen = palloc0(size);
+	CollectProps(cx, n, v, seen, size, true);
+	it = JsonbIteratorInit(c);
+	while ((tok = JsonbIteratorNext(&it, &key, true)) != WJB_DONE)
+	{
+		int old;
+
+		if (tok != WJB_KEY)
+			continue;
+		tok = JsonbIteratorNext(&it, &val, true);
+		if (seen[k++])
+			continue;
+		CHECK_FOR_INTERRUPTS();
+		if (n->uneval_props->boolean == 0)
+		{
+			FAIL(cx, n, "unevaluatedProperties",
+				 "must not have the unevaluated property \"%.*s\"",
+				 key.val.string.len, key.val.string.val);
+			continue;
+		}
+		old = PushKey(cx, key.val.string.val, key.val.string.len);
+		CHECK(ValidateNode(cx, n->uneval_props, &val));
+		Pop(cx, old);
+	}
+	pfree(seen);
+	return ok;
+}
+
+/* Apply n's unevaluatedItems to the items nothing else evaluated. */
+static bool
+ValidateUnevaluatedItems(VCtx *cx, VNode *n, JsonbValue *v)
+{
+	bool ok = true;
+	JsonbContainer *c = v->val.binary.data;
+	int size = JsonContainerSize(c);
+	JsonbValue *elems;
+	bool *seen;
+	JsonbIterator *it;
+	JsonbIteratorToken tok;
+	JsonbValue e;
+	int i = 0;
+
+	if (size == 0)
+		return true;
+	elems =
+		MemoryContextAllocHuge(CurrentMemoryContext, sizeof(JsonbValue) * size);
+	it = JsonbIteratorInit(c);
+	while ((tok = JsonbIteratorNext(&it, &e, true)) != WJB_DONE)
+		if (tok == WJB_ELEM)
+			elems[i++] = e;
+	seen = palloc0(size);
+	CollectItems(cx, n, elems, seen, size, v, true);
+	for (i = 0; i < size; i++)
+	{
+		int old;
+
+		if (seen[i])
+			continue;
+		CHECK_FOR_INTERRUPTS();
+		if (n->uneval_items->boolean == 0)
+		{
+			FAIL(cx, n, "unevaluatedItems",
+				 "must not have the unevaluated item %d", i);
+			continue;
+		}
+		old = PushIndex(cx, i);
+		CHECK(ValidateNode(cx, n->uneval_items, &elems[i]));
+		Pop(cx, old);
+	}
+	pfree(seen);
+	pfree(elems);
+	return ok;
+}
+
+/* The target of n's $dynamicRef / $recursiveRef in the current scope. */
+static VNode *
+DynamicTarget(VCtx *cx, VNode *n)
+{
+	int i;
+	int k;
+
+	for (i = 0; i < cx->nscope; i++)
+		for (k = 0; k < n->ndyn; k++)
+			if (strcmp(n->dyn[k].uri, cx->scope[i]) == 0)
+				return n->dyn[k].node;
+	return n->dref;
+}
+
+/*
+ * A document came back to n on the same value through a loop of
+ * applicators (CheckLoops): validating it would never finish.
+ */
+static void
+LoopError(VCtx *cx, VNode *n)
+{
+	const char *via = cx->hops ? cx->hops->from->loc : "";
+	const char *kw = cx->hops ? cx->hops->kw : "$ref";
+
+	ereport(ERROR,
+			(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+			 errmsg("JSON Schema at \"%s\": \"%s\" at \"%s/%s\" loops "
+					"back to it without descending into the value",
+					n->loc[0] ? n->loc : "/", kw, via, kw),
+			 cx->collect ? errdetail("The value is at \"%s\".",
+									 cx->ipath.len ? cx->ipath.data : "/")
+						 : 0));
+}
+
+/*
+ * ValidateNode of a watched node (a loop's guard, or any node of a schema
+ * that keeps the dynamic scope): enter the node's resource into the scope,
+ * refuse a second visit on the same value, then validate as usual
+ * (cx->entered tells ValidateNode the watch is done).
+ */
+static bool
+ValidateWatched(VCtx *cx, VNode *n, JsonbValue *v)
+{
+	JsonbValue *pv = n->active_v;
+	uint64 pr = n->active_run;
+	bool ok;
+	bool pushed = false;
+
+	if (cx->dynamic && n->res_uri != NULL &&
+		(cx->nscope == 0 || strcmp(cx->scope[cx->nscope - 1], n->res_uri) != 0))
+	{
+		if (cx->nscope == cx->scope_cap)
+		{
+			cx->scope_cap = Max(16, cx->scope_cap * 2);
+			cx->scope =
+				cx->scope ? repalloc(cx->scope, sizeof(char *) * cx->scope_cap)
+						  : palloc(sizeof(char *) * cx->scope_cap);
+		}
+		cx->scope[cx->nscope++] = n->res_uri;
+		pushed = true;
+	}
+	if (n->loop_guard)
+	{
+		if (pr == cx->run && pv == v)
+			LoopError(cx, n);
+		n->active_v = v;
+		n->active_run = cx->run;
+	}
+	cx->entered = n;
+	ok = ValidateNode(cx, n, v);
+	if (n->loop_guard)
+	{
+		n->active_v = pv;
+		n->active_run = pr;
+	}
+	if (pushed)
+		cx->nscope--;
+	return ok;
+}
+
 /* Validate v against n, listing violations when cx->collect. */
 static bool
 ValidateNode(VCtx *cx, VNode *n, JsonbValue *v)
@@ -2772,6 +3571,12 @@ ValidateNode(VCtx *cx, VNode *n, JsonbValue *v)
 	int t;
 	int i;
 
+	if (unlikely(n->watch))
+	{
+		if (cx->entered != n)
+			return ValidateWatched(cx, n, v);
+		cx->entered = NULL;
+	}
 	check_stack_depth();
 	CHECK_FOR_INTERRUPTS();
 	if (n->boolean >= 0)
@@ -2782,9 +3587,26 @@ ValidateNode(VCtx *cx, VNode *n, JsonbValue *v)
 	}
 	if (n->ref)
 	{
-		CHECK(ValidateNode(cx, n->ref, v));
+		RefHop hop = {n, n->ref, "$ref", cx->hops};
+		bool r;
+
+		cx->hops = &hop;
+		r = ValidateNode(cx, n->ref, v);
+		cx->hops = hop.up;
+		CHECK(r);
 		if (n->draft7)
 			return ok;
+	}
+	if (n->dref)
+	{
+		RefHop hop = {n, n->ndyn > 0 ? DynamicTarget(cx, n) : n->dref,
+					  n->dref_kw, cx->hops};
+		bool r;
+
+		cx->hops = &hop;
+		r = ValidateNode(cx, hop.to, v);
+		cx->hops = hop.up;
+		CHECK(r);
 	}
 	t = TypeOf(v);
 	if (n->types)
@@ -2871,6 +3693,10 @@ ValidateNode(VCtx *cx, VNode *n, JsonbValue *v)
 		if (branch)
 			CHECK(ValidateNode(cx, branch, v));
 	}
+	if (n->uneval_props && t == T_OBJECT)
+		CHECK(ValidateUnevaluatedProps(cx, n, v));
+	if (n->uneval_items && t == T_ARRAY)
+		CHECK(ValidateUnevaluatedItems(cx, n, v));
 	return ok;
 }
 
@@ -2885,8 +3711,30 @@ DocmodelSchemaValidate(DocmodelSchema *s, Jsonb *instance, List **errors,
 	cx.collect = errors != NULL;
 	cx.errors = errors;
 	cx.max_errors = max_errors;
+	cx.run = ++ValidateRuns;
+	cx.dynamic = s->dynamic;
 	if (cx.collect)
 		initStringInfo(&cx.ipath);
+	JsonTreeFromJsonb(instance, &v);
+	return ValidateNode(&cx, s->root, &v);
+}
+
+/*
+ * Validate instance against s, listing every violation with the "basic"
+ * output format's locations too (keyword_location, absolute_location).
+ */
+static bool
+ValidateForOutput(DocmodelSchema *s, Jsonb *instance, List **errors)
+{
+	VCtx cx = {0};
+	JsonbValue v;
+
+	cx.collect = true;
+	cx.output = true;
+	cx.errors = errors;
+	cx.run = ++ValidateRuns;
+	cx.dynamic = s->dynamic;
+	initStringInfo(&cx.ipath);
 	JsonTreeFromJsonb(instance, &v);
 	return ValidateNode(&cx, s->root, &v);
 }
@@ -2898,6 +3746,55 @@ DocmodelSchemaValidate(DocmodelSchema *s, Jsonb *instance, List **errors,
 
 PG_FUNCTION_INFO_V1(schema_valid);
 PG_FUNCTION_INFO_V1(schema_errors);
+PG_FUNCTION_INFO_V1(schema_output);
+
+/*
+ * schema_output(schema jsonb, instance jsonb) returns jsonb: JSON Schema's
+ * "basic" output format: {"valid": ..., "errors": [{"keywordLocation",
+ * "absoluteKeywordLocation" (when the keyword's resource has a URI),
+ * "instanceLocation", "error"}]}, one unit per violation.
+ */
+Datum
+schema_output(PG_FUNCTION_ARGS)
+{
+	Jsonb *schema = PG_GETARG_JSONB_P(0);
+	Jsonb *instance = PG_GETARG_JSONB_P(1);
+	List *errors = NIL;
+	bool valid;
+	StringInfoData out;
+	ListCell *lc;
+
+	valid = ValidateForOutput(DocmodelSchemaGet(schema), instance, &errors);
+	initStringInfo(&out);
+	appendStringInfo(&out, "{\"valid\": %s", valid ? "true" : "false");
+	if (!valid)
+	{
+		appendStringInfoString(&out, ", \"errors\": [");
+		foreach (lc, errors)
+		{
+			DocmodelViolation *e = lfirst(lc);
+
+			CHECK_FOR_INTERRUPTS();
+			if (lc != list_head(errors))
+				appendStringInfoString(&out, ", ");
+			appendStringInfoString(&out, "{\"keywordLocation\": ");
+			escape_json(&out, e->keyword_location);
+			if (e->absolute_location)
+			{
+				appendStringInfoString(&out, ", \"absoluteKeywordLocation\": ");
+				escape_json(&out, e->absolute_location);
+			}
+			appendStringInfoString(&out, ", \"instanceLocation\": ");
+			escape_json(&out, e->path);
+			appendStringInfoString(&out, ", \"error\": ");
+			escape_json(&out, e->message);
+			appendStringInfoChar(&out, '}');
+		}
+		appendStringInfoChar(&out, ']');
+	}
+	appendStringInfoChar(&out, '}');
+	PG_RETURN_DATUM(DirectFunctionCall1(jsonb_in, CStringGetDatum(out.data)));
+}
 
 /* schema_valid(schema jsonb, instance jsonb) returns boolean */
 Datum

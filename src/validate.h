@@ -24,6 +24,10 @@ typedef struct DocmodelViolation
 	char *path;        /* JSON Pointer into the instance ("" the root) */
 	char *schema_path; /* JSON Pointer to the failing keyword */
 	char *message;
+	/* schema_output only (else NULL): the path taken through references to
+	 * the keyword, and its absolute URI when its resource has one */
+	char *keyword_location;
+	char *absolute_location;
 } DocmodelViolation;
 
 /*
