@@ -560,7 +560,7 @@ mapping_write(PG_FUNCTION_ARGS)
 Datum
 copy_rule_write(PG_FUNCTION_ARGS)
 {
-	Oid types[9] = {OIDOID,	 TEXTOID, OIDOID,  TEXTOID, TEXTOID,
+	Oid types[9] = {OIDOID,   TEXTOID, OIDOID,  TEXTOID, TEXTOID,
 					JSONBOID, TEXTOID, TEXTOID, TEXTOID};
 	Datum values[10];
 	char nulls[10];
