@@ -3892,8 +3892,9 @@ BEGIN
         IF pg_catalog.left(agg, 3) OPERATOR(pg_catalog.=) 'sum' THEN
             RETURN pg_catalog.format('pg_catalog.to_jsonb(COALESCE(pg_catalog.sum(%s), 0::pg_catalog.numeric))', num);
         END IF;
-        RETURN pg_catalog.format('COALESCE(pg_catalog.to_jsonb(pg_catalog.%s(%s)), ''null''::pg_catalog.jsonb)',
-            pg_catalog.left(agg, 3), num);
+        -- the function's name from a fixed list, never the rule's text
+        RETURN pg_catalog.format('COALESCE(pg_catalog.to_jsonb(%s(%s)), ''null''::pg_catalog.jsonb)',
+            CASE pg_catalog.left(agg, 3) WHEN 'min' THEN 'pg_catalog.min' ELSE 'pg_catalog.max' END, num);
     END IF;
     RAISE EXCEPTION USING ERRCODE = '22023',
         MESSAGE = pg_catalog.format('unknown aggregate "%s"', agg),
