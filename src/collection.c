@@ -696,6 +696,26 @@ InternTypes(Jsonb *arr, DocmodelCollection *cfg)
 	pfree(buf.data);
 }
 
+/* Compare two type names as type_check says; see collection.h. */
+bool
+DocmodelSameType(DocmodelTypeCheck tc, const char *a, int alen, const char *b,
+				 int blen)
+{
+	int i;
+
+	if (tc == DOCMODEL_TYPE_OFF)
+		return true;
+	if (alen != blen)
+		return false;
+	if (tc == DOCMODEL_TYPE_EXACT)
+		return memcmp(a, b, alen) == 0;
+	for (i = 0; i < alen; i++)
+		if (pg_ascii_tolower((unsigned char) a[i]) !=
+			pg_ascii_tolower((unsigned char) b[i]))
+			return false;
+	return true;
+}
+
 /*
  * Whether a body-typed collection cfg allows type (not NUL-terminated):
  * one of its types, compared as type_check says (any type when 'off').
@@ -713,21 +733,8 @@ DocmodelTypeAllowed(const DocmodelCollection *cfg, const char *type,
 	{
 		int len = strlen(t);
 
-		if (len == type_len && cfg->type_check == DOCMODEL_TYPE_EXACT &&
-			memcmp(t, type, len) == 0)
+		if (DocmodelSameType(cfg->type_check, t, len, type, type_len))
 			return true;
-		if (len == type_len && cfg->type_check != DOCMODEL_TYPE_EXACT)
-		{
-			int j;
-
-			/* case_insensitive: ASCII letters fold, as for key types */
-			for (j = 0; j < len; j++)
-				if (pg_ascii_tolower((unsigned char) t[j]) !=
-					pg_ascii_tolower((unsigned char) type[j]))
-					break;
-			if (j == len)
-				return true;
-		}
 		t += len + 1;
 	}
 	return false;

@@ -218,6 +218,9 @@ extern char *DocmodelDerivedName(Oid nsp, const char *base, const char *label);
  * 0 with types) rather than from its key or doc_type.
  */
 #define DOCMODEL_BODY_TYPED(cfg) ((cfg)->types != NULL)
+/* Whether type names a and b are the same as type_check tc says. */
+extern bool DocmodelSameType(DocmodelTypeCheck tc, const char *a, int alen,
+							 const char *b, int blen);
 extern bool DocmodelTypeAllowed(const DocmodelCollection *cfg, const char *type,
 								int type_len);
 extern char *DocmodelTypesList(const DocmodelCollection *cfg);

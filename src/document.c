@@ -661,25 +661,6 @@ CheckBody(TriggerWrite *w, Datum docd)
 	return body;
 }
 
-/* Compare two type names as type_check says (ASCII letters fold). */
-static bool
-SameType(DocmodelTypeCheck tc, const char *a, int alen, const char *b, int blen)
-{
-	int i;
-
-	if (tc == DOCMODEL_TYPE_OFF)
-		return true;
-	if (alen != blen)
-		return false;
-	if (tc == DOCMODEL_TYPE_EXACT)
-		return memcmp(a, b, alen) == 0;
-	for (i = 0; i < alen; i++)
-		if (pg_ascii_tolower((unsigned char) a[i]) !=
-			pg_ascii_tolower((unsigned char) b[i]))
-			return false;
-	return true;
-}
-
 /*
  * The type of a write to a body-typed collection (types): the body's type
  * field typev, which must be a string and one of the collection's types
@@ -767,8 +748,8 @@ CheckType(TriggerWrite *w, Jsonb *body)
 	}
 	if (typev != NULL && cfg->type_check != DOCMODEL_TYPE_OFF &&
 		(typev->type != jbvString ||
-		 !SameType(cfg->type_check, typev->val.string.val,
-				   typev->val.string.len, ktype, ktype_len)))
+		 !DocmodelSameType(cfg->type_check, typev->val.string.val,
+						   typev->val.string.len, ktype, ktype_len)))
 		ereport(
 			ERROR,
 			(errcode(ERRCODE_CHECK_VIOLATION),
@@ -794,8 +775,8 @@ CheckType(TriggerWrite *w, Jsonb *body)
 								 : "not a string"),
 			 errhint("Leave %s out to have it set from the key.", typename)));
 	if (cfg->has_doc_type && cfg->type_part != 0 &&
-		!SameType(cfg->type_check, cfg->doc_type, cfg->doc_type_len, ktype,
-				  ktype_len))
+		!DocmodelSameType(cfg->type_check, cfg->doc_type, cfg->doc_type_len,
+						  ktype, ktype_len))
 		ereport(ERROR,
 				(errcode(ERRCODE_CHECK_VIOLATION),
 				 errmsg("document type \"%.*s\" does not match collection "
