@@ -3,7 +3,7 @@
 EXTENSION  = docmodel
 EXTVERSION = $(shell sed -n "s/^default_version *= *'\(.*\)'/\1/p" $(EXTENSION).control)
 MODULE_big = docmodel
-OBJS       = $(patsubst %.c,%.o,$(sort $(wildcard src/*.c)))
+OBJS       = $(patsubst %.c,%.o,$(sort $(wildcard src/*.c src/*/*.c)))
 # sql/docmodel.sql is the install script of the version in development; released versions'
 # scripts (sql/docmodel--0.1.0.sql) are frozen, and upgrade scripts carry every change since.
 DATA       = $(filter-out sql/$(EXTENSION)--$(EXTVERSION).sql,$(wildcard sql/$(EXTENSION)--*.sql)) \
@@ -22,7 +22,7 @@ ISOLATION_OPTS = --inputdir=test --outputdir=. --load-extension=$(EXTENSION)
 
 # PGXS tracks no header dependencies (Debian's server is built without --enable-depend): every
 # object depends on every header, so a changed struct never leaves a stale object behind.
-$(OBJS): $(wildcard src/*.h)
+$(OBJS): $(wildcard src/*.h src/*/*.h)
 
 # Which PostgreSQL: PG_CONFIG when given; PG=N for major N; else the newest installed (as PGXS
 # takes the newest pg_config), else the major this Debian release ships (scripts/pg_config.sh).
@@ -152,4 +152,4 @@ fuzz:
 	@FUZZ_TIME="$(FUZZ_TIME)" scripts/fuzz.sh
 
 format:
-	clang-format -i src/*.c src/*.h
+	clang-format -i src/*.c src/*.h src/*/*.c src/*/*.h

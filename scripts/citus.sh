@@ -106,7 +106,7 @@ citus_install() {
 		./configure -q PG_CONFIG="$PG_CONFIG" >"$build/configure.log" 2>&1 ||
 			{ tail -30 "$build/configure.log" >&2; exit 1; }
 		# PGXS hides a library's symbols from PostgreSQL 16 on; docmodel calls Citus's C
-		# functions (src/citus.c), so they stay visible.
+		# functions (src/citus/citus.c), so they stay visible.
 		make -s -j2 CFLAGS_SL_MODULE= >"$build/make.log" 2>&1 || { tail -40 "$build/make.log" >&2; exit 1; }
 		$sudo make -s install CFLAGS_SL_MODULE= >"$build/install.log" 2>&1 || { tail -20 "$build/install.log" >&2; exit 1; }
 	)

@@ -25,8 +25,8 @@ findings="$TOP/test/fuzz/findings"
 cflags="-O1 -g -fPIC -fno-omit-frame-pointer -fsanitize=fuzzer-no-link,address,undefined
 	-fno-sanitize-recover=all -Wno-ignored-attributes -I$($PG_CONFIG --includedir-server) -Isrc -Itest/fuzz"
 objs=""
-for c in src/*.c test/fuzz/*.c; do
-	o="$work/$(basename "${c%.c}").o"
+for c in src/*.c src/*/*.c test/fuzz/*.c; do
+	o="$work/$(echo "${c%.c}" | tr / _).o"
 	"$CLANG" $cflags -c "$c" -o "$o" 2>>"$work/build.log" ||
 		{ cat "$work/build.log"; echo "fuzz: build failed"; exit 1; }
 	objs="$objs $o"

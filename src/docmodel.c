@@ -28,7 +28,7 @@
 #include "utils/syscache.h"
 
 #include "docmodel.h"
-#include "fields.h"
+#include "collection/fields.h"
 
 PG_MODULE_MAGIC;
 

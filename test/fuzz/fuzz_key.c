@@ -1,5 +1,5 @@
 /*
- * fuzz_key.c: the key parser (src/key.c). Input: one byte choosing the
+ * fuzz_key.c: the key parser (src/collection/key.c). Input: one byte choosing the
  * delimiter's length (1 to 4), the delimiter, then the key. The parser reads
  * libFuzzer's own buffer (no copy), so a read past the key's end is seen by
  * AddressSanitizer.

@@ -1,5 +1,5 @@
 /*
- * fuzz_patch.c: RFC 6902 patch and diff (src/jsonpatch.c). Input: a document
+ * fuzz_patch.c: RFC 6902 patch and diff (src/json/patch.c). Input: a document
  * and a second JSON text on the lines after the first newline. The second is
  * applied as a patch to the first (it may be refused), and diff() of the two
  * must patch the first into exactly the second. Without a newline the input

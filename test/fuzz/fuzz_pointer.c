@@ -1,8 +1,8 @@
 /*
- * fuzz_pointer.c: the JSON Pointer parser (RFC 6901, src/jsonpointer.c), reached as users
+ * fuzz_pointer.c: the JSON Pointer parser (RFC 6901, src/json/pointer.c), reached as users
  * reach them: every RFC 6902 patch op with the input as its path or from
- * (src/jsonpatch.c), and migration steps with it as path, from, paths and
- * into (src/migrate_steps.c). A pointer is refused with an ERROR or resolves;
+ * (src/json/patch.c), and migration steps with it as path, from, paths and
+ * into (src/migrate/steps.c). A pointer is refused with an ERROR or resolves;
  * nothing else may happen.
  */
 #include "postgres.h"

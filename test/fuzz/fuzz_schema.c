@@ -1,5 +1,5 @@
 /*
- * fuzz_schema.c: JSON Schema compile and validate (src/validate.c). Input: a
+ * fuzz_schema.c: JSON Schema compile and validate (src/jsonschema/validate.c). Input: a
  * schema and, on the lines after the first newline, an instance (without a
  * newline: the instance null). A schema may be refused (22023, 0A000); a
  * compiled one must give the same verdict stopping at the first violation

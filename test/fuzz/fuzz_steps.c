@@ -1,5 +1,5 @@
 /*
- * fuzz_steps.c: the migration step language (src/migrate_steps.c). The
+ * fuzz_steps.c: the migration step language (src/migrate/steps.c). The
  * input is a steps array as JSON text: it is parsed as register_migration
  * checks it (CheckSteps, which _check_migration_steps calls), and the steps
  * that parse are applied to a document with a value of every kind, as a

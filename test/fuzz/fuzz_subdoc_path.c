@@ -1,8 +1,8 @@
 /*
  * fuzz_subdoc_path.c: the Couchbase sub-document path parser
- * (JsonPointerParseSubdoc, src/jsonpointer.c), directly and as users reach
+ * (JsonPointerParseSubdoc, src/json/pointer.c), directly and as users reach
  * it: the input as the path of mutate_in specs applied to a document
- * (src/subdoc.c, _mutate_in_apply). A path is refused with an ERROR or
+ * (src/collection/subdoc.c, _mutate_in_apply). A path is refused with an ERROR or
  * resolves; nothing else may happen. Property: a path that parses, written
  * back with every name quoted in backticks and every index as [n], parses to
  * the same tokens.

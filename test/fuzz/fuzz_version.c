@@ -1,5 +1,5 @@
 /*
- * fuzz_version.c: the version parser (src/version.c). Whatever parses prints
+ * fuzz_version.c: the version parser (src/collection/version.c). Whatever parses prints
  * back to a text that parses to an equal version and prints the same.
  */
 #include "postgres.h"

@@ -1,4 +1,4 @@
--- Counters (src/counter.c): every function, every error with its SQLSTATE.
+-- Counters (src/counter/counter.c): every function, every error with its SQLSTATE.
 \i test/sql/include/try.sql
 
 -- next_id / next_key: counter count::[parents::]doc_type, created at 0, first id 1.

@@ -1,4 +1,4 @@
--- Schema versions and migrations (src/migrate.c): register_migration,
+-- Schema versions and migrations (src/migrate/migrate.c): register_migration,
 -- current_version, migrate() with every step op, migration_plan and
 -- migrate_collection. Every error shows its SQLSTATE.
 \set SHOW_CONTEXT never

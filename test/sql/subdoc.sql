@@ -1,4 +1,4 @@
--- The sub-document API (src/subdoc.c): lookup_in and mutate_in, every op,
+-- The sub-document API (src/collection/subdoc.c): lookup_in and mutate_in, every op,
 -- every error, all or nothing, limits, locks, cas, expiry, store semantics,
 -- privileges, migrations.
 \i test/sql/include/try.sql

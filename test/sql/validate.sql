@@ -1,4 +1,4 @@
--- JSON Schema validation (src/validate.c): schema_valid and schema_errors
+-- JSON Schema validation (src/jsonschema/validate.c): schema_valid and schema_errors
 -- over any jsonb (2020-12 by default, draft-07 by $schema), every violation
 -- with its instance path and schema path, the schema errors refused at
 -- compile (22023 naming the schema path, 0A000 for what is out of scope),

@@ -1,0 +1,251 @@
+/*-------------------------------------------------------------------------
+ *
+ * collection/config.h
+ *	  Collections: the per-collection configuration cache (collection.c),
+ *	  the document stamping done by the collection trigger (document.c),
+ *	  and what other concerns (revisions, migrations) hook into.
+ *
+ * Integration points for other concerns:
+ *	- A collection's configuration lives in docmodel.collection_config; its
+ *	  stable integer id is the argument of every trigger docmodel puts on
+ *	  the collection (on Citus the trigger fires on shard relations, so
+ *	  neither the relation name nor its OID identifies the collection).
+ *	- DocmodelCollectionById(id) returns the cached configuration for a
+ *	  trigger argument; DocmodelCollectionIdByRelid(relid) finds the id for
+ *	  a SQL-callable function that takes the collection as a regclass.
+ *	- Any change of docmodel.collection_config (INSERT, UPDATE, DELETE)
+ *	  invalidates every backend's cache at commit (a statement trigger on
+ *	  the table does it), so set_revisions() only has to UPDATE the row.
+ *	- document.c assembles the stored document in exactly one place,
+ *	  DocmodelAssembleDocument(body, &stamp). collection_trigger() runs a
+ *	  write as steps, in this order: key checks (CheckRowKey); the
+ *	  untouched-body shortcut (UntouchedBody: an UPDATE that leaves doc as
+ *	  stored, e.g. touch, only gets a new cas and returns); size and object
+ *	  checks (CheckBody); the type checks (CheckType); the stamp (StampWrite:
+ *	  ver, created, who, cas, and the revisions floor of a new document);
+ *	  the stamps the body carries and the write keeps (CarryStamps:
+ *	  docmodel.keep_stamps, the owner's; or the new key of rename_key);
+ *	  then the marker "schema version: see migrate.c", where migrations may
+ *	  replace `body` (a migrated Jsonb) and set stamp.schema; then the
+ *	  type's write rule (DocmodelApplyWriteRules, migrate.c); then the
+ *	  assembly; then schema validation (DocmodelValidateWrite, schema.c:
+ *	  the assembled document against the schema of the stamp's type and
+ *	  the document's version); then the no-op update (BodyChanged: only
+ *	  restamped fields differ, the stored document stays); a kept _ver going
+ *	  back is refused (CheckKeptVer); then the marker "revisions: see
+ *	  revision.c", where the new document (result), stamp.old_doc and
+ *	  stamp.ver are known.
+ *	- The names and place of the management fields are cfg->fs (fields.h:
+ *	  a preset of the meta style, or the collection's own fields spec);
+ *	  the trigger, the assembly and migrations read them there.
+ *	- A key's document type under the collection's layout (type_part,
+ *	  doc_type, delimiter) comes from DocmodelKeyType() (key.c) alone.
+ *	- kv.c's get() and get_multi() have the same schema marker where a
+ *	  document read may be migrated before it is returned.
+ *
+ *-------------------------------------------------------------------------
+ */
+#ifndef DOCMODEL_COLLECTION_H
+#define DOCMODEL_COLLECTION_H
+
+#include "utils/jsonb.h"
+#include "utils/rel.h"
+#include "utils/timestamp.h"
+
+#include "compat.h"
+#include "docmodel.h"
+#include "collection/fields.h"
+
+/* How _created / _modified are written. */
+typedef enum DocmodelTimeUnit
+{
+	DOCMODEL_TIME_MS,
+	DOCMODEL_TIME_S,
+	DOCMODEL_TIME_MIN,
+	DOCMODEL_TIME_H,
+	DOCMODEL_TIME_DAY,
+	DOCMODEL_TIME_ISO /* ISO-8601 text, UTC, milliseconds */
+} DocmodelTimeUnit;
+
+/* How a document's type field is compared with the key's (type_check). */
+typedef enum DocmodelTypeCheck
+{
+	DOCMODEL_TYPE_EXACT,
+	DOCMODEL_TYPE_CASE_INSENSITIVE, /* ASCII letters */
+	DOCMODEL_TYPE_OFF
+} DocmodelTypeCheck;
+
+/*
+ * One collection's configuration, as cached per backend (a copy of its
+ * docmodel.collection_config row). The pointer returned by the lookup
+ * functions stays valid until the next cache invalidation is processed,
+ * i.e. do not keep it across anything that may accept invalidation
+ * messages (opening or locking a relation, SPI, CommandCounterIncrement);
+ * copy what you need instead.
+ */
+typedef struct DocmodelCollection
+{
+	int32 id;  /* hash key: collection_config.id */
+	Oid relid; /* the collection table (parent, not shard) */
+	bool has_doc_type;
+	int doc_type_len;
+	char doc_type[DOCMODEL_MAX_KEY_BYTES + 1]; /* when has_doc_type */
+	DocMetaStyle meta_style;                   /* never DOC_META_AUTO */
+	bool xattrs;           /* meta_style 'xattrs': the fields in column meta */
+	const DocFieldSet *fs; /* the management fields: a preset, or the
+							* collection's own (fields.c, never freed) */
+	int type_part;         /* the key part holding the type; 0: none */
+	DocmodelTypeCheck type_check;
+	/*
+	 * types: with type_part 0 and no doc_type, the types a document may
+	 * have, read from its body's type field (a Couchbase bucket's
+	 * "type": "beer"): ntypes NUL-terminated names one after the other,
+	 * interned in TopMemoryContext (one copy per distinct list, never freed,
+	 * as fields specs are: a copy of cfg keeps it); NULL otherwise.
+	 */
+	int ntypes;
+	char *types;
+	DocmodelTimeUnit time_unit;
+	int delim_len;
+	char delim[DOCMODEL_MAX_DELIM_BYTES + 1];
+	int32 revisions;     /* keep this many revisions; 0 = off */
+	Oid revisions_relid; /* history table, or InvalidOid */
+	int32 max_ttl;       /* seconds: default expiry and its bound; 0 = none */
+} DocmodelCollection;
+
+/*
+ * The management fields of one write, gathered by collection_trigger() and
+ * written by DocmodelAssembleDocument(). Names are the style-independent
+ * ones; the meta style decides where they go.
+ *
+ * is_insert: a new document (also when it replaces an expired one), as
+ * opposed to an update of a live one. key/type point into the row (not
+ * NUL-terminated); type is the document's type (DocmodelKeyType, or the
+ * body's own spelling under type_check). schema: NULL leaves the
+ * body's schema field as written; non-NULL (a jbvString, jbvNumeric or
+ * jbvBinary value) is written as the schema field instead: migrations set
+ * it. ver: the _ver to write. created/created_by: on update the stored
+ * values (NULL when the stored document lacks them). now/who: the time and
+ * writer stamped. old_doc: the stored document on update, else NULL. cas:
+ * the new cas (already chosen when the hooks run). kept: per field kind,
+ * the value the body carries that the write keeps instead of stamping
+ * (docmodel.keep_stamps, rename_key; NULL: stamp as usual).
+ */
+typedef struct DocmodelStamp
+{
+	const DocmodelCollection *cfg;
+	bool is_insert;
+	const char *key;
+	int key_len;
+	const char *type;
+	int type_len;
+	JsonbValue *schema;
+	int32 ver;
+	JsonbValue *created;
+	JsonbValue *created_by;
+	TimestampTz now;
+	const char *who;
+	Jsonb *old_doc;
+	int64 cas;
+	JsonbValue *kept[DOC_NFIELDS];
+} DocmodelStamp;
+
+/*
+ * The key move rename_key (ops.c) is making, while its one statement runs
+ * (set and cleared around it, also on error): the collection trigger
+ * stamps the new key's document as the old one continued (_ver + 1,
+ * _created and _createdBy kept), and the history event of the old key's
+ * delete files op 'rename' and carries the key's revisions to the new key
+ * (revision.c). set is false otherwise.
+ */
+typedef struct DocmodelRenameState
+{
+	bool set;
+	Oid relid; /* the collection */
+	const char *from;
+	int from_len;
+	const char *to;
+	int to_len;
+} DocmodelRenameState;
+
+extern DocmodelRenameState DocmodelRename;
+
+/* A collection's columns (the layout collection.c checks), by number. */
+#define DOCMODEL_COLL_ATT_ID 1
+#define DOCMODEL_COLL_ATT_DOC 2
+#define DOCMODEL_COLL_ATT_CAS 3
+#define DOCMODEL_COLL_ATT_EXPIRES 4
+/* The column of a collection holding its lock (see README, "Locks"). */
+#define DOCMODEL_COLL_ATT_LOCKED 5
+/* The management fields of an xattrs collection (meta_style 'xattrs'). */
+#define DOCMODEL_COLL_ATT_META 6
+
+/*
+ * The layouts docmodel reads and writes (collection.c's LayoutSpecs):
+ * a collection (id, doc, cas, expires_at, locked_until, read by number), a history table
+ * (id, ver, op, changed_at, changed_by, doc, read by number), and a table
+ * of documents migrate_collection works on (id text and doc jsonb, by name).
+ */
+typedef enum DocmodelLayout
+{
+	DOCMODEL_LAYOUT_COLLECTION,
+	DOCMODEL_LAYOUT_HISTORY,
+	DOCMODEL_LAYOUT_DOCUMENTS
+} DocmodelLayout;
+
+/* collection.c */
+extern void DocmodelCheckLayout(Relation rel, DocmodelLayout layout);
+extern void DocmodelCheckLayoutOf(Oid relid, DocmodelLayout layout);
+/*
+ * Whether collection rel has its optional column attnum in place
+ * (DOCMODEL_COLL_ATT_LOCKED: not a 0.1.0 table before its update;
+ * DOCMODEL_COLL_ATT_META: an xattrs collection's meta). Decided once per
+ * relcache entry, so it may be asked per row.
+ */
+extern bool DocmodelHasOptionalColumn(Relation rel, int attnum);
+extern void DocmodelCheckTriggerRelation(Relation rel, const char *tgname,
+										 DocmodelCollection *cfg);
+extern DocmodelCollection *DocmodelCollectionById(int32 id);
+extern int32 DocmodelCollectionIdByRelid(Oid relid, bool missing_ok);
+extern DocmodelCollection *DocmodelCollectionOf(Oid relid);
+extern Oid DocmodelConfigRelid(void);
+extern int64 DocmodelNextCas(int64 old_cas);
+extern const char *DocmodelWho(void);
+extern char *DocmodelDerivedName(Oid nsp, const char *base, const char *label);
+
+/*
+ * Whether a collection takes each document's type from its body (type_part
+ * 0 with types) rather than from its key or doc_type.
+ */
+#define DOCMODEL_BODY_TYPED(cfg) ((cfg)->types != NULL)
+/* Whether type names a and b are the same as type_check tc says. */
+extern bool DocmodelSameType(DocmodelTypeCheck tc, const char *a, int alen,
+							 const char *b, int blen);
+extern bool DocmodelTypeAllowed(const DocmodelCollection *cfg, const char *type,
+								int type_len);
+extern char *DocmodelTypesList(const DocmodelCollection *cfg);
+
+/* key.c: the one way a key gives its document type under a layout */
+extern void DocmodelKeyType(const DocmodelCollection *cfg, const char *key,
+							int key_len, const char **type, int *type_len);
+
+/* document.c */
+extern Jsonb *DocmodelAssembleDocument(Jsonb *body, DocmodelStamp *stamp);
+extern JsonbValue *DocmodelTimeValue(TimestampTz ts, DocmodelTimeUnit unit);
+extern void DocmodelVersionOverflow(const char *key, int key_len,
+									const char *stored) pg_attribute_noreturn();
+
+/* schema.c */
+extern void DocmodelValidateWrite(Jsonb *doc, const DocmodelStamp *st);
+/*
+ * A document a bulk migration produced, held to the schema of its type and
+ * version found by the field names fs (NULL: any meta style): 23514 when
+ * invalid (any mode but off). DocmodelFirstViolation says instead what the
+ * first violation is ("path: message"), or NULL (migration_plan).
+ */
+extern void DocmodelValidateMigrated(Jsonb *doc, const char *key,
+									 const DocFieldSet *fs);
+extern char *DocmodelFirstViolation(Jsonb *doc, const char *key,
+									const DocFieldSet *fs);
+
+#endif /* DOCMODEL_COLLECTION_H */

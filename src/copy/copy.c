@@ -1,0 +1,1418 @@
+/*-------------------------------------------------------------------------
+ *
+ * copy/copy.c
+ *	  Denormalized copies and pre-computed aggregates kept in step (README,
+ *	  "Copies and aggregates"): the row triggers of the rules recorded in
+ *	  docmodel.copy_rules, and the small functions they and their SQL use
+ *	  (ref_keys, copy_values, _copy_put, _copy_put_at).
+ *
+ *	  A copy rule has two triggers: an AFTER row trigger on the source
+ *	  collection that rewrites, through one prepared UPDATE of the referring
+ *	  collection (its collection trigger stamps, versions and keeps history),
+ *	  the documents whose reference names the written key; and a BEFORE row
+ *	  trigger on the referring collection that fills the copies of a written
+ *	  document from its sources. An aggregate rule has one AFTER row trigger
+ *	  on the collection of the referring documents (the books) that locks
+ *	  each document they refer to (the authors), in key order, and computes
+ *	  its aggregate again from the referring documents, found through the
+ *	  expression index on docmodel.ref_keys.
+ *
+ *	  Statements run as the owner of the collection they write (fan-out and
+ *	  aggregates) or read (filling), as a foreign key's actions do, in a
+ *	  security-restricted operation. Backend-local: RulePlanCache, each
+ *	  trigger's rule and statements, prepared from the rule and the current
+ *	  names and dropped when docmodel.copy_rules, a relation they reach or a
+ *	  schema changes (docmodel.c's NamedPlanSubscribers).
+ *
+ *-------------------------------------------------------------------------
+ */
+#include "postgres.h"
+
+#include "access/htup_details.h"
+#include "catalog/namespace.h"
+#include "catalog/pg_class.h"
+#include "catalog/pg_type.h"
+#include "commands/trigger.h"
+#include "executor/spi.h"
+#include "fmgr.h"
+#include "miscadmin.h"
+#include "utils/array.h"
+#include "utils/builtins.h"
+#include "utils/hsearch.h"
+#include "utils/jsonb.h"
+#include "utils/lsyscache.h"
+#include "utils/memutils.h"
+#include "utils/numeric.h"
+#include "utils/rel.h"
+#include "utils/syscache.h"
+
+#include "docmodel.h"
+#include "collection/config.h"
+#include "json/pointer.h"
+#include "json/tree.h"
+
+PG_FUNCTION_INFO_V1(ref_keys);
+PG_FUNCTION_INFO_V1(copy_values);
+PG_FUNCTION_INFO_V1(copy_put);
+PG_FUNCTION_INFO_V1(copy_put_at);
+PG_FUNCTION_INFO_V1(copy_add_at);
+PG_FUNCTION_INFO_V1(copy_source_trigger);
+PG_FUNCTION_INFO_V1(copy_fill_trigger);
+PG_FUNCTION_INFO_V1(aggregate_trigger);
+PG_FUNCTION_INFO_V1(copy_rules_changed);
+
+/* The most references one document may hold at one rule's path. */
+#define MAX_REFS 10000
+
+/* Parse pointer text s of argument name, raising 22023 when it is not one. */
+static void
+ParsePath(const char *s, const char *name, JsonPointer *p)
+{
+	if (JsonPointerParse(s, strlen(s), false, p) != JSONPOINTER_OK)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("invalid %s \"%s\"", name, s),
+				 errdetail("It is a JSON Pointer to a member (\"/a/b\"), with "
+						   "\"*\" for every element of an array.")));
+}
+
+static bool
+IsStar(const JsonPointer *p, int t)
+{
+	return p->toklen[t] == 1 && p->tok[t][0] == '*';
+}
+
+/*
+ * Call fn(node, arg) for every node of v reached by tokens t.. of p ("*":
+ * every element of an array), expanding the containers on the way (in
+ * place: the tree can then be changed and written back).
+ */
+static void
+Visit(JsonbValue *v, const JsonPointer *p, int t,
+	  void (*fn)(JsonbValue *, void *), void *arg)
+{
+	int i;
+
+	CHECK_FOR_INTERRUPTS();
+	check_stack_depth();
+	if (t == p->ntok)
+	{
+		fn(v, arg);
+		return;
+	}
+	JsonTreeExpand(v);
+	if (IsStar(p, t))
+	{
+		if (v->type == jbvArray)
+			for (i = 0; i < v->val.array.nElems; i++)
+				Visit(&v->val.array.elems[i], p, t + 1, fn, arg);
+	}
+	else if (v->type == jbvObject)
+	{
+		i = JsonTreeFindMember(v, p->tok[t], p->toklen[t]);
+		if (i >= 0)
+			Visit(&v->val.object.pairs[i].value, p, t + 1, fn, arg);
+	}
+	else if (v->type == jbvArray)
+	{
+		int idx;
+
+		if (JsonPointerArrayIndex(p->tok[t], p->toklen[t], &idx) ==
+				JSONPOINTER_INDEX &&
+			idx < v->val.array.nElems)
+			Visit(&v->val.array.elems[idx], p, t + 1, fn, arg);
+	}
+}
+
+/* The text of a reference value (a string or a number), or NULL. */
+static char *
+RefText(JsonbValue *v)
+{
+	if (v->type == jbvString)
+		return pnstrdup(v->val.string.val, v->val.string.len);
+	if (v->type == jbvNumeric)
+		return DatumGetCString(
+			DirectFunctionCall1(numeric_out, NumericGetDatum(v->val.numeric)));
+	return NULL;
+}
+
+typedef struct RefList
+{
+	int n;
+	char **keys;
+} RefList;
+
+static void
+AddRef(JsonbValue *v, void *arg)
+{
+	RefList *l = arg;
+	char *k = RefText(v);
+
+	if (k == NULL)
+		return;
+	if (l->n >= MAX_REFS)
+		ereport(ERROR, (errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
+						errmsg("a document holds more than %d references at "
+							   "one path",
+							   MAX_REFS)));
+	if (l->keys == NULL)
+		l->keys = palloc(sizeof(char *) * MAX_REFS);
+	l->keys[l->n++] = k;
+}
+
+static int
+CompareKeys(const void *a, const void *b)
+{
+	return strcmp(*(char *const *) a, *(char *const *) b);
+}
+
+/* The distinct references in doc at p, sorted (byte order, as COLLATE "C"). */
+static RefList
+RefsOf(Jsonb *doc, const JsonPointer *p)
+{
+	RefList l = {0, NULL};
+	JsonbValue root;
+	int i;
+	int k = 0;
+
+	JsonTreeFromJsonb(doc, &root);
+	Visit(&root, p, 0, AddRef, &l);
+	if (l.n > 1)
+	{
+		qsort(l.keys, l.n, sizeof(char *), CompareKeys);
+		for (i = 0; i < l.n; i++)
+			if (k == 0 || strcmp(l.keys[k - 1], l.keys[i]) != 0)
+				l.keys[k++] = l.keys[i];
+		l.n = k;
+	}
+	return l;
+}
+
+static bool
+SameRefs(const RefList *a, const RefList *b)
+{
+	int i;
+
+	if (a->n != b->n)
+		return false;
+	for (i = 0; i < a->n; i++)
+		if (strcmp(a->keys[i], b->keys[i]) != 0)
+			return false;
+	return true;
+}
+
+/*
+ * ref_keys(doc, path) -> text[]: the distinct keys doc refers to at path (a
+ * JSON Pointer, "*" for every element of an array), sorted: the strings and
+ * numbers there. The expression the rules' indexes are made of.
+ */
+Datum
+ref_keys(PG_FUNCTION_ARGS)
+{
+	JsonPointer p;
+	RefList l;
+	Datum *elems;
+	int i;
+
+	ParsePath(text_to_cstring(PG_GETARG_TEXT_PP(1)), "path", &p);
+	l = RefsOf(PG_GETARG_JSONB_P(0), &p);
+	elems = palloc(sizeof(Datum) * Max(l.n, 1));
+	for (i = 0; i < l.n; i++)
+		elems[i] = CStringGetTextDatum(l.keys[i]);
+	PG_RETURN_ARRAYTYPE_P(
+		construct_array(elems, l.n, TEXTOID, -1, false, TYPALIGN_INT));
+}
+
+/* The node of src at pointer text s, or NULL. */
+static JsonbValue *
+ReadAt(JsonbValue *src, const char *s, int len)
+{
+	JsonPointer p;
+	JsonTreeMiss miss;
+
+	if (len == 0)
+		return src;
+	if (JsonPointerParse(s, len, false, &p) != JSONPOINTER_OK)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("invalid pointer \"%.*s\" in copy fields", len, s)));
+	return JsonTreeRead(src, &p, 0, &miss);
+}
+
+static void
+BadFields(const char *detail)
+{
+	ereport(ERROR, (errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+					errmsg("invalid copy fields"), errdetail("%s", detail),
+					errhint("fields is an object from member name to a JSON "
+							"Pointer into the source (\"/images/0/thumbnail\") "
+							"or an array of pointers and literal strings, "
+							"joined as text ([\"/firstName\", \" \", "
+							"\"/lastName\"]).")));
+}
+
+/*
+ * Put into *out (an empty expanded object) the copies fields (expanded)
+ * makes of source src. A pointer reaching nothing copies null; in a
+ * joined array it adds nothing.
+ */
+static void
+MakeCopies(JsonbValue *fields, JsonbValue *src, JsonbValue *out)
+{
+	JsonbValue null_v = {.type = jbvNull};
+	int i;
+	int j;
+
+	JsonTreeExpand(fields);
+	if (fields->type != jbvObject || fields->val.object.nPairs == 0)
+		BadFields("fields is not an object of at least one member.");
+	for (i = 0; i < fields->val.object.nPairs; i++)
+	{
+		JsonbPair *f = &fields->val.object.pairs[i];
+		JsonbValue *spec = &f->value;
+
+		CHECK_FOR_INTERRUPTS();
+		JsonTreeExpand(spec);
+		if (spec->type == jbvString)
+		{
+			JsonbValue *v;
+
+			if (spec->val.string.len == 0 || spec->val.string.val[0] != '/')
+				BadFields(psprintf("Member \"%.*s\" is not a JSON Pointer.",
+								   f->key.val.string.len,
+								   f->key.val.string.val));
+			v = ReadAt(src, spec->val.string.val, spec->val.string.len);
+			if (v == NULL)
+				v = &null_v;
+			JsonTreeSetMember(out, f->key.val.string.val, f->key.val.string.len,
+							  v);
+		}
+		else if (spec->type == jbvArray && spec->val.array.nElems > 0)
+		{
+			StringInfoData s;
+
+			initStringInfo(&s);
+			for (j = 0; j < spec->val.array.nElems; j++)
+			{
+				JsonbValue *e = &spec->val.array.elems[j];
+				JsonbValue *v;
+
+				if (e->type != jbvString)
+					BadFields(psprintf("Member \"%.*s\" joins something else "
+									   "than strings.",
+									   f->key.val.string.len,
+									   f->key.val.string.val));
+				if (e->val.string.len == 0 || e->val.string.val[0] != '/')
+				{
+					appendBinaryStringInfo(&s, e->val.string.val,
+										   e->val.string.len);
+					continue;
+				}
+				v = ReadAt(src, e->val.string.val, e->val.string.len);
+				if (v == NULL || v->type == jbvNull)
+					continue;
+				if (v->type == jbvString)
+					appendBinaryStringInfo(&s, v->val.string.val,
+										   v->val.string.len);
+				else
+				{
+					JsonbValue *c = JsonTreeBuild(v);
+
+					appendStringInfoString(
+						&s, JsonbToCString(NULL, &JsonTreeToJsonb(c)->root, 0));
+				}
+			}
+			JsonTreePut(out,
+						pnstrdup(f->key.val.string.val, f->key.val.string.len),
+						JsonTreeString(s.data, s.len));
+		}
+		else
+			BadFields(psprintf("Member \"%.*s\" is neither a pointer nor a "
+							   "non-empty array.",
+							   f->key.val.string.len, f->key.val.string.val));
+	}
+}
+
+static JsonbValue
+EmptyObject(void)
+{
+	JsonbValue o;
+
+	o.type = jbvObject;
+	o.val.object.nPairs = 0;
+	o.val.object.pairs = NULL;
+	return o;
+}
+
+/* The copies (an expanded object) fields makes of source document src. */
+static JsonbValue
+CopiesOf(Jsonb *fields, Jsonb *src)
+{
+	JsonbValue f;
+	JsonbValue s;
+	JsonbValue out = EmptyObject();
+
+	JsonTreeFromJsonb(fields, &f);
+	JsonTreeFromJsonb(src, &s);
+	MakeCopies(&f, &s, &out);
+	return out;
+}
+
+/*
+ * copy_values(source_doc, fields) -> jsonb: the members a copy rule with
+ * these fields copies from source_doc.
+ */
+Datum
+copy_values(PG_FUNCTION_ARGS)
+{
+	JsonbValue out = CopiesOf(PG_GETARG_JSONB_P(1), PG_GETARG_JSONB_P(0));
+
+	PG_RETURN_JSONB_P(JsonTreeToJsonb(&out));
+}
+
+/* What PutCopies does at every object a reference path reaches. */
+typedef struct PutArgs
+{
+	const char *ref; /* the member holding the key */
+	const char *key;
+	JsonbValue *vals; /* expanded object */
+	int how;          /* 0 set, 1 remove the members of vals, 2 null them */
+	bool changed;
+} PutArgs;
+
+static void
+PutOne(JsonbValue *v, void *arg)
+{
+	PutArgs *a = arg;
+	int i;
+	char *k;
+
+	JsonTreeExpand(v);
+	if (v->type != jbvObject)
+		return;
+	i = JsonTreeFindMember(v, a->ref, strlen(a->ref));
+	if (i < 0)
+		return;
+	k = RefText(&v->val.object.pairs[i].value);
+	if (k == NULL || strcmp(k, a->key) != 0)
+		return;
+	for (i = 0; i < a->vals->val.object.nPairs; i++)
+	{
+		JsonbPair *m = &a->vals->val.object.pairs[i];
+		int at =
+			JsonTreeFindMember(v, m->key.val.string.val, m->key.val.string.len);
+
+		if (a->how == 1)
+		{
+			if (at >= 0)
+			{
+				(void) JsonTreeRemoveAt(v, at);
+				a->changed = true;
+			}
+			continue;
+		}
+		if (at >= 0 &&
+			(a->how == 2
+				 ? v->val.object.pairs[at].value.type == jbvNull
+				 : JsonTreeEqual(&v->val.object.pairs[at].value, &m->value)))
+			continue;
+		if (a->how == 2)
+		{
+			JsonbValue n = {.type = jbvNull};
+
+			JsonTreeSetMember(v, m->key.val.string.val, m->key.val.string.len,
+							  &n);
+		}
+		else
+			JsonTreeSetMember(v, m->key.val.string.val, m->key.val.string.len,
+							  &m->value);
+		a->changed = true;
+	}
+}
+
+/*
+ * Put vals (how: set, remove, null) into every object of root at path p
+ * whose member ref is key; return whether anything changed.
+ */
+static bool
+PutCopies(JsonbValue *root, const JsonPointer *p, const char *ref,
+		  const char *key, JsonbValue *vals, int how)
+{
+	PutArgs a = {ref, key, vals, how, false};
+
+	JsonTreeExpand(vals);
+	if (vals->type != jbvObject)
+		ereport(ERROR, (errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+						errmsg("the copied values are not an object")));
+	Visit(root, p, 0, PutOne, &a);
+	return a.changed;
+}
+
+/*
+ * _copy_put(doc, path, ref, key, vals, how) -> jsonb: doc with the members
+ * of vals set (how 'set'), removed ('remove') or nulled ('null') in every
+ * object at path whose member ref holds key.
+ */
+Datum
+copy_put(PG_FUNCTION_ARGS)
+{
+	JsonPointer p;
+	JsonbValue root;
+	JsonbValue vals;
+	char *how = text_to_cstring(PG_GETARG_TEXT_PP(5));
+	int h = strcmp(how, "set") == 0      ? 0
+			: strcmp(how, "remove") == 0 ? 1
+			: strcmp(how, "null") == 0   ? 2
+										 : -1;
+
+	if (h < 0)
+		ereport(ERROR, (errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+						errmsg("invalid copy action \"%s\"", how),
+						errdetail("It is set, remove or null.")));
+	ParsePath(text_to_cstring(PG_GETARG_TEXT_PP(1)), "path", &p);
+	JsonTreeFromJsonb(PG_GETARG_JSONB_P(0), &root);
+	JsonTreeFromJsonb(PG_GETARG_JSONB_P(4), &vals);
+	if (!PutCopies(&root, &p, text_to_cstring(PG_GETARG_TEXT_PP(2)),
+				   text_to_cstring(PG_GETARG_TEXT_PP(3)), &vals, h))
+		PG_RETURN_DATUM(PG_GETARG_DATUM(0));
+	PG_RETURN_JSONB_P(JsonTreeToJsonb(&root));
+}
+
+/*
+ * Put val at path p (no "*") of root, the objects on the way made when
+ * missing; false when it is there already or a step is not an object.
+ */
+static bool
+PutAt(JsonbValue *root, const JsonPointer *p, JsonbValue *val)
+{
+	JsonbValue *cur = root;
+	int t;
+	int i;
+
+	for (t = 0; t < p->ntok; t++)
+	{
+		JsonTreeExpand(cur);
+		if (cur->type != jbvObject)
+			return false;
+		i = JsonTreeFindMember(cur, p->tok[t], p->toklen[t]);
+		if (t == p->ntok - 1)
+		{
+			if (i >= 0 && JsonTreeEqual(&cur->val.object.pairs[i].value, val))
+				return false;
+			JsonTreeSetMember(cur, p->tok[t], p->toklen[t], val);
+			return true;
+		}
+		if (i < 0)
+		{
+			JsonbValue o = EmptyObject();
+
+			JsonTreeSetMember(cur, p->tok[t], p->toklen[t], &o);
+			i = JsonTreeFindMember(cur, p->tok[t], p->toklen[t]);
+		}
+		cur = &cur->val.object.pairs[i].value;
+	}
+	return false;
+}
+
+/*
+ * _copy_put_at(doc, path, value) -> jsonb: doc with value at path (no "*"),
+ * the objects on the way made when missing; doc itself when a step is not
+ * an object.
+ */
+Datum
+copy_put_at(PG_FUNCTION_ARGS)
+{
+	JsonPointer p;
+	JsonbValue root;
+	JsonbValue val;
+
+	ParsePath(text_to_cstring(PG_GETARG_TEXT_PP(1)), "path", &p);
+	JsonTreeFromJsonb(PG_GETARG_JSONB_P(0), &root);
+	JsonTreeFromJsonb(PG_GETARG_JSONB_P(2), &val);
+	if (!PutAt(&root, &p, &val))
+		PG_RETURN_DATUM(PG_GETARG_DATUM(0));
+	PG_RETURN_JSONB_P(JsonTreeToJsonb(&root));
+}
+
+/*
+ * _copy_add_at(doc, path, delta) -> jsonb: doc with the number at path
+ * (no "*"; anything else there counts as 0) increased by delta.
+ */
+Datum
+copy_add_at(PG_FUNCTION_ARGS)
+{
+	JsonPointer p;
+	JsonbValue root;
+	JsonbValue *v;
+	JsonbValue val;
+	Numeric delta = PG_GETARG_NUMERIC(2);
+
+	ParsePath(text_to_cstring(PG_GETARG_TEXT_PP(1)), "path", &p);
+	JsonTreeFromJsonb(PG_GETARG_JSONB_P(0), &root);
+	v = ReadAt(&root, p.text, strlen(p.text));
+	val.type = jbvNumeric;
+	val.val.numeric = v != NULL && v->type == jbvNumeric
+						  ? DatumGetNumeric(DirectFunctionCall2(
+								numeric_add, NumericGetDatum(v->val.numeric),
+								NumericGetDatum(delta)))
+						  : delta;
+	if (!PutAt(&root, &p, &val))
+		PG_RETURN_DATUM(PG_GETARG_DATUM(0));
+	PG_RETURN_JSONB_P(JsonTreeToJsonb(&root));
+}
+
+/*
+ * The rule of one trigger and its statements, prepared once per backend.
+ */
+#define MAX_RULE_PLANS 4
+
+typedef struct RulePlans
+{
+	Oid tgoid; /* hash key: the trigger */
+	bool valid;
+	int32 id;
+	char kind;      /* 'c' copy, 'a' aggregate */
+	Oid coll;       /* the collection written by the rule */
+	Oid source;     /* the collection read */
+	char *path;     /* (TopMemoryContext) the rule's path */
+	char *refpath;  /* the path of the references */
+	char *ref;      /* copy: the member holding the key */
+	Jsonb *fields;  /* copy: the fields */
+	char *agg;      /* aggregate: count, keys, sum:/p ... */
+	char *agg_ptr;  /* aggregate: its pointer, or NULL */
+	int on_missing; /* copy: 0 keep, 1 null, 2 remove, 3 refuse */
+	SPIPlanPtr plans[MAX_RULE_PLANS];
+} RulePlans;
+
+static HTAB *RulePlanCache = NULL;
+static Oid CopyRulesTable = InvalidOid;
+
+/* The copy rule whose fan-out is running (its fill trigger stands aside). */
+static int32 FanoutRule = 0;
+
+void
+DocmodelCopyRelcache(Oid relid)
+{
+	HASH_SEQ_STATUS s;
+	RulePlans *e;
+
+	if (RulePlanCache == NULL)
+		return;
+	hash_seq_init(&s, RulePlanCache);
+	while ((e = hash_seq_search(&s)) != NULL)
+		if (!OidIsValid(relid) || relid == CopyRulesTable || relid == e->coll ||
+			relid == e->source)
+			e->valid = false;
+}
+
+/* _copy_rules_changed(): the statement trigger of docmodel.copy_rules. */
+Datum
+copy_rules_changed(PG_FUNCTION_ARGS)
+{
+	return DocmodelCatalogChanged(fcinfo, "_copy_rules_changed");
+}
+
+static char *
+TopString(const char *s)
+{
+	return s ? MemoryContextStrdup(TopMemoryContext, s) : NULL;
+}
+
+static char *
+QualifiedName(Oid relid)
+{
+	char *nsp = get_namespace_name(get_rel_namespace(relid));
+	char *rel = get_rel_name(relid);
+
+	if (nsp == NULL || rel == NULL)
+		ereport(ERROR, (errcode(ERRCODE_UNDEFINED_TABLE),
+						errmsg("relation with OID %u does not exist", relid)));
+	return quote_qualified_identifier(nsp, rel);
+}
+
+/* Prepare sql as plan i of e, reaching only the rule's collections. */
+static void
+KeepPlan(RulePlans *e, int i, const char *sql, int nargs, Oid *types)
+{
+	Oid rels[2] = {e->coll, e->source};
+	SPIPlanPtr plan = SPI_prepare(sql, nargs, types);
+
+	if (plan == NULL)
+		ereport(ERROR, (errcode(ERRCODE_INTERNAL_ERROR),
+						errmsg("preparing \"%s\" failed: %s", sql,
+							   SPI_result_code_string(SPI_result))));
+	DocmodelCheckPlanTargets(plan, rels, 2);
+	SPI_keepplan(plan);
+	e->plans[i] = plan;
+}
+
+/* Raise 39P01: td does not fire for its rule as the rule says. */
+static void
+NotRuleTrigger(TriggerData *td, const char *why)
+{
+	ereport(ERROR, (errcode(ERRCODE_E_R_I_E_TRIGGER_PROTOCOL_VIOLATED),
+					errmsg("trigger %s on %s is not a trigger of its copy rule",
+						   td->tg_trigger->tgname,
+						   RelationGetRelationName(td->tg_relation)),
+					errdetail("%s", why)));
+}
+
+/*
+ * Return trigger td's rule and statements, connected to SPI; read from
+ * docmodel.copy_rules and prepared when not valid. kind: 'c' for the
+ * source trigger of a copy, 'f' for its fill trigger, 'a' for an
+ * aggregate's.
+ */
+static RulePlans *
+RuleFor(TriggerData *td, char kind)
+{
+	Oid tgoid = td->tg_trigger->tgoid;
+	Oid relid = RelationGetRelid(td->tg_relation);
+	RulePlans *e;
+	bool found;
+	int i;
+	int32 id;
+	Oid types[1] = {INT4OID};
+	Datum args[1];
+	HeapTuple tup;
+	TupleDesc desc;
+	bool isnull;
+	MemoryContext old;
+	char *coll;
+	char *src;
+
+	if (td->tg_trigger->tgnargs != 1)
+		NotRuleTrigger(td, "Its one argument is the rule's id.");
+	id = pg_strtoint32(td->tg_trigger->tgargs[0]);
+	if (RulePlanCache == NULL)
+		RulePlanCache =
+			DocmodelHash("docmodel copy rule plans", 16, sizeof(Oid),
+						 sizeof(RulePlans), false, NULL);
+	e = hash_search(RulePlanCache, &tgoid, HASH_ENTER, &found);
+	if (!found)
+	{
+		memset(((char *) e) + sizeof(Oid), 0, sizeof(RulePlans) - sizeof(Oid));
+		e->valid = false;
+	}
+	DocmodelSpiConnect();
+	if (e->valid)
+		return e;
+
+	for (i = 0; i < MAX_RULE_PLANS; i++)
+		if (e->plans[i] != NULL)
+		{
+			SPI_freeplan(e->plans[i]);
+			e->plans[i] = NULL;
+		}
+	CopyRulesTable =
+		get_relname_relid("copy_rules", get_namespace_oid("docmodel", false));
+	args[0] = Int32GetDatum(id);
+	if (SPI_execute_with_args(
+			"SELECT r.kind, r.coll::pg_catalog.oid, r.source::pg_catalog.oid, "
+			"r.path, r.ref, r.fields, r.agg, r.on_missing "
+			"FROM docmodel.copy_rules AS r "
+			"WHERE r.id OPERATOR(pg_catalog.=) $1",
+			1, types, args, NULL, true, 1) != SPI_OK_SELECT)
+		ereport(ERROR, (errcode(ERRCODE_INTERNAL_ERROR),
+						errmsg("reading copy rule %d failed", id)));
+	if (SPI_processed != 1)
+		NotRuleTrigger(td, psprintf("Copy rule %d does not exist.", id));
+	tup = SPI_tuptable->vals[0];
+	desc = SPI_tuptable->tupdesc;
+	e->id = id;
+	e->kind = SPI_getvalue(tup, desc, 1)[0];
+	e->coll = DatumGetObjectId(SPI_getbinval(tup, desc, 2, &isnull));
+	e->source = DatumGetObjectId(SPI_getbinval(tup, desc, 3, &isnull));
+	if ((kind == 'a' || kind == 'A') != (e->kind == 'a') ||
+		relid != (kind == 'f' || kind == 'A' ? e->coll : e->source))
+		NotRuleTrigger(td, psprintf("Copy rule %d is not fired from this "
+									"table this way.",
+									id));
+	old = MemoryContextSwitchTo(TopMemoryContext);
+	e->path = TopString(SPI_getvalue(tup, desc, 4));
+	e->ref = TopString(SPI_getvalue(tup, desc, 5));
+	{
+		Datum f = SPI_getbinval(tup, desc, 6, &isnull);
+
+		e->fields = isnull ? NULL : DatumGetJsonbPCopy(f);
+	}
+	e->agg = TopString(SPI_getvalue(tup, desc, 7));
+	{
+		char *m = SPI_getvalue(tup, desc, 8);
+
+		e->on_missing = m == NULL                  ? 0
+						: strcmp(m, "null") == 0   ? 1
+						: strcmp(m, "remove") == 0 ? 2
+						: strcmp(m, "refuse") == 0 ? 3
+												   : 0;
+	}
+	MemoryContextSwitchTo(old);
+	if (e->kind == 'a')
+	{
+		e->refpath = e->ref;
+		e->agg_ptr = strchr(e->agg, ':') ? strchr(e->agg, ':') + 1 : NULL;
+	}
+	else
+	{
+		StringInfoData b;
+
+		initStringInfo(&b);
+		appendStringInfoString(&b, e->path);
+		JsonPointerAppendToken(&b, e->ref, strlen(e->ref));
+		e->refpath = TopString(b.data);
+	}
+	coll = QualifiedName(e->coll);
+	src = QualifiedName(e->source);
+
+	if (kind == 'c')
+	{
+		Oid t[3] = {TEXTOID, JSONBOID, TEXTOID};
+		Oid t1[1] = {TEXTOID};
+		char *put =
+			psprintf("docmodel._copy_put(c.doc, %s, %s, $1, $2, $3)",
+					 quote_literal_cstr(e->path), quote_literal_cstr(e->ref));
+
+		/* 0: rewrite the referring documents of key $1 */
+		KeepPlan(
+			e, 0,
+			psprintf("UPDATE %s AS c SET doc = %s WHERE "
+					 "docmodel.ref_keys(c.doc, %s) "
+					 "OPERATOR(pg_catalog.@>) ARRAY[$1]::pg_catalog.text[] "
+					 "AND c.doc OPERATOR(pg_catalog.<>) %s",
+					 coll, put, quote_literal_cstr(e->refpath), put),
+			3, t);
+		/* 1: a document referring to key $1 */
+		KeepPlan(
+			e, 1,
+			psprintf("SELECT c.id FROM %s AS c WHERE "
+					 "docmodel.ref_keys(c.doc, %s) "
+					 "OPERATOR(pg_catalog.@>) ARRAY[$1]::pg_catalog.text[] "
+					 "LIMIT 1",
+					 coll, quote_literal_cstr(e->refpath)),
+			1, t1);
+	}
+	else if (kind == 'f')
+	{
+		Oid t[1] = {TEXTOID};
+		bool exclusive;
+
+		/*
+		 * A new reference locks its source: against a concurrent change of
+		 * it (whose fan-out cannot see this document yet) and a concurrent
+		 * delete. FOR NO KEY UPDATE where an aggregate of the referring
+		 * documents will update the source (a share lock could not be
+		 * upgraded without deadlocks), FOR SHARE otherwise.
+		 */
+		args[0] = ObjectIdGetDatum(e->coll);
+		{
+			Oid at[2] = {OIDOID, OIDOID};
+			Datum av[2] = {ObjectIdGetDatum(e->source),
+						   ObjectIdGetDatum(e->coll)};
+
+			if (SPI_execute_with_args(
+					"SELECT FROM docmodel.copy_rules AS r WHERE r.kind "
+					"OPERATOR(pg_catalog.=) 'aggregate' AND "
+					"r.coll::pg_catalog.oid OPERATOR(pg_catalog.=) $1 AND "
+					"r.source::pg_catalog.oid OPERATOR(pg_catalog.=) $2",
+					2, at, av, NULL, true, 1) != SPI_OK_SELECT)
+				ereport(ERROR, (errcode(ERRCODE_INTERNAL_ERROR),
+								errmsg("reading copy rules failed")));
+			exclusive = SPI_processed > 0;
+		}
+		KeepPlan(e, 0,
+				 psprintf("SELECT s.doc FROM %s AS s WHERE s.id "
+						  "OPERATOR(pg_catalog.=) $1 FOR %s",
+						  src, exclusive ? "NO KEY UPDATE" : "SHARE"),
+				 1, t);
+		KeepPlan(e, 1,
+				 psprintf("SELECT s.doc FROM %s AS s WHERE s.id "
+						  "OPERATOR(pg_catalog.=) $1",
+						  src),
+				 1, t);
+	}
+	else
+	{
+		Oid t[1] = {TEXTOID};
+		const char *value;
+
+		{
+			Oid at[1] = {TEXTOID};
+			Datum av[1] = {CStringGetTextDatum(e->agg)};
+
+			if (SPI_execute_with_args("SELECT docmodel._aggregate_expr($1)", 1,
+									  at, av, NULL, true, 1) != SPI_OK_SELECT ||
+				SPI_processed != 1)
+				ereport(ERROR,
+						(errcode(ERRCODE_INTERNAL_ERROR),
+						 errmsg("making an aggregate's expression failed")));
+			value =
+				SPI_getvalue(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 1);
+			if (value == NULL)
+				NotRuleTrigger(td, "Its aggregate is unknown.");
+		}
+		/*
+		 * 0: lock the document of key $1; 1: compute its aggregate again;
+		 * 2: the aggregate of a new document of key $1
+		 */
+		/* 3: add $2 to the count or sum of the document of key $1 */
+		{
+			Oid t2[2] = {TEXTOID, NUMERICOID};
+
+			KeepPlan(
+				e, 3,
+				psprintf("UPDATE %s AS a SET doc = docmodel._copy_add_at("
+						 "a.doc, %s, $2) WHERE a.id OPERATOR(pg_catalog.=) "
+						 "$1",
+						 coll, quote_literal_cstr(e->path)),
+				2, t2);
+		}
+		KeepPlan(
+			e, 2,
+			psprintf("SELECT %s FROM %s AS b WHERE "
+					 "docmodel.ref_keys(b.doc, %s) "
+					 "OPERATOR(pg_catalog.@>) ARRAY[$1]::pg_catalog.text[]",
+					 value, src, quote_literal_cstr(e->refpath)),
+			1, t);
+		KeepPlan(e, 0,
+				 psprintf("SELECT FROM %s AS a WHERE a.id "
+						  "OPERATOR(pg_catalog.=) $1 FOR NO KEY UPDATE",
+						  coll),
+				 1, t);
+		KeepPlan(e, 1,
+				 psprintf("UPDATE %s AS a SET doc = docmodel._copy_put_at("
+						  "a.doc, %s, v.v) FROM (SELECT %s AS v FROM %s AS b "
+						  "WHERE docmodel.ref_keys(b.doc, %s) "
+						  "OPERATOR(pg_catalog.@>) "
+						  "ARRAY[$1]::pg_catalog.text[]) AS v "
+						  "WHERE a.id OPERATOR(pg_catalog.=) $1 AND "
+						  "a.doc OPERATOR(pg_catalog.<>) "
+						  "docmodel._copy_put_at(a.doc, %s, v.v)",
+						  coll, quote_literal_cstr(e->path), value, src,
+						  quote_literal_cstr(e->refpath),
+						  quote_literal_cstr(e->path)),
+				 1, t);
+	}
+	e->valid = true;
+	return e;
+}
+
+/*
+ * Run plan of e with args as the owner of relation owner_of, in a
+ * security-restricted operation; return SPI's result.
+ */
+static int
+RunAsOwner(SPIPlanPtr plan, Datum *args, const char *nulls, bool read_only,
+		   long count, Oid owner_of)
+{
+	Oid owner;
+	Oid save_userid;
+	int save_sec;
+	int ret;
+	HeapTuple tup;
+
+	tup = SearchSysCache1(RELOID, ObjectIdGetDatum(owner_of));
+	if (!HeapTupleIsValid(tup))
+		ereport(ERROR,
+				(errcode(ERRCODE_UNDEFINED_TABLE),
+				 errmsg("relation with OID %u does not exist", owner_of)));
+	owner = ((Form_pg_class) GETSTRUCT(tup))->relowner;
+	ReleaseSysCache(tup);
+	GetUserIdAndSecContext(&save_userid, &save_sec);
+	SetUserIdAndSecContext(owner, save_sec | SECURITY_LOCAL_USERID_CHANGE |
+									  SECURITY_RESTRICTED_OPERATION);
+	PG_TRY();
+	{
+		ret = SPI_execute_plan(plan, args, nulls, read_only, count);
+	}
+	PG_FINALLY();
+	{
+		SetUserIdAndSecContext(save_userid, save_sec);
+	}
+	PG_END_TRY();
+	if (ret < 0)
+		ereport(ERROR, (errcode(ERRCODE_INTERNAL_ERROR),
+						errmsg("a copy rule's statement failed: %s",
+							   SPI_result_code_string(ret))));
+	return ret;
+}
+
+/* The document (jsonb) of tuple t of td's relation, or NULL. */
+static Jsonb *
+DocOf(TriggerData *td, HeapTuple t)
+{
+	bool isnull;
+	Datum d;
+
+	if (t == NULL)
+		return NULL;
+	d = heap_getattr(t, DOCMODEL_COLL_ATT_DOC,
+					 RelationGetDescr(td->tg_relation), &isnull);
+	return isnull ? NULL : DatumGetJsonbP(d);
+}
+
+static char *
+KeyOf(TriggerData *td, HeapTuple t)
+{
+	bool isnull;
+	Datum d = heap_getattr(t, DOCMODEL_COLL_ATT_ID,
+						   RelationGetDescr(td->tg_relation), &isnull);
+
+	return isnull ? NULL : TextDatumGetCString(d);
+}
+
+static bool
+JsonbSame(Jsonb *a, Jsonb *b)
+{
+	return DatumGetBool(
+		DirectFunctionCall2(jsonb_eq, JsonbPGetDatum(a), JsonbPGetDatum(b)));
+}
+
+/*
+ * Return tuple t of td's relation with document root, made in context cxt
+ * (the trigger's caller's: SPI's is freed by SPI_finish).
+ */
+static HeapTuple
+WithDoc(TriggerData *td, HeapTuple t, JsonbValue *root, MemoryContext cxt)
+{
+	MemoryContext old = MemoryContextSwitchTo(cxt);
+	Datum values[1];
+	bool nulls[1] = {false};
+	int att[1] = {DOCMODEL_COLL_ATT_DOC};
+
+	values[0] = JsonbPGetDatum(JsonTreeToJsonb(root));
+	t = heap_modify_tuple_by_cols(t, RelationGetDescr(td->tg_relation), 1, att,
+								  values, nulls);
+	MemoryContextSwitchTo(old);
+	return t;
+}
+
+/*
+ * _copy_source_trigger(rule): the AFTER row trigger of a copy rule on its
+ * source collection: when the copies a written document gives change (or
+ * it appears or goes), the documents referring to its key are rewritten.
+ */
+Datum
+copy_source_trigger(PG_FUNCTION_ARGS)
+{
+	TriggerData *td = (TriggerData *) fcinfo->context;
+	RulePlans *e;
+	HeapTuple oldt = NULL;
+	HeapTuple newt = NULL;
+	char *key;
+	Jsonb *vals = NULL;
+	const char *how = "set";
+	Datum args[3];
+	int32 save = FanoutRule;
+
+	if (!CALLED_AS_TRIGGER(fcinfo) || !TRIGGER_FIRED_FOR_ROW(td->tg_event) ||
+		!TRIGGER_FIRED_AFTER(td->tg_event))
+		DocmodelTriggerMisuse("_copy_source_trigger",
+							  "a copy rule's AFTER row trigger");
+	DocmodelCheckLayout(td->tg_relation, DOCMODEL_LAYOUT_COLLECTION);
+	if (!TRIGGER_FIRED_BY_INSERT(td->tg_event))
+		oldt = td->tg_trigtuple;
+	if (TRIGGER_FIRED_BY_UPDATE(td->tg_event))
+		newt = td->tg_newtuple;
+	else if (TRIGGER_FIRED_BY_INSERT(td->tg_event))
+		newt = td->tg_trigtuple;
+	e = RuleFor(td, 'c');
+	key = KeyOf(td, newt ? newt : oldt);
+	if (key == NULL)
+	{
+		SPI_finish();
+		return PointerGetDatum(NULL);
+	}
+	if (newt != NULL)
+	{
+		JsonbValue nv = CopiesOf(e->fields, DocOf(td, newt));
+
+		vals = JsonTreeToJsonb(&nv);
+		if (oldt != NULL)
+		{
+			char *oldkey = KeyOf(td, oldt);
+			JsonbValue ov = CopiesOf(e->fields, DocOf(td, oldt));
+
+			if (oldkey != NULL && strcmp(oldkey, key) == 0 &&
+				JsonbSame(JsonTreeToJsonb(&ov), vals))
+			{
+				SPI_finish();
+				return PointerGetDatum(NULL); /* the copies are the same */
+			}
+		}
+	}
+	else
+	{
+		/* the source is gone */
+		JsonbValue ov = CopiesOf(e->fields, DocOf(td, oldt));
+
+		if (e->on_missing == 0)
+		{
+			SPI_finish();
+			return PointerGetDatum(NULL);
+		}
+		if (e->on_missing == 3)
+		{
+			args[0] = CStringGetTextDatum(key);
+			RunAsOwner(e->plans[1], args, NULL, false, 1, e->coll);
+			if (SPI_processed > 0)
+				ereport(ERROR,
+						(errcode(ERRCODE_FOREIGN_KEY_VIOLATION),
+						 errmsg("document \"%s\" of %s is still copied", key,
+								RelationGetRelationName(td->tg_relation)),
+						 errdetail("Document \"%s\" of %s refers to it, and "
+								   "its copy rule refuses a missing source.",
+								   SPI_getvalue(SPI_tuptable->vals[0],
+												SPI_tuptable->tupdesc, 1),
+								   get_rel_name(e->coll))));
+			SPI_finish();
+			return PointerGetDatum(NULL);
+		}
+		/* the members a copy may hold: every field of the rule */
+		{
+			JsonbValue f;
+			int i;
+
+			JsonTreeFromJsonb(e->fields, &f);
+			JsonTreeExpand(&f);
+			ov = EmptyObject();
+			for (i = 0; i < f.val.object.nPairs; i++)
+			{
+				JsonbValue n = {.type = jbvNull};
+
+				JsonTreeSetMember(&ov, f.val.object.pairs[i].key.val.string.val,
+								  f.val.object.pairs[i].key.val.string.len, &n);
+			}
+		}
+		vals = JsonTreeToJsonb(&ov);
+		how = e->on_missing == 1 ? "null" : "remove";
+	}
+	args[0] = CStringGetTextDatum(key);
+	args[1] = JsonbPGetDatum(vals);
+	args[2] = CStringGetTextDatum(how);
+	FanoutRule = e->id;
+	PG_TRY();
+	{
+		RunAsOwner(e->plans[0], args, NULL, false, 0, e->coll);
+	}
+	PG_FINALLY();
+	{
+		FanoutRule = save;
+	}
+	PG_END_TRY();
+	SPI_finish();
+	return PointerGetDatum(NULL);
+}
+
+/*
+ * _copy_fill_trigger(rule): the BEFORE row trigger of a copy rule on the
+ * referring collection: the copies of the written document are filled
+ * from their sources (a new reference locks its source first, in key
+ * order); a missing source follows the rule's on_missing.
+ */
+Datum
+copy_fill_trigger(PG_FUNCTION_ARGS)
+{
+	TriggerData *td = (TriggerData *) fcinfo->context;
+	RulePlans *e;
+	HeapTuple newt;
+	Jsonb *doc;
+	Jsonb *olddoc = NULL;
+	JsonPointer p;
+	RefList refs;
+	RefList oldrefs = {0, NULL};
+	JsonbValue root;
+	bool changed = false;
+	int i;
+	MemoryContext caller = CurrentMemoryContext;
+
+	if (!CALLED_AS_TRIGGER(fcinfo) || !TRIGGER_FIRED_FOR_ROW(td->tg_event) ||
+		!TRIGGER_FIRED_BEFORE(td->tg_event) ||
+		TRIGGER_FIRED_BY_DELETE(td->tg_event))
+		DocmodelTriggerMisuse("_copy_fill_trigger",
+							  "a copy rule's BEFORE INSERT OR UPDATE row "
+							  "trigger");
+	DocmodelCheckLayout(td->tg_relation, DOCMODEL_LAYOUT_COLLECTION);
+	newt = TRIGGER_FIRED_BY_UPDATE(td->tg_event) ? td->tg_newtuple
+												 : td->tg_trigtuple;
+	e = RuleFor(td, 'f');
+	doc = DocOf(td, newt);
+	if (e->id == FanoutRule || doc == NULL)
+	{
+		SPI_finish();
+		return PointerGetDatum(newt);
+	}
+	ParsePath(e->refpath, "path", &p);
+	refs = RefsOf(doc, &p);
+	if (refs.n == 0)
+	{
+		SPI_finish();
+		return PointerGetDatum(newt);
+	}
+	if (TRIGGER_FIRED_BY_UPDATE(td->tg_event) &&
+		(olddoc = DocOf(td, td->tg_trigtuple)) != NULL)
+		oldrefs = RefsOf(olddoc, &p);
+	JsonTreeFromJsonb(doc, &root);
+	{
+		JsonPointer cp;
+
+		ParsePath(e->path, "path", &cp);
+		for (i = 0; i < refs.n; i++)
+		{
+			Datum args[1];
+			bool known = false;
+			bool isnull;
+			int j;
+
+			CHECK_FOR_INTERRUPTS();
+			for (j = 0; j < oldrefs.n && !known; j++)
+				known = strcmp(oldrefs.keys[j], refs.keys[i]) == 0;
+			args[0] = CStringGetTextDatum(refs.keys[i]);
+			/* not read-only: a snapshot taken now (READ COMMITTED) sees a
+			 * rename committed while this row waited for its lock */
+			RunAsOwner(e->plans[known ? 1 : 0], args, NULL, false, 1,
+					   e->source);
+			if (SPI_processed == 1)
+			{
+				Datum s = SPI_getbinval(SPI_tuptable->vals[0],
+										SPI_tuptable->tupdesc, 1, &isnull);
+				JsonbValue v = CopiesOf(e->fields, DatumGetJsonbP(s));
+
+				changed |= PutCopies(&root, &cp, e->ref, refs.keys[i], &v, 0);
+			}
+			else if (e->on_missing == 3)
+				ereport(ERROR,
+						(errcode(ERRCODE_FOREIGN_KEY_VIOLATION),
+						 errmsg("document \"%s\" of %s is missing",
+								refs.keys[i], get_rel_name(e->source)),
+						 errdetail("Document \"%s\" of %s refers to it at "
+								   "%s, and its copy rule refuses a missing "
+								   "source.",
+								   KeyOf(td, newt),
+								   RelationGetRelationName(td->tg_relation),
+								   e->path)));
+			else if (e->on_missing != 0)
+			{
+				JsonbValue f;
+				JsonbValue nulls = EmptyObject();
+				int k;
+
+				JsonTreeFromJsonb(e->fields, &f);
+				JsonTreeExpand(&f);
+				for (k = 0; k < f.val.object.nPairs; k++)
+				{
+					JsonbValue n = {.type = jbvNull};
+
+					JsonTreeSetMember(
+						&nulls, f.val.object.pairs[k].key.val.string.val,
+						f.val.object.pairs[k].key.val.string.len, &n);
+				}
+				changed |= PutCopies(&root, &cp, e->ref, refs.keys[i], &nulls,
+									 e->on_missing == 1 ? 2 : 1);
+			}
+		}
+	}
+	if (changed)
+		newt = WithDoc(td, newt, &root, caller);
+	SPI_finish();
+	return PointerGetDatum(newt);
+}
+
+/* The number at pointer s of doc (jsonb), as jsonb, or NULL. */
+static Jsonb *
+NumberAt(Jsonb *doc, const char *s)
+{
+	JsonbValue root;
+	JsonbValue *v;
+
+	if (doc == NULL)
+		return NULL;
+	JsonTreeFromJsonb(doc, &root);
+	v = ReadAt(&root, s, strlen(s));
+	if (v == NULL || v->type != jbvNumeric)
+		return NULL;
+	return JsonTreeToJsonb(v);
+}
+
+/* What document doc adds to a count (1) or a sum (its number, or 0). */
+static Numeric
+WeightOf(RulePlans *e, Jsonb *doc)
+{
+	JsonbValue root;
+	JsonbValue *v;
+
+	if (e->agg_ptr == NULL)
+		return int64_to_numeric(1);
+	JsonTreeFromJsonb(doc, &root);
+	v = ReadAt(&root, e->agg_ptr, strlen(e->agg_ptr));
+	if (v == NULL || v->type != jbvNumeric)
+		return int64_to_numeric(0);
+	return v->val.numeric;
+}
+
+/*
+ * The BEFORE INSERT trigger of an aggregate rule on the collection holding
+ * the aggregates: a new document gets the aggregate of the documents
+ * already referring to its key.
+ */
+static Datum
+AggregateOfNew(TriggerData *td)
+{
+	MemoryContext caller = CurrentMemoryContext;
+	RulePlans *e = RuleFor(td, 'A');
+	HeapTuple newt = td->tg_trigtuple;
+	Jsonb *doc = DocOf(td, newt);
+	char *key = KeyOf(td, newt);
+	JsonPointer p;
+	JsonbValue root;
+	JsonbValue val;
+	Datum args[1];
+	bool isnull;
+	Datum v;
+
+	if (doc == NULL || key == NULL)
+	{
+		SPI_finish();
+		return PointerGetDatum(newt);
+	}
+	args[0] = CStringGetTextDatum(key);
+	RunAsOwner(e->plans[2], args, NULL, false, 1, e->coll);
+	if (SPI_processed != 1)
+		ereport(ERROR, (errcode(ERRCODE_INTERNAL_ERROR),
+						errmsg("computing an aggregate failed")));
+	v = SPI_getbinval(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 1, &isnull);
+	if (isnull)
+		val.type = jbvNull;
+	else
+		JsonTreeFromJsonb(DatumGetJsonbP(v), &val);
+	ParsePath(e->path, "path", &p);
+	JsonTreeFromJsonb(doc, &root);
+	if (PutAt(&root, &p, &val))
+		newt = WithDoc(td, newt, &root, caller);
+	SPI_finish();
+	return PointerGetDatum(newt);
+}
+
+/*
+ * _aggregate_trigger(rule): the AFTER row trigger of an aggregate rule on
+ * the collection of the referring documents: every document a written
+ * document refers to (before or after) whose aggregate may have changed is
+ * updated, in key order: a count or a sum by the difference the write
+ * makes; keys, min and max are computed again after the document is
+ * locked, seeing every write committed before the lock was granted.
+ */
+Datum
+aggregate_trigger(PG_FUNCTION_ARGS)
+{
+	TriggerData *td = (TriggerData *) fcinfo->context;
+	RulePlans *e;
+	Jsonb *olddoc = NULL;
+	Jsonb *newdoc = NULL;
+	JsonPointer p;
+	RefList oldrefs = {0, NULL};
+	RefList newrefs = {0, NULL};
+	char **keys;
+	bool *in_old;
+	bool *in_new;
+	bool additive;
+	int n = 0;
+	int i;
+	int j;
+
+	if (!CALLED_AS_TRIGGER(fcinfo) || !TRIGGER_FIRED_FOR_ROW(td->tg_event) ||
+		(TRIGGER_FIRED_BEFORE(td->tg_event) &&
+		 !TRIGGER_FIRED_BY_INSERT(td->tg_event)))
+		DocmodelTriggerMisuse("_aggregate_trigger",
+							  "an aggregate rule's AFTER row trigger, or "
+							  "its BEFORE INSERT row trigger");
+	DocmodelCheckLayout(td->tg_relation, DOCMODEL_LAYOUT_COLLECTION);
+	if (TRIGGER_FIRED_BEFORE(td->tg_event))
+		return AggregateOfNew(td);
+	if (!TRIGGER_FIRED_BY_INSERT(td->tg_event))
+		olddoc = DocOf(td, td->tg_trigtuple);
+	if (TRIGGER_FIRED_BY_UPDATE(td->tg_event))
+		newdoc = DocOf(td, td->tg_newtuple);
+	else if (TRIGGER_FIRED_BY_INSERT(td->tg_event))
+		newdoc = DocOf(td, td->tg_trigtuple);
+	e = RuleFor(td, 'a');
+	ParsePath(e->refpath, "path", &p);
+	if (olddoc)
+		oldrefs = RefsOf(olddoc, &p);
+	if (newdoc)
+		newrefs = RefsOf(newdoc, &p);
+	if (olddoc && newdoc && SameRefs(&oldrefs, &newrefs))
+	{
+		bool same = strcmp(e->agg, "count") == 0;
+
+		if (strcmp(e->agg, "keys") == 0)
+			same = strcmp(KeyOf(td, td->tg_trigtuple),
+						  KeyOf(td, td->tg_newtuple)) == 0;
+		else if (e->agg_ptr != NULL)
+		{
+			Jsonb *a = NumberAt(olddoc, e->agg_ptr);
+			Jsonb *b = NumberAt(newdoc, e->agg_ptr);
+
+			same = (a == NULL && b == NULL) ||
+				   (a != NULL && b != NULL && JsonbSame(a, b));
+		}
+		if (same)
+		{
+			SPI_finish();
+			return PointerGetDatum(NULL);
+		}
+	}
+	/* the union of both, sorted: documents are locked in key order */
+	keys = palloc(sizeof(char *) * Max(oldrefs.n + newrefs.n, 1));
+	in_old = palloc(sizeof(bool) * Max(oldrefs.n + newrefs.n, 1));
+	in_new = palloc(sizeof(bool) * Max(oldrefs.n + newrefs.n, 1));
+	additive = strcmp(e->agg, "count") == 0 || strncmp(e->agg, "sum:", 4) == 0;
+	for (i = 0, j = 0; i < oldrefs.n || j < newrefs.n;)
+	{
+		int c = i == oldrefs.n   ? 1
+				: j == newrefs.n ? -1
+								 : strcmp(oldrefs.keys[i], newrefs.keys[j]);
+
+		in_old[n] = c <= 0;
+		in_new[n] = c >= 0;
+		keys[n++] = c <= 0 ? oldrefs.keys[i] : newrefs.keys[j];
+		if (c <= 0)
+			i++;
+		if (c >= 0)
+			j++;
+	}
+	for (i = 0; i < n; i++)
+	{
+		Datum args[2];
+
+		CHECK_FOR_INTERRUPTS();
+		args[0] = CStringGetTextDatum(keys[i]);
+		if (additive)
+		{
+			/*
+			 * a count or a sum changes by the difference: one UPDATE, whose
+			 * row lock and re-check (READ COMMITTED) add it to the latest
+			 * version
+			 */
+			Numeric d = int64_to_numeric(0);
+
+			if (in_new[i])
+				d = WeightOf(e, newdoc);
+			if (in_old[i])
+				d = DatumGetNumeric(
+					DirectFunctionCall2(numeric_sub, NumericGetDatum(d),
+										NumericGetDatum(WeightOf(e, olddoc))));
+			if (DatumGetBool(
+					DirectFunctionCall2(numeric_eq, NumericGetDatum(d),
+										NumericGetDatum(int64_to_numeric(0)))))
+				continue;
+			args[1] = NumericGetDatum(d);
+			RunAsOwner(e->plans[3], args, NULL, false, 0, e->coll);
+			continue;
+		}
+		RunAsOwner(e->plans[0], args, NULL, false, 1, e->coll);
+		if (SPI_processed == 0)
+			continue; /* no such document */
+		RunAsOwner(e->plans[1], args, NULL, false, 0, e->coll);
+	}
+	SPI_finish();
+	return PointerGetDatum(NULL);
+}

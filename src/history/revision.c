@@ -1,0 +1,804 @@
+/*-------------------------------------------------------------------------
+ *
+ * history/revision.c
+ *	  Document revisions (README, "Revisions"): the per-row history
+ *	  writer that the collection trigger calls after an UPDATE or DELETE
+ *	  really happened (diff and patch are in jsonpatch.c).
+ *
+ *	  Shared state: none between backends. The history writer takes its
+ *	  configuration from collection.c's cache (copied to the stack per
+ *	  call, as that cache asks) and opens the
+ *	  history table by OID on every call. The only backend-local static is
+ *	  PkeyInfo, the IndexInfo of an (id, ver) btree, built once in
+ *	  TopMemoryContext and never changed. Writers of one key are serialized
+ *	  by the row lock on its collection row; an insert of a key, which has
+ *	  no row to lock yet, first waits for the key's deleters
+ *	  (WaitForKeyWriters).
+ *
+ *-------------------------------------------------------------------------
+ */
+#include "postgres.h"
+
+#include "access/genam.h"
+#include "access/heapam.h"
+#include "access/htup_details.h"
+#include "access/table.h"
+#include "access/tableam.h"
+#include "access/xact.h"
+#include "catalog/pg_am.h"
+#include "catalog/pg_class.h"
+#include "catalog/pg_type.h"
+#include "commands/trigger.h"
+#include "executor/executor.h"
+#include "executor/nodeModifyTable.h"
+#include "fmgr.h"
+#include "nodes/makefuncs.h"
+#include "rewrite/rewriteHandler.h"
+#include "storage/lmgr.h"
+#include "utils/builtins.h"
+#include "utils/datum.h"
+#include "utils/fmgroids.h"
+#include "utils/jsonb.h"
+#include "utils/lsyscache.h"
+#include "utils/numeric.h"
+#include "utils/rel.h"
+#include "utils/snapmgr.h"
+
+#include "collection/config.h"
+#include "compat.h"
+#include "docmodel.h"
+#include "history/revision.h"
+
+/* ------------------------------------------------------------------------
+ * History
+ *
+ * A collection with revisions has a history table <name>_revisions(id,
+ * ver, op, changed_at, changed_by, doc) with PRIMARY KEY (id, ver), found
+ * by the OID in the collection's configuration (never by name). Revision v
+ * of a key holds the body that had _ver v, and op says what ended it:
+ * 'update', 'delete', 'expire' (written over after its expiry) or
+ * 'truncate'. After revision N is written, revisions <= N - keep of that
+ * key are deleted.
+ *
+ * The collection trigger calls in here: DocmodelRevisionTrigger() for the
+ * AFTER INSERT OR UPDATE OR DELETE row event and the BEFORE TRUNCATE statement event,
+ * and DocmodelRevisionFirstVer() for the _ver of a new document. History is
+ * written straight into the heap and its indexes (no SPI, no planning); the
+ * history table's own triggers and rules do not fire, and a writer of the
+ * collection needs no privilege on it. Columns a user added to the history
+ * table get their defaults (or NULL), and its NOT NULL and CHECK constraints
+ * hold, as for an INSERT (HistoryOpen chooses the executor path then).
+ * Writers of one key are serialized by the row lock on the collection row
+ * (an insert, by WaitForKeyWriters), so history of one key is written by
+ * one transaction at a time.
+ * ------------------------------------------------------------------------
+ */
+
+/* Column numbers of a history table. */
+#define REV_ATT_ID 1
+#define REV_ATT_VER 2
+#define REV_ATT_OP 3
+#define REV_ATT_AT 4
+#define REV_ATT_BY 5
+#define REV_ATT_DOC 6
+
+/* An open history table, ready to take revisions. */
+typedef struct HistoryWriter
+{
+	Relation rel;
+	Relation pkey;            /* its (id, ver) primary key index */
+	bool fast;                /* a heap whose one index is pkey, without
+							   * added columns or CHECKs: no executor */
+	ExprState **defaults;     /* when !fast: per column, its default or NULL */
+	bool constrained;         /* when !fast: CHECK or generated columns */
+	EState *estate;           /* when !fast */
+	ResultRelInfo *rri;       /* when !fast */
+	TupleTableSlot *slot;     /* for inserts, when !fast */
+	TupleTableSlot *scanslot; /* for the pruning scan, made on first use */
+	MemoryContext cxt;        /* where HistoryOpen ran: the slots live here */
+	int32 keep;
+	Datum who;
+	Datum at;
+} HistoryWriter;
+
+/* IndexInfo of every (id, ver) primary key, built once (fast path). */
+static IndexInfo *PkeyInfo = NULL;
+
+/*
+ * Open the history table relid and its primary key; raise 42P01 when it
+ * is gone, 55000 or 42804 when a column was dropped or changed, and 22023
+ * when it lost its primary key.
+ */
+static Relation
+HistoryOpenRel(const DocmodelCollection *cfg, LOCKMODE mode, Relation *pkey)
+{
+	Relation rel = try_table_open(cfg->revisions_relid, mode);
+	Oid pk;
+
+	if (rel == NULL)
+		ereport(
+			ERROR,
+			(errcode(ERRCODE_UNDEFINED_TABLE),
+			 errmsg("the revisions table of collection \"%s\" does not exist",
+					get_rel_name(cfg->relid) ? get_rel_name(cfg->relid) : "?"),
+			 errdetail("The collection's configuration names a table that "
+					   "was dropped."),
+			 errhint("Call docmodel.set_revisions() to create a new one, "
+					 "or with 0 to turn history off.")));
+	/* columns: 55000 or 42804 naming the column (cached per relcache entry) */
+	DocmodelCheckLayout(rel, DOCMODEL_LAYOUT_HISTORY);
+	pk = RelationGetPrimaryKeyIndex(rel);
+	if (rel->rd_rel->relkind != RELKIND_RELATION || !OidIsValid(pk))
+		ereport(
+			ERROR,
+			(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+			 errmsg("table \"%s\" does not have the layout of a docmodel "
+					"revisions table",
+					RelationGetRelationName(rel)),
+			 errdetail("A revisions table is (id text, ver integer, op text, "
+					   "changed_at timestamptz, changed_by text, doc jsonb, "
+					   "PRIMARY KEY (id, ver)).")));
+	*pkey = index_open(pk, mode);
+	if ((*pkey)->rd_index->indnkeyatts != 2 ||
+		(*pkey)->rd_index->indkey.values[0] != REV_ATT_ID ||
+		(*pkey)->rd_index->indkey.values[1] != REV_ATT_VER)
+		ereport(
+			ERROR,
+			(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+			 errmsg(
+				 "the primary key of revisions table \"%s\" is not (id, ver)",
+				 RelationGetRelationName(rel))));
+	return rel;
+}
+
+/*
+ * Open the history table of cfg for writing revisions. A plain heap whose
+ * only index is the primary key takes the fast path: heap_insert and
+ * index_insert directly, no executor state. Any other index (a user may
+ * add some) goes through ExecInsertIndexTuples.
+ */
+static void
+HistoryOpen(HistoryWriter *w, const DocmodelCollection *cfg)
+{
+	List *indexes;
+	TupleDesc desc;
+	TupleConstr *constr;
+	bool added = false;
+	int i;
+
+	w->rel = HistoryOpenRel(cfg, RowExclusiveLock, &w->pkey);
+	w->keep = cfg->revisions;
+	desc = RelationGetDescr(w->rel);
+	/* Foreign keys are checked by triggers, which history writes skip. */
+	if (w->rel->rd_rel->relhastriggers && RelationGetFKeyList(w->rel) != NIL)
+	{
+		ForeignKeyCacheInfo *fk = linitial(RelationGetFKeyList(w->rel));
+
+		ereport(ERROR,
+				(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
+				 errmsg("revisions table \"%s\" has a foreign key",
+						RelationGetRelationName(w->rel)),
+				 errdetail("Constraint \"%s\" would be checked by a trigger; "
+						   "docmodel writes history without firing triggers.",
+						   get_constraint_name(fk->conoid)),
+				 errhint("Drop the foreign key, or check the values with a "
+						 "CHECK constraint.")));
+	}
+	constr = desc->constr;
+	for (i = REV_ATT_DOC; i < desc->natts; i++)
+		if (!TupleDescAttr(desc, i)->attisdropped)
+			added = true;
+	w->constrained = constr != NULL &&
+					 (constr->num_check > 0 || constr->has_generated_stored);
+	indexes = RelationGetIndexList(w->rel);
+	w->fast = list_length(indexes) == 1 && !added && !w->constrained &&
+			  w->rel->rd_rel->relam == HEAP_TABLE_AM_OID &&
+			  w->pkey->rd_rel->relam == BTREE_AM_OID;
+	list_free(indexes);
+	w->scanslot = NULL;
+	w->cxt = CurrentMemoryContext;
+	if (w->fast)
+	{
+		if (PkeyInfo == NULL)
+		{
+			MemoryContext old = MemoryContextSwitchTo(TopMemoryContext);
+
+			PkeyInfo = makeIndexInfo(2, 2, BTREE_AM_OID, NIL, NIL, true, false,
+									 true, false);
+			PkeyInfo->ii_IndexAttrNumbers[0] = REV_ATT_ID;
+			PkeyInfo->ii_IndexAttrNumbers[1] = REV_ATT_VER;
+			MemoryContextSwitchTo(old);
+		}
+		w->estate = NULL;
+		w->rri = NULL;
+		w->slot = NULL;
+	}
+	else
+	{
+		RangeTblEntry *rte = makeNode(RangeTblEntry);
+
+		/* A range table of the one relation, for ExecConstraints' errors. */
+		rte->rtekind = RTE_RELATION;
+		rte->relid = RelationGetRelid(w->rel);
+		rte->relkind = w->rel->rd_rel->relkind;
+		rte->rellockmode = RowExclusiveLock;
+		w->estate = CreateExecutorState();
+		DocmodelInitRangeTable(w->estate, rte, 0, NULL);
+		w->rri = makeNode(ResultRelInfo);
+		InitResultRelInfo(w->rri, w->rel, 1, NULL, 0);
+		ExecOpenIndices(w->rri, false);
+		w->slot = table_slot_create(w->rel, NULL);
+		/* Added columns: their defaults, as an INSERT omitting them gets. */
+		w->defaults = palloc0(sizeof(ExprState *) * desc->natts);
+		for (i = REV_ATT_DOC; i < desc->natts; i++)
+		{
+			Form_pg_attribute att = TupleDescAttr(desc, i);
+			Node *expr;
+
+			if (att->attisdropped || att->attgenerated)
+				continue;
+			expr = build_column_default(w->rel, i + 1);
+			if (expr != NULL)
+				w->defaults[i] = ExecPrepareExpr((Expr *) expr, w->estate);
+		}
+	}
+	w->who = CStringGetTextDatum(DocmodelWho());
+	w->at = TimestampTzGetDatum(GetCurrentTransactionStartTimestamp());
+}
+
+/* Close what HistoryOpen opened (locks are kept to the end of transaction). */
+static void
+HistoryClose(HistoryWriter *w)
+{
+	if (w->scanslot != NULL)
+		ExecDropSingleTupleTableSlot(w->scanslot);
+	if (!w->fast)
+	{
+		ExecDropSingleTupleTableSlot(w->slot);
+		ExecCloseIndices(w->rri);
+		FreeExecutorState(w->estate);
+	}
+	index_close(w->pkey, NoLock);
+	table_close(w->rel, NoLock);
+}
+
+/* Initialize the scan keys id = key [AND ver <= upto] on the primary key. */
+static int
+HistoryKeys(Relation pkey, ScanKeyData *sk, Datum id, int32 upto)
+{
+	ScanKeyEntryInitialize(&sk[0], 0, 1, BTEqualStrategyNumber, InvalidOid,
+						   pkey->rd_indcollation[0], F_TEXTEQ, id);
+	if (upto == PG_INT32_MAX)
+		return 1;
+	ScanKeyEntryInitialize(&sk[1], 0, 2, BTLessEqualStrategyNumber, InvalidOid,
+						   InvalidOid, F_INT4LE, Int32GetDatum(upto));
+	return 2;
+}
+
+/*
+ * Delete the revisions of key id numbered upto or less. With newtup (fast
+ * path only), turn the first of them into newtup instead (heap_update: the
+ * row's space is reused, no new page) and return true; return false when
+ * there was none to recycle.
+ */
+static bool
+HistoryPrune(HistoryWriter *w, Datum id, int32 upto, HeapTuple newtup)
+{
+	ScanKeyData sk[2];
+	int nkeys = HistoryKeys(w->pkey, sk, id, upto);
+	IndexScanDesc scan;
+	Snapshot snap;
+	bool recycled = false;
+
+	if (w->scanslot == NULL)
+	{
+		MemoryContext old = MemoryContextSwitchTo(w->cxt);
+
+		w->scanslot = table_slot_create(w->rel, NULL);
+		MemoryContextSwitchTo(old);
+	}
+	/*
+	 * A fresh MVCC snapshot: what others committed by now (whatever the
+	 * statement's snapshot is) and what this transaction wrote in earlier
+	 * commands; not rows of the current command, which heap_update and
+	 * heap_delete could not take.
+	 */
+	snap = RegisterSnapshot(GetLatestSnapshot());
+	scan = index_beginscan(w->rel, w->pkey, snap, nkeys, 0);
+	index_rescan(scan, sk, nkeys, NULL, 0);
+	while (index_getnext_slot(scan, ForwardScanDirection, w->scanslot))
+	{
+		TM_FailureData tmfd;
+		TM_Result res;
+
+		if (newtup != NULL && !recycled)
+		{
+			LockTupleMode mode;
+
+			res = heap_update(w->rel, &w->scanslot->tts_tid, newtup,
+							  GetCurrentCommandId(true), InvalidSnapshot, true,
+							  &tmfd, &mode);
+			recycled = (res == TM_Ok);
+		}
+		else
+			res = table_tuple_delete(w->rel, &w->scanslot->tts_tid,
+									 GetCurrentCommandId(true), InvalidSnapshot,
+									 InvalidSnapshot, true, &tmfd, false);
+		/* Changed meanwhile by someone else: it is gone, as wanted. */
+		if (res != TM_Ok && res != TM_Updated && res != TM_Deleted &&
+			res != TM_SelfModified)
+			elog(ERROR, "could not delete an old revision: %d", (int) res);
+	}
+	index_endscan(scan);
+	UnregisterSnapshot(snap);
+	return recycled;
+}
+
+/*
+ * Insert a revision row (values, nulls: every column of the history table)
+ * through the executor: added columns get their defaults when defaults is
+ * true, NOT NULL and CHECK constraints and every index are checked.
+ */
+static void
+HistoryInsertSlow(HistoryWriter *w, Datum *values, bool *nulls, bool defaults)
+{
+	TupleDesc desc = RelationGetDescr(w->rel);
+	TupleTableSlot *slot = w->slot;
+	List *recheck;
+	ExprContext *econtext = GetPerTupleExprContext(w->estate);
+	int i;
+
+	for (i = REV_ATT_DOC; defaults && i < desc->natts; i++)
+		if (w->defaults[i] != NULL)
+			values[i] =
+				ExecEvalExprSwitchContext(w->defaults[i], econtext, &nulls[i]);
+	ExecClearTuple(slot);
+	memcpy(slot->tts_values, values, sizeof(Datum) * desc->natts);
+	memcpy(slot->tts_isnull, nulls, sizeof(bool) * desc->natts);
+	ExecStoreVirtualTuple(slot);
+	if (w->constrained && desc->constr->has_generated_stored)
+		ExecComputeStoredGenerated(w->rri, w->estate, slot, CMD_INSERT);
+	/* NOT NULL and CHECK, with their own errors (23502, 23514). */
+	if (desc->constr != NULL)
+		ExecConstraints(w->rri, slot, w->estate);
+	table_tuple_insert(w->rel, slot, GetCurrentCommandId(true), 0, NULL);
+	recheck =
+		ExecInsertIndexTuples(w->rri, slot, w->estate, false, false, NULL, NIL);
+	/* A deferrable unique index is checked now: no trigger rechecks it. */
+	if (recheck != NIL)
+		ereport(ERROR,
+				(errcode(ERRCODE_UNIQUE_VIOLATION),
+				 errmsg("duplicate key value violates unique constraint "
+						"\"%s\"",
+						get_rel_name(linitial_oid(recheck))),
+				 errdetail("Revision %d of document \"%s\" conflicts with "
+						   "a row of \"%s\".",
+						   DatumGetInt32(values[REV_ATT_VER - 1]),
+						   TextDatumGetCString(values[REV_ATT_ID - 1]),
+						   RelationGetRelationName(w->rel))));
+	ResetPerTupleExprContext(w->estate);
+}
+
+/*
+ * Write revision ver of key id (op, body doc), then prune to keep. On the
+ * fast path the revision that falls out of the window is overwritten in
+ * place by the new one.
+ */
+static void
+HistoryWrite(HistoryWriter *w, Datum id, int32 ver, const char *op, Datum doc)
+{
+	TupleDesc desc = RelationGetDescr(w->rel);
+	Datum *values = palloc(sizeof(Datum) * desc->natts);
+	bool *nulls = palloc(sizeof(bool) * desc->natts);
+	int i;
+
+	for (i = 0; i < desc->natts; i++)
+		nulls[i] = true;
+	values[REV_ATT_ID - 1] = id;
+	values[REV_ATT_VER - 1] = Int32GetDatum(ver);
+	values[REV_ATT_OP - 1] = CStringGetTextDatum(op);
+	values[REV_ATT_AT - 1] = w->at;
+	values[REV_ATT_BY - 1] = w->who;
+	values[REV_ATT_DOC - 1] = doc;
+	for (i = 0; i < REV_ATT_DOC; i++)
+		nulls[i] = false;
+	if (w->fast)
+	{
+		HeapTuple tup = heap_form_tuple(desc, values, nulls);
+		bool recycled = false;
+
+		if (ver > w->keep)
+			recycled = HistoryPrune(w, id, ver - w->keep, tup);
+		if (!recycled)
+			simple_heap_insert(w->rel, tup);
+		if (!HeapTupleIsHeapOnly(tup))
+			index_insert(w->pkey, values, nulls, &tup->t_self, w->rel,
+						 UNIQUE_CHECK_YES, false, PkeyInfo);
+		heap_freetuple(tup);
+	}
+	else
+	{
+		HistoryInsertSlow(w, values, nulls, true);
+		if (ver > w->keep)
+			(void) HistoryPrune(w, id, ver - w->keep, NULL);
+	}
+	pfree(values);
+	pfree(nulls);
+}
+
+/* The column holding a row's management fields: meta for xattrs. */
+#define VER_COL(cfg) \
+	((cfg)->xattrs ? DOCMODEL_COLL_ATT_META : DOCMODEL_COLL_ATT_DOC)
+
+/*
+ * rename_key's history (collection.h, DocmodelRename): carry the revisions
+ * of key from below ver to key to, each whole (op, time, writer, added
+ * columns), and file the body that had _ver ver, olddoc, as revision ver
+ * with op 'rename' under both keys: the old key's history ends with it (a
+ * later insert of the old key numbers after it), the new key's goes on
+ * from it.
+ */
+static void
+HistoryCarry(HistoryWriter *w, Datum from, Datum to, int32 ver, Datum olddoc)
+{
+	TupleDesc desc = RelationGetDescr(w->rel);
+	Datum *values = palloc(sizeof(Datum) * desc->natts);
+	bool *nulls = palloc(sizeof(bool) * desc->natts);
+	TupleTableSlot *slot = table_slot_create(w->rel, NULL);
+	ScanKeyData sk[2];
+	int nkeys = HistoryKeys(w->pkey, sk, from, ver - 1);
+	Snapshot snap = RegisterSnapshot(GetLatestSnapshot());
+	IndexScanDesc scan = index_beginscan(w->rel, w->pkey, snap, nkeys, 0);
+
+	index_rescan(scan, sk, nkeys, NULL, 0);
+	while (index_getnext_slot(scan, ForwardScanDirection, slot))
+	{
+		TM_FailureData tmfd;
+
+		slot_getallattrs(slot);
+		memcpy(values, slot->tts_values, sizeof(Datum) * desc->natts);
+		memcpy(nulls, slot->tts_isnull, sizeof(bool) * desc->natts);
+		values[REV_ATT_ID - 1] = to;
+		if (w->fast)
+		{
+			HeapTuple tup = heap_form_tuple(desc, values, nulls);
+
+			simple_heap_insert(w->rel, tup);
+			index_insert(w->pkey, values, nulls, &tup->t_self, w->rel,
+						 UNIQUE_CHECK_YES, false, PkeyInfo);
+			heap_freetuple(tup);
+		}
+		else
+			HistoryInsertSlow(w, values, nulls, false);
+		if (table_tuple_delete(w->rel, &slot->tts_tid,
+							   GetCurrentCommandId(true), InvalidSnapshot,
+							   InvalidSnapshot, true, &tmfd, false) != TM_Ok)
+			elog(ERROR, "could not move a revision of a renamed document");
+	}
+	index_endscan(scan);
+	UnregisterSnapshot(snap);
+	ExecDropSingleTupleTableSlot(slot);
+	HistoryWrite(w, from, ver, "rename", olddoc);
+	HistoryWrite(w, to, ver, "rename", olddoc);
+	pfree(values);
+	pfree(nulls);
+}
+
+/*
+ * Return the version field (fields.h: DOC_FIELD_VER of cfg's fields) of
+ * the stored document doc (its meta column, for xattrs) of key id, or -1 when it has none; raise 22003 naming the key when it is
+ * beyond the integers.
+ */
+static int32
+DocVer(const DocmodelCollection *cfg, Jsonb *doc, Datum id)
+{
+	int32 ver;
+	bool error = false;
+	const DocFieldSet *fs = cfg->fs;
+	JsonbContainer *c;
+	JsonbValue *v = NULL;
+
+	if (!JB_ROOT_IS_OBJECT(doc))
+		return -1;
+	c = DocmodelFieldContainer(fs, &doc->root);
+	if (c != NULL)
+		v = DocmodelFieldValue(fs, c, DOC_FIELD_VER);
+	if (v == NULL || v->type != jbvNumeric)
+		return -1;
+	ver = numeric_int4_opt_error(v->val.numeric, &error);
+	if (error)
+	{
+		text *key = DatumGetTextPP(id);
+
+		/* a version the history's integer column cannot number */
+		DocmodelVersionOverflow(
+			VARDATA_ANY(key), VARSIZE_ANY_EXHDR(key),
+			DatumGetCString(DirectFunctionCall1(
+				numeric_out, NumericGetDatum(v->val.numeric))));
+	}
+	return ver;
+}
+
+/* Is the row's expires_at at or before the transaction's start? */
+static bool
+RowExpired(HeapTuple tup, TupleDesc desc)
+{
+	bool isnull;
+	Datum d;
+
+	if (desc->natts < DOCMODEL_COLL_ATT_EXPIRES)
+		return false;
+	d = heap_getattr(tup, DOCMODEL_COLL_ATT_EXPIRES, desc, &isnull);
+	return !isnull &&
+		   DatumGetTimestampTz(d) <= GetCurrentTransactionStartTimestamp();
+}
+
+/* Write every document of the collection as a 'truncate' revision. */
+static void
+HistoryOfTruncate(const DocmodelCollection *cfg, Relation coll)
+{
+	HistoryWriter w;
+	Snapshot snap = RegisterSnapshot(GetLatestSnapshot());
+	TableScanDesc scan = table_beginscan(coll, snap, 0, NULL);
+	TupleTableSlot *slot = table_slot_create(coll, NULL);
+	MemoryContext rowcxt =
+		AllocSetContextCreate(CurrentMemoryContext, "docmodel truncate history",
+							  ALLOCSET_DEFAULT_SIZES);
+	MemoryContext old;
+
+	HistoryOpen(&w, cfg);
+	while (table_scan_getnextslot(scan, ForwardScanDirection, slot))
+	{
+		bool isnull;
+		bool docnull;
+		Datum id = slot_getattr(slot, DOCMODEL_COLL_ATT_ID, &isnull);
+		Datum doc = slot_getattr(slot, DOCMODEL_COLL_ATT_DOC, &docnull);
+		bool metanull;
+		Datum meta = slot_getattr(slot, VER_COL(cfg), &metanull);
+		int32 ver;
+
+		if (isnull || docnull || metanull)
+			continue;
+		old = MemoryContextSwitchTo(rowcxt);
+		ver = DocVer(cfg, DatumGetJsonbP(meta), id);
+		if (ver > 0)
+			HistoryWrite(&w, id, ver, "truncate", doc);
+		MemoryContextSwitchTo(old);
+		MemoryContextReset(rowcxt);
+	}
+	ExecDropSingleTupleTableSlot(slot);
+	table_endscan(scan);
+	UnregisterSnapshot(snap);
+	HistoryClose(&w);
+	MemoryContextDelete(rowcxt);
+}
+
+/* The history half of the collection trigger; see revision.h. */
+Datum
+DocmodelRevisionTrigger(FunctionCallInfo fcinfo)
+{
+	TriggerData *td = (TriggerData *) fcinfo->context;
+	DocmodelCollection cfg;
+	TupleDesc desc = RelationGetDescr(td->tg_relation);
+	HeapTuple oldtup = td->tg_trigtuple;
+	HistoryWriter w;
+	Datum id;
+	Datum olddoc;
+	Datum oldmeta;
+	bool isnull;
+	const char *op;
+	int32 ver;
+
+	if (td->tg_trigger->tgnargs != 1)
+		DocmodelTriggerMisuse("collection_trigger",
+							  "a trigger with the collection id argument");
+	cfg = *DocmodelCollectionById(pg_strtoint32(td->tg_trigger->tgargs[0]));
+	/* on a Citus shard: the colocated shard of the history */
+	DocmodelCheckTriggerRelation(td->tg_relation, td->tg_trigger->tgname, &cfg);
+	if (cfg.revisions <= 0 || !OidIsValid(cfg.revisions_relid))
+		return PointerGetDatum(NULL);
+
+	if (TRIGGER_FIRED_BY_TRUNCATE(td->tg_event))
+	{
+		if (TRIGGER_FIRED_BEFORE(td->tg_event))
+			HistoryOfTruncate(&cfg, td->tg_relation);
+		return PointerGetDatum(NULL);
+	}
+	if (!TRIGGER_FIRED_AFTER(td->tg_event) ||
+		!TRIGGER_FIRED_FOR_ROW(td->tg_event))
+		DocmodelTriggerMisuse(
+			"collection_trigger",
+			"an AFTER INSERT OR UPDATE OR DELETE FOR EACH ROW "
+			"trigger (history)");
+
+	id = heap_getattr(oldtup, DOCMODEL_COLL_ATT_ID, desc, &isnull);
+	if (isnull)
+		return PointerGetDatum(NULL);
+	olddoc = heap_getattr(oldtup, DOCMODEL_COLL_ATT_DOC, desc, &isnull);
+	if (isnull)
+		return PointerGetDatum(NULL);
+	oldmeta = heap_getattr(oldtup, VER_COL(&cfg), desc, &isnull);
+	if (isnull)
+		return PointerGetDatum(NULL);
+	ver = DocVer(&cfg, DatumGetJsonbP(oldmeta), id);
+	if (ver <= 0)
+		return PointerGetDatum(NULL); /* never stamped: no number to file */
+	if (TRIGGER_FIRED_BY_UPDATE(td->tg_event))
+	{
+		Datum newdoc =
+			heap_getattr(td->tg_newtuple, VER_COL(&cfg), desc, &isnull);
+
+		/*
+		 * The BEFORE event keeps _ver on a no-op update (see document.c),
+		 * so a revision is due exactly when _ver moved on.
+		 */
+		if (RowExpired(oldtup, desc))
+			op = "expire";
+		else if (isnull || DocVer(&cfg, DatumGetJsonbP(newdoc), id) == ver)
+			return PointerGetDatum(NULL); /* a no-op update */
+		else
+			op = "update";
+	}
+	else if (TRIGGER_FIRED_BY_DELETE(td->tg_event))
+	{
+		text *key = DatumGetTextPP(id);
+
+		if (DocmodelRename.set && DocmodelRename.relid == cfg.relid &&
+			DocmodelRename.from_len == VARSIZE_ANY_EXHDR(key) &&
+			memcmp(DocmodelRename.from, VARDATA_ANY(key),
+				   DocmodelRename.from_len) == 0)
+		{
+			HistoryOpen(&w, &cfg);
+			HistoryCarry(&w, id,
+						 PointerGetDatum(cstring_to_text_with_len(
+							 DocmodelRename.to, DocmodelRename.to_len)),
+						 ver, olddoc);
+			HistoryClose(&w);
+			return PointerGetDatum(NULL);
+		}
+		op = "delete";
+	}
+	else
+	{
+		/*
+		 * A new document took its _ver in the BEFORE event, before its
+		 * unique check could wait for a delete of the key: when two inserts
+		 * of a deleted key choose at once, the first commits, a delete of it
+		 * commits while the second waits, and the second would store the
+		 * version that delete's tombstone holds. Every such tombstone is
+		 * committed by now (the unique check waited for its delete), so one
+		 * look at the history finds it; the insert is refused (retryable)
+		 * instead of storing a document whose next update could never file
+		 * its revision.
+		 */
+		if (DocmodelRevisionFirstVer(&cfg, NULL, id, 0) > ver)
+		{
+			text *key = DatumGetTextPP(id);
+
+			ereport(ERROR,
+					(errcode(ERRCODE_T_R_SERIALIZATION_FAILURE),
+					 errmsg("document \"%.*s\" was deleted while it was "
+							"inserted again",
+							(int) VARSIZE_ANY_EXHDR(key), VARDATA_ANY(key)),
+					 errdetail("Version %d, chosen for the new document, is "
+							   "taken by a revision of the key.",
+							   ver),
+					 errhint("Retry the insert.")));
+		}
+		return PointerGetDatum(NULL);
+	}
+	HistoryOpen(&w, &cfg);
+	HistoryWrite(&w, id, ver, op, olddoc);
+	HistoryClose(&w);
+	return PointerGetDatum(NULL);
+}
+
+/*
+ * Wait until no other transaction is inserting or deleting key id in the
+ * collection coll, and lock a live row of the key (FOR KEY SHARE) so that
+ * no delete of it can commit before this insert's unique check. Then every
+ * tombstone of the key is committed or never will be, and the history read
+ * that follows sees it. The waiting is what _bt_check_unique() does later
+ * anyway; doing it first keeps a delete that commits while an insert waits
+ * from handing the insert a version its tombstone already has.
+ */
+static void
+WaitForKeyWriters(Relation coll, Datum id)
+{
+	Oid pkoid = RelationGetPrimaryKeyIndex(coll);
+	Relation pkey;
+	TupleTableSlot *slot;
+	SnapshotData dirty;
+	ScanKeyData sk;
+	bool again;
+
+	if (!OidIsValid(pkoid))
+		return; /* no key to wait on: nothing keeps keys unique */
+	pkey = index_open(pkoid, AccessShareLock);
+	slot = table_slot_create(coll, NULL);
+	InitDirtySnapshot(dirty);
+	ScanKeyEntryInitialize(&sk, 0, 1, BTEqualStrategyNumber, InvalidOid,
+						   pkey->rd_indcollation[0], F_TEXTEQ, id);
+	do
+	{
+		IndexScanDesc scan = index_beginscan(coll, pkey, &dirty, 1, 0);
+		TransactionId xwait = InvalidTransactionId;
+		bool live;
+		ItemPointerData tid;
+
+		again = false;
+		index_rescan(scan, &sk, 1, NULL, 0);
+		live = index_getnext_slot(scan, ForwardScanDirection, slot);
+		if (live)
+		{
+			xwait = TransactionIdIsValid(dirty.xmin) ? dirty.xmin : dirty.xmax;
+			tid = slot->tts_tid;
+		}
+		index_endscan(scan);
+		if (TransactionIdIsValid(xwait))
+		{
+			XactLockTableWait(xwait, coll, &tid, XLTW_InsertIndex);
+			again = true;
+		}
+		else if (live)
+		{
+			TM_FailureData tmfd;
+			TM_Result res;
+
+			res = table_tuple_lock(coll, &tid, GetActiveSnapshot(), slot,
+								   GetCurrentCommandId(false),
+								   LockTupleKeyShare, LockWaitBlock, 0, &tmfd);
+			/* changed meanwhile: look again; ours (TM_Invisible, ...): fine */
+			again = (res == TM_Updated || res == TM_Deleted);
+		}
+	} while (again);
+	ExecDropSingleTupleTableSlot(slot);
+	index_close(pkey, NoLock);
+}
+
+/* The _ver a new document with key id starts at; see revision.h. */
+int32
+DocmodelRevisionFirstVer(const DocmodelCollection *cfg, Relation coll, Datum id,
+						 int32 floor)
+{
+	Relation rel;
+	Relation pkey;
+	ScanKeyData sk[1];
+	IndexScanDesc scan;
+	TupleTableSlot *slot;
+	int32 ver = floor;
+
+	if (!OidIsValid(cfg->revisions_relid))
+		return floor;
+	rel = try_table_open(cfg->revisions_relid, AccessShareLock);
+	if (rel == NULL)
+		return floor; /* dropped: nothing to continue after */
+	table_close(rel, NoLock);
+	if (coll != NULL)
+		WaitForKeyWriters(coll, id);
+	rel = HistoryOpenRel(cfg, AccessShareLock, &pkey);
+	slot = table_slot_create(rel, NULL);
+	(void) HistoryKeys(pkey, sk, id, PG_INT32_MAX);
+	scan = index_beginscan(rel, pkey, SnapshotSelf, 1, 0);
+	index_rescan(scan, sk, 1, NULL, 0);
+	if (index_getnext_slot(scan, BackwardScanDirection, slot))
+	{
+		bool isnull;
+		Datum d = slot_getattr(slot, REV_ATT_VER, &isnull);
+
+		if (!isnull && DatumGetInt32(d) == PG_INT32_MAX)
+		{
+			text *key = DatumGetTextPP(id);
+
+			DocmodelVersionOverflow(VARDATA_ANY(key), VARSIZE_ANY_EXHDR(key),
+									psprintf("%d", PG_INT32_MAX));
+		}
+		if (!isnull && DatumGetInt32(d) >= floor)
+			ver = DatumGetInt32(d) + 1;
+	}
+	index_endscan(scan);
+	ExecDropSingleTupleTableSlot(slot);
+	index_close(pkey, NoLock);
+	table_close(rel, NoLock);
+	return ver;
+}

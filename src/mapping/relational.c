@@ -1,0 +1,932 @@
+/*-------------------------------------------------------------------------
+ *
+ * mapping/relational.c
+ *	  Values between tables and documents, in C where they run per row:
+ *	  N1QL's value states (is_missing, is_null, is_valued), epoch numbers
+ *	  (to_epoch, from_epoch), compact(), and the statement trigger of live
+ *	  projections. The mappings themselves are set-up functions in SQL
+ *	  (sql/docmodel.sql, "From tables to documents") that generate one
+ *	  query per mapping. Backend-local: TriggerPlanCache, the statements of
+ *	  projection and lookup triggers prepared once, from the mapping (a
+ *	  projection's is made by docmodel._projection_sql, never read from a
+ *	  table) and the current names, and dropped when a relation they reach,
+ *	  a schema or a mapping table changes. No shared state.
+ *
+ *-------------------------------------------------------------------------
+ */
+#include "postgres.h"
+
+#include "access/htup_details.h"
+#include "access/relation.h"
+#include "access/table.h"
+#include "catalog/pg_namespace.h"
+#include "nodes/makefuncs.h"
+#include "parser/parse_func.h"
+#include "catalog/namespace.h"
+#include "catalog/pg_type.h"
+#include "commands/trigger.h"
+#include "executor/spi.h"
+#include "fmgr.h"
+#include "miscadmin.h"
+#include "utils/array.h"
+#include "utils/builtins.h"
+#include "utils/fmgroids.h"
+#include "utils/jsonb.h"
+#include "utils/hsearch.h"
+#include "utils/lsyscache.h"
+#include "utils/memutils.h"
+#include "utils/numeric.h"
+#include "utils/rel.h"
+#include "utils/timestamp.h"
+
+#include "docmodel.h"
+#include "collection/config.h"
+#include "collection/kv.h"
+#include "json/pointer.h"
+#include "collection/key.h"
+#include "json/tree.h"
+#include "json/util.h"
+#include "mapping/relational.h"
+
+PG_FUNCTION_INFO_V1(is_missing);
+PG_FUNCTION_INFO_V1(is_null);
+PG_FUNCTION_INFO_V1(is_valued);
+PG_FUNCTION_INFO_V1(to_epoch);
+PG_FUNCTION_INFO_V1(from_epoch);
+PG_FUNCTION_INFO_V1(compact);
+PG_FUNCTION_INFO_V1(projection_trigger);
+PG_FUNCTION_INFO_V1(lookup_trigger);
+PG_FUNCTION_INFO_V1(lookup_coll);
+PG_FUNCTION_INFO_V1(get_by);
+PG_FUNCTION_INFO_V1(mappings_changed);
+
+/*
+ * Return the value at path (a text[] of member names and array indexes,
+ * as #> takes) in doc, or NULL when it is missing.
+ */
+static JsonbValue *
+ValueAt(Jsonb *doc, ArrayType *path)
+{
+	JsonbValue *root = palloc(sizeof(JsonbValue));
+	JsonPointer p;
+	JsonTreeMiss miss;
+	StringInfoData ptr;
+	Datum *elems;
+	bool *nulls;
+	int i;
+
+	deconstruct_array(path, TEXTOID, -1, false, TYPALIGN_INT, &elems, &nulls,
+					  &p.ntok);
+	p.tok = palloc(sizeof(char *) * (p.ntok + 1));
+	p.toklen = palloc(sizeof(int) * (p.ntok + 1));
+	initStringInfo(&ptr);
+	for (i = 0; i < p.ntok; i++)
+	{
+		if (nulls[i])
+			return NULL; /* a NULL step reaches nothing */
+		p.tok[i] = TextDatumGetCString(elems[i]);
+		p.toklen[i] = strlen(p.tok[i]);
+		JsonPointerAppendToken(&ptr, p.tok[i], p.toklen[i]);
+	}
+	p.text = ptr.data;
+	JsonTreeFromJsonb(doc, root);
+	return JsonTreeRead(root, &p, 0, &miss);
+}
+
+/* is_missing(doc, VARIADIC path): the path is not in the document. */
+Datum
+is_missing(PG_FUNCTION_ARGS)
+{
+	PG_RETURN_BOOL(ValueAt(PG_GETARG_JSONB_P(0), PG_GETARG_ARRAYTYPE_P(1)) ==
+				   NULL);
+}
+
+/* is_null(doc, VARIADIC path): the path holds JSON null. */
+Datum
+is_null(PG_FUNCTION_ARGS)
+{
+	JsonbValue *v = ValueAt(PG_GETARG_JSONB_P(0), PG_GETARG_ARRAYTYPE_P(1));
+
+	PG_RETURN_BOOL(v != NULL && v->type == jbvNull);
+}
+
+/* is_valued(doc, VARIADIC path): the path holds a value other than null. */
+Datum
+is_valued(PG_FUNCTION_ARGS)
+{
+	JsonbValue *v = ValueAt(PG_GETARG_JSONB_P(0), PG_GETARG_ARRAYTYPE_P(1));
+
+	PG_RETURN_BOOL(v != NULL && v->type != jbvNull);
+}
+
+/* Return the epoch unit named by argument argno, in nanoseconds. */
+static int64
+UnitArg(FunctionCallInfo fcinfo, int argno)
+{
+	char *name = text_to_cstring(PG_GETARG_TEXT_PP(argno));
+	int64 ns;
+
+	if (!DocmodelEpochUnit(name, &ns))
+		ereport(ERROR, (errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+						errmsg("unknown epoch unit \"%s\"", name),
+						errhint("The units are ns, us, ms, s, min, h and "
+								"day.")));
+	return ns;
+}
+
+/* to_epoch(ts, unit): whole units since 1970-01-01 UTC, rounded down. */
+Datum
+to_epoch(PG_FUNCTION_ARGS)
+{
+	TimestampTz ts = PG_GETARG_TIMESTAMPTZ(0);
+	int64 n;
+
+	if (!DocmodelToEpoch(ts, UnitArg(fcinfo, 1), &n))
+		ereport(ERROR,
+				(errcode(ERRCODE_DATETIME_VALUE_OUT_OF_RANGE),
+				 errmsg("timestamp %s is out of range for epoch unit \"%s\"",
+						timestamptz_to_str(ts),
+						text_to_cstring(PG_GETARG_TEXT_PP(1)))));
+	PG_RETURN_INT64(n);
+}
+
+/* from_epoch(n, unit): the time n units after 1970-01-01 UTC. */
+Datum
+from_epoch(PG_FUNCTION_ARGS)
+{
+	int64 n = PG_GETARG_INT64(0);
+	TimestampTz ts;
+
+	if (!DocmodelFromEpoch(n, UnitArg(fcinfo, 1), &ts))
+		ereport(ERROR, (errcode(ERRCODE_DATETIME_VALUE_OUT_OF_RANGE),
+						errmsg("epoch " INT64_FORMAT " %s is out of range", n,
+							   text_to_cstring(PG_GETARG_TEXT_PP(1)))));
+	PG_RETURN_TIMESTAMPTZ(ts);
+}
+
+bool
+DocmodelIsEmptyValue(const JsonbValue *v)
+{
+	switch (v->type)
+	{
+		case jbvNull:
+			return true;
+		case jbvString:
+			return v->val.string.len == 0;
+		case jbvArray:
+			return v->val.array.nElems == 0;
+		case jbvObject:
+			return v->val.object.nPairs == 0;
+		default:
+			return false;
+	}
+}
+
+bool
+DocmodelIsDashedGuid(const char *s, int len)
+{
+	int i;
+
+	if (len != 36)
+		return false;
+	for (i = 0; i < len; i++)
+		if ((i == 8 || i == 13 || i == 18 || i == 23)
+				? s[i] != '-'
+				: !isxdigit((unsigned char) s[i]))
+			return false;
+	return true;
+}
+
+/* Convert string node v as o says. */
+static void
+CompactString(JsonbValue *v, const DocmodelCompactOpts *o)
+{
+	TimestampTz ts;
+	int64 n;
+
+	if (o->date_ns != 0 &&
+		DocmodelParseIso8601(v->val.string.val, v->val.string.len, &ts) &&
+		DocmodelToEpoch(ts, o->date_ns, &n))
+		*v = JsonTreeInt(n);
+	else if (o->guids &&
+			 DocmodelIsDashedGuid(v->val.string.val, v->val.string.len))
+	{
+		char *out = palloc(32);
+		int k = 0;
+		int i;
+
+		for (i = 0; i < 36; i++)
+			if (v->val.string.val[i] != '-')
+				out[k++] = v->val.string.val[i];
+		*v = JsonTreeString(out, 32);
+	}
+}
+
+void
+DocmodelCompact(JsonbValue *v, const DocmodelCompactOpts *o)
+{
+	int i;
+
+	check_stack_depth();
+	JsonTreeExpand(v);
+	if (v->type == jbvString)
+		CompactString(v, o);
+	else if (v->type == jbvObject)
+		for (i = v->val.object.nPairs - 1; i >= 0; i--)
+		{
+			JsonbValue *m = &v->val.object.pairs[i].value;
+
+			DocmodelCompact(m, o);
+			if (m->type == jbvNull ? o->nulls
+								   : o->empties && DocmodelIsEmptyValue(m))
+				(void) JsonTreeRemoveAt(v, i);
+		}
+	else if (v->type == jbvArray)
+		for (i = 0; i < v->val.array.nElems; i++)
+			DocmodelCompact(&v->val.array.elems[i], o);
+}
+
+/* Raise 22023: compact()'s option name is bad for the reason detail. */
+static void
+BadOption(const char *name, const char *detail)
+{
+	ereport(ERROR,
+			(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+			 errmsg("invalid compact option \"%s\"", name),
+			 errdetail("%s", detail),
+			 errhint("The options are nulls, empties and guids (booleans), "
+					 "dates (an epoch unit, or false) and defaults (an object "
+					 "from JSON Pointer to the value dropped there).")));
+}
+
+/*
+ * Drop from root the members the defaults object names (JSON Pointer ->
+ * value) where they hold that value.
+ */
+static void
+DropDefaults(JsonbValue *root, JsonbValue *defaults)
+{
+	int i;
+
+	JsonTreeExpand(defaults);
+	if (defaults->type != jbvObject)
+		BadOption("defaults", "It must be an object from JSON Pointer to "
+							  "value.");
+	for (i = 0; i < defaults->val.object.nPairs; i++)
+	{
+		JsonbPair *d = &defaults->val.object.pairs[i];
+		JsonPointer p;
+		JsonTreeMiss miss;
+		JsonbValue *v;
+		JsonbValue removed;
+
+		if (JsonPointerParse(d->key.val.string.val, d->key.val.string.len,
+							 false, &p) != JSONPOINTER_OK)
+			BadOption("defaults",
+					  psprintf("\"%.*s\" is not a JSON Pointer to a member.",
+							   d->key.val.string.len, d->key.val.string.val));
+		v = JsonTreeWalk(root, &p, p.ntok, 0, &miss);
+		if (v != NULL && JsonTreeEqual(v, &d->value))
+			(void) JsonTreeRemove(root, &p, &removed, &miss);
+	}
+}
+
+/* compact(doc, options): see README, "From tables to documents". */
+Datum
+compact(PG_FUNCTION_ARGS)
+{
+	Jsonb *doc = PG_GETARG_JSONB_P(0);
+	Jsonb *options = PG_GETARG_JSONB_P(1);
+	DocmodelCompactOpts o = {true, true, false, 0};
+	JsonbValue opts;
+	JsonbValue root;
+	int i;
+
+	JsonTreeFromJsonb(options, &opts);
+	JsonTreeExpand(&opts);
+	if (opts.type != jbvObject)
+		BadOption("options", "Give the options as a JSON object.");
+	JsonTreeFromJsonb(doc, &root);
+	for (i = 0; i < opts.val.object.nPairs; i++)
+	{
+		JsonbPair *op = &opts.val.object.pairs[i];
+		char *name = pnstrdup(op->key.val.string.val, op->key.val.string.len);
+		JsonbValue *v = &op->value;
+
+		if (strcmp(name, "defaults") == 0)
+			DropDefaults(&root, v);
+		else if (strcmp(name, "dates") == 0)
+		{
+			if (v->type == jbvBool && !v->val.boolean)
+				o.date_ns = 0;
+			else if (v->type != jbvString ||
+					 !DocmodelEpochUnit(
+						 pnstrdup(v->val.string.val, v->val.string.len),
+						 &o.date_ns))
+				BadOption(name, "It is an epoch unit (ns, us, ms, s, min, h, "
+								"day), or false.");
+		}
+		else if (strcmp(name, "nulls") == 0 || strcmp(name, "empties") == 0 ||
+				 strcmp(name, "guids") == 0)
+		{
+			if (v->type != jbvBool)
+				BadOption(name, "It is true or false.");
+			*(name[0] == 'n'   ? &o.nulls
+			  : name[0] == 'e' ? &o.empties
+							   : &o.guids) = v->val.boolean;
+		}
+		else
+			BadOption(name, "It is not an option of compact().");
+	}
+	DocmodelCompact(&root, &o);
+	PG_RETURN_JSONB_P(JsonTreeToJsonb(&root));
+}
+
+/*
+ * Statement plans of docmodel's generated triggers (live projections,
+ * lookups), prepared once per backend and trigger from the qualified names
+ * of the relations they reach, and checked to reach those relations' OIDs
+ * (DocmodelCheckPlanTargets). An entry is stale when the relcache entry of
+ * its table or of any relation its statements reach is invalidated (a
+ * trigger created or dropped, a table altered or renamed), when a schema
+ * changes (docmodel.c's NamedPlanSubscribers), and, for projections, when
+ * a mapping table changes (their statement trigger, _mappings_changed):
+ * it is prepared again from the current names and mapping.
+ */
+#define MAX_TRIGGER_PLANS 3
+
+typedef struct TriggerPlans
+{
+	Oid tgoid; /* hash key: the trigger */
+	Oid relid; /* the table it fires on */
+	bool valid;
+	bool projection; /* made from a mapping */
+	int nrels;       /* the relations its statements may reach */
+	Oid *rels;       /* (in TopMemoryContext) */
+	SPIPlanPtr plans[MAX_TRIGGER_PLANS];
+} TriggerPlans;
+
+static HTAB *TriggerPlanCache = NULL;
+
+/* docmodel.mappings, mapping_parts, mapping_columns, projections */
+static const char *const MappingCatalogNames[] = {
+	"mappings", "mapping_parts", "mapping_columns", "projections"};
+static Oid MappingCatalogs[lengthof(MappingCatalogNames)];
+
+void
+DocmodelProjectionRelcache(Oid relid)
+{
+	HASH_SEQ_STATUS s;
+	TriggerPlans *e;
+	bool catalog = false;
+	int i;
+
+	if (TriggerPlanCache == NULL)
+		return;
+	for (i = 0; i < lengthof(MappingCatalogs); i++)
+		catalog |= OidIsValid(relid) && MappingCatalogs[i] == relid;
+	hash_seq_init(&s, TriggerPlanCache);
+	while ((e = hash_seq_search(&s)) != NULL)
+	{
+		bool stale = relid == InvalidOid || e->relid == relid ||
+					 (catalog && e->projection);
+
+		for (i = 0; !stale && i < e->nrels; i++)
+			stale = e->rels[i] == relid;
+		if (stale)
+			e->valid = false; /* freed by its next use, not while it runs */
+	}
+}
+
+/*
+ * _mappings_changed(): the statement trigger of the mapping tables: every
+ * backend's projection statements are made again.
+ */
+Datum
+mappings_changed(PG_FUNCTION_ARGS)
+{
+	return DocmodelCatalogChanged(fcinfo, "_mappings_changed");
+}
+
+/*
+ * Return trigger td's plans, connected to SPI with its transition tables
+ * registered; e->valid false: the caller prepares them (KeepPlan).
+ */
+static TriggerPlans *
+TriggerPlansFor(TriggerData *td)
+{
+	TriggerPlans *e;
+	Oid tgoid = td->tg_trigger->tgoid;
+	bool found;
+	int i;
+
+	if (TriggerPlanCache == NULL)
+		TriggerPlanCache =
+			DocmodelHash("docmodel trigger plans", 16, sizeof(Oid),
+						 sizeof(TriggerPlans), false, NULL);
+	e = hash_search(TriggerPlanCache, &tgoid, HASH_ENTER, &found);
+	if (!found)
+	{
+		e->relid = RelationGetRelid(td->tg_relation);
+		e->valid = false;
+		e->projection = false;
+		e->nrels = 0;
+		e->rels = NULL;
+		memset(e->plans, 0, sizeof(e->plans));
+	}
+	DocmodelSpiConnect();
+	if (SPI_register_trigger_data(td) != SPI_OK_TD_REGISTER)
+		ereport(ERROR, (errcode(ERRCODE_INTERNAL_ERROR),
+						errmsg("registering the transition tables failed")));
+	if (!e->valid)
+	{
+		for (i = 0; i < MAX_TRIGGER_PLANS; i++)
+			if (e->plans[i] != NULL)
+			{
+				SPI_freeplan(e->plans[i]);
+				e->plans[i] = NULL;
+			}
+		if (e->rels != NULL)
+			pfree(e->rels);
+		e->rels = NULL;
+		e->nrels = 0;
+	}
+	return e;
+}
+
+/* Set the relations e's statements may reach (copied). */
+static void
+SetTargets(TriggerPlans *e, const Oid *rels, int nrels)
+{
+	Oid *copy =
+		MemoryContextAlloc(TopMemoryContext, sizeof(Oid) * Max(nrels, 1));
+
+	memcpy(copy, rels, sizeof(Oid) * nrels);
+	e->rels = copy;
+	e->nrels = nrels;
+}
+
+/*
+ * Prepare sql (nargs arguments of types), check it reaches only e's
+ * relations and keep it as plan i of e.
+ */
+static void
+KeepPlan(TriggerPlans *e, int i, const char *sql, int nargs, Oid *types)
+{
+	SPIPlanPtr plan = SPI_prepare(sql, nargs, types);
+
+	if (plan == NULL)
+		ereport(ERROR, (errcode(ERRCODE_INTERNAL_ERROR),
+						errmsg("preparing \"%s\" failed: %s", sql,
+							   SPI_result_code_string(SPI_result))));
+	DocmodelCheckPlanTargets(plan, e->rels, e->nrels);
+	SPI_keepplan(plan);
+	e->plans[i] = plan;
+}
+
+/*
+ * Prepare the statement of projection trigger td's event as plan 0: made
+ * by docmodel._projection_sql from the mapping its arguments name (owner
+ * OID, mapping name), which must project this table through this very
+ * trigger (created by project_tables); never read from a table.
+ */
+static void
+PrepareProjection(TriggerData *td, TriggerPlans *e)
+{
+	Oid types[5] = {OIDOID, TEXTOID, OIDOID, TEXTOID, OIDOID};
+	Datum values[5];
+	const char *event = TRIGGER_FIRED_BY_INSERT(td->tg_event)   ? "insert"
+						: TRIGGER_FIRED_BY_UPDATE(td->tg_event) ? "update"
+																: "delete";
+	Oid nsp = get_namespace_oid("docmodel", false);
+	char *sql;
+	Datum rels;
+	bool isnull;
+	Datum *elems;
+	int nelems;
+	Oid *oids;
+	int i;
+
+	for (i = 0; i < lengthof(MappingCatalogs); i++)
+		MappingCatalogs[i] = get_relname_relid(MappingCatalogNames[i], nsp);
+	e->projection = true;
+	values[0] =
+		DirectFunctionCall1(oidin, CStringGetDatum(td->tg_trigger->tgargs[0]));
+	values[1] = CStringGetTextDatum(td->tg_trigger->tgargs[1]);
+	values[2] = ObjectIdGetDatum(e->relid);
+	values[3] = CStringGetTextDatum(event);
+	values[4] = ObjectIdGetDatum(td->tg_trigger->tgoid);
+	if (SPI_execute_with_args(
+			"SELECT s.sql, s.rels FROM docmodel._projection_sql("
+			"$1::pg_catalog.regrole, $2, $3, $4, $5) AS s",
+			5, types, values, NULL, true, 1) != SPI_OK_SELECT ||
+		SPI_processed != 1)
+		ereport(ERROR, (errcode(ERRCODE_INTERNAL_ERROR),
+						errmsg("making a projection's statement failed")));
+	sql = SPI_getvalue(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 1);
+	rels =
+		SPI_getbinval(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 2, &isnull);
+	if (sql == NULL || isnull)
+		ereport(ERROR,
+				(errcode(ERRCODE_WRONG_OBJECT_TYPE),
+				 errmsg("trigger %s on %s is not a projection of mapping "
+						"\"%s\"",
+						td->tg_trigger->tgname,
+						RelationGetRelationName(td->tg_relation),
+						td->tg_trigger->tgargs[1]),
+				 errdetail("The mapping its arguments name does not project "
+						   "this table through this trigger.")));
+	deconstruct_array(DatumGetArrayTypeP(rels), OIDOID, sizeof(Oid), true,
+					  TYPALIGN_INT, &elems, NULL, &nelems);
+	oids = palloc(sizeof(Oid) * Max(nelems, 1));
+	for (i = 0; i < nelems; i++)
+		oids[i] = DatumGetObjectId(elems[i]);
+	SetTargets(e, oids, nelems);
+	KeepPlan(e, 0, sql, 0, NULL);
+	e->valid = true;
+}
+
+/*
+ * _projection_trigger(owner, mapping): the AFTER ... FOR EACH STATEMENT
+ * trigger of a projected table: runs the statement that rewrites the
+ * documents its transition table's rows feed.
+ */
+Datum
+projection_trigger(PG_FUNCTION_ARGS)
+{
+	TriggerData *td = (TriggerData *) fcinfo->context;
+	TriggerPlans *e;
+
+	if (!CALLED_AS_TRIGGER(fcinfo) ||
+		!TRIGGER_FIRED_FOR_STATEMENT(td->tg_event) ||
+		!TRIGGER_FIRED_AFTER(td->tg_event))
+		DocmodelTriggerMisuse("_projection_trigger",
+							  "a projection's AFTER statement trigger");
+	if (td->tg_trigger->tgnargs != 2)
+		ereport(ERROR,
+				(errcode(ERRCODE_WRONG_OBJECT_TYPE),
+				 errmsg("trigger %s on %s is not a projection",
+						td->tg_trigger->tgname,
+						RelationGetRelationName(td->tg_relation)),
+				 errdetail("A projection's trigger names its mapping's owner "
+						   "and name.")));
+	e = TriggerPlansFor(td);
+	if (!e->valid)
+		PrepareProjection(td, e);
+	if (SPI_execute_plan(e->plans[0], NULL, NULL, false, 0) < 0)
+		ereport(ERROR, (errcode(ERRCODE_INTERNAL_ERROR),
+						errmsg("a projection's statement failed")));
+	SPI_finish();
+	return PointerGetDatum(NULL);
+}
+
+/*
+ * The lookup value of doc at path (a text[] literal): a string, or the
+ * text of a number or boolean; NULL when the path holds none of these.
+ */
+static char *
+LookupValue(Datum docd, ArrayType *path)
+{
+	JsonbValue *v = ValueAt(DatumGetJsonbP(docd), path);
+
+	if (v == NULL)
+		return NULL;
+	switch (v->type)
+	{
+		case jbvString:
+			return pnstrdup(v->val.string.val, v->val.string.len);
+		case jbvNumeric:
+			return DatumGetCString(DirectFunctionCall1(
+				numeric_out, NumericGetDatum(v->val.numeric)));
+		case jbvBool:
+			return pstrdup(v->val.boolean ? "true" : "false");
+		default:
+			return NULL;
+	}
+}
+
+/*
+ * A lookup as create_lookup records it, in its trigger's arguments
+ * (lookup_type, path, delimiter, lookup collection OID, document type or
+ * ''): the lookup documents <lookup_type><delimiter><value> live in the
+ * lookup collection (its delimiter), for the documents of that type only
+ * when one is given.
+ */
+typedef struct LookupArgs
+{
+	const char *type;
+	const char *path;
+	const char *delim;
+	Oid lcoll;
+	const char *doc_type; /* NULL: every document */
+} LookupArgs;
+
+/* Read trigger tg's arguments; false when they are not a lookup's. */
+static bool
+LookupArgsOf(Trigger *tg, LookupArgs *a)
+{
+	const char *o;
+
+	if (tg->tgnargs != 5)
+		return false;
+	o = tg->tgargs[3];
+	if (*o == '\0' || strspn(o, "0123456789") != strlen(o) || strlen(o) > 10)
+		return false;
+	a->type = tg->tgargs[0];
+	a->path = tg->tgargs[1];
+	a->delim = tg->tgargs[2];
+	a->lcoll = (Oid) strtoul(o, NULL, 10);
+	a->doc_type = tg->tgargs[4][0] != '\0' ? tg->tgargs[4] : NULL;
+	return OidIsValid(a->lcoll) && *a->type != '\0' && *a->delim != '\0';
+}
+
+/*
+ * The OID of docmodel._lookup_trigger() (InvalidOid when it is gone),
+ * looked up once per backend and OID of the calling function, a function
+ * of the extension (created again with it, it has another OID and the
+ * lookup is made again).
+ */
+static Oid
+LookupTriggerFunction(FunctionCallInfo fcinfo)
+{
+	static Oid cached_caller = InvalidOid;
+	static Oid cached = InvalidOid;
+	Oid caller = fcinfo->flinfo->fn_oid;
+
+	if (!OidIsValid(caller) || caller != cached_caller)
+	{
+		cached = LookupFuncName(
+			list_make2(makeString("docmodel"), makeString("_lookup_trigger")),
+			0, NULL, true);
+		cached_caller = caller;
+	}
+	return cached;
+}
+
+/*
+ * The lookup lookup_type of collection relid (its trigger
+ * docmodel_lookup_<lookup_type>, a lookup's), into *a with its strings
+ * copied; false when the collection has none. fcinfo: the calling
+ * function's (LookupTriggerFunction).
+ */
+static bool
+FindLookup(FunctionCallInfo fcinfo, Oid relid, const char *lookup_type,
+		   LookupArgs *a)
+{
+	Relation rel = try_relation_open(relid, AccessShareLock);
+	char *name = psprintf("docmodel_lookup_%s", lookup_type);
+	Oid fn = LookupTriggerFunction(fcinfo);
+	bool found = false;
+	int i;
+
+	if (rel == NULL)
+		ereport(ERROR, (errcode(ERRCODE_UNDEFINED_TABLE),
+						errmsg("relation with OID %u does not exist", relid)));
+	for (i = 0; rel->trigdesc != NULL && i < rel->trigdesc->numtriggers; i++)
+	{
+		Trigger *tg = &rel->trigdesc->triggers[i];
+
+		if (tg->tgfoid != fn || strcmp(tg->tgname, name) != 0 ||
+			!LookupArgsOf(tg, a) || strcmp(a->type, lookup_type) != 0)
+			continue;
+		a->type = pstrdup(a->type);
+		a->path = pstrdup(a->path);
+		a->delim = pstrdup(a->delim);
+		a->doc_type = a->doc_type ? pstrdup(a->doc_type) : NULL;
+		found = true;
+		break;
+	}
+	/* the lock is kept: the reads that follow take it again */
+	relation_close(rel, NoLock);
+	return found;
+}
+
+/*
+ * _lookup_coll(coll, lookup_type) -> regclass: the collection the lookup
+ * documents of lookup lookup_type of coll live in; NULL without such a
+ * lookup.
+ */
+Datum
+lookup_coll(PG_FUNCTION_ARGS)
+{
+	LookupArgs a;
+	char *type = text_to_cstring(PG_GETARG_TEXT_PP(1));
+
+	(void) DocmodelCollectionIdByRelid(PG_GETARG_OID(0), false);
+	if (!FindLookup(fcinfo, PG_GETARG_OID(0), type, &a))
+		PG_RETURN_NULL();
+	PG_RETURN_OID(a.lcoll);
+}
+
+/*
+ * get_by(coll, lookup_type, value) -> jsonb: the document of coll the
+ * lookup document <lookup_type><delimiter><value> names, both read as
+ * get() reads them: from the lookup's collection with its delimiter, or,
+ * without a lookup of that name, from coll itself (lookup documents
+ * written by hand, as Couchbase applications keep them).
+ */
+Datum
+get_by(PG_FUNCTION_ARGS)
+{
+	Oid relid = PG_GETARG_OID(0);
+	char *type = text_to_cstring(PG_GETARG_TEXT_PP(1));
+	text *value = PG_GETARG_TEXT_PP(2);
+	LookupArgs a;
+	Oid lcoll = relid;
+	const char *delim;
+	StringInfoData lkey;
+	Jsonb *ldoc;
+	JsonbValue buf;
+	JsonbValue *ref;
+	Jsonb *doc;
+
+	if (FindLookup(fcinfo, relid, type, &a))
+	{
+		lcoll = a.lcoll;
+		delim = a.delim;
+	}
+	else
+		delim = DocmodelCollectionOf(relid)->delim;
+	initStringInfo(&lkey);
+	appendStringInfoString(&lkey, type);
+	appendStringInfoString(&lkey, delim);
+	appendBinaryStringInfo(&lkey, VARDATA_ANY(value), VARSIZE_ANY_EXHDR(value));
+	ldoc = DocmodelKvGet(
+		lcoll, PointerGetDatum(cstring_to_text_with_len(lkey.data, lkey.len)));
+	if (ldoc == NULL || !JB_ROOT_IS_OBJECT(ldoc))
+		PG_RETURN_NULL();
+	ref = getKeyJsonValueFromContainer(&ldoc->root, "ref", 3, &buf);
+	if (ref == NULL || ref->type != jbvString)
+		PG_RETURN_NULL();
+	doc = DocmodelKvGet(relid, PointerGetDatum(cstring_to_text_with_len(
+								   ref->val.string.val, ref->val.string.len)));
+	if (doc == NULL)
+		PG_RETURN_NULL();
+	PG_RETURN_JSONB_P(doc);
+}
+
+/*
+ * _lookup_trigger(lookup_type, path, delimiter, lookup collection, type):
+ * the AFTER ... FOR EACH ROW trigger of a lookup on a collection. A
+ * document's value at path (of a document of the type, when one is given)
+ * has the lookup document <lookup_type><delimiter><value> -> {"ref": key}
+ * in the lookup collection: written when the value appears, deleted when
+ * it goes, moved when it changes; a value another document holds is
+ * 23505. When the lookup documents live beside the documents, they
+ * themselves (their key starts with the lookup type and delimiter) are
+ * left alone.
+ */
+Datum
+lookup_trigger(PG_FUNCTION_ARGS)
+{
+	TriggerData *td = (TriggerData *) fcinfo->context;
+	TupleDesc desc;
+	LookupArgs a;
+	const char *type;
+	const char *delim;
+	ArrayType *path;
+	HeapTuple oldt = NULL;
+	HeapTuple newt = NULL;
+	char *key;
+	char *oldv = NULL;
+	char *newv = NULL;
+	TriggerPlans *e;
+	Oid relid;
+	Oid types[2] = {TEXTOID, TEXTOID};
+	Datum args[2];
+	Datum d;
+	bool isnull;
+
+	if (!CALLED_AS_TRIGGER(fcinfo) || !TRIGGER_FIRED_FOR_ROW(td->tg_event) ||
+		!TRIGGER_FIRED_AFTER(td->tg_event))
+		DocmodelTriggerMisuse("_lookup_trigger",
+							  "a lookup's AFTER row trigger");
+	if (!LookupArgsOf(td->tg_trigger, &a))
+		ereport(
+			ERROR,
+			(errcode(ERRCODE_WRONG_OBJECT_TYPE),
+			 errmsg("trigger %s on %s is not a lookup", td->tg_trigger->tgname,
+					RelationGetRelationName(td->tg_relation)),
+			 errdetail("A lookup's trigger names its lookup type, path, "
+					   "delimiter, lookup collection and document "
+					   "type; docmodel.create_lookup() creates it.")));
+	DocmodelCheckLayout(td->tg_relation, DOCMODEL_LAYOUT_COLLECTION);
+	relid = RelationGetRelid(td->tg_relation);
+	desc = RelationGetDescr(td->tg_relation);
+	type = a.type;
+	delim = a.delim;
+	path = DatumGetArrayTypeP(
+		OidInputFunctionCall(F_ARRAY_IN, (char *) a.path, TEXTOID, -1));
+	if (!TRIGGER_FIRED_BY_INSERT(td->tg_event))
+		oldt = td->tg_trigtuple;
+	if (TRIGGER_FIRED_BY_UPDATE(td->tg_event))
+		newt = td->tg_newtuple;
+	else if (TRIGGER_FIRED_BY_INSERT(td->tg_event))
+		newt = td->tg_trigtuple;
+	key = TextDatumGetCString(
+		heap_getattr(newt ? newt : oldt, DOCMODEL_COLL_ATT_ID, desc, &isnull));
+	if (a.lcoll == relid && strncmp(key, type, strlen(type)) == 0 &&
+		strncmp(key + strlen(type), delim, strlen(delim)) == 0)
+		return PointerGetDatum(NULL); /* a lookup document */
+	if (a.doc_type != NULL)
+	{
+		const char *kt;
+		int ktlen;
+
+		/* the document's type under the collection's layout */
+		DocmodelKeyType(DocmodelCollectionOf(relid), key, strlen(key), &kt,
+						&ktlen);
+		if (ktlen != strlen(a.doc_type) || memcmp(kt, a.doc_type, ktlen) != 0)
+			return PointerGetDatum(NULL); /* not a document it indexes */
+	}
+	if (oldt && !isnull)
+	{
+		d = heap_getattr(oldt, DOCMODEL_COLL_ATT_DOC, desc, &isnull);
+		if (!isnull)
+			oldv = LookupValue(d, path);
+	}
+	if (newt)
+	{
+		d = heap_getattr(newt, DOCMODEL_COLL_ATT_DOC, desc, &isnull);
+		if (!isnull)
+			newv = LookupValue(d, path);
+	}
+	if (oldv && newv && strcmp(oldv, newv) == 0)
+		return PointerGetDatum(NULL);
+	e = TriggerPlansFor(td);
+	if (!e->valid)
+	{
+		char *relname = get_rel_name(a.lcoll);
+		char *rel;
+
+		if (relname == NULL)
+			ereport(ERROR,
+					(errcode(ERRCODE_UNDEFINED_TABLE),
+					 errmsg("the lookup collection of lookup \"%s\" on %s "
+							"does not exist",
+							type, RelationGetRelationName(td->tg_relation)),
+					 errhint("Drop the lookup (docmodel.drop_lookup) and "
+							 "create it again.")));
+		DocmodelCheckLayoutOf(a.lcoll, DOCMODEL_LAYOUT_COLLECTION);
+		SetTargets(e, &a.lcoll, 1);
+		rel = quote_qualified_identifier(
+			get_namespace_name(get_rel_namespace(a.lcoll)), relname);
+		KeepPlan(e, 0,
+				 psprintf("DELETE FROM %s AS c WHERE c.id "
+						  "OPERATOR(pg_catalog.=) $1 AND c.doc "
+						  "OPERATOR(pg_catalog.->>) 'ref' "
+						  "OPERATOR(pg_catalog.=) $2",
+						  rel),
+				 2, types);
+		KeepPlan(e, 1,
+				 psprintf("INSERT INTO %s AS c (id, doc) VALUES ($1, "
+						  "pg_catalog.jsonb_build_object('ref', $2)) "
+						  "ON CONFLICT (id) DO NOTHING",
+						  rel),
+				 2, types);
+		KeepPlan(e, 2,
+				 psprintf("SELECT c.doc OPERATOR(pg_catalog.->>) 'ref' "
+						  "FROM %s AS c WHERE c.id OPERATOR(pg_catalog.=) $1",
+						  rel),
+				 1, types);
+		e->valid = true;
+	}
+	args[1] = CStringGetTextDatum(key);
+	if (oldv)
+	{
+		args[0] = CStringGetTextDatum(psprintf("%s%s%s", type, delim, oldv));
+		if (SPI_execute_plan(e->plans[0], args, NULL, false, 0) < 0)
+			ereport(ERROR, (errcode(ERRCODE_INTERNAL_ERROR),
+							errmsg("deleting a lookup document failed")));
+	}
+	if (newv)
+	{
+		char *lkey = psprintf("%s%s%s", type, delim, newv);
+		char *holder;
+
+		DocmodelCheckKey(lkey, strlen(lkey), delim, strlen(delim), true);
+		args[0] = CStringGetTextDatum(lkey);
+		if (SPI_execute_plan(e->plans[1], args, NULL, false, 0) < 0)
+			ereport(ERROR, (errcode(ERRCODE_INTERNAL_ERROR),
+							errmsg("writing a lookup document failed")));
+		if (SPI_processed == 0)
+		{
+			if (SPI_execute_plan(e->plans[2], args, NULL, true, 1) < 0)
+				ereport(ERROR, (errcode(ERRCODE_INTERNAL_ERROR),
+								errmsg("reading a lookup document failed")));
+			holder = SPI_processed == 1 ? SPI_getvalue(SPI_tuptable->vals[0],
+													   SPI_tuptable->tupdesc, 1)
+										: NULL;
+			if (holder == NULL || strcmp(holder, key) != 0)
+				ereport(ERROR, (errcode(ERRCODE_UNIQUE_VIOLATION),
+								errmsg("value \"%s\" of lookup \"%s\" is taken",
+									   newv, type),
+								errdetail("Document \"%s\" holds it (lookup "
+										  "document \"%s\"); document \"%s\" "
+										  "cannot have it too.",
+										  holder ? holder : "?", lkey, key)));
+		}
+	}
+	SPI_finish();
+	return PointerGetDatum(NULL);
+}
