@@ -1,7 +1,8 @@
 /*-------------------------------------------------------------------------
  *
  * catalog.c
- *	  docmodel's own tables that record other roles' objects
+ *	  The statement trigger of docmodel's catalogs (DocmodelCatalogChanged),
+ *	  and the writes of docmodel's own tables that record other roles' objects
  *	  (docmodel.collection_config, docmodel.migration_run, the mapping
  *	  tables): no role but their owner may write them directly (README,
  *	  "Security"), so every change goes through the functions here. Each
@@ -36,6 +37,9 @@
 
 #include "compat.h"
 #include "docmodel.h"
+#include "catalog.h"
+#include "citus/citus.h"
+#include "utils/inval.h"
 
 PG_FUNCTION_INFO_V1(config_create);
 PG_FUNCTION_INFO_V1(config_set_revisions);
@@ -608,4 +612,17 @@ copy_rule_write(PG_FUNCTION_ARGS)
 	if (isnull)
 		PG_RETURN_NULL();
 	PG_RETURN_DATUM(id);
+}
+
+/* A statement trigger on one of docmodel's catalogs; see catalog.h. */
+Datum
+DocmodelCatalogChanged(FunctionCallInfo fcinfo, const char *name)
+{
+	TriggerData *trigdata = (TriggerData *) fcinfo->context;
+
+	if (!CALLED_AS_TRIGGER(fcinfo))
+		DocmodelTriggerMisuse(name, "a statement trigger");
+	CacheInvalidateRelcacheByRelid(RelationGetRelid(trigdata->tg_relation));
+	DocmodelCitusPush();
+	return PointerGetDatum(NULL);
 }

@@ -29,19 +29,11 @@ extern void DocmodelRequireArg(FunctionCallInfo fcinfo, int argno,
 							   const char *name);
 
 /*
- * The statement triggers on docmodel's catalogs (collection_config,
- * migration_rules, schemas; name is the trigger function's): every
- * backend's cache of the catalog is invalidated (at commit; in this backend
- * at once), and on Citus the workers' copies follow (citus.c).
- */
-extern Datum DocmodelCatalogChanged(FunctionCallInfo fcinfo, const char *name);
-
-/*
  * Raise 55000 unless every relation prepared statement plan reads or
  * writes (any subquery or CTE included) is one of rels[0 .. nrels - 1] or
  * one their own rewrite rules name (a plain statement runs those too):
  * statements prepared from qualified names are checked to reach the OIDs
- * they were made for (see NamedPlanSubscribers in docmodel.c).
+ * they were made for (see NamedPlanSubscribers in init.c).
  */
 struct _SPI_plan;
 extern void DocmodelCheckPlanTargets(struct _SPI_plan *plan, const Oid *rels,
@@ -66,38 +58,5 @@ extern void DocmodelTriggerMisuse(const char *function, const char *how)
 extern struct HTAB *DocmodelHash(const char *name, long nelem, Size keysize,
 								 Size entrysize, bool strings,
 								 MemoryContext cxt);
-
-/*
- * Cache invalidation subscribers, called by the one dispatcher per kind of
- * invalidation in docmodel.c (relid InvalidOid: every relation). Each must
- * only mark or drop entries: no catalog access, no error.
- */
-extern void DocmodelCollectionRelcache(Oid relid);
-extern void DocmodelKvRelcache(Oid relid);
-extern void DocmodelMigrateRelcache(Oid relid);
-extern void DocmodelCounterRelcache(Oid relid);
-extern void DocmodelSchemaRelcache(Oid relid);
-extern void DocmodelProjectionRelcache(Oid relid); /* relational.c */
-extern void DocmodelCopyRelcache(Oid relid);       /* copy.c */
-extern void DocmodelMigrateSyscache(int cacheid, uint32 hashvalue);
-extern void DocmodelCounterSyscache(int cacheid, uint32 hashvalue);
-
-/*
- * Citus (citus.c): send the coordinator's collection configuration and
- * migration rules to the workers, in this transaction; the statement
- * triggers of those catalogs call it. Does nothing without Citus.
- */
-extern void DocmodelCitusPush(void);
-/* True on a Citus worker (counters refuse to run there). */
-extern bool DocmodelCitusWorker(void);
-/* True when relid is a Citus table (its statements go through Citus). */
-extern bool DocmodelCitusTable(Oid relid);
-/*
- * A write of one document by a KV call on a Citus table without a remote
- * transaction block, where the call is the whole statement: a GUC nest
- * level to pass to DocmodelCitusDone after the write, or -1.
- */
-extern int DocmodelCitusAutocommit(FunctionCallInfo fcinfo);
-extern void DocmodelCitusDone(int level);
 
 #endif /* DOCMODEL_H */

@@ -41,6 +41,7 @@
 #include "utils/portal.h"
 
 #include "docmodel.h"
+#include "citus/citus.h"
 
 PG_FUNCTION_INFO_V1(_citus_push);
 

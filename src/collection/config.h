@@ -1,9 +1,8 @@
 /*-------------------------------------------------------------------------
  *
  * collection/config.h
- *	  Collections: the per-collection configuration cache (collection.c),
- *	  the document stamping done by the collection trigger (document.c),
- *	  and what other concerns (revisions, migrations) hook into.
+ *	  Collections: the per-collection configuration cache (config.c), and
+ *	  how the other concerns (the trigger, revisions, migrations) use it.
  *
  * Integration points for other concerns:
  *	- A collection's configuration lives in docmodel.collection_config; its
@@ -45,12 +44,11 @@
  *
  *-------------------------------------------------------------------------
  */
-#ifndef DOCMODEL_COLLECTION_H
-#define DOCMODEL_COLLECTION_H
+#ifndef DOCMODEL_COLLECTION_CONFIG_H
+#define DOCMODEL_COLLECTION_CONFIG_H
 
 #include "utils/jsonb.h"
 #include "utils/rel.h"
-#include "utils/timestamp.h"
 
 #include "compat.h"
 #include "docmodel.h"
@@ -113,105 +111,18 @@ typedef struct DocmodelCollection
 	int32 max_ttl;       /* seconds: default expiry and its bound; 0 = none */
 } DocmodelCollection;
 
-/*
- * The management fields of one write, gathered by collection_trigger() and
- * written by DocmodelAssembleDocument(). Names are the style-independent
- * ones; the meta style decides where they go.
- *
- * is_insert: a new document (also when it replaces an expired one), as
- * opposed to an update of a live one. key/type point into the row (not
- * NUL-terminated); type is the document's type (DocmodelKeyType, or the
- * body's own spelling under type_check). schema: NULL leaves the
- * body's schema field as written; non-NULL (a jbvString, jbvNumeric or
- * jbvBinary value) is written as the schema field instead: migrations set
- * it. ver: the _ver to write. created/created_by: on update the stored
- * values (NULL when the stored document lacks them). now/who: the time and
- * writer stamped. old_doc: the stored document on update, else NULL. cas:
- * the new cas (already chosen when the hooks run). kept: per field kind,
- * the value the body carries that the write keeps instead of stamping
- * (docmodel.keep_stamps, rename_key; NULL: stamp as usual).
- */
-typedef struct DocmodelStamp
-{
-	const DocmodelCollection *cfg;
-	bool is_insert;
-	const char *key;
-	int key_len;
-	const char *type;
-	int type_len;
-	JsonbValue *schema;
-	int32 ver;
-	JsonbValue *created;
-	JsonbValue *created_by;
-	TimestampTz now;
-	const char *who;
-	Jsonb *old_doc;
-	int64 cas;
-	JsonbValue *kept[DOC_NFIELDS];
-} DocmodelStamp;
-
-/*
- * The key move rename_key (ops.c) is making, while its one statement runs
- * (set and cleared around it, also on error): the collection trigger
- * stamps the new key's document as the old one continued (_ver + 1,
- * _created and _createdBy kept), and the history event of the old key's
- * delete files op 'rename' and carries the key's revisions to the new key
- * (revision.c). set is false otherwise.
- */
-typedef struct DocmodelRenameState
-{
-	bool set;
-	Oid relid; /* the collection */
-	const char *from;
-	int from_len;
-	const char *to;
-	int to_len;
-} DocmodelRenameState;
-
-extern DocmodelRenameState DocmodelRename;
-
-/* A collection's columns (the layout collection.c checks), by number. */
-#define DOCMODEL_COLL_ATT_ID 1
-#define DOCMODEL_COLL_ATT_DOC 2
-#define DOCMODEL_COLL_ATT_CAS 3
-#define DOCMODEL_COLL_ATT_EXPIRES 4
-/* The column of a collection holding its lock (see README, "Locks"). */
-#define DOCMODEL_COLL_ATT_LOCKED 5
-/* The management fields of an xattrs collection (meta_style 'xattrs'). */
-#define DOCMODEL_COLL_ATT_META 6
-
-/*
- * The layouts docmodel reads and writes (collection.c's LayoutSpecs):
- * a collection (id, doc, cas, expires_at, locked_until, read by number), a history table
- * (id, ver, op, changed_at, changed_by, doc, read by number), and a table
- * of documents migrate_collection works on (id text and doc jsonb, by name).
- */
-typedef enum DocmodelLayout
-{
-	DOCMODEL_LAYOUT_COLLECTION,
-	DOCMODEL_LAYOUT_HISTORY,
-	DOCMODEL_LAYOUT_DOCUMENTS
-} DocmodelLayout;
-
-/* collection.c */
-extern void DocmodelCheckLayout(Relation rel, DocmodelLayout layout);
-extern void DocmodelCheckLayoutOf(Oid relid, DocmodelLayout layout);
-/*
- * Whether collection rel has its optional column attnum in place
- * (DOCMODEL_COLL_ATT_LOCKED: not a 0.1.0 table before its update;
- * DOCMODEL_COLL_ATT_META: an xattrs collection's meta). Decided once per
- * relcache entry, so it may be asked per row.
- */
-extern bool DocmodelHasOptionalColumn(Relation rel, int attnum);
-extern void DocmodelCheckTriggerRelation(Relation rel, const char *tgname,
-										 DocmodelCollection *cfg);
 extern DocmodelCollection *DocmodelCollectionById(int32 id);
 extern int32 DocmodelCollectionIdByRelid(Oid relid, bool missing_ok);
 extern DocmodelCollection *DocmodelCollectionOf(Oid relid);
 extern Oid DocmodelConfigRelid(void);
-extern int64 DocmodelNextCas(int64 old_cas);
-extern const char *DocmodelWho(void);
-extern char *DocmodelDerivedName(Oid nsp, const char *base, const char *label);
+extern Oid DocmodelConfigRelidCached(void);
+extern void DocmodelCollectionRelcache(Oid relid);
+
+/* The names of a configuration's values (create.c checks options with them). */
+extern bool DocmodelConfigMetaStyle(const char *s, DocMetaStyle *out,
+									bool *xattrs);
+extern bool DocmodelConfigTimeUnit(const char *s, int *out);
+extern bool DocmodelConfigTypeCheck(const char *s, int *out);
 
 /*
  * Whether a collection takes each document's type from its body (type_part
@@ -225,27 +136,7 @@ extern bool DocmodelTypeAllowed(const DocmodelCollection *cfg, const char *type,
 								int type_len);
 extern char *DocmodelTypesList(const DocmodelCollection *cfg);
 
-/* key.c: the one way a key gives its document type under a layout */
-extern void DocmodelKeyType(const DocmodelCollection *cfg, const char *key,
-							int key_len, const char **type, int *type_len);
-
-/* document.c */
-extern Jsonb *DocmodelAssembleDocument(Jsonb *body, DocmodelStamp *stamp);
-extern JsonbValue *DocmodelTimeValue(TimestampTz ts, DocmodelTimeUnit unit);
-extern void DocmodelVersionOverflow(const char *key, int key_len,
-									const char *stored) pg_attribute_noreturn();
-
-/* schema.c */
-extern void DocmodelValidateWrite(Jsonb *doc, const DocmodelStamp *st);
-/*
- * A document a bulk migration produced, held to the schema of its type and
- * version found by the field names fs (NULL: any meta style): 23514 when
- * invalid (any mode but off). DocmodelFirstViolation says instead what the
- * first violation is ("path: message"), or NULL (migration_plan).
- */
-extern void DocmodelValidateMigrated(Jsonb *doc, const char *key,
-									 const DocFieldSet *fs);
 extern char *DocmodelFirstViolation(Jsonb *doc, const char *key,
 									const DocFieldSet *fs);
 
-#endif /* DOCMODEL_COLLECTION_H */
+#endif /* DOCMODEL_COLLECTION_CONFIG_H */

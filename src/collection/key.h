@@ -9,6 +9,8 @@
 #ifndef DOCMODEL_KEY_H
 #define DOCMODEL_KEY_H
 
+#include "collection/config.h"
+
 /*
  * Check a delimiter: 1 to 4 bytes, none a letter, digit, whitespace or
  * control character. Raises 22023 when it is not.
@@ -28,5 +30,9 @@ extern bool DocmodelCheckKey(const char *key, int len, const char *delim,
  * A key's document type under a collection's layout (type_part, doc_type):
  * DocmodelKeyType() in collection.h, the one function that derives it.
  */
+
+/* The one way a key gives its document type under a collection's layout. */
+extern void DocmodelKeyType(const DocmodelCollection *cfg, const char *key,
+							int key_len, const char **type, int *type_len);
 
 #endif /* DOCMODEL_KEY_H */

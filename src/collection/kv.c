@@ -87,6 +87,8 @@
 #include "json/tree.h"
 #include "collection/kv.h"
 #include "migrate/migrate.h"
+#include "citus/citus.h"
+#include "collection/layout.h"
 
 PG_FUNCTION_INFO_V1(kv_get);
 PG_FUNCTION_INFO_V1(kv_get_multi);

@@ -124,4 +124,7 @@ extern void DocmodelKvExists(Oid relid, const char *key)
 extern void DocmodelKvRowRules(TriggerData *td, const DocmodelCollection *cfg,
 							   Datum *nv, bool *nn, Datum *ov, bool *on);
 
+/* Cache invalidation subscriber (init.c's dispatcher; no catalog access, no error). */
+extern void DocmodelKvRelcache(Oid relid);
+
 #endif /* DOCMODEL_KV_H */

@@ -33,6 +33,8 @@
 #include "collection/key.h"
 #include "collection/kv.h"
 #include "history/revision.h"
+#include "collection/ops.h"
+#include "collection/stamp.h"
 
 PG_FUNCTION_INFO_V1(rename_key);
 PG_FUNCTION_INFO_V1(key_exists_error);

@@ -45,6 +45,7 @@
 #include "json/tree.h"
 #include "collection/kv.h"
 #include "migrate/migrate.h"
+#include "collection/subdoc.h"
 
 PG_FUNCTION_INFO_V1(subdoc_lookup_in);
 PG_FUNCTION_INFO_V1(subdoc_mutate_in);

@@ -50,6 +50,9 @@
 #include "collection/config.h"
 #include "json/pointer.h"
 #include "json/tree.h"
+#include "copy/copy.h"
+#include "catalog.h"
+#include "collection/layout.h"
 
 PG_FUNCTION_INFO_V1(ref_keys);
 PG_FUNCTION_INFO_V1(copy_values);

@@ -99,6 +99,8 @@
 #include "compat.h"
 #include "docmodel.h"
 #include "collection/key.h"
+#include "counter/counter.h"
+#include "citus/citus.h"
 
 /*
  * How many values a reservation WAL-logs ahead (sequence.c's SEQ_LOG_VALS is

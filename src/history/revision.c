@@ -48,6 +48,8 @@
 #include "compat.h"
 #include "docmodel.h"
 #include "history/revision.h"
+#include "collection/layout.h"
+#include "collection/stamp.h"
 
 /* ------------------------------------------------------------------------
  * History

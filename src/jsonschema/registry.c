@@ -29,6 +29,9 @@
 #include "collection/fields.h"
 #include "jsonschema/validate.h"
 #include "collection/version.h"
+#include "catalog.h"
+#include "collection/stamp.h"
+#include "jsonschema/registry.h"
 
 /* How a type's schema is enforced on write (README, "Schema validation"). */
 typedef enum SchemaMode

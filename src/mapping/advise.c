@@ -33,7 +33,8 @@
 #include "json/tree.h"
 #include "json/util.h"
 #include "collection/key.h"
-#include "mapping/relational.h"
+#include "mapping/convert.h"
+#include "mapping/advise.h"
 
 PG_FUNCTION_INFO_V1(advise);
 

@@ -12,25 +12,7 @@
 
 #include "utils/jsonb.h"
 
-typedef struct DocmodelCompactOpts
-{
-	bool nulls;    /* drop members that are null */
-	bool empties;  /* drop members that are "", [] or {} */
-	bool guids;    /* strip the dashes of GUID strings */
-	int64 date_ns; /* ISO 8601 strings to epoch numbers of this unit; 0: no */
-} DocmodelCompactOpts;
-
-/* Tell whether s is a dashed GUID (8-4-4-4-12 hexadecimal digits). */
-extern bool DocmodelIsDashedGuid(const char *s, int len);
-
-/* Tell whether v is null, "", [] or {} (an expanded container). */
-extern bool DocmodelIsEmptyValue(const JsonbValue *v);
-
-/*
- * Compact the tree at v in place as o says, bottom-up (a member emptied by
- * the dropping of its own members is dropped too); array elements are
- * converted but never dropped.
- */
-extern void DocmodelCompact(JsonbValue *v, const DocmodelCompactOpts *o);
+/* Cache invalidation subscriber (init.c's dispatcher; no catalog access, no error). */
+extern void DocmodelProjectionRelcache(Oid relid);
 
 #endif /* DOCMODEL_RELATIONAL_H */

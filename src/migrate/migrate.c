@@ -45,6 +45,8 @@
 #include "migrate/migrate.h"
 #include "migrate/steps.h"
 #include "collection/version.h"
+#include "catalog.h"
+#include "jsonschema/registry.h"
 
 /* One registered rule: from -> to by steps, or by a jsonb -> jsonb function. */
 typedef struct Rule

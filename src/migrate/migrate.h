@@ -74,4 +74,8 @@ extern HeapTuple DocmodelMigrateTuple(HeapTuple tup, TupleDesc desc, int keycol,
 									  int doccol, const DocFieldSet *fs,
 									  int32 scope);
 
+/* Cache invalidation subscribers (init.c's dispatcher; no catalog access, no error). */
+extern void DocmodelMigrateRelcache(Oid relid);
+extern void DocmodelMigrateSyscache(int cacheid, uint32 hashvalue);
+
 #endif /* DOCMODEL_MIGRATE_H */

@@ -26,6 +26,8 @@
 #include "collection/config.h"
 #include "docmodel.h"
 #include "collection/version.h"
+#include "migrate/run.h"
+#include "collection/layout.h"
 
 PG_FUNCTION_INFO_V1(migrate_collection);
 PG_FUNCTION_INFO_V1(migrate_tables);

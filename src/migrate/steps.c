@@ -39,7 +39,7 @@
 #include "json/pointer.h"
 #include "json/tree.h"
 #include "json/util.h"
-#include "mapping/relational.h"
+#include "mapping/convert.h"
 #include "migrate/steps.h"
 
 #define OP_LIST                                                            \

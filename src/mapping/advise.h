@@ -1,0 +1,16 @@
+/*-------------------------------------------------------------------------
+ *
+ * mapping/advise.h
+ *	  advise(): what a collection could save (advise.c).
+ *
+ *-------------------------------------------------------------------------
+ */
+#ifndef DOCMODEL_MAPPING_ADVISE_H
+#define DOCMODEL_MAPPING_ADVISE_H
+
+#include "fmgr.h"
+
+/* SQL-callable. */
+extern Datum advise(PG_FUNCTION_ARGS);
+
+#endif /* DOCMODEL_MAPPING_ADVISE_H */
