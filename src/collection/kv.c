@@ -31,7 +31,7 @@
  *
  * Locks (README, "Locks") are state of the row, not row locks: column
  * locked_until holds the wall-clock time a lock taken by get_and_lock ends,
- * and the row's cas is the lock's cas. KvPresent is the cas a KV call
+ * and the row's cas is the lock's cas. DocmodelKvPresent is the cas a KV call
  * (replace, remove, unlock with a cas) presents for its key while its
  * statement runs (set and restored around it, also on error), so the
  * trigger lets that write through a lock; a plain UPDATE presents a cas by
@@ -85,7 +85,9 @@
 #include "collection/config.h"
 #include "compat.h"
 #include "json/tree.h"
+#include "collection/expiry.h"
 #include "collection/kv.h"
+#include "collection/locks.h"
 #include "migrate/migrate.h"
 #include "citus/citus.h"
 #include "collection/layout.h"
@@ -176,7 +178,7 @@ static const char *const KvSql[KV_NSTMTS] = {
 			"$3") " WHERE c.id OPERATOR(pg_catalog.=) $1 RETURNING c.cas",
 	/*
 	 * A cas given is assigned to the column too: that carries a lock on a
-	 * Citus shard, where KvPresent is not seen (DocmodelKvRowRules); -1,
+	 * Citus shard, where DocmodelKvPresent is not seen (DocmodelKvRowRules); -1,
 	 * which no row has, carries none. The trigger sets the new cas.
 	 */
 	[KV_REPLACE] =
@@ -442,164 +444,9 @@ KvExec(KvRel *entry, KvStmt stmt, Datum *values, const char *nulls,
 	return ret;
 }
 
-/* Couchbase reads an expiry number above 30 days as a Unix time. */
-#define KV_EXPIRY_RELATIVE_MAX 2592000
 /* get_and_lock's lock time: 15 s by default, 30 s at most (Couchbase's). */
 #define KV_LOCK_DEFAULT_SECS 15
 #define KV_LOCK_MAX_SECS 30
-
-/* A time argument: NULL, a number of seconds, or an interval. */
-typedef struct KvTimeArg
-{
-	bool isnull;
-	bool is_number;
-	int64 number;
-	Datum interval;
-	char *text; /* as given, for messages */
-} KvTimeArg;
-
-/*
- * Read argument argno ("any": an interval, an integer, or an untyped or
- * text literal holding either) into *out; raise 22023 naming what for any
- * other type. An argument declared "any" keeps every existing call working
- * (interval values, untyped literals, NULL) and takes Couchbase's numbers,
- * where overloads on interval and bigint would make untyped ones ambiguous.
- */
-static void
-KvTimeArgOf(FunctionCallInfo fcinfo, int argno, const char *what,
-			KvTimeArg *out)
-{
-	Oid type = get_fn_expr_argtype(fcinfo->flinfo, argno);
-	Datum d;
-	char *str = NULL;
-
-	memset(out, 0, sizeof(*out));
-	out->isnull = PG_ARGISNULL(argno);
-	if (out->isnull)
-		return;
-	d = PG_GETARG_DATUM(argno);
-	switch (type)
-	{
-		case INT2OID:
-			out->is_number = true;
-			out->number = DatumGetInt16(d);
-			break;
-		case INT4OID:
-			out->is_number = true;
-			out->number = DatumGetInt32(d);
-			break;
-		case INT8OID:
-			out->is_number = true;
-			out->number = DatumGetInt64(d);
-			break;
-		case INTERVALOID:
-			out->interval = d;
-			break;
-		case UNKNOWNOID:
-		case CSTRINGOID:
-			str = DatumGetCString(d);
-			break;
-		case TEXTOID:
-		case VARCHAROID:
-			str = TextDatumGetCString(d);
-			break;
-		default:
-			ereport(
-				ERROR,
-				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-				 errmsg("%s must be an interval or a number of seconds", what),
-				 errdetail("The %s given is of type %s.", what,
-						   format_type_be(type))));
-	}
-	if (str != NULL)
-	{
-		const char *p = str;
-
-		while (*p == ' ')
-			p++;
-		if (*p == '+' || *p == '-')
-			p++;
-		if (*p >= '0' && *p <= '9' && strspn(p, "0123456789 ") == strlen(p))
-		{
-			out->is_number = true;
-			out->number = pg_strtoint64(str);
-		}
-		else
-			out->interval = DirectFunctionCall3(
-				interval_in, CStringGetDatum(str), ObjectIdGetDatum(InvalidOid),
-				Int32GetDatum(-1));
-	}
-	out->text =
-		out->is_number
-			? psprintf(INT64_FORMAT, out->number)
-			: DatumGetCString(DirectFunctionCall1(interval_out, out->interval));
-}
-
-/* Return base plus interval. */
-static TimestampTz
-KvPlus(TimestampTz base, Datum interval)
-{
-	return DatumGetTimestampTz(DirectFunctionCall2(
-		timestamptz_pl_interval, TimestampTzGetDatum(base), interval));
-}
-
-/*
- * Return the time an expiry argument (when given) ends, through *at; false
- * for none (NULL, or the number 0 as in Couchbase). A number is seconds
- * from now up to 30 days (2592000), and a Unix time above that; an
- * interval is from now. Raise 22023 unless the time lies in the future.
- */
-static bool
-KvExpiryAt(FunctionCallInfo fcinfo, int argno, const char *key, TimestampTz *at)
-{
-	TimestampTz now = GetCurrentTransactionStartTimestamp();
-	KvTimeArg t;
-
-	KvTimeArgOf(fcinfo, argno, "expiry", &t);
-	if (t.isnull || (t.is_number && t.number == 0))
-		return false;
-	if (!t.is_number)
-		*at = KvPlus(now, t.interval);
-	else if (t.number < 0)
-		*at = now;
-	else if (t.number <= KV_EXPIRY_RELATIVE_MAX)
-		*at = now + t.number * USECS_PER_SEC;
-	else if (t.number > (PG_INT64_MAX / USECS_PER_SEC) / 2)
-		*at = DT_NOEND;
-	else
-		*at =
-			t.number * USECS_PER_SEC -
-			((int64) (POSTGRES_EPOCH_JDATE - UNIX_EPOCH_JDATE) * USECS_PER_DAY);
-	if (*at <= now)
-		ereport(
-			ERROR,
-			(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-			 errmsg("expiry must be positive"),
-			 errdetail("Expiry %s given for document \"%s\"%s.", t.text, key,
-					   t.is_number && t.number > KV_EXPIRY_RELATIVE_MAX
-						   ? " (a number above 2592000, 30 days, is a "
-							 "Unix time; this one has passed)"
-						   : ""),
-			 errhint("Give NULL or 0 for a document that does not "
-					 "expire.")));
-	return true;
-}
-
-/* Raise 22023 when preserve_expiry (argument pres) and expiry are both given. */
-static bool
-KvPreserveExpiry(FunctionCallInfo fcinfo, int pres, int expiry)
-{
-	/* absent from the 0.1.0 signatures, before the update */
-	if (PG_NARGS() <= pres || PG_ARGISNULL(pres) || !PG_GETARG_BOOL(pres))
-		return false;
-	if (!PG_ARGISNULL(expiry))
-		ereport(ERROR,
-				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-				 errmsg("preserve_expiry and expiry cannot both be given"),
-				 errhint("preserve_expiry keeps the stored expiry; leave out "
-						 "expiry, or preserve_expiry to set a new one.")));
-	return true;
-}
 
 /* Return the single bigint result of the last statement (SPI connected). */
 static int64
@@ -623,37 +470,6 @@ KvNotFound(Oid relid, const char *key)
 					   get_rel_name(relid), key),
 			 errhint("Use docmodel.insert() or docmodel.upsert() to create "
 					 "it.")));
-}
-
-/* The cas a KV call presents for its key while its statement runs. */
-static struct
-{
-	bool set;
-	const char *key;
-	int key_len;
-	int64 cas;
-} KvPresent;
-
-/*
- * Raise 55P03 DocumentLocked: document key is locked until until (a
- * wall-clock time).
- */
-static void
-KvLocked(const char *key, int key_len, TimestampTz until)
-{
-	long secs;
-	int usecs;
-
-	TimestampDifference(GetCurrentTimestamp(), until, &secs, &usecs);
-	ereport(ERROR,
-			(errcode(ERRCODE_LOCK_NOT_AVAILABLE),
-			 errmsg("document \"%.*s\" is locked", key_len, key),
-			 errdetail("Its lock (docmodel.get_and_lock) ends in %ld.%03d s, "
-					   "at %s.",
-					   secs, usecs / 1000, timestamptz_to_str(until)),
-			 errhint("Write with the cas get_and_lock returned (which "
-					 "unlocks), call docmodel.unlock(), or retry once the "
-					 "lock has ended.")));
 }
 
 /* Return the second column of the last statement's row as a timestamptz. */
@@ -701,7 +517,7 @@ KvNothingMatched(KvRel *entry, Datum keyd, const char *key, bool has_cas,
 	if (SPI_processed == 0 || !has_cas)
 		KvNotFound(entry->relid, key);
 	if (KvResultLockedUntil(&until))
-		KvLocked(key, strlen(key), until);
+		DocmodelKvLocked(key, strlen(key), until);
 	KvCasMismatch(key, cas, KvResultCas());
 }
 
@@ -713,17 +529,17 @@ static void
 KvExecPresenting(FunctionCallInfo fcinfo, KvRel *entry, KvStmt stmt,
 				 Datum *values, const char *nulls, const char *key, int cas_arg)
 {
-	bool save_set = KvPresent.set;
-	const char *save_key = KvPresent.key;
-	int save_len = KvPresent.key_len;
-	int64 save_cas = KvPresent.cas;
+	bool save_set = DocmodelKvPresent.set;
+	const char *save_key = DocmodelKvPresent.key;
+	int save_len = DocmodelKvPresent.key_len;
+	int64 save_cas = DocmodelKvPresent.cas;
 
 	if (cas_arg >= 0 && !PG_ARGISNULL(cas_arg))
 	{
-		KvPresent.set = true;
-		KvPresent.key = key;
-		KvPresent.key_len = strlen(key);
-		KvPresent.cas = PG_GETARG_INT64(cas_arg);
+		DocmodelKvPresent.set = true;
+		DocmodelKvPresent.key = key;
+		DocmodelKvPresent.key_len = strlen(key);
+		DocmodelKvPresent.cas = PG_GETARG_INT64(cas_arg);
 	}
 	PG_TRY();
 	{
@@ -731,10 +547,10 @@ KvExecPresenting(FunctionCallInfo fcinfo, KvRel *entry, KvStmt stmt,
 	}
 	PG_FINALLY();
 	{
-		KvPresent.set = save_set;
-		KvPresent.key = save_key;
-		KvPresent.key_len = save_len;
-		KvPresent.cas = save_cas;
+		DocmodelKvPresent.set = save_set;
+		DocmodelKvPresent.key = save_key;
+		DocmodelKvPresent.key_len = save_len;
+		DocmodelKvPresent.cas = save_cas;
 	}
 	PG_END_TRY();
 }
@@ -771,93 +587,6 @@ KvWriteLive(FunctionCallInfo fcinfo, KvRel *entry, KvStmt stmt, Datum *values,
 
 	SPI_finish();
 	return cas;
-}
-
-/*
- * The per-row rules of locks and max_ttl, applied by the collection trigger
- * to every write before anything else (also before its shortcuts for an
- * untouched or unchanged body). For an UPDATE, nv/nn are the new row and
- * ov/on the stored one; for a DELETE all four are NULL; for an INSERT
- * ov/on are NULL.
- *
- * A live lock (locked_until in the future, the document not expired)
- * refuses the write with 55P03 unless it carries the lock's cas: a KV call
- * presenting it (KvPresent) or an UPDATE assigning it to the column cas.
- * An UPDATE that passes clears an ended or carried lock, unless it sets
- * locked_until itself (get_and_lock, unlock). An unlocked row costs one
- * null test. With max_ttl, a new expiry is bounded by it and none becomes
- * it (Couchbase's rules); without, nothing is done.
- */
-void
-DocmodelKvRowRules(TriggerData *td, const DocmodelCollection *cfg, Datum *nv,
-				   bool *nn, Datum *ov, bool *on)
-{
-	const int L = DOCMODEL_COLL_ATT_LOCKED - 1;
-	const int C = DOCMODEL_COLL_ATT_CAS - 1;
-	const int E = DOCMODEL_COLL_ATT_EXPIRES - 1;
-	TupleDesc desc = RelationGetDescr(td->tg_relation);
-	Datum dv[DOCMODEL_COLL_ATT_LOCKED];
-	bool dn[DOCMODEL_COLL_ATT_LOCKED];
-	bool is_update = TRIGGER_FIRED_BY_UPDATE(td->tg_event);
-
-	if (TRIGGER_FIRED_BY_DELETE(td->tg_event))
-	{
-		int i;
-
-		if (!DocmodelHasOptionalColumn(td->tg_relation,
-									   DOCMODEL_COLL_ATT_LOCKED))
-			return;
-		for (i = 0; i < DOCMODEL_COLL_ATT_LOCKED; i++)
-			dv[i] = heap_getattr(td->tg_trigtuple, i + 1, desc, &dn[i]);
-		ov = dv;
-		on = dn;
-	}
-	/* an unlocked row (locked_until NULL) stops at the null test */
-	if (ov != NULL && desc->natts >= DOCMODEL_COLL_ATT_LOCKED && !on[L] &&
-		DocmodelHasOptionalColumn(td->tg_relation, DOCMODEL_COLL_ATT_LOCKED))
-	{
-		TimestampTz until = DatumGetTimestampTz(ov[L]);
-		bool live = on[E] || DatumGetTimestampTz(ov[E]) >
-								 GetCurrentTransactionStartTimestamp();
-		text *key = DatumGetTextPP(ov[DOCMODEL_COLL_ATT_ID - 1]);
-		int key_len = VARSIZE_ANY_EXHDR(key);
-		int64 cas = on[C] ? 0 : DatumGetInt64(ov[C]);
-
-		if (live && until > GetCurrentTimestamp())
-		{
-			bool carried =
-				KvPresent.set && KvPresent.cas == cas &&
-				KvPresent.key_len == key_len &&
-				memcmp(KvPresent.key, VARDATA_ANY(key), key_len) == 0;
-
-			if (!carried && is_update && !nn[C] &&
-				DatumGetInt64(nv[C]) == cas &&
-				bms_is_member(DOCMODEL_COLL_ATT_CAS -
-								  FirstLowInvalidHeapAttributeNumber,
-							  td->tg_updatedcols))
-				carried = true;
-			if (!carried)
-				KvLocked(VARDATA_ANY(key), key_len, until);
-		}
-		if (is_update && !bms_is_member(DOCMODEL_COLL_ATT_LOCKED -
-											FirstLowInvalidHeapAttributeNumber,
-										td->tg_updatedcols))
-		{
-			nv[L] = (Datum) 0;
-			nn[L] = true;
-		}
-	}
-	if (nv != NULL && cfg->max_ttl > 0)
-	{
-		TimestampTz bound = GetCurrentTransactionStartTimestamp() +
-							(int64) cfg->max_ttl * USECS_PER_SEC;
-
-		if (nn[E] || DatumGetTimestampTz(nv[E]) > bound)
-		{
-			nv[E] = TimestampTzGetDatum(bound);
-			nn[E] = false;
-		}
-	}
 }
 
 /* get(coll, key) -> jsonb: the live document, or NULL. */
@@ -1114,8 +843,8 @@ KvWrite(FunctionCallInfo fcinfo, KvStmt stmt)
 	DocmodelRequireArg(fcinfo, 1, "key");
 	DocmodelRequireArg(fcinfo, 2, "document");
 	key = text_to_cstring(PG_GETARG_TEXT_PP(1));
-	preserve = stmt == KV_UPSERT && KvPreserveExpiry(fcinfo, 4, 3);
-	if (!KvExpiryAt(fcinfo, 3, key, &at))
+	preserve = stmt == KV_UPSERT && DocmodelKvPreserveExpiry(fcinfo, 4, 3);
+	if (!DocmodelKvExpiryAt(fcinfo, 3, key, &at))
 		nulls[2] = 'n';
 	entry = KvLookup(PG_GETARG_OID(0), RowExclusiveLock);
 	values[0] = PG_GETARG_DATUM(1);
@@ -1175,8 +904,8 @@ kv_replace(PG_FUNCTION_ARGS)
 	DocmodelRequireArg(fcinfo, 1, "key");
 	DocmodelRequireArg(fcinfo, 2, "document");
 	key = text_to_cstring(PG_GETARG_TEXT_PP(1));
-	preserve = KvPreserveExpiry(fcinfo, 5, 4);
-	if (!KvExpiryAt(fcinfo, 4, key, &at))
+	preserve = DocmodelKvPreserveExpiry(fcinfo, 5, 4);
+	if (!DocmodelKvExpiryAt(fcinfo, 4, key, &at))
 		nulls[2] = 'n';
 	entry = KvLookup(PG_GETARG_OID(0), RowExclusiveLock);
 	values[0] = PG_GETARG_DATUM(1);
@@ -1194,7 +923,7 @@ kv_replace(PG_FUNCTION_ARGS)
 /*
  * Before remove(coll, key, cas) on a Citus table: a document locked with
  * cas is unlocked first, since the lock's DELETE trigger on a shard does
- * not see the cas presented (KvPresent is this backend's) but the unlock
+ * not see the cas presented (DocmodelKvPresent is this backend's) but the unlock
  * carries it there (it assigns the cas). Returns the cas the document then
  * has: cas itself when it was not locked so.
  */
@@ -1284,7 +1013,7 @@ KvTouch(FunctionCallInfo fcinfo, const char *key)
 	char nulls[2] = {' ', ' '};
 	TimestampTz at;
 
-	if (!KvExpiryAt(fcinfo, 2, key, &at))
+	if (!DocmodelKvExpiryAt(fcinfo, 2, key, &at))
 		nulls[1] = 'n';
 	entry = KvLookup(PG_GETARG_OID(0), RowExclusiveLock);
 	values[0] = PG_GETARG_DATUM(1);
@@ -1344,13 +1073,13 @@ kv_get_and_lock(PG_FUNCTION_ARGS)
 	KvRel *entry;
 	char *key;
 	Datum values[2];
-	KvTimeArg t;
+	DocmodelKvTimeArg t;
 	int64 us;
 
 	DocmodelRequireArg(fcinfo, 0, "collection");
 	DocmodelRequireArg(fcinfo, 1, "key");
 	key = text_to_cstring(PG_GETARG_TEXT_PP(1));
-	KvTimeArgOf(fcinfo, 2, "lock time", &t);
+	DocmodelKvTimeArgOf(fcinfo, 2, "lock time", &t);
 	if (t.isnull)
 		us = KV_LOCK_DEFAULT_SECS * USECS_PER_SEC;
 	else if (t.is_number)
@@ -1358,7 +1087,7 @@ kv_get_and_lock(PG_FUNCTION_ARGS)
 				 ? t.number * USECS_PER_SEC
 				 : 0;
 	else
-		us = KvPlus(0, t.interval);
+		us = DocmodelKvPlus(0, t.interval);
 	if (us <= 0 || us > KV_LOCK_MAX_SECS * USECS_PER_SEC)
 		ereport(ERROR,
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
@@ -1458,21 +1187,6 @@ kv_purge_expired(PG_FUNCTION_ARGS)
 	n = SPI_processed;
 	SPI_finish();
 	PG_RETURN_INT64((int64) n);
-}
-
-/* KvExpiryAt for another module's call; see kv.h. */
-bool
-DocmodelKvExpiryAt(FunctionCallInfo fcinfo, int argno, const char *key,
-				   TimestampTz *at)
-{
-	return KvExpiryAt(fcinfo, argno, key, at);
-}
-
-/* KvPreserveExpiry for another module's call; see kv.h. */
-bool
-DocmodelKvPreserveExpiry(FunctionCallInfo fcinfo, int pres, int expiry)
-{
-	return KvPreserveExpiry(fcinfo, pres, expiry);
 }
 
 /* Write a document with another module's statements; see kv.h. */

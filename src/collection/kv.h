@@ -15,6 +15,7 @@
 #include "utils/timestamp.h"
 
 #include "collection/config.h"
+#include "collection/expiry.h"
 
 /*
  * A statement of another module on a collection (%s in sql: its qualified
@@ -48,17 +49,6 @@ typedef enum DocmodelKvExtSlot
 
 /* get(): the live document key of collection relid, migrated; or NULL. */
 extern Jsonb *DocmodelKvGet(Oid relid, Datum key);
-
-/*
- * The expiry argument argno of a KV call as replace reads it (Couchbase's
- * numbers, an interval, NULL): false for none, else its end in *at.
- */
-extern bool DocmodelKvExpiryAt(FunctionCallInfo fcinfo, int argno,
-							   const char *key, TimestampTz *at);
-
-/* Whether preserve_expiry (argument pres) is set; 22023 with expiry too. */
-extern bool DocmodelKvPreserveExpiry(FunctionCallInfo fcinfo, int pres,
-									 int expiry);
 
 /*
  * Write document key of collection fcinfo's argument 0 with another
@@ -120,9 +110,6 @@ extern void DocmodelKvNotFound(Oid relid, const char *key)
 /* Raise 23505 DocumentExists: key is live in collection relid. */
 extern void DocmodelKvExists(Oid relid, const char *key)
 	pg_attribute_noreturn();
-
-extern void DocmodelKvRowRules(TriggerData *td, const DocmodelCollection *cfg,
-							   Datum *nv, bool *nn, Datum *ov, bool *on);
 
 /* Cache invalidation subscriber (init.c's dispatcher; no catalog access, no error). */
 extern void DocmodelKvRelcache(Oid relid);

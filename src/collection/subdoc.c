@@ -225,59 +225,13 @@ SubdocIsIndex(const JsonPointer *p, int t)
 			   JSONPOINTER_INDEX;
 }
 
-/*
- * Return the depth of the stored container c as Couchbase counts it ([] 1,
- * [1] 2, [[1]] 3: a scalar is a level), or limit + 1 when it is deeper than
- * limit. Only the entries' headers are read; the recursion stops at limit.
- */
-static int
-SubdocContainerDepth(JsonbContainer *c, int limit)
-{
-	uint32 n = JsonContainerSize(c);
-	uint32 first = JsonContainerIsObject(c) ? n : 0;
-	char *base = (char *) &c->children[first + n];
-	uint32 off = 0;
-	uint32 j;
-	int depth = 1;
-
-	if (limit < 1)
-		return limit + 1;
-	for (j = 0; j < first + n; j++)
-	{
-		JEntry e = c->children[j];
-		uint32 end = JBE_HAS_OFF(e) ? JBE_OFFLENFLD(e) : off + JBE_OFFLENFLD(e);
-
-		if (j >= first)
-		{
-			int d = JBE_ISCONTAINER(e)
-						? 1 + SubdocContainerDepth(
-								  (JsonbContainer *) (base + INTALIGN(off)),
-								  limit - 1)
-						: 2;
-
-			if ((depth = Max(depth, d)) > limit)
-				return limit + 1;
-		}
-		off = end;
-	}
-	return depth;
-}
-
-/* The depth of a spec's value (a scalar, or a container as jbvBinary). */
-static int
-SubdocDepth(const JsonbValue *v, int limit)
-{
-	if (v->type != jbvBinary)
-		return 1;
-	return SubdocContainerDepth(v->val.binary.data, limit);
-}
-
 /* Fill *m when doc is deeper than Couchbase reads (DocTooDeep). */
 static bool
 SubdocDocDepth(Jsonb *doc, SubdocMiss *m)
 {
 	if (doc == NULL || JB_ROOT_IS_SCALAR(doc) ||
-		SubdocContainerDepth(&doc->root, SUBDOC_MAX_DEPTH) <= SUBDOC_MAX_DEPTH)
+		JsonTreeContainerDepth(&doc->root, SUBDOC_MAX_DEPTH) <=
+			SUBDOC_MAX_DEPTH)
 		return true;
 	return SubdocSetMiss(
 		m, ERRCODE_PROGRAM_LIMIT_EXCEEDED, "DocTooDeep",
@@ -300,7 +254,7 @@ SubdocCheckValue(SubdocCall *call, int i, const JsonbValue *v)
 				  s->op == SD_ARRAY_ADDUNIQUE;
 	int limit = SUBDOC_MAX_DEPTH - s->path.ntok - (inside ? 1 : 0);
 
-	if (SubdocDepth(v, limit) > limit)
+	if (JsonTreeDepth(v, limit) > limit)
 		SubdocDefer(call, i, ERRCODE_PROGRAM_LIMIT_EXCEEDED, "ValueTooDeep",
 					psprintf("the value at path \"%s\" would make the "
 							 "document more than %d levels deep",
@@ -902,6 +856,55 @@ SubdocAddUnique(SubdocSpec *s, JsonbValue *arr, SubdocMiss *m)
 	return true;
 }
 
+/* array_insert of spec s into parent (the array holding its last token). */
+static bool
+SubdocArrayInsert(SubdocSpec *s, JsonbValue *parent, SubdocMiss *m)
+{
+	const JsonPointer *p = &s->path;
+	int last = p->ntok - 1;
+	int pos;
+	int k;
+
+	if (parent->type != jbvArray)
+		return SubdocMismatch(m, ERRCODE_SQL_JSON_ARRAY_NOT_FOUND, p,
+							  "an array as parent", parent);
+	(void) JsonPointerArrayIndex(p->tok[last], p->toklen[last], &pos);
+	if (pos > parent->val.array.nElems)
+		return SubdocSetMiss(
+			m, ERRCODE_SQL_JSON_MEMBER_NOT_FOUND, "PathNotFound",
+			psprintf("path \"%s\" not found", p->text),
+			psprintf("The array has %d elements: array_insert takes "
+					 "an index from 0 to %d.",
+					 parent->val.array.nElems, parent->val.array.nElems));
+	for (k = 0; k < s->nvalues; k++)
+		JsonTreeInsertElem(parent, pos + k, &s->values[k]);
+	return true;
+}
+
+/* increment or decrement of spec i at its last token inside parent. */
+static bool
+SubdocCountAt(SubdocCall *call, int i, JsonbValue *parent, SubdocMiss *m)
+{
+	const JsonPointer *p = &call->specs[i].path;
+	int last = p->ntok - 1;
+	JsonbValue *target;
+	JsonbValue num;
+
+	if (parent->type == jbvObject && !SubdocIsIndex(p, last) &&
+		JsonTreeFindMember(parent, p->tok[last], p->toklen[last]) < 0)
+	{
+		if (!SubdocCount(call, i, NULL, &num, m))
+			return false;
+		JsonTreeSetMember(parent, p->tok[last], p->toklen[last], &num);
+		return true;
+	}
+	if ((target = SubdocChild(parent, p, last, NULL, m)) == NULL ||
+		!SubdocCount(call, i, target, &num, m))
+		return false;
+	*target = num;
+	return true;
+}
+
 /* Apply mutation spec i to the tree at root; false with *m on failure. */
 static bool
 SubdocMutate(SubdocCall *call, int i, JsonbValue *root, SubdocMiss *m)
@@ -912,7 +915,6 @@ SubdocMutate(SubdocCall *call, int i, JsonbValue *root, SubdocMiss *m)
 	JsonbValue *parent;
 	JsonbValue *arr;
 	JsonbValue *target;
-	JsonbValue num;
 	int pos;
 	int k;
 
@@ -981,36 +983,10 @@ SubdocMutate(SubdocCall *call, int i, JsonbValue *root, SubdocMiss *m)
 			(void) JsonTreeRemoveAt(parent, pos);
 			return true;
 		case SD_ARRAY_INSERT:
-			if (parent->type != jbvArray)
-				return SubdocMismatch(m, ERRCODE_SQL_JSON_ARRAY_NOT_FOUND, p,
-									  "an array as parent", parent);
-			(void) JsonPointerArrayIndex(p->tok[last], p->toklen[last], &pos);
-			if (pos > parent->val.array.nElems)
-				return SubdocSetMiss(
-					m, ERRCODE_SQL_JSON_MEMBER_NOT_FOUND, "PathNotFound",
-					psprintf("path \"%s\" not found", p->text),
-					psprintf("The array has %d elements: array_insert takes "
-							 "an index from 0 to %d.",
-							 parent->val.array.nElems,
-							 parent->val.array.nElems));
-			for (k = 0; k < s->nvalues; k++)
-				JsonTreeInsertElem(parent, pos + k, &s->values[k]);
-			return true;
+			return SubdocArrayInsert(s, parent, m);
 		case SD_INCREMENT:
 		case SD_DECREMENT:
-			if (parent->type == jbvObject && !SubdocIsIndex(p, last) &&
-				JsonTreeFindMember(parent, p->tok[last], p->toklen[last]) < 0)
-			{
-				if (!SubdocCount(call, i, NULL, &num, m))
-					return false;
-				JsonTreeSetMember(parent, p->tok[last], p->toklen[last], &num);
-				return true;
-			}
-			if ((target = SubdocChild(parent, p, last, NULL, m)) == NULL ||
-				!SubdocCount(call, i, target, &num, m))
-				return false;
-			*target = num;
-			return true;
+			return SubdocCountAt(call, i, parent, m);
 		default:
 			elog(ERROR, "unexpected sub-document op %d", s->op);
 	}
@@ -1307,6 +1283,66 @@ SubdocMutateCitus(FunctionCallInfo fcinfo, SubdocCall *call, bool update,
 }
 
 /*
+ * Read mutate_in's store_semantics (argument 5): replace runs *update alone,
+ * upsert *update then *insert, insert *insert alone. A cas (argument 3) goes
+ * with replace only.
+ */
+static void
+SubdocSemantics(FunctionCallInfo fcinfo, const char *key,
+				const DocmodelKvSql **update, const DocmodelKvSql **insert)
+{
+	char *sem = text_to_cstring(PG_GETARG_TEXT_PP(5));
+
+	if (strcmp(sem, "upsert") == 0)
+		*insert = &SubdocInsert;
+	else if (strcmp(sem, "insert") == 0)
+	{
+		*insert = &SubdocInsert;
+		*update = NULL;
+	}
+	else if (strcmp(sem, "replace") != 0)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("invalid store_semantics \"%s\"", sem),
+				 errdetail("Document \"%s\": store_semantics is replace, "
+						   "upsert or insert.",
+						   key)));
+	if (*insert != NULL && !PG_ARGISNULL(3))
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("cas cannot be given with store_semantics \"%s\"", sem),
+				 errdetail("Document \"%s\": a cas compares with a present "
+						   "document, which only replace requires.",
+						   key)));
+}
+
+/* mutate_in's result: {"cas": cas, "results": [null or {"value": n}, ...]}. */
+static Jsonb *
+SubdocMutateResult(SubdocCall *call, int64 cas)
+{
+	JsonbValue res = {.type = jbvObject};
+	JsonbValue results = {.type = jbvArray};
+	int i;
+
+	results.val.array.elems = palloc(sizeof(JsonbValue) * call->nspecs);
+	for (i = 0; i < call->nspecs; i++)
+	{
+		JsonbValue *e = &results.val.array.elems[i];
+
+		e->type = jbvNull;
+		if (call->has_result[i])
+		{
+			*e = (JsonbValue){.type = jbvObject};
+			JsonTreePut(e, "value", JsonTreeInt(call->result[i]));
+		}
+	}
+	results.val.array.nElems = call->nspecs;
+	JsonTreePut(&res, "cas", JsonTreeInt(cas));
+	JsonTreePut(&res, "results", results);
+	return JsonTreeToJsonb(&res);
+}
+
+/*
  * mutate_in(coll, key, specs, cas, expiry, store_semantics,
  * preserve_expiry) -> {"cas": new cas, "results": [...]}: every spec
  * applied, or none. store_semantics: replace (the document must exist),
@@ -1321,13 +1357,10 @@ subdoc_mutate_in(PG_FUNCTION_ARGS)
 	const DocmodelKvSql *update = &SubdocUpdate;
 	const DocmodelKvSql *insert = NULL;
 	char *key;
-	char *sem;
 	Datum values[6];
 	char nulls[6] = {' ', ' ', ' ', ' ', ' ', ' '};
 	TimestampTz at = 0;
 	int64 cas;
-	JsonbValue res = {.type = jbvObject};
-	JsonbValue results = {.type = jbvArray};
 	int i;
 
 	DocmodelRequireArg(fcinfo, 0, "collection");
@@ -1335,28 +1368,7 @@ subdoc_mutate_in(PG_FUNCTION_ARGS)
 	DocmodelRequireArg(fcinfo, 2, "specs");
 	DocmodelRequireArg(fcinfo, 5, "store_semantics");
 	key = text_to_cstring(PG_GETARG_TEXT_PP(1));
-	sem = text_to_cstring(PG_GETARG_TEXT_PP(5));
-	if (strcmp(sem, "upsert") == 0)
-		insert = &SubdocInsert;
-	else if (strcmp(sem, "insert") == 0)
-	{
-		insert = &SubdocInsert;
-		update = NULL;
-	}
-	else if (strcmp(sem, "replace") != 0)
-		ereport(ERROR,
-				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-				 errmsg("invalid store_semantics \"%s\"", sem),
-				 errdetail("Document \"%s\": store_semantics is replace, "
-						   "upsert or insert.",
-						   key)));
-	if (insert != NULL && !PG_ARGISNULL(3))
-		ereport(ERROR,
-				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-				 errmsg("cas cannot be given with store_semantics \"%s\"", sem),
-				 errdetail("Document \"%s\": a cas compares with a present "
-						   "document, which only replace requires.",
-						   key)));
+	SubdocSemantics(fcinfo, key, &update, &insert);
 	call = SubdocParse(PG_GETARG_JSONB_P(2), key, true);
 	/* upsert and insert may make the document, and so its paths: every
 	 * spec that takes create_path has it (Couchbase: Mkdoc implies Mkdir_p) */
@@ -1424,22 +1436,7 @@ subdoc_mutate_in(PG_FUNCTION_ARGS)
 	PG_END_TRY();
 	SubdocActive = save;
 
-	results.val.array.elems = palloc(sizeof(JsonbValue) * call->nspecs);
-	for (i = 0; i < call->nspecs; i++)
-	{
-		JsonbValue *e = &results.val.array.elems[i];
-
-		e->type = jbvNull;
-		if (call->has_result[i])
-		{
-			*e = (JsonbValue){.type = jbvObject};
-			JsonTreePut(e, "value", JsonTreeInt(call->result[i]));
-		}
-	}
-	results.val.array.nElems = call->nspecs;
-	JsonTreePut(&res, "cas", JsonTreeInt(cas));
-	JsonTreePut(&res, "results", results);
-	PG_RETURN_JSONB_P(JsonTreeToJsonb(&res));
+	PG_RETURN_JSONB_P(SubdocMutateResult(call, cas));
 }
 
 /*

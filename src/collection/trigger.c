@@ -43,6 +43,7 @@
 #include "json/util.h"
 #include "collection/key.h"
 #include "collection/kv.h"
+#include "collection/locks.h"
 #include "migrate/migrate.h"
 #include "history/revision.h"
 #include "collection/trigger.h"

@@ -400,77 +400,30 @@ CounterMakeDurable(CounterTidEntry *e, int64 value, const CounterChange *chg)
 	e->seen[e->nseen++] = chg->now;
 }
 
-/*
- * Apply op to the counter row that tid (from the index or the TID cache)
- * leads to, under the buffer's content lock. Returns COUNTER_ABSENT when no
- * version of the HOT chain is visible to snapshot, or when verify is given
- * and the row found is not named verify. For a non-gapless row and a writing op,
- * the change is made in place (and WAL-logged ahead when needed) and *chg
- * describes it; a gapless row is only read.
- */
-static CounterFound
-CounterAtTid(Relation rel, ItemPointer tid, text *verify, Snapshot snapshot,
-			 CounterOp op, int64 arg, int64 *result, bool *gapless,
-			 CounterChange *chg)
+/* Whether the counter row tup is named verify (column 5). */
+static bool
+CounterNamed(Relation rel, HeapTuple tup, text *verify)
 {
-	Buffer buf;
+	bool isnull;
+	text *stored = (text *) DatumGetPointer(
+		heap_getattr(tup, 5, RelationGetDescr(rel), &isnull));
+
+	return !isnull && VARSIZE_ANY_EXHDR(stored) == VARSIZE_ANY_EXHDR(verify) &&
+		   memcmp(VARDATA_ANY(stored), VARDATA_ANY(verify),
+				  VARSIZE_ANY_EXHDR(verify)) == 0;
+}
+
+/*
+ * Store next as the value of counter row (tuple tup in buf, exclusively
+ * locked) in place, WAL-logging a new reservation when one is due; return
+ * whether it was logged.
+ */
+static bool
+CounterStore(Relation rel, Buffer buf, HeapTuple tup, CounterRow *row,
+			 int64 next, int64 life, CounterOp op)
+{
 	Page page;
-	HeapTupleData tup;
-	bool all_dead;
-	CounterRow *row;
-	int64 life = CounterLife();
-	int64 cur;
-	int64 next;
 	bool needlog;
-
-	buf = ReadBuffer(rel, ItemPointerGetBlockNumber(tid));
-	LockBuffer(buf,
-			   op == COUNTER_READ ? BUFFER_LOCK_SHARE : BUFFER_LOCK_EXCLUSIVE);
-	if (!heap_hot_search_buffer(tid, rel, buf, snapshot, &tup, &all_dead, true))
-	{
-		UnlockReleaseBuffer(buf);
-		return COUNTER_ABSENT;
-	}
-	if (HeapTupleHasNulls(&tup) ||
-		tup.t_len - tup.t_data->t_hoff < offsetof(CounterRow, gapless) + 1)
-		elog(ERROR, "malformed docmodel.counter_state tuple");
-	if (verify != NULL)
-	{
-		bool isnull;
-		text *stored = (text *) DatumGetPointer(
-			heap_getattr(&tup, 5, RelationGetDescr(rel), &isnull));
-
-		if (isnull || VARSIZE_ANY_EXHDR(stored) != VARSIZE_ANY_EXHDR(verify) ||
-			memcmp(VARDATA_ANY(stored), VARDATA_ANY(verify),
-				   VARSIZE_ANY_EXHDR(verify)) != 0)
-		{
-			UnlockReleaseBuffer(buf);
-			return COUNTER_ABSENT;
-		}
-	}
-	row = (CounterRow *) GETSTRUCT(&tup);
-	*gapless = row->gapless;
-	cur = CounterCurrent(row, life);
-	if (op == COUNTER_READ || row->gapless)
-	{
-		*result = cur;
-		UnlockReleaseBuffer(buf);
-		return row->gapless && op != COUNTER_READ ? COUNTER_IS_GAPLESS
-												  : COUNTER_DONE;
-	}
-
-	if (op == COUNTER_ADD)
-	{
-		if (pg_add_s64_overflow(cur, arg, &next))
-		{
-			UnlockReleaseBuffer(buf);
-			return COUNTER_OVERFLOW;
-		}
-	}
-	else if (op == COUNTER_SUB)
-		next = cur > arg ? cur - arg : 0;
-	else
-		next = Max(cur, arg);
 
 	/*
 	 * Log a new reservation in a new life, after a checkpoint (for the
@@ -501,16 +454,82 @@ CounterAtTid(Relation rel, ItemPointer tid, text *verify, Snapshot snapshot,
 		xl_heap_inplace xlrec;
 		XLogRecPtr recptr;
 
-		DocmodelInplaceInit(xlrec, ItemPointerGetOffsetNumber(&tup.t_self));
+		DocmodelInplaceInit(xlrec, ItemPointerGetOffsetNumber(&tup->t_self));
 		XLogBeginInsert();
 		XLogRegisterData((char *) &xlrec, DocmodelSizeOfHeapInplace);
 		XLogRegisterBuffer(0, buf, REGBUF_STANDARD);
-		XLogRegisterBufData(0, (char *) tup.t_data + tup.t_data->t_hoff,
-							tup.t_len - tup.t_data->t_hoff);
+		XLogRegisterBufData(0, (char *) tup->t_data + tup->t_data->t_hoff,
+							tup->t_len - tup->t_data->t_hoff);
 		recptr = XLogInsert(RM_HEAP_ID, XLOG_HEAP_INPLACE);
 		PageSetLSN(page, recptr);
 	}
 	END_CRIT_SECTION();
+	return needlog;
+}
+
+/*
+ * Apply op to the counter row that tid (from the index or the TID cache)
+ * leads to, under the buffer's content lock. Returns COUNTER_ABSENT when no
+ * version of the HOT chain is visible to snapshot, or when verify is given
+ * and the row found is not named verify. For a non-gapless row and a writing op,
+ * the change is made in place (and WAL-logged ahead when needed) and *chg
+ * describes it; a gapless row is only read.
+ */
+static CounterFound
+CounterAtTid(Relation rel, ItemPointer tid, text *verify, Snapshot snapshot,
+			 CounterOp op, int64 arg, int64 *result, bool *gapless,
+			 CounterChange *chg)
+{
+	Buffer buf;
+	HeapTupleData tup;
+	bool all_dead;
+	CounterRow *row;
+	int64 life = CounterLife();
+	int64 cur;
+	int64 next;
+	bool needlog;
+
+	buf = ReadBuffer(rel, ItemPointerGetBlockNumber(tid));
+	LockBuffer(buf,
+			   op == COUNTER_READ ? BUFFER_LOCK_SHARE : BUFFER_LOCK_EXCLUSIVE);
+	if (!heap_hot_search_buffer(tid, rel, buf, snapshot, &tup, &all_dead, true))
+	{
+		UnlockReleaseBuffer(buf);
+		return COUNTER_ABSENT;
+	}
+	if (HeapTupleHasNulls(&tup) ||
+		tup.t_len - tup.t_data->t_hoff < offsetof(CounterRow, gapless) + 1)
+		elog(ERROR, "malformed docmodel.counter_state tuple");
+	if (verify != NULL && !CounterNamed(rel, &tup, verify))
+	{
+		UnlockReleaseBuffer(buf);
+		return COUNTER_ABSENT;
+	}
+	row = (CounterRow *) GETSTRUCT(&tup);
+	*gapless = row->gapless;
+	cur = CounterCurrent(row, life);
+	if (op == COUNTER_READ || row->gapless)
+	{
+		*result = cur;
+		UnlockReleaseBuffer(buf);
+		return row->gapless && op != COUNTER_READ ? COUNTER_IS_GAPLESS
+												  : COUNTER_DONE;
+	}
+
+	if (op == COUNTER_ADD)
+	{
+		if (pg_add_s64_overflow(cur, arg, &next))
+		{
+			UnlockReleaseBuffer(buf);
+			return COUNTER_OVERFLOW;
+		}
+	}
+	else if (op == COUNTER_SUB)
+		next = cur > arg ? cur - arg : 0;
+	else
+		next = Max(cur, arg);
+
+	needlog = CounterStore(rel, buf, &tup, row, next, life, op);
 
 	*result = next;
 	chg->tid = tup.t_self;
@@ -519,7 +538,7 @@ CounterAtTid(Relation rel, ItemPointer tid, text *verify, Snapshot snapshot,
 			   TransactionIdIsCurrentTransactionId(chg->xmin);
 	chg->wrote = needlog;
 	chg->now.reserved = row->reserved;
-	chg->now.lsn = PageGetLSN(page);
+	chg->now.lsn = PageGetLSN(BufferGetPage(buf));
 	UnlockReleaseBuffer(buf);
 	return COUNTER_DONE;
 }

@@ -575,6 +575,59 @@ HistoryOfTruncate(const DocmodelCollection *cfg, Relation coll)
 	MemoryContextDelete(rowcxt);
 }
 
+/*
+ * The delete of key id (version ver, document olddoc) that rename_key makes
+ * while moving it: its revisions go to the new key (true); false when the
+ * delete is not a rename's.
+ */
+static bool
+HistoryOfRename(DocmodelCollection *cfg, Datum id, int32 ver, Datum olddoc)
+{
+	text *key = DatumGetTextPP(id);
+	HistoryWriter w;
+
+	if (!DocmodelRename.set || DocmodelRename.relid != cfg->relid ||
+		DocmodelRename.from_len != VARSIZE_ANY_EXHDR(key) ||
+		memcmp(DocmodelRename.from, VARDATA_ANY(key),
+			   DocmodelRename.from_len) != 0)
+		return false;
+	HistoryOpen(&w, cfg);
+	HistoryCarry(&w, id,
+				 PointerGetDatum(cstring_to_text_with_len(
+					 DocmodelRename.to, DocmodelRename.to_len)),
+				 ver, olddoc);
+	HistoryClose(&w);
+	return true;
+}
+
+/*
+ * A new document took its _ver in the BEFORE event, before its unique check
+ * could wait for a delete of the key: when two inserts of a deleted key
+ * choose at once, the first commits, a delete of it commits while the
+ * second waits, and the second would store the version that delete's
+ * tombstone holds. Every such tombstone is committed by now (the unique
+ * check waited for its delete), so one look at the history finds it; the
+ * insert is refused (40001, retryable) instead of storing a document whose
+ * next update could never file its revision.
+ */
+static void
+HistoryCheckInsert(DocmodelCollection *cfg, Datum id, int32 ver)
+{
+	if (DocmodelRevisionFirstVer(cfg, NULL, id, 0) > ver)
+	{
+		text *key = DatumGetTextPP(id);
+
+		ereport(ERROR, (errcode(ERRCODE_T_R_SERIALIZATION_FAILURE),
+						errmsg("document \"%.*s\" was deleted while it was "
+							   "inserted again",
+							   (int) VARSIZE_ANY_EXHDR(key), VARDATA_ANY(key)),
+						errdetail("Version %d, chosen for the new document, is "
+								  "taken by a revision of the key.",
+								  ver),
+						errhint("Retry the insert.")));
+	}
+}
+
 /* The history half of the collection trigger; see revision.h. */
 Datum
 DocmodelRevisionTrigger(FunctionCallInfo fcinfo)
@@ -643,50 +696,13 @@ DocmodelRevisionTrigger(FunctionCallInfo fcinfo)
 	}
 	else if (TRIGGER_FIRED_BY_DELETE(td->tg_event))
 	{
-		text *key = DatumGetTextPP(id);
-
-		if (DocmodelRename.set && DocmodelRename.relid == cfg.relid &&
-			DocmodelRename.from_len == VARSIZE_ANY_EXHDR(key) &&
-			memcmp(DocmodelRename.from, VARDATA_ANY(key),
-				   DocmodelRename.from_len) == 0)
-		{
-			HistoryOpen(&w, &cfg);
-			HistoryCarry(&w, id,
-						 PointerGetDatum(cstring_to_text_with_len(
-							 DocmodelRename.to, DocmodelRename.to_len)),
-						 ver, olddoc);
-			HistoryClose(&w);
+		if (HistoryOfRename(&cfg, id, ver, olddoc))
 			return PointerGetDatum(NULL);
-		}
 		op = "delete";
 	}
 	else
 	{
-		/*
-		 * A new document took its _ver in the BEFORE event, before its
-		 * unique check could wait for a delete of the key: when two inserts
-		 * of a deleted key choose at once, the first commits, a delete of it
-		 * commits while the second waits, and the second would store the
-		 * version that delete's tombstone holds. Every such tombstone is
-		 * committed by now (the unique check waited for its delete), so one
-		 * look at the history finds it; the insert is refused (retryable)
-		 * instead of storing a document whose next update could never file
-		 * its revision.
-		 */
-		if (DocmodelRevisionFirstVer(&cfg, NULL, id, 0) > ver)
-		{
-			text *key = DatumGetTextPP(id);
-
-			ereport(ERROR,
-					(errcode(ERRCODE_T_R_SERIALIZATION_FAILURE),
-					 errmsg("document \"%.*s\" was deleted while it was "
-							"inserted again",
-							(int) VARSIZE_ANY_EXHDR(key), VARDATA_ANY(key)),
-					 errdetail("Version %d, chosen for the new document, is "
-							   "taken by a revision of the key.",
-							   ver),
-					 errhint("Retry the insert.")));
-		}
+		HistoryCheckInsert(&cfg, id, ver);
 		return PointerGetDatum(NULL);
 	}
 	HistoryOpen(&w, &cfg);

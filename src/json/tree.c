@@ -781,3 +781,50 @@ JsonTreeToJsonb(JsonbValue *v)
 	SET_VARSIZE(buf.data, buf.len);
 	return (Jsonb *) buf.data;
 }
+
+/*
+ * Return the depth of the stored container c as Couchbase counts it ([] 1,
+ * [1] 2, [[1]] 3: a scalar is a level), or limit + 1 when it is deeper than
+ * limit. Only the entries' headers are read; the recursion stops at limit.
+ */
+int
+JsonTreeContainerDepth(JsonbContainer *c, int limit)
+{
+	uint32 n = JsonContainerSize(c);
+	uint32 first = JsonContainerIsObject(c) ? n : 0;
+	char *base = (char *) &c->children[first + n];
+	uint32 off = 0;
+	uint32 j;
+	int depth = 1;
+
+	if (limit < 1)
+		return limit + 1;
+	for (j = 0; j < first + n; j++)
+	{
+		JEntry e = c->children[j];
+		uint32 end = JBE_HAS_OFF(e) ? JBE_OFFLENFLD(e) : off + JBE_OFFLENFLD(e);
+
+		if (j >= first)
+		{
+			int d = JBE_ISCONTAINER(e)
+						? 1 + JsonTreeContainerDepth(
+								  (JsonbContainer *) (base + INTALIGN(off)),
+								  limit - 1)
+						: 2;
+
+			if ((depth = Max(depth, d)) > limit)
+				return limit + 1;
+		}
+		off = end;
+	}
+	return depth;
+}
+
+/* The depth of a value (a scalar, or a container as jbvBinary). */
+int
+JsonTreeDepth(const JsonbValue *v, int limit)
+{
+	if (v->type != jbvBinary)
+		return 1;
+	return JsonTreeContainerDepth(v->val.binary.data, limit);
+}

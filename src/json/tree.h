@@ -215,4 +215,12 @@ extern const char *JsonTreeTypeName(const JsonbValue *v);
 /* Turn a tree back into jsonb. */
 extern Jsonb *JsonTreeToJsonb(JsonbValue *v);
 
+/*
+ * The depth of stored container c as Couchbase counts it ([] 1, [1] 2,
+ * [[1]] 3: a scalar is a level), or limit + 1 when deeper than limit; and
+ * of a value (a scalar, or a container as jbvBinary).
+ */
+extern int JsonTreeContainerDepth(JsonbContainer *c, int limit);
+extern int JsonTreeDepth(const JsonbValue *v, int limit);
+
 #endif /* DOCMODEL_JSONTREE_H */

@@ -479,6 +479,83 @@ get_by(PG_FUNCTION_ARGS)
 	PG_RETURN_JSONB_P(doc);
 }
 
+/* Prepare the statements of lookup trigger e (arguments *a): delete, take
+ * and read a lookup document of the lookup collection. */
+static void
+LookupPrepare(TriggerData *td, TriggerPlans *e, LookupArgs *a)
+{
+	Oid types[2] = {TEXTOID, TEXTOID};
+	char *relname = get_rel_name(a->lcoll);
+	char *rel;
+
+	if (relname == NULL)
+		ereport(ERROR,
+				(errcode(ERRCODE_UNDEFINED_TABLE),
+				 errmsg("the lookup collection of lookup \"%s\" on %s "
+						"does not exist",
+						a->type, RelationGetRelationName(td->tg_relation)),
+				 errhint("Drop the lookup (docmodel.drop_lookup) and "
+						 "create it again.")));
+	DocmodelCheckLayoutOf(a->lcoll, DOCMODEL_LAYOUT_COLLECTION);
+	SetTargets(e, &a->lcoll, 1);
+	rel = quote_qualified_identifier(
+		get_namespace_name(get_rel_namespace(a->lcoll)), relname);
+	KeepPlan(e, 0,
+			 psprintf("DELETE FROM %s AS c WHERE c.id "
+					  "OPERATOR(pg_catalog.=) $1 AND c.doc "
+					  "OPERATOR(pg_catalog.->>) 'ref' "
+					  "OPERATOR(pg_catalog.=) $2",
+					  rel),
+			 2, types);
+	KeepPlan(e, 1,
+			 psprintf("INSERT INTO %s AS c (id, doc) VALUES ($1, "
+					  "pg_catalog.jsonb_build_object('ref', $2)) "
+					  "ON CONFLICT (id) DO NOTHING",
+					  rel),
+			 2, types);
+	KeepPlan(e, 2,
+			 psprintf("SELECT c.doc OPERATOR(pg_catalog.->>) 'ref' "
+					  "FROM %s AS c WHERE c.id OPERATOR(pg_catalog.=) $1",
+					  rel),
+			 1, types);
+	e->valid = true;
+}
+
+/*
+ * Write lookup document type<delim>newv for document key (args[1]): 23505
+ * when another document holds the value.
+ */
+static void
+LookupTake(TriggerPlans *e, Datum *args, const char *type, const char *delim,
+		   const char *newv, const char *key)
+{
+	char *lkey = psprintf("%s%s%s", type, delim, newv);
+	char *holder;
+
+	DocmodelCheckKey(lkey, strlen(lkey), delim, strlen(delim), true);
+	args[0] = CStringGetTextDatum(lkey);
+	if (SPI_execute_plan(e->plans[1], args, NULL, false, 0) < 0)
+		ereport(ERROR, (errcode(ERRCODE_INTERNAL_ERROR),
+						errmsg("writing a lookup document failed")));
+	if (SPI_processed == 0)
+	{
+		if (SPI_execute_plan(e->plans[2], args, NULL, true, 1) < 0)
+			ereport(ERROR, (errcode(ERRCODE_INTERNAL_ERROR),
+							errmsg("reading a lookup document failed")));
+		holder = SPI_processed == 1 ? SPI_getvalue(SPI_tuptable->vals[0],
+												   SPI_tuptable->tupdesc, 1)
+									: NULL;
+		if (holder == NULL || strcmp(holder, key) != 0)
+			ereport(ERROR, (errcode(ERRCODE_UNIQUE_VIOLATION),
+							errmsg("value \"%s\" of lookup \"%s\" is taken",
+								   newv, type),
+							errdetail("Document \"%s\" holds it (lookup "
+									  "document \"%s\"); document \"%s\" "
+									  "cannot have it too.",
+									  holder ? holder : "?", lkey, key)));
+	}
+}
+
 /*
  * _lookup_trigger(lookup_type, path, delimiter, lookup collection, type):
  * the AFTER ... FOR EACH ROW trigger of a lookup on a collection. A
@@ -506,7 +583,6 @@ lookup_trigger(PG_FUNCTION_ARGS)
 	char *newv = NULL;
 	TriggerPlans *e;
 	Oid relid;
-	Oid types[2] = {TEXTOID, TEXTOID};
 	Datum args[2];
 	Datum d;
 	bool isnull;
@@ -569,42 +645,7 @@ lookup_trigger(PG_FUNCTION_ARGS)
 		return PointerGetDatum(NULL);
 	e = TriggerPlansFor(td);
 	if (!e->valid)
-	{
-		char *relname = get_rel_name(a.lcoll);
-		char *rel;
-
-		if (relname == NULL)
-			ereport(ERROR,
-					(errcode(ERRCODE_UNDEFINED_TABLE),
-					 errmsg("the lookup collection of lookup \"%s\" on %s "
-							"does not exist",
-							type, RelationGetRelationName(td->tg_relation)),
-					 errhint("Drop the lookup (docmodel.drop_lookup) and "
-							 "create it again.")));
-		DocmodelCheckLayoutOf(a.lcoll, DOCMODEL_LAYOUT_COLLECTION);
-		SetTargets(e, &a.lcoll, 1);
-		rel = quote_qualified_identifier(
-			get_namespace_name(get_rel_namespace(a.lcoll)), relname);
-		KeepPlan(e, 0,
-				 psprintf("DELETE FROM %s AS c WHERE c.id "
-						  "OPERATOR(pg_catalog.=) $1 AND c.doc "
-						  "OPERATOR(pg_catalog.->>) 'ref' "
-						  "OPERATOR(pg_catalog.=) $2",
-						  rel),
-				 2, types);
-		KeepPlan(e, 1,
-				 psprintf("INSERT INTO %s AS c (id, doc) VALUES ($1, "
-						  "pg_catalog.jsonb_build_object('ref', $2)) "
-						  "ON CONFLICT (id) DO NOTHING",
-						  rel),
-				 2, types);
-		KeepPlan(e, 2,
-				 psprintf("SELECT c.doc OPERATOR(pg_catalog.->>) 'ref' "
-						  "FROM %s AS c WHERE c.id OPERATOR(pg_catalog.=) $1",
-						  rel),
-				 1, types);
-		e->valid = true;
-	}
+		LookupPrepare(td, e, &a);
 	args[1] = CStringGetTextDatum(key);
 	if (oldv)
 	{
@@ -614,33 +655,7 @@ lookup_trigger(PG_FUNCTION_ARGS)
 							errmsg("deleting a lookup document failed")));
 	}
 	if (newv)
-	{
-		char *lkey = psprintf("%s%s%s", type, delim, newv);
-		char *holder;
-
-		DocmodelCheckKey(lkey, strlen(lkey), delim, strlen(delim), true);
-		args[0] = CStringGetTextDatum(lkey);
-		if (SPI_execute_plan(e->plans[1], args, NULL, false, 0) < 0)
-			ereport(ERROR, (errcode(ERRCODE_INTERNAL_ERROR),
-							errmsg("writing a lookup document failed")));
-		if (SPI_processed == 0)
-		{
-			if (SPI_execute_plan(e->plans[2], args, NULL, true, 1) < 0)
-				ereport(ERROR, (errcode(ERRCODE_INTERNAL_ERROR),
-								errmsg("reading a lookup document failed")));
-			holder = SPI_processed == 1 ? SPI_getvalue(SPI_tuptable->vals[0],
-													   SPI_tuptable->tupdesc, 1)
-										: NULL;
-			if (holder == NULL || strcmp(holder, key) != 0)
-				ereport(ERROR, (errcode(ERRCODE_UNIQUE_VIOLATION),
-								errmsg("value \"%s\" of lookup \"%s\" is taken",
-									   newv, type),
-								errdetail("Document \"%s\" holds it (lookup "
-										  "document \"%s\"); document \"%s\" "
-										  "cannot have it too.",
-										  holder ? holder : "?", lkey, key)));
-		}
-	}
+		LookupTake(e, args, type, delim, newv, key);
 	SPI_finish();
 	return PointerGetDatum(NULL);
 }

@@ -40,7 +40,9 @@
 #include "json/tree.h"
 #include "json/util.h"
 #include "mapping/convert.h"
+#include "migrate/step_util.h"
 #include "migrate/steps.h"
+#include "migrate/steps_time.h"
 
 #define OP_LIST                                                            \
 	"add, remove, replace, move, copy, test, default, split, join, wrap, " \
@@ -446,21 +448,6 @@ ParseMember(Step *st, JsonbContainer *obj, const StepMember *m, const char *op,
  * ---------------------------------------------------------------------
  */
 
-/*
- * Return the value at p, expanded one level (so a caller tests its type
- * directly), or NULL when it is not there.
- */
-static JsonbValue *
-Resolve(JsonbValue *root, const JsonPointer *p)
-{
-	JsonTreeMiss miss;
-	JsonbValue *v = JsonTreeWalk(root, p, p->ntok, 0, &miss);
-
-	if (v != NULL)
-		JsonTreeExpand(v);
-	return v;
-}
-
 /* Replace each "$" string in the tree at v by a copy of dollar. */
 static void
 SubstDollar(JsonbValue *v, const JsonbValue *dollar)
@@ -491,50 +478,6 @@ CopyValue(const JsonbValue *t, const JsonbValue *dollar)
 	return dst;
 }
 
-/* Raise 22000 for a step that cannot apply (StepFailCode's usual case). */
-#define StepFail(cx, st, path, ...) \
-	StepFailCode(cx, st, path, ERRCODE_DATA_EXCEPTION, NULL, __VA_ARGS__)
-#define StepFailCode(cx, st, path, sqlstate, hint, ...) \
-	StepFailMsg(cx, st, path, sqlstate, hint, psprintf(__VA_ARGS__))
-
-/* Append where a step failed (key, type, rule, step, op, path) to buf. */
-static void
-AppendStepWhere(StringInfo buf, ApplyCx *cx, const Step *st, const char *path)
-{
-	if (cx->key)
-		appendStringInfo(buf, "Key \"%s\", type", cx->key);
-	else
-		appendStringInfoString(buf, "Type");
-	if (cx->write_rule)
-		appendStringInfo(buf, " \"%s\", write rule", cx->type);
-	else
-		appendStringInfo(buf, " \"%s\", migration %s to %s", cx->type, cx->from,
-						 cx->to);
-	appendStringInfo(buf, ", step %s, op \"%s\", path \"%s%s\".", st->label,
-					 MigrateStepOpName(st->op), cx->prefix, path);
-}
-
-/*
- * Raise sqlstate (with hint, when not NULL) for a step that cannot apply,
- * naming key, step, op, path.
- */
-static void
-pg_attribute_noreturn()
-	StepFailMsg(ApplyCx *cx, const Step *st, const char *path, int sqlstate,
-				const char *hint, const char *reason)
-{
-	StringInfoData detail;
-
-	initStringInfo(&detail);
-	AppendStepWhere(&detail, cx, st, path);
-	ereport(ERROR, (errcode(sqlstate),
-					errmsg("%s step %s (%s) cannot apply: %s",
-						   cx->write_rule ? "write rule" : "migration",
-						   st->label, MigrateStepOpName(st->op), reason),
-					errdetail_internal("%s", detail.data),
-					hint ? errhint("%s", hint) : 0));
-}
-
 void
 MigrateErrorContext(void *arg)
 {
@@ -545,8 +488,7 @@ MigrateErrorContext(void *arg)
 	if (cx->step)
 		appendStringInfo(&buf, "%s step %s (%s) of type \"%s\"",
 						 cx->write_rule ? "write rule" : "migration",
-						 cx->step->label, MigrateStepOpName(cx->step->op),
-						 cx->type);
+						 cx->step->label, cx->step->opname, cx->type);
 	else
 		appendStringInfo(&buf, "%s of type \"%s\"",
 						 cx->write_rule ? "write rule" : "migration", cx->type);
@@ -563,24 +505,6 @@ MigrateErrorContext(void *arg)
 		appendStringInfo(&buf, " (from \"%s%s\")", cx->prefix,
 						 cx->step->from.text);
 	errcontext("%s", buf.data);
-}
-
-/*
- * Return the value at the step's path when it is of type; NULL when it is
- * absent, or null and null_ok (left alone); 22000 "expected <what>" else.
- */
-static JsonbValue *
-ResolveAs(ApplyCx *cx, const Step *st, JsonbValue *root, enum jbvType type,
-		  const char *what, bool null_ok)
-{
-	JsonbValue *v = Resolve(root, &st->path);
-
-	if (v == NULL || (null_ok && v->type == jbvNull))
-		return NULL;
-	if (v->type != type)
-		StepFail(cx, st, st->path.text, "expected %s, found %s", what,
-				 JsonTreeTypeName(v));
-	return v;
 }
 
 /* Raise the error of a step whose add at p failed as miss says. */
@@ -701,7 +625,7 @@ LooksNumeric(const char *s)
 static void
 ApplyCast(ApplyCx *cx, const Step *st, JsonbValue *root)
 {
-	JsonbValue *v = Resolve(root, &st->path);
+	JsonbValue *v = DocmodelStepResolve(root, &st->path);
 	const char *path = st->path.text;
 
 	if (v == NULL || v->type == jbvNull)
@@ -764,162 +688,6 @@ ApplyCast(ApplyCx *cx, const Step *st, JsonbValue *root)
 }
 
 /*
- * PostgreSQL's parse_datetime() (formatting.c, what jsonpath's .datetime()
- * uses), strict: text read by a to_timestamp template, its type (date,
- * timestamp, timestamptz, time, timetz) in *typid, soft errors reported in
- * *failed instead of raised (compat.h: the parameter that says so differs
- * between majors).
- */
-static Datum
-ParseDatetimeSoft(text *value, text *template, Oid *typid, bool *failed)
-{
-	int32 typmod;
-	int tz = 0;
-
-	return DocmodelParseDatetime(value, template, C_COLLATION_OID, true, typid,
-								 &typmod, &tz, failed);
-}
-
-/*
- * The time string v says, read by the step's "input" template (a
- * to_timestamp template, CheckInputTemplate's): the same in every session,
- * a template without a zone read as UTC (a date: its midnight, UTC); 22007
- * when v does not match it or gives no date, 22008 outside years
- * 0000-9999.
- */
-static TimestampTz
-ParseTimeAs(ApplyCx *cx, const Step *st, const JsonbValue *v)
-{
-	Oid typid = InvalidOid;
-	bool failed = false;
-	Datum d;
-	TimestampTz ts = 0;
-	char *tmpl = text_to_cstring(st->input);
-	char isobuf[DOCMODEL_ISO8601_LEN + 1];
-
-	d = ParseDatetimeSoft(
-		cstring_to_text_with_len(v->val.string.val, v->val.string.len),
-		st->input, &typid, &failed);
-	if (!failed && typid == DATEOID)
-	{
-		DateADT date = DatumGetDateADT(d);
-
-		if (DATE_NOT_FINITE(date))
-			failed = true;
-		else if (date < -1000000 || date > 3000000)
-			ts = DT_NOEND; /* far outside 0000-9999: refused below */
-		else
-			ts = (TimestampTz) date * USECS_PER_DAY; /* midnight, UTC */
-	}
-	else if (!failed && typid == TIMESTAMPOID)
-		ts = DatumGetTimestamp(d); /* no zone: UTC */
-	else if (!failed && typid == TIMESTAMPTZOID)
-		ts = DatumGetTimestampTz(d);
-	else if (!failed)
-		StepFailCode(cx, st, st->path.text, ERRCODE_INVALID_DATETIME_FORMAT,
-					 "Give a template with a date (YYYY, MM, DD, Mon, ...).",
-					 "template \"%s\" reads no date from \"%.*s\"", tmpl,
-					 v->val.string.len, v->val.string.val);
-	if (failed)
-		StepFailCode(cx, st, st->path.text, ERRCODE_INVALID_DATETIME_FORMAT,
-					 "The input template is read as to_timestamp() reads it "
-					 "(month names in English), strictly: the whole string.",
-					 "\"%.*s\" does not match the template \"%s\"",
-					 v->val.string.len, v->val.string.val, tmpl);
-	/* the years the ISO 8601 forms have: 0000 to 9999 */
-	if (!DocmodelFormatIso8601(ts, isobuf))
-		StepFailCode(cx, st, st->path.text, ERRCODE_DATETIME_VALUE_OUT_OF_RANGE,
-					 "Dates run from year 0000 to 9999.",
-					 "\"%.*s\" is outside years 0000 to 9999",
-					 v->val.string.len, v->val.string.val);
-	return ts;
-}
-
-/*
- * Return the time the ISO 8601 string v says. Only the forms
- * DocmodelParseIso8601 reads, the same in every session; anything else is
- * 22007.
- */
-static TimestampTz
-ParseTime(ApplyCx *cx, const Step *st, const JsonbValue *v)
-{
-	TimestampTz ts;
-
-	if (st->input != NULL)
-		return ParseTimeAs(cx, st, v);
-	if (!DocmodelParseIso8601(v->val.string.val, v->val.string.len, &ts))
-		StepFailCode(cx, st, st->path.text, ERRCODE_INVALID_DATETIME_FORMAT,
-					 "Write a date as 2024-01-02 or a date-time as "
-					 "2024-01-02T03:04:05.678+01:00; without an offset it is "
-					 "UTC.",
-					 "\"%.*s\" is not an ISO 8601 date or date-time",
-					 v->val.string.len, v->val.string.val);
-	return ts;
-}
-
-/* to_epoch: replace an ISO 8601 string at path by its epoch in the step's
- * unit (floored). */
-static void
-ApplyToEpoch(ApplyCx *cx, const Step *st, JsonbValue *root)
-{
-	JsonbValue *v =
-		ResolveAs(cx, st, root, jbvString, "an ISO-8601 string", true);
-	TimestampTz ts;
-	int64 q;
-
-	if (v == NULL)
-		return;
-	ts = ParseTime(cx, st, v);
-	(void) DocmodelToEpoch(ts, st->unit_us * 1000, &q); /* 0000-9999 fits */
-	v->type = jbvNumeric;
-	v->val.numeric = int64_to_numeric(q);
-}
-
-/*
- * Return the epoch number v (in the step's unit) as ISO 8601 UTC text with
- * milliseconds (DOCMODEL_ISO8601_LEN bytes), computed in numeric (a double
- * loses microseconds past the year 2255); 22008 outside years 0000-9999.
- */
-static char *
-FormatEpoch(ApplyCx *cx, const Step *st, const JsonbValue *v)
-{
-	const char *path = st->path.text;
-	Datum us;
-	double approx;
-	char *buf;
-
-	us = DirectFunctionCall2(numeric_mul, NumericGetDatum(v->val.numeric),
-							 NumericGetDatum(int64_to_numeric(st->unit_us)));
-	us = DirectFunctionCall2(numeric_round, us, Int32GetDatum(0));
-	approx = DatumGetFloat8(DirectFunctionCall1(numeric_float8, us));
-	buf = palloc(DOCMODEL_ISO8601_LEN + 1);
-	/* years 0000 to 9999 lie well inside int64 microseconds */
-	if (!(fabs(approx) < 1e18) ||
-		!DocmodelFormatIso8601(
-			DatumGetInt64(DirectFunctionCall1(numeric_int8, us)) -
-				(int64) (POSTGRES_EPOCH_JDATE - UNIX_EPOCH_JDATE) *
-					USECS_PER_DAY,
-			buf))
-		StepFailCode(cx, st, path, ERRCODE_DATETIME_VALUE_OUT_OF_RANGE, NULL,
-					 "epoch %s is out of range (years 0000 to 9999)",
-					 DatumGetCString(DirectFunctionCall1(
-						 numeric_out, NumericGetDatum(v->val.numeric))));
-	return buf;
-}
-
-/* from_epoch: replace an epoch number at path by ISO 8601 UTC text. */
-static void
-ApplyFromEpoch(ApplyCx *cx, const Step *st, JsonbValue *root)
-{
-	JsonbValue *v =
-		ResolveAs(cx, st, root, jbvNumeric, "an epoch number", true);
-
-	if (v == NULL)
-		return;
-	*v = JsonTreeString(FormatEpoch(cx, st, v), DOCMODEL_ISO8601_LEN);
-}
-
-/*
  * The appliers of docmodel's own ops, one per op: each applies st to the
  * tree at root. A step whose path is absent does nothing (default adds).
  */
@@ -928,7 +696,7 @@ ApplyFromEpoch(ApplyCx *cx, const Step *st, JsonbValue *root)
 static void
 ApplyDefault(ApplyCx *cx, const Step *st, JsonbValue *root)
 {
-	if (Resolve(root, &st->path) == NULL)
+	if (DocmodelStepResolve(root, &st->path) == NULL)
 		AddAt(cx, st, root, &st->path, CopyValue(st->value, NULL));
 }
 
@@ -936,7 +704,8 @@ ApplyDefault(ApplyCx *cx, const Step *st, JsonbValue *root)
 static void
 ApplySplit(ApplyCx *cx, const Step *st, JsonbValue *root)
 {
-	JsonbValue *v = ResolveAs(cx, st, root, jbvString, "a string", false);
+	JsonbValue *v =
+		DocmodelStepResolveAs(cx, st, root, jbvString, "a string", false);
 	char *s;
 	int len;
 	int pos = 0;
@@ -980,7 +749,7 @@ ApplyJoin(ApplyCx *cx, const Step *st, JsonbValue *root)
 	initStringInfo(&buf);
 	for (i = 0; i < st->nptrs; i++)
 	{
-		JsonbValue *v = Resolve(root, &st->ptrs[i]);
+		JsonbValue *v = DocmodelStepResolve(root, &st->ptrs[i]);
 
 		if (v == NULL || v->type == jbvNull)
 			continue;
@@ -1010,12 +779,12 @@ ApplyJoin(ApplyCx *cx, const Step *st, JsonbValue *root)
 static void
 ApplyWrap(ApplyCx *cx, const Step *st, JsonbValue *root)
 {
-	JsonbValue *v = Resolve(root, &st->path);
+	JsonbValue *v = DocmodelStepResolve(root, &st->path);
 	JsonbValue arr;
 
 	if (v == NULL)
 		return;
-	if (st->has_into && Resolve(root, &st->into) != NULL)
+	if (st->has_into && DocmodelStepResolve(root, &st->into) != NULL)
 		StepFail(cx, st, st->into.text, "\"%s\" already exists", st->into.text);
 	arr.type = jbvArray;
 	arr.val.array.rawScalar = false;
@@ -1035,7 +804,8 @@ ApplyWrap(ApplyCx *cx, const Step *st, JsonbValue *root)
 static void
 ApplyStripDashes(ApplyCx *cx, const Step *st, JsonbValue *root)
 {
-	JsonbValue *v = ResolveAs(cx, st, root, jbvString, "a string", true);
+	JsonbValue *v =
+		DocmodelStepResolveAs(cx, st, root, jbvString, "a string", true);
 	char *out;
 	int n = 0;
 	int i;
@@ -1053,7 +823,7 @@ ApplyStripDashes(ApplyCx *cx, const Step *st, JsonbValue *root)
 static void
 ApplyNest(ApplyCx *cx, const Step *st, JsonbValue *root)
 {
-	JsonbValue *target = Resolve(root, &st->into);
+	JsonbValue *target = DocmodelStepResolve(root, &st->into);
 	int i;
 
 	if (target && target->type != jbvObject)
@@ -1067,7 +837,7 @@ ApplyNest(ApplyCx *cx, const Step *st, JsonbValue *root)
 		if (v == NULL)
 			continue;
 		/* a removal may have moved the target: find it again */
-		target = Resolve(root, &st->into);
+		target = DocmodelStepResolve(root, &st->into);
 		if (target == NULL)
 		{
 			JsonbValue empty;
@@ -1076,7 +846,7 @@ ApplyNest(ApplyCx *cx, const Step *st, JsonbValue *root)
 			empty.val.object.nPairs = 0;
 			empty.val.object.pairs = NULL;
 			AddAt(cx, st, root, &st->into, &empty);
-			target = Resolve(root, &st->into);
+			target = DocmodelStepResolve(root, &st->into);
 		}
 		JsonTreeSetMember(target, p->tok[p->ntok - 1], p->toklen[p->ntok - 1],
 						  v);
@@ -1087,7 +857,7 @@ ApplyNest(ApplyCx *cx, const Step *st, JsonbValue *root)
 static void
 ApplyUnnest(ApplyCx *cx, const Step *st, JsonbValue *root)
 {
-	JsonbValue *v = Resolve(root, &st->path);
+	JsonbValue *v = DocmodelStepResolve(root, &st->path);
 	JsonbValue *target;
 	JsonPointer parent;
 	int i;
@@ -1101,7 +871,7 @@ ApplyUnnest(ApplyCx *cx, const Step *st, JsonbValue *root)
 	parent = st->has_into ? st->into : st->path;
 	if (!st->has_into)
 		parent.ntok--;
-	target = Resolve(root, &parent);
+	target = DocmodelStepResolve(root, &parent);
 	if (target == NULL || target->type != jbvObject)
 		StepFail(cx, st, st->path.text, "the target of \"%s\" is not an object",
 				 st->path.text);
@@ -1123,7 +893,7 @@ ApplyUnnest(ApplyCx *cx, const Step *st, JsonbValue *root)
 static void
 ApplyForEach(ApplyCx *cx, const Step *st, JsonbValue *root)
 {
-	JsonbValue *v = Resolve(root, &st->path);
+	JsonbValue *v = DocmodelStepResolve(root, &st->path);
 	const char *saved = cx->prefix;
 	int i;
 
@@ -1145,7 +915,7 @@ static void
 ApplyDropEmpty(ApplyCx *cx, const Step *st, JsonbValue *root)
 {
 	static const DocmodelCompactOpts drop = {true, true, false, 0};
-	JsonbValue *v = Resolve(root, &st->path);
+	JsonbValue *v = DocmodelStepResolve(root, &st->path);
 
 	if (v == NULL)
 		return;
@@ -1209,7 +979,8 @@ WideOf(const JsonbValue *v, int *wlen)
 static void
 ApplyReplaceRegex(ApplyCx *cx, const Step *st, JsonbValue *root)
 {
-	JsonbValue *v = ResolveAs(cx, st, root, jbvString, "a string", true);
+	JsonbValue *v =
+		DocmodelStepResolveAs(cx, st, root, jbvString, "a string", true);
 	regmatch_t m[10];
 	StringInfoData buf;
 	pg_wchar *w;
@@ -1277,7 +1048,7 @@ pg_attribute_noreturn()
 	initStringInfo(&detail);
 	if (st->message)
 		appendStringInfo(&detail, "%s. ", reason);
-	AppendStepWhere(&detail, cx, st, st->path.text);
+	DocmodelStepAppendWhere(&detail, cx, st, st->path.text);
 	ereport(ERROR, (errcode(ERRCODE_CHECK_VIOLATION),
 					errmsg("%s", st->message ? st->message : reason),
 					errdetail_internal("%s", detail.data)));
@@ -1290,7 +1061,7 @@ pg_attribute_noreturn()
 static void
 ApplyRequire(ApplyCx *cx, const Step *st, JsonbValue *root)
 {
-	JsonbValue *v = Resolve(root, &st->path);
+	JsonbValue *v = DocmodelStepResolve(root, &st->path);
 	const char *path = st->path.text;
 	regmatch_t m[1];
 	pg_wchar *w;
@@ -1311,34 +1082,6 @@ ApplyRequire(ApplyCx *cx, const Step *st, JsonbValue *root)
 		RequireFailed(
 			cx, st,
 			psprintf("\"%s\" does not match \"%s\"", path, st->regex->text));
-}
-
-/*
- * format_date: write the date (YYYY-MM-DD) or date-time (ISO 8601 UTC, with
- * milliseconds) that an ISO 8601 string or an epoch number (in the step's
- * unit) at path says; UTC, whatever the session's TimeZone.
- */
-static void
-ApplyFormatDate(ApplyCx *cx, const Step *st, JsonbValue *root)
-{
-	JsonbValue *v = Resolve(root, &st->path);
-	char *buf;
-
-	if (v == NULL || v->type == jbvNull)
-		return;
-	if (v->type == jbvNumeric)
-		buf = FormatEpoch(cx, st, v);
-	else if (v->type == jbvString)
-	{
-		buf = palloc(DOCMODEL_ISO8601_LEN + 1);
-		/* years 0000 to 9999, as the parser reads them */
-		(void) DocmodelFormatIso8601(ParseTime(cx, st, v), buf);
-	}
-	else
-		StepFail(cx, st, st->path.text,
-				 "expected an ISO 8601 string or an epoch number, found %s",
-				 JsonTreeTypeName(v));
-	*v = JsonTreeString(buf, st->date_only ? 10 : DOCMODEL_ISO8601_LEN);
 }
 
 /* Shorthands for the table. */
@@ -1398,8 +1141,11 @@ static const StepOpDef step_ops[OP_COUNT] = {
 	{"to_epoch",
 	 {PATH, {"unit", M_UNIT}, {"input", M_INPUT}, MISSING},
 	 true,
-	 ApplyToEpoch},
-	{"from_epoch", {PATH, {"unit", M_UNIT}, MISSING}, true, ApplyFromEpoch},
+	 DocmodelStepToEpoch},
+	{"from_epoch",
+	 {PATH, {"unit", M_UNIT}, MISSING},
+	 true,
+	 DocmodelStepFromEpoch},
 	{"strip_dashes", {PATH, MISSING}, true, ApplyStripDashes},
 	{"nest", {PATHS, {"into", M_INTO}, MISSING}, false, ApplyNest, M_PTRS},
 	{"unnest", {PATH, {"into", M_INTO_ROOT}, MISSING}, false, ApplyUnnest},
@@ -1422,7 +1168,7 @@ static const StepOpDef step_ops[OP_COUNT] = {
 	  {"input", M_INPUT},
 	  MISSING},
 	 true,
-	 ApplyFormatDate},
+	 DocmodelStepFormatDate},
 };
 
 /* Parse one step object into st; raise 22023 naming its label and op. */
@@ -1452,6 +1198,7 @@ ParseStep(Step *st, JsonbValue *sv, const char *label, bool nested)
 	if (i == OP_COUNT)
 		BadStep(label, NULL, "unknown op \"%s\"", op);
 	st->op = (StepOp) i;
+	st->opname = step_ops[i].name;
 	CheckMembers(obj, step_ops[i].members, label, op);
 	for (m = step_ops[i].members;
 		 m < step_ops[i].members + STEP_MAX_MEMBERS && m->name; m++)
@@ -1531,7 +1278,7 @@ SourcesPresent(ApplyCx *cx, const Step *st, JsonbValue *root)
 							   : def->source == M_FROM ? &st->from
 													   : &st->path;
 
-		if (Resolve(root, p) != NULL)
+		if (DocmodelStepResolve(root, p) != NULL)
 			continue;
 		if (st->missing == MISSING_SKIP)
 			return false;

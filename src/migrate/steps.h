@@ -8,8 +8,8 @@
  *
  *-------------------------------------------------------------------------
  */
-#ifndef DOCMODEL_MIGRATE_INT_H
-#define DOCMODEL_MIGRATE_INT_H
+#ifndef DOCMODEL_MIGRATE_STEPS_H
+#define DOCMODEL_MIGRATE_STEPS_H
 
 #include "utils/jsonb.h"
 
@@ -65,7 +65,8 @@ typedef struct StepRegex StepRegex;
 typedef struct Step
 {
 	StepOp op;
-	char *label; /* "3", or "2.1" inside a for_each */
+	const char *opname; /* as steps spell it (MigrateStepOpName) */
+	char *label;        /* "3", or "2.1" inside a for_each */
 	JsonPointer path;
 	JsonPointer from; /* move, copy */
 	JsonPointer into; /* join, wrap, nest, unnest (target) */
@@ -127,4 +128,4 @@ extern void CheckWriteRuleSteps(const Step *steps, int nsteps);
 /* The name of a step op, as steps spell it. */
 extern const char *MigrateStepOpName(StepOp op);
 
-#endif /* DOCMODEL_MIGRATE_INT_H */
+#endif /* DOCMODEL_MIGRATE_STEPS_H */
