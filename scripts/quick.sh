@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # make quick TESTS="collection collection_cas": build, install, and run only the named
 # pg_regress (test/sql), isolation (test/specs) and TAP (test/t) tests on a throwaway cluster: the
-# contributor's short loop; the name "readme" runs the README's examples (test/readme/check.pl).
+# contributor's short loop; the name "readme" runs the examples of README.md and doc/
+# (test/readme/check.pl).
 # make test runs everything.
 set -u
 source "$(dirname "$0")/env.sh"

@@ -14,7 +14,7 @@ build_install || { echo "build failed"; echo "0 passed, 1 failed"; exit 1; }
 logdir=$(mktemp -d)
 rm -rf results regression.diffs regression.out
 
-# pg_regress, isolation, the README's examples (test/readme/check.pl) and the
+# pg_regress, isolation, the examples of README.md and doc/ (test/readme/check.pl) and the
 # JSON-Schema-Test-Suite (test/jsonschema/run.sh) share one throwaway cluster; each runs even if
 # another failed.
 pg_virtualenv 9>&- -v "$PG_MAJOR" bash -c '
