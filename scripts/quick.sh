@@ -23,7 +23,7 @@ rc=0
 	rc=0
 	if [ -n "$1" ]; then make -s PG_CONFIG="$0" installcheck REGRESS="$1" ISOLATION= || rc=1; fi
 	if [ -n "$2" ]; then make -s PG_CONFIG="$0" installcheck REGRESS= ISOLATION="$2" || rc=1; fi
-	if [ -n "$3" ]; then perl test/readme/check.pl README.md || rc=1; fi
+	if [ -n "$3" ]; then perl test/readme/check.pl README.md || rc=1; perl test/readme/links.pl || rc=1; fi
 	exit $rc
 ' "$PG_CONFIG" "$reg" "$iso" "$readme" || rc=1
 if [ -n "$tap" ]; then TAP_TESTS="$tap" scripts/tap.sh || rc=1; fi
