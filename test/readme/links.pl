@@ -3,7 +3,7 @@
 # CONTRIBUTING.md, CHANGELOG.md and doc/*.md that is not a URL points to a file of the checkout,
 # and its #anchor, if any, to a heading of that file (GitHub's anchors: the heading in lower
 # case, punctuation dropped, spaces as hyphens, "-1", "-2" for repeats). Links inside code
-# (``` blocks and `spans`) are not links.
+# (``` blocks and `spans`) are not links. Every page of doc/ must be linked from README.md.
 # Prints "readme links (N checked) ... ok" or "... FAILED" and each broken link; exits 1 on any.
 # Usage: perl test/readme/links.pl  (from the top of the checkout; no database).
 use strict;
@@ -68,6 +68,19 @@ for my $file (@files)
 		}
 	}
 	close $f;
+}
+# Every page of doc/ is reachable from the README.
+my %linked;
+{
+	open(my $f, '<:encoding(UTF-8)', 'README.md') or die "README.md: $!";
+	local $/;
+	my $text = <$f>;
+	close $f;
+	$linked{$1} = 1 while $text =~ /\]\((doc\/[^)#\s]+)/g;
+}
+for my $page (sort glob('doc/*.md'))
+{
+	push @broken, "$page: not linked from README.md" unless $linked{$page};
 }
 if (@broken)
 {
