@@ -87,7 +87,7 @@ deps:
 tapcheck:
 	@scripts/tap.sh
 
-# Build, install, and run every suite (pg_regress, isolation, TAP, README examples) on throwaway clusters.
+# Build, install, and run every suite (pg_regress, isolation, TAP, the examples of README.md and doc/) on throwaway clusters.
 test: deps
 	@scripts/test.sh
 

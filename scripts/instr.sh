@@ -3,7 +3,7 @@
 # Each statement of a pair runs in a single-user backend under valgrind's callgrind, so the
 # count is the same from run to run on a noisy machine: use it to judge a change of a few
 # percent that make bench cannot resolve. Instructions leave out cache misses, lock waits and
-# I/O, so the tps and time ratios of make bench stay the measure of the issues' targets.
+# I/O, so the tps and time ratios of make bench stay the measure of the targets.
 # Arguments name scenarios (e.g. scenarios/40_revisions.sh), as for make bench.
 set -eu
 source "$(dirname "$0")/env.sh"

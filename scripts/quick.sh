@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # make quick TESTS="collection collection_cas": build, install, and run only the named
 # pg_regress (test/sql), isolation (test/specs) and TAP (test/t) tests on a throwaway cluster: the
-# contributor's short loop; the name "readme" runs the README's examples (test/readme/check.pl).
+# contributor's short loop; the name "readme" runs the examples of README.md and doc/
+# (test/readme/check.pl).
 # make test runs everything.
 set -u
 source "$(dirname "$0")/env.sh"
@@ -22,7 +23,7 @@ rc=0
 	rc=0
 	if [ -n "$1" ]; then make -s PG_CONFIG="$0" installcheck REGRESS="$1" ISOLATION= || rc=1; fi
 	if [ -n "$2" ]; then make -s PG_CONFIG="$0" installcheck REGRESS= ISOLATION="$2" || rc=1; fi
-	if [ -n "$3" ]; then perl test/readme/check.pl README.md || rc=1; fi
+	if [ -n "$3" ]; then perl test/readme/check.pl README.md || rc=1; perl test/readme/links.pl || rc=1; fi
 	exit $rc
 ' "$PG_CONFIG" "$reg" "$iso" "$readme" || rc=1
 if [ -n "$tap" ]; then TAP_TESTS="$tap" scripts/tap.sh || rc=1; fi

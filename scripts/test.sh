@@ -14,7 +14,7 @@ build_install || { echo "build failed"; echo "0 passed, 1 failed"; exit 1; }
 logdir=$(mktemp -d)
 rm -rf results regression.diffs regression.out
 
-# pg_regress, isolation, the README's examples (test/readme/check.pl) and the
+# pg_regress, isolation, the examples of README.md and doc/ (test/readme/check.pl) and the
 # JSON-Schema-Test-Suite (test/jsonschema/run.sh) share one throwaway cluster; each runs even if
 # another failed.
 pg_virtualenv 9>&- -v "$PG_MAJOR" bash -c '
@@ -43,6 +43,11 @@ else
 fi > "$logdir/meta.log" 2>&1; echo $? > "$logdir/meta.rc"
 cat "$logdir/meta.log"
 
+# The documentation's relative links (README.md, CONTRIBUTING.md, CHANGELOG.md, doc/): files
+# and anchors that exist.
+perl test/readme/links.pl > "$logdir/links.log" 2>&1; echo $? > "$logdir/links.rc"
+cat "$logdir/links.log"
+
 # TAP: each test starts its own clusters.
 scripts/tap.sh > "$logdir/tap.log" 2>&1; echo $? > "$logdir/tap.rc"
 cat "$logdir/tap.log"
@@ -60,7 +65,7 @@ else
 	echo 0 > "$logdir/citus.rc"
 fi
 
-logs="$logdir/regress.log $logdir/iso.log $logdir/readme.log $logdir/jsonschema.log $logdir/meta.log $logdir/citus.log"
+logs="$logdir/regress.log $logdir/iso.log $logdir/readme.log $logdir/jsonschema.log $logdir/meta.log $logdir/links.log $logdir/citus.log"
 pass=$(cat $logs 2>/dev/null | grep -cE "$REGRESS_OK")
 fail=$(cat $logs 2>/dev/null | grep -cE "$REGRESS_FAILED")
 # the README check counts one per block; if it stopped before any block failed, count it once
@@ -73,7 +78,7 @@ tfiles=$(ls test/t/*.pl 2>/dev/null | wc -l)
 pass=$((pass + tpass))
 fail=$((fail + tfiles - tpass))
 rc=0
-for s in regress iso readme jsonschema meta tap citus; do
+for s in regress iso readme jsonschema meta links tap citus; do
 	r=$(cat "$logdir/$s.rc" 2>/dev/null || echo 1)
 	[ "$r" = 0 ] || { rc=1; echo "suite $s exited $r"; }
 done

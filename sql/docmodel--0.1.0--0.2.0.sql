@@ -4,7 +4,7 @@
 \echo Use "ALTER EXTENSION docmodel UPDATE TO '0.2.0'" to load this file. \quit
 
 -------------------------------------------------------------------------------
--- Security (issue 17, findings 3, 4, 7, 8): docmodel's own tables are
+-- Security: docmodel's own tables are
 -- written only through docmodel's functions, which check the caller;
 -- migration functions are pinned. (The install-time refusal of a foreign
 -- schema docmodel concerns CREATE EXTENSION only.)
@@ -182,7 +182,7 @@ BEGIN
     EXECUTE pg_catalog.format('CREATE TRIGGER docmodel_collection '
         'BEFORE INSERT OR UPDATE ON %s FOR EACH ROW '
         'EXECUTE FUNCTION docmodel.collection_trigger(%s)', rel, cid);
-    -- Locks (issue 14): a DELETE of a locked row is checked; others pay nothing.
+    -- Locks: a DELETE of a locked row is checked; others pay nothing.
     EXECUTE pg_catalog.format('CREATE TRIGGER docmodel_lock '
         'BEFORE DELETE ON %s FOR EACH ROW WHEN (OLD.locked_until IS NOT NULL) '
         'EXECUTE FUNCTION docmodel.collection_trigger(%s)', rel, cid);
@@ -196,7 +196,7 @@ COMMENT ON FUNCTION docmodel._create_collection(text, text, text, integer, text,
     'internal: create_collection once the schema is resolved';
 
 -- drop_collection and set_revisions: their 0.2.0 bodies are in the section
--- of issue 18 below (ownership checked through _config_drop and
+-- "Revisions integrity" below (ownership checked through _config_drop and
 -- _config_set_revisions; history table names; lock order).
 COMMENT ON FUNCTION docmodel.drop_collection(regclass) IS
     'drop a collection, its revisions table and its configuration';
@@ -485,7 +485,7 @@ COMMENT ON FUNCTION docmodel._migration_start(regclass, text, docmodel.version, 
 	'docmodel internal: check the arguments of migrate_collection, take its lock, start or resume its run';
 
 -- _migration_batch: its 0.2.0 body (run records through _migration_run_set)
--- is in the section of issue 18 below, which also changes its OUT columns.
+-- is in the section "Migration errors say where" below, which also changes its OUT columns.
 
 -- No role writes docmodel's tables directly: PUBLIC's INSERT and UPDATE on
 -- migration_run go, and so does every write a role was given on
@@ -545,7 +545,7 @@ END
 $$;
 
 -------------------------------------------------------------------------------
--- Issue 17 (1): tables whose columns were dropped or changed are refused
+-- Security: tables whose columns were dropped or changed are refused
 -- (55000, 42804) by the C paths and by the SQL functions reading history.
 -------------------------------------------------------------------------------
 
@@ -610,7 +610,7 @@ END
 $$;
 
 -- ---------------------------------------------------------------------------
--- issue 18 (integrity), findings 3, 7, 8, 9: migration errors say where.
+-- Migration errors say where.
 -- _migration_batch also returns the migration's error context (step, op,
 -- key, path), recorded with the run's error and raised by migrate_collection.
 -- Its OUT columns change, so it is dropped and created again.
@@ -692,7 +692,7 @@ COMMENT ON FUNCTION docmodel._migration_batch(bigint, integer) IS
 	'docmodel internal: migrate the next batch of a run (n = 0: finished, or failed with err_state, err_message and where in the migration, err_context)';
 
 -------------------------------------------------------------------------------
--- Issue 18, revisions integrity: derived table names that fit NAMEDATALEN
+-- Revisions integrity: derived table names that fit NAMEDATALEN
 -- (_derived_name, used by set_revisions), set_revisions taking a free name
 -- instead of refusing a taken one, drop_collection locking the collection
 -- before its history table.
@@ -851,7 +851,7 @@ END
 $$;
 
 -- ---------------------------------------------------------------------------
--- issue 18, finding 1 (a race the first fix left): the history event also
+-- Revisions integrity, a race the first fix left: the history event also
 -- fires on INSERT, so that a new document whose version a concurrent delete's
 -- tombstone took is refused (40001) instead of stored. Collections that keep
 -- history get the new event.
@@ -873,13 +873,13 @@ END
 $$;
 
 -- ---------------------------------------------------------------------------
--- issue 14 (Couchbase API parity, without the sub-document API): locks
+-- Couchbase API parity (without the sub-document API): locks
 -- (get_and_lock, unlock; column locked_until of every collection, checked by
 -- the collection trigger, and a BEFORE DELETE trigger for locked rows),
 -- exists, get_and_touch, decrement, Couchbase expiry numbers (the expiry
 -- parameters become "any"), preserve_expiry, create_collection(max_ttl).
 -- _create_collection's 0.2.0 body (locked_until, docmodel_lock) is in the
--- section of issue 17 above.
+-- section "Security" above.
 -- ---------------------------------------------------------------------------
 ALTER TABLE docmodel.collection_config
     ADD COLUMN max_ttl integer NOT NULL DEFAULT 0 CHECK (max_ttl >= 0);
@@ -892,7 +892,7 @@ COMMENT ON FUNCTION docmodel._config_set_max_ttl(regclass, integer) IS
     'internal: set the max_ttl (seconds) of a collection the caller owns';
 
 -- create_collection(max_ttl) and the view collections: their final 0.2.0
--- definitions are in the section of issue 19 (key layouts) below.
+-- definitions are in the section "Key layouts and field names" below.
 DROP FUNCTION docmodel.create_collection(text, text, integer, text, text, text);
 
 DROP FUNCTION docmodel.insert(regclass, text, jsonb, interval);
@@ -987,7 +987,7 @@ END
 $$;
 
 -------------------------------------------------------------------------------
--- Issue 14, sub-document API: lookup_in, mutate_in and the internal
+-- Sub-document API: lookup_in, mutate_in and the internal
 -- function mutate_in's statement applies its specs with.
 -------------------------------------------------------------------------------
 
@@ -1019,7 +1019,7 @@ COMMENT ON FUNCTION docmodel._mutate_in_apply(jsonb, jsonb, text) IS
     'internal: doc (NULL: {}) migrated, with the mutate_in specs applied (the new doc of mutate_in''s statement)';
 
 -------------------------------------------------------------------------------
--- Issue 19 (points 3, 5, 6), imports, key renames and buckets: uuid_key
+-- Imports, key renames and buckets: uuid_key
 -- with a delimiter, key_from_template, rename_key, bucket_append (the
 -- setting docmodel.keep_stamps and mutate_in's "max" are in the library).
 -------------------------------------------------------------------------------
@@ -1064,7 +1064,7 @@ COMMENT ON FUNCTION docmodel.bucket_append(regclass, text, jsonb, integer) IS
     'append value to the items of the current bucket document <prefix>::<n>, opening <prefix>::<n+1> when it holds size items; returns the key written';
 
 -------------------------------------------------------------------------------
--- Issue 19 (1, 2), key layouts and field names: create_collection's
+-- Key layouts and field names: create_collection's
 -- type_part, type_check, fields and meta_style 'xattrs' (the management
 -- fields in a column meta), the config columns that record them, and
 -- meta(). Existing collections keep type_part 1, 'exact', no fields.
@@ -1172,7 +1172,7 @@ BEGIN
 		WHERE c.coll = migration_plan.coll);
 END
 $$;
--- Issue 15, scale-out on Citus: distribute_collection, undistribute_collection
+-- Scale-out on Citus: distribute_collection, undistribute_collection
 -- and the internal functions that keep the workers' catalogs in step.
 -------------------------------------------------------------------------------
 -------------------------------------------------------------------------------
@@ -1593,7 +1593,7 @@ COMMENT ON FUNCTION docmodel._citus_migrate_batch(regclass, text, docmodel.versi
 
 
 -------------------------------------------------------------------------------
--- Issue 12, schema validation: schema_valid, schema_errors, the schema
+-- Schema validation: schema_valid, schema_errors, the schema
 -- registry and its functions (src/validate.c, src/schema.c).
 -------------------------------------------------------------------------------
 -- JSON Schema 2020-12 (default), 2019-09 and draft-07 over any jsonb; compiled once per

@@ -1359,7 +1359,7 @@ BEGIN
     EXECUTE pg_catalog.format('CREATE TRIGGER docmodel_collection '
         'BEFORE INSERT OR UPDATE ON %s FOR EACH ROW '
         'EXECUTE FUNCTION docmodel.collection_trigger(%s)', rel, cid);
-    -- Locks (issue 14): a DELETE of a locked row is checked; others pay nothing.
+    -- Locks: a DELETE of a locked row is checked; others pay nothing.
     EXECUTE pg_catalog.format('CREATE TRIGGER docmodel_lock '
         'BEFORE DELETE ON %s FOR EACH ROW WHEN (OLD.locked_until IS NOT NULL) '
         'EXECUTE FUNCTION docmodel.collection_trigger(%s)', rel, cid);

@@ -1,6 +1,6 @@
 # Benchmark helpers, sourced by test/bench/run.sh; scenarios in test/bench/scenarios/*.sh call them.
 # The machine is noisy: every pair runs in alternating rounds (A, B, A, B, ...) and we compare
-# medians. Each function prints one line: scenario, medians, ratio, and the target.
+# medians. Each function prints one line: scenario, medians, ratio, and its target.
 
 BENCH_ROUNDS=${BENCH_ROUNDS:-5}
 PSQL=(psql -X -q -v ON_ERROR_STOP=1)

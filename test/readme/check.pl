@@ -1,8 +1,14 @@
 #!/usr/bin/env perl
-# Run every ```sql block of README.md and compare with the results its comments state.
+# Run every ```sql block of README.md and of the reference pages in doc/, and compare with the
+# results their comments state.
 #
-# The convention (README.md, "How the README is tested"):
-# - The blocks run in README order on one fresh database with the extension, each block in a
+# The pages: README.md first, then each page its section "Reference" links to (doc/NAME.md,
+# with or without an #anchor), in the order of its first link there: that list is the one place
+# the order is written. Examples of a later page may use objects an earlier one made. A page of
+# doc/ holding ```sql blocks that the list leaves out is an error.
+#
+# The convention (CONTRIBUTING.md, "The documentation is tested"):
+# - The blocks run in that order on one fresh database with the extension, each block in a
 #   psql session of its own, so a SET in one block does not reach the next.
 # - A comment starting with an arrow, "-- → TEXT", states the output of the statement it
 #   follows (on the statement's last line or on the lines right after it). Several arrow lines
@@ -12,7 +18,7 @@
 #   must succeed. Statements without an arrow comment are run and must succeed; their output
 #   is not compared. Other comments are prose.
 #
-# Prints "readme block N (README.md:LINE, Section) ... ok" or "... FAILED" and the lines that
+# Prints "readme block N (FILE:LINE, Section) ... ok" or "... FAILED" and the lines that
 # differ, per block; exits 1 when a block failed.
 # Usage: perl test/readme/check.pl README.md  (connects with the PG* environment, e.g. under
 # pg_virtualenv). Perl only (the TAP tests need it anyway): no other dependency.
@@ -25,6 +31,7 @@ use File::Temp qw(tempfile);
 my $ARROW  = "\x{2192}";
 my $DBNAME = 'docmodel_readme';
 my $MARK   = '@@docmodel-readme@@';
+my $FILE   = 'README.md';    # the page being checked, for messages
 
 # Run a psql script on a database; return (stdout, stderr).
 sub psql
@@ -84,8 +91,8 @@ sub split_block
 			$comment =~ s/^\s+|\s+$//g;
 			if ($comment =~ /^$ARROW\s*(.*)$/)
 			{
-				die "README.md:$line: a result comment inside a statement\n" if $cur =~ /\S/;
-				die "README.md:$line: a result comment before any statement\n" unless @stmts;
+				die "$FILE:$line: a result comment inside a statement\n" if $cur =~ /\S/;
+				die "$FILE:$line: a result comment before any statement\n" unless @stmts;
 				push @{ $stmts[-1]{expected} }, [ $line, $1 ];
 			}
 			elsif ($cur =~ /\S/)
@@ -138,7 +145,7 @@ sub split_block
 		}
 		$i++;
 	}
-	die "README.md:$cur_line: a statement without its closing semicolon\n" if $cur =~ /\S/;
+	die "$FILE:$cur_line: a statement without its closing semicolon\n" if $cur =~ /\S/;
 	return @stmts;
 }
 
@@ -199,13 +206,13 @@ sub check
 		my ($head) = split /\n/, $s->{text};
 		if (!defined $got)
 		{
-			push @problems, "README.md:$s->{line}: $head\n    not run (psql stopped?)";
+			push @problems, "$FILE:$s->{line}: $head\n    not run (psql stopped?)";
 			next;
 		}
 		my @want = @{ $s->{expected} };
 		if (!@want)
 		{
-			push @problems, "README.md:$s->{line}: $head\n    fails: $got->[0]"
+			push @problems, "$FILE:$s->{line}: $head\n    fails: $got->[0]"
 			  if @$got && $got->[0] =~ /^ERROR /;
 			next;
 		}
@@ -215,7 +222,7 @@ sub check
 			$ok &&= matches($want[$i][1], $got->[$i]);
 		}
 		next if $ok;
-		push @problems, "README.md:$s->{line}: $head\n    stated (README.md:$want[0][0]):\n"
+		push @problems, "$FILE:$s->{line}: $head\n    stated ($FILE:$want[0][0]):\n"
 		  . join('', map { "      $_->[1]\n" } @want)
 		  . "    actual:\n"
 		  . (@$got ? join('', map { "      $_\n" } @$got) : "      (no output)\n");
@@ -223,7 +230,37 @@ sub check
 	return @problems;
 }
 
+# The pages to check: the README, then the pages its section "Reference" links to, in order.
+sub pages
+{
+	my ($readme) = @_;
+	open(my $f, '<:encoding(UTF-8)', $readme) or die "$readme: $!";
+	my ($in, @pages, %seen) = (0);
+	(my $dir = $readme) =~ s{[^/]*$}{};
+	while (my $l = <$f>)
+	{
+		if ($l =~ /^(#+)\s*(.*?)\s*$/)
+		{
+			$in = ($2 eq 'Reference');
+			next;
+		}
+		next unless $in;
+		while ($l =~ /\]\(([^)#\s]+\.md)(?:#[^)]*)?\)/g)
+		{
+			my $page = "$dir$1";
+			push @pages, $page unless $seen{$page}++;
+		}
+	}
+	close $f;
+	return ($readme, grep { m{(^|/)doc/} } @pages);
+}
+
 my $readme = $ARGV[0] // 'README.md';
+my @pages = pages($readme);
+(my $docdir = $readme) =~ s{[^/]*$}{doc};
+my %listed = map { $_ => 1 } @pages;
+my @unlisted = grep { !$listed{$_} && grep { $_->[2] =~ /\S/ } blocks($_) } sort glob("$docdir/*.md");
+
 my (undef, $e1) = psql('postgres',
 	"SET client_min_messages = warning;\nDROP DATABASE IF EXISTS $DBNAME;\nCREATE DATABASE $DBNAME;\n");
 my (undef, $e2) = psql($DBNAME, "\\set ON_ERROR_STOP 1\nCREATE EXTENSION docmodel;\n");
@@ -236,35 +273,44 @@ if ($e1 =~ /\S/ || $e2 =~ /\S/)
 
 my $failed = 0;
 my $n = 0;
-for my $b (blocks($readme))
+for my $u (@unlisted)
 {
-	my ($line, $section, $sql) = @$b;
-	my $name = sprintf('readme block %d (README.md:%d, %s)', ++$n, $line, $section);
-	my @stmts = eval { split_block($sql, $line) };
-	if ($@)
-	{
-		print "$name ... FAILED\n  $@";
-		$failed++;
-		next;
-	}
-	my ($results, $err) = run_block(@stmts);
-	my @problems = check(\@stmts, $results);
-	if (!@problems)
-	{
-		print "$name ... ok\n";
-		next;
-	}
+	print "readme: $u has sql examples but the \"Reference\" section of $readme does not link it ... FAILED\n";
 	$failed++;
-	print "$name ... FAILED\n";
-	print "  $_" for map { /\n$/ ? $_ : "$_\n" } @problems;
-	if ($err =~ /\S/)
+}
+for my $page (@pages)
+{
+	$FILE = $page;
+	for my $b (blocks($page))
 	{
-		print "  psql said:\n", map { "    $_\n" } split /\n/, $err;
+		my ($line, $section, $sql) = @$b;
+		my $name = sprintf('readme block %d (%s:%d, %s)', ++$n, $page, $line, $section);
+		my @stmts = eval { split_block($sql, $line) };
+		if ($@)
+		{
+			print "$name ... FAILED\n  $@";
+			$failed++;
+			next;
+		}
+		my ($results, $err) = run_block(@stmts);
+		my @problems = check(\@stmts, $results);
+		if (!@problems)
+		{
+			print "$name ... ok\n";
+			next;
+		}
+		$failed++;
+		print "$name ... FAILED\n";
+		print "  $_" for map { /\n$/ ? $_ : "$_\n" } @problems;
+		if ($err =~ /\S/)
+		{
+			print "  psql said:\n", map { "    $_\n" } split /\n/, $err;
+		}
 	}
 }
 if (!$n)
 {
-	print "readme: no sql blocks found in $readme ... FAILED\n";
+	print "readme: no sql blocks found in $readme and its pages ... FAILED\n";
 	$failed++;
 }
 exit($failed ? 1 : 0);

@@ -14,13 +14,13 @@ SELECT outcome, count(*) FROM soak.casruns GROUP BY 1 ORDER BY 1;
 
 INSERT INTO soak.problems
 SELECT CASE WHEN sqlstate = '23505' AND constraint_name LIKE '%revisions_pkey'
-	THEN 'stuck key: an update collides with a stored revision (issue 18 finding 1)'
+	THEN 'stuck key: an update collides with a stored revision'
 	ELSE 'unexpected error ' || sqlstate || ' in ' || op END,
 	min(message) || ' (' || count(*) || ' times)'
 FROM soak.errors WHERE NOT expected GROUP BY 1;
 INSERT INTO soak.problems
 SELECT CASE WHEN line LIKE '%revisions_pkey%'
-	THEN 'stuck key: migrate_collection collides with a stored revision (issue 18 finding 1)'
+	THEN 'stuck key: migrate_collection collides with a stored revision'
 	ELSE 'migrate_collection loop error' END, line
 FROM soak.migrate_errors;
 
@@ -51,7 +51,7 @@ SELECT 'version gap no delete caused', format('%s: revision %s (%s) then %s', id
 FROM steps WHERE next_ver <> ver + 1 AND op NOT IN ('delete', 'truncate', 'expire');
 INSERT INTO soak.problems
 SELECT CASE WHEN n.op = 'delete'
-	THEN 'stuck key: document after a delete at the tombstone''s version (issue 18 finding 1)'
+	THEN 'stuck key: document after a delete at the tombstone''s version'
 	ELSE 'document _ver not above its newest revision' END,
 	format('%s: _ver %s, newest revision %s (%s)', s.id, s.doc->>'_ver', n.ver, n.op)
 FROM soak s JOIN newest n USING (id) WHERE (s.doc->>'_ver')::int <= n.ver;

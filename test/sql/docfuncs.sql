@@ -1,4 +1,4 @@
--- Values between tables and documents: N1QL's states, epochs, compact (issue 13)
+-- Values between tables and documents: N1QL's states, epochs, compact
 \i test/sql/include/try.sql
 SET TimeZone = 'America/New_York';
 

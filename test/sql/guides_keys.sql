@@ -1,4 +1,4 @@
--- The key-design page's own examples, as written (issue 19, points 1 and 2):
+-- The key-design page's own examples, as written:
 -- keys whose first part is not the type (type_part, type_check), the
 -- management fields as each team spells them (fields), and the fields kept
 -- outside the body (meta_style 'xattrs', meta()).

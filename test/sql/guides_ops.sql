@@ -1,5 +1,5 @@
--- The modeling guides' operations as the guides write them (issue 19,
--- points 3, 5, 6): imports that keep their stamps (docmodel.keep_stamps,
+-- The modeling guides' operations as the guides write them:
+-- imports that keep their stamps (docmodel.keep_stamps,
 -- key_from_template, uuid_key's delimiter), key renames (rename_key) and
 -- bounded arrays and buckets (mutate_in's "max", bucket_append); every
 -- error with its SQLSTATE and message, and the privileges.
@@ -13,7 +13,7 @@ SET docmodel.actor = 'importer';
 \echo == keep_stamps: the user::123 export keeps _ver 2, _created and _schema "1.0"
 SELECT docmodel.create_collection('users', revisions => 5) IS NOT NULL AS created;
 SHOW docmodel.keep_stamps;
--- without the setting: _ver 1, _created now (what the issue reports)
+-- without the setting: _ver 1, _created now (what the guide warns of)
 INSERT INTO users (id, doc, cas) VALUES ('user::123', '{"_type": "user",
   "_ver": 2, "_created": 1544759124000, "_schema": "1.0", "name": "Ann"}', 0);
 SELECT doc->'_ver' AS ver, doc->'_created' = '1544759124000' AS created_kept,

@@ -1,5 +1,5 @@
 -- Migration steps for uneven data, as the management guide writes its
--- setters (issue 19, point 4): "missing": "skip" on every step that reads
+-- setters: "missing": "skip" on every step that reads
 -- a path, and the ops drop_empty, replace_regex, require and format_date.
 -- Every new error shows its SQLSTATE, message and detail.
 \set SHOW_CONTEXT never

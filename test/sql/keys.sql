@@ -1,4 +1,4 @@
--- Keys (issue 2): building, splitting and checking Couchbase-style keys, one
+-- Keys: building, splitting and checking Couchbase-style keys, one
 -- section per key pattern of the README ("Keys"). Errors: keys_errors.sql.
 \pset null '(null)'
 

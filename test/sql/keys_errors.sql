@@ -1,4 +1,4 @@
--- Keys (issue 2): every error the key functions raise, with its SQLSTATE.
+-- Keys: every error the key functions raise, with its SQLSTATE.
 \i test/sql/include/try.sql
 -- the hint, where there is one
 CREATE FUNCTION pg_temp.hint(sql text) RETURNS text LANGUAGE plpgsql AS $$

@@ -1,4 +1,4 @@
--- Couchbase API parity (issue 14): exists, get_and_touch, expiry numbers,
+-- Couchbase API parity: exists, get_and_touch, expiry numbers,
 -- preserve_expiry, max_ttl, get_and_lock / unlock and every write path
 -- refusing a locked document, decrement. Each error with its SQLSTATE.
 \i test/sql/include/try.sql

@@ -1,4 +1,4 @@
--- Migration errors say where (issue 18, findings 7 and 8): whatever its
+-- Migration errors say where: whatever its
 -- SQLSTATE, an error raised while a migration works carries a context line
 -- naming the step's index and op, the type and versions, the key and the
 -- step's JSON Pointer; bulk runs record and raise it too. And pointers are

@@ -1,5 +1,5 @@
--- Migrations give the same document in every session (issue 18, finding
--- 3): to_epoch reads ISO 8601 only, a date-time without an offset being
+-- Migrations give the same document in every session:
+-- to_epoch reads ISO 8601 only, a date-time without an offset being
 -- UTC; from_epoch writes UTC text with milliseconds; cast and join write
 -- numbers the same whatever TimeZone, DateStyle, IntervalStyle,
 -- extra_float_digits or lc_numeric say. Anything else is 22007 naming the

@@ -1,4 +1,4 @@
--- From tables to documents: mappings, denormalize (issue 13)
+-- From tables to documents: mappings, denormalize
 \i test/sql/include/try.sql
 SET client_min_messages = warning;
 

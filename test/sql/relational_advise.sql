@@ -1,4 +1,4 @@
--- advise: the modeling advice measured on a collection (issue 13; named to run after the tests that count collection ids)
+-- advise: the modeling advice measured on a collection (named to run after the tests that count collection ids)
 \i test/sql/include/try.sql
 SET client_min_messages = warning;
 

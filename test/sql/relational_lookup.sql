@@ -1,4 +1,4 @@
--- Lookups: documents <lookup_type>::<value> -> {"ref": key} kept in step (issue 13)
+-- Lookups: documents <lookup_type>::<value> -> {"ref": key} kept in step
 \i test/sql/include/try.sql
 SET client_min_messages = warning;
 

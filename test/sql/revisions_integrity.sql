@@ -1,4 +1,4 @@
--- Revisions at the edges (issue 18): the last version, long collection
+-- Revisions at the edges: the last version, long collection
 -- names, history tables with columns and constraints of their own.
 \i test/sql/include/try.sql
 CREATE FUNCTION pg_temp.try_msg(sql text) RETURNS text LANGUAGE plpgsql AS $$

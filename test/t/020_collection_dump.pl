@@ -18,7 +18,7 @@ $node->safe_psql('postgres', q{
 	SELECT docmodel.insert('profiles', 'user::1', '{"name": "Ann"}');
 });
 
-# History in the states issue 18 reaches: collections whose names fill
+# History in the states the integrity tests reach: collections whose names fill
 # NAMEDATALEN (their history tables cut and numbered), a history table with
 # columns and constraints of its own, a document at the last version, a key
 # deleted and inserted again, and the history a plain DROP TABLE left behind.

@@ -7,7 +7,7 @@
 # (/proc/self/clear_refs) just before the statement, in a fresh backend
 # warmed by a small call of the same kind; shared_buffers is kept small so
 # pages of the table mapped from shared memory count little.
-# DOCMODEL_MEM_DOCS sets N (default 50000; the issue's figure is 100000).
+# DOCMODEL_MEM_DOCS sets N (default 50000; the figure doc/collections.md gives is 100000).
 use strict;
 use warnings;
 use PostgreSQL::Test::Cluster;

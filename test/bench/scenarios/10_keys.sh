@@ -1,4 +1,4 @@
-# Keys (issue 2): building and parsing keys in C against the plain SQL they replace, 2M rows.
+# Keys: building and parsing keys in C against the plain SQL they replace, 2M rows.
 "${PSQL[@]}" -c 'SET client_min_messages = warning' -c 'DROP TABLE IF EXISTS bench_keys' \
 	-c "CREATE TABLE bench_keys AS SELECT concat_ws('::', 'user', i) AS k FROM generate_series(1, 2000000) i" \
 	-c 'VACUUM ANALYZE bench_keys'

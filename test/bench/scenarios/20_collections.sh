@@ -1,4 +1,4 @@
-# Collections (issue 3): the key-value API and the trigger against the SQL
+# Collections: the key-value API and the trigger against the SQL
 # they replace. pgbench runs in prepared mode (-M prepared) with random keys
 # over 100k documents; the bulk insert is 100k documents, INSERT ... SELECT.
 

@@ -1,4 +1,4 @@
-# Key layouts and field names (issue 19): the 100k-insert scenario of 20_collections on a
+# Key layouts and field names: the 100k-insert scenario of 20_collections on a
 # collection with its own field names (fields), with keys whose type is part 2 (type_part),
 # and with the management fields outside the body (meta_style 'xattrs'), each against the
 # default style. Targets: fields and type_part <= 1.05x, xattrs <= 1.1x.

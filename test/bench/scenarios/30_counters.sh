@@ -1,4 +1,4 @@
-# Counters (issue 4): next_id against nextval() on a plain sequence, and against the
+# Counters: next_id against nextval() on a plain sequence, and against the
 # hand-written counter table when each increment sits in a transaction held open 1 ms.
 # Sourced by test/bench/run.sh (lib.sh's bench_tps / bench_sql are in scope).
 cdir=$(mktemp -d)

@@ -1,7 +1,7 @@
-# Revisions (issue 5): history written by the collection trigger, against the same collection
+# Revisions: history written by the collection trigger, against the same collection
 # without history. The history starts full (10 revisions per document, so the documents start
 # at _ver 11): every timed write also drops the oldest revision, the steady state, not the
-# cheap first ten. Side by side, the anchors the issue names, on the same documents: a PL/pgSQL
+# cheap first ten. Side by side, the anchors (other ways), on the same documents: a PL/pgSQL
 # trigger doing the same work on the collection without history, and the periods extension's
 # system versioning on a plain table (when its package is installed). Sourced by
 # test/bench/run.sh (bench_sql, bench_tps, PSQL from lib.sh).

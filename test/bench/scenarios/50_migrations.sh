@@ -1,4 +1,4 @@
-# Migrations (issue 6): the seed's user 1.0 -> 3.0 (split name, phone ->
+# Migrations: the seed's user 1.0 -> 3.0 (split name, phone ->
 # phones) on 200,000 documents, against the hand-written jsonb UPDATE doing
 # the same change, each pair on the same kind of table (plain id/doc tables,
 # reloaded from one source before every timed statement: a migrated table

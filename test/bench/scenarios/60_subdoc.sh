@@ -1,4 +1,4 @@
-# Sub-document API (issue 14): mutate_in and lookup_in against the SQL they replace, on the same
+# Sub-document API: mutate_in and lookup_in against the SQL they replace, on the same
 # collection. pgbench in prepared mode with random keys over 100k documents (each with a phone
 # list), at the cluster's durability settings.
 

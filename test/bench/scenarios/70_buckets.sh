@@ -1,4 +1,4 @@
-# Buckets (issue 19): bucket_append, Cosmos DB's "batches of 100 comments", against a hand-written
+# Buckets: bucket_append, Cosmos DB's "batches of 100 comments", against a hand-written
 # INSERT ... ON CONFLICT (id) DO UPDATE SET doc = jsonb_set(...) that appends to one document per
 # post without the bucket rule, on the same collection (the trigger stamps both). pgbench in
 # prepared mode, 4 clients, random posts among 1000, at the cluster's durability settings.

@@ -1,4 +1,4 @@
-# Scale-out on Citus (issue 15): on a throwaway coordinator + 2 workers (scripts/citus.sh),
+# Scale-out on Citus: on a throwaway coordinator + 2 workers (scripts/citus.sh),
 # single-key get and upsert through the coordinator against the same statements written by
 # hand on the same distributed table, and migrate_collection of 500,000 documents against the
 # hand-written migration. Skipped (one line) without Citus.

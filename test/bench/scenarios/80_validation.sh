@@ -1,4 +1,4 @@
-# Schema validation (issue 12): the cost of a schema on writes (100,000 seed-shaped user
+# Schema validation: the cost of a schema on writes (100,000 seed-shaped user
 # documents inserted into a collection whose type has a schema, against the same collection
 # without one), validate() in documents per second, and schema_valid() against
 # postgres-json-schema's validate_json_schema (PL/pgSQL, draft 4) on the same rows with the

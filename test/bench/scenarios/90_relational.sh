@@ -1,4 +1,4 @@
-# From tables to documents (issue 13): denormalize of a mapping against the query written by hand
+# From tables to documents: denormalize of a mapping against the query written by hand
 # (both made to build every document: count(*) alone lets the planner skip the unused column),
 # and a child row inserted with a live projection against the same insert without one.
 

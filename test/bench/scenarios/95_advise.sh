@@ -1,4 +1,4 @@
-# advise (issue 13): one call over 100,000 documents (sample => 100000), against its target of 5 s.
+# advise: one call over 100,000 documents (sample => 100000), against its target of 5 s.
 if [ -n "${BENCH_INSTR:-}" ]; then
 	echo "advise: a time target, not counted by bench-instr"
 	return 0 2>/dev/null || exit 0
