@@ -4,12 +4,14 @@ EXTENSION  = docmodel
 EXTVERSION = $(shell sed -n "s/^default_version *= *'\(.*\)'/\1/p" $(EXTENSION).control)
 MODULE_big = docmodel
 OBJS       = $(patsubst %.c,%.o,$(sort $(wildcard src/*.c src/*/*.c)))
-# sql/docmodel.sql is the install script of the version in development; released versions'
-# scripts (sql/docmodel--0.1.0.sql) are frozen, and upgrade scripts carry every change since.
-DATA       = $(filter-out sql/$(EXTENSION)--$(EXTVERSION).sql,$(wildcard sql/$(EXTENSION)--*.sql)) \
-	sql/$(EXTENSION)--$(EXTVERSION).sql
-EXTRA_CLEAN = sql/$(EXTENSION)--$(EXTVERSION).sql results output_iso regression.diffs \
-	regression.out tmp_check log
+# The SQL of the version in development is written once, by concern, in sql/parts/ (joined in
+# name order: the install script); the upgrade from a released version is its hand-written part
+# (sql/upgrade/) with every object of the parts the release lacks or defined otherwise
+# (scripts/sqlbuild.pl). Released versions' install scripts (sql/docmodel--0.1.0.sql) are frozen.
+SQL_PARTS  = $(sort $(wildcard sql/parts/*.sql))
+DATA       = sql/$(EXTENSION)--0.1.0.sql
+DATA_built = sql/$(EXTENSION)--$(EXTVERSION).sql sql/$(EXTENSION)--0.1.0--$(EXTVERSION).sql
+EXTRA_CLEAN = results output_iso regression.diffs regression.out tmp_check log
 
 # Every file in test/sql, test/specs and test/t is a suite member; no list to keep.
 REGRESS        = $(sort $(basename $(notdir $(wildcard test/sql/*.sql))))
@@ -72,10 +74,15 @@ endif
 endif
 
 ifeq ($(IN_ROOT),)
-# The install script is kept whole in sql/docmodel.sql and copied at build (as pgvector does).
-sql/$(EXTENSION)--$(EXTVERSION).sql: sql/$(EXTENSION).sql
-	cp $< $@
-all: sql/$(EXTENSION)--$(EXTVERSION).sql
+# The scripts, joined from the parts at build (as pg_cron and Citus do); the check refuses an
+# object defined twice, or written again by hand in the upgrade's own part.
+sql/$(EXTENSION)--$(EXTVERSION).sql: $(SQL_PARTS) scripts/sqlbuild.pl
+	perl scripts/sqlbuild.pl install $(SQL_PARTS) > $@
+sql/$(EXTENSION)--0.1.0--$(EXTVERSION).sql: sql/upgrade/$(EXTENSION)--0.1.0--$(EXTVERSION).sql.in \
+		sql/$(EXTENSION)--0.1.0.sql $(SQL_PARTS) scripts/sqlbuild.pl
+	perl scripts/sqlbuild.pl check sql/$(EXTENSION)--0.1.0.sql $< $(SQL_PARTS)
+	perl scripts/sqlbuild.pl upgrade sql/$(EXTENSION)--0.1.0.sql $< $(SQL_PARTS) > $@
+all: $(DATA_built)
 
 .PHONY: deps test demo bench bench-instr tapcheck quick sanitize soak deb deb-check
 

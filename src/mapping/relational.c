@@ -4,7 +4,7 @@
  *	  The triggers of the relational path, in C since they run per
  *	  statement or row: live projections (projection_trigger) and lookups
  *	  (lookup_trigger, get_by, lookup_coll). The mappings themselves are set-up functions in SQL
- *	  (sql/docmodel.sql, "From tables to documents") that generate one
+ *	  (sql/parts/80_mapping.sql) that generate one
  *	  query per mapping. Backend-local: TriggerPlanCache, the statements of
  *	  projection and lookup triggers prepared once, from the mapping (a
  *	  projection's is made by docmodel._projection_sql, never read from a

@@ -3,7 +3,7 @@
  * migrate/run.c
  *	  The bulk run of migrations: the migrate_collection procedure, which
  *	  migrates a collection in batches, committing between them (its SQL
- *	  work is in sql/docmodel.sql).
+ *	  work is in sql/parts/30_migrations.sql).
  *
  *	  Shared state: none in the backend; a run's progress is in the run
  *	  table, so an interrupted run resumes where it stopped.

@@ -1,0 +1,240 @@
+-------------------------------------------------------------------------------
+-- Revisions (src/history/revision.c)
+-------------------------------------------------------------------------------
+
+CREATE FUNCTION docmodel.diff(a jsonb, b jsonb) RETURNS jsonb
+	AS 'MODULE_PATHNAME', 'diff'
+	LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+COMMENT ON FUNCTION docmodel.diff(jsonb, jsonb) IS
+	'RFC 6902 JSON Patch turning a into b (objects member by member, arrays position by position)';
+
+CREATE FUNCTION docmodel.patch(doc jsonb, patch jsonb) RETURNS jsonb
+	AS 'MODULE_PATHNAME', 'patch'
+	LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+COMMENT ON FUNCTION docmodel.patch(jsonb, jsonb) IS
+	'Apply an RFC 6902 JSON Patch to doc; an operation that cannot apply (or a failing test) is an error';
+
+-- The one way docmodel names a table it derives from a collection.
+CREATE FUNCTION docmodel._derived_name(nsp regnamespace, base text, label text)
+    RETURNS name
+    LANGUAGE c STABLE STRICT PARALLEL SAFE
+    AS 'MODULE_PATHNAME', '_derived_name';
+COMMENT ON FUNCTION docmodel._derived_name(regnamespace, text, text) IS
+    'internal: a free name base_label in nsp, base cut to fit NAMEDATALEN, a number added to label when taken';
+
+CREATE FUNCTION docmodel.set_revisions(coll regclass, keep integer)
+    RETURNS regclass
+    LANGUAGE plpgsql VOLATILE PARALLEL UNSAFE
+    SET search_path = pg_catalog, pg_temp
+    AS $$
+DECLARE
+    cid integer;
+    hist regclass;
+    nspid oid;
+    base name;
+    owner name;
+    owner_id oid;
+    histname name;
+    distributed boolean := false;
+BEGIN
+    IF keep IS NULL OR keep OPERATOR(pg_catalog.<) 0 THEN
+        RAISE EXCEPTION 'invalid number of revisions to keep: %', coalesce(keep::text, 'NULL')
+            USING ERRCODE = 'invalid_parameter_value',
+                  DETAIL = pg_catalog.format('Collection "%s" was given keep => %s.', $1, coalesce(keep::text, 'NULL')),
+                  HINT = 'Give the number of revisions to keep per document, 0 to turn history off.';
+    END IF;
+    -- Configuration is the owner's, as ALTER TABLE is (_config_set_revisions
+    -- checks it too); one set_revisions at a time per collection.
+    SELECT r.relname, r.relowner INTO base, owner_id
+        FROM pg_catalog.pg_class AS r WHERE r.oid OPERATOR(pg_catalog.=) $1;
+    IF NOT pg_catalog.pg_has_role(owner_id, 'USAGE') THEN
+        RAISE EXCEPTION 'must be owner of table %', base
+            USING ERRCODE = 'insufficient_privilege',
+                  DETAIL = 'Changing the configuration of a collection takes its ownership.';
+    END IF;
+    EXECUTE pg_catalog.format('LOCK TABLE %s IN SHARE ROW EXCLUSIVE MODE', $1);
+    SELECT c.id, c.revisions_table INTO cid, hist
+        FROM docmodel.collection_config AS c
+        WHERE c.coll OPERATOR(pg_catalog.=) $1;
+    IF NOT FOUND THEN
+        RAISE EXCEPTION '"%" is not a docmodel collection', $1
+            USING ERRCODE = 'invalid_parameter_value',
+                  HINT = 'Create collections with docmodel.create_collection().';
+    END IF;
+    -- A history table the user dropped is forgotten (and made again below).
+    IF hist IS NOT NULL AND NOT EXISTS (SELECT FROM pg_catalog.pg_class AS r
+                                        WHERE r.oid OPERATOR(pg_catalog.=) hist) THEN
+        hist := NULL;
+    END IF;
+    -- On Citus, the history of a distributed collection is distributed
+    -- with it (colocated, below) and its trigger goes onto every shard.
+    IF keep OPERATOR(pg_catalog.>) 0 AND docmodel._citus_distributed($1) THEN
+        distributed := true;
+        PERFORM pg_catalog.set_config('citus.enable_unsafe_triggers', 'on', true);
+    END IF;
+    IF keep OPERATOR(pg_catalog.>) 0 AND hist IS NULL THEN
+        SELECT r.relnamespace, r.relname, pg_catalog.pg_get_userbyid(r.relowner)
+            INTO nspid, base, owner
+            FROM pg_catalog.pg_class AS r
+            WHERE r.oid OPERATOR(pg_catalog.=) $1;
+        -- The history a plain DROP TABLE of a collection of this name left
+        -- behind is taken over (its numbering continues): <name>_revisions,
+        -- uncut, named by the configuration of a dropped table.
+        SELECT h.oid INTO hist FROM pg_catalog.pg_class AS h
+            WHERE h.relnamespace OPERATOR(pg_catalog.=) nspid
+              AND h.relname OPERATOR(pg_catalog.=) (base::text OPERATOR(pg_catalog.||) '_revisions');
+        IF hist IS NOT NULL THEN
+            IF NOT docmodel._config_adopt_history(hist) THEN
+                hist := NULL;
+            END IF;
+        END IF;
+        IF hist IS NULL THEN
+            -- A free name that fits: <name>_revisions, the name cut to fit,
+            -- a number added when taken.
+            histname := docmodel._derived_name(nspid::regnamespace, base, 'revisions');
+            EXECUTE pg_catalog.format('CREATE TABLE %s.%I (id text COLLATE "C" NOT NULL, '
+                'ver integer NOT NULL, op text NOT NULL, changed_at timestamptz NOT NULL, '
+                'changed_by text, doc jsonb, PRIMARY KEY (id, ver))',
+                nspid::regnamespace, histname);
+            SELECT h.oid INTO hist FROM pg_catalog.pg_class AS h
+                WHERE h.relnamespace OPERATOR(pg_catalog.=) nspid
+                  AND h.relname OPERATOR(pg_catalog.=) histname;
+            IF owner OPERATOR(pg_catalog.<>) CURRENT_USER THEN
+                EXECUTE pg_catalog.format('ALTER TABLE %s OWNER TO %I', hist, owner);
+            END IF;
+            EXECUTE pg_catalog.format('COMMENT ON TABLE %s IS %L', hist,
+                pg_catalog.format('docmodel revisions of collection %s', $1));
+        END IF;
+    END IF;
+    -- (before the configuration names it to the workers)
+    IF distributed AND NOT docmodel._citus_distributed(hist) THEN
+        PERFORM pg_catalog.create_distributed_table(hist, 'id', colocate_with => $1::text);
+        PERFORM pg_catalog.truncate_local_data_after_distributing_table(hist);
+    END IF;
+    PERFORM docmodel._config_set_revisions($1, keep, hist);
+    IF EXISTS (SELECT FROM pg_catalog.pg_trigger AS g WHERE g.tgrelid OPERATOR(pg_catalog.=) $1
+               AND g.tgname OPERATOR(pg_catalog.=) 'docmodel_revisions') THEN
+        EXECUTE pg_catalog.format('DROP TRIGGER docmodel_revisions ON %s', $1);
+    END IF;
+    IF EXISTS (SELECT FROM pg_catalog.pg_trigger AS g WHERE g.tgrelid OPERATOR(pg_catalog.=) $1
+               AND g.tgname OPERATOR(pg_catalog.=) 'docmodel_revisions_truncate') THEN
+        EXECUTE pg_catalog.format('DROP TRIGGER docmodel_revisions_truncate ON %s', $1);
+    END IF;
+    IF keep OPERATOR(pg_catalog.>) 0 THEN
+        EXECUTE pg_catalog.format('CREATE TRIGGER docmodel_revisions '
+            'AFTER INSERT OR UPDATE OR DELETE ON %s FOR EACH ROW '
+            'EXECUTE FUNCTION docmodel.collection_trigger(%s)', $1, cid);
+        EXECUTE pg_catalog.format('CREATE TRIGGER docmodel_revisions_truncate '
+            'BEFORE TRUNCATE ON %s FOR EACH STATEMENT '
+            'EXECUTE FUNCTION docmodel.collection_trigger(%s)', $1, cid);
+        -- Keep at most keep revisions per key from now on.
+        EXECUTE pg_catalog.format('DELETE FROM %1$s AS r USING '
+            '(SELECT h.id, pg_catalog.max(h.ver) AS newest FROM %1$s AS h GROUP BY h.id) AS n '
+            'WHERE r.id OPERATOR(pg_catalog.=) n.id '
+            'AND r.ver OPERATOR(pg_catalog.<=) (n.newest OPERATOR(pg_catalog.-) $1)', hist)
+            USING keep;
+    END IF;
+    RETURN hist;
+END
+$$;
+COMMENT ON FUNCTION docmodel.set_revisions(regclass, integer) IS
+    'keep the last keep revisions of every document of a collection (0 = off; the history table is kept)';
+
+-- The history table of a collection, or an error naming why there is none.
+CREATE FUNCTION docmodel._revisions_table(coll regclass, OUT hist regclass, OUT delim text)
+    LANGUAGE plpgsql STABLE PARALLEL SAFE STRICT
+    SET search_path = pg_catalog, pg_temp
+    AS $$
+BEGIN
+    SELECT c.revisions_table, c.delimiter INTO hist, delim
+        FROM docmodel.collection_config AS c
+        WHERE c.coll OPERATOR(pg_catalog.=) $1;
+    IF NOT FOUND THEN
+        RAISE EXCEPTION '"%" is not a docmodel collection', $1
+            USING ERRCODE = 'invalid_parameter_value',
+                  HINT = 'Create collections with docmodel.create_collection().';
+    END IF;
+    IF hist IS NULL THEN
+        RAISE EXCEPTION 'collection "%" keeps no revisions', $1
+            USING ERRCODE = 'invalid_parameter_value',
+                  HINT = 'Turn history on with docmodel.set_revisions(coll, keep).';
+    END IF;
+    IF NOT EXISTS (SELECT FROM pg_catalog.pg_class AS r WHERE r.oid OPERATOR(pg_catalog.=) hist) THEN
+        RAISE EXCEPTION 'the revisions table of collection "%" does not exist', $1
+            USING ERRCODE = 'undefined_table',
+                  HINT = 'Call docmodel.set_revisions() to create a new one.';
+    END IF;
+    PERFORM docmodel._check_layout(hist, 'history');
+END
+$$;
+COMMENT ON FUNCTION docmodel._revisions_table(regclass) IS
+    'internal: the revisions table and key delimiter of a collection';
+
+CREATE FUNCTION docmodel.revisions(coll regclass, key text)
+    RETURNS TABLE(ver integer, revision_key text, op text, changed_at timestamptz,
+                  changed_by text, doc jsonb)
+    LANGUAGE plpgsql STABLE PARALLEL SAFE STRICT
+    SET search_path = pg_catalog, pg_temp
+    AS $$
+DECLARE
+    t record;
+BEGIN
+    t := docmodel._revisions_table($1);
+    RETURN QUERY EXECUTE pg_catalog.format('SELECT r.ver, r.id OPERATOR(pg_catalog.||) $2 '
+        'OPERATOR(pg_catalog.||) ''v'' OPERATOR(pg_catalog.||) $2 OPERATOR(pg_catalog.||) r.ver::text, '
+        'r.op, r.changed_at, r.changed_by, r.doc FROM %s AS r '
+        'WHERE r.id OPERATOR(pg_catalog.=) $1 ORDER BY r.ver DESC', t.hist)
+        USING $2, t.delim;
+END
+$$;
+COMMENT ON FUNCTION docmodel.revisions(regclass, text) IS
+    'the stored revisions of a document, newest first (also after it was deleted)';
+
+CREATE FUNCTION docmodel.get_revision(coll regclass, key text, ver integer) RETURNS jsonb
+    LANGUAGE plpgsql STABLE PARALLEL SAFE STRICT
+    SET search_path = pg_catalog, pg_temp
+    AS $$
+DECLARE
+    t record;
+    body jsonb;
+BEGIN
+    t := docmodel._revisions_table($1);
+    EXECUTE pg_catalog.format('SELECT r.doc FROM %s AS r WHERE r.id OPERATOR(pg_catalog.=) $1 '
+        'AND r.ver OPERATOR(pg_catalog.=) $2', t.hist)
+        INTO body USING $2, $3;
+    RETURN body;
+END
+$$;
+COMMENT ON FUNCTION docmodel.get_revision(regclass, text, integer) IS
+    'the body of revision ver of a document, NULL when there is none';
+
+CREATE FUNCTION docmodel.restore(coll regclass, key text, ver integer) RETURNS bigint
+    LANGUAGE plpgsql VOLATILE PARALLEL UNSAFE STRICT
+    SET search_path = pg_catalog, pg_temp
+    AS $$
+DECLARE
+    body jsonb;
+    newcas bigint;
+BEGIN
+    PERFORM docmodel._check_layout($1, 'collection');
+    body := docmodel.get_revision($1, $2, $3);
+    IF body IS NULL THEN
+        RAISE EXCEPTION 'revision % of document "%" does not exist', $3, $2
+            USING ERRCODE = 'no_data_found',
+                  DETAIL = pg_catalog.format('Collection %s has no revision %s of key "%s".', $1, $3, $2),
+                  HINT = 'docmodel.revisions(coll, key) lists the stored revisions.';
+    END IF;
+    -- An insert after a delete, else an update; the trigger numbers and
+    -- stamps it, and the update files the current body as a revision.
+    EXECUTE pg_catalog.format('INSERT INTO %s AS t (id, doc, cas) VALUES ($1, $2, 0) '
+        'ON CONFLICT (id) DO UPDATE SET doc = excluded.doc, expires_at = NULL '
+        'RETURNING t.cas', $1)
+        INTO newcas USING $2, body;
+    RETURN newcas;
+END
+$$;
+COMMENT ON FUNCTION docmodel.restore(regclass, text, integer) IS
+    'write revision ver of a document back as its current body (a new revision; works after a delete); returns the new CAS';
+
+-- (end of revisions)
+
