@@ -84,7 +84,12 @@ sql/$(EXTENSION)--0.1.0--$(EXTVERSION).sql: sql/upgrade/$(EXTENSION)--0.1.0--$(E
 	perl scripts/sqlbuild.pl upgrade sql/$(EXTENSION)--0.1.0.sql $< $(SQL_PARTS) > $@
 all: $(DATA_built)
 
-.PHONY: deps test demo bench bench-instr tapcheck quick sanitize soak deb deb-check
+.PHONY: deps test demo bench bench-instr tapcheck quick sanitize soak deb deb-check check-format format
+
+# The C in the .clang-format style and the SQL indented with spaces (make test runs it too).
+check-format:
+	@scripts/check_format.sh
+
 
 # Install what a fresh Debian machine lacks (PostgreSQL PG_MAJOR, its headers, IPC::Run for TAP).
 deps:

@@ -14,7 +14,7 @@
 # One source for each SQL object: a function, view, table, trigger, comment or grant is written
 # once, in the concern file it belongs to; the upgrade takes from the parts what changed since
 # BASE, by comparing each statement with BASE's statement of the same object:
-#   - a function, procedure or view BASE has, unchanged: left out; changed: CREATE OR REPLACE
+#   - a function, procedure or view BASE has, the same text: left out; changed: CREATE OR REPLACE
 #     (unless TEMPLATE drops it first: then CREATE); one BASE lacks: CREATE;
 #   - a table, index, trigger, sequence, type, cast or operator: only when BASE lacks it (a change
 #     to one BASE has is an ALTER the template writes), with the rows inserted into a new table;
@@ -57,6 +57,7 @@ sub statements {
 	return @out;
 }
 
+sub trim { my ($s) = @_; $s =~ s/^\s+|\s+$//g; return $s; }
 sub norm { my ($s) = @_; $s =~ s/--[^\n]*//g; $s =~ s/\s+/ /g; $s =~ s/^ | $//g; $s =~ s/\( /(/g; $s =~ s/ \)/)/g; return lc $s; }
 
 # The text inside the parentheses that open at or after position $i of $s.
@@ -187,7 +188,7 @@ sub generated {
 		my $emit;
 		if ($k eq 'function' || $k eq 'view') {
 			if (!$b || $dropped{$key}) { $emit = 1; }
-			elsif (norm($b->{body}) ne norm($body)) {
+			elsif (trim($b->{body}) ne trim($body)) {
 				$emit = 1;
 				$body =~ s/^(\s*CREATE)\s+(?!OR\s)/$1 OR REPLACE /is;
 			}

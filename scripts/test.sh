@@ -48,6 +48,10 @@ cat "$logdir/meta.log"
 perl test/readme/links.pl > "$logdir/links.log" 2>&1; echo $? > "$logdir/links.rc"
 cat "$logdir/links.log"
 
+# Formatting: the C in the .clang-format style, the SQL indented with spaces.
+scripts/check_format.sh > "$logdir/format.log" 2>&1; echo $? > "$logdir/format.rc"
+cat "$logdir/format.log"
+
 # TAP: each test starts its own clusters.
 scripts/tap.sh > "$logdir/tap.log" 2>&1; echo $? > "$logdir/tap.rc"
 cat "$logdir/tap.log"
@@ -65,7 +69,7 @@ else
 	echo 0 > "$logdir/citus.rc"
 fi
 
-logs="$logdir/regress.log $logdir/iso.log $logdir/readme.log $logdir/jsonschema.log $logdir/meta.log $logdir/links.log $logdir/citus.log"
+logs="$logdir/regress.log $logdir/iso.log $logdir/readme.log $logdir/jsonschema.log $logdir/meta.log $logdir/links.log $logdir/format.log $logdir/citus.log"
 pass=$(cat $logs 2>/dev/null | grep -cE "$REGRESS_OK")
 fail=$(cat $logs 2>/dev/null | grep -cE "$REGRESS_FAILED")
 # the README check counts one per block; if it stopped before any block failed, count it once
@@ -78,7 +82,7 @@ tfiles=$(ls test/t/*.pl 2>/dev/null | wc -l)
 pass=$((pass + tpass))
 fail=$((fail + tfiles - tpass))
 rc=0
-for s in regress iso readme jsonschema meta links tap citus; do
+for s in regress iso readme jsonschema meta links format tap citus; do
 	r=$(cat "$logdir/$s.rc" 2>/dev/null || echo 1)
 	[ "$r" = 0 ] || { rc=1; echo "suite $s exited $r"; }
 done

@@ -13,33 +13,33 @@
  * cache (migrate.c) when the registry changes.
  */
 CREATE TABLE docmodel.migration_rules (
-	doc_type      text NOT NULL,
-	from_version  docmodel.version NOT NULL,
-	to_version    docmodel.version NOT NULL,
-	steps         jsonb,
-	fn            text,
-	registered_at timestamptz NOT NULL DEFAULT pg_catalog.now(),
-	collection_id integer NOT NULL DEFAULT 0,
-	active        boolean NOT NULL DEFAULT true,
-	PRIMARY KEY (doc_type, collection_id, from_version),
-	CHECK ((steps IS NULL) <> (fn IS NULL)),
-	CHECK (from_version OPERATOR(docmodel.<) to_version)
+    doc_type      text NOT NULL,
+    from_version  docmodel.version NOT NULL,
+    to_version    docmodel.version NOT NULL,
+    steps         jsonb,
+    fn            text,
+    registered_at timestamptz NOT NULL DEFAULT pg_catalog.now(),
+    collection_id integer NOT NULL DEFAULT 0,
+    active        boolean NOT NULL DEFAULT true,
+    PRIMARY KEY (doc_type, collection_id, from_version),
+    CHECK ((steps IS NULL) <> (fn IS NULL)),
+    CHECK (from_version OPERATOR(docmodel.<) to_version)
 );
 COMMENT ON TABLE docmodel.migration_rules IS
-	'docmodel: registered schema migrations, one chain of rules per document type and scope (collection_id 0: global)';
+    'docmodel: registered schema migrations, one chain of rules per document type and scope (collection_id 0: global)';
 SELECT pg_catalog.pg_extension_config_dump('docmodel.migration_rules', '');
 -- Every role that reads or writes documents reads the rules (migrate on read
 -- and write); registering them takes the owner's rights.
 GRANT SELECT ON docmodel.migration_rules TO PUBLIC;
 
 CREATE FUNCTION docmodel._migration_rules_changed() RETURNS trigger
-	AS 'MODULE_PATHNAME', 'migration_rules_changed'
-	LANGUAGE C VOLATILE PARALLEL UNSAFE;
+    AS 'MODULE_PATHNAME', 'migration_rules_changed'
+    LANGUAGE C VOLATILE PARALLEL UNSAFE;
 COMMENT ON FUNCTION docmodel._migration_rules_changed() IS
-	'docmodel internal: invalidate every backend''s migration cache when the registry changes';
+    'docmodel internal: invalidate every backend''s migration cache when the registry changes';
 CREATE TRIGGER migration_rules_changed
-	AFTER INSERT OR UPDATE OR DELETE OR TRUNCATE ON docmodel.migration_rules
-	FOR EACH STATEMENT EXECUTE FUNCTION docmodel._migration_rules_changed();
+    AFTER INSERT OR UPDATE OR DELETE OR TRUNCATE ON docmodel.migration_rules
+    FOR EACH STATEMENT EXECUTE FUNCTION docmodel._migration_rules_changed();
 
 /*
  * Bulk runs of migrate_collection. status is running, done, failed or
@@ -48,35 +48,35 @@ CREATE TRIGGER migration_rules_changed
  * state of this cluster's runs, not configuration.
  */
 CREATE TABLE docmodel.migration_run (
-	run_id      bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
-	coll        regclass NOT NULL,
-	doc_type    text,
-	target      docmodel.version,
-	targets     jsonb NOT NULL,
-	started_at  timestamptz NOT NULL DEFAULT pg_catalog.clock_timestamp(),
-	finished_at timestamptz,
-	last_key    text,
-	docs_done   bigint NOT NULL DEFAULT 0,
-	docs_total  bigint,
-	status      text NOT NULL DEFAULT 'running'
-		CHECK (status IN ('running', 'done', 'failed', 'cancelled')),
-	error       text
+    run_id      bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+    coll        regclass NOT NULL,
+    doc_type    text,
+    target      docmodel.version,
+    targets     jsonb NOT NULL,
+    started_at  timestamptz NOT NULL DEFAULT pg_catalog.clock_timestamp(),
+    finished_at timestamptz,
+    last_key    text,
+    docs_done   bigint NOT NULL DEFAULT 0,
+    docs_total  bigint,
+    status      text NOT NULL DEFAULT 'running'
+        CHECK (status IN ('running', 'done', 'failed', 'cancelled')),
+    error       text
 );
 COMMENT ON TABLE docmodel.migration_run IS
-	'docmodel: state of migrate_collection runs (read docmodel.migration_runs)';
+    'docmodel: state of migrate_collection runs (read docmodel.migration_runs)';
 
 CREATE VIEW docmodel.migration_runs AS
 SELECT r.run_id, r.coll, r.doc_type, r.target, r.started_at, r.finished_at,
-	r.last_key, r.docs_done, r.docs_total,
-	CASE WHEN r.status OPERATOR(pg_catalog.=) 'running' AND NOT EXISTS (
-			SELECT FROM pg_catalog.pg_locks l
-			WHERE l.locktype OPERATOR(pg_catalog.=) 'advisory'
-				AND l.classid OPERATOR(pg_catalog.=) 1835496052::pg_catalog.oid
-				AND l.objid OPERATOR(pg_catalog.=) r.coll::pg_catalog.oid
-				AND l.objsubid OPERATOR(pg_catalog.=) 2 AND l.granted)
-		THEN 'interrupted' ELSE r.status END AS status,
-	r.error,
-	r.targets OPERATOR(pg_catalog.->>) 'mapping' AS mapping
+    r.last_key, r.docs_done, r.docs_total,
+    CASE WHEN r.status OPERATOR(pg_catalog.=) 'running' AND NOT EXISTS (
+            SELECT FROM pg_catalog.pg_locks l
+            WHERE l.locktype OPERATOR(pg_catalog.=) 'advisory'
+                AND l.classid OPERATOR(pg_catalog.=) 1835496052::pg_catalog.oid
+                AND l.objid OPERATOR(pg_catalog.=) r.coll::pg_catalog.oid
+                AND l.objsubid OPERATOR(pg_catalog.=) 2 AND l.granted)
+        THEN 'interrupted' ELSE r.status END AS status,
+    r.error,
+    r.targets OPERATOR(pg_catalog.->>) 'mapping' AS mapping
 FROM docmodel.migration_run r;
 -- Everyone may read the runs; they are written only by
 -- _migration_run_new() and _migration_run_set(), which check UPDATE on the
@@ -84,21 +84,21 @@ FROM docmodel.migration_run r;
 GRANT SELECT ON docmodel.migration_run TO PUBLIC;
 GRANT SELECT ON docmodel.migration_runs TO PUBLIC;
 COMMENT ON VIEW docmodel.migration_runs IS
-	'docmodel: every migrate_collection and migrate_tables run: collection, type, target, progress (last key, docs), status, error, the mapping of a migrate_tables run';
+    'docmodel: every migrate_collection and migrate_tables run: collection, type, target, progress (last key, docs), status, error, the mapping of a migrate_tables run';
 
 CREATE FUNCTION docmodel._migration_run_new(coll regclass, doc_type text,
-	target text, targets jsonb) RETURNS bigint
-	AS 'MODULE_PATHNAME', 'migration_run_new'
-	LANGUAGE C VOLATILE PARALLEL UNSAFE;
+    target text, targets jsonb) RETURNS bigint
+    AS 'MODULE_PATHNAME', 'migration_run_new'
+    LANGUAGE C VOLATILE PARALLEL UNSAFE;
 COMMENT ON FUNCTION docmodel._migration_run_new(regclass, text, text, jsonb) IS
-	'docmodel internal: record a new run of migrate_collection (42501 without UPDATE on coll)';
+    'docmodel internal: record a new run of migrate_collection (42501 without UPDATE on coll)';
 
 CREATE FUNCTION docmodel._migration_run_set(run bigint, status text, last_key text,
-	docs_done bigint, docs_total bigint, targets jsonb, error text) RETURNS void
-	AS 'MODULE_PATHNAME', 'migration_run_set'
-	LANGUAGE C VOLATILE PARALLEL UNSAFE;
+    docs_done bigint, docs_total bigint, targets jsonb, error text) RETURNS void
+    AS 'MODULE_PATHNAME', 'migration_run_set'
+    LANGUAGE C VOLATILE PARALLEL UNSAFE;
 COMMENT ON FUNCTION docmodel._migration_run_set(bigint, text, text, bigint, bigint, jsonb, text) IS
-	'docmodel internal: record the state of a run of migrate_collection (42501 without UPDATE on its collection)';
+    'docmodel internal: record the state of a run of migrate_collection (42501 without UPDATE on its collection)';
 
 /*
  * A rule's function is pinned by a function docmodel creates per rule in
@@ -110,68 +110,68 @@ COMMENT ON FUNCTION docmodel._migration_run_set(bigint, text, text, bigint, bigi
  * Such functions are dumped by pg_dump like any other.
  */
 CREATE FUNCTION docmodel._migration_fn_name(doc_type text, from_version docmodel.version,
-	collection_id integer)
-	RETURNS text
-	LANGUAGE sql STABLE STRICT PARALLEL SAFE
-	SET search_path = pg_catalog, pg_temp
-	RETURN '_migration_fn_' OPERATOR(pg_catalog.||) pg_catalog.substr(pg_catalog.encode(
-		pg_catalog.sha256(pg_catalog.convert_to(doc_type OPERATOR(pg_catalog.||) ' '
-			OPERATOR(pg_catalog.||) docmodel.version_text(from_version)
-			OPERATOR(pg_catalog.||) CASE WHEN collection_id OPERATOR(pg_catalog.=) 0 THEN ''
-				ELSE ' ' OPERATOR(pg_catalog.||) collection_id END, 'UTF8')),
-		'hex'), 1, 40);
+    collection_id integer)
+    RETURNS text
+    LANGUAGE sql STABLE STRICT PARALLEL SAFE
+    SET search_path = pg_catalog, pg_temp
+    RETURN '_migration_fn_' OPERATOR(pg_catalog.||) pg_catalog.substr(pg_catalog.encode(
+        pg_catalog.sha256(pg_catalog.convert_to(doc_type OPERATOR(pg_catalog.||) ' '
+            OPERATOR(pg_catalog.||) docmodel.version_text(from_version)
+            OPERATOR(pg_catalog.||) CASE WHEN collection_id OPERATOR(pg_catalog.=) 0 THEN ''
+                ELSE ' ' OPERATOR(pg_catalog.||) collection_id END, 'UTF8')),
+        'hex'), 1, 40);
 COMMENT ON FUNCTION docmodel._migration_fn_name(text, docmodel.version, integer) IS
-	'docmodel internal: name of the function pinning the function of a type''s rule from a version (of a collection, collection_id, or global: 0)';
+    'docmodel internal: name of the function pinning the function of a type''s rule from a version (of a collection, collection_id, or global: 0)';
 
 CREATE FUNCTION docmodel._migration_fn(doc_type text, from_version docmodel.version,
-	collection_id integer)
-	RETURNS oid
-	LANGUAGE sql STABLE STRICT PARALLEL SAFE
-	SET search_path = pg_catalog, pg_temp
-	BEGIN ATOMIC
-	SELECT d.refobjid FROM pg_catalog.pg_depend AS d
-	WHERE d.classid OPERATOR(pg_catalog.=) 'pg_catalog.pg_proc'::pg_catalog.regclass
-		AND d.objid OPERATOR(pg_catalog.=) pg_catalog.to_regprocedure(pg_catalog.format(
-			'docmodel.%I(pg_catalog.jsonb)', docmodel._migration_fn_name(doc_type, from_version,
-				collection_id)))
-		AND d.refclassid OPERATOR(pg_catalog.=) 'pg_catalog.pg_proc'::pg_catalog.regclass
-		AND d.deptype OPERATOR(pg_catalog.=) 'n';
-	END;
+    collection_id integer)
+    RETURNS oid
+    LANGUAGE sql STABLE STRICT PARALLEL SAFE
+    SET search_path = pg_catalog, pg_temp
+    BEGIN ATOMIC
+    SELECT d.refobjid FROM pg_catalog.pg_depend AS d
+    WHERE d.classid OPERATOR(pg_catalog.=) 'pg_catalog.pg_proc'::pg_catalog.regclass
+        AND d.objid OPERATOR(pg_catalog.=) pg_catalog.to_regprocedure(pg_catalog.format(
+            'docmodel.%I(pg_catalog.jsonb)', docmodel._migration_fn_name(doc_type, from_version,
+                collection_id)))
+        AND d.refclassid OPERATOR(pg_catalog.=) 'pg_catalog.pg_proc'::pg_catalog.regclass
+        AND d.deptype OPERATOR(pg_catalog.=) 'n';
+    END;
 COMMENT ON FUNCTION docmodel._migration_fn(text, docmodel.version, integer) IS
-	'docmodel internal: the OID of the function a type''s rule from a version calls (NULL when not pinned)';
+    'docmodel internal: the OID of the function a type''s rule from a version calls (NULL when not pinned)';
 
 CREATE FUNCTION docmodel._migration_pin(doc_type text, from_version docmodel.version,
-	to_version docmodel.version, fn regprocedure, collection_id integer) RETURNS void
+    to_version docmodel.version, fn regprocedure, collection_id integer) RETURNS void
 LANGUAGE plpgsql VOLATILE PARALLEL UNSAFE
 SET search_path = pg_catalog, pg_temp
 AS $$
 DECLARE
-	name text := docmodel._migration_fn_name(doc_type, from_version, collection_id);
-	p record;
+    name text := docmodel._migration_fn_name(doc_type, from_version, collection_id);
+    p record;
 BEGIN
-	IF to_regprocedure(format('docmodel.%I(jsonb)', name)) IS NOT NULL THEN
-		EXECUTE format('DROP FUNCTION docmodel.%I(jsonb)', name);
-	END IF;
-	IF fn IS NULL THEN
-		RETURN;
-	END IF;
-	SELECT pr.proname, n.nspname INTO p
-	FROM pg_proc pr JOIN pg_namespace n ON n.oid = pr.pronamespace
-	WHERE pr.oid = fn;
-	EXECUTE format('CREATE FUNCTION docmodel.%I(doc jsonb) RETURNS jsonb LANGUAGE sql '
-		'BEGIN ATOMIC SELECT %I.%I(doc); END', name, p.nspname, p.proname);
-	IF docmodel._migration_fn(doc_type, from_version, collection_id) IS DISTINCT FROM fn::oid THEN
-		RAISE EXCEPTION USING ERRCODE = '42725',
-			MESSAGE = format('migration function %s cannot be called unambiguously by its name', fn),
-			DETAIL = format('Type "%s", migration %s to %s.', doc_type, from_version, to_version);
-	END IF;
-	EXECUTE format('COMMENT ON FUNCTION docmodel.%I(jsonb) IS %L', name,
-		format('docmodel: pins %s, the function of the migration of type "%s" from %s to %s',
-			fn, doc_type, from_version, to_version));
+    IF to_regprocedure(format('docmodel.%I(jsonb)', name)) IS NOT NULL THEN
+        EXECUTE format('DROP FUNCTION docmodel.%I(jsonb)', name);
+    END IF;
+    IF fn IS NULL THEN
+        RETURN;
+    END IF;
+    SELECT pr.proname, n.nspname INTO p
+    FROM pg_proc pr JOIN pg_namespace n ON n.oid = pr.pronamespace
+    WHERE pr.oid = fn;
+    EXECUTE format('CREATE FUNCTION docmodel.%I(doc jsonb) RETURNS jsonb LANGUAGE sql '
+        'BEGIN ATOMIC SELECT %I.%I(doc); END', name, p.nspname, p.proname);
+    IF docmodel._migration_fn(doc_type, from_version, collection_id) IS DISTINCT FROM fn::oid THEN
+        RAISE EXCEPTION USING ERRCODE = '42725',
+            MESSAGE = format('migration function %s cannot be called unambiguously by its name', fn),
+            DETAIL = format('Type "%s", migration %s to %s.', doc_type, from_version, to_version);
+    END IF;
+    EXECUTE format('COMMENT ON FUNCTION docmodel.%I(jsonb) IS %L', name,
+        format('docmodel: pins %s, the function of the migration of type "%s" from %s to %s',
+            fn, doc_type, from_version, to_version));
 END
 $$;
 COMMENT ON FUNCTION docmodel._migration_pin(text, docmodel.version, docmodel.version, regprocedure, integer) IS
-	'docmodel internal: pin the function of a rule (or unpin, with fn NULL), so that it cannot be dropped and is called by its OID';
+    'docmodel internal: pin the function of a rule (or unpin, with fn NULL), so that it cannot be dropped and is called by its OID';
 
 -- Rules deleted (or changed) directly let their functions go.
 CREATE FUNCTION docmodel._migration_unpin_orphans() RETURNS trigger
@@ -179,200 +179,200 @@ LANGUAGE plpgsql VOLATILE PARALLEL UNSAFE
 SET search_path = pg_catalog, pg_temp
 AS $$
 DECLARE
-	f record;
+    f record;
 BEGIN
-	FOR f IN SELECT p.oid::regprocedure AS pin FROM pg_proc p
-		WHERE p.pronamespace = 'docmodel'::regnamespace
-			AND p.proname LIKE '\_migration\_fn\_%' AND p.pronargs = 1
-			AND p.proname NOT IN (SELECT docmodel._migration_fn_name(r.doc_type, r.from_version,
-				r.collection_id)
-				FROM docmodel.migration_rules r)
-	LOOP
-		EXECUTE format('DROP FUNCTION %s', f.pin);
-	END LOOP;
-	RETURN NULL;
+    FOR f IN SELECT p.oid::regprocedure AS pin FROM pg_proc p
+        WHERE p.pronamespace = 'docmodel'::regnamespace
+            AND p.proname LIKE '\_migration\_fn\_%' AND p.pronargs = 1
+            AND p.proname NOT IN (SELECT docmodel._migration_fn_name(r.doc_type, r.from_version,
+                r.collection_id)
+                FROM docmodel.migration_rules r)
+    LOOP
+        EXECUTE format('DROP FUNCTION %s', f.pin);
+    END LOOP;
+    RETURN NULL;
 END
 $$;
 COMMENT ON FUNCTION docmodel._migration_unpin_orphans() IS
-	'docmodel internal: statement trigger: drop the pins of functions no rule calls any more';
+    'docmodel internal: statement trigger: drop the pins of functions no rule calls any more';
 CREATE TRIGGER migration_rules_unpin
-	AFTER UPDATE OR DELETE OR TRUNCATE ON docmodel.migration_rules
-	FOR EACH STATEMENT EXECUTE FUNCTION docmodel._migration_unpin_orphans();
+    AFTER UPDATE OR DELETE OR TRUNCATE ON docmodel.migration_rules
+    FOR EACH STATEMENT EXECUTE FUNCTION docmodel._migration_unpin_orphans();
 
 CREATE FUNCTION docmodel._check_migration_steps(steps jsonb) RETURNS void
-	AS 'MODULE_PATHNAME', 'migration_check_steps'
-	LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+    AS 'MODULE_PATHNAME', 'migration_check_steps'
+    LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
 COMMENT ON FUNCTION docmodel._check_migration_steps(jsonb) IS
-	'docmodel internal: raise 22023 naming the step index and op when a steps array is not well formed';
+    'docmodel internal: raise 22023 naming the step index and op when a steps array is not well formed';
 
 CREATE FUNCTION docmodel.register_migration(doc_type text,
-	from_version docmodel.version, to_version docmodel.version,
-	steps jsonb DEFAULT NULL, fn regprocedure DEFAULT NULL,
-	coll regclass DEFAULT NULL, active boolean DEFAULT true) RETURNS void
+    from_version docmodel.version, to_version docmodel.version,
+    steps jsonb DEFAULT NULL, fn regprocedure DEFAULT NULL,
+    coll regclass DEFAULT NULL, active boolean DEFAULT true) RETURNS void
 LANGUAGE plpgsql VOLATILE PARALLEL UNSAFE
 SET search_path = pg_catalog, pg_temp
 AS $$
 DECLARE
-	fn_text text;
-	p record;
-	same record;
-	first_from docmodel.version;
-	last_to docmodel.version;
-	scope integer := 0;
-	place text := '';
+    fn_text text;
+    p record;
+    same record;
+    first_from docmodel.version;
+    last_to docmodel.version;
+    scope integer := 0;
+    place text := '';
 BEGIN
-	IF doc_type IS NULL OR doc_type = '' OR octet_length(doc_type) > 250 THEN
-		RAISE EXCEPTION USING ERRCODE = '22023',
-			MESSAGE = format('invalid document type "%s"', doc_type),
-			DETAIL = 'A document type is 1 to 250 bytes long.';
-	END IF;
-	IF from_version IS NULL OR to_version IS NULL THEN
-		RAISE EXCEPTION USING ERRCODE = '22023',
-			MESSAGE = 'from_version and to_version are required',
-			DETAIL = format('Type "%s".', doc_type);
-	END IF;
-	IF active IS NULL THEN
-		RAISE EXCEPTION USING ERRCODE = '22023',
-			MESSAGE = 'active must be true or false',
-			DETAIL = format('Type "%s", migration %s to %s.', doc_type, from_version, to_version);
-	END IF;
-	-- A rule of one collection: it replaces the type's global chain there.
-	IF coll IS NOT NULL THEN
-		SELECT c.id INTO scope FROM docmodel.collection_config AS c WHERE c.coll = register_migration.coll;
-		IF NOT FOUND THEN
-			RAISE EXCEPTION USING ERRCODE = '22023',
-				MESSAGE = format('"%s" is not a docmodel collection', coll),
-				DETAIL = format('Type "%s", migration %s to %s: a rule is global (coll NULL) or of one collection.',
-					doc_type, from_version, to_version);
-		END IF;
-		place := format(' in collection %s', coll);
-	END IF;
-	IF (steps IS NULL) = (fn IS NULL) THEN
-		RAISE EXCEPTION USING ERRCODE = '22023',
-			MESSAGE = 'give exactly one of steps and fn',
-			DETAIL = format('Type "%s", migration %s to %s.', doc_type, from_version, to_version),
-			HINT = 'steps => ''[{"op": ...}]'' for declarative steps, fn => ''my_step(jsonb)'' for a function.';
-	END IF;
-	IF NOT from_version OPERATOR(docmodel.<) to_version THEN
-		RAISE EXCEPTION USING ERRCODE = '22023',
-			MESSAGE = format('a migration must go to a newer version, not from %s to %s', from_version, to_version),
-			DETAIL = format('Type "%s".', doc_type);
-	END IF;
-	IF steps IS NOT NULL THEN
-		PERFORM docmodel._check_migration_steps(steps);
-	ELSE
-		SELECT pr.pronargs, pr.proargtypes, pr.prorettype, pr.prokind, pr.proretset,
-			pr.proname, n.nspname
-		INTO p
-		FROM pg_proc pr JOIN pg_namespace n ON n.oid = pr.pronamespace
-		WHERE pr.oid = fn;
-		IF p.prokind <> 'f' OR p.pronargs <> 1 OR p.proargtypes[0] <> 'jsonb'::regtype
-			OR p.prorettype <> 'jsonb'::regtype OR p.proretset THEN
-			RAISE EXCEPTION USING ERRCODE = '22023',
-				MESSAGE = format('migration function %s must take jsonb and return jsonb', fn),
-				DETAIL = format('Type "%s", migration %s to %s.', doc_type, from_version, to_version);
-		END IF;
-		fn_text := format('%I.%I(jsonb)', p.nspname, p.proname);
-	END IF;
+    IF doc_type IS NULL OR doc_type = '' OR octet_length(doc_type) > 250 THEN
+        RAISE EXCEPTION USING ERRCODE = '22023',
+            MESSAGE = format('invalid document type "%s"', doc_type),
+            DETAIL = 'A document type is 1 to 250 bytes long.';
+    END IF;
+    IF from_version IS NULL OR to_version IS NULL THEN
+        RAISE EXCEPTION USING ERRCODE = '22023',
+            MESSAGE = 'from_version and to_version are required',
+            DETAIL = format('Type "%s".', doc_type);
+    END IF;
+    IF active IS NULL THEN
+        RAISE EXCEPTION USING ERRCODE = '22023',
+            MESSAGE = 'active must be true or false',
+            DETAIL = format('Type "%s", migration %s to %s.', doc_type, from_version, to_version);
+    END IF;
+    -- A rule of one collection: it replaces the type's global chain there.
+    IF coll IS NOT NULL THEN
+        SELECT c.id INTO scope FROM docmodel.collection_config AS c WHERE c.coll = register_migration.coll;
+        IF NOT FOUND THEN
+            RAISE EXCEPTION USING ERRCODE = '22023',
+                MESSAGE = format('"%s" is not a docmodel collection', coll),
+                DETAIL = format('Type "%s", migration %s to %s: a rule is global (coll NULL) or of one collection.',
+                    doc_type, from_version, to_version);
+        END IF;
+        place := format(' in collection %s', coll);
+    END IF;
+    IF (steps IS NULL) = (fn IS NULL) THEN
+        RAISE EXCEPTION USING ERRCODE = '22023',
+            MESSAGE = 'give exactly one of steps and fn',
+            DETAIL = format('Type "%s", migration %s to %s.', doc_type, from_version, to_version),
+            HINT = 'steps => ''[{"op": ...}]'' for declarative steps, fn => ''my_step(jsonb)'' for a function.';
+    END IF;
+    IF NOT from_version OPERATOR(docmodel.<) to_version THEN
+        RAISE EXCEPTION USING ERRCODE = '22023',
+            MESSAGE = format('a migration must go to a newer version, not from %s to %s', from_version, to_version),
+            DETAIL = format('Type "%s".', doc_type);
+    END IF;
+    IF steps IS NOT NULL THEN
+        PERFORM docmodel._check_migration_steps(steps);
+    ELSE
+        SELECT pr.pronargs, pr.proargtypes, pr.prorettype, pr.prokind, pr.proretset,
+            pr.proname, n.nspname
+        INTO p
+        FROM pg_proc pr JOIN pg_namespace n ON n.oid = pr.pronamespace
+        WHERE pr.oid = fn;
+        IF p.prokind <> 'f' OR p.pronargs <> 1 OR p.proargtypes[0] <> 'jsonb'::regtype
+            OR p.prorettype <> 'jsonb'::regtype OR p.proretset THEN
+            RAISE EXCEPTION USING ERRCODE = '22023',
+                MESSAGE = format('migration function %s must take jsonb and return jsonb', fn),
+                DETAIL = format('Type "%s", migration %s to %s.', doc_type, from_version, to_version);
+        END IF;
+        fn_text := format('%I.%I(jsonb)', p.nspname, p.proname);
+    END IF;
 
-	-- One registration at a time, so two cannot fork the chain.
-	LOCK TABLE docmodel.migration_rules IN SHARE ROW EXCLUSIVE MODE;
-	SELECT r.from_version, r.to_version INTO same FROM docmodel.migration_rules r
-	WHERE r.doc_type = register_migration.doc_type AND r.collection_id = scope
-		AND r.from_version OPERATOR(docmodel.=) register_migration.from_version;
-	IF FOUND THEN
-		IF same.to_version OPERATOR(docmodel.=) register_migration.to_version THEN
-			-- The same rule registered again replaces its steps (a fix).
-			UPDATE docmodel.migration_rules r
-			SET steps = register_migration.steps, fn = fn_text, registered_at = now(),
-				active = register_migration.active
-			WHERE r.doc_type = register_migration.doc_type AND r.collection_id = scope
-				AND r.from_version OPERATOR(docmodel.=) register_migration.from_version;
-			PERFORM docmodel._migration_pin(doc_type, same.from_version, same.to_version, fn, scope);
-			RETURN;
-		END IF;
-		RAISE EXCEPTION USING ERRCODE = '22023',
-			MESSAGE = format('type "%s" already has a migration from version %s%s', doc_type, from_version, place),
-			DETAIL = format('It goes to version %s.', same.to_version),
-			HINT = 'Register the same from and to versions again to replace its steps.';
-	END IF;
-	SELECT r.from_version INTO first_from FROM docmodel.migration_rules r
-	WHERE r.doc_type = register_migration.doc_type AND r.collection_id = scope
-	ORDER BY r.from_version LIMIT 1;
-	SELECT r.to_version INTO last_to FROM docmodel.migration_rules r
-	WHERE r.doc_type = register_migration.doc_type AND r.collection_id = scope
-	ORDER BY r.to_version DESC LIMIT 1;
-	IF first_from IS NOT NULL
-		AND NOT from_version OPERATOR(docmodel.=) last_to
-		AND NOT to_version OPERATOR(docmodel.=) first_from THEN
-		RAISE EXCEPTION USING ERRCODE = '22023',
-			MESSAGE = format('a migration of type "%s" from %s to %s would not extend its chain%s',
-				doc_type, from_version, to_version, place),
-			DETAIL = format('Type "%s" goes from version %s to %s%s.', doc_type, first_from, last_to, place),
-			HINT = format('A new migration starts at %s or ends at %s.', last_to, first_from);
-	END IF;
-	INSERT INTO docmodel.migration_rules (doc_type, from_version, to_version, steps, fn,
-		collection_id, active)
-	VALUES (doc_type, from_version, to_version, steps, fn_text, scope, register_migration.active);
-	PERFORM docmodel._migration_pin(doc_type, from_version, to_version, fn, scope);
+    -- One registration at a time, so two cannot fork the chain.
+    LOCK TABLE docmodel.migration_rules IN SHARE ROW EXCLUSIVE MODE;
+    SELECT r.from_version, r.to_version INTO same FROM docmodel.migration_rules r
+    WHERE r.doc_type = register_migration.doc_type AND r.collection_id = scope
+        AND r.from_version OPERATOR(docmodel.=) register_migration.from_version;
+    IF FOUND THEN
+        IF same.to_version OPERATOR(docmodel.=) register_migration.to_version THEN
+            -- The same rule registered again replaces its steps (a fix).
+            UPDATE docmodel.migration_rules r
+            SET steps = register_migration.steps, fn = fn_text, registered_at = now(),
+                active = register_migration.active
+            WHERE r.doc_type = register_migration.doc_type AND r.collection_id = scope
+                AND r.from_version OPERATOR(docmodel.=) register_migration.from_version;
+            PERFORM docmodel._migration_pin(doc_type, same.from_version, same.to_version, fn, scope);
+            RETURN;
+        END IF;
+        RAISE EXCEPTION USING ERRCODE = '22023',
+            MESSAGE = format('type "%s" already has a migration from version %s%s', doc_type, from_version, place),
+            DETAIL = format('It goes to version %s.', same.to_version),
+            HINT = 'Register the same from and to versions again to replace its steps.';
+    END IF;
+    SELECT r.from_version INTO first_from FROM docmodel.migration_rules r
+    WHERE r.doc_type = register_migration.doc_type AND r.collection_id = scope
+    ORDER BY r.from_version LIMIT 1;
+    SELECT r.to_version INTO last_to FROM docmodel.migration_rules r
+    WHERE r.doc_type = register_migration.doc_type AND r.collection_id = scope
+    ORDER BY r.to_version DESC LIMIT 1;
+    IF first_from IS NOT NULL
+        AND NOT from_version OPERATOR(docmodel.=) last_to
+        AND NOT to_version OPERATOR(docmodel.=) first_from THEN
+        RAISE EXCEPTION USING ERRCODE = '22023',
+            MESSAGE = format('a migration of type "%s" from %s to %s would not extend its chain%s',
+                doc_type, from_version, to_version, place),
+            DETAIL = format('Type "%s" goes from version %s to %s%s.', doc_type, first_from, last_to, place),
+            HINT = format('A new migration starts at %s or ends at %s.', last_to, first_from);
+    END IF;
+    INSERT INTO docmodel.migration_rules (doc_type, from_version, to_version, steps, fn,
+        collection_id, active)
+    VALUES (doc_type, from_version, to_version, steps, fn_text, scope, register_migration.active);
+    PERFORM docmodel._migration_pin(doc_type, from_version, to_version, fn, scope);
 END
 $$;
 COMMENT ON FUNCTION docmodel.register_migration(text, docmodel.version, docmodel.version, jsonb, regprocedure, regclass, boolean) IS
-	'docmodel: register the migration of a document type from one version to the next, by steps or by a jsonb -> jsonb function; of every collection (coll NULL) or of one, active now or not';
+    'docmodel: register the migration of a document type from one version to the next, by steps or by a jsonb -> jsonb function; of every collection (coll NULL) or of one, active now or not';
 
 CREATE FUNCTION docmodel.set_migration_active(doc_type text,
-	from_version docmodel.version, active boolean, coll regclass DEFAULT NULL) RETURNS void
+    from_version docmodel.version, active boolean, coll regclass DEFAULT NULL) RETURNS void
 LANGUAGE plpgsql VOLATILE PARALLEL UNSAFE
 SET search_path = pg_catalog, pg_temp
 AS $$
 DECLARE
-	scope integer := 0;
+    scope integer := 0;
 BEGIN
-	IF active IS NULL THEN
-		RAISE EXCEPTION USING ERRCODE = '22023', MESSAGE = 'active must be true or false';
-	END IF;
-	IF coll IS NOT NULL THEN
-		SELECT c.id INTO scope FROM docmodel.collection_config AS c
-		WHERE c.coll = set_migration_active.coll;
-		IF NOT FOUND THEN
-			RAISE EXCEPTION USING ERRCODE = '22023',
-				MESSAGE = format('"%s" is not a docmodel collection', coll);
-		END IF;
-	END IF;
-	UPDATE docmodel.migration_rules r SET active = set_migration_active.active
-	WHERE r.doc_type = set_migration_active.doc_type AND r.collection_id = scope
-		AND r.from_version OPERATOR(docmodel.=) set_migration_active.from_version;
-	IF NOT FOUND THEN
-		RAISE EXCEPTION USING ERRCODE = 'P0002',
-			MESSAGE = format('type "%s" has no migration from version %s%s', doc_type, from_version,
-				CASE WHEN coll IS NULL THEN '' ELSE format(' in collection %s', coll) END),
-			HINT = 'Register it with docmodel.register_migration().';
-	END IF;
+    IF active IS NULL THEN
+        RAISE EXCEPTION USING ERRCODE = '22023', MESSAGE = 'active must be true or false';
+    END IF;
+    IF coll IS NOT NULL THEN
+        SELECT c.id INTO scope FROM docmodel.collection_config AS c
+        WHERE c.coll = set_migration_active.coll;
+        IF NOT FOUND THEN
+            RAISE EXCEPTION USING ERRCODE = '22023',
+                MESSAGE = format('"%s" is not a docmodel collection', coll);
+        END IF;
+    END IF;
+    UPDATE docmodel.migration_rules r SET active = set_migration_active.active
+    WHERE r.doc_type = set_migration_active.doc_type AND r.collection_id = scope
+        AND r.from_version OPERATOR(docmodel.=) set_migration_active.from_version;
+    IF NOT FOUND THEN
+        RAISE EXCEPTION USING ERRCODE = 'P0002',
+            MESSAGE = format('type "%s" has no migration from version %s%s', doc_type, from_version,
+                CASE WHEN coll IS NULL THEN '' ELSE format(' in collection %s', coll) END),
+            HINT = 'Register it with docmodel.register_migration().';
+    END IF;
 END
 $$;
 COMMENT ON FUNCTION docmodel.set_migration_active(text, docmodel.version, boolean, regclass) IS
-	'docmodel: switch a registered migration on or off (of every collection, coll NULL, or of one)';
+    'docmodel: switch a registered migration on or off (of every collection, coll NULL, or of one)';
 
 CREATE FUNCTION docmodel.current_version(doc_type text, coll regclass) RETURNS docmodel.version
-	AS 'MODULE_PATHNAME', 'current_version'
-	LANGUAGE C STABLE PARALLEL RESTRICTED;
+    AS 'MODULE_PATHNAME', 'current_version'
+    LANGUAGE C STABLE PARALLEL RESTRICTED;
 COMMENT ON FUNCTION docmodel.current_version(text, regclass) IS
-	'docmodel: the newest version of a document type in collection coll, by its own active migrations, else the global ones (NULL without migrations)';
+    'docmodel: the newest version of a document type in collection coll, by its own active migrations, else the global ones (NULL without migrations)';
 
 CREATE FUNCTION docmodel._migration_target(doc_type text, coll regclass, planned boolean)
-	RETURNS docmodel.version
-	AS 'MODULE_PATHNAME', 'current_version'
-	LANGUAGE C STABLE PARALLEL RESTRICTED;
+    RETURNS docmodel.version
+    AS 'MODULE_PATHNAME', 'current_version'
+    LANGUAGE C STABLE PARALLEL RESTRICTED;
 COMMENT ON FUNCTION docmodel._migration_target(text, regclass, boolean) IS
-	'docmodel internal: current_version(doc_type, coll), counting inactive migrations too when planned';
+    'docmodel internal: current_version(doc_type, coll), counting inactive migrations too when planned';
 
 CREATE FUNCTION docmodel._migration_steps(doc_type text, version docmodel.version,
-	target docmodel.version, coll regclass, planned boolean)
-	RETURNS integer
-	AS 'MODULE_PATHNAME', 'migration_steps'
-	LANGUAGE C STABLE PARALLEL RESTRICTED;
+    target docmodel.version, coll regclass, planned boolean)
+    RETURNS integer
+    AS 'MODULE_PATHNAME', 'migration_steps'
+    LANGUAGE C STABLE PARALLEL RESTRICTED;
 COMMENT ON FUNCTION docmodel._migration_steps(text, docmodel.version, docmodel.version, regclass, boolean) IS
-	'docmodel internal: _migration_steps by the rules of collection coll (else the global ones), inactive ones too when planned';
+    'docmodel internal: _migration_steps by the rules of collection coll (else the global ones), inactive ones too when planned';
 
 /*
  * Write rules: per document type (global, collection_id 0, or of one
@@ -381,185 +381,185 @@ COMMENT ON FUNCTION docmodel._migration_steps(text, docmodel.version, docmodel.v
  * rules; the same statement trigger tells every backend).
  */
 CREATE TABLE docmodel.write_rules (
-	doc_type      text NOT NULL,
-	collection_id integer NOT NULL DEFAULT 0,
-	steps         jsonb NOT NULL,
-	registered_at timestamptz NOT NULL DEFAULT pg_catalog.now(),
-	PRIMARY KEY (doc_type, collection_id)
+    doc_type      text NOT NULL,
+    collection_id integer NOT NULL DEFAULT 0,
+    steps         jsonb NOT NULL,
+    registered_at timestamptz NOT NULL DEFAULT pg_catalog.now(),
+    PRIMARY KEY (doc_type, collection_id)
 );
 COMMENT ON TABLE docmodel.write_rules IS
-	'docmodel: setter steps applied to every write of a document type (collection_id 0: every collection)';
+    'docmodel: setter steps applied to every write of a document type (collection_id 0: every collection)';
 SELECT pg_catalog.pg_extension_config_dump('docmodel.write_rules', '');
 GRANT SELECT ON docmodel.write_rules TO PUBLIC;
 CREATE TRIGGER write_rules_changed
-	AFTER INSERT OR UPDATE OR DELETE OR TRUNCATE ON docmodel.write_rules
-	FOR EACH STATEMENT EXECUTE FUNCTION docmodel._migration_rules_changed();
+    AFTER INSERT OR UPDATE OR DELETE OR TRUNCATE ON docmodel.write_rules
+    FOR EACH STATEMENT EXECUTE FUNCTION docmodel._migration_rules_changed();
 
 CREATE FUNCTION docmodel._check_write_rule_steps(steps jsonb) RETURNS void
-	AS 'MODULE_PATHNAME', 'write_rule_check_steps'
-	LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+    AS 'MODULE_PATHNAME', 'write_rule_check_steps'
+    LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
 COMMENT ON FUNCTION docmodel._check_write_rule_steps(jsonb) IS
-	'docmodel internal: raise 22023 when a steps array is not well formed or holds a step a write rule may not (not a setter)';
+    'docmodel internal: raise 22023 when a steps array is not well formed or holds a step a write rule may not (not a setter)';
 
 CREATE FUNCTION docmodel.register_write_rule(doc_type text, steps jsonb,
-	coll regclass DEFAULT NULL) RETURNS void
+    coll regclass DEFAULT NULL) RETURNS void
 LANGUAGE plpgsql VOLATILE PARALLEL UNSAFE
 SET search_path = pg_catalog, pg_temp
 AS $$
 DECLARE
-	scope integer := 0;
+    scope integer := 0;
 BEGIN
-	IF doc_type IS NULL OR doc_type = '' OR octet_length(doc_type) > 250 THEN
-		RAISE EXCEPTION USING ERRCODE = '22023',
-			MESSAGE = format('invalid document type "%s"', doc_type),
-			DETAIL = 'A document type is 1 to 250 bytes long.';
-	END IF;
-	IF steps IS NULL THEN
-		RAISE EXCEPTION USING ERRCODE = '22023', MESSAGE = 'steps are required',
-			DETAIL = format('Type "%s".', doc_type);
-	END IF;
-	IF coll IS NOT NULL THEN
-		SELECT c.id INTO scope FROM docmodel.collection_config AS c
-		WHERE c.coll = register_write_rule.coll;
-		IF NOT FOUND THEN
-			RAISE EXCEPTION USING ERRCODE = '22023',
-				MESSAGE = format('"%s" is not a docmodel collection', coll);
-		END IF;
-	END IF;
-	PERFORM docmodel._check_write_rule_steps(steps);
-	INSERT INTO docmodel.write_rules AS w (doc_type, collection_id, steps)
-	VALUES (doc_type, scope, steps)
-	ON CONFLICT ON CONSTRAINT write_rules_pkey
-	DO UPDATE SET steps = excluded.steps, registered_at = now();
+    IF doc_type IS NULL OR doc_type = '' OR octet_length(doc_type) > 250 THEN
+        RAISE EXCEPTION USING ERRCODE = '22023',
+            MESSAGE = format('invalid document type "%s"', doc_type),
+            DETAIL = 'A document type is 1 to 250 bytes long.';
+    END IF;
+    IF steps IS NULL THEN
+        RAISE EXCEPTION USING ERRCODE = '22023', MESSAGE = 'steps are required',
+            DETAIL = format('Type "%s".', doc_type);
+    END IF;
+    IF coll IS NOT NULL THEN
+        SELECT c.id INTO scope FROM docmodel.collection_config AS c
+        WHERE c.coll = register_write_rule.coll;
+        IF NOT FOUND THEN
+            RAISE EXCEPTION USING ERRCODE = '22023',
+                MESSAGE = format('"%s" is not a docmodel collection', coll);
+        END IF;
+    END IF;
+    PERFORM docmodel._check_write_rule_steps(steps);
+    INSERT INTO docmodel.write_rules AS w (doc_type, collection_id, steps)
+    VALUES (doc_type, scope, steps)
+    ON CONFLICT ON CONSTRAINT write_rules_pkey
+    DO UPDATE SET steps = excluded.steps, registered_at = now();
 END
 $$;
 COMMENT ON FUNCTION docmodel.register_write_rule(text, jsonb, regclass) IS
-	'docmodel: register (again: replace) the setter steps every write of a document type runs, of every collection (coll NULL) or of one';
+    'docmodel: register (again: replace) the setter steps every write of a document type runs, of every collection (coll NULL) or of one';
 
 CREATE FUNCTION docmodel.drop_write_rule(doc_type text, coll regclass DEFAULT NULL)
-	RETURNS boolean
+    RETURNS boolean
 LANGUAGE plpgsql VOLATILE PARALLEL UNSAFE
 SET search_path = pg_catalog, pg_temp
 AS $$
 DECLARE
-	scope integer := 0;
+    scope integer := 0;
 BEGIN
-	IF coll IS NOT NULL THEN
-		SELECT c.id INTO scope FROM docmodel.collection_config AS c
-		WHERE c.coll = drop_write_rule.coll;
-		IF NOT FOUND THEN
-			RAISE EXCEPTION USING ERRCODE = '22023',
-				MESSAGE = format('"%s" is not a docmodel collection', coll);
-		END IF;
-	END IF;
-	DELETE FROM docmodel.write_rules AS w
-	WHERE w.doc_type = drop_write_rule.doc_type AND w.collection_id = scope;
-	RETURN FOUND;
+    IF coll IS NOT NULL THEN
+        SELECT c.id INTO scope FROM docmodel.collection_config AS c
+        WHERE c.coll = drop_write_rule.coll;
+        IF NOT FOUND THEN
+            RAISE EXCEPTION USING ERRCODE = '22023',
+                MESSAGE = format('"%s" is not a docmodel collection', coll);
+        END IF;
+    END IF;
+    DELETE FROM docmodel.write_rules AS w
+    WHERE w.doc_type = drop_write_rule.doc_type AND w.collection_id = scope;
+    RETURN FOUND;
 END
 $$;
 COMMENT ON FUNCTION docmodel.drop_write_rule(text, regclass) IS
-	'docmodel: drop the write rule of a document type (of every collection, coll NULL, or of one); false when there is none';
+    'docmodel: drop the write rule of a document type (of every collection, coll NULL, or of one); false when there is none';
 
 CREATE FUNCTION docmodel.current_version(doc_type text) RETURNS docmodel.version
-	AS 'MODULE_PATHNAME', 'current_version'
-	LANGUAGE C STABLE STRICT PARALLEL SAFE;
+    AS 'MODULE_PATHNAME', 'current_version'
+    LANGUAGE C STABLE STRICT PARALLEL SAFE;
 COMMENT ON FUNCTION docmodel.current_version(text) IS
-	'docmodel: the newest version of a document type that its migrations reach (NULL without migrations)';
+    'docmodel: the newest version of a document type that its migrations reach (NULL without migrations)';
 
 CREATE FUNCTION docmodel.migrate(doc jsonb, target docmodel.version DEFAULT NULL)
-	RETURNS jsonb
-	AS 'MODULE_PATHNAME', 'migrate'
-	LANGUAGE C STABLE PARALLEL SAFE;
+    RETURNS jsonb
+    AS 'MODULE_PATHNAME', 'migrate'
+    LANGUAGE C STABLE PARALLEL SAFE;
 COMMENT ON FUNCTION docmodel.migrate(jsonb, docmodel.version) IS
-	'docmodel: migrate a document to target (default: its type''s current version); a document already there comes back as it is';
+    'docmodel: migrate a document to target (default: its type''s current version); a document already there comes back as it is';
 
 CREATE FUNCTION docmodel._migrate_doc(doc jsonb, target docmodel.version, key text)
-	RETURNS jsonb
-	AS 'MODULE_PATHNAME', 'migrate_doc'
-	LANGUAGE C STABLE PARALLEL SAFE;
+    RETURNS jsonb
+    AS 'MODULE_PATHNAME', 'migrate_doc'
+    LANGUAGE C STABLE PARALLEL SAFE;
 COMMENT ON FUNCTION docmodel._migrate_doc(jsonb, docmodel.version, text) IS
-	'docmodel internal: migrate() whose errors name the document''s key, refusing (23514) a result its schema finds invalid';
+    'docmodel internal: migrate() whose errors name the document''s key, refusing (23514) a result its schema finds invalid';
 
 CREATE FUNCTION docmodel._migration_pending(doc jsonb, doc_type text, target docmodel.version)
-	RETURNS boolean
-	AS 'MODULE_PATHNAME', 'migration_pending'
-	LANGUAGE C STABLE PARALLEL SAFE;
+    RETURNS boolean
+    AS 'MODULE_PATHNAME', 'migration_pending'
+    LANGUAGE C STABLE PARALLEL SAFE;
 COMMENT ON FUNCTION docmodel._migration_pending(jsonb, text, docmodel.version) IS
-	'docmodel internal: would migrate() change this document (of this type, to this target)?';
+    'docmodel internal: would migrate() change this document (of this type, to this target)?';
 
 CREATE FUNCTION docmodel._migration_steps(doc_type text, version docmodel.version, target docmodel.version)
-	RETURNS integer
-	AS 'MODULE_PATHNAME', 'migration_steps'
-	LANGUAGE C STABLE PARALLEL SAFE;
+    RETURNS integer
+    AS 'MODULE_PATHNAME', 'migration_steps'
+    LANGUAGE C STABLE PARALLEL SAFE;
 COMMENT ON FUNCTION docmodel._migration_steps(text, docmodel.version, docmodel.version) IS
-	'docmodel internal: how many steps take a document of a type from version (NULL: oldest) to target (NULL: current)';
+    'docmodel internal: how many steps take a document of a type from version (NULL: oldest) to target (NULL: current)';
 
 CREATE FUNCTION docmodel._doc_type(doc jsonb) RETURNS text
-	AS 'MODULE_PATHNAME', 'migration_doc_type'
-	LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+    AS 'MODULE_PATHNAME', 'migration_doc_type'
+    LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
 COMMENT ON FUNCTION docmodel._doc_type(jsonb) IS
-	'docmodel internal: a document''s type field (_type, meta.type or type)';
+    'docmodel internal: a document''s type field (_type, meta.type or type)';
 
 CREATE FUNCTION docmodel._doc_version(doc jsonb) RETURNS docmodel.version
-	AS 'MODULE_PATHNAME', 'migration_doc_version'
-	LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+    AS 'MODULE_PATHNAME', 'migration_doc_version'
+    LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
 COMMENT ON FUNCTION docmodel._doc_version(jsonb) IS
-	'docmodel internal: a document''s schema version field (_schema, meta.schema or schema)';
+    'docmodel internal: a document''s schema version field (_schema, meta.schema or schema)';
 
 CREATE FUNCTION docmodel._migrate_doc(doc jsonb, target docmodel.version, key text, coll regclass)
-	RETURNS jsonb
-	AS 'MODULE_PATHNAME', 'migrate_doc'
-	LANGUAGE C STABLE PARALLEL RESTRICTED;
+    RETURNS jsonb
+    AS 'MODULE_PATHNAME', 'migrate_doc'
+    LANGUAGE C STABLE PARALLEL RESTRICTED;
 COMMENT ON FUNCTION docmodel._migrate_doc(jsonb, docmodel.version, text, regclass) IS
-	'docmodel internal: _migrate_doc of a document of collection coll, by its field names (NULL: any meta style)';
+    'docmodel internal: _migrate_doc of a document of collection coll, by its field names (NULL: any meta style)';
 
 CREATE FUNCTION docmodel.migrate(doc jsonb, target docmodel.version, coll regclass)
-	RETURNS jsonb
-	AS 'MODULE_PATHNAME', 'migrate'
-	LANGUAGE C STABLE PARALLEL RESTRICTED;
+    RETURNS jsonb
+    AS 'MODULE_PATHNAME', 'migrate'
+    LANGUAGE C STABLE PARALLEL RESTRICTED;
 COMMENT ON FUNCTION docmodel.migrate(jsonb, docmodel.version, regclass) IS
-	'docmodel: migrate() of a document of collection coll, its type and version read where coll keeps them (its fields); target NULL: the current version';
+    'docmodel: migrate() of a document of collection coll, its type and version read where coll keeps them (its fields); target NULL: the current version';
 
 CREATE FUNCTION docmodel._migration_pending(doc jsonb, doc_type text, target docmodel.version, coll regclass)
-	RETURNS boolean
-	AS 'MODULE_PATHNAME', 'migration_pending'
-	LANGUAGE C STABLE PARALLEL RESTRICTED;
+    RETURNS boolean
+    AS 'MODULE_PATHNAME', 'migration_pending'
+    LANGUAGE C STABLE PARALLEL RESTRICTED;
 COMMENT ON FUNCTION docmodel._migration_pending(jsonb, text, docmodel.version, regclass) IS
-	'docmodel internal: _migration_pending of a document of collection coll, by its field names (NULL: any meta style)';
+    'docmodel internal: _migration_pending of a document of collection coll, by its field names (NULL: any meta style)';
 
 CREATE FUNCTION docmodel._doc_type(doc jsonb, coll regclass) RETURNS text
-	AS 'MODULE_PATHNAME', 'migration_doc_type'
-	LANGUAGE C STABLE PARALLEL RESTRICTED;
+    AS 'MODULE_PATHNAME', 'migration_doc_type'
+    LANGUAGE C STABLE PARALLEL RESTRICTED;
 COMMENT ON FUNCTION docmodel._doc_type(jsonb, regclass) IS
-	'docmodel internal: a document''s type field in collection coll''s field names (NULL: any meta style)';
+    'docmodel internal: a document''s type field in collection coll''s field names (NULL: any meta style)';
 
 CREATE FUNCTION docmodel._doc_version(doc jsonb, coll regclass) RETURNS docmodel.version
-	AS 'MODULE_PATHNAME', 'migration_doc_version'
-	LANGUAGE C STABLE PARALLEL RESTRICTED;
+    AS 'MODULE_PATHNAME', 'migration_doc_version'
+    LANGUAGE C STABLE PARALLEL RESTRICTED;
 COMMENT ON FUNCTION docmodel._doc_version(jsonb, regclass) IS
-	'docmodel internal: a document''s schema version field in collection coll''s field names (NULL: any meta style)';
+    'docmodel internal: a document''s schema version field in collection coll''s field names (NULL: any meta style)';
 
 CREATE FUNCTION docmodel.migration_plan(coll regclass)
-	RETURNS TABLE(doc_type text, version docmodel.version, docs bigint,
-		target docmodel.version, steps integer)
+    RETURNS TABLE(doc_type text, version docmodel.version, docs bigint,
+        target docmodel.version, steps integer)
 LANGUAGE plpgsql STABLE PARALLEL SAFE
 SET search_path = pg_catalog, pg_temp
 AS $$
 BEGIN
-	-- a collection's own field names (NULL for another table: any style)
-	RETURN QUERY EXECUTE format(
-		'SELECT s.t, s.v, s.n, docmodel._migration_target(s.t, $1, true),
-			docmodel._migration_steps(s.t, s.v, NULL, $1, true)
-		FROM (SELECT docmodel._doc_type(doc, $1) AS t,
-				docmodel._doc_version(doc, $1) AS v, count(*) AS n
-			FROM %s GROUP BY 1, 2) s
-		ORDER BY 1, 2', coll)
-	USING (SELECT c.coll FROM docmodel.collection_config AS c
-		WHERE c.coll = migration_plan.coll);
+    -- a collection's own field names (NULL for another table: any style)
+    RETURN QUERY EXECUTE format(
+        'SELECT s.t, s.v, s.n, docmodel._migration_target(s.t, $1, true),
+            docmodel._migration_steps(s.t, s.v, NULL, $1, true)
+        FROM (SELECT docmodel._doc_type(doc, $1) AS t,
+                docmodel._doc_version(doc, $1) AS v, count(*) AS n
+            FROM %s GROUP BY 1, 2) s
+        ORDER BY 1, 2', coll)
+    USING (SELECT c.coll FROM docmodel.collection_config AS c
+        WHERE c.coll = migration_plan.coll);
 END
 $$;
 COMMENT ON FUNCTION docmodel.migration_plan(regclass) IS
-	'docmodel: the dry run of migrate_collection: documents per type and version, the target and the steps each needs';
+    'docmodel: the dry run of migrate_collection: documents per type and version, the target and the steps each needs';
 
 /*
  * The bulk run: CALL migrate_collection() is a C procedure (migrate.c) that
@@ -569,205 +569,205 @@ COMMENT ON FUNCTION docmodel.migration_plan(regclass) IS
  * with its connection.
  */
 CREATE FUNCTION docmodel._migration_start(coll regclass, doc_type text,
-	target docmodel.version, batch_size integer) RETURNS bigint
+    target docmodel.version, batch_size integer) RETURNS bigint
 LANGUAGE plpgsql VOLATILE PARALLEL UNSAFE
 SET search_path = pg_catalog, pg_temp
 AS $$
 DECLARE
-	k1 constant integer := 1835496052;
-	k2 integer;
-	run bigint;
-	last text;
-	done bigint;
-	remaining bigint;
-	cur_targets jsonb;
-	old record;
-	-- a collection's own field names and rules (NULL for another table)
-	cfg regclass := (SELECT c.coll FROM docmodel.collection_config AS c
-		WHERE c.coll = _migration_start.coll);
+    k1 constant integer := 1835496052;
+    k2 integer;
+    run bigint;
+    last text;
+    done bigint;
+    remaining bigint;
+    cur_targets jsonb;
+    old record;
+    -- a collection's own field names and rules (NULL for another table)
+    cfg regclass := (SELECT c.coll FROM docmodel.collection_config AS c
+        WHERE c.coll = _migration_start.coll);
 BEGIN
-	IF batch_size IS NULL OR batch_size < 1 THEN
-		RAISE EXCEPTION USING ERRCODE = '22023',
-			MESSAGE = format('batch_size must be at least 1, not %s', batch_size);
-	END IF;
-	IF coll IS NULL THEN
-		RAISE EXCEPTION USING ERRCODE = '22023', MESSAGE = 'coll is required';
-	END IF;
-	IF target IS NOT NULL AND doc_type IS NULL THEN
-		RAISE EXCEPTION USING ERRCODE = '22023',
-			MESSAGE = 'a target version needs a doc_type',
-			HINT = 'CALL docmodel.migrate_collection(coll, ''user'', ''2.0'').';
-	END IF;
-	IF doc_type IS NOT NULL THEN
-		IF docmodel.current_version(doc_type, cfg) IS NULL THEN
-			RAISE EXCEPTION USING ERRCODE = '22023',
-				MESSAGE = format('type "%s" has no migrations', doc_type),
-				HINT = 'Register one with docmodel.register_migration().';
-		END IF;
-		-- raises 22023 when no chain reaches target
-		PERFORM docmodel._migration_steps(doc_type, NULL, target, cfg, false);
-	END IF;
-	IF (SELECT count(*) FROM pg_attribute a
-		WHERE a.attrelid = coll AND NOT a.attisdropped
-			AND ((a.attname = 'id' AND a.atttypid = 'text'::regtype)
-				OR (a.attname = 'doc' AND a.atttypid = 'jsonb'::regtype))) <> 2 THEN
-		RAISE EXCEPTION USING ERRCODE = '22023',
-			MESSAGE = format('%s has no columns id text and doc jsonb', coll),
-			HINT = 'migrate_collection works on collections, and on any table with those two columns.';
-	END IF;
+    IF batch_size IS NULL OR batch_size < 1 THEN
+        RAISE EXCEPTION USING ERRCODE = '22023',
+            MESSAGE = format('batch_size must be at least 1, not %s', batch_size);
+    END IF;
+    IF coll IS NULL THEN
+        RAISE EXCEPTION USING ERRCODE = '22023', MESSAGE = 'coll is required';
+    END IF;
+    IF target IS NOT NULL AND doc_type IS NULL THEN
+        RAISE EXCEPTION USING ERRCODE = '22023',
+            MESSAGE = 'a target version needs a doc_type',
+            HINT = 'CALL docmodel.migrate_collection(coll, ''user'', ''2.0'').';
+    END IF;
+    IF doc_type IS NOT NULL THEN
+        IF docmodel.current_version(doc_type, cfg) IS NULL THEN
+            RAISE EXCEPTION USING ERRCODE = '22023',
+                MESSAGE = format('type "%s" has no migrations', doc_type),
+                HINT = 'Register one with docmodel.register_migration().';
+        END IF;
+        -- raises 22023 when no chain reaches target
+        PERFORM docmodel._migration_steps(doc_type, NULL, target, cfg, false);
+    END IF;
+    IF (SELECT count(*) FROM pg_attribute a
+        WHERE a.attrelid = coll AND NOT a.attisdropped
+            AND ((a.attname = 'id' AND a.atttypid = 'text'::regtype)
+                OR (a.attname = 'doc' AND a.atttypid = 'jsonb'::regtype))) <> 2 THEN
+        RAISE EXCEPTION USING ERRCODE = '22023',
+            MESSAGE = format('%s has no columns id text and doc jsonb', coll),
+            HINT = 'migrate_collection works on collections, and on any table with those two columns.';
+    END IF;
 
-	k2 := (coll::oid::int8 - CASE WHEN coll::oid::int8 >= 2147483648 THEN 4294967296 ELSE 0 END)::int4;
-	-- A call of this session that was interrupted outside its error handling
-	-- may have left the lock held: take it over rather than stack it.
-	IF EXISTS (SELECT FROM pg_locks l
-			WHERE l.locktype = 'advisory' AND l.classid = k1::oid AND l.objid = coll::oid
-				AND l.objsubid = 2 AND l.pid = pg_backend_pid() AND l.granted) THEN
-		NULL;
-	ELSIF NOT pg_try_advisory_lock(k1, k2) THEN
-		RAISE EXCEPTION USING ERRCODE = '55P03',
-			MESSAGE = format('a migration of %s is already running', coll),
-			HINT = 'Wait for it to finish (see docmodel.migration_runs), then call again.';
-	END IF;
+    k2 := (coll::oid::int8 - CASE WHEN coll::oid::int8 >= 2147483648 THEN 4294967296 ELSE 0 END)::int4;
+    -- A call of this session that was interrupted outside its error handling
+    -- may have left the lock held: take it over rather than stack it.
+    IF EXISTS (SELECT FROM pg_locks l
+            WHERE l.locktype = 'advisory' AND l.classid = k1::oid AND l.objid = coll::oid
+                AND l.objsubid = 2 AND l.pid = pg_backend_pid() AND l.granted) THEN
+        NULL;
+    ELSIF NOT pg_try_advisory_lock(k1, k2) THEN
+        RAISE EXCEPTION USING ERRCODE = '55P03',
+            MESSAGE = format('a migration of %s is already running', coll),
+            HINT = 'Wait for it to finish (see docmodel.migration_runs), then call again.';
+    END IF;
 
-	BEGIN
-		SELECT jsonb_object_agg(t.d, docmodel.current_version(t.d, cfg)::text) INTO cur_targets
-		FROM (SELECT DISTINCT r.doc_type AS d FROM docmodel.migration_rules r) t;
-		cur_targets := coalesce(cur_targets, '{}'::jsonb);
+    BEGIN
+        SELECT jsonb_object_agg(t.d, docmodel.current_version(t.d, cfg)::text) INTO cur_targets
+        FROM (SELECT DISTINCT r.doc_type AS d FROM docmodel.migration_rules r) t;
+        cur_targets := coalesce(cur_targets, '{}'::jsonb);
 
-		-- Resume the unfinished run with the same arguments, if there is one.
-		SELECT r.run_id, r.last_key, r.docs_done, r.targets INTO old
-		FROM docmodel.migration_run r
-		WHERE r.coll = _migration_start.coll
-			AND r.doc_type IS NOT DISTINCT FROM _migration_start.doc_type
-			AND ((r.target IS NULL AND _migration_start.target IS NULL)
-				OR r.target OPERATOR(docmodel.=) _migration_start.target)
-			AND r.status <> 'done'
-		ORDER BY r.run_id DESC LIMIT 1;
-		IF FOUND THEN
-			run := old.run_id;
-			done := old.docs_done;
-			-- Rules changed since: documents before last_key may be behind.
-			IF old.targets = cur_targets THEN
-				last := old.last_key;
-			END IF;
-			RAISE NOTICE 'resuming run % of % after key %', run, coll,
-				coalesce(quote_literal(last), '(start)');
-		ELSE
-			run := docmodel._migration_run_new(coll, doc_type, target::text, cur_targets);
-			done := 0;
-		END IF;
-		IF docmodel._citus_distributed(coll) THEN
-			remaining := 0;  -- counted by the first batch, on the shards
-		ELSE
-			-- a collection's own field names (NULL for another table: any style)
-			EXECUTE format('SELECT count(*) FROM %s
-				WHERE ($1 IS NULL OR id > $1) AND docmodel._migration_pending(doc, $2, $3, $4)', coll)
-			INTO remaining USING last, doc_type, target, cfg;
-		END IF;
-		PERFORM docmodel._migration_run_set(run, 'running', last, done, done + remaining,
-			cur_targets, NULL);
-	EXCEPTION WHEN query_canceled OR others THEN
-		PERFORM pg_advisory_unlock(k1, k2);
-		RAISE;
-	END;
-	RETURN run;
+        -- Resume the unfinished run with the same arguments, if there is one.
+        SELECT r.run_id, r.last_key, r.docs_done, r.targets INTO old
+        FROM docmodel.migration_run r
+        WHERE r.coll = _migration_start.coll
+            AND r.doc_type IS NOT DISTINCT FROM _migration_start.doc_type
+            AND ((r.target IS NULL AND _migration_start.target IS NULL)
+                OR r.target OPERATOR(docmodel.=) _migration_start.target)
+            AND r.status <> 'done'
+        ORDER BY r.run_id DESC LIMIT 1;
+        IF FOUND THEN
+            run := old.run_id;
+            done := old.docs_done;
+            -- Rules changed since: documents before last_key may be behind.
+            IF old.targets = cur_targets THEN
+                last := old.last_key;
+            END IF;
+            RAISE NOTICE 'resuming run % of % after key %', run, coll,
+                coalesce(quote_literal(last), '(start)');
+        ELSE
+            run := docmodel._migration_run_new(coll, doc_type, target::text, cur_targets);
+            done := 0;
+        END IF;
+        IF docmodel._citus_distributed(coll) THEN
+            remaining := 0;  -- counted by the first batch, on the shards
+        ELSE
+            -- a collection's own field names (NULL for another table: any style)
+            EXECUTE format('SELECT count(*) FROM %s
+                WHERE ($1 IS NULL OR id > $1) AND docmodel._migration_pending(doc, $2, $3, $4)', coll)
+            INTO remaining USING last, doc_type, target, cfg;
+        END IF;
+        PERFORM docmodel._migration_run_set(run, 'running', last, done, done + remaining,
+            cur_targets, NULL);
+    EXCEPTION WHEN query_canceled OR others THEN
+        PERFORM pg_advisory_unlock(k1, k2);
+        RAISE;
+    END;
+    RETURN run;
 END
 $$;
 COMMENT ON FUNCTION docmodel._migration_start(regclass, text, docmodel.version, integer) IS
-	'docmodel internal: check the arguments of migrate_collection, take its lock, start or resume its run';
+    'docmodel internal: check the arguments of migrate_collection, take its lock, start or resume its run';
 
 CREATE FUNCTION docmodel._migration_batch(run bigint, batch_size integer,
-	OUT n bigint, OUT done bigint, OUT total bigint,
-	OUT err_state text, OUT err_message text, OUT err_detail text, OUT err_hint text,
-	OUT err_context text)
+    OUT n bigint, OUT done bigint, OUT total bigint,
+    OUT err_state text, OUT err_message text, OUT err_detail text, OUT err_hint text,
+    OUT err_context text)
 LANGUAGE plpgsql VOLATILE PARALLEL UNSAFE
 SET search_path = pg_catalog, pg_temp
 AS $$
 DECLARE
-	r docmodel.migration_run;
-	cfg regclass;
-	batch_end text;
-	pending bigint;
-	finished boolean;
-	ctx text;
+    r docmodel.migration_run;
+    cfg regclass;
+    batch_end text;
+    pending bigint;
+    finished boolean;
+    ctx text;
 BEGIN
-	SELECT * INTO STRICT r FROM docmodel.migration_run m WHERE m.run_id = run;
-	-- a collection's own field names (NULL for another table: any style)
-	cfg := (SELECT c.coll FROM docmodel.collection_config AS c WHERE c.coll = r.coll);
-	done := r.docs_done;
-	total := r.docs_total;
-	BEGIN
-		-- On Citus, a batch per shard, all at once (n NULL: not distributed)
-		SELECT c.n, c.pending, c.finished INTO n, pending, finished
-		FROM docmodel._citus_migrate_batch(r.coll, r.doc_type, r.target, batch_size, cfg) AS c;
-		IF n IS NOT NULL THEN
-			done := done + n;
-			total := done + pending - n;
-			PERFORM docmodel._migration_run_set(run, CASE WHEN finished THEN 'done' ELSE r.status END,
-				NULL, done, total, NULL, r.error);
-			n := CASE WHEN finished THEN 0 ELSE greatest(n, 1) END;
-			RETURN;
-		END IF;
-		EXECUTE format('SELECT max(id), count(*)
-			FROM (SELECT id FROM %s
-				WHERE ($1 IS NULL OR id > $1) AND docmodel._migration_pending(doc, $2, $3, $5)
-				ORDER BY id LIMIT $4) b', r.coll)
-		INTO batch_end, n USING r.last_key, r.doc_type, r.target, batch_size, cfg;
-		IF n = 0 THEN
-			PERFORM docmodel._migration_run_set(run, 'done', r.last_key, done, done,
-				NULL, r.error);
-			total := done;
-			RETURN;
-		END IF;
-		EXECUTE format('UPDATE %s SET doc = docmodel._migrate_doc(doc, $3, id, $5)
-			WHERE ($1 IS NULL OR id > $1) AND id <= $4
-				AND docmodel._migration_pending(doc, $2, $3, $5)', r.coll)
-		USING r.last_key, r.doc_type, r.target, batch_end, cfg;
-		GET DIAGNOSTICS n = ROW_COUNT;
-		done := done + n;
-		PERFORM docmodel._migration_run_set(run, r.status, batch_end, done,
-			r.docs_total, NULL, r.error);
-		-- n = 0 means finished: a batch whose documents were all migrated
-		-- meanwhile by their writers still counts as progress
-		n := greatest(n, 1);
-	EXCEPTION WHEN query_canceled OR others THEN
-		-- The batch rolled back; record why, keep what committed.
-		GET STACKED DIAGNOSTICS err_state = RETURNED_SQLSTATE, err_message = MESSAGE_TEXT,
-			err_detail = PG_EXCEPTION_DETAIL, err_hint = PG_EXCEPTION_HINT,
-			ctx = PG_EXCEPTION_CONTEXT;
-		-- where in the migration: the lines of docmodel's error context
-		SELECT string_agg(l, E'\n') INTO err_context
-		FROM regexp_split_to_table(ctx, E'\n') AS l
-		WHERE l LIKE 'migration %';
-		PERFORM docmodel._migration_run_set(run,
-			CASE WHEN err_state = '57014' THEN 'cancelled' ELSE 'failed' END,
-			r.last_key, r.docs_done, r.docs_total, NULL,
-			err_message || coalesce(' (' || nullif(err_detail, '') || ')', '')
-				|| coalesce('; ' || err_context, ''));
-		n := 0;
-	END;
+    SELECT * INTO STRICT r FROM docmodel.migration_run m WHERE m.run_id = run;
+    -- a collection's own field names (NULL for another table: any style)
+    cfg := (SELECT c.coll FROM docmodel.collection_config AS c WHERE c.coll = r.coll);
+    done := r.docs_done;
+    total := r.docs_total;
+    BEGIN
+        -- On Citus, a batch per shard, all at once (n NULL: not distributed)
+        SELECT c.n, c.pending, c.finished INTO n, pending, finished
+        FROM docmodel._citus_migrate_batch(r.coll, r.doc_type, r.target, batch_size, cfg) AS c;
+        IF n IS NOT NULL THEN
+            done := done + n;
+            total := done + pending - n;
+            PERFORM docmodel._migration_run_set(run, CASE WHEN finished THEN 'done' ELSE r.status END,
+                NULL, done, total, NULL, r.error);
+            n := CASE WHEN finished THEN 0 ELSE greatest(n, 1) END;
+            RETURN;
+        END IF;
+        EXECUTE format('SELECT max(id), count(*)
+            FROM (SELECT id FROM %s
+                WHERE ($1 IS NULL OR id > $1) AND docmodel._migration_pending(doc, $2, $3, $5)
+                ORDER BY id LIMIT $4) b', r.coll)
+        INTO batch_end, n USING r.last_key, r.doc_type, r.target, batch_size, cfg;
+        IF n = 0 THEN
+            PERFORM docmodel._migration_run_set(run, 'done', r.last_key, done, done,
+                NULL, r.error);
+            total := done;
+            RETURN;
+        END IF;
+        EXECUTE format('UPDATE %s SET doc = docmodel._migrate_doc(doc, $3, id, $5)
+            WHERE ($1 IS NULL OR id > $1) AND id <= $4
+                AND docmodel._migration_pending(doc, $2, $3, $5)', r.coll)
+        USING r.last_key, r.doc_type, r.target, batch_end, cfg;
+        GET DIAGNOSTICS n = ROW_COUNT;
+        done := done + n;
+        PERFORM docmodel._migration_run_set(run, r.status, batch_end, done,
+            r.docs_total, NULL, r.error);
+        -- n = 0 means finished: a batch whose documents were all migrated
+        -- meanwhile by their writers still counts as progress
+        n := greatest(n, 1);
+    EXCEPTION WHEN query_canceled OR others THEN
+        -- The batch rolled back; record why, keep what committed.
+        GET STACKED DIAGNOSTICS err_state = RETURNED_SQLSTATE, err_message = MESSAGE_TEXT,
+            err_detail = PG_EXCEPTION_DETAIL, err_hint = PG_EXCEPTION_HINT,
+            ctx = PG_EXCEPTION_CONTEXT;
+        -- where in the migration: the lines of docmodel's error context
+        SELECT string_agg(l, E'\n') INTO err_context
+        FROM regexp_split_to_table(ctx, E'\n') AS l
+        WHERE l LIKE 'migration %';
+        PERFORM docmodel._migration_run_set(run,
+            CASE WHEN err_state = '57014' THEN 'cancelled' ELSE 'failed' END,
+            r.last_key, r.docs_done, r.docs_total, NULL,
+            err_message || coalesce(' (' || nullif(err_detail, '') || ')', '')
+                || coalesce('; ' || err_context, ''));
+        n := 0;
+    END;
 END
 $$;
 COMMENT ON FUNCTION docmodel._migration_batch(bigint, integer) IS
-	'docmodel internal: migrate the next batch of a run (n = 0: finished, or failed with err_state, err_message and where in the migration, err_context)';
+    'docmodel internal: migrate the next batch of a run (n = 0: finished, or failed with err_state, err_message and where in the migration, err_context)';
 
 CREATE FUNCTION docmodel._migration_unlock(run bigint) RETURNS boolean
 LANGUAGE sql VOLATILE PARALLEL UNSAFE
 SET search_path = pg_catalog, pg_temp
 AS $$
-	SELECT pg_advisory_unlock(1835496052,
-		(r.coll::oid::int8 - CASE WHEN r.coll::oid::int8 >= 2147483648 THEN 4294967296 ELSE 0 END)::int4)
-	FROM docmodel.migration_run r WHERE r.run_id = run
+    SELECT pg_advisory_unlock(1835496052,
+        (r.coll::oid::int8 - CASE WHEN r.coll::oid::int8 >= 2147483648 THEN 4294967296 ELSE 0 END)::int4)
+    FROM docmodel.migration_run r WHERE r.run_id = run
 $$;
 COMMENT ON FUNCTION docmodel._migration_unlock(bigint) IS
-	'docmodel internal: release the lock of a run of migrate_collection';
+    'docmodel internal: release the lock of a run of migrate_collection';
 
 CREATE PROCEDURE docmodel.migrate_collection(coll regclass, doc_type text DEFAULT NULL,
-	target docmodel.version DEFAULT NULL, batch_size integer DEFAULT 5000)
-	AS 'MODULE_PATHNAME', 'migrate_collection'
-	LANGUAGE C;
+    target docmodel.version DEFAULT NULL, batch_size integer DEFAULT 5000)
+    AS 'MODULE_PATHNAME', 'migrate_collection'
+    LANGUAGE C;
 COMMENT ON PROCEDURE docmodel.migrate_collection(regclass, text, docmodel.version, integer) IS
-	'docmodel: migrate every outdated document of a collection, committing batch by batch in key order, resumable; see docmodel.migration_runs';
+    'docmodel: migrate every outdated document of a collection, committing batch by batch in key order, resumable; see docmodel.migration_runs';
 
 -- (end of migrations)
 

@@ -3,16 +3,16 @@
 -------------------------------------------------------------------------------
 
 CREATE FUNCTION docmodel.diff(a jsonb, b jsonb) RETURNS jsonb
-	AS 'MODULE_PATHNAME', 'diff'
-	LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+    AS 'MODULE_PATHNAME', 'diff'
+    LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
 COMMENT ON FUNCTION docmodel.diff(jsonb, jsonb) IS
-	'RFC 6902 JSON Patch turning a into b (objects member by member, arrays position by position)';
+    'RFC 6902 JSON Patch turning a into b (objects member by member, arrays position by position)';
 
 CREATE FUNCTION docmodel.patch(doc jsonb, patch jsonb) RETURNS jsonb
-	AS 'MODULE_PATHNAME', 'patch'
-	LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+    AS 'MODULE_PATHNAME', 'patch'
+    LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
 COMMENT ON FUNCTION docmodel.patch(jsonb, jsonb) IS
-	'Apply an RFC 6902 JSON Patch to doc; an operation that cannot apply (or a failing test) is an error';
+    'Apply an RFC 6902 JSON Patch to doc; an operation that cannot apply (or a failing test) is an error';
 
 -- The one way docmodel names a table it derives from a collection.
 CREATE FUNCTION docmodel._derived_name(nsp regnamespace, base text, label text)
