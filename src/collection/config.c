@@ -42,7 +42,6 @@
 #include "utils/timestamp.h"
 
 #include "collection/config.h"
-#include "collection/key.h"
 #include "catalog.h"
 
 PG_FUNCTION_INFO_V1(_collection_config_changed);

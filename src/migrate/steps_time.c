@@ -33,7 +33,6 @@
 #include "json/util.h"
 #include "mapping/convert.h"
 #include "migrate/step_util.h"
-#include "migrate/steps.h"
 #include "migrate/steps_time.h"
 
 /*

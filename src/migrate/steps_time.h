@@ -8,7 +8,7 @@
 #ifndef DOCMODEL_MIGRATE_STEPS_TIME_H
 #define DOCMODEL_MIGRATE_STEPS_TIME_H
 
-#include "migrate/steps.h"
+#include "migrate/step_util.h"
 
 extern void DocmodelStepToEpoch(ApplyCx *cx, const Step *st, JsonbValue *root);
 extern void DocmodelStepFromEpoch(ApplyCx *cx, const Step *st,
