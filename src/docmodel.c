@@ -155,12 +155,12 @@ _PG_init(void)
 	MarkGUCPrefixReserved("docmodel");
 }
 
-/* Raise 22023 naming an argument that must not be NULL; see docmodel.h. */
+/* Raise 22004 naming an argument that must not be NULL; see docmodel.h. */
 void
 DocmodelRequireArg(FunctionCallInfo fcinfo, int argno, const char *name)
 {
 	if (PG_ARGISNULL(argno))
-		ereport(ERROR, (errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+		ereport(ERROR, (errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
 						errmsg("%s must not be null", name)));
 }
 
