@@ -655,29 +655,23 @@ DECLARE
 	place text := '';
 BEGIN
 	IF doc_type IS NULL OR doc_type = '' OR octet_length(doc_type) > 250 THEN
-		RAISE EXCEPTION USING ERRCODE = '22023',
+		RAISE EXCEPTION USING ERRCODE = CASE WHEN doc_type IS NULL THEN '22004' ELSE '22023' END,
 			MESSAGE = format('invalid document type "%s"', doc_type),
 			DETAIL = 'A document type is 1 to 250 bytes long.';
 	END IF;
 	IF from_version IS NULL OR to_version IS NULL THEN
-		RAISE EXCEPTION USING ERRCODE = '22023',
+		RAISE EXCEPTION USING ERRCODE = '22004',
 			MESSAGE = 'from_version and to_version are required',
 			DETAIL = format('Type "%s".', doc_type);
 	END IF;
 	IF active IS NULL THEN
-		RAISE EXCEPTION USING ERRCODE = '22023',
+		RAISE EXCEPTION USING ERRCODE = '22004',
 			MESSAGE = 'active must be true or false',
 			DETAIL = format('Type "%s", migration %s to %s.', doc_type, from_version, to_version);
 	END IF;
 	-- A rule of one collection: it replaces the type's global chain there.
 	IF coll IS NOT NULL THEN
-		SELECT c.id INTO scope FROM docmodel.collection_config AS c WHERE c.coll = register_migration.coll;
-		IF NOT FOUND THEN
-			RAISE EXCEPTION USING ERRCODE = '22023',
-				MESSAGE = format('"%s" is not a docmodel collection', coll),
-				DETAIL = format('Type "%s", migration %s to %s: a rule is global (coll NULL) or of one collection.',
-					doc_type, from_version, to_version);
-		END IF;
+		scope := docmodel._require_collection(coll);
 		place := format(' in collection %s', coll);
 	END IF;
 	IF (steps IS NULL) = (fn IS NULL) THEN
@@ -762,21 +756,16 @@ DECLARE
 	scope integer := 0;
 BEGIN
 	IF active IS NULL THEN
-		RAISE EXCEPTION USING ERRCODE = '22023', MESSAGE = 'active must be true or false';
+		RAISE EXCEPTION USING ERRCODE = '22004', MESSAGE = 'active must be true or false';
 	END IF;
 	IF coll IS NOT NULL THEN
-		SELECT c.id INTO scope FROM docmodel.collection_config AS c
-		WHERE c.coll = set_migration_active.coll;
-		IF NOT FOUND THEN
-			RAISE EXCEPTION USING ERRCODE = '22023',
-				MESSAGE = format('"%s" is not a docmodel collection', coll);
-		END IF;
+		scope := docmodel._require_collection(coll);
 	END IF;
 	UPDATE docmodel.migration_rules r SET active = set_migration_active.active
 	WHERE r.doc_type = set_migration_active.doc_type AND r.collection_id = scope
 		AND r.from_version OPERATOR(docmodel.=) set_migration_active.from_version;
 	IF NOT FOUND THEN
-		RAISE EXCEPTION USING ERRCODE = 'P0002',
+		RAISE EXCEPTION USING ERRCODE = '42704',
 			MESSAGE = format('type "%s" has no migration from version %s%s', doc_type, from_version,
 				CASE WHEN coll IS NULL THEN '' ELSE format(' in collection %s', coll) END),
 			HINT = 'Register it with docmodel.register_migration().';
@@ -843,21 +832,16 @@ DECLARE
 	scope integer := 0;
 BEGIN
 	IF doc_type IS NULL OR doc_type = '' OR octet_length(doc_type) > 250 THEN
-		RAISE EXCEPTION USING ERRCODE = '22023',
+		RAISE EXCEPTION USING ERRCODE = CASE WHEN doc_type IS NULL THEN '22004' ELSE '22023' END,
 			MESSAGE = format('invalid document type "%s"', doc_type),
 			DETAIL = 'A document type is 1 to 250 bytes long.';
 	END IF;
 	IF steps IS NULL THEN
-		RAISE EXCEPTION USING ERRCODE = '22023', MESSAGE = 'steps are required',
+		RAISE EXCEPTION USING ERRCODE = '22004', MESSAGE = 'steps are required',
 			DETAIL = format('Type "%s".', doc_type);
 	END IF;
 	IF coll IS NOT NULL THEN
-		SELECT c.id INTO scope FROM docmodel.collection_config AS c
-		WHERE c.coll = register_write_rule.coll;
-		IF NOT FOUND THEN
-			RAISE EXCEPTION USING ERRCODE = '22023',
-				MESSAGE = format('"%s" is not a docmodel collection', coll);
-		END IF;
+		scope := docmodel._require_collection(coll);
 	END IF;
 	PERFORM docmodel._check_write_rule_steps(steps);
 	INSERT INTO docmodel.write_rules AS w (doc_type, collection_id, steps)
@@ -878,12 +862,7 @@ DECLARE
 	scope integer := 0;
 BEGIN
 	IF coll IS NOT NULL THEN
-		SELECT c.id INTO scope FROM docmodel.collection_config AS c
-		WHERE c.coll = drop_write_rule.coll;
-		IF NOT FOUND THEN
-			RAISE EXCEPTION USING ERRCODE = '22023',
-				MESSAGE = format('"%s" is not a docmodel collection', coll);
-		END IF;
+		scope := docmodel._require_collection(coll);
 	END IF;
 	DELETE FROM docmodel.write_rules AS w
 	WHERE w.doc_type = drop_write_rule.doc_type AND w.collection_id = scope;
@@ -1020,11 +999,11 @@ DECLARE
 		WHERE c.coll = _migration_start.coll);
 BEGIN
 	IF batch_size IS NULL OR batch_size < 1 THEN
-		RAISE EXCEPTION USING ERRCODE = '22023',
+		RAISE EXCEPTION USING ERRCODE = CASE WHEN batch_size IS NULL THEN '22004' ELSE '22023' END,
 			MESSAGE = format('batch_size must be at least 1, not %s', batch_size);
 	END IF;
 	IF coll IS NULL THEN
-		RAISE EXCEPTION USING ERRCODE = '22023', MESSAGE = 'coll is required';
+		RAISE EXCEPTION USING ERRCODE = '22004', MESSAGE = 'coll is required';
 	END IF;
 	IF target IS NOT NULL AND doc_type IS NULL THEN
 		RAISE EXCEPTION USING ERRCODE = '22023',
@@ -1033,18 +1012,18 @@ BEGIN
 	END IF;
 	IF doc_type IS NOT NULL THEN
 		IF docmodel.current_version(doc_type, cfg) IS NULL THEN
-			RAISE EXCEPTION USING ERRCODE = '22023',
+			RAISE EXCEPTION USING ERRCODE = '42704',
 				MESSAGE = format('type "%s" has no migrations', doc_type),
 				HINT = 'Register one with docmodel.register_migration().';
 		END IF;
-		-- raises 22023 when no chain reaches target
+		-- raises 42704 when no chain reaches target
 		PERFORM docmodel._migration_steps(doc_type, NULL, target, cfg, false);
 	END IF;
 	IF (SELECT count(*) FROM pg_attribute a
 		WHERE a.attrelid = coll AND NOT a.attisdropped
 			AND ((a.attname = 'id' AND a.atttypid = 'text'::regtype)
 				OR (a.attname = 'doc' AND a.atttypid = 'jsonb'::regtype))) <> 2 THEN
-		RAISE EXCEPTION USING ERRCODE = '22023',
+		RAISE EXCEPTION USING ERRCODE = '42809',
 			MESSAGE = format('%s has no columns id text and doc jsonb', coll),
 			HINT = 'migrate_collection works on collections, and on any table with those two columns.';
 	END IF;
@@ -1391,13 +1370,9 @@ CREATE FUNCTION docmodel.drop_collection(coll regclass) RETURNS void
 DECLARE
     hist regclass;
 BEGIN
+    PERFORM docmodel._require_collection($1);
     SELECT c.revisions_table INTO hist FROM docmodel.collection_config AS c
         WHERE c.coll OPERATOR(pg_catalog.=) $1;
-    IF NOT FOUND THEN
-        RAISE EXCEPTION '"%" is not a docmodel collection', $1
-            USING ERRCODE = 'invalid_parameter_value',
-                  HINT = 'Drop a plain table with DROP TABLE.';
-    END IF;
     -- The owner's alone (42501), then the collection before its history, in
     -- the order its writers lock them: a transaction that read the
     -- collection and then writes it finishes first, instead of deadlocking
@@ -1617,7 +1592,7 @@ DECLARE
 BEGIN
     IF keep IS NULL OR keep OPERATOR(pg_catalog.<) 0 THEN
         RAISE EXCEPTION 'invalid number of revisions to keep: %', coalesce(keep::text, 'NULL')
-            USING ERRCODE = 'invalid_parameter_value',
+            USING ERRCODE = CASE WHEN keep IS NULL THEN '22004' ELSE '22023' END,
                   DETAIL = pg_catalog.format('Collection "%s" was given keep => %s.', $1, coalesce(keep::text, 'NULL')),
                   HINT = 'Give the number of revisions to keep per document, 0 to turn history off.';
     END IF;
@@ -1631,14 +1606,10 @@ BEGIN
                   DETAIL = 'Changing the configuration of a collection takes its ownership.';
     END IF;
     EXECUTE pg_catalog.format('LOCK TABLE %s IN SHARE ROW EXCLUSIVE MODE', $1);
+    PERFORM docmodel._require_collection($1);
     SELECT c.id, c.revisions_table INTO cid, hist
         FROM docmodel.collection_config AS c
         WHERE c.coll OPERATOR(pg_catalog.=) $1;
-    IF NOT FOUND THEN
-        RAISE EXCEPTION '"%" is not a docmodel collection', $1
-            USING ERRCODE = 'invalid_parameter_value',
-                  HINT = 'Create collections with docmodel.create_collection().';
-    END IF;
     -- A history table the user dropped is forgotten (and made again below).
     IF hist IS NOT NULL AND NOT EXISTS (SELECT FROM pg_catalog.pg_class AS r
                                         WHERE r.oid OPERATOR(pg_catalog.=) hist) THEN
@@ -1724,17 +1695,13 @@ CREATE FUNCTION docmodel._revisions_table(coll regclass, OUT hist regclass, OUT 
     SET search_path = pg_catalog, pg_temp
     AS $$
 BEGIN
+    PERFORM docmodel._require_collection($1);
     SELECT c.revisions_table, c.delimiter INTO hist, delim
         FROM docmodel.collection_config AS c
         WHERE c.coll OPERATOR(pg_catalog.=) $1;
-    IF NOT FOUND THEN
-        RAISE EXCEPTION '"%" is not a docmodel collection', $1
-            USING ERRCODE = 'invalid_parameter_value',
-                  HINT = 'Create collections with docmodel.create_collection().';
-    END IF;
     IF hist IS NULL THEN
         RAISE EXCEPTION 'collection "%" keeps no revisions', $1
-            USING ERRCODE = 'invalid_parameter_value',
+            USING ERRCODE = 'object_not_in_prerequisite_state',
                   HINT = 'Turn history on with docmodel.set_revisions(coll, keep).';
     END IF;
     IF NOT EXISTS (SELECT FROM pg_catalog.pg_class AS r WHERE r.oid OPERATOR(pg_catalog.=) hist) THEN
@@ -1999,13 +1966,9 @@ BEGIN
                   DETAIL = pg_catalog.format('Collection "%s" stays on this server.', coll),
                   HINT = 'Install Citus, add it to shared_preload_libraries and CREATE EXTENSION citus on every node (README, "Scale-out").';
     END IF;
+    PERFORM docmodel._require_collection($1);
     SELECT c.revisions_table INTO hist FROM docmodel.collection_config AS c
         WHERE c.coll OPERATOR(pg_catalog.=) $1;
-    IF NOT FOUND THEN
-        RAISE EXCEPTION '"%" is not a docmodel collection', coll
-            USING ERRCODE = 'invalid_parameter_value',
-                  HINT = 'Create collections with docmodel.create_collection().';
-    END IF;
     IF NOT pg_catalog.pg_has_role((SELECT r.relowner FROM pg_catalog.pg_class AS r
                                    WHERE r.oid OPERATOR(pg_catalog.=) coll), 'USAGE') THEN
         RAISE EXCEPTION 'must be owner of table %', coll
@@ -2299,17 +2262,17 @@ SET search_path = pg_catalog, pg_temp
 AS $$
 BEGIN
     IF doc_type IS NULL OR doc_type = '' OR octet_length(doc_type) > 250 THEN
-        RAISE EXCEPTION USING ERRCODE = '22023',
+        RAISE EXCEPTION USING ERRCODE = CASE WHEN doc_type IS NULL THEN '22004' ELSE '22023' END,
             MESSAGE = format('invalid document type "%s"', doc_type),
             DETAIL = 'A document type is 1 to 250 bytes long.';
     END IF;
     IF version IS NULL OR schema IS NULL THEN
-        RAISE EXCEPTION USING ERRCODE = '22023',
+        RAISE EXCEPTION USING ERRCODE = '22004',
             MESSAGE = 'version and schema are required',
             DETAIL = format('Type "%s".', doc_type);
     END IF;
     IF mode IS NULL OR mode NOT IN ('strict', 'moderate', 'warn', 'off') THEN
-        RAISE EXCEPTION USING ERRCODE = '22023',
+        RAISE EXCEPTION USING ERRCODE = CASE WHEN mode IS NULL THEN '22004' ELSE '22023' END,
             MESSAGE = format('invalid schema mode "%s"', mode),
             DETAIL = format('Type "%s", version %s.', doc_type, version),
             HINT = 'The modes are strict, moderate, warn and off.';
@@ -2504,7 +2467,7 @@ DECLARE
     n integer;
 BEGIN
     IF mapping IS NULL THEN
-        RAISE EXCEPTION USING ERRCODE = '22023', MESSAGE = 'mapping must not be null';
+        RAISE EXCEPTION USING ERRCODE = '22004', MESSAGE = 'mapping must not be null';
     END IF;
     SELECT m.owner INTO o FROM docmodel.mappings m WHERE m.owner = me AND m.name = mapping;
     IF FOUND THEN
@@ -2798,7 +2761,7 @@ DECLARE
     via oid;
 BEGIN
     IF op IS NULL OR owner IS NULL OR mapping IS NULL OR mapping = '' THEN
-        RAISE EXCEPTION USING ERRCODE = '22023', MESSAGE = 'a mapping change needs an op, an owner and a name';
+        RAISE EXCEPTION USING ERRCODE = CASE WHEN op IS NULL OR owner IS NULL OR mapping IS NULL THEN '22004' ELSE '22023' END, MESSAGE = 'a mapping change needs an op, an owner and a name';
     END IF;
     CASE op
     WHEN 'create' THEN
@@ -2957,7 +2920,7 @@ SET search_path = pg_catalog, pg_temp
 AS $$
 BEGIN
     IF name IS NULL OR name = '' OR root IS NULL THEN
-        RAISE EXCEPTION USING ERRCODE = '22023',
+        RAISE EXCEPTION USING ERRCODE = CASE WHEN name IS NULL OR root IS NULL THEN '22004' ELSE '22023' END,
             MESSAGE = 'a mapping needs a name and a root table';
     END IF;
     PERFORM docmodel._mapping_write('create', (SELECT r.oid FROM pg_roles r WHERE r.rolname = current_user)::regrole,
@@ -3123,7 +3086,7 @@ DECLARE
 BEGIN
     PERFORM docmodel._check_columns(tbl, ARRAY[col::text], format('%s in mapping "%s"', tbl, mapping));
     IF new_name IS NULL OR new_name = '' THEN
-        RAISE EXCEPTION USING ERRCODE = '22023',
+        RAISE EXCEPTION USING ERRCODE = CASE WHEN new_name IS NULL THEN '22004' ELSE '22023' END,
             MESSAGE = format('invalid new name for column "%s" of %s in mapping "%s"', col, tbl, mapping),
             HINT = 'To leave a column out, use docmodel.map_exclude().';
     END IF;
@@ -3399,7 +3362,7 @@ DECLARE
     d integer;
 BEGIN
     IF depth IS NULL OR depth < 0 OR depth > 32 THEN
-        RAISE EXCEPTION USING ERRCODE = '22023',
+        RAISE EXCEPTION USING ERRCODE = CASE WHEN depth IS NULL THEN '22004' ELSE '22023' END,
             MESSAGE = format('invalid depth %s of denormalize(%s)', depth, root),
             DETAIL = 'depth is 0 (no arrays) to 32.';
     END IF;
@@ -3620,21 +3583,13 @@ $$;
 COMMENT ON FUNCTION docmodel.mapping_schema(text, regclass) IS
     'docmodel: a JSON Schema (2020-12) of the documents a mapping makes, from the column types and NOT NULLs, ready for register_schema (references keyed with the delimiter of coll, when given)';
 
--- Raise 22023 unless coll is a docmodel collection.
-CREATE FUNCTION docmodel._require_collection(coll regclass) RETURNS void
-LANGUAGE plpgsql STABLE PARALLEL SAFE
-SET search_path = pg_catalog, pg_temp
-AS $$
-BEGIN
-    IF NOT EXISTS (SELECT FROM docmodel.collection_config c WHERE c.coll = _require_collection.coll) THEN
-        RAISE EXCEPTION USING ERRCODE = '22023',
-            MESSAGE = format('"%s" is not a docmodel collection', coll),
-            HINT = 'Create collections with docmodel.create_collection().';
-    END IF;
-END
-$$;
+-- The configuration id of coll; 42809 unless it is a docmodel collection
+-- (DocmodelRequireCollection, the one place that says so).
+CREATE FUNCTION docmodel._require_collection(coll regclass) RETURNS integer
+LANGUAGE c STABLE PARALLEL SAFE
+AS 'MODULE_PATHNAME', 'require_collection';
 COMMENT ON FUNCTION docmodel._require_collection(regclass) IS
-    'docmodel internal: raise 22023 unless the table is a docmodel collection';
+    'docmodel internal: the configuration id of a docmodel collection; raise 42809 when the table is not one';
 
 -- The batch statement of migrate_tables: the next $2 documents of the
 -- mapping after root key $1 (a jsonb array; NULL: from the start) upserted
@@ -3686,7 +3641,7 @@ DECLARE
     run bigint;
 BEGIN
     IF batch_size IS NULL OR batch_size < 1 THEN
-        RAISE EXCEPTION USING ERRCODE = '22023',
+        RAISE EXCEPTION USING ERRCODE = CASE WHEN batch_size IS NULL THEN '22004' ELSE '22023' END,
             MESSAGE = format('invalid batch_size %s of migrate_tables("%s")', batch_size, mapping);
     END IF;
     PERFORM docmodel._require_collection(coll);
@@ -4187,7 +4142,7 @@ BEGIN
             HINT = 'Keep the lookup documents in a collection of their own (lookup_coll), created without doc_type or with the lookup type.';
     END IF;
     IF path IS NULL OR cardinality(path) = 0 THEN
-        RAISE EXCEPTION USING ERRCODE = '22023',
+        RAISE EXCEPTION USING ERRCODE = CASE WHEN path IS NULL THEN '22004' ELSE '22023' END,
             MESSAGE = format('lookup "%s" on %s needs a path', lookup_type, coll);
     END IF;
     -- the documents it indexes: of doc_type (the type their key gives under
@@ -4459,7 +4414,7 @@ BEGIN
     PERFORM docmodel._require_collection(coll);
     PERFORM docmodel._require_collection(source_coll);
     IF path IS NULL OR mode IS NULL THEN
-        RAISE EXCEPTION USING ERRCODE = '22023', MESSAGE = 'path and mode must not be null';
+        RAISE EXCEPTION USING ERRCODE = '22004', MESSAGE = 'path and mode must not be null';
     END IF;
     PERFORM docmodel.ref_keys('{}', path);
     IF mode OPERATOR(pg_catalog.<>) 'sync' THEN
@@ -4490,11 +4445,11 @@ DECLARE
 BEGIN
     PERFORM docmodel._copy_check(coll, path, source_coll, mode);
     IF fields IS NULL OR ref IS NULL OR ref OPERATOR(pg_catalog.=) '' THEN
-        RAISE EXCEPTION USING ERRCODE = '22023', MESSAGE = 'fields and ref must not be null or empty';
+        RAISE EXCEPTION USING ERRCODE = CASE WHEN fields IS NULL OR ref IS NULL THEN '22004' ELSE '22023' END, MESSAGE = 'fields and ref must not be null or empty';
     END IF;
     PERFORM docmodel.copy_values('{}', fields);
     IF on_missing IS NULL OR NOT on_missing OPERATOR(pg_catalog.=) ANY (ARRAY['keep', 'null', 'remove', 'refuse']) THEN
-        RAISE EXCEPTION USING ERRCODE = '22023',
+        RAISE EXCEPTION USING ERRCODE = CASE WHEN on_missing IS NULL THEN '22004' ELSE '22023' END,
             MESSAGE = pg_catalog.format('invalid on_missing "%s"', on_missing),
             HINT = 'on_missing is keep, null, remove or refuse.';
     END IF;
@@ -4549,7 +4504,7 @@ DECLARE
 BEGIN
     PERFORM docmodel._copy_check(coll, path, source_coll, mode);
     IF ref_path IS NULL OR agg IS NULL THEN
-        RAISE EXCEPTION USING ERRCODE = '22023', MESSAGE = 'ref_path and agg must not be null';
+        RAISE EXCEPTION USING ERRCODE = '22004', MESSAGE = 'ref_path and agg must not be null';
     END IF;
     PERFORM docmodel.ref_keys('{}', ref_path);
     PERFORM docmodel._aggregate_expr(agg);
