@@ -856,7 +856,7 @@ LoadCollection(int32 id, DocmodelCollection *cfg)
 
 /*
  * Return the cached configuration of collection id (a trigger argument),
- * reading it once when absent. Raises 22023 when no collection has this id
+ * reading it once when absent. Raises 42704 when no collection has this id
  * (its configuration was dropped while the table was kept).
  */
 DocmodelCollection *
