@@ -1036,11 +1036,15 @@ _collection_config_changed(PG_FUNCTION_ARGS)
 	return DocmodelCatalogChanged(fcinfo, "_collection_config_changed");
 }
 
-/* Raise 22023 naming the bad option of create_collection(). */
+/*
+ * Raise 22023 naming the bad option of create_collection() (22004 when it is
+ * NULL).
+ */
 static void
 BadOption(const char *what, const char *value, const char *hint)
 {
-	ereport(ERROR, (errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+	ereport(ERROR, (errcode(value ? ERRCODE_INVALID_PARAMETER_VALUE
+								  : ERRCODE_NULL_VALUE_NOT_ALLOWED),
 					errmsg("invalid %s \"%s\"", what, value ? value : "NULL"),
 					hint ? errhint("%s", hint) : 0));
 }
