@@ -2766,7 +2766,7 @@ BEGIN
     CASE op
     WHEN 'create' THEN
         IF tbl IS NULL OR jsonb_typeof(spec->'doc_type') IS DISTINCT FROM 'string' THEN
-            RAISE EXCEPTION USING ERRCODE = '22023',
+            RAISE EXCEPTION USING ERRCODE = CASE WHEN tbl IS NULL OR spec IS NULL THEN '22004' ELSE '22023' END,
                 MESSAGE = format('mapping "%s" needs a root table and a document type', mapping);
         END IF;
         IF docmodel._pk_columns(tbl) IS NULL THEN
@@ -2786,7 +2786,7 @@ BEGIN
         IF tbl IS NULL OR field IS NULL OR jsonb_typeof(spec) IS DISTINCT FROM 'object'
                 OR coalesce(jsonb_typeof(spec->'name'), 'x') NOT IN ('string', 'null')
                 OR spec->>'name' = '' THEN
-            RAISE EXCEPTION USING ERRCODE = '22023',
+            RAISE EXCEPTION USING ERRCODE = CASE WHEN tbl IS NULL OR field IS NULL OR spec IS NULL THEN '22004' ELSE '22023' END,
                 MESSAGE = format('invalid column change of %s', what),
                 DETAIL = 'A column change names a column of the table and its new name (a non-empty string, or null to leave it out).';
         END IF;
@@ -2805,7 +2805,7 @@ BEGIN
     WHEN 'project' THEN
         PERFORM docmodel._mapping_under(owner, mapping, NULL);
         IF tbl IS NULL OR under IS NULL THEN
-            RAISE EXCEPTION USING ERRCODE = '22023',
+            RAISE EXCEPTION USING ERRCODE = '22004',
                 MESSAGE = format('a projection of mapping "%s" needs a table and a collection', mapping);
         END IF;
         PERFORM docmodel._require_collection(under);
@@ -2840,7 +2840,7 @@ BEGIN
     -- a part
     IF tbl IS NULL OR under IS NULL OR field IS NULL OR field = '' OR jsonb_typeof(spec) IS DISTINCT FROM 'object'
             OR kind IS NULL OR kind NOT IN ('array', 'object', 'merge', 'reference', 'references') THEN
-        RAISE EXCEPTION USING ERRCODE = '22023',
+        RAISE EXCEPTION USING ERRCODE = CASE WHEN tbl IS NULL OR under IS NULL OR field IS NULL OR spec IS NULL THEN '22004' ELSE '22023' END,
             MESSAGE = format('invalid part of %s', what),
             DETAIL = 'A part has a table, the table it sits under, a field name and a spec whose kind is array, object, merge, reference or references.';
     END IF;
