@@ -921,8 +921,8 @@ DocmodelCollectionOf(Oid relid)
  * is not a collection. Reads the config table: for set-up functions and
  * first calls, not per row.
  */
-int32
-DocmodelCollectionIdByRelid(Oid relid)
+static int32
+CollectionIdByRelid(Oid relid)
 {
 	Oid argtypes[1] = {OIDOID};
 	Datum args[1];
@@ -958,7 +958,7 @@ DocmodelCollectionIdByRelid(Oid relid)
 int32
 DocmodelRequireCollection(Oid relid)
 {
-	int32 id = DocmodelCollectionIdByRelid(relid);
+	int32 id = CollectionIdByRelid(relid);
 	char *name;
 
 	if (id >= 0)

@@ -207,7 +207,6 @@ extern bool DocmodelHasOptionalColumn(Relation rel, int attnum);
 extern void DocmodelCheckTriggerRelation(Relation rel, const char *tgname,
 										 DocmodelCollection *cfg);
 extern DocmodelCollection *DocmodelCollectionById(int32 id);
-extern int32 DocmodelCollectionIdByRelid(Oid relid);
 extern int32 DocmodelRequireCollection(Oid relid);
 extern DocmodelCollection *DocmodelCollectionOf(Oid relid);
 extern Oid DocmodelConfigRelid(void);
