@@ -2,23 +2,24 @@
 # make quick TESTS="collection collection_cas": build, install, and run only the named
 # pg_regress (test/sql), isolation (test/specs) and TAP (test/t) tests on a throwaway cluster: the
 # contributor's short loop; the name "readme" runs the examples of README.md and doc/
-# (test/readme/check.pl).
+# (test/readme/check.pl), "errors" the SQLSTATE policy check (test/errors/check.pl).
 # make test runs everything.
 set -u
 source "$(dirname "$0")/env.sh"
 build_install || { echo "build failed"; exit 1; }
+rc=0
 reg=""
 iso=""
 readme=""
 tap=""
 for t in ${TESTS:-}; do
 	[ "$t" = readme ] && readme=1
+	[ "$t" = errors ] && { perl test/errors/check.pl || rc=1; }
 	[ -f "test/t/$t.pl" ] && tap="$tap $t"
 	[ -f "test/sql/$t.sql" ] && reg="$reg $t"
 	[ -f "test/specs/$t.spec" ] && iso="$iso $t"
 done
 rm -f regression.diffs
-rc=0
 [ -z "$reg$iso$readme" ] || pg_virtualenv 9>&- -v "$PG_MAJOR" bash -c '
 	rc=0
 	if [ -n "$1" ]; then make -s PG_CONFIG="$0" installcheck REGRESS="$1" ISOLATION= || rc=1; fi

@@ -52,6 +52,11 @@ cat "$logdir/links.log"
 scripts/check_format.sh > "$logdir/format.log" 2>&1; echo $? > "$logdir/format.rc"
 cat "$logdir/format.log"
 
+# The SQLSTATE policy (README, "Errors") against the C, the SQL, the expected outputs and README's
+# Errors table.
+perl test/errors/check.pl > "$logdir/errors.log" 2>&1; echo $? > "$logdir/errors.rc"
+cat "$logdir/errors.log"
+
 # TAP: each test starts its own clusters.
 scripts/tap.sh > "$logdir/tap.log" 2>&1; echo $? > "$logdir/tap.rc"
 cat "$logdir/tap.log"
@@ -69,7 +74,7 @@ else
 	echo 0 > "$logdir/citus.rc"
 fi
 
-logs="$logdir/regress.log $logdir/iso.log $logdir/readme.log $logdir/jsonschema.log $logdir/meta.log $logdir/links.log $logdir/format.log $logdir/citus.log"
+logs="$logdir/regress.log $logdir/iso.log $logdir/readme.log $logdir/jsonschema.log $logdir/meta.log $logdir/links.log $logdir/format.log $logdir/errors.log $logdir/citus.log"
 pass=$(cat $logs 2>/dev/null | grep -cE "$REGRESS_OK")
 fail=$(cat $logs 2>/dev/null | grep -cE "$REGRESS_FAILED")
 # the README check counts one per block; if it stopped before any block failed, count it once
@@ -82,7 +87,7 @@ tfiles=$(ls test/t/*.pl 2>/dev/null | wc -l)
 pass=$((pass + tpass))
 fail=$((fail + tfiles - tpass))
 rc=0
-for s in regress iso readme jsonschema meta links format tap citus; do
+for s in regress iso readme jsonschema meta links format errors tap citus; do
 	r=$(cat "$logdir/$s.rc" 2>/dev/null || echo 1)
 	[ "$r" = 0 ] || { rc=1; echo "suite $s exited $r"; }
 done

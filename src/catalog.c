@@ -35,6 +35,7 @@
 #include "utils/lsyscache.h"
 #include "utils/syscache.h"
 
+#include "collection/config.h"
 #include "compat.h"
 #include "docmodel.h"
 #include "catalog.h"
@@ -166,7 +167,8 @@ TakeArgs(FunctionCallInfo fcinfo, int n, Datum *values, char *nulls)
 
 /*
  * Update the configuration row of collection $1 (values[0]) with the SET
- * clause set; raise 22023 when the collection has none.
+ * clause set; raise 42809 when the collection has none (no row updated:
+ * DocmodelRequireCollection raises).
  */
 static void
 UpdateConfig(const char *set, int nargs, Oid *types, Datum *values,
@@ -178,11 +180,7 @@ UpdateConfig(const char *set, int nargs, Oid *types, Datum *values,
 					 "WHERE c.coll::pg_catalog.oid OPERATOR(pg_catalog.=) $1",
 					 set),
 			nargs, types, values, nulls, NULL, NULL) == 0)
-		ereport(ERROR, (errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-						errmsg("\"%s\" is not a docmodel collection",
-							   get_rel_name(DatumGetObjectId(values[0]))),
-						errhint("Create collections with "
-								"docmodel.create_collection().")));
+		(void) DocmodelRequireCollection(DatumGetObjectId(values[0]));
 }
 
 /*
@@ -392,7 +390,7 @@ migration_run_set(PG_FUNCTION_ARGS)
 						 "FROM docmodel.migration_run AS r "
 						 "WHERE r.run_id OPERATOR(pg_catalog.=) $1",
 						 1, types, values, nulls, &coll, &isnull) == 0)
-		ereport(ERROR, (errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+		ereport(ERROR, (errcode(ERRCODE_UNDEFINED_OBJECT),
 						errmsg("migration run " INT64_FORMAT " does not exist",
 							   PG_GETARG_INT64(0))));
 	RequireUpdate(DatumGetObjectId(coll),

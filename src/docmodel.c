@@ -32,12 +32,12 @@ char *docmodel_actor = NULL;
 /* docmodel.keep_stamps: writes keep the management fields they carry. */
 bool docmodel_keep_stamps = false;
 
-/* Raise 22023 naming an argument that must not be NULL; see docmodel.h. */
+/* Raise 22004 naming an argument that must not be NULL; see docmodel.h. */
 void
 DocmodelRequireArg(FunctionCallInfo fcinfo, int argno, const char *name)
 {
 	if (PG_ARGISNULL(argno))
-		ereport(ERROR, (errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+		ereport(ERROR, (errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
 						errmsg("%s must not be null", name)));
 }
 

@@ -24,7 +24,7 @@
 extern char *docmodel_actor;
 extern bool docmodel_keep_stamps;
 
-/* Raise 22023 "<name> must not be null" when argument argno is NULL. */
+/* Raise 22004 "<name> must not be null" when argument argno is NULL. */
 extern void DocmodelRequireArg(FunctionCallInfo fcinfo, int argno,
 							   const char *name);
 

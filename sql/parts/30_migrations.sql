@@ -222,29 +222,23 @@ DECLARE
     place text := '';
 BEGIN
     IF doc_type IS NULL OR doc_type = '' OR octet_length(doc_type) > 250 THEN
-        RAISE EXCEPTION USING ERRCODE = '22023',
+        RAISE EXCEPTION USING ERRCODE = CASE WHEN doc_type IS NULL THEN '22004' ELSE '22023' END,
             MESSAGE = format('invalid document type "%s"', doc_type),
             DETAIL = 'A document type is 1 to 250 bytes long.';
     END IF;
     IF from_version IS NULL OR to_version IS NULL THEN
-        RAISE EXCEPTION USING ERRCODE = '22023',
+        RAISE EXCEPTION USING ERRCODE = '22004',
             MESSAGE = 'from_version and to_version are required',
             DETAIL = format('Type "%s".', doc_type);
     END IF;
     IF active IS NULL THEN
-        RAISE EXCEPTION USING ERRCODE = '22023',
+        RAISE EXCEPTION USING ERRCODE = '22004',
             MESSAGE = 'active must be true or false',
             DETAIL = format('Type "%s", migration %s to %s.', doc_type, from_version, to_version);
     END IF;
     -- A rule of one collection: it replaces the type's global chain there.
     IF coll IS NOT NULL THEN
-        SELECT c.id INTO scope FROM docmodel.collection_config AS c WHERE c.coll = register_migration.coll;
-        IF NOT FOUND THEN
-            RAISE EXCEPTION USING ERRCODE = '22023',
-                MESSAGE = format('"%s" is not a docmodel collection', coll),
-                DETAIL = format('Type "%s", migration %s to %s: a rule is global (coll NULL) or of one collection.',
-                    doc_type, from_version, to_version);
-        END IF;
+        scope := docmodel._require_collection(coll);
         place := format(' in collection %s', coll);
     END IF;
     IF (steps IS NULL) = (fn IS NULL) THEN
@@ -329,21 +323,16 @@ DECLARE
     scope integer := 0;
 BEGIN
     IF active IS NULL THEN
-        RAISE EXCEPTION USING ERRCODE = '22023', MESSAGE = 'active must be true or false';
+        RAISE EXCEPTION USING ERRCODE = '22004', MESSAGE = 'active must be true or false';
     END IF;
     IF coll IS NOT NULL THEN
-        SELECT c.id INTO scope FROM docmodel.collection_config AS c
-        WHERE c.coll = set_migration_active.coll;
-        IF NOT FOUND THEN
-            RAISE EXCEPTION USING ERRCODE = '22023',
-                MESSAGE = format('"%s" is not a docmodel collection', coll);
-        END IF;
+        scope := docmodel._require_collection(coll);
     END IF;
     UPDATE docmodel.migration_rules r SET active = set_migration_active.active
     WHERE r.doc_type = set_migration_active.doc_type AND r.collection_id = scope
         AND r.from_version OPERATOR(docmodel.=) set_migration_active.from_version;
     IF NOT FOUND THEN
-        RAISE EXCEPTION USING ERRCODE = 'P0002',
+        RAISE EXCEPTION USING ERRCODE = '42704',
             MESSAGE = format('type "%s" has no migration from version %s%s', doc_type, from_version,
                 CASE WHEN coll IS NULL THEN '' ELSE format(' in collection %s', coll) END),
             HINT = 'Register it with docmodel.register_migration().';
@@ -410,21 +399,16 @@ DECLARE
     scope integer := 0;
 BEGIN
     IF doc_type IS NULL OR doc_type = '' OR octet_length(doc_type) > 250 THEN
-        RAISE EXCEPTION USING ERRCODE = '22023',
+        RAISE EXCEPTION USING ERRCODE = CASE WHEN doc_type IS NULL THEN '22004' ELSE '22023' END,
             MESSAGE = format('invalid document type "%s"', doc_type),
             DETAIL = 'A document type is 1 to 250 bytes long.';
     END IF;
     IF steps IS NULL THEN
-        RAISE EXCEPTION USING ERRCODE = '22023', MESSAGE = 'steps are required',
+        RAISE EXCEPTION USING ERRCODE = '22004', MESSAGE = 'steps are required',
             DETAIL = format('Type "%s".', doc_type);
     END IF;
     IF coll IS NOT NULL THEN
-        SELECT c.id INTO scope FROM docmodel.collection_config AS c
-        WHERE c.coll = register_write_rule.coll;
-        IF NOT FOUND THEN
-            RAISE EXCEPTION USING ERRCODE = '22023',
-                MESSAGE = format('"%s" is not a docmodel collection', coll);
-        END IF;
+        scope := docmodel._require_collection(coll);
     END IF;
     PERFORM docmodel._check_write_rule_steps(steps);
     INSERT INTO docmodel.write_rules AS w (doc_type, collection_id, steps)
@@ -445,12 +429,7 @@ DECLARE
     scope integer := 0;
 BEGIN
     IF coll IS NOT NULL THEN
-        SELECT c.id INTO scope FROM docmodel.collection_config AS c
-        WHERE c.coll = drop_write_rule.coll;
-        IF NOT FOUND THEN
-            RAISE EXCEPTION USING ERRCODE = '22023',
-                MESSAGE = format('"%s" is not a docmodel collection', coll);
-        END IF;
+        scope := docmodel._require_collection(coll);
     END IF;
     DELETE FROM docmodel.write_rules AS w
     WHERE w.doc_type = drop_write_rule.doc_type AND w.collection_id = scope;
@@ -587,11 +566,11 @@ DECLARE
         WHERE c.coll = _migration_start.coll);
 BEGIN
     IF batch_size IS NULL OR batch_size < 1 THEN
-        RAISE EXCEPTION USING ERRCODE = '22023',
+        RAISE EXCEPTION USING ERRCODE = CASE WHEN batch_size IS NULL THEN '22004' ELSE '22023' END,
             MESSAGE = format('batch_size must be at least 1, not %s', batch_size);
     END IF;
     IF coll IS NULL THEN
-        RAISE EXCEPTION USING ERRCODE = '22023', MESSAGE = 'coll is required';
+        RAISE EXCEPTION USING ERRCODE = '22004', MESSAGE = 'coll is required';
     END IF;
     IF target IS NOT NULL AND doc_type IS NULL THEN
         RAISE EXCEPTION USING ERRCODE = '22023',
@@ -600,18 +579,18 @@ BEGIN
     END IF;
     IF doc_type IS NOT NULL THEN
         IF docmodel.current_version(doc_type, cfg) IS NULL THEN
-            RAISE EXCEPTION USING ERRCODE = '22023',
+            RAISE EXCEPTION USING ERRCODE = '42704',
                 MESSAGE = format('type "%s" has no migrations', doc_type),
                 HINT = 'Register one with docmodel.register_migration().';
         END IF;
-        -- raises 22023 when no chain reaches target
+        -- raises 42704 when no chain reaches target
         PERFORM docmodel._migration_steps(doc_type, NULL, target, cfg, false);
     END IF;
     IF (SELECT count(*) FROM pg_attribute a
         WHERE a.attrelid = coll AND NOT a.attisdropped
             AND ((a.attname = 'id' AND a.atttypid = 'text'::regtype)
                 OR (a.attname = 'doc' AND a.atttypid = 'jsonb'::regtype))) <> 2 THEN
-        RAISE EXCEPTION USING ERRCODE = '22023',
+        RAISE EXCEPTION USING ERRCODE = '42809',
             MESSAGE = format('%s has no columns id text and doc jsonb', coll),
             HINT = 'migrate_collection works on collections, and on any table with those two columns.';
     END IF;

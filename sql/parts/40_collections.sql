@@ -184,13 +184,9 @@ CREATE FUNCTION docmodel.drop_collection(coll regclass) RETURNS void
 DECLARE
     hist regclass;
 BEGIN
+    PERFORM docmodel._require_collection($1);
     SELECT c.revisions_table INTO hist FROM docmodel.collection_config AS c
         WHERE c.coll OPERATOR(pg_catalog.=) $1;
-    IF NOT FOUND THEN
-        RAISE EXCEPTION '"%" is not a docmodel collection', $1
-            USING ERRCODE = 'invalid_parameter_value',
-                  HINT = 'Drop a plain table with DROP TABLE.';
-    END IF;
     -- The owner's alone (42501), then the collection before its history, in
     -- the order its writers lock them: a transaction that read the
     -- collection and then writes it finishes first, instead of deadlocking

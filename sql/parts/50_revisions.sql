@@ -39,7 +39,7 @@ DECLARE
 BEGIN
     IF keep IS NULL OR keep OPERATOR(pg_catalog.<) 0 THEN
         RAISE EXCEPTION 'invalid number of revisions to keep: %', coalesce(keep::text, 'NULL')
-            USING ERRCODE = 'invalid_parameter_value',
+            USING ERRCODE = CASE WHEN keep IS NULL THEN '22004' ELSE '22023' END,
                   DETAIL = pg_catalog.format('Collection "%s" was given keep => %s.', $1, coalesce(keep::text, 'NULL')),
                   HINT = 'Give the number of revisions to keep per document, 0 to turn history off.';
     END IF;
@@ -53,14 +53,10 @@ BEGIN
                   DETAIL = 'Changing the configuration of a collection takes its ownership.';
     END IF;
     EXECUTE pg_catalog.format('LOCK TABLE %s IN SHARE ROW EXCLUSIVE MODE', $1);
+    PERFORM docmodel._require_collection($1);
     SELECT c.id, c.revisions_table INTO cid, hist
         FROM docmodel.collection_config AS c
         WHERE c.coll OPERATOR(pg_catalog.=) $1;
-    IF NOT FOUND THEN
-        RAISE EXCEPTION '"%" is not a docmodel collection', $1
-            USING ERRCODE = 'invalid_parameter_value',
-                  HINT = 'Create collections with docmodel.create_collection().';
-    END IF;
     -- A history table the user dropped is forgotten (and made again below).
     IF hist IS NOT NULL AND NOT EXISTS (SELECT FROM pg_catalog.pg_class AS r
                                         WHERE r.oid OPERATOR(pg_catalog.=) hist) THEN
@@ -146,17 +142,13 @@ CREATE FUNCTION docmodel._revisions_table(coll regclass, OUT hist regclass, OUT 
     SET search_path = pg_catalog, pg_temp
     AS $$
 BEGIN
+    PERFORM docmodel._require_collection($1);
     SELECT c.revisions_table, c.delimiter INTO hist, delim
         FROM docmodel.collection_config AS c
         WHERE c.coll OPERATOR(pg_catalog.=) $1;
-    IF NOT FOUND THEN
-        RAISE EXCEPTION '"%" is not a docmodel collection', $1
-            USING ERRCODE = 'invalid_parameter_value',
-                  HINT = 'Create collections with docmodel.create_collection().';
-    END IF;
     IF hist IS NULL THEN
         RAISE EXCEPTION 'collection "%" keeps no revisions', $1
-            USING ERRCODE = 'invalid_parameter_value',
+            USING ERRCODE = 'object_not_in_prerequisite_state',
                   HINT = 'Turn history on with docmodel.set_revisions(coll, keep).';
     END IF;
     IF NOT EXISTS (SELECT FROM pg_catalog.pg_class AS r WHERE r.oid OPERATOR(pg_catalog.=) hist) THEN

@@ -64,17 +64,17 @@ SET search_path = pg_catalog, pg_temp
 AS $$
 BEGIN
     IF doc_type IS NULL OR doc_type = '' OR octet_length(doc_type) > 250 THEN
-        RAISE EXCEPTION USING ERRCODE = '22023',
+        RAISE EXCEPTION USING ERRCODE = CASE WHEN doc_type IS NULL THEN '22004' ELSE '22023' END,
             MESSAGE = format('invalid document type "%s"', doc_type),
             DETAIL = 'A document type is 1 to 250 bytes long.';
     END IF;
     IF version IS NULL OR schema IS NULL THEN
-        RAISE EXCEPTION USING ERRCODE = '22023',
+        RAISE EXCEPTION USING ERRCODE = '22004',
             MESSAGE = 'version and schema are required',
             DETAIL = format('Type "%s".', doc_type);
     END IF;
     IF mode IS NULL OR mode NOT IN ('strict', 'moderate', 'warn', 'off') THEN
-        RAISE EXCEPTION USING ERRCODE = '22023',
+        RAISE EXCEPTION USING ERRCODE = CASE WHEN mode IS NULL THEN '22004' ELSE '22023' END,
             MESSAGE = format('invalid schema mode "%s"', mode),
             DETAIL = format('Type "%s", version %s.', doc_type, version),
             HINT = 'The modes are strict, moderate, warn and off.';

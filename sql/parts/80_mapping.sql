@@ -97,7 +97,7 @@ DECLARE
     n integer;
 BEGIN
     IF mapping IS NULL THEN
-        RAISE EXCEPTION USING ERRCODE = '22023', MESSAGE = 'mapping must not be null';
+        RAISE EXCEPTION USING ERRCODE = '22004', MESSAGE = 'mapping must not be null';
     END IF;
     SELECT m.owner INTO o FROM docmodel.mappings m WHERE m.owner = me AND m.name = mapping;
     IF FOUND THEN
@@ -391,12 +391,12 @@ DECLARE
     via oid;
 BEGIN
     IF op IS NULL OR owner IS NULL OR mapping IS NULL OR mapping = '' THEN
-        RAISE EXCEPTION USING ERRCODE = '22023', MESSAGE = 'a mapping change needs an op, an owner and a name';
+        RAISE EXCEPTION USING ERRCODE = CASE WHEN op IS NULL OR owner IS NULL OR mapping IS NULL THEN '22004' ELSE '22023' END, MESSAGE = 'a mapping change needs an op, an owner and a name';
     END IF;
     CASE op
     WHEN 'create' THEN
         IF tbl IS NULL OR jsonb_typeof(spec->'doc_type') IS DISTINCT FROM 'string' THEN
-            RAISE EXCEPTION USING ERRCODE = '22023',
+            RAISE EXCEPTION USING ERRCODE = CASE WHEN tbl IS NULL OR spec IS NULL THEN '22004' ELSE '22023' END,
                 MESSAGE = format('mapping "%s" needs a root table and a document type', mapping);
         END IF;
         IF docmodel._pk_columns(tbl) IS NULL THEN
@@ -416,7 +416,7 @@ BEGIN
         IF tbl IS NULL OR field IS NULL OR jsonb_typeof(spec) IS DISTINCT FROM 'object'
                 OR coalesce(jsonb_typeof(spec->'name'), 'x') NOT IN ('string', 'null')
                 OR spec->>'name' = '' THEN
-            RAISE EXCEPTION USING ERRCODE = '22023',
+            RAISE EXCEPTION USING ERRCODE = CASE WHEN tbl IS NULL OR field IS NULL OR spec IS NULL THEN '22004' ELSE '22023' END,
                 MESSAGE = format('invalid column change of %s', what),
                 DETAIL = 'A column change names a column of the table and its new name (a non-empty string, or null to leave it out).';
         END IF;
@@ -435,7 +435,7 @@ BEGIN
     WHEN 'project' THEN
         PERFORM docmodel._mapping_under(owner, mapping, NULL);
         IF tbl IS NULL OR under IS NULL THEN
-            RAISE EXCEPTION USING ERRCODE = '22023',
+            RAISE EXCEPTION USING ERRCODE = '22004',
                 MESSAGE = format('a projection of mapping "%s" needs a table and a collection', mapping);
         END IF;
         PERFORM docmodel._require_collection(under);
@@ -470,7 +470,7 @@ BEGIN
     -- a part
     IF tbl IS NULL OR under IS NULL OR field IS NULL OR field = '' OR jsonb_typeof(spec) IS DISTINCT FROM 'object'
             OR kind IS NULL OR kind NOT IN ('array', 'object', 'merge', 'reference', 'references') THEN
-        RAISE EXCEPTION USING ERRCODE = '22023',
+        RAISE EXCEPTION USING ERRCODE = CASE WHEN tbl IS NULL OR under IS NULL OR field IS NULL OR spec IS NULL THEN '22004' ELSE '22023' END,
             MESSAGE = format('invalid part of %s', what),
             DETAIL = 'A part has a table, the table it sits under, a field name and a spec whose kind is array, object, merge, reference or references.';
     END IF;
@@ -550,7 +550,7 @@ SET search_path = pg_catalog, pg_temp
 AS $$
 BEGIN
     IF name IS NULL OR name = '' OR root IS NULL THEN
-        RAISE EXCEPTION USING ERRCODE = '22023',
+        RAISE EXCEPTION USING ERRCODE = CASE WHEN name IS NULL OR root IS NULL THEN '22004' ELSE '22023' END,
             MESSAGE = 'a mapping needs a name and a root table';
     END IF;
     PERFORM docmodel._mapping_write('create', (SELECT r.oid FROM pg_roles r WHERE r.rolname = current_user)::regrole,
@@ -716,7 +716,7 @@ DECLARE
 BEGIN
     PERFORM docmodel._check_columns(tbl, ARRAY[col::text], format('%s in mapping "%s"', tbl, mapping));
     IF new_name IS NULL OR new_name = '' THEN
-        RAISE EXCEPTION USING ERRCODE = '22023',
+        RAISE EXCEPTION USING ERRCODE = CASE WHEN new_name IS NULL THEN '22004' ELSE '22023' END,
             MESSAGE = format('invalid new name for column "%s" of %s in mapping "%s"', col, tbl, mapping),
             HINT = 'To leave a column out, use docmodel.map_exclude().';
     END IF;
@@ -992,7 +992,7 @@ DECLARE
     d integer;
 BEGIN
     IF depth IS NULL OR depth < 0 OR depth > 32 THEN
-        RAISE EXCEPTION USING ERRCODE = '22023',
+        RAISE EXCEPTION USING ERRCODE = CASE WHEN depth IS NULL THEN '22004' ELSE '22023' END,
             MESSAGE = format('invalid depth %s of denormalize(%s)', depth, root),
             DETAIL = 'depth is 0 (no arrays) to 32.';
     END IF;
@@ -1213,21 +1213,13 @@ $$;
 COMMENT ON FUNCTION docmodel.mapping_schema(text, regclass) IS
     'docmodel: a JSON Schema (2020-12) of the documents a mapping makes, from the column types and NOT NULLs, ready for register_schema (references keyed with the delimiter of coll, when given)';
 
--- Raise 22023 unless coll is a docmodel collection.
-CREATE FUNCTION docmodel._require_collection(coll regclass) RETURNS void
-LANGUAGE plpgsql STABLE PARALLEL SAFE
-SET search_path = pg_catalog, pg_temp
-AS $$
-BEGIN
-    IF NOT EXISTS (SELECT FROM docmodel.collection_config c WHERE c.coll = _require_collection.coll) THEN
-        RAISE EXCEPTION USING ERRCODE = '22023',
-            MESSAGE = format('"%s" is not a docmodel collection', coll),
-            HINT = 'Create collections with docmodel.create_collection().';
-    END IF;
-END
-$$;
+-- The configuration id of coll; 42809 unless it is a docmodel collection
+-- (DocmodelRequireCollection, the one place that says so).
+CREATE FUNCTION docmodel._require_collection(coll regclass) RETURNS integer
+LANGUAGE c STABLE PARALLEL SAFE
+AS 'MODULE_PATHNAME', 'require_collection';
 COMMENT ON FUNCTION docmodel._require_collection(regclass) IS
-    'docmodel internal: raise 22023 unless the table is a docmodel collection';
+    'docmodel internal: the configuration id of a docmodel collection; raise 42809 when the table is not one';
 
 -- The batch statement of migrate_tables: the next $2 documents of the
 -- mapping after root key $1 (a jsonb array; NULL: from the start) upserted
@@ -1279,7 +1271,7 @@ DECLARE
     run bigint;
 BEGIN
     IF batch_size IS NULL OR batch_size < 1 THEN
-        RAISE EXCEPTION USING ERRCODE = '22023',
+        RAISE EXCEPTION USING ERRCODE = CASE WHEN batch_size IS NULL THEN '22004' ELSE '22023' END,
             MESSAGE = format('invalid batch_size %s of migrate_tables("%s")', batch_size, mapping);
     END IF;
     PERFORM docmodel._require_collection(coll);
@@ -1780,7 +1772,7 @@ BEGIN
             HINT = 'Keep the lookup documents in a collection of their own (lookup_coll), created without doc_type or with the lookup type.';
     END IF;
     IF path IS NULL OR cardinality(path) = 0 THEN
-        RAISE EXCEPTION USING ERRCODE = '22023',
+        RAISE EXCEPTION USING ERRCODE = CASE WHEN path IS NULL THEN '22004' ELSE '22023' END,
             MESSAGE = format('lookup "%s" on %s needs a path', lookup_type, coll);
     END IF;
     -- the documents it indexes: of doc_type (the type their key gives under

@@ -177,7 +177,7 @@ BEGIN
     PERFORM docmodel._require_collection(coll);
     PERFORM docmodel._require_collection(source_coll);
     IF path IS NULL OR mode IS NULL THEN
-        RAISE EXCEPTION USING ERRCODE = '22023', MESSAGE = 'path and mode must not be null';
+        RAISE EXCEPTION USING ERRCODE = '22004', MESSAGE = 'path and mode must not be null';
     END IF;
     PERFORM docmodel.ref_keys('{}', path);
     IF mode OPERATOR(pg_catalog.<>) 'sync' THEN
@@ -208,11 +208,11 @@ DECLARE
 BEGIN
     PERFORM docmodel._copy_check(coll, path, source_coll, mode);
     IF fields IS NULL OR ref IS NULL OR ref OPERATOR(pg_catalog.=) '' THEN
-        RAISE EXCEPTION USING ERRCODE = '22023', MESSAGE = 'fields and ref must not be null or empty';
+        RAISE EXCEPTION USING ERRCODE = CASE WHEN fields IS NULL OR ref IS NULL THEN '22004' ELSE '22023' END, MESSAGE = 'fields and ref must not be null or empty';
     END IF;
     PERFORM docmodel.copy_values('{}', fields);
     IF on_missing IS NULL OR NOT on_missing OPERATOR(pg_catalog.=) ANY (ARRAY['keep', 'null', 'remove', 'refuse']) THEN
-        RAISE EXCEPTION USING ERRCODE = '22023',
+        RAISE EXCEPTION USING ERRCODE = CASE WHEN on_missing IS NULL THEN '22004' ELSE '22023' END,
             MESSAGE = pg_catalog.format('invalid on_missing "%s"', on_missing),
             HINT = 'on_missing is keep, null, remove or refuse.';
     END IF;
@@ -267,7 +267,7 @@ DECLARE
 BEGIN
     PERFORM docmodel._copy_check(coll, path, source_coll, mode);
     IF ref_path IS NULL OR agg IS NULL THEN
-        RAISE EXCEPTION USING ERRCODE = '22023', MESSAGE = 'ref_path and agg must not be null';
+        RAISE EXCEPTION USING ERRCODE = '22004', MESSAGE = 'ref_path and agg must not be null';
     END IF;
     PERFORM docmodel.ref_keys('{}', ref_path);
     PERFORM docmodel._aggregate_expr(agg);

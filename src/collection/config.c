@@ -45,6 +45,7 @@
 #include "catalog.h"
 
 PG_FUNCTION_INFO_V1(_collection_config_changed);
+PG_FUNCTION_INFO_V1(require_collection);
 
 static HTAB *CollCache = NULL;
 static DocmodelCollection *LastEntry = NULL; /* the last lookup, or NULL */
@@ -403,7 +404,7 @@ LoadCollection(int32 id, DocmodelCollection *cfg)
 
 /*
  * Return the cached configuration of collection id (a trigger argument),
- * reading it once when absent. Raises 22023 when no collection has this id
+ * reading it once when absent. Raises 42704 when no collection has this id
  * (its configuration was dropped while the table was kept).
  */
 DocmodelCollection *
@@ -423,7 +424,7 @@ DocmodelCollectionById(int32 id)
 		(void) DocmodelConfigRelid();
 	if (!LoadCollection(id, &cfg))
 		ereport(ERROR,
-				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				(errcode(ERRCODE_UNDEFINED_OBJECT),
 				 errmsg("docmodel collection %d does not exist", id),
 				 errdetail("The table's docmodel trigger names collection "
 						   "configuration %d, which is not in "
@@ -438,7 +439,7 @@ DocmodelCollectionById(int32 id)
 
 /*
  * Return the cached configuration of the collection table relid (raising
- * 22023 when it is not one): a per-row lookup, which reads the config table
+ * 42809 when it is not one): a per-row lookup, which reads the config table
  * only when the collection is not cached yet. Same lifetime rules as
  * DocmodelCollectionById's result.
  */
@@ -460,16 +461,16 @@ DocmodelCollectionOf(Oid relid)
 				return LastEntry = entry;
 			}
 	}
-	return DocmodelCollectionById(DocmodelCollectionIdByRelid(relid, false));
+	return DocmodelCollectionById(DocmodelRequireCollection(relid));
 }
 
 /*
- * Return the configuration id of the collection table relid. When it is
- * not a collection: return -1 if missing_ok, else raise 22023. Reads the
- * config table: for set-up functions and first calls, not per row.
+ * Return the configuration id of the collection table relid, or -1 when it
+ * is not a collection. Reads the config table: for set-up functions and
+ * first calls, not per row.
  */
-int32
-DocmodelCollectionIdByRelid(Oid relid, bool missing_ok)
+static int32
+CollectionIdByRelid(Oid relid)
 {
 	Oid argtypes[1] = {OIDOID};
 	Datum args[1];
@@ -492,19 +493,45 @@ DocmodelCollectionIdByRelid(Oid relid, bool missing_ok)
 										 SPI_tuptable->tupdesc, 1, &isnull));
 	}
 	SPI_finish();
-	if (id < 0 && !missing_ok)
-	{
-		char *name = get_rel_name(relid);
-
-		ereport(ERROR, (errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-						errmsg("\"%s\" is not a docmodel collection",
-							   name ? name : "(dropped)"),
-						errdetail("The table has no row in "
-								  "docmodel.collection_config."),
-						errhint("Create collections with "
-								"docmodel.create_collection().")));
-	}
 	return id;
+}
+
+/*
+ * Return the configuration id of the collection table relid; raise 42809
+ * when it is a relation but not a docmodel collection (as PostgreSQL says
+ * "is not a table"), 42P01 when there is no relation relid. The one place
+ * that says "is not a docmodel collection"; docmodel._require_collection
+ * is its SQL twin for the install script's functions.
+ */
+int32
+DocmodelRequireCollection(Oid relid)
+{
+	int32 id = CollectionIdByRelid(relid);
+	char *name;
+
+	if (id >= 0)
+		return id;
+	name = get_rel_name(relid);
+	if (name == NULL)
+		ereport(ERROR, (errcode(ERRCODE_UNDEFINED_TABLE),
+						errmsg("relation with OID %u does not exist", relid)));
+	ereport(ERROR,
+			(errcode(ERRCODE_WRONG_OBJECT_TYPE),
+			 errmsg("\"%s\" is not a docmodel collection", name),
+			 errdetail("The table has no row in docmodel.collection_config."),
+			 errhint("Create collections with docmodel.create_collection().")));
+	return -1;
+}
+
+/*
+ * _require_collection(coll regclass) -> integer: DocmodelRequireCollection
+ * for SQL: the configuration id of coll, or 42809 (42P01, 22004 for NULL).
+ */
+Datum
+require_collection(PG_FUNCTION_ARGS)
+{
+	DocmodelRequireArg(fcinfo, 0, "coll");
+	PG_RETURN_INT32(DocmodelRequireCollection(PG_GETARG_OID(0)));
 }
 
 /*

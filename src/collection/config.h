@@ -10,8 +10,9 @@
  *	  the collection (on Citus the trigger fires on shard relations, so
  *	  neither the relation name nor its OID identifies the collection).
  *	- DocmodelCollectionById(id) returns the cached configuration for a
- *	  trigger argument; DocmodelCollectionIdByRelid(relid) finds the id for
- *	  a SQL-callable function that takes the collection as a regclass.
+ *	  trigger argument; DocmodelRequireCollection(relid) finds the id for
+ *	  a SQL-callable function that takes the collection as a regclass
+ *	  (42809 when it is not a collection).
  *	- Any change of docmodel.collection_config (INSERT, UPDATE, DELETE)
  *	  invalidates every backend's cache at commit (a statement trigger on
  *	  the table does it), so set_revisions() only has to UPDATE the row.
@@ -112,7 +113,7 @@ typedef struct DocmodelCollection
 } DocmodelCollection;
 
 extern DocmodelCollection *DocmodelCollectionById(int32 id);
-extern int32 DocmodelCollectionIdByRelid(Oid relid, bool missing_ok);
+extern int32 DocmodelRequireCollection(Oid relid);
 extern DocmodelCollection *DocmodelCollectionOf(Oid relid);
 extern Oid DocmodelConfigRelid(void);
 extern Oid DocmodelConfigRelidCached(void);

@@ -40,11 +40,15 @@ PG_FUNCTION_INFO_V1(_check_collection_options);
 PG_FUNCTION_INFO_V1(create_collection);
 PG_FUNCTION_INFO_V1(_derived_name);
 
-/* Raise 22023 naming the bad option of create_collection(). */
+/*
+ * Raise 22023 naming the bad option of create_collection() (22004 when it is
+ * NULL).
+ */
 static void
 BadOption(const char *what, const char *value, const char *hint)
 {
-	ereport(ERROR, (errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+	ereport(ERROR, (errcode(value ? ERRCODE_INVALID_PARAMETER_VALUE
+								  : ERRCODE_NULL_VALUE_NOT_ALLOWED),
 					errmsg("invalid %s \"%s\"", what, value ? value : "NULL"),
 					hint ? errhint("%s", hint) : 0));
 }

@@ -632,12 +632,12 @@ ReportBuiltTooLong(const char *buf, int pos, int partno)
 					   ShowKey(buf, pos), DOCMODEL_MAX_KEY_BYTES, partno)));
 }
 
-/* Raise 22023 for a NULL key part. */
+/* Raise 22004 for a NULL key part. */
 static void
 ReportNullPart(int partno)
 {
 	ereport(ERROR,
-			(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+			(errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
 			 errmsg("key part %d is null", partno),
 			 errdetail("A key part may not be NULL; docmodel never skips one."),
 			 errhint("Give the part a value, for example with coalesce().")));
@@ -852,7 +852,7 @@ BuildKey(FunctionCallInfo fcinfo, int first, const char *delim, int dlen)
 
 		if (PG_ARGISNULL(first))
 			ereport(ERROR,
-					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+					(errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
 					 errmsg("VARIADIC array of key parts is null"),
 					 errdetail("A key needs at least one part, and no part may "
 							   "be NULL.")));
@@ -937,7 +937,7 @@ key_with(PG_FUNCTION_ARGS)
 	int badbyte;
 
 	if (PG_ARGISNULL(0))
-		ereport(ERROR, (errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+		ereport(ERROR, (errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
 						errmsg("key delimiter is null")));
 	delim = KEY_GETARG_TEXT_PP(0);
 	if (unlikely(!DelimiterIsValid(VARDATA_ANY(delim), VARSIZE_ANY_EXHDR(delim),

@@ -374,7 +374,7 @@ KvLookup(Oid relid, LOCKMODE mode)
 		int32 id;
 
 		KvRetirePlans(entry);
-		id = DocmodelCollectionIdByRelid(relid, false);
+		id = DocmodelRequireCollection(relid);
 
 		DocmodelCheckLayoutOf(relid, DOCMODEL_LAYOUT_COLLECTION);
 		/* the checks may have processed invalidations: entry is current */

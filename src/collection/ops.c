@@ -82,14 +82,14 @@ RequirePrivilege(Oid relid, AclMode privs, const char *name, const char *fn,
 static DocmodelCollection
 CollectionOf(Oid relid)
 {
-	return *DocmodelCollectionById(DocmodelCollectionIdByRelid(relid, false));
+	return *DocmodelCollectionById(DocmodelRequireCollection(relid));
 }
 
 /*
  * _key_exists_error(coll, key): raise DocumentExists (rename_key's). Runs
  * as the caller inside rename_key's statement, so any role may call it:
  * STRICT in SQL, and NULLs and a table that is not a collection are
- * refused here too (22023) whoever calls it with whatever arguments.
+ * refused here too (22004, 42809) whoever calls it with whatever arguments.
  */
 Datum
 key_exists_error(PG_FUNCTION_ARGS)
@@ -99,7 +99,7 @@ key_exists_error(PG_FUNCTION_ARGS)
 	DocmodelRequireArg(fcinfo, 0, "collection");
 	DocmodelRequireArg(fcinfo, 1, "key");
 	relid = PG_GETARG_OID(0);
-	(void) DocmodelCollectionIdByRelid(relid, false);
+	(void) DocmodelRequireCollection(relid);
 	DocmodelKvExists(relid, text_to_cstring(PG_GETARG_TEXT_PP(1)));
 	PG_RETURN_NULL();
 }

@@ -649,11 +649,14 @@ KeepPlan(RulePlans *e, int i, const char *sql, int nargs, Oid *types)
 	e->plans[i] = plan;
 }
 
-/* Raise 39P01: td does not fire for its rule as the rule says. */
+/*
+ * Raise code: td does not fire for its rule as the rule says (39P01: not as
+ * made; 42704: no such rule; 42809: a rule of another kind or table).
+ */
 static void
-NotRuleTrigger(TriggerData *td, const char *why)
+NotRuleTrigger(TriggerData *td, int code, const char *why)
 {
-	ereport(ERROR, (errcode(ERRCODE_E_R_I_E_TRIGGER_PROTOCOL_VIOLATED),
+	ereport(ERROR, (errcode(code),
 					errmsg("trigger %s on %s is not a trigger of its copy rule",
 						   td->tg_trigger->tgname,
 						   RelationGetRelationName(td->tg_relation)),
@@ -685,7 +688,8 @@ RuleFor(TriggerData *td, char kind)
 	char *src;
 
 	if (td->tg_trigger->tgnargs != 1)
-		NotRuleTrigger(td, "Its one argument is the rule's id.");
+		NotRuleTrigger(td, ERRCODE_E_R_I_E_TRIGGER_PROTOCOL_VIOLATED,
+					   "Its one argument is the rule's id.");
 	id = pg_strtoint32(td->tg_trigger->tgargs[0]);
 	if (RulePlanCache == NULL)
 		RulePlanCache =
@@ -719,7 +723,8 @@ RuleFor(TriggerData *td, char kind)
 		ereport(ERROR, (errcode(ERRCODE_INTERNAL_ERROR),
 						errmsg("reading copy rule %d failed", id)));
 	if (SPI_processed != 1)
-		NotRuleTrigger(td, psprintf("Copy rule %d does not exist.", id));
+		NotRuleTrigger(td, ERRCODE_UNDEFINED_OBJECT,
+					   psprintf("Copy rule %d does not exist.", id));
 	tup = SPI_tuptable->vals[0];
 	desc = SPI_tuptable->tupdesc;
 	e->id = id;
@@ -728,9 +733,10 @@ RuleFor(TriggerData *td, char kind)
 	e->source = DatumGetObjectId(SPI_getbinval(tup, desc, 3, &isnull));
 	if ((kind == 'a' || kind == 'A') != (e->kind == 'a') ||
 		relid != (kind == 'f' || kind == 'A' ? e->coll : e->source))
-		NotRuleTrigger(td, psprintf("Copy rule %d is not fired from this "
-									"table this way.",
-									id));
+		NotRuleTrigger(td, ERRCODE_WRONG_OBJECT_TYPE,
+					   psprintf("Copy rule %d is not fired from this "
+								"table this way.",
+								id));
 	old = MemoryContextSwitchTo(TopMemoryContext);
 	e->path = TopString(SPI_getvalue(tup, desc, 4));
 	e->ref = TopString(SPI_getvalue(tup, desc, 5));
@@ -851,7 +857,8 @@ RuleFor(TriggerData *td, char kind)
 			value =
 				SPI_getvalue(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 1);
 			if (value == NULL)
-				NotRuleTrigger(td, "Its aggregate is unknown.");
+				NotRuleTrigger(td, ERRCODE_E_R_I_E_TRIGGER_PROTOCOL_VIOLATED,
+							   "Its aggregate is unknown.");
 		}
 		/*
 		 * 0: lock the document of key $1; 1: compute its aggregate again;

@@ -882,7 +882,7 @@ CounterIdName(FunctionCallInfo fcinfo, char **prefix)
 		text *p;
 
 		if (nulls[i])
-			ereport(ERROR, (errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+			ereport(ERROR, (errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
 							errmsg("parent %d must not be null", i + 1)));
 		p = DatumGetTextPP(elems[i]);
 		if (CounterHasDelim(p))
@@ -1016,7 +1016,7 @@ CounterIdNameIn(FunctionCallInfo fcinfo, char **prefix)
 		if (i == n)
 			break;
 		if (nulls[i])
-			ereport(ERROR, (errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+			ereport(ERROR, (errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
 							errmsg("parent %d must not be null", i + 1)));
 		p = TextDatumGetCString(elems[i]);
 		if (p[0] == '\0' || strstr(p, delim) != NULL ||

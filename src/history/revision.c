@@ -133,7 +133,7 @@ HistoryOpenRel(const DocmodelCollection *cfg, LOCKMODE mode, Relation *pkey)
 	if (rel->rd_rel->relkind != RELKIND_RELATION || !OidIsValid(pk))
 		ereport(
 			ERROR,
-			(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+			(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
 			 errmsg("table \"%s\" does not have the layout of a docmodel "
 					"revisions table",
 					RelationGetRelationName(rel)),
@@ -146,7 +146,7 @@ HistoryOpenRel(const DocmodelCollection *cfg, LOCKMODE mode, Relation *pkey)
 		(*pkey)->rd_index->indkey.values[1] != REV_ATT_VER)
 		ereport(
 			ERROR,
-			(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+			(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
 			 errmsg(
 				 "the primary key of revisions table \"%s\" is not (id, ver)",
 				 RelationGetRelationName(rel))));

@@ -586,12 +586,6 @@ advise(PG_FUNCTION_ARGS)
 	bool isnull;
 	MemoryContext tmp;
 
-	if (cfgp == NULL)
-		ereport(ERROR, (errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-						errmsg("\"%s\" is not a docmodel collection",
-							   get_rel_name(relid)),
-						errhint("Create collections with "
-								"docmodel.create_collection().")));
 	cfg = *cfgp;
 	if (sample < 1)
 		ereport(ERROR, (errcode(ERRCODE_INVALID_PARAMETER_VALUE),

@@ -426,7 +426,7 @@ lookup_coll(PG_FUNCTION_ARGS)
 	LookupArgs a;
 	char *type = text_to_cstring(PG_GETARG_TEXT_PP(1));
 
-	(void) DocmodelCollectionIdByRelid(PG_GETARG_OID(0), false);
+	(void) DocmodelRequireCollection(PG_GETARG_OID(0));
 	if (!FindLookup(fcinfo, PG_GETARG_OID(0), type, &a))
 		PG_RETURN_NULL();
 	PG_RETURN_OID(a.lcoll);

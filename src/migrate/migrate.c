@@ -572,7 +572,7 @@ CallRuleFn(ApplyCx *cx, Rule *r, Jsonb *doc)
 	return res;
 }
 
-/* Raise 22023 unless target is a version of tr's chain (a from or a to). */
+/* Raise 42704 unless target is a version of tr's chain (a from or a to). */
 static void
 CheckTarget(TypeRules *tr, const DocVersion *target)
 {
@@ -583,7 +583,7 @@ CheckTarget(TypeRules *tr, const DocVersion *target)
 			DocVersionCmp(tr->rules[i].to, target) == 0)
 			return;
 	ereport(ERROR,
-			(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+			(errcode(ERRCODE_UNDEFINED_OBJECT),
 			 errmsg("no migration of type \"%s\" reaches version %s",
 					tr->key.name, DocVersionToCString(target)),
 			 errdetail("Type \"%s\" goes from version %s to %s.", tr->key.name,

@@ -11,7 +11,7 @@ EXCEPTION WHEN OTHERS THEN
   RETURN h;
 END $$;
 
--- a NULL part is an error, never skipped (22023)
+-- a NULL part is an error, never skipped (22004)
 SELECT pg_temp.try($q$SELECT docmodel.key('a', NULL::text)$q$);
 SELECT pg_temp.try($q$SELECT docmodel.key(NULL::int, 'a')$q$);
 SELECT pg_temp.try($q$SELECT docmodel.key('a', NULL)$q$);
@@ -76,7 +76,7 @@ SELECT pg_temp.hint($q$SELECT docmodel.key('day', '2024-01-02'::date)$q$);
 -- ... and casting to text is the way out
 SELECT docmodel.key('day', to_char('2024-01-02'::date, 'YYYY-MM-DD')) AS cast_date;
 
--- bad delimiters (22023): empty, too long, letters, digits, whitespace, control, NULL
+-- bad delimiters (22023): empty, too long, letters, digits, whitespace, control; NULL (22004)
 SELECT pg_temp.try($q$SELECT docmodel.key_with('', 'a', 'b')$q$);
 SELECT pg_temp.try($q$SELECT docmodel.key_with(':::::', 'a', 'b')$q$);
 SELECT pg_temp.try($q$SELECT docmodel.key_with('x', 'a', 'b')$q$);

@@ -175,7 +175,7 @@ SELECT jsonb_array_length(doc->'addresses') AS addresses FROM sm_old.people_docs
 SELECT count(*) AS impostor_rows FROM sm.customers;
 SELECT count(*) AS impostor_rows FROM sm.people_docs;
 
-\echo == internal functions: NULL and odd arguments are 22023, never an internal error
+\echo == internal functions: NULL arguments are 22004, odd ones 22023, never an internal error
 SELECT pg_temp.try($$SELECT docmodel._mapping_write(NULL, NULL, NULL, NULL, NULL, NULL, NULL)$$);
 SELECT pg_temp.try($$SELECT docmodel._mapping_write('part', NULL, 'people', NULL, NULL, NULL, NULL)$$);
 SELECT pg_temp.try($$SELECT docmodel._mapping_write('nonsense', 'regress_sm_alice', 'people', NULL, NULL, NULL, NULL)$$);
