@@ -42,12 +42,13 @@
 #include "citus/citus.h"
 #include "utils/inval.h"
 
-PG_FUNCTION_INFO_V1(config_create);
-PG_FUNCTION_INFO_V1(config_set_revisions);
-PG_FUNCTION_INFO_V1(config_adopt_history);
-PG_FUNCTION_INFO_V1(config_drop);
-PG_FUNCTION_INFO_V1(config_set_max_ttl);
-PG_FUNCTION_INFO_V1(config_set_layout);
+PG_FUNCTION_INFO_V1(collection_config_changed);
+PG_FUNCTION_INFO_V1(catalog_config_create);
+PG_FUNCTION_INFO_V1(catalog_config_set_revisions);
+PG_FUNCTION_INFO_V1(catalog_config_adopt_history);
+PG_FUNCTION_INFO_V1(catalog_config_drop);
+PG_FUNCTION_INFO_V1(catalog_config_set_max_ttl);
+PG_FUNCTION_INFO_V1(catalog_config_set_layout);
 PG_FUNCTION_INFO_V1(migration_run_new);
 PG_FUNCTION_INFO_V1(migration_run_set);
 PG_FUNCTION_INFO_V1(mapping_write);
@@ -190,7 +191,7 @@ UpdateConfig(const char *set, int nargs, Oid *types, Datum *values,
  * OID is stale and replaced.
  */
 Datum
-config_create(PG_FUNCTION_ARGS)
+catalog_config_create(PG_FUNCTION_ARGS)
 {
 	Oid types[5] = {OIDOID, TEXTOID, TEXTOID, TEXTOID, TEXTOID};
 	Datum values[5];
@@ -223,7 +224,7 @@ config_create(PG_FUNCTION_ARGS)
  * table (the trigger writes history into it without further checks).
  */
 Datum
-config_set_revisions(PG_FUNCTION_ARGS)
+catalog_config_set_revisions(PG_FUNCTION_ARGS)
 {
 	Oid types[3] = {OIDOID, INT4OID, OIDOID};
 	Datum values[3];
@@ -248,7 +249,7 @@ config_set_revisions(PG_FUNCTION_ARGS)
  * a history table over needs its ownership.
  */
 Datum
-config_adopt_history(PG_FUNCTION_ARGS)
+catalog_config_adopt_history(PG_FUNCTION_ARGS)
 {
 	Oid types[1] = {OIDOID};
 	Datum values[1];
@@ -277,7 +278,7 @@ config_adopt_history(PG_FUNCTION_ARGS)
  * 0 for none); the caller owns the collection.
  */
 Datum
-config_set_max_ttl(PG_FUNCTION_ARGS)
+catalog_config_set_max_ttl(PG_FUNCTION_ARGS)
 {
 	Oid types[2] = {OIDOID, INT4OID};
 	Datum values[2];
@@ -302,7 +303,7 @@ config_set_max_ttl(PG_FUNCTION_ARGS)
  * checked; the caller owns the collection.
  */
 Datum
-config_set_layout(PG_FUNCTION_ARGS)
+catalog_config_set_layout(PG_FUNCTION_ARGS)
 {
 	Oid types[5] = {OIDOID, INT4OID, TEXTOID, JSONBOID, TEXTARRAYOID};
 	Datum values[5];
@@ -322,7 +323,7 @@ config_set_layout(PG_FUNCTION_ARGS)
 
 /* _config_drop(coll): forget a collection the caller owns. */
 Datum
-config_drop(PG_FUNCTION_ARGS)
+catalog_config_drop(PG_FUNCTION_ARGS)
 {
 	Oid types[1] = {OIDOID};
 	Datum values[1];
@@ -623,4 +624,14 @@ DocmodelCatalogChanged(FunctionCallInfo fcinfo, const char *name)
 	CacheInvalidateRelcacheByRelid(RelationGetRelid(trigdata->tg_relation));
 	DocmodelCitusPush();
 	return PointerGetDatum(NULL);
+}
+
+/*
+ * Statement trigger on docmodel.collection_config: invalidate every
+ * backend's configuration cache (at commit; in this backend at once).
+ */
+Datum
+collection_config_changed(PG_FUNCTION_ARGS)
+{
+	return DocmodelCatalogChanged(fcinfo, "_collection_config_changed");
 }

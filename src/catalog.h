@@ -19,4 +19,7 @@
  */
 extern Datum DocmodelCatalogChanged(FunctionCallInfo fcinfo, const char *name);
 
+/* SQL-callable: the statement trigger of docmodel.collection_config. */
+extern Datum collection_config_changed(PG_FUNCTION_ARGS);
+
 #endif /* DOCMODEL_CATALOG_H */

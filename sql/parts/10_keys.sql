@@ -4,7 +4,7 @@
 
 -- key() and key_with() are not STRICT: a NULL part is an error, never skipped.
 CREATE FUNCTION docmodel.key(VARIADIC parts "any") RETURNS text
-    AS 'MODULE_PATHNAME', 'key'
+    AS 'MODULE_PATHNAME', 'key_key'
     LANGUAGE C IMMUTABLE PARALLEL SAFE;
 COMMENT ON FUNCTION docmodel.key("any") IS
     'Join key parts (text, varchar, char, name, integers, numeric, uuid, boolean) with "::", checking the key rules; a NULL part is an error';
@@ -46,7 +46,7 @@ COMMENT ON FUNCTION docmodel.key_is_valid(text, text) IS
     'Whether the key and delimiter keep the key rules; never raises an error';
 
 CREATE FUNCTION docmodel.uuid_key(doc_type text) RETURNS text
-    AS 'MODULE_PATHNAME', 'uuid_key'
+    AS 'MODULE_PATHNAME', 'key_uuid_key'
     LANGUAGE C VOLATILE STRICT PARALLEL SAFE;
 COMMENT ON FUNCTION docmodel.uuid_key(text) IS
     'New key doc_type::<32 hex digits of a UUIDv7>; keys made by one session sort in creation order';
@@ -54,7 +54,7 @@ COMMENT ON FUNCTION docmodel.uuid_key(text) IS
 -- 0.2.0: another delimiter (a second function, so that defaults and views
 -- using the one-argument form survive the upgrade)
 CREATE FUNCTION docmodel.uuid_key(doc_type text, delimiter text) RETURNS text
-    AS 'MODULE_PATHNAME', 'uuid_key'
+    AS 'MODULE_PATHNAME', 'key_uuid_key'
     LANGUAGE C VOLATILE STRICT PARALLEL SAFE;
 COMMENT ON FUNCTION docmodel.uuid_key(text, text) IS
     'New key doc_type<delimiter><32 hex digits of a UUIDv7>; keys made by one session sort in creation order';

@@ -45,14 +45,14 @@ COMMENT ON FUNCTION docmodel.counter_create(text, bigint, boolean) IS
 CREATE FUNCTION docmodel.incr(name text, delta bigint DEFAULT 1, "initial" bigint DEFAULT NULL)
     RETURNS bigint
     LANGUAGE c VOLATILE PARALLEL UNSAFE
-    AS 'MODULE_PATHNAME', 'incr';
+    AS 'MODULE_PATHNAME', 'counter_incr';
 COMMENT ON FUNCTION docmodel.incr(text, bigint, bigint) IS
     'add delta >= 0 and return the new value (the delta values up to it are the caller''s alone); an absent counter is created at initial, which is returned, or P0002 without initial';
 
 CREATE FUNCTION docmodel.decrement(name text, delta bigint DEFAULT 1, "initial" bigint DEFAULT NULL)
     RETURNS bigint
     LANGUAGE c VOLATILE PARALLEL UNSAFE
-    AS 'MODULE_PATHNAME', 'decrement';
+    AS 'MODULE_PATHNAME', 'counter_decrement';
 COMMENT ON FUNCTION docmodel.decrement(text, bigint, bigint) IS
     'subtract delta >= 0, never below 0 (as Couchbase''s counters), and return the new value; an absent counter is created at initial, or P0002 without initial';
 
@@ -80,14 +80,14 @@ COMMENT ON FUNCTION docmodel.counter_drop(text) IS
 CREATE FUNCTION docmodel.next_id(doc_type text, VARIADIC parents text[] DEFAULT '{}')
     RETURNS bigint
     LANGUAGE c VOLATILE PARALLEL UNSAFE
-    AS 'MODULE_PATHNAME', 'next_id';
+    AS 'MODULE_PATHNAME', 'counter_next_id';
 COMMENT ON FUNCTION docmodel.next_id(text, text[]) IS
     'increment counter count::[parents::]doc_type (created at 0, so the first id is 1) and return it';
 
 CREATE FUNCTION docmodel.next_key(doc_type text, VARIADIC parents text[] DEFAULT '{}')
     RETURNS text
     LANGUAGE c VOLATILE PARALLEL UNSAFE
-    AS 'MODULE_PATHNAME', 'next_key';
+    AS 'MODULE_PATHNAME', 'counter_next_key';
 COMMENT ON FUNCTION docmodel.next_key(text, text[]) IS
     'the next key doc_type::[parents::]id, e.g. user::1 or user::foo.org::1 (counter count::foo.org::user)';
 
@@ -102,7 +102,7 @@ CREATE FUNCTION docmodel.next_key_in(coll regclass, doc_type text DEFAULT NULL,
     VARIADIC parents text[] DEFAULT '{}')
     RETURNS text
     LANGUAGE c VOLATILE PARALLEL UNSAFE
-    AS 'MODULE_PATHNAME', 'next_key_in';
+    AS 'MODULE_PATHNAME', 'counter_next_key_in';
 COMMENT ON FUNCTION docmodel.next_key_in(regclass, text, text[]) IS
     'the next key of a document of collection coll in its layout (delimiter, type part), numbered by the counter count::[parents::]doc_type that next_id and next_key use: user:1 with delimiter :';
 

@@ -343,14 +343,14 @@ COMMENT ON FUNCTION docmodel.set_migration_active(text, docmodel.version, boolea
     'docmodel: switch a registered migration on or off (of every collection, coll NULL, or of one)';
 
 CREATE FUNCTION docmodel.current_version(doc_type text, coll regclass) RETURNS docmodel.version
-    AS 'MODULE_PATHNAME', 'current_version'
+    AS 'MODULE_PATHNAME', 'migration_current_version'
     LANGUAGE C STABLE PARALLEL RESTRICTED;
 COMMENT ON FUNCTION docmodel.current_version(text, regclass) IS
     'docmodel: the newest version of a document type in collection coll, by its own active migrations, else the global ones (NULL without migrations)';
 
 CREATE FUNCTION docmodel._migration_target(doc_type text, coll regclass, planned boolean)
     RETURNS docmodel.version
-    AS 'MODULE_PATHNAME', 'current_version'
+    AS 'MODULE_PATHNAME', 'migration_current_version'
     LANGUAGE C STABLE PARALLEL RESTRICTED;
 COMMENT ON FUNCTION docmodel._migration_target(text, regclass, boolean) IS
     'docmodel internal: current_version(doc_type, coll), counting inactive migrations too when planned';
@@ -385,7 +385,7 @@ CREATE TRIGGER write_rules_changed
     FOR EACH STATEMENT EXECUTE FUNCTION docmodel._migration_rules_changed();
 
 CREATE FUNCTION docmodel._check_write_rule_steps(steps jsonb) RETURNS void
-    AS 'MODULE_PATHNAME', 'write_rule_check_steps'
+    AS 'MODULE_PATHNAME', 'migration_check_write_rule_steps'
     LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
 COMMENT ON FUNCTION docmodel._check_write_rule_steps(jsonb) IS
     'docmodel internal: raise 22023 when a steps array is not well formed or holds a step a write rule may not (not a setter)';
@@ -440,21 +440,21 @@ COMMENT ON FUNCTION docmodel.drop_write_rule(text, regclass) IS
     'docmodel: drop the write rule of a document type (of every collection, coll NULL, or of one); false when there is none';
 
 CREATE FUNCTION docmodel.current_version(doc_type text) RETURNS docmodel.version
-    AS 'MODULE_PATHNAME', 'current_version'
+    AS 'MODULE_PATHNAME', 'migration_current_version'
     LANGUAGE C STABLE STRICT PARALLEL SAFE;
 COMMENT ON FUNCTION docmodel.current_version(text) IS
     'docmodel: the newest version of a document type that its migrations reach (NULL without migrations)';
 
 CREATE FUNCTION docmodel.migrate(doc jsonb, target docmodel.version DEFAULT NULL)
     RETURNS jsonb
-    AS 'MODULE_PATHNAME', 'migrate'
+    AS 'MODULE_PATHNAME', 'migration_migrate'
     LANGUAGE C STABLE PARALLEL SAFE;
 COMMENT ON FUNCTION docmodel.migrate(jsonb, docmodel.version) IS
     'docmodel: migrate a document to target (default: its type''s current version); a document already there comes back as it is';
 
 CREATE FUNCTION docmodel._migrate_doc(doc jsonb, target docmodel.version, key text)
     RETURNS jsonb
-    AS 'MODULE_PATHNAME', 'migrate_doc'
+    AS 'MODULE_PATHNAME', 'migration_migrate_doc'
     LANGUAGE C STABLE PARALLEL SAFE;
 COMMENT ON FUNCTION docmodel._migrate_doc(jsonb, docmodel.version, text) IS
     'docmodel internal: migrate() whose errors name the document''s key, refusing (23514) a result its schema finds invalid';
@@ -487,14 +487,14 @@ COMMENT ON FUNCTION docmodel._doc_version(jsonb) IS
 
 CREATE FUNCTION docmodel._migrate_doc(doc jsonb, target docmodel.version, key text, coll regclass)
     RETURNS jsonb
-    AS 'MODULE_PATHNAME', 'migrate_doc'
+    AS 'MODULE_PATHNAME', 'migration_migrate_doc'
     LANGUAGE C STABLE PARALLEL RESTRICTED;
 COMMENT ON FUNCTION docmodel._migrate_doc(jsonb, docmodel.version, text, regclass) IS
     'docmodel internal: _migrate_doc of a document of collection coll, by its field names (NULL: any meta style)';
 
 CREATE FUNCTION docmodel.migrate(doc jsonb, target docmodel.version, coll regclass)
     RETURNS jsonb
-    AS 'MODULE_PATHNAME', 'migrate'
+    AS 'MODULE_PATHNAME', 'migration_migrate'
     LANGUAGE C STABLE PARALLEL RESTRICTED;
 COMMENT ON FUNCTION docmodel.migrate(jsonb, docmodel.version, regclass) IS
     'docmodel: migrate() of a document of collection coll, its type and version read where coll keeps them (its fields); target NULL: the current version';
@@ -743,7 +743,7 @@ COMMENT ON FUNCTION docmodel._migration_unlock(bigint) IS
 
 CREATE PROCEDURE docmodel.migrate_collection(coll regclass, doc_type text DEFAULT NULL,
     target docmodel.version DEFAULT NULL, batch_size integer DEFAULT 5000)
-    AS 'MODULE_PATHNAME', 'migrate_collection'
+    AS 'MODULE_PATHNAME', 'migration_migrate_collection'
     LANGUAGE C;
 COMMENT ON PROCEDURE docmodel.migrate_collection(regclass, text, docmodel.version, integer) IS
     'docmodel: migrate every outdated document of a collection, committing batch by batch in key order, resumable; see docmodel.migration_runs';

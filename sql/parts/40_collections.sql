@@ -48,7 +48,7 @@ COMMENT ON TABLE docmodel.collection_config IS
 
 CREATE FUNCTION docmodel._collection_config_changed() RETURNS trigger
     LANGUAGE c VOLATILE PARALLEL UNSAFE
-    AS 'MODULE_PATHNAME', '_collection_config_changed';
+    AS 'MODULE_PATHNAME', 'collection_config_changed';
 COMMENT ON FUNCTION docmodel._collection_config_changed() IS
     'internal: invalidate every backend''s collection configuration cache';
 CREATE TRIGGER collection_config_changed
@@ -62,7 +62,7 @@ CREATE FUNCTION docmodel._config_create(coll regclass, doc_type text,
     meta_style text, time_unit text, delimiter text)
     RETURNS integer
     LANGUAGE c VOLATILE PARALLEL UNSAFE
-    AS 'MODULE_PATHNAME', 'config_create';
+    AS 'MODULE_PATHNAME', 'catalog_config_create';
 COMMENT ON FUNCTION docmodel._config_create(regclass, text, text, text, text) IS
     'internal: record a new collection the caller owns and return its id';
 
@@ -70,28 +70,28 @@ CREATE FUNCTION docmodel._config_set_revisions(coll regclass, revisions integer,
     revisions_table regclass)
     RETURNS void
     LANGUAGE c VOLATILE PARALLEL UNSAFE
-    AS 'MODULE_PATHNAME', 'config_set_revisions';
+    AS 'MODULE_PATHNAME', 'catalog_config_set_revisions';
 COMMENT ON FUNCTION docmodel._config_set_revisions(regclass, integer, regclass) IS
     'internal: set the history of a collection; the caller owns the collection and the history table';
 
 CREATE FUNCTION docmodel._config_adopt_history(hist regclass)
     RETURNS boolean
     LANGUAGE c VOLATILE STRICT PARALLEL UNSAFE
-    AS 'MODULE_PATHNAME', 'config_adopt_history';
+    AS 'MODULE_PATHNAME', 'catalog_config_adopt_history';
 COMMENT ON FUNCTION docmodel._config_adopt_history(regclass) IS
     'internal: forget dropped collections whose history is hist (the caller owns it); false when there are none';
 
 CREATE FUNCTION docmodel._config_drop(coll regclass)
     RETURNS void
     LANGUAGE c VOLATILE STRICT PARALLEL UNSAFE
-    AS 'MODULE_PATHNAME', 'config_drop';
+    AS 'MODULE_PATHNAME', 'catalog_config_drop';
 COMMENT ON FUNCTION docmodel._config_drop(regclass) IS
     'internal: forget a collection the caller owns';
 
 CREATE FUNCTION docmodel._config_set_max_ttl(coll regclass, max_ttl integer)
     RETURNS void
     LANGUAGE c VOLATILE STRICT PARALLEL UNSAFE
-    AS 'MODULE_PATHNAME', 'config_set_max_ttl';
+    AS 'MODULE_PATHNAME', 'catalog_config_set_max_ttl';
 COMMENT ON FUNCTION docmodel._config_set_max_ttl(regclass, integer) IS
     'internal: set the max_ttl (seconds) of a collection the caller owns';
 
@@ -99,7 +99,7 @@ CREATE FUNCTION docmodel._config_set_layout(coll regclass, type_part integer,
     type_check text, fields jsonb, types text[])
     RETURNS void
     LANGUAGE c VOLATILE PARALLEL UNSAFE
-    AS 'MODULE_PATHNAME', 'config_set_layout';
+    AS 'MODULE_PATHNAME', 'catalog_config_set_layout';
 COMMENT ON FUNCTION docmodel._config_set_layout(regclass, integer, text, jsonb, text[]) IS
     'internal: set the key layout, field names and body types of a collection the caller owns';
 
@@ -107,13 +107,13 @@ CREATE FUNCTION docmodel._check_collection_options(name text, doc_type text,
     revisions integer, meta_style text, time_unit text, delimiter text)
     RETURNS void
     LANGUAGE c IMMUTABLE PARALLEL SAFE
-    AS 'MODULE_PATHNAME', '_check_collection_options';
+    AS 'MODULE_PATHNAME', 'collection_check_collection_options';
 COMMENT ON FUNCTION docmodel._check_collection_options(text, text, integer, text, text, text) IS
     'internal: raise 22023 for a bad option of create_collection';
 
 CREATE FUNCTION docmodel._check_layout(rel regclass, layout text) RETURNS void
     LANGUAGE c STABLE STRICT PARALLEL SAFE
-    AS 'MODULE_PATHNAME', '_check_layout';
+    AS 'MODULE_PATHNAME', 'collection_check_layout';
 COMMENT ON FUNCTION docmodel._check_layout(regclass, text) IS
     'internal: raise 55000 or 42804 when a table lacks a column of a docmodel layout (collection, history, documents)';
 
@@ -173,7 +173,7 @@ CREATE FUNCTION docmodel.create_collection(name text, doc_type text DEFAULT NULL
     types text[] DEFAULT NULL)
     RETURNS regclass
     LANGUAGE c VOLATILE PARALLEL UNSAFE
-    AS 'MODULE_PATHNAME', 'create_collection';
+    AS 'MODULE_PATHNAME', 'collection_create_collection';
 COMMENT ON FUNCTION docmodel.create_collection(text, text, integer, text, text, text, integer, integer, text, jsonb, text[]) IS
     'create a collection table (id, doc, cas, expires_at, locked_until; meta for xattrs) with its trigger; max_ttl (seconds) is the default expiry and its bound; type_part, type_check and fields set the key layout and field names; types (with type_part 0) the types read from the body''s type field';
 
@@ -344,7 +344,7 @@ COMMENT ON FUNCTION docmodel._mutate_in_apply(jsonb, jsonb, text) IS
 CREATE FUNCTION docmodel.rename_key(coll regclass, old_key text, new_key text,
     cas bigint DEFAULT NULL) RETURNS bigint
     LANGUAGE c VOLATILE PARALLEL UNSAFE
-    AS 'MODULE_PATHNAME', 'rename_key';
+    AS 'MODULE_PATHNAME', 'collection_rename_key';
 COMMENT ON FUNCTION docmodel.rename_key(regclass, text, text, bigint) IS
     'move a document to a new key in one step: _ver continues, _created kept, history carried (the old key''s ends with op rename); returns the new cas';
 
@@ -358,7 +358,7 @@ COMMENT ON FUNCTION docmodel._key_exists_error(regclass, text) IS
 CREATE FUNCTION docmodel.bucket_append(coll regclass, prefix text, value jsonb,
     size integer DEFAULT 100) RETURNS text
     LANGUAGE c VOLATILE PARALLEL UNSAFE
-    AS 'MODULE_PATHNAME', 'bucket_append';
+    AS 'MODULE_PATHNAME', 'collection_bucket_append';
 COMMENT ON FUNCTION docmodel.bucket_append(regclass, text, jsonb, integer) IS
     'append value to the items of the current bucket document <prefix>::<n>, opening <prefix>::<n+1> when it holds size items; returns the key written';
 

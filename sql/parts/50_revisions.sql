@@ -3,13 +3,13 @@
 -------------------------------------------------------------------------------
 
 CREATE FUNCTION docmodel.diff(a jsonb, b jsonb) RETURNS jsonb
-    AS 'MODULE_PATHNAME', 'diff'
+    AS 'MODULE_PATHNAME', 'json_diff'
     LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
 COMMENT ON FUNCTION docmodel.diff(jsonb, jsonb) IS
     'RFC 6902 JSON Patch turning a into b (objects member by member, arrays position by position)';
 
 CREATE FUNCTION docmodel.patch(doc jsonb, patch jsonb) RETURNS jsonb
-    AS 'MODULE_PATHNAME', 'patch'
+    AS 'MODULE_PATHNAME', 'json_patch'
     LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
 COMMENT ON FUNCTION docmodel.patch(jsonb, jsonb) IS
     'Apply an RFC 6902 JSON Patch to doc; an operation that cannot apply (or a failing test) is an error';
@@ -18,7 +18,7 @@ COMMENT ON FUNCTION docmodel.patch(jsonb, jsonb) IS
 CREATE FUNCTION docmodel._derived_name(nsp regnamespace, base text, label text)
     RETURNS name
     LANGUAGE c STABLE STRICT PARALLEL SAFE
-    AS 'MODULE_PATHNAME', '_derived_name';
+    AS 'MODULE_PATHNAME', 'collection_derived_name';
 COMMENT ON FUNCTION docmodel._derived_name(regnamespace, text, text) IS
     'internal: a free name base_label in nsp, base cut to fit NAMEDATALEN, a number added to label when taken';
 

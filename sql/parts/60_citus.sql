@@ -10,7 +10,7 @@
 -- collections by name (OIDs differ per node) and the migration rules.
 CREATE FUNCTION docmodel._citus_push() RETURNS void
     LANGUAGE c VOLATILE PARALLEL UNSAFE
-    AS 'MODULE_PATHNAME', '_citus_push';
+    AS 'MODULE_PATHNAME', 'citus_push';
 COMMENT ON FUNCTION docmodel._citus_push() IS
     'internal: send the coordinator''s collection configuration and migration rules to the Citus workers, in this transaction';
 

@@ -49,7 +49,7 @@ SELECT pg_catalog.pg_extension_config_dump('docmodel.schemas', '');
 GRANT SELECT ON docmodel.schemas TO PUBLIC;
 
 CREATE FUNCTION docmodel._schemas_changed() RETURNS trigger
-    AS 'MODULE_PATHNAME', 'schemas_changed'
+    AS 'MODULE_PATHNAME', 'schema_schemas_changed'
     LANGUAGE C VOLATILE PARALLEL UNSAFE;
 COMMENT ON FUNCTION docmodel._schemas_changed() IS
     'docmodel internal: invalidate every backend''s schema registry copy when docmodel.schemas changes';
@@ -108,34 +108,34 @@ COMMENT ON FUNCTION docmodel.drop_schema(text, docmodel.version) IS
     'docmodel: drop the JSON Schema of a document type at a version; false when there was none';
 
 CREATE FUNCTION docmodel.validate(doc jsonb) RETURNS boolean
-    AS 'MODULE_PATHNAME', 'validate'
+    AS 'MODULE_PATHNAME', 'schema_validate'
     LANGUAGE C STABLE STRICT PARALLEL SAFE;
 COMMENT ON FUNCTION docmodel.validate(jsonb) IS
     'docmodel: whether a document is valid against the schema of its type and version (true when none is registered)';
 
 CREATE FUNCTION docmodel.validation_errors(doc jsonb)
     RETURNS TABLE(path text, schema_path text, message text)
-    AS 'MODULE_PATHNAME', 'validation_errors'
+    AS 'MODULE_PATHNAME', 'schema_validation_errors'
     LANGUAGE C STABLE STRICT PARALLEL SAFE ROWS 4;
 COMMENT ON FUNCTION docmodel.validation_errors(jsonb) IS
     'docmodel: every violation of the schema of a document''s type and version: JSON Pointer into the document, to the keyword, message';
 
 CREATE FUNCTION docmodel.validate(doc jsonb, coll regclass) RETURNS boolean
-    AS 'MODULE_PATHNAME', 'validate'
+    AS 'MODULE_PATHNAME', 'schema_validate'
     LANGUAGE C STABLE STRICT PARALLEL RESTRICTED;
 COMMENT ON FUNCTION docmodel.validate(jsonb, regclass) IS
     'docmodel: validate() of a document of collection coll, its type and version read where coll keeps them (its fields)';
 
 CREATE FUNCTION docmodel.validation_errors(doc jsonb, coll regclass)
     RETURNS TABLE(path text, schema_path text, message text)
-    AS 'MODULE_PATHNAME', 'validation_errors'
+    AS 'MODULE_PATHNAME', 'schema_validation_errors'
     LANGUAGE C STABLE STRICT PARALLEL RESTRICTED ROWS 4;
 COMMENT ON FUNCTION docmodel.validation_errors(jsonb, regclass) IS
     'docmodel: validation_errors() of a document of collection coll, its type and version read where coll keeps them (its fields)';
 
 -- migration_plan(coll, validate)'s check of one document (migrate.c)
 CREATE FUNCTION docmodel._plan_error(doc jsonb, key text, coll regclass) RETURNS text
-    AS 'MODULE_PATHNAME', 'plan_error'
+    AS 'MODULE_PATHNAME', 'migration_plan_error'
     LANGUAGE C STABLE PARALLEL RESTRICTED;
 COMMENT ON FUNCTION docmodel._plan_error(jsonb, text, regclass) IS
     'docmodel internal: the first schema violation ("path: message") of doc migrated in memory to its type''s current version, read by coll''s field names, or the error of a step that cannot apply to it; NULL when valid';

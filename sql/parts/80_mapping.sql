@@ -73,7 +73,7 @@ COMMENT ON FUNCTION docmodel._mapping_write(text, regrole, text, regclass, regcl
 /* The statement trigger of the mapping tables: every backend's generated
  * projection statements are made again (src/mapping/). */
 CREATE FUNCTION docmodel._mappings_changed() RETURNS trigger
-    AS 'MODULE_PATHNAME', 'mappings_changed'
+    AS 'MODULE_PATHNAME', 'mapping_mappings_changed'
     LANGUAGE C;
 COMMENT ON FUNCTION docmodel._mappings_changed() IS
     'docmodel internal: statement trigger: invalidate every backend''s projection statements when a mapping table changes';
@@ -1217,7 +1217,7 @@ COMMENT ON FUNCTION docmodel.mapping_schema(text, regclass) IS
 -- (DocmodelRequireCollection, the one place that says so).
 CREATE FUNCTION docmodel._require_collection(coll regclass) RETURNS integer
 LANGUAGE c STABLE PARALLEL SAFE
-AS 'MODULE_PATHNAME', 'require_collection';
+AS 'MODULE_PATHNAME', 'collection_require_collection';
 COMMENT ON FUNCTION docmodel._require_collection(regclass) IS
     'docmodel internal: the configuration id of a docmodel collection; raise 42809 when the table is not one';
 
@@ -1361,39 +1361,39 @@ COMMENT ON FUNCTION docmodel._migrate_tables_batch(jsonb) IS
 
 CREATE PROCEDURE docmodel.migrate_tables(mapping text, coll regclass,
     batch_size integer DEFAULT 1000)
-    AS 'MODULE_PATHNAME', 'migrate_tables'
+    AS 'MODULE_PATHNAME', 'migration_migrate_tables'
     LANGUAGE C;
 COMMENT ON PROCEDURE docmodel.migrate_tables(text, regclass, integer) IS
     'docmodel: copy the documents of a mapping into a collection (through its trigger), committing batch by batch in primary key order, resumable; see docmodel.migration_runs';
 
 -- Values between tables and documents (src/mapping/)
 CREATE FUNCTION docmodel.is_missing(doc jsonb, VARIADIC path text[]) RETURNS boolean
-    AS 'MODULE_PATHNAME', 'is_missing'
+    AS 'MODULE_PATHNAME', 'mapping_is_missing'
     LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
 COMMENT ON FUNCTION docmodel.is_missing(jsonb, text[]) IS
     'docmodel: N1QL''s MISSING: the path (member names and array indexes) is not in the document';
 CREATE FUNCTION docmodel.is_null(doc jsonb, VARIADIC path text[]) RETURNS boolean
-    AS 'MODULE_PATHNAME', 'is_null'
+    AS 'MODULE_PATHNAME', 'mapping_is_null'
     LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
 COMMENT ON FUNCTION docmodel.is_null(jsonb, text[]) IS
     'docmodel: N1QL''s NULL: the path holds JSON null';
 CREATE FUNCTION docmodel.is_valued(doc jsonb, VARIADIC path text[]) RETURNS boolean
-    AS 'MODULE_PATHNAME', 'is_valued'
+    AS 'MODULE_PATHNAME', 'mapping_is_valued'
     LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
 COMMENT ON FUNCTION docmodel.is_valued(jsonb, text[]) IS
     'docmodel: N1QL''s valued: the path holds a value other than null';
 CREATE FUNCTION docmodel.to_epoch(ts timestamptz, unit text DEFAULT 'ms') RETURNS bigint
-    AS 'MODULE_PATHNAME', 'to_epoch'
+    AS 'MODULE_PATHNAME', 'mapping_to_epoch'
     LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
 COMMENT ON FUNCTION docmodel.to_epoch(timestamptz, text) IS
     'docmodel: whole units (ns, us, ms, s, min, h, day) since 1970-01-01 UTC, rounded down';
 CREATE FUNCTION docmodel.from_epoch(n bigint, unit text DEFAULT 'ms') RETURNS timestamptz
-    AS 'MODULE_PATHNAME', 'from_epoch'
+    AS 'MODULE_PATHNAME', 'mapping_from_epoch'
     LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
 COMMENT ON FUNCTION docmodel.from_epoch(bigint, text) IS
     'docmodel: the time n units (ns, us, ms, s, min, h, day) after 1970-01-01 UTC';
 CREATE FUNCTION docmodel.compact(doc jsonb, options jsonb DEFAULT '{}') RETURNS jsonb
-    AS 'MODULE_PATHNAME', 'compact'
+    AS 'MODULE_PATHNAME', 'mapping_compact'
     LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
 COMMENT ON FUNCTION docmodel.compact(jsonb, jsonb) IS
     'docmodel: a document made smaller as options say: null and empty members dropped (default), members at their default value dropped, ISO 8601 dates as epoch numbers, GUIDs without dashes';
@@ -1630,7 +1630,7 @@ COMMENT ON FUNCTION docmodel._projection_sql(regrole, text, oid, text, oid) IS
     'docmodel internal: the statement a projection trigger runs for one event of one table, made from the mapping, and the relations it may reach';
 
 CREATE FUNCTION docmodel._projection_trigger() RETURNS trigger
-    AS 'MODULE_PATHNAME', 'projection_trigger'
+    AS 'MODULE_PATHNAME', 'mapping_projection_trigger'
     LANGUAGE C;
 COMMENT ON FUNCTION docmodel._projection_trigger() IS
     'docmodel internal: the statement trigger of a projected table: rewrites the documents its changed rows feed';
@@ -1718,7 +1718,7 @@ COMMENT ON FUNCTION docmodel.stop_projection(text) IS
 
 CREATE FUNCTION docmodel.advise(coll regclass, sample integer DEFAULT 10000)
     RETURNS TABLE("check" text, severity text, path text, detail text, bytes_saved bigint)
-    AS 'MODULE_PATHNAME', 'advise'
+    AS 'MODULE_PATHNAME', 'mapping_advise'
     LANGUAGE C STABLE STRICT PARALLEL RESTRICTED;
 COMMENT ON FUNCTION docmodel.advise(regclass, integer) IS
     'docmodel: modeling advice measured on a sample of a collection''s documents: each finding with its path, plain words and the bytes it would save across the collection';
@@ -1726,7 +1726,7 @@ COMMENT ON FUNCTION docmodel.advise(regclass, integer) IS
 -- Lookups: documents <lookup_type><delimiter><value> -> {"ref": key} kept
 -- by a row trigger per lookup (src/mapping/)
 CREATE FUNCTION docmodel._lookup_trigger() RETURNS trigger
-    AS 'MODULE_PATHNAME', 'lookup_trigger'
+    AS 'MODULE_PATHNAME', 'mapping_lookup_trigger'
     LANGUAGE C;
 COMMENT ON FUNCTION docmodel._lookup_trigger() IS
     'docmodel internal: the row trigger of a lookup: writes, moves and deletes the lookup documents of a collection''s documents (23505 for a value another document holds)';
@@ -1828,7 +1828,7 @@ COMMENT ON FUNCTION docmodel.create_lookup(regclass, text, text[], text, regclas
     'docmodel: keep lookup documents <lookup_type><delimiter><value> -> {"ref": key} for the value at path of the documents of coll (of doc_type only, when given), in coll or in lookup_coll; returns how many documents were indexed';
 
 CREATE FUNCTION docmodel._lookup_coll(coll regclass, lookup_type text) RETURNS regclass
-    AS 'MODULE_PATHNAME', 'lookup_coll'
+    AS 'MODULE_PATHNAME', 'mapping_lookup_coll'
     LANGUAGE C STABLE STRICT PARALLEL SAFE;
 COMMENT ON FUNCTION docmodel._lookup_coll(regclass, text) IS
     'docmodel internal: the collection holding the lookup documents of a lookup of coll (as its trigger names it); NULL without that lookup';
@@ -1860,7 +1860,7 @@ COMMENT ON FUNCTION docmodel.drop_lookup(regclass, text) IS
     'docmodel: stop keeping a lookup and delete its lookup documents; false when there was none';
 
 CREATE FUNCTION docmodel.get_by(coll regclass, lookup_type text, value text) RETURNS jsonb
-    AS 'MODULE_PATHNAME', 'get_by'
+    AS 'MODULE_PATHNAME', 'mapping_get_by'
     LANGUAGE C STABLE STRICT PARALLEL RESTRICTED;
 COMMENT ON FUNCTION docmodel.get_by(regclass, text, text) IS
     'docmodel: the document a lookup value names (NULL when none), both read as get() reads them, the lookup document from the lookup''s collection';

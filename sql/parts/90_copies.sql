@@ -3,7 +3,7 @@
 -- aggregates of the referring documents kept in the documents they refer
 -- to, declared once as rules (docmodel.copy_rules) and kept by row triggers.
 CREATE FUNCTION docmodel.ref_keys(doc jsonb, path text) RETURNS text[]
-    AS 'MODULE_PATHNAME', 'ref_keys'
+    AS 'MODULE_PATHNAME', 'copy_ref_keys'
     LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
 COMMENT ON FUNCTION docmodel.ref_keys(jsonb, text) IS
     'docmodel: the distinct keys (strings and numbers) doc holds at path, a JSON Pointer with * for every element of an array, sorted; the expression of the copy and aggregate rules'' GIN indexes';
@@ -92,7 +92,7 @@ CREATE FUNCTION docmodel._copy_fill_trigger() RETURNS trigger
 COMMENT ON FUNCTION docmodel._copy_fill_trigger() IS
     'docmodel internal: the row trigger of a copy rule on the referring collection: fills a written document''s copies from their sources';
 CREATE FUNCTION docmodel._aggregate_trigger() RETURNS trigger
-    AS 'MODULE_PATHNAME', 'aggregate_trigger'
+    AS 'MODULE_PATHNAME', 'copy_aggregate_trigger'
     LANGUAGE C;
 COMMENT ON FUNCTION docmodel._aggregate_trigger() IS
     'docmodel internal: the row triggers of an aggregate rule: computes again the aggregates of the documents a written document refers to (AFTER), and a new document''s own (BEFORE INSERT)';

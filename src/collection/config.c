@@ -42,10 +42,8 @@
 #include "utils/timestamp.h"
 
 #include "collection/config.h"
-#include "catalog.h"
 
-PG_FUNCTION_INFO_V1(_collection_config_changed);
-PG_FUNCTION_INFO_V1(require_collection);
+PG_FUNCTION_INFO_V1(collection_require_collection);
 
 static HTAB *CollCache = NULL;
 static DocmodelCollection *LastEntry = NULL; /* the last lookup, or NULL */
@@ -528,18 +526,8 @@ DocmodelRequireCollection(Oid relid)
  * for SQL: the configuration id of coll, or 42809 (42P01, 22004 for NULL).
  */
 Datum
-require_collection(PG_FUNCTION_ARGS)
+collection_require_collection(PG_FUNCTION_ARGS)
 {
 	DocmodelRequireArg(fcinfo, 0, "coll");
 	PG_RETURN_INT32(DocmodelRequireCollection(PG_GETARG_OID(0)));
-}
-
-/*
- * Statement trigger on docmodel.collection_config: invalidate every
- * backend's configuration cache (at commit; in this backend at once).
- */
-Datum
-_collection_config_changed(PG_FUNCTION_ARGS)
-{
-	return DocmodelCatalogChanged(fcinfo, "_collection_config_changed");
 }

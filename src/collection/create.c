@@ -36,16 +36,16 @@
 #include "collection/key.h"
 #include "collection/layout.h"
 
-PG_FUNCTION_INFO_V1(_check_collection_options);
-PG_FUNCTION_INFO_V1(create_collection);
-PG_FUNCTION_INFO_V1(_derived_name);
+PG_FUNCTION_INFO_V1(collection_check_collection_options);
+PG_FUNCTION_INFO_V1(collection_create_collection);
+PG_FUNCTION_INFO_V1(collection_derived_name);
 
 /*
  * Raise 22023 naming the bad option of create_collection() (22004 when it is
  * NULL).
  */
 static void
-BadOption(const char *what, const char *value, const char *hint)
+CreateBadOption(const char *what, const char *value, const char *hint)
 {
 	ereport(ERROR, (errcode(value ? ERRCODE_INVALID_PARAMETER_VALUE
 								  : ERRCODE_NULL_VALUE_NOT_ALLOWED),
@@ -58,7 +58,7 @@ BadOption(const char *what, const char *value, const char *hint)
  * meta_style, time_unit, delimiter). Raises 22023 on the first bad one.
  */
 Datum
-_check_collection_options(PG_FUNCTION_ARGS)
+collection_check_collection_options(PG_FUNCTION_ARGS)
 {
 	char *name = PG_ARGISNULL(0) ? NULL : text_to_cstring(PG_GETARG_TEXT_PP(0));
 	char *doc_type =
@@ -72,18 +72,20 @@ _check_collection_options(PG_FUNCTION_ARGS)
 	int tu;
 
 	if (name == NULL || name[0] == '\0')
-		BadOption("collection name", name, NULL);
+		CreateBadOption("collection name", name, NULL);
 	if (PG_ARGISNULL(2) || PG_GETARG_INT32(2) < 0)
-		BadOption("revisions",
-				  PG_ARGISNULL(2) ? NULL : psprintf("%d", PG_GETARG_INT32(2)),
-				  "Give the number of revisions to keep, 0 for none.");
+		CreateBadOption("revisions",
+						PG_ARGISNULL(2) ? NULL
+										: psprintf("%d", PG_GETARG_INT32(2)),
+						"Give the number of revisions to keep, 0 for none.");
 	if (meta == NULL || !DocmodelConfigMetaStyle(meta, &ms, &xattrs))
-		BadOption("meta_style", meta,
-				  "Use one of underscore, meta, plain, xattrs.");
+		CreateBadOption("meta_style", meta,
+						"Use one of underscore, meta, plain, xattrs.");
 	if (unit == NULL || !DocmodelConfigTimeUnit(unit, &tu))
-		BadOption("time_unit", unit, "Use one of ms, s, min, h, day, iso.");
+		CreateBadOption("time_unit", unit,
+						"Use one of ms, s, min, h, day, iso.");
 	if (delim == NULL)
-		BadOption("key delimiter", delim, NULL);
+		CreateBadOption("key delimiter", delim, NULL);
 	DocmodelCheckDelimiter(delim, strlen(delim));
 	if (doc_type != NULL)
 	{
@@ -130,20 +132,20 @@ CheckTypes(FunctionCallInfo fcinfo, int32 part)
 				 errdetail("meta_style 'xattrs' keeps the type field outside "
 						   "the body.")));
 	if (ARR_NDIM(arr) > 1)
-		BadOption("types", "(a multidimensional array)",
-				  "Give a one-dimensional array of type names.");
+		CreateBadOption("types", "(a multidimensional array)",
+						"Give a one-dimensional array of type names.");
 	deconstruct_array(arr, TEXTOID, -1, false, TYPALIGN_INT, &elems, &nulls,
 					  &n);
 	if (n == 0)
-		BadOption("types", "{}", "Give one type name or more.");
+		CreateBadOption("types", "{}", "Give one type name or more.");
 	for (i = 0; i < n; i++)
 	{
 		int len;
 
 		CHECK_FOR_INTERRUPTS();
 		if (nulls[i])
-			BadOption("types", "(an array with a NULL)",
-					  "Give type names, none NULL.");
+			CreateBadOption("types", "(an array with a NULL)",
+							"Give type names, none NULL.");
 		len = VARSIZE_ANY_EXHDR(DatumGetPointer(elems[i]));
 		if (len == 0 || len > DOCMODEL_MAX_KEY_BYTES)
 			ereport(
@@ -175,9 +177,10 @@ CheckLayoutOptions(FunctionCallInfo fcinfo)
 		return false;
 	part = PG_ARGISNULL(7) ? -1 : PG_GETARG_INT32(7);
 	if (part < 0 || part > DOCMODEL_MAX_KEY_BYTES / 2)
-		BadOption("type_part", PG_ARGISNULL(7) ? NULL : psprintf("%d", part),
-				  "Give the key part that holds the document type (1 the "
-				  "first), or 0 when keys carry no type.");
+		CreateBadOption("type_part",
+						PG_ARGISNULL(7) ? NULL : psprintf("%d", part),
+						"Give the key part that holds the document type (1 the "
+						"first), or 0 when keys carry no type.");
 	if (part == 0 && PG_ARGISNULL(1) && (PG_NARGS() < 11 || PG_ARGISNULL(10)))
 		ereport(ERROR,
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
@@ -189,10 +192,10 @@ CheckLayoutOptions(FunctionCallInfo fcinfo)
 				 errhint("Give doc_type or types as well.")));
 	if (PG_ARGISNULL(8) ||
 		!DocmodelConfigTypeCheck(text_to_cstring(PG_GETARG_TEXT_PP(8)), &tc))
-		BadOption("type_check",
-				  PG_ARGISNULL(8) ? NULL
-								  : text_to_cstring(PG_GETARG_TEXT_PP(8)),
-				  "Use one of exact, case_insensitive, off.");
+		CreateBadOption("type_check",
+						PG_ARGISNULL(8) ? NULL
+										: text_to_cstring(PG_GETARG_TEXT_PP(8)),
+						"Use one of exact, case_insensitive, off.");
 	if (!PG_ARGISNULL(9))
 	{
 		(void) DocmodelConfigMetaStyle(text_to_cstring(PG_GETARG_TEXT_PP(3)),
@@ -214,7 +217,7 @@ CheckLayoutOptions(FunctionCallInfo fcinfo)
  * after.
  */
 Datum
-create_collection(PG_FUNCTION_ARGS)
+collection_create_collection(PG_FUNCTION_ARGS)
 {
 	Oid argtypes[7] = {TEXTOID, TEXTOID, TEXTOID, INT4OID,
 					   TEXTOID, TEXTOID, TEXTOID};
@@ -229,13 +232,14 @@ create_collection(PG_FUNCTION_ARGS)
 	Datum result;
 	bool layout;
 
-	(void) _check_collection_options(fcinfo);
+	(void) collection_check_collection_options(fcinfo);
 	layout = CheckLayoutOptions(fcinfo);
 	/* max_ttl: absent under the 0.1.0 schema, before its update */
 	if (PG_NARGS() > 6 && !PG_ARGISNULL(6) && PG_GETARG_INT32(6) < 0)
-		BadOption("max_ttl", psprintf("%d", PG_GETARG_INT32(6)),
-				  "Give the longest expiry of the collection's documents in "
-				  "seconds, 0 or NULL for none.");
+		CreateBadOption(
+			"max_ttl", psprintf("%d", PG_GETARG_INT32(6)),
+			"Give the longest expiry of the collection's documents in "
+			"seconds, 0 or NULL for none.");
 	names = textToQualifiedNameList(PG_GETARG_TEXT_PP(0));
 	if (list_length(names) > 2)
 		ereport(ERROR, (errcode(ERRCODE_INVALID_PARAMETER_VALUE),
@@ -345,7 +349,7 @@ DocmodelDerivedName(Oid nsp, const char *base, const char *label)
 
 /* SQL: _derived_name(nsp regnamespace, base text, label text) -> name. */
 Datum
-_derived_name(PG_FUNCTION_ARGS)
+collection_derived_name(PG_FUNCTION_ARGS)
 {
 	char *name = DocmodelDerivedName(PG_GETARG_OID(0),
 									 text_to_cstring(PG_GETARG_TEXT_PP(1)),

@@ -45,7 +45,7 @@
 #include "collection/key.h"
 #include "collection/layout.h"
 
-PG_FUNCTION_INFO_V1(_check_layout);
+PG_FUNCTION_INFO_V1(collection_check_layout);
 
 /*
  * What docmodel verified about one relation: the layouts it has (a bit per
@@ -311,7 +311,7 @@ DocmodelCheckLayoutOf(Oid relid, DocmodelLayout layout)
  * then reports 42501, and nothing is locked for it here.
  */
 Datum
-_check_layout(PG_FUNCTION_ARGS)
+collection_check_layout(PG_FUNCTION_ARGS)
 {
 	Oid relid = PG_GETARG_OID(0);
 	char *name = text_to_cstring(PG_GETARG_TEXT_PP(1));

@@ -11,8 +11,8 @@
 #include "fmgr.h"
 
 /* SQL-callable. */
-extern Datum rename_key(PG_FUNCTION_ARGS);
+extern Datum collection_rename_key(PG_FUNCTION_ARGS);
 extern Datum key_exists_error(PG_FUNCTION_ARGS);
-extern Datum bucket_append(PG_FUNCTION_ARGS);
+extern Datum collection_bucket_append(PG_FUNCTION_ARGS);
 
 #endif /* DOCMODEL_COLLECTION_OPS_H */

@@ -92,7 +92,7 @@ DocmodelTimeValue(TimestampTz ts, DocmodelTimeUnit unit)
 static void
 SetPair(JsonbPair *p, const DocFieldName *key, JsonbValue v)
 {
-	p->key = JsonTreeString(key->name, key->len);
+	p->key = DocmodelJsonTreeString(key->name, key->len);
 	p->value = v;
 }
 
@@ -140,14 +140,14 @@ ReadPairs(JsonbContainer *c, const DocFieldSet *fs, DocmodelStamp *st,
 				(kind != DOC_FIELD_SCHEMA || st->schema != NULL))
 				continue;
 		}
-		while (j < nadd && JsonTreeKeyCmp(add[j].key.val.string.val,
-										  add[j].key.val.string.len,
-										  base + kstart, klen) < 0)
+		while (j < nadd && DocmodelJsonTreeKeyCmp(add[j].key.val.string.val,
+												  add[j].key.val.string.len,
+												  base + kstart, klen) < 0)
 			out[k++] = add[j++];
 		p = &out[k++];
-		p->key = JsonTreeString(base + kstart, klen);
-		JsonTreeEntryValue(c->children[n + i], base, vstart, voff - vstart,
-						   &p->value);
+		p->key = DocmodelJsonTreeString(base + kstart, klen);
+		DocmodelJsonTreeEntryValue(c->children[n + i], base, vstart,
+								   voff - vstart, &p->value);
 	}
 	while (j < nadd)
 		out[k++] = add[j++];
@@ -182,7 +182,8 @@ ManagedPairs(const DocFieldSet *fs, DocmodelStamp *st, JsonbValue *timeval,
 				SetPair(&m[k++], name, *ver);
 				break;
 			case DOC_FIELD_TYPE:
-				SetPair(&m[k++], name, JsonTreeString(st->type, st->type_len));
+				SetPair(&m[k++], name,
+						DocmodelJsonTreeString(st->type, st->type_len));
 				break;
 			case DOC_FIELD_SCHEMA:
 				if (st->schema != NULL)
@@ -199,12 +200,13 @@ ManagedPairs(const DocFieldSet *fs, DocmodelStamp *st, JsonbValue *timeval,
 				break;
 			case DOC_FIELD_CREATED_BY:
 				if (st->is_insert)
-					SetPair(&m[k++], name, JsonTreeString(st->who, wholen));
+					SetPair(&m[k++], name,
+							DocmodelJsonTreeString(st->who, wholen));
 				else if (st->created_by != NULL)
 					SetPair(&m[k++], name, *st->created_by);
 				break;
 			case DOC_FIELD_MODIFIED_BY:
-				SetPair(&m[k++], name, JsonTreeString(st->who, wholen));
+				SetPair(&m[k++], name, DocmodelJsonTreeString(st->who, wholen));
 				break;
 			case DOC_NFIELDS:
 				break;
@@ -289,7 +291,8 @@ DocmodelAssembleDocument(Jsonb *body, DocmodelStamp *st)
 		if (m != NULL && m->type == jbvBinary &&
 			JsonContainerIsObject(m->val.binary.data))
 			meta = m->val.binary.data;
-		metapair.key = JsonTreeString(fs->container.name, fs->container.len);
+		metapair.key =
+			DocmodelJsonTreeString(fs->container.name, fs->container.len);
 		metapair.value.type = jbvObject;
 		metapair.value.val.object.pairs =
 			palloc(((meta ? JsonContainerSize(meta) : 0) + 1 + MAX_MANAGED) *
@@ -303,7 +306,7 @@ DocmodelAssembleDocument(Jsonb *body, DocmodelStamp *st)
 	else
 		doc.val.object.nPairs =
 			ReadPairs(&body->root, fs, st, NULL, managed, nmanaged, out);
-	return JsonTreeToJsonb(&doc);
+	return DocmodelJsonTreeToJsonb(&doc);
 }
 
 /*

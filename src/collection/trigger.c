@@ -101,7 +101,7 @@ SameIgnoring(JsonbContainer *a, JsonbContainer *b, const DocFieldSet *fs,
 		if (ka.val.string.len != kb.val.string.len ||
 			memcmp(ka.val.string.val, kb.val.string.val, ka.val.string.len) !=
 				0 ||
-			!JsonTreeEqual(&va, &vb))
+			!DocmodelJsonTreeEqual(&va, &vb))
 			return false;
 	}
 }
@@ -694,7 +694,7 @@ CarryStamps(TriggerWrite *w, Jsonb *body)
 					w->fs->field[DOC_FIELD_VER].name, w->key_len, w->key),
 			 errdetail("docmodel.keep_stamps keeps a version that is a whole "
 					   "number from 1 to %d; this one is %s.",
-					   PG_INT32_MAX, JsonTreeTypeName(v)),
+					   PG_INT32_MAX, DocmodelJsonTreeTypeName(v)),
 			 errhint("Remove the field, or give the collection other field "
 					 "names, to have it stamped.")));
 }

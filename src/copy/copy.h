@@ -11,14 +11,14 @@
 #include "fmgr.h"
 
 /* SQL-callable. */
-extern Datum ref_keys(PG_FUNCTION_ARGS);
+extern Datum copy_ref_keys(PG_FUNCTION_ARGS);
 extern Datum copy_values(PG_FUNCTION_ARGS);
 extern Datum copy_put(PG_FUNCTION_ARGS);
 extern Datum copy_put_at(PG_FUNCTION_ARGS);
 extern Datum copy_add_at(PG_FUNCTION_ARGS);
 extern Datum copy_source_trigger(PG_FUNCTION_ARGS);
 extern Datum copy_fill_trigger(PG_FUNCTION_ARGS);
-extern Datum aggregate_trigger(PG_FUNCTION_ARGS);
+extern Datum copy_aggregate_trigger(PG_FUNCTION_ARGS);
 extern Datum copy_rules_changed(PG_FUNCTION_ARGS);
 /* Cache invalidation subscriber (init.c's dispatcher; no catalog access, no error). */
 extern void DocmodelCopyRelcache(Oid relid);

@@ -12,15 +12,15 @@
 
 /* SQL-callable. */
 extern Datum counter_create(PG_FUNCTION_ARGS);
-extern Datum incr(PG_FUNCTION_ARGS);
-extern Datum decrement(PG_FUNCTION_ARGS);
+extern Datum counter_incr(PG_FUNCTION_ARGS);
+extern Datum counter_decrement(PG_FUNCTION_ARGS);
 extern Datum counter_value(PG_FUNCTION_ARGS);
 extern Datum counter_advance(PG_FUNCTION_ARGS);
 extern Datum counter_drop(PG_FUNCTION_ARGS);
-extern Datum next_id(PG_FUNCTION_ARGS);
-extern Datum next_key(PG_FUNCTION_ARGS);
+extern Datum counter_next_id(PG_FUNCTION_ARGS);
+extern Datum counter_next_key(PG_FUNCTION_ARGS);
 extern Datum counter_keys(PG_FUNCTION_ARGS);
-extern Datum next_key_in(PG_FUNCTION_ARGS);
+extern Datum counter_next_key_in(PG_FUNCTION_ARGS);
 extern Datum counter_state_value(PG_FUNCTION_ARGS);
 extern Datum counter_state_guard(PG_FUNCTION_ARGS);
 /* Cache invalidation subscribers (init.c's dispatcher; no catalog access, no error). */

@@ -11,6 +11,6 @@
 #include "fmgr.h"
 
 /* SQL-callable. */
-extern Datum advise(PG_FUNCTION_ARGS);
+extern Datum mapping_advise(PG_FUNCTION_ARGS);
 
 #endif /* DOCMODEL_MAPPING_ADVISE_H */

@@ -23,12 +23,12 @@
 #include "json/util.h"
 #include "mapping/convert.h"
 
-PG_FUNCTION_INFO_V1(is_missing);
-PG_FUNCTION_INFO_V1(is_null);
-PG_FUNCTION_INFO_V1(is_valued);
-PG_FUNCTION_INFO_V1(to_epoch);
-PG_FUNCTION_INFO_V1(from_epoch);
-PG_FUNCTION_INFO_V1(compact);
+PG_FUNCTION_INFO_V1(mapping_is_missing);
+PG_FUNCTION_INFO_V1(mapping_is_null);
+PG_FUNCTION_INFO_V1(mapping_is_valued);
+PG_FUNCTION_INFO_V1(mapping_to_epoch);
+PG_FUNCTION_INFO_V1(mapping_from_epoch);
+PG_FUNCTION_INFO_V1(mapping_compact);
 /*
  * Return the value at path (a text[] of member names and array indexes,
  * as #> takes) in doc, or NULL when it is missing.
@@ -55,16 +55,16 @@ DocmodelValueAtPath(Jsonb *doc, ArrayType *path)
 			return NULL; /* a NULL step reaches nothing */
 		p.tok[i] = TextDatumGetCString(elems[i]);
 		p.toklen[i] = strlen(p.tok[i]);
-		JsonPointerAppendToken(&ptr, p.tok[i], p.toklen[i]);
+		DocmodelJsonPointerAppendToken(&ptr, p.tok[i], p.toklen[i]);
 	}
 	p.text = ptr.data;
-	JsonTreeFromJsonb(doc, root);
-	return JsonTreeRead(root, &p, 0, &miss);
+	DocmodelJsonTreeFromJsonb(doc, root);
+	return DocmodelJsonTreeRead(root, &p, 0, &miss);
 }
 
 /* is_missing(doc, VARIADIC path): the path is not in the document. */
 Datum
-is_missing(PG_FUNCTION_ARGS)
+mapping_is_missing(PG_FUNCTION_ARGS)
 {
 	PG_RETURN_BOOL(DocmodelValueAtPath(PG_GETARG_JSONB_P(0),
 									   PG_GETARG_ARRAYTYPE_P(1)) == NULL);
@@ -72,7 +72,7 @@ is_missing(PG_FUNCTION_ARGS)
 
 /* is_null(doc, VARIADIC path): the path holds JSON null. */
 Datum
-is_null(PG_FUNCTION_ARGS)
+mapping_is_null(PG_FUNCTION_ARGS)
 {
 	JsonbValue *v =
 		DocmodelValueAtPath(PG_GETARG_JSONB_P(0), PG_GETARG_ARRAYTYPE_P(1));
@@ -82,7 +82,7 @@ is_null(PG_FUNCTION_ARGS)
 
 /* is_valued(doc, VARIADIC path): the path holds a value other than null. */
 Datum
-is_valued(PG_FUNCTION_ARGS)
+mapping_is_valued(PG_FUNCTION_ARGS)
 {
 	JsonbValue *v =
 		DocmodelValueAtPath(PG_GETARG_JSONB_P(0), PG_GETARG_ARRAYTYPE_P(1));
@@ -107,7 +107,7 @@ UnitArg(FunctionCallInfo fcinfo, int argno)
 
 /* to_epoch(ts, unit): whole units since 1970-01-01 UTC, rounded down. */
 Datum
-to_epoch(PG_FUNCTION_ARGS)
+mapping_to_epoch(PG_FUNCTION_ARGS)
 {
 	TimestampTz ts = PG_GETARG_TIMESTAMPTZ(0);
 	int64 n;
@@ -123,7 +123,7 @@ to_epoch(PG_FUNCTION_ARGS)
 
 /* from_epoch(n, unit): the time n units after 1970-01-01 UTC. */
 Datum
-from_epoch(PG_FUNCTION_ARGS)
+mapping_from_epoch(PG_FUNCTION_ARGS)
 {
 	int64 n = PG_GETARG_INT64(0);
 	TimestampTz ts;
@@ -178,7 +178,7 @@ CompactString(JsonbValue *v, const DocmodelCompactOpts *o)
 	if (o->date_ns != 0 &&
 		DocmodelParseIso8601(v->val.string.val, v->val.string.len, &ts) &&
 		DocmodelToEpoch(ts, o->date_ns, &n))
-		*v = JsonTreeInt(n);
+		*v = DocmodelJsonTreeInt(n);
 	else if (o->guids &&
 			 DocmodelIsDashedGuid(v->val.string.val, v->val.string.len))
 	{
@@ -189,7 +189,7 @@ CompactString(JsonbValue *v, const DocmodelCompactOpts *o)
 		for (i = 0; i < 36; i++)
 			if (v->val.string.val[i] != '-')
 				out[k++] = v->val.string.val[i];
-		*v = JsonTreeString(out, 32);
+		*v = DocmodelJsonTreeString(out, 32);
 	}
 }
 
@@ -199,7 +199,7 @@ DocmodelCompact(JsonbValue *v, const DocmodelCompactOpts *o)
 	int i;
 
 	check_stack_depth();
-	JsonTreeExpand(v);
+	DocmodelJsonTreeExpand(v);
 	if (v->type == jbvString)
 		CompactString(v, o);
 	else if (v->type == jbvObject)
@@ -210,7 +210,7 @@ DocmodelCompact(JsonbValue *v, const DocmodelCompactOpts *o)
 			DocmodelCompact(m, o);
 			if (m->type == jbvNull ? o->nulls
 								   : o->empties && DocmodelIsEmptyValue(m))
-				(void) JsonTreeRemoveAt(v, i);
+				(void) DocmodelJsonTreeRemoveAt(v, i);
 		}
 	else if (v->type == jbvArray)
 		for (i = 0; i < v->val.array.nElems; i++)
@@ -219,7 +219,7 @@ DocmodelCompact(JsonbValue *v, const DocmodelCompactOpts *o)
 
 /* Raise 22023: compact()'s option name is bad for the reason detail. */
 static void
-BadOption(const char *name, const char *detail)
+CompactBadOption(const char *name, const char *detail)
 {
 	ereport(ERROR,
 			(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
@@ -239,10 +239,11 @@ DropDefaults(JsonbValue *root, JsonbValue *defaults)
 {
 	int i;
 
-	JsonTreeExpand(defaults);
+	DocmodelJsonTreeExpand(defaults);
 	if (defaults->type != jbvObject)
-		BadOption("defaults", "It must be an object from JSON Pointer to "
-							  "value.");
+		CompactBadOption("defaults",
+						 "It must be an object from JSON Pointer to "
+						 "value.");
 	for (i = 0; i < defaults->val.object.nPairs; i++)
 	{
 		JsonbPair *d = &defaults->val.object.pairs[i];
@@ -251,20 +252,22 @@ DropDefaults(JsonbValue *root, JsonbValue *defaults)
 		JsonbValue *v;
 		JsonbValue removed;
 
-		if (JsonPointerParse(d->key.val.string.val, d->key.val.string.len,
-							 false, &p) != JSONPOINTER_OK)
-			BadOption("defaults",
-					  psprintf("\"%.*s\" is not a JSON Pointer to a member.",
-							   d->key.val.string.len, d->key.val.string.val));
-		v = JsonTreeWalk(root, &p, p.ntok, 0, &miss);
-		if (v != NULL && JsonTreeEqual(v, &d->value))
-			(void) JsonTreeRemove(root, &p, &removed, &miss);
+		if (DocmodelJsonPointerParse(d->key.val.string.val,
+									 d->key.val.string.len, false,
+									 &p) != JSONPOINTER_OK)
+			CompactBadOption(
+				"defaults",
+				psprintf("\"%.*s\" is not a JSON Pointer to a member.",
+						 d->key.val.string.len, d->key.val.string.val));
+		v = DocmodelJsonTreeWalk(root, &p, p.ntok, 0, &miss);
+		if (v != NULL && DocmodelJsonTreeEqual(v, &d->value))
+			(void) DocmodelJsonTreeRemove(root, &p, &removed, &miss);
 	}
 }
 
 /* compact(doc, options): see README, "From tables to documents". */
 Datum
-compact(PG_FUNCTION_ARGS)
+mapping_compact(PG_FUNCTION_ARGS)
 {
 	Jsonb *doc = PG_GETARG_JSONB_P(0);
 	Jsonb *options = PG_GETARG_JSONB_P(1);
@@ -273,11 +276,11 @@ compact(PG_FUNCTION_ARGS)
 	JsonbValue root;
 	int i;
 
-	JsonTreeFromJsonb(options, &opts);
-	JsonTreeExpand(&opts);
+	DocmodelJsonTreeFromJsonb(options, &opts);
+	DocmodelJsonTreeExpand(&opts);
 	if (opts.type != jbvObject)
-		BadOption("options", "Give the options as a JSON object.");
-	JsonTreeFromJsonb(doc, &root);
+		CompactBadOption("options", "Give the options as a JSON object.");
+	DocmodelJsonTreeFromJsonb(doc, &root);
 	for (i = 0; i < opts.val.object.nPairs; i++)
 	{
 		JsonbPair *op = &opts.val.object.pairs[i];
@@ -294,21 +297,22 @@ compact(PG_FUNCTION_ARGS)
 					 !DocmodelEpochUnit(
 						 pnstrdup(v->val.string.val, v->val.string.len),
 						 &o.date_ns))
-				BadOption(name, "It is an epoch unit (ns, us, ms, s, min, h, "
-								"day), or false.");
+				CompactBadOption(name,
+								 "It is an epoch unit (ns, us, ms, s, min, h, "
+								 "day), or false.");
 		}
 		else if (strcmp(name, "nulls") == 0 || strcmp(name, "empties") == 0 ||
 				 strcmp(name, "guids") == 0)
 		{
 			if (v->type != jbvBool)
-				BadOption(name, "It is true or false.");
+				CompactBadOption(name, "It is true or false.");
 			*(name[0] == 'n'   ? &o.nulls
 			  : name[0] == 'e' ? &o.empties
 							   : &o.guids) = v->val.boolean;
 		}
 		else
-			BadOption(name, "It is not an option of compact().");
+			CompactBadOption(name, "It is not an option of compact().");
 	}
 	DocmodelCompact(&root, &o);
-	PG_RETURN_JSONB_P(JsonTreeToJsonb(&root));
+	PG_RETURN_JSONB_P(DocmodelJsonTreeToJsonb(&root));
 }

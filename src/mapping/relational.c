@@ -50,11 +50,11 @@
 #include "catalog.h"
 #include "collection/layout.h"
 
-PG_FUNCTION_INFO_V1(projection_trigger);
-PG_FUNCTION_INFO_V1(lookup_trigger);
-PG_FUNCTION_INFO_V1(lookup_coll);
-PG_FUNCTION_INFO_V1(get_by);
-PG_FUNCTION_INFO_V1(mappings_changed);
+PG_FUNCTION_INFO_V1(mapping_projection_trigger);
+PG_FUNCTION_INFO_V1(mapping_lookup_trigger);
+PG_FUNCTION_INFO_V1(mapping_lookup_coll);
+PG_FUNCTION_INFO_V1(mapping_get_by);
+PG_FUNCTION_INFO_V1(mapping_mappings_changed);
 
 /*
  * Statement plans of docmodel's generated triggers (live projections,
@@ -117,7 +117,7 @@ DocmodelProjectionRelcache(Oid relid)
  * backend's projection statements are made again.
  */
 Datum
-mappings_changed(PG_FUNCTION_ARGS)
+mapping_mappings_changed(PG_FUNCTION_ARGS)
 {
 	return DocmodelCatalogChanged(fcinfo, "_mappings_changed");
 }
@@ -266,7 +266,7 @@ PrepareProjection(TriggerData *td, TriggerPlans *e)
  * documents its transition table's rows feed.
  */
 Datum
-projection_trigger(PG_FUNCTION_ARGS)
+mapping_projection_trigger(PG_FUNCTION_ARGS)
 {
 	TriggerData *td = (TriggerData *) fcinfo->context;
 	TriggerPlans *e;
@@ -421,7 +421,7 @@ FindLookup(FunctionCallInfo fcinfo, Oid relid, const char *lookup_type,
  * lookup.
  */
 Datum
-lookup_coll(PG_FUNCTION_ARGS)
+mapping_lookup_coll(PG_FUNCTION_ARGS)
 {
 	LookupArgs a;
 	char *type = text_to_cstring(PG_GETARG_TEXT_PP(1));
@@ -440,7 +440,7 @@ lookup_coll(PG_FUNCTION_ARGS)
  * written by hand, as Couchbase applications keep them).
  */
 Datum
-get_by(PG_FUNCTION_ARGS)
+mapping_get_by(PG_FUNCTION_ARGS)
 {
 	Oid relid = PG_GETARG_OID(0);
 	char *type = text_to_cstring(PG_GETARG_TEXT_PP(1));
@@ -568,7 +568,7 @@ LookupTake(TriggerPlans *e, Datum *args, const char *type, const char *delim,
  * left alone.
  */
 Datum
-lookup_trigger(PG_FUNCTION_ARGS)
+mapping_lookup_trigger(PG_FUNCTION_ARGS)
 {
 	TriggerData *td = (TriggerData *) fcinfo->context;
 	TupleDesc desc;

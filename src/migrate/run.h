@@ -11,7 +11,7 @@
 #include "fmgr.h"
 
 /* SQL-callable. */
-extern Datum migrate_collection(PG_FUNCTION_ARGS);
-extern Datum migrate_tables(PG_FUNCTION_ARGS);
+extern Datum migration_migrate_collection(PG_FUNCTION_ARGS);
+extern Datum migration_migrate_tables(PG_FUNCTION_ARGS);
 
 #endif /* DOCMODEL_MIGRATE_RUN_H */

@@ -23,10 +23,10 @@ JsonbValue *
 DocmodelStepResolve(JsonbValue *root, const JsonPointer *p)
 {
 	JsonTreeMiss miss;
-	JsonbValue *v = JsonTreeWalk(root, p, p->ntok, 0, &miss);
+	JsonbValue *v = DocmodelJsonTreeWalk(root, p, p->ntok, 0, &miss);
 
 	if (v != NULL)
-		JsonTreeExpand(v);
+		DocmodelJsonTreeExpand(v);
 	return v;
 }
 
@@ -44,7 +44,7 @@ DocmodelStepResolveAs(ApplyCx *cx, const Step *st, JsonbValue *root,
 		return NULL;
 	if (v->type != type)
 		StepFail(cx, st, st->path.text, "expected %s, found %s", what,
-				 JsonTreeTypeName(v));
+				 DocmodelJsonTreeTypeName(v));
 	return v;
 }
 

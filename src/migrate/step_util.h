@@ -64,7 +64,7 @@ typedef struct StepRegex StepRegex;
 typedef struct Step
 {
 	StepOp op;
-	const char *opname; /* as steps spell it (MigrateStepOpName) */
+	const char *opname; /* as steps spell it (DocmodelStepsOpName) */
 	char *label;        /* "3", or "2.1" inside a for_each */
 	JsonPointer path;
 	JsonPointer from; /* move, copy */
@@ -91,7 +91,7 @@ typedef struct Step
 
 /*
  * What an error while applying a chain names: ApplyChain pushes an error
- * context callback (MigrateErrorContext) with this as its argument, so an
+ * context callback (DocmodelStepsErrorContext) with this as its argument, so an
  * error of any SQLSTATE raised while a step works (numeric_in on a huge
  * number, out of memory, ...) says which step, op, key and path.
  */

@@ -188,7 +188,7 @@ DocmodelStepFromEpoch(ApplyCx *cx, const Step *st, JsonbValue *root)
 
 	if (v == NULL)
 		return;
-	*v = JsonTreeString(FormatEpoch(cx, st, v), DOCMODEL_ISO8601_LEN);
+	*v = DocmodelJsonTreeString(FormatEpoch(cx, st, v), DOCMODEL_ISO8601_LEN);
 }
 
 /*
@@ -215,6 +215,6 @@ DocmodelStepFormatDate(ApplyCx *cx, const Step *st, JsonbValue *root)
 	else
 		StepFail(cx, st, st->path.text,
 				 "expected an ISO 8601 string or an epoch number, found %s",
-				 JsonTreeTypeName(v));
-	*v = JsonTreeString(buf, st->date_only ? 10 : DOCMODEL_ISO8601_LEN);
+				 DocmodelJsonTreeTypeName(v));
+	*v = DocmodelJsonTreeString(buf, st->date_only ? 10 : DOCMODEL_ISO8601_LEN);
 }
