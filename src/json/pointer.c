@@ -11,6 +11,17 @@
 
 #include "json/pointer.h"
 
+/* Start p empty, as the text s of len bytes. */
+static void
+PointerInit(JsonPointer *p, const char *s, int len)
+{
+	p->text = pnstrdup(s, len);
+	p->ntok = 0;
+	p->tok = NULL;
+	p->toklen = NULL;
+	p->index = NULL;
+}
+
 /* Parse a pointer; see jsonpointer.h. */
 JsonPointerError
 DocmodelJsonPointerParse(const char *s, int len, bool allow_root,
@@ -19,11 +30,7 @@ DocmodelJsonPointerParse(const char *s, int len, bool allow_root,
 	int i;
 	int n = -1;
 
-	p->text = pnstrdup(s, len);
-	p->ntok = 0;
-	p->tok = NULL;
-	p->toklen = NULL;
-	p->index = NULL;
+	PointerInit(p, s, len);
 	if (len == 0)
 		return allow_root ? JSONPOINTER_OK : JSONPOINTER_ROOT;
 	if (s[0] != '/')
@@ -291,11 +298,7 @@ DocmodelJsonPointerParseSubdoc(const char *s, int len, int maxtok,
 	int i = 0;
 	int max = 1;
 
-	p->text = pnstrdup(s, len);
-	p->ntok = 0;
-	p->tok = NULL;
-	p->toklen = NULL;
-	p->index = NULL;
+	PointerInit(p, s, len);
 	*why = NULL;
 	if (len == 0)
 		return JSONPOINTER_SUBDOC_OK;
