@@ -13,11 +13,12 @@
  *	  the text (no "m" flag); \d is [0-9], \w [A-Za-z0-9_], \s the
  *	  WhiteSpace and LineTerminator code points; \b between a \w and a
  *	  non-\w; a "-" after a class range is literal ([a-z0-9-_]); {n,m} counts
- *	  are unrolled (at most ECMA_MAX_STATES states). Lookahead, lookbehind,
- *	  backreferences and Unicode property escapes (\p{...}: PostgreSQL 15
- *	  has no table of Unicode properties) are refused, never run with other
- *	  semantics. Whether a match is greedy or lazy does not change whether
- *	  there is one, so lazy quantifiers are read and matched as the others.
+ *	  are unrolled (at most ECMA_MAX_STATES states). Unicode property
+ *	  escapes (\p{...}, \P{...}) are sets of code points from the tables of
+ *	  unicode_props.c. Lookahead, lookbehind and backreferences are refused,
+ *	  never run with other semantics. Whether a match is greedy or lazy does
+ *	  not change whether there is one, so lazy quantifiers are read and
+ *	  matched as the others.
  *
  *-------------------------------------------------------------------------
  */
@@ -29,6 +30,7 @@
 #include "nodes/pg_list.h"
 
 #include "ecma_regex.h"
+#include "unicode_props.h"
 
 /* A set of code points: a bitmap of ASCII and sorted disjoint ranges. */
 typedef struct ERange
@@ -107,6 +109,7 @@ typedef struct EParse
 	int i;
 	int ngroups; /* capturing groups in the whole pattern */
 	List *names; /* group names seen (char *) */
+	List *props; /* property escapes read: (text, EClass *) */
 	EcmaStatus status;
 	char *err;
 } EParse;
@@ -462,31 +465,134 @@ ReadCharEscape(EParse *ps, bool in_class)
 	}
 }
 
-/* A property escape \p{...} or \P{...} (ps->i after the letter). */
+/* A property escape's characters: UnicodePropertyValueCharacter. */
+static bool
+IsPropertyChar(pg_wchar c, bool digits)
+{
+	return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_' ||
+		   (digits && c >= '0' && c <= '9');
+}
+
+/* The longest name read (every property and value name is shorter). */
+#define PROPERTY_NAME_MAX 64
+
+/*
+ * The code points of a property escape's name=value (name NULL: a lone
+ * name or value), in a new class; NULL when ECMA-262 has no such property.
+ */
+static EClass *
+PropertyClass(const char *name, const char *value)
+{
+	const UnicodeRange *r;
+	int n;
+	bool found;
+	EClass *c;
+	int i;
+
+	if (name == NULL)
+		found = UnicodePropertyRanges(UNICODE_GC, value, false, &r, &n) ||
+				UnicodePropertyRanges(UNICODE_BINARY, value, false, &r, &n);
+	else if (strcmp(name, "General_Category") == 0 || strcmp(name, "gc") == 0)
+		found = UnicodePropertyRanges(UNICODE_GC, value, false, &r, &n);
+	else if (strcmp(name, "Script") == 0 || strcmp(name, "sc") == 0)
+		found = UnicodePropertyRanges(UNICODE_SCRIPT, value, false, &r, &n);
+	else if (strcmp(name, "Script_Extensions") == 0 || strcmp(name, "scx") == 0)
+		found = UnicodePropertyRanges(UNICODE_SCRIPT, value, true, &r, &n);
+	else
+		found = false;
+	if (!found)
+		return NULL;
+	c = palloc0(sizeof(EClass));
+	c->cap = Max(n, 1);
+	c->r = palloc(sizeof(ERange) * c->cap);
+	for (i = 0; i < n; i++)
+		ClassAdd(c, r[i].lo, r[i].hi);
+	ClassNormalize(c);
+	return c;
+}
+
+/*
+ * A property escape \p{...} or \P{...} (ps->i after the letter): ECMA-262's
+ * General_Category, Script, Script_Extensions and binary properties, from
+ * the tables of unicode_props.c; names are exact (case included). The
+ * classes of the escapes read so far are kept by their text (a pattern
+ * naming \p{L} a thousand times holds its ranges once).
+ */
 static EClass *
 ReadProperty(EParse *ps, pg_wchar letter)
 {
 	int start = ps->i;
-	char *name;
+	char name[PROPERTY_NAME_MAX + 1];
+	char value[PROPERTY_NAME_MAX + 1];
+	char *text;
+	int nlen = 0;
+	int vlen = 0;
+	bool has_name = false;
+	ListCell *lc;
+	EClass *c;
 	int k;
 
-	if (PEEK(ps, 0) != '{')
+	if (PEEK(ps, 0) != '{' || !MORE(ps))
 		return Fail(ps, ECMA_SYNTAX, "invalid escape \\%s",
 					letter == 'p' ? "p" : "P");
-	while (MORE(ps) && PEEK(ps, 0) != '}')
-		ps->i++;
-	if (!MORE(ps))
-		return Fail(ps, ECMA_SYNTAX, "unterminated property escape%s", "");
 	ps->i++;
-	name = palloc(ps->i - start + 3);
-	name[0] = '\\';
-	name[1] = (char) letter;
+	while (MORE(ps) && IsPropertyChar(PEEK(ps, 0), true))
+	{
+		if (vlen < PROPERTY_NAME_MAX)
+			value[vlen] = (char) PEEK(ps, 0);
+		vlen++;
+		ps->i++;
+	}
+	if (MORE(ps) && PEEK(ps, 0) == '=')
+	{
+		memcpy(name, value, Min(vlen, PROPERTY_NAME_MAX));
+		nlen = vlen;
+		vlen = 0;
+		has_name = true;
+		ps->i++;
+		while (MORE(ps) && IsPropertyChar(PEEK(ps, 0), true))
+		{
+			if (vlen < PROPERTY_NAME_MAX)
+				value[vlen] = (char) PEEK(ps, 0);
+			vlen++;
+			ps->i++;
+		}
+	}
+	if (!MORE(ps) || PEEK(ps, 0) != '}' || vlen == 0 || (has_name && nlen == 0))
+		return Fail(ps, ECMA_SYNTAX, "invalid property escape \\%s",
+					letter == 'p' ? "p{...}" : "P{...}");
+	ps->i++;
+
+	/* the escape as written: its characters are ASCII letters, digits, _ = */
+	text = palloc(ps->i - start + 3);
+	text[0] = '\\';
+	text[1] = (char) letter;
 	for (k = start; k < ps->i; k++)
-		name[k - start + 2] = ps->p[k] < 128 ? (char) ps->p[k] : '?';
-	name[ps->i - start + 2] = '\0';
-	return Fail(ps, ECMA_UNSUPPORTED,
-				"Unicode property escape %s (no table of Unicode properties)",
-				name);
+		text[k - start + 2] = (char) ps->p[k];
+	text[ps->i - start + 2] = '\0';
+	foreach (lc, ps->props)
+	{
+		EClass *kept = lsecond(lfirst(lc));
+
+		if (strcmp(linitial(lfirst(lc)), text) == 0)
+			return kept;
+	}
+
+	name[Min(nlen, PROPERTY_NAME_MAX)] = '\0';
+	value[Min(vlen, PROPERTY_NAME_MAX)] = '\0';
+	c = (nlen > PROPERTY_NAME_MAX || vlen > PROPERTY_NAME_MAX)
+			? NULL
+			: PropertyClass(has_name ? name : NULL, value);
+	if (c == NULL)
+	{
+		if (strlen(text) > PROPERTY_NAME_MAX)
+			strcpy(text + PROPERTY_NAME_MAX, "...");
+		return Fail(ps, ECMA_SYNTAX, "unknown Unicode property %s", text);
+	}
+	if (letter == 'P')
+		c = ClassNegate(c);
+	ps->props = lappend(ps->props, list_make2(text, c));
+	return c;
 }
 
 /*
@@ -550,6 +656,7 @@ ReadClass(EParse *ps)
 {
 	EClass *c = ClassNew();
 	bool negate = false;
+	int merge_at = 4096;
 
 	if (PEEK(ps, 0) == '^' && MORE(ps))
 	{
@@ -563,6 +670,7 @@ ReadClass(EParse *ps)
 		EClass *ca;
 		EClass *cb;
 
+		CHECK_FOR_INTERRUPTS();
 		if (!MORE(ps))
 			return Fail(ps, ECMA_SYNTAX, "unterminated character class%s", "");
 		if (PEEK(ps, 0) == ']')
@@ -586,7 +694,15 @@ ReadClass(EParse *ps)
 			ClassAdd(c, a, b);
 		}
 		else if (ca != NULL)
+		{
 			ClassAddClass(c, ca);
+			/* merged as it grows: [\p{L}\p{L}...] holds L's ranges once */
+			if (c->n > merge_at)
+			{
+				ClassNormalize(c);
+				merge_at = 2 * c->n + 4096;
+			}
+		}
 		else
 			ClassAdd(c, a, a);
 	}
