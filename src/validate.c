@@ -156,6 +156,7 @@ struct VNode
 	VNode *property_names;
 	int nrequired;
 	VProp *required;
+	int *req_prop; /* required[i] is props[req_prop[i]] (-1: none) */
 	int ndep_required;
 	VProp *dep_required;
 	const char *dep_required_kw;
@@ -260,6 +261,7 @@ struct DocmodelSchema
 };
 
 static VNode *CompileNode(CompileCtx *cc, JsonbValue *v, const char *loc);
+static VProp *FindProp(VProp *props, int n, const char *k, int len);
 static int NumCmp(Numeric a, Numeric b);
 
 /* A new NameIndex in the current memory context. */
@@ -833,9 +835,20 @@ SimpleMatches(const SimplePattern *sp, const char *s, int len)
 static bool
 AsciiOnly(const char *s, int len)
 {
-	int i;
+	int i = 0;
+	uint64 high = 0;
 
-	for (i = 0; i < len; i++)
+	/* eight bytes at a time: any high bit is a non-ASCII byte */
+	for (; i + 8 <= len; i += 8)
+	{
+		uint64 w;
+
+		memcpy(&w, s + i, 8);
+		high |= w;
+	}
+	if (high & UINT64CONST(0x8080808080808080))
+		return false;
+	for (; i < len; i++)
 		if ((unsigned char) s[i] >= 0x80)
 			return false;
 	return true;
@@ -1711,6 +1724,18 @@ CompileNode(CompileCtx *cc, JsonbValue *v, const char *loc)
 		if (kw == NULL || kw->fn == NULL || !(kw->dialects & dialect))
 			continue; /* an annotation, or not a keyword of this dialect */
 		kw->fn(cc, n, kw->name, &p->value, LocAppend(loc, k, klen));
+	}
+	if (n->nrequired > 0 && n->nprops > 0)
+	{
+		/* a required property is found by the pass that finds properties */
+		n->req_prop = palloc(sizeof(int) * n->nrequired);
+		for (i = 0; i < n->nrequired; i++)
+		{
+			VProp *rp = FindProp(n->props, n->nprops, n->required[i].name,
+								 n->required[i].len);
+
+			n->req_prop[i] = rp ? (int) (rp - n->props) : -1;
+		}
 	}
 	cc->base = base;
 	cc->base_loc = base_loc;
@@ -2953,7 +2978,14 @@ ValidateString(VCtx *cx, VNode *n, JsonbValue *v)
 	const char *s = v->val.string.val;
 	int len = v->val.string.len;
 
-	if (n->min_length >= 0 || n->max_length >= 0)
+	/*
+	 * A string has between len / (the encoding's longest character) and len
+	 * characters: they are counted only when that does not decide.
+	 */
+	if ((n->max_length >= 0 && len > n->max_length) ||
+		(n->min_length >= 0 && (len + pg_database_encoding_max_length() - 1) /
+									   pg_database_encoding_max_length() <
+								   n->min_length))
 	{
 		int chars = pg_mbstrlen_with_len(s, len);
 
@@ -3140,6 +3172,61 @@ FindProp(VProp *props, int n, const char *k, int len)
 	return bsearch(&key, props, n, sizeof(VProp), PropCmp);
 }
 
+/* Objects up to this many members per property are matched in one pass. */
+#define PASS_MEMBERS_PER_PROP 4
+#define PASS_STACK_PROPS 32
+
+/*
+ * Find the members of object c named by props (sorted as jsonb sorts keys)
+ * in one forward pass over c's entries, computing the offsets as it goes
+ * (getKeyJsonValueFromContainer's binary search per name costs more, on
+ * small objects, than the rest of the validation): at[i] the pair index of
+ * props[i] (-1: absent), off[i] and len[i] its value's bytes.
+ */
+static void
+PassProps(JsonbContainer *c, const VProp *props, int nprops, int *at,
+		  uint32 *off, uint32 *len)
+{
+	uint32 count = JsonContainerSize(c);
+	JEntry *children = c->children;
+	char *base = (char *) (children + count * 2);
+	uint32 o = 0;
+	uint32 i;
+	int j = 0;
+	int k;
+
+	for (i = 0; i < count; i++)
+	{
+		uint32 start = o;
+		int klen;
+
+		JBE_ADVANCE_OFFSET(o, children[i]);
+		klen = o - start;
+		/* the names before this key are absent */
+		while (j < nprops && (props[j].len < klen ||
+							  (props[j].len == klen &&
+							   memcmp(props[j].name, base + start, klen) < 0)))
+			at[j++] = -1;
+		if (j < nprops && props[j].len == klen &&
+			memcmp(props[j].name, base + start, klen) == 0)
+			at[j++] = i;
+	}
+	while (j < nprops)
+		at[j++] = -1;
+	/* the values' offsets continue after the keys' */
+	for (i = 0, k = 0; k < nprops; k++)
+	{
+		if (at[k] < 0)
+			continue;
+		for (; i < (uint32) at[k]; i++)
+			JBE_ADVANCE_OFFSET(o, children[count + i]);
+		off[k] = o;
+		JBE_ADVANCE_OFFSET(o, children[count + i]);
+		len[k] = o - off[k];
+		i++;
+	}
+}
+
 static bool
 ValidateObject(VCtx *cx, VNode *n, JsonbValue *v)
 {
@@ -3149,6 +3236,28 @@ ValidateObject(VCtx *cx, VNode *n, JsonbValue *v)
 	int i;
 	int old;
 	JsonbValue val;
+	bool pass;
+	int at_buf[PASS_STACK_PROPS];
+	uint32 off_buf[PASS_STACK_PROPS];
+	uint32 len_buf[PASS_STACK_PROPS];
+	int *at = at_buf;
+	uint32 *off = off_buf;
+	uint32 *len = len_buf;
+
+	/* only properties, on an object not much larger: one pass finds them */
+	pass = n->nprops > 0 && n->npatterns == 0 && n->additional == NULL &&
+		   n->property_names == NULL &&
+		   size <= PASS_MEMBERS_PER_PROP * n->nprops + 16;
+	if (pass)
+	{
+		if (n->nprops > PASS_STACK_PROPS)
+		{
+			at = palloc(sizeof(int) * n->nprops);
+			off = palloc(sizeof(uint32) * n->nprops);
+			len = palloc(sizeof(uint32) * n->nprops);
+		}
+		PassProps(c, n->props, n->nprops, at, off, len);
+	}
 
 	if (n->min_props >= 0 && size < n->min_props)
 		FAIL(cx, n, "minProperties",
@@ -3160,9 +3269,16 @@ ValidateObject(VCtx *cx, VNode *n, JsonbValue *v)
 			 n->max_props, size);
 	for (i = 0; i < n->nrequired; i++)
 	{
+		bool found;
+
 		CHECK_FOR_INTERRUPTS();
-		if (getKeyJsonValueFromContainer(c, n->required[i].name,
-										 n->required[i].len, &val) == NULL)
+		if (pass && n->req_prop[i] >= 0)
+			found = at[n->req_prop[i]] >= 0;
+		else
+			found =
+				getKeyJsonValueFromContainer(c, n->required[i].name,
+											 n->required[i].len, &val) != NULL;
+		if (!found)
 			FAIL(cx, n, "required", "must have the property \"%.*s\"",
 				 n->required[i].len, n->required[i].name);
 	}
@@ -3192,10 +3308,28 @@ ValidateObject(VCtx *cx, VNode *n, JsonbValue *v)
 			continue;
 		CHECK(ValidateNode(cx, d->schema, v));
 	}
-	if (n->nprops > 0 && n->npatterns == 0 && n->additional == NULL &&
-		n->property_names == NULL)
+	if (pass)
 	{
-		/* only properties: look each one up */
+		/* only properties: found by the pass */
+		for (i = 0; i < n->nprops; i++)
+		{
+			VProp *p = &n->props[i];
+
+			CHECK_FOR_INTERRUPTS();
+			if (at[i] < 0)
+				continue;
+			JsonTreeEntryValue(c->children[size + at[i]],
+							   (char *) (c->children + size * 2), off[i],
+							   len[i], &val);
+			old = PushKey(cx, p->name, p->len);
+			CHECK(ValidateNode(cx, p->schema, &val));
+			Pop(cx, old);
+		}
+	}
+	else if (n->nprops > 0 && n->npatterns == 0 && n->additional == NULL &&
+			 n->property_names == NULL)
+	{
+		/* only properties, a large object: look each one up */
 		for (i = 0; i < n->nprops; i++)
 		{
 			VProp *p = &n->props[i];
@@ -3211,21 +3345,29 @@ ValidateObject(VCtx *cx, VNode *n, JsonbValue *v)
 	else if (n->nprops > 0 || n->npatterns > 0 || n->additional ||
 			 n->property_names)
 	{
-		JsonbIterator *it = JsonbIteratorInit(c);
-		JsonbIteratorToken tok;
+		/* each member in order, read from the entries (no iterator) */
+		JEntry *children = c->children;
+		char *base = (char *) (children + size * 2);
+		uint32 ko = 0;
+		uint32 vo = size > 0 ? getJsonbOffset(c, size) : 0;
 		JsonbValue key;
 
-		while ((tok = JsonbIteratorNext(&it, &key, true)) != WJB_DONE)
+		key.type = jbvString;
+		for (i = 0; i < size; i++)
 		{
 			bool matched = false;
+			uint32 kstart = ko;
+			uint32 vstart = vo;
 			VProp *p;
 			int j;
 
 			CHECK_FOR_INTERRUPTS();
-			if (tok != WJB_KEY)
-				continue;
-			tok = JsonbIteratorNext(&it, &val, true);
-			Assert(tok == WJB_VALUE);
+			JBE_ADVANCE_OFFSET(ko, children[i]);
+			JBE_ADVANCE_OFFSET(vo, children[size + i]);
+			key.val.string.val = base + kstart;
+			key.val.string.len = ko - kstart;
+			JsonTreeEntryValue(children[size + i], base, vstart, vo - vstart,
+							   &val);
 			old = PushKey(cx, key.val.string.val, key.val.string.len);
 			if (n->property_names)
 				CHECK(ValidateNode(cx, n->property_names, &key));
