@@ -3098,16 +3098,22 @@ ValidateArray(VCtx *cx, VNode *n, JsonbValue *v)
 			 size);
 	if (size > 0 && (n->unique || n->contains || n->prefix.n > 0 || n->items))
 	{
-		JsonbIterator *it = JsonbIteratorInit(c);
-		JsonbIteratorToken tok;
-		JsonbValue e;
+		/* the elements, read from the entries (no iterator) */
+		JEntry *children = c->children;
+		char *base = (char *) (children + size);
+		uint32 o = 0;
 
 		elems = MemoryContextAllocHuge(CurrentMemoryContext,
 									   sizeof(JsonbValue) * size);
-		i = 0;
-		while ((tok = JsonbIteratorNext(&it, &e, true)) != WJB_DONE)
-			if (tok == WJB_ELEM)
-				elems[i++] = e;
+		for (i = 0; i < size; i++)
+		{
+			uint32 start = o;
+
+			if ((i & 4095) == 0)
+				CHECK_FOR_INTERRUPTS();
+			JBE_ADVANCE_OFFSET(o, children[i]);
+			JsonTreeEntryValue(children[i], base, start, o - start, &elems[i]);
+		}
 	}
 	if (n->unique && size > 1)
 	{
@@ -3178,14 +3184,13 @@ FindProp(VProp *props, int n, const char *k, int len)
 
 /*
  * Find the members of object c named by props (sorted as jsonb sorts keys)
- * in one forward pass over c's entries, computing the offsets as it goes
- * (getKeyJsonValueFromContainer's binary search per name costs more, on
- * small objects, than the rest of the validation): at[i] the pair index of
- * props[i] (-1: absent), off[i] and len[i] its value's bytes.
+ * in one forward pass over c's keys (getKeyJsonValueFromContainer's binary
+ * search per name costs more, on small objects, than the rest of the
+ * validation): at[i] the pair index of props[i], -1 when absent; the pair
+ * indexes found increase with i. Return the offset of c's first value.
  */
-static void
-PassProps(JsonbContainer *c, const VProp *props, int nprops, int *at,
-		  uint32 *off, uint32 *len)
+static uint32
+PassProps(JsonbContainer *c, const VProp *props, int nprops, int *at)
 {
 	uint32 count = JsonContainerSize(c);
 	JEntry *children = c->children;
@@ -3193,7 +3198,6 @@ PassProps(JsonbContainer *c, const VProp *props, int nprops, int *at,
 	uint32 o = 0;
 	uint32 i;
 	int j = 0;
-	int k;
 
 	for (i = 0; i < count; i++)
 	{
@@ -3203,28 +3207,25 @@ PassProps(JsonbContainer *c, const VProp *props, int nprops, int *at,
 		JBE_ADVANCE_OFFSET(o, children[i]);
 		klen = o - start;
 		/* the names before this key are absent */
-		while (j < nprops && (props[j].len < klen ||
-							  (props[j].len == klen &&
-							   memcmp(props[j].name, base + start, klen) < 0)))
-			at[j++] = -1;
-		if (j < nprops && props[j].len == klen &&
-			memcmp(props[j].name, base + start, klen) == 0)
-			at[j++] = i;
+		while (j < nprops)
+		{
+			int cmp = props[j].len != klen
+						  ? (props[j].len < klen ? -1 : 1)
+						  : memcmp(props[j].name, base + start, klen);
+
+			if (cmp < 0)
+				at[j++] = -1;
+			else
+			{
+				if (cmp == 0)
+					at[j++] = i;
+				break;
+			}
+		}
 	}
 	while (j < nprops)
 		at[j++] = -1;
-	/* the values' offsets continue after the keys' */
-	for (i = 0, k = 0; k < nprops; k++)
-	{
-		if (at[k] < 0)
-			continue;
-		for (; i < (uint32) at[k]; i++)
-			JBE_ADVANCE_OFFSET(o, children[count + i]);
-		off[k] = o;
-		JBE_ADVANCE_OFFSET(o, children[count + i]);
-		len[k] = o - off[k];
-		i++;
-	}
+	return o;
 }
 
 static bool
@@ -3236,28 +3237,30 @@ ValidateObject(VCtx *cx, VNode *n, JsonbValue *v)
 	int i;
 	int old;
 	JsonbValue val;
+	bool only;
+	bool found;
 	bool pass;
 	int at_buf[PASS_STACK_PROPS];
-	uint32 off_buf[PASS_STACK_PROPS];
-	uint32 len_buf[PASS_STACK_PROPS];
 	int *at = at_buf;
-	uint32 *off = off_buf;
-	uint32 *len = len_buf;
+	uint32 vo = 0; /* the offset of value vi */
+	int vi = 0;
 
-	/* only properties, on an object not much larger: one pass finds them */
-	pass = n->nprops > 0 && n->npatterns == 0 && n->additional == NULL &&
-		   n->property_names == NULL &&
-		   size <= PASS_MEMBERS_PER_PROP * n->nprops + 16;
-	if (pass)
+	/*
+	 * An object not much larger than the properties named: one pass finds
+	 * them, for the properties (when nothing else applies to members) and
+	 * the required names among them.
+	 */
+	only =
+		n->npatterns == 0 && n->additional == NULL && n->property_names == NULL;
+	found = n->nprops > 0 && (only || n->req_prop != NULL) &&
+			size <= PASS_MEMBERS_PER_PROP * n->nprops + 16;
+	if (found)
 	{
 		if (n->nprops > PASS_STACK_PROPS)
-		{
 			at = palloc(sizeof(int) * n->nprops);
-			off = palloc(sizeof(uint32) * n->nprops);
-			len = palloc(sizeof(uint32) * n->nprops);
-		}
-		PassProps(c, n->props, n->nprops, at, off, len);
+		vo = PassProps(c, n->props, n->nprops, at);
 	}
+	pass = found && only;
 
 	if (n->min_props >= 0 && size < n->min_props)
 		FAIL(cx, n, "minProperties",
@@ -3269,16 +3272,15 @@ ValidateObject(VCtx *cx, VNode *n, JsonbValue *v)
 			 n->max_props, size);
 	for (i = 0; i < n->nrequired; i++)
 	{
-		bool found;
+		bool has;
 
 		CHECK_FOR_INTERRUPTS();
-		if (pass && n->req_prop[i] >= 0)
-			found = at[n->req_prop[i]] >= 0;
+		if (found && n->req_prop[i] >= 0)
+			has = at[n->req_prop[i]] >= 0;
 		else
-			found =
-				getKeyJsonValueFromContainer(c, n->required[i].name,
-											 n->required[i].len, &val) != NULL;
-		if (!found)
+			has = getKeyJsonValueFromContainer(
+					  c, n->required[i].name, n->required[i].len, &val) != NULL;
+		if (!has)
 			FAIL(cx, n, "required", "must have the property \"%.*s\"",
 				 n->required[i].len, n->required[i].name);
 	}
@@ -3310,24 +3312,29 @@ ValidateObject(VCtx *cx, VNode *n, JsonbValue *v)
 	}
 	if (pass)
 	{
-		/* only properties: found by the pass */
+		/* only properties: found by the pass, their values in order */
 		for (i = 0; i < n->nprops; i++)
 		{
 			VProp *p = &n->props[i];
+			uint32 start;
 
 			CHECK_FOR_INTERRUPTS();
 			if (at[i] < 0)
 				continue;
+			for (; vi < at[i]; vi++)
+				JBE_ADVANCE_OFFSET(vo, c->children[size + vi]);
+			start = vo;
+			JBE_ADVANCE_OFFSET(vo, c->children[size + vi]);
+			vi++;
 			JsonTreeEntryValue(c->children[size + at[i]],
-							   (char *) (c->children + size * 2), off[i],
-							   len[i], &val);
+							   (char *) (c->children + size * 2), start,
+							   vo - start, &val);
 			old = PushKey(cx, p->name, p->len);
 			CHECK(ValidateNode(cx, p->schema, &val));
 			Pop(cx, old);
 		}
 	}
-	else if (n->nprops > 0 && n->npatterns == 0 && n->additional == NULL &&
-			 n->property_names == NULL)
+	else if (n->nprops > 0 && only)
 	{
 		/* only properties, a large object: look each one up */
 		for (i = 0; i < n->nprops; i++)
