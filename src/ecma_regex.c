@@ -1211,11 +1211,19 @@ EcmaRegexCompile(const char *src, int len, EcmaStatus *status, char **err)
 typedef struct ERun
 {
 	const EcmaRegex *re;
-	const pg_wchar *s;
+	const pg_wchar *s;          /* the text's code points, or */
+	const unsigned char *ascii; /* the text itself when it is ASCII */
 	int len;
 	uint32 *mark; /* the position + 1 each state was last added at */
 	int *stack;
 } ERun;
+
+/* The code point at pos. */
+static inline pg_wchar
+CharAt(const ERun *r, int pos)
+{
+	return r->ascii ? r->ascii[pos] : r->s[pos];
+}
 
 static inline bool
 IsWord(const ERun *r, int pos)
@@ -1224,7 +1232,7 @@ IsWord(const ERun *r, int pos)
 
 	if (pos < 0 || pos >= r->len)
 		return false;
-	c = r->s[pos];
+	c = CharAt(r, pos);
 	return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'z') ||
 		   (c >= 'A' && c <= 'Z') || c == '_';
 }
@@ -1285,6 +1293,25 @@ AddState(ERun *r, int *list, int *nlist, int pc, int pos)
 /* Automata up to this size run on the stack. */
 #define SMALL_STATES 128
 
+/* Whether s (len bytes) is ASCII: then its bytes are its code points. */
+static bool
+IsAscii(const char *s, int len)
+{
+	int i = 0;
+	uint64 high = 0;
+
+	for (; i + 8 <= len; i += 8)
+	{
+		uint64 w;
+
+		memcpy(&w, s + i, 8);
+		high |= w;
+	}
+	for (; i < len; i++)
+		high |= (unsigned char) s[i];
+	return (high & UINT64CONST(0x8080808080808080)) == 0;
+}
+
 bool
 EcmaRegexMatch(const EcmaRegex *re, const char *s, int len)
 {
@@ -1292,7 +1319,8 @@ EcmaRegexMatch(const EcmaRegex *re, const char *s, int len)
 	int small[4 * SMALL_STATES + 2];
 	uint32 small_mark[SMALL_STATES];
 	bool big = re->n > SMALL_STATES;
-	pg_wchar *w = len < 256 ? stackbuf : palloc((len + 1) * sizeof(pg_wchar));
+	bool ascii = IsAscii(s, len);
+	pg_wchar *w = NULL;
 	ERun r;
 	int *cur = big ? palloc(sizeof(int) * re->n) : small;
 	int *nxt = big ? palloc(sizeof(int) * re->n) : small + SMALL_STATES;
@@ -1301,8 +1329,20 @@ EcmaRegexMatch(const EcmaRegex *re, const char *s, int len)
 	bool matched = false;
 
 	r.re = re;
-	r.s = w;
-	r.len = pg_mb2wchar_with_len(s, w, len);
+	if (ascii)
+	{
+		/* every server encoding is ASCII's superset: no conversion */
+		r.ascii = (const unsigned char *) s;
+		r.s = NULL;
+		r.len = len;
+	}
+	else
+	{
+		w = len < 256 ? stackbuf : palloc((len + 1) * sizeof(pg_wchar));
+		r.ascii = NULL;
+		r.s = w;
+		r.len = pg_mb2wchar_with_len(s, w, len);
+	}
 	r.mark = big ? palloc(sizeof(uint32) * re->n) : small_mark;
 	memset(r.mark, 0, sizeof(uint32) * re->n);
 	r.stack =
@@ -1323,7 +1363,7 @@ EcmaRegexMatch(const EcmaRegex *re, const char *s, int len)
 			break;
 		if ((pos & 1023) == 0)
 			CHECK_FOR_INTERRUPTS();
-		c = w[pos];
+		c = CharAt(&r, pos);
 		for (k = 0; k < ncur; k++)
 		{
 			const EInst *in = &re->prog[cur[k]];
@@ -1337,10 +1377,16 @@ EcmaRegexMatch(const EcmaRegex *re, const char *s, int len)
 		}
 		if (matched)
 			break;
-		memcpy(cur, nxt, sizeof(int) * nnxt);
-		ncur = nnxt;
+		{
+			int *t = cur;
+
+			/* the next list becomes the current one */
+			cur = nxt;
+			nxt = t;
+			ncur = nnxt;
+		}
 	}
-	if (w != stackbuf)
+	if (w != NULL && w != stackbuf)
 		pfree(w);
 	if (big)
 	{
