@@ -3275,7 +3275,7 @@ ValidateObject(VCtx *cx, VNode *n, JsonbValue *v)
 		bool has;
 
 		CHECK_FOR_INTERRUPTS();
-		if (found && n->req_prop[i] >= 0)
+		if (found && n->req_prop != NULL && n->req_prop[i] >= 0)
 			has = at[n->req_prop[i]] >= 0;
 		else
 			has = getKeyJsonValueFromContainer(
