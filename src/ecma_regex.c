@@ -1160,7 +1160,7 @@ EmitNode(EcmaRegex *re, ENode *n)
 }
 
 EcmaRegex *
-EcmaRegexCompile(const char *src, int len, EcmaStatus *status, char **err)
+DocmodelRegexCompile(const char *src, int len, EcmaStatus *status, char **err)
 {
 	EParse ps = {0};
 	pg_wchar *w = palloc((len + 1) * sizeof(pg_wchar));
@@ -1313,7 +1313,7 @@ IsAscii(const char *s, int len)
 }
 
 bool
-EcmaRegexMatch(const EcmaRegex *re, const char *s, int len)
+DocmodelRegexMatch(const EcmaRegex *re, const char *s, int len)
 {
 	pg_wchar stackbuf[256];
 	int small[4 * SMALL_STATES + 2];

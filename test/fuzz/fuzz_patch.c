@@ -15,7 +15,7 @@
 #include "fuzz.h"
 #include "jsonpatch.h"
 
-extern Datum diff(PG_FUNCTION_ARGS);
+extern Datum json_diff(PG_FUNCTION_ARGS);
 
 typedef struct Call
 {
@@ -58,7 +58,7 @@ FuzzPatch(const uint8 *data, size_t size)
 	FuzzTry(Patch, &c);
 
 	d = DatumGetJsonbP(
-		DirectFunctionCall2(diff, JsonbPGetDatum(c.doc), JsonbPGetDatum(b)));
+		DirectFunctionCall2(json_diff, JsonbPGetDatum(c.doc), JsonbPGetDatum(b)));
 	r = DocmodelPatch(c.doc, d);
 	FuzzCheck(DatumGetBool(DirectFunctionCall2(jsonb_eq, JsonbPGetDatum(r),
 											   JsonbPGetDatum(b))),
