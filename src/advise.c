@@ -209,16 +209,16 @@ RepeatedMembers(AdviseCx *cx, JsonbValue *arr, StringInfo path)
 			DocmodelJsonTreeExpand(e);
 			k = e->type == jbvObject
 					? DocmodelJsonTreeFindMember(e, p->key.val.string.val,
-										 p->key.val.string.len)
+												 p->key.val.string.len)
 					: -1;
-			same = k >= 0 &&
-				   DocmodelJsonTreeEqual(&e->val.object.pairs[k].value, &p->value);
+			same = k >= 0 && DocmodelJsonTreeEqual(
+								 &e->val.object.pairs[k].value, &p->value);
 		}
 		if (!same)
 			continue;
 		appendStringInfoString(path, "/*");
 		DocmodelJsonPointerAppendToken(path, p->key.val.string.val,
-							   p->key.val.string.len);
+									   p->key.val.string.len);
 		{
 			PathStat *s = Stat(cx, path->data);
 
@@ -278,7 +278,7 @@ Walk(AdviseCx *cx, JsonbValue *v, StringInfo path, PathStat *s)
 			PathStat *m;
 
 			DocmodelJsonPointerAppendToken(path, p->key.val.string.val,
-								   p->key.val.string.len);
+										   p->key.val.string.len);
 			m = Stat(cx, path->data);
 			m->name_len = p->key.val.string.len;
 			NoteName(cx, p->key.val.string.val, p->key.val.string.len);

@@ -284,8 +284,8 @@ MakeCopies(JsonbValue *fields, JsonbValue *src, JsonbValue *out)
 			v = ReadAt(src, spec->val.string.val, spec->val.string.len);
 			if (v == NULL)
 				v = &null_v;
-			DocmodelJsonTreeSetMember(out, f->key.val.string.val, f->key.val.string.len,
-							  v);
+			DocmodelJsonTreeSetMember(out, f->key.val.string.val,
+									  f->key.val.string.len, v);
 		}
 		else if (spec->type == jbvArray && spec->val.array.nElems > 0)
 		{
@@ -319,12 +319,13 @@ MakeCopies(JsonbValue *fields, JsonbValue *src, JsonbValue *out)
 					JsonbValue *c = DocmodelJsonTreeBuild(v);
 
 					appendStringInfoString(
-						&s, JsonbToCString(NULL, &DocmodelJsonTreeToJsonb(c)->root, 0));
+						&s, JsonbToCString(
+								NULL, &DocmodelJsonTreeToJsonb(c)->root, 0));
 				}
 			}
-			DocmodelJsonTreePut(out,
-						pnstrdup(f->key.val.string.val, f->key.val.string.len),
-						DocmodelJsonTreeString(s.data, s.len));
+			DocmodelJsonTreePut(
+				out, pnstrdup(f->key.val.string.val, f->key.val.string.len),
+				DocmodelJsonTreeString(s.data, s.len));
 		}
 		else
 			BadFields(psprintf("Member \"%.*s\" is neither a pointer nor a "
@@ -399,8 +400,8 @@ PutOne(JsonbValue *v, void *arg)
 	for (i = 0; i < a->vals->val.object.nPairs; i++)
 	{
 		JsonbPair *m = &a->vals->val.object.pairs[i];
-		int at =
-			DocmodelJsonTreeFindMember(v, m->key.val.string.val, m->key.val.string.len);
+		int at = DocmodelJsonTreeFindMember(v, m->key.val.string.val,
+											m->key.val.string.len);
 
 		if (a->how == 1)
 		{
@@ -412,20 +413,20 @@ PutOne(JsonbValue *v, void *arg)
 			continue;
 		}
 		if (at >= 0 &&
-			(a->how == 2
-				 ? v->val.object.pairs[at].value.type == jbvNull
-				 : DocmodelJsonTreeEqual(&v->val.object.pairs[at].value, &m->value)))
+			(a->how == 2 ? v->val.object.pairs[at].value.type == jbvNull
+						 : DocmodelJsonTreeEqual(&v->val.object.pairs[at].value,
+												 &m->value)))
 			continue;
 		if (a->how == 2)
 		{
 			JsonbValue n = {.type = jbvNull};
 
-			DocmodelJsonTreeSetMember(v, m->key.val.string.val, m->key.val.string.len,
-							  &n);
+			DocmodelJsonTreeSetMember(v, m->key.val.string.val,
+									  m->key.val.string.len, &n);
 		}
 		else
-			DocmodelJsonTreeSetMember(v, m->key.val.string.val, m->key.val.string.len,
-							  &m->value);
+			DocmodelJsonTreeSetMember(v, m->key.val.string.val,
+									  m->key.val.string.len, &m->value);
 		a->changed = true;
 	}
 }
@@ -497,7 +498,8 @@ PutAt(JsonbValue *root, const JsonPointer *p, JsonbValue *val)
 		i = DocmodelJsonTreeFindMember(cur, p->tok[t], p->toklen[t]);
 		if (t == p->ntok - 1)
 		{
-			if (i >= 0 && DocmodelJsonTreeEqual(&cur->val.object.pairs[i].value, val))
+			if (i >= 0 &&
+				DocmodelJsonTreeEqual(&cur->val.object.pairs[i].value, val))
 				return false;
 			DocmodelJsonTreeSetMember(cur, p->tok[t], p->toklen[t], val);
 			return true;
@@ -1079,8 +1081,9 @@ copy_source_trigger(PG_FUNCTION_ARGS)
 			{
 				JsonbValue n = {.type = jbvNull};
 
-				DocmodelJsonTreeSetMember(&ov, f.val.object.pairs[i].key.val.string.val,
-								  f.val.object.pairs[i].key.val.string.len, &n);
+				DocmodelJsonTreeSetMember(
+					&ov, f.val.object.pairs[i].key.val.string.val,
+					f.val.object.pairs[i].key.val.string.len, &n);
 			}
 		}
 		vals = DocmodelJsonTreeToJsonb(&ov);

@@ -236,13 +236,13 @@ ReadPairs(JsonbContainer *c, const DocFieldSet *fs, DocmodelStamp *st,
 				continue;
 		}
 		while (j < nadd && DocmodelJsonTreeKeyCmp(add[j].key.val.string.val,
-										  add[j].key.val.string.len,
-										  base + kstart, klen) < 0)
+												  add[j].key.val.string.len,
+												  base + kstart, klen) < 0)
 			out[k++] = add[j++];
 		p = &out[k++];
 		p->key = DocmodelJsonTreeString(base + kstart, klen);
-		DocmodelJsonTreeEntryValue(c->children[n + i], base, vstart, voff - vstart,
-						   &p->value);
+		DocmodelJsonTreeEntryValue(c->children[n + i], base, vstart,
+								   voff - vstart, &p->value);
 	}
 	while (j < nadd)
 		out[k++] = add[j++];
@@ -277,7 +277,8 @@ ManagedPairs(const DocFieldSet *fs, DocmodelStamp *st, JsonbValue *timeval,
 				SetPair(&m[k++], name, *ver);
 				break;
 			case DOC_FIELD_TYPE:
-				SetPair(&m[k++], name, DocmodelJsonTreeString(st->type, st->type_len));
+				SetPair(&m[k++], name,
+						DocmodelJsonTreeString(st->type, st->type_len));
 				break;
 			case DOC_FIELD_SCHEMA:
 				if (st->schema != NULL)
@@ -294,7 +295,8 @@ ManagedPairs(const DocFieldSet *fs, DocmodelStamp *st, JsonbValue *timeval,
 				break;
 			case DOC_FIELD_CREATED_BY:
 				if (st->is_insert)
-					SetPair(&m[k++], name, DocmodelJsonTreeString(st->who, wholen));
+					SetPair(&m[k++], name,
+							DocmodelJsonTreeString(st->who, wholen));
 				else if (st->created_by != NULL)
 					SetPair(&m[k++], name, *st->created_by);
 				break;
@@ -384,7 +386,8 @@ DocmodelAssembleDocument(Jsonb *body, DocmodelStamp *st)
 		if (m != NULL && m->type == jbvBinary &&
 			JsonContainerIsObject(m->val.binary.data))
 			meta = m->val.binary.data;
-		metapair.key = DocmodelJsonTreeString(fs->container.name, fs->container.len);
+		metapair.key =
+			DocmodelJsonTreeString(fs->container.name, fs->container.len);
 		metapair.value.type = jbvObject;
 		metapair.value.val.object.pairs =
 			palloc(((meta ? JsonContainerSize(meta) : 0) + 1 + MAX_MANAGED) *

@@ -32,8 +32,8 @@ typedef enum EcmaStatus
  * context. On failure return NULL, set *status and *err (a palloc'd
  * message naming the construct).
  */
-extern EcmaRegex *DocmodelRegexCompile(const char *src, int len, EcmaStatus *status,
-								   char **err);
+extern EcmaRegex *DocmodelRegexCompile(const char *src, int len,
+									   EcmaStatus *status, char **err);
 
 /* Tell whether re matches anywhere in s (len bytes). */
 extern bool DocmodelRegexMatch(const EcmaRegex *re, const char *s, int len);

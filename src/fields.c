@@ -267,7 +267,8 @@ SpecMember(const JsonbValue *k, const JsonbValue *v, DocFieldSet *fs,
 	name = pnstrdup(v->val.string.val, v->val.string.len);
 	if (name[0] == '/')
 	{
-		if (DocmodelJsonPointerParse(name, strlen(name), false, &p) != JSONPOINTER_OK)
+		if (DocmodelJsonPointerParse(name, strlen(name), false, &p) !=
+			JSONPOINTER_OK)
 			BadSpecMember(
 				member, psprintf("\"%s\" is not a valid JSON Pointer.", name));
 		if (p.ntok > 2)
@@ -407,7 +408,8 @@ DocmodelFieldSetFor(DocMetaStyle style)
 JsonbContainer *
 DocmodelFieldContainer(const DocFieldSet *fs, JsonbContainer *root)
 {
-	JsonbValue k = DocmodelJsonTreeString(fs->container.name, fs->container.len);
+	JsonbValue k =
+		DocmodelJsonTreeString(fs->container.name, fs->container.len);
 	JsonbValue *v;
 
 	if (fs->container.len == 0)
@@ -553,8 +555,8 @@ HitValue(JsonbContainer *c, const KeyHits *h, int k, JsonbValue *v)
 	uint32 count = JsonContainerSize(c);
 
 	DocmodelJsonTreeEntryValue(c->children[count + h->idx[k]],
-					   (char *) (c->children + count * 2), h->start[k],
-					   h->end[k] - h->start[k], v);
+							   (char *) (c->children + count * 2), h->start[k],
+							   h->end[k] - h->start[k], v);
 }
 
 /*
@@ -646,10 +648,10 @@ DocmodelFieldsFindIn(Jsonb *doc, const DocFieldSet *fs0, DocFields *f)
 DocVersion *
 DocmodelFieldsParseVersion(DocFields *f, const char *key)
 {
-	DocVersion *v =
-		f->version_ok
-			? DocmodelVersionFromCString(pnstrdup(f->version, f->versionlen), false)
-			: NULL;
+	DocVersion *v = f->version_ok
+						? DocmodelVersionFromCString(
+							  pnstrdup(f->version, f->versionlen), false)
+						: NULL;
 
 	if (v == NULL)
 		ereport(ERROR,

@@ -135,7 +135,8 @@ typedef struct DocFields
 } DocFields;
 
 extern bool DocmodelFieldsFind(Jsonb *doc, DocMetaStyle style, DocFields *f);
-extern bool DocmodelFieldsFindIn(Jsonb *doc, const DocFieldSet *fs, DocFields *f);
+extern bool DocmodelFieldsFindIn(Jsonb *doc, const DocFieldSet *fs,
+								 DocFields *f);
 extern DocVersion *DocmodelFieldsParseVersion(DocFields *f, const char *key);
 
 #endif /* DOCMODEL_FIELDS_H */

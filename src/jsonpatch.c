@@ -54,8 +54,9 @@ EmitOp(DiffState *st, const char *op, JsonbValue *value)
 	JsonbValue o = {.type = jbvObject};
 
 	DocmodelJsonTreePut(&o, "op", DocmodelJsonTreeCString(op));
-	DocmodelJsonTreePut(&o, "path",
-				DocmodelJsonTreeString(pstrdup(st->path.data), st->path.len));
+	DocmodelJsonTreePut(
+		&o, "path",
+		DocmodelJsonTreeString(pstrdup(st->path.data), st->path.len));
 	if (value != NULL)
 		DocmodelJsonTreePut(&o, "value", *value);
 	if (st->ops.val.array.nElems == st->room)
@@ -104,13 +105,13 @@ DiffObjects(DiffState *st, JsonbValue *a, JsonbValue *b)
 	for (i = 0; i < a->val.object.nPairs; i++)
 	{
 		j = DocmodelJsonTreeFindMember(b, pa[i].key.val.string.val,
-							   pa[i].key.val.string.len);
+									   pa[i].key.val.string.len);
 		DiffAt(st, pa[i].key.val.string.val, pa[i].key.val.string.len,
 			   &pa[i].value, j >= 0 ? &pb[j].value : NULL);
 	}
 	for (j = 0; j < b->val.object.nPairs; j++)
 		if (DocmodelJsonTreeFindMember(a, pb[j].key.val.string.val,
-							   pb[j].key.val.string.len) < 0)
+									   pb[j].key.val.string.len) < 0)
 			DiffAt(st, pb[j].key.val.string.val, pb[j].key.val.string.len, NULL,
 				   &pb[j].value);
 }
@@ -169,9 +170,9 @@ json_diff(PG_FUNCTION_ARGS)
  */
 
 bool
-DocmodelJsonPatchApplyOp(JsonPatchOp op, JsonbValue *root, const JsonPointer *path,
-				 const JsonPointer *from, JsonbValue *value, Size *room,
-				 JsonTreeMiss *miss)
+DocmodelJsonPatchApplyOp(JsonPatchOp op, JsonbValue *root,
+						 const JsonPointer *path, const JsonPointer *from,
+						 JsonbValue *value, Size *room, JsonTreeMiss *miss)
 {
 	JsonbValue *cur;
 	JsonbValue v;
@@ -320,15 +321,17 @@ pg_attribute_noreturn()
 						   "as they take memory).",
 						   from->text, JSONTREE_MAX_BYTES)));
 	if (miss->status == JSONTREE_TEST_FAILED)
-		ereport(ERROR,
-				(errcode(ERRCODE_DATA_EXCEPTION),
-				 errmsg("patch test failed: operation %d (\"test\") at "
-						"path \"%s\"",
-						index, path->text),
-				 errdetail(
-					 "The value there is %s, not %s.",
-					 JsonbToCString(NULL, &DocmodelJsonTreeToJsonb(miss->at)->root, 0),
-					 JsonbToCString(NULL, &DocmodelJsonTreeToJsonb(value)->root, 0))));
+		ereport(
+			ERROR,
+			(errcode(ERRCODE_DATA_EXCEPTION),
+			 errmsg("patch test failed: operation %d (\"test\") at "
+					"path \"%s\"",
+					index, path->text),
+			 errdetail("The value there is %s, not %s.",
+					   JsonbToCString(
+						   NULL, &DocmodelJsonTreeToJsonb(miss->at)->root, 0),
+					   JsonbToCString(
+						   NULL, &DocmodelJsonTreeToJsonb(value)->root, 0))));
 	ereport(ERROR,
 			(errcode(ERRCODE_DATA_EXCEPTION),
 			 errmsg("cannot apply patch operation %d (\"%s\") at path \"%s\"",

@@ -37,8 +37,9 @@ typedef enum JsonPatchOp
  * copying the whole document again and again doubles it each time).
  */
 extern bool DocmodelJsonPatchApplyOp(JsonPatchOp op, JsonbValue *root,
-							 const JsonPointer *path, const JsonPointer *from,
-							 JsonbValue *value, Size *room, JsonTreeMiss *miss);
+									 const JsonPointer *path,
+									 const JsonPointer *from, JsonbValue *value,
+									 Size *room, JsonTreeMiss *miss);
 
 /*
  * Apply an RFC 6902 patch (a jsonb array of operations) to doc and return

@@ -13,7 +13,8 @@
 
 /* Parse a pointer; see jsonpointer.h. */
 JsonPointerError
-DocmodelJsonPointerParse(const char *s, int len, bool allow_root, JsonPointer *p)
+DocmodelJsonPointerParse(const char *s, int len, bool allow_root,
+						 JsonPointer *p)
 {
 	int i;
 	int n = -1;
@@ -284,8 +285,8 @@ SubdocMember(const char *s, int len, int *i, JsonPointer *p)
 
 /* Parse a Couchbase sub-document path; see jsonpointer.h. */
 JsonPointerSubdocError
-DocmodelJsonPointerParseSubdoc(const char *s, int len, int maxtok, JsonPointer *p,
-					   const char **why)
+DocmodelJsonPointerParseSubdoc(const char *s, int len, int maxtok,
+							   JsonPointer *p, const char **why)
 {
 	int i = 0;
 	int max = 1;

@@ -107,7 +107,8 @@ DocmodelJsonTreeFindMember(const JsonbValue *obj, const char *k, int klen)
 	{
 		int mid = (lo + hi) / 2;
 		const JsonbValue *mk = &obj->val.object.pairs[mid].key;
-		int c = DocmodelJsonTreeKeyCmp(mk->val.string.val, mk->val.string.len, k, klen);
+		int c = DocmodelJsonTreeKeyCmp(mk->val.string.val, mk->val.string.len,
+									   k, klen);
 
 		if (c == 0)
 			return mid;
@@ -121,7 +122,7 @@ DocmodelJsonTreeFindMember(const JsonbValue *obj, const char *k, int klen)
 
 void
 DocmodelJsonTreeSetMember(JsonbValue *obj, const char *k, int klen,
-				  const JsonbValue *val)
+						  const JsonbValue *val)
 {
 	int i = DocmodelJsonTreeFindMember(obj, k, klen);
 	int n = obj->val.object.nPairs;
@@ -290,8 +291,8 @@ IndexFrom(const JsonPointer *p, int t, int flags)
 }
 
 JsonbValue *
-DocmodelJsonTreeChild(JsonbValue *cur, const JsonPointer *p, int t, int flags, int *pos,
-			  JsonTreeMiss *miss)
+DocmodelJsonTreeChild(JsonbValue *cur, const JsonPointer *p, int t, int flags,
+					  int *pos, JsonTreeMiss *miss)
 {
 	static const JsonbValue empty = {.type = jbvObject};
 	int i;
@@ -324,8 +325,8 @@ DocmodelJsonTreeChild(JsonbValue *cur, const JsonPointer *p, int t, int flags, i
 }
 
 JsonbValue *
-DocmodelJsonTreeWalk(JsonbValue *root, const JsonPointer *p, int ntok, int flags,
-			 JsonTreeMiss *miss)
+DocmodelJsonTreeWalk(JsonbValue *root, const JsonPointer *p, int ntok,
+					 int flags, JsonTreeMiss *miss)
 {
 	int t;
 
@@ -336,7 +337,7 @@ DocmodelJsonTreeWalk(JsonbValue *root, const JsonPointer *p, int ntok, int flags
 
 JsonbValue *
 DocmodelJsonTreeRead(JsonbValue *root, const JsonPointer *p, int flags,
-			 JsonTreeMiss *miss)
+					 JsonTreeMiss *miss)
 {
 	int t;
 
@@ -355,15 +356,15 @@ DocmodelJsonTreeRead(JsonbValue *root, const JsonPointer *p, int flags,
 			else if (IsLast(p, t, flags))
 				next = getIthJsonbValueFromContainer(
 					c, (int) JsonContainerSize(c) - 1);
-			else if (DocmodelJsonPointerArrayIndex(p->tok[t], p->toklen[t], &i) ==
-					 JSONPOINTER_INDEX)
+			else if (DocmodelJsonPointerArrayIndex(p->tok[t], p->toklen[t],
+												   &i) == JSONPOINTER_INDEX)
 				next = getIthJsonbValueFromContainer(c, i);
 		}
 		/* not found that way: expand, to say why */
 		root = next != NULL
 				   ? next
-				   : DocmodelJsonTreeChild(root, p, t, flags & ~JSONTREE_CREATE, NULL,
-								   miss);
+				   : DocmodelJsonTreeChild(root, p, t, flags & ~JSONTREE_CREATE,
+										   NULL, miss);
 	}
 	return root;
 }
@@ -386,8 +387,8 @@ ResolveParent(JsonbValue *root, const JsonPointer *p, JsonTreeMiss *miss)
 }
 
 bool
-DocmodelJsonTreeAdd(JsonbValue *root, const JsonPointer *p, const JsonbValue *val,
-			JsonTreeMiss *miss)
+DocmodelJsonTreeAdd(JsonbValue *root, const JsonPointer *p,
+					const JsonbValue *val, JsonTreeMiss *miss)
 {
 	JsonbValue *parent;
 	int t = p->ntok - 1;
@@ -413,8 +414,8 @@ DocmodelJsonTreeAdd(JsonbValue *root, const JsonPointer *p, const JsonbValue *va
 }
 
 bool
-DocmodelJsonTreeRemove(JsonbValue *root, const JsonPointer *p, JsonbValue *removed,
-			   JsonTreeMiss *miss)
+DocmodelJsonTreeRemove(JsonbValue *root, const JsonPointer *p,
+					   JsonbValue *removed, JsonTreeMiss *miss)
 {
 	JsonbValue *parent;
 	int pos;
@@ -554,7 +555,8 @@ DocmodelJsonTreeEqual(JsonbValue *a, JsonbValue *b)
 		if (a->val.array.nElems != b->val.array.nElems)
 			return false;
 		for (i = 0; i < a->val.array.nElems; i++)
-			if (!DocmodelJsonTreeEqual(&a->val.array.elems[i], &b->val.array.elems[i]))
+			if (!DocmodelJsonTreeEqual(&a->val.array.elems[i],
+									   &b->val.array.elems[i]))
 				return false;
 		return true;
 	}

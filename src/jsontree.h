@@ -52,7 +52,8 @@ extern void DocmodelJsonTreeFromJsonb(Jsonb *doc, JsonbValue *root);
  * alignment padding included). Nothing is copied.
  */
 static inline void
-DocmodelJsonTreeEntryValue(JEntry e, char *base, uint32 off, uint32 len, JsonbValue *v)
+DocmodelJsonTreeEntryValue(JEntry e, char *base, uint32 off, uint32 len,
+						   JsonbValue *v)
 {
 	if (JBE_ISSTRING(e))
 	{
@@ -96,14 +97,16 @@ extern JsonbValue *DocmodelJsonTreeBuild(const JsonbValue *v);
 extern void DocmodelJsonTreeExpand(JsonbValue *v);
 
 /* Binary-search an expanded object; return the index or -(insert pos) - 1. */
-extern int DocmodelJsonTreeFindMember(const JsonbValue *obj, const char *k, int klen);
+extern int DocmodelJsonTreeFindMember(const JsonbValue *obj, const char *k,
+									  int klen);
 
 /* Set member k of an expanded object to *val (the key is not copied). */
 extern void DocmodelJsonTreeSetMember(JsonbValue *obj, const char *k, int klen,
-							  const JsonbValue *val);
+									  const JsonbValue *val);
 
 /* Insert *val at position i (0..n) of an expanded array. */
-extern void DocmodelJsonTreeInsertElem(JsonbValue *arr, int i, const JsonbValue *val);
+extern void DocmodelJsonTreeInsertElem(JsonbValue *arr, int i,
+									   const JsonbValue *val);
 
 /* Remove and return child i of an expanded object or array. */
 extern JsonbValue DocmodelJsonTreeRemoveAt(JsonbValue *parent, int i);
@@ -121,15 +124,17 @@ extern JsonbValue DocmodelJsonTreeRemoveAt(JsonbValue *parent, int i);
  * Return child t of p in cur (expanded here), its position in *pos when
  * pos is given; NULL with *miss filled when it is not there.
  */
-extern JsonbValue *DocmodelJsonTreeChild(JsonbValue *cur, const JsonPointer *p, int t,
-								 int flags, int *pos, JsonTreeMiss *miss);
+extern JsonbValue *DocmodelJsonTreeChild(JsonbValue *cur, const JsonPointer *p,
+										 int t, int flags, int *pos,
+										 JsonTreeMiss *miss);
 
 /*
  * Return the node at the first ntok tokens of p, expanding containers on
  * the way; NULL with *miss filled when a token cannot be followed.
  */
 extern JsonbValue *DocmodelJsonTreeWalk(JsonbValue *root, const JsonPointer *p,
-								int ntok, int flags, JsonTreeMiss *miss);
+										int ntok, int flags,
+										JsonTreeMiss *miss);
 
 /*
  * JsonTreeWalk of all of p for reading: stored containers are searched
@@ -137,15 +142,15 @@ extern JsonbValue *DocmodelJsonTreeWalk(JsonbValue *root, const JsonPointer *p,
  * token is not there.
  */
 extern JsonbValue *DocmodelJsonTreeRead(JsonbValue *root, const JsonPointer *p,
-								int flags, JsonTreeMiss *miss);
+										int flags, JsonTreeMiss *miss);
 
 /* Put *val at p (RFC 6902 add: set a member, insert an element). */
 extern bool DocmodelJsonTreeAdd(JsonbValue *root, const JsonPointer *p,
-						const JsonbValue *val, JsonTreeMiss *miss);
+								const JsonbValue *val, JsonTreeMiss *miss);
 
 /* Take the value at p out into *removed (RFC 6902 remove). */
 extern bool DocmodelJsonTreeRemove(JsonbValue *root, const JsonPointer *p,
-						   JsonbValue *removed, JsonTreeMiss *miss);
+								   JsonbValue *removed, JsonTreeMiss *miss);
 
 /* Return a copy of v sharing nothing mutable with it. */
 extern JsonbValue DocmodelJsonTreeCopy(const JsonbValue *v);

@@ -1743,8 +1743,9 @@ kv_meta(PG_FUNCTION_ARGS)
 	expiration =
 		isnull ? 0 : (int64) timestamptz_to_time_t(DatumGetTimestampTz(d));
 	SPI_finish();
-	DocmodelJsonTreePut(&res, "id",
-				DocmodelJsonTreeString(VARDATA_ANY(PG_GETARG_TEXT_PP(1)),
+	DocmodelJsonTreePut(
+		&res, "id",
+		DocmodelJsonTreeString(VARDATA_ANY(PG_GETARG_TEXT_PP(1)),
 							   VARSIZE_ANY_EXHDR(PG_GETARG_TEXT_PP(1))));
 	DocmodelJsonTreePut(&res, "cas", DocmodelJsonTreeInt(cas));
 	DocmodelJsonTreePut(&res, "expiration", DocmodelJsonTreeInt(expiration));
@@ -1757,7 +1758,8 @@ kv_meta(PG_FUNCTION_ARGS)
 			JsonbValue *fv = DocmodelFieldValue(fs, c, (DocFieldKind) i);
 
 			if (fv != NULL)
-				DocmodelJsonTreePut(&res, DocmodelFieldKindName((DocFieldKind) i), *fv);
+				DocmodelJsonTreePut(
+					&res, DocmodelFieldKindName((DocFieldKind) i), *fv);
 		}
 	}
 	PG_RETURN_JSONB_P(DocmodelJsonTreeToJsonb(&res));

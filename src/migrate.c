@@ -152,7 +152,8 @@ DocmodelMigrateSyscache(int cacheid, uint32 hashvalue)
 static int
 RuleCmp(const void *a, const void *b)
 {
-	return DocmodelVersionCmp(((const Rule *) a)->from, ((const Rule *) b)->from);
+	return DocmodelVersionCmp(((const Rule *) a)->from,
+							  ((const Rule *) b)->from);
 }
 
 /* Return the rule of tr whose from version equals v, or NULL. */
@@ -486,7 +487,8 @@ SetVersion(JsonbValue *root, const DocFieldSet *fs, const char *text)
 	DocmodelJsonTreeExpand(root);
 	if (fs->container.len > 0)
 	{
-		int k = DocmodelJsonTreeFindMember(root, fs->container.name, fs->container.len);
+		int k = DocmodelJsonTreeFindMember(root, fs->container.name,
+										   fs->container.len);
 
 		where = k >= 0 ? &root->val.object.pairs[k].value : NULL;
 		if (where != NULL)
@@ -498,9 +500,10 @@ SetVersion(JsonbValue *root, const DocFieldSet *fs, const char *text)
 			empty.type = jbvObject;
 			empty.val.object.nPairs = 0;
 			empty.val.object.pairs = NULL;
-			DocmodelJsonTreeSetMember(root, fs->container.name, fs->container.len,
-							  &empty);
-			k = DocmodelJsonTreeFindMember(root, fs->container.name, fs->container.len);
+			DocmodelJsonTreeSetMember(root, fs->container.name,
+									  fs->container.len, &empty);
+			k = DocmodelJsonTreeFindMember(root, fs->container.name,
+										   fs->container.len);
 			where = &root->val.object.pairs[k].value;
 		}
 	}
@@ -580,12 +583,13 @@ CheckTarget(TypeRules *tr, const DocVersion *target)
 		if (DocmodelVersionCmp(tr->rules[i].from, target) == 0 ||
 			DocmodelVersionCmp(tr->rules[i].to, target) == 0)
 			return;
-	ereport(ERROR,
-			(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-			 errmsg("no migration of type \"%s\" reaches version %s",
-					tr->key.name, DocmodelVersionToCString(target)),
-			 errdetail("Type \"%s\" goes from version %s to %s.", tr->key.name,
-					   DocmodelVersionToCString(tr->oldest), tr->current_text)));
+	ereport(
+		ERROR,
+		(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+		 errmsg("no migration of type \"%s\" reaches version %s", tr->key.name,
+				DocmodelVersionToCString(target)),
+		 errdetail("Type \"%s\" goes from version %s to %s.", tr->key.name,
+				   DocmodelVersionToCString(tr->oldest), tr->current_text)));
 }
 
 /*
@@ -634,7 +638,8 @@ ApplyChain(Jsonb *doc, TypeRules *tr, const DocFieldSet *fs,
 								 DocmodelVersionToCString(tr->oldest),
 								 tr->current_text)
 					 : errdetail("Type \"%s\" goes from version %s to %s.",
-								 tr->key.name, DocmodelVersionToCString(tr->oldest),
+								 tr->key.name,
+								 DocmodelVersionToCString(tr->oldest),
 								 tr->current_text),
 				 errhint("Register a migration from version %s.",
 						 DocmodelVersionToCString(v))));
@@ -679,7 +684,8 @@ MigrateIn(Jsonb *doc, const DocVersion *target, const char *key,
 	const DocVersion *v;
 	const DocVersion *tgt;
 
-	if (!(fs ? DocmodelFieldsFindIn(doc, fs, &f) : DocmodelFieldsFind(doc, DOC_META_AUTO, &f)))
+	if (!(fs ? DocmodelFieldsFindIn(doc, fs, &f)
+			 : DocmodelFieldsFind(doc, DOC_META_AUTO, &f)))
 		return doc;
 	tr = LookupRules(f.type, f.typelen, scope, planned);
 	if (tr == NULL)
@@ -727,8 +733,8 @@ DocmodelMigrateOnWrite(Jsonb *body, const char *type, int type_len,
 	{
 		/* the body carries no version (xattrs): it is the current shape */
 		sv = palloc(sizeof(JsonbValue));
-		*sv =
-			DocmodelJsonTreeString(pstrdup(tr->current_text), strlen(tr->current_text));
+		*sv = DocmodelJsonTreeString(pstrdup(tr->current_text),
+									 strlen(tr->current_text));
 		*schema = sv;
 		return body;
 	}
@@ -739,7 +745,8 @@ DocmodelMigrateOnWrite(Jsonb *body, const char *type, int type_len,
 		memcmp(f.version, tr->current_text, f.versionlen) == 0)
 		return body;
 	sv = palloc(sizeof(JsonbValue));
-	*sv = DocmodelJsonTreeString(pstrdup(tr->current_text), strlen(tr->current_text));
+	*sv = DocmodelJsonTreeString(pstrdup(tr->current_text),
+								 strlen(tr->current_text));
 	if (!f.has_version)
 	{
 		/* a new shape written without a version is the current one */
@@ -869,7 +876,8 @@ ArgScope(FunctionCallInfo fcinfo, int argno)
 static inline bool
 FindFieldsOf(Jsonb *doc, const DocFieldSet *fs, DocFields *f)
 {
-	return fs ? DocmodelFieldsFindIn(doc, fs, f) : DocmodelFieldsFind(doc, DOC_META_AUTO, f);
+	return fs ? DocmodelFieldsFindIn(doc, fs, f)
+			  : DocmodelFieldsFind(doc, DOC_META_AUTO, f);
 }
 
 /*
@@ -1052,7 +1060,7 @@ migration_pending(PG_FUNCTION_ARGS)
 		PG_RETURN_BOOL(false);
 	else if (!f.version_ok ||
 			 (v = DocmodelVersionFromCString(pnstrdup(f.version, f.versionlen),
-										false)) == NULL)
+											 false)) == NULL)
 		PG_RETURN_BOOL(true);
 	PG_RETURN_BOOL(DocmodelVersionCmp(v, tgt) < 0);
 }

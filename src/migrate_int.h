@@ -113,7 +113,7 @@ extern Step *DocmodelStepsCheck(Jsonb *steps, int *nsteps);
 
 /* Apply steps in order to the tree at root (cx->step follows them). */
 extern void DocmodelStepsApply(ApplyCx *cx, const Step *steps, int nsteps,
-					   JsonbValue *root);
+							   JsonbValue *root);
 
 /* Error context callback of a running chain (arg is its ApplyCx). */
 extern void DocmodelStepsErrorContext(void *arg);

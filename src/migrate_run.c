@@ -129,8 +129,8 @@ migration_migrate_collection(PG_FUNCTION_ARGS)
 		nulls[i] = PG_ARGISNULL(i) ? 'n' : ' ';
 	}
 	if (!PG_ARGISNULL(2)) /* the version as text */
-		values[2] =
-			CStringGetTextDatum(DocmodelVersionToCString(PG_GETARG_DOCVERSION_P(2)));
+		values[2] = CStringGetTextDatum(
+			DocmodelVersionToCString(PG_GETARG_DOCVERSION_P(2)));
 
 	if (!PG_ARGISNULL(0))
 		CheckRunTable(PG_GETARG_OID(0));

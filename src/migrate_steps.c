@@ -185,8 +185,8 @@ ParsePointer(JsonPointer *p, JsonbValue *v, const char *label, const char *op,
 {
 	if (v->type != jbvString)
 		BadStep(label, op, "field \"%s\" must be a JSON Pointer string", field);
-	switch (
-		DocmodelJsonPointerParse(v->val.string.val, v->val.string.len, allow_root, p))
+	switch (DocmodelJsonPointerParse(v->val.string.val, v->val.string.len,
+									 allow_root, p))
 	{
 		case JSONPOINTER_OK:
 			return;
@@ -638,8 +638,8 @@ ApplyPatchStep(ApplyCx *cx, const Step *st, JsonbValue *root)
 
 	if (st->value != NULL)
 		value = st->op == OP_TEST ? st->value : CopyValue(st->value, NULL);
-	if (DocmodelJsonPatchApplyOp((JsonPatchOp) st->op, root, &st->path, &st->from,
-						 value, &cx->room, &miss))
+	if (DocmodelJsonPatchApplyOp((JsonPatchOp) st->op, root, &st->path,
+								 &st->from, value, &cx->room, &miss))
 		return;
 	if (miss.status == JSONTREE_TOO_BIG)
 		StepFailCode(cx, st, st->path.text, ERRCODE_PROGRAM_LIMIT_EXCEEDED,
@@ -1078,8 +1078,8 @@ ApplyNest(ApplyCx *cx, const Step *st, JsonbValue *root)
 			AddAt(cx, st, root, &st->into, &empty);
 			target = Resolve(root, &st->into);
 		}
-		DocmodelJsonTreeSetMember(target, p->tok[p->ntok - 1], p->toklen[p->ntok - 1],
-						  v);
+		DocmodelJsonTreeSetMember(target, p->tok[p->ntok - 1],
+								  p->toklen[p->ntok - 1], v);
 	}
 }
 
@@ -1110,12 +1110,12 @@ ApplyUnnest(ApplyCx *cx, const Step *st, JsonbValue *root)
 		JsonbPair *pr = &v->val.object.pairs[i];
 
 		if (DocmodelJsonTreeFindMember(target, pr->key.val.string.val,
-							   pr->key.val.string.len) >= 0)
+									   pr->key.val.string.len) >= 0)
 			StepFail(cx, st, st->path.text,
 					 "field \"%.*s\" already exists in the target",
 					 pr->key.val.string.len, pr->key.val.string.val);
 		DocmodelJsonTreeSetMember(target, pr->key.val.string.val,
-						  pr->key.val.string.len, &pr->value);
+								  pr->key.val.string.len, &pr->value);
 	}
 }
 
@@ -1303,9 +1303,9 @@ ApplyRequire(ApplyCx *cx, const Step *st, JsonbValue *root)
 	if (st->regex == NULL)
 		return;
 	if (v->type != jbvString)
-		RequireFailed(
-			cx, st,
-			psprintf("\"%s\" is %s, not a string", path, DocmodelJsonTreeTypeName(v)));
+		RequireFailed(cx, st,
+					  psprintf("\"%s\" is %s, not a string", path,
+							   DocmodelJsonTreeTypeName(v)));
 	w = WideOf(v, &wlen);
 	if (!RunPattern(cx, st, w, wlen, 0, m, 1))
 		RequireFailed(

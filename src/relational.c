@@ -280,8 +280,9 @@ DropDefaults(JsonbValue *root, JsonbValue *defaults)
 		JsonbValue *v;
 		JsonbValue removed;
 
-		if (DocmodelJsonPointerParse(d->key.val.string.val, d->key.val.string.len,
-							 false, &p) != JSONPOINTER_OK)
+		if (DocmodelJsonPointerParse(d->key.val.string.val,
+									 d->key.val.string.len, false,
+									 &p) != JSONPOINTER_OK)
 			BadOption("defaults",
 					  psprintf("\"%.*s\" is not a JSON Pointer to a member.",
 							   d->key.val.string.len, d->key.val.string.val));

@@ -178,7 +178,8 @@ LookupSchema(const char *type, int type_len, const DocVersion *version)
 			if (DocmodelVersionCmp(r->version, version) == 0)
 				return r;
 		}
-		else if (best == NULL || DocmodelVersionCmp(r->version, best->version) > 0)
+		else if (best == NULL ||
+				 DocmodelVersionCmp(r->version, best->version) > 0)
 			best = r;
 	}
 	return best;

@@ -482,7 +482,8 @@ SubdocParsePath(SubdocCall *call, int i, const char *opname, SubdocSpec *s,
 							   SUBDOC_MAX_PATH));
 	if (plen > 0 && ptext[0] == '/')
 	{
-		err = DocmodelJsonPointerParse(ptext, plen, false, &s->path) == JSONPOINTER_OK
+		err = DocmodelJsonPointerParse(ptext, plen, false, &s->path) ==
+					  JSONPOINTER_OK
 				  ? JSONPOINTER_SUBDOC_OK
 				  : JSONPOINTER_SUBDOC_INVALID;
 		why = "a \"~\" not followed by 0 or 1";
@@ -490,8 +491,8 @@ SubdocParsePath(SubdocCall *call, int i, const char *opname, SubdocSpec *s,
 			err = JSONPOINTER_SUBDOC_DEEP;
 	}
 	else
-		err = DocmodelJsonPointerParseSubdoc(ptext, plen, SUBDOC_MAX_LEVELS, &s->path,
-									 &why);
+		err = DocmodelJsonPointerParseSubdoc(ptext, plen, SUBDOC_MAX_LEVELS,
+											 &s->path, &why);
 	if (err == JSONPOINTER_SUBDOC_INVALID)
 		SubdocDefer(call, i, ERRCODE_INVALID_PARAMETER_VALUE, "PathInvalid",
 					psprintf("path \"%s\" is invalid: %s", s->path.text, why));
@@ -511,7 +512,7 @@ SubdocParsePath(SubdocCall *call, int i, const char *opname, SubdocSpec *s,
 	if (s->op == SD_ARRAY_INSERT &&
 		(!SubdocIsIndex(&s->path, last) ||
 		 DocmodelJsonPointerArrayIndex(s->path.tok[last], s->path.toklen[last],
-							   &plen) != JSONPOINTER_INDEX))
+									   &plen) != JSONPOINTER_INDEX))
 		SubdocDefer(call, i, ERRCODE_INVALID_PARAMETER_VALUE, "PathInvalid",
 					psprintf("path \"%s\" does not end in an array index "
 							 "[n]",
@@ -714,7 +715,8 @@ SubdocPathMiss(SubdocMiss *m, const JsonPointer *p, const JsonTreeMiss *miss)
 		"PathMismatch",
 		psprintf("path \"%s\" does not match the document", p->text),
 		psprintf("%s needs %s, the document has %s.", level,
-				 arr ? "an array" : "an object", DocmodelJsonTreeTypeName(miss->at)));
+				 arr ? "an array" : "an object",
+				 DocmodelJsonTreeTypeName(miss->at)));
 }
 
 /*
@@ -838,7 +840,8 @@ SubdocArray(JsonbValue *root, const JsonPointer *p, bool create, SubdocMiss *m)
 	{
 		JsonbValue empty = {.type = jbvArray};
 
-		DocmodelJsonTreeSetMember(parent, p->tok[last], p->toklen[last], &empty);
+		DocmodelJsonTreeSetMember(parent, p->tok[last], p->toklen[last],
+								  &empty);
 		arr = DocmodelJsonTreeChild(parent, p, last, 0, NULL, NULL);
 	}
 	if (arr == NULL)
@@ -926,9 +929,9 @@ SubdocMutate(SubdocCall *call, int i, JsonbValue *root, SubdocMiss *m)
 				DocmodelJsonTreeInsertElem(arr, pos + k, &s->values[k]);
 			/* "max": trim from the other end (the oldest elements) */
 			while (s->max > 0 && arr->val.array.nElems > s->max)
-				(void) DocmodelJsonTreeRemoveAt(arr, s->op == SD_ARRAY_APPEND
-												 ? 0
-												 : arr->val.array.nElems - 1);
+				(void) DocmodelJsonTreeRemoveAt(
+					arr,
+					s->op == SD_ARRAY_APPEND ? 0 : arr->val.array.nElems - 1);
 			return true;
 		case SD_ARRAY_ADDUNIQUE:
 			if ((arr = SubdocArray(root, p, s->create_path, m)) == NULL)
@@ -960,14 +963,15 @@ SubdocMutate(SubdocCall *call, int i, JsonbValue *root, SubdocMiss *m)
 									  "replace or array_insert) as parent",
 									  parent);
 			if (s->op == SD_INSERT &&
-				DocmodelJsonTreeFindMember(parent, p->tok[last], p->toklen[last]) >= 0)
+				DocmodelJsonTreeFindMember(parent, p->tok[last],
+										   p->toklen[last]) >= 0)
 				return SubdocSetMiss(
 					m, ERRCODE_DUPLICATE_JSON_OBJECT_KEY_VALUE, "PathExists",
 					psprintf("path \"%s\" already exists", p->text),
 					pstrdup("insert adds a member that is not there; upsert "
 							"or replace change one."));
 			DocmodelJsonTreeSetMember(parent, p->tok[last], p->toklen[last],
-							  &s->values[0]);
+									  &s->values[0]);
 			return true;
 		case SD_REPLACE:
 			if ((target = SubdocChild(parent, p, last, NULL, m)) == NULL)
@@ -983,7 +987,8 @@ SubdocMutate(SubdocCall *call, int i, JsonbValue *root, SubdocMiss *m)
 			if (parent->type != jbvArray)
 				return SubdocMismatch(m, ERRCODE_SQL_JSON_ARRAY_NOT_FOUND, p,
 									  "an array as parent", parent);
-			(void) DocmodelJsonPointerArrayIndex(p->tok[last], p->toklen[last], &pos);
+			(void) DocmodelJsonPointerArrayIndex(p->tok[last], p->toklen[last],
+												 &pos);
 			if (pos > parent->val.array.nElems)
 				return SubdocSetMiss(
 					m, ERRCODE_SQL_JSON_MEMBER_NOT_FOUND, "PathNotFound",
@@ -998,11 +1003,13 @@ SubdocMutate(SubdocCall *call, int i, JsonbValue *root, SubdocMiss *m)
 		case SD_INCREMENT:
 		case SD_DECREMENT:
 			if (parent->type == jbvObject && !SubdocIsIndex(p, last) &&
-				DocmodelJsonTreeFindMember(parent, p->tok[last], p->toklen[last]) < 0)
+				DocmodelJsonTreeFindMember(parent, p->tok[last],
+										   p->toklen[last]) < 0)
 			{
 				if (!SubdocCount(call, i, NULL, &num, m))
 					return false;
-				DocmodelJsonTreeSetMember(parent, p->tok[last], p->toklen[last], &num);
+				DocmodelJsonTreeSetMember(parent, p->tok[last], p->toklen[last],
+										  &num);
 				return true;
 			}
 			if ((target = SubdocChild(parent, p, last, NULL, m)) == NULL ||
@@ -1078,8 +1085,9 @@ SubdocLookup(SubdocCall *call, int i, JsonbValue *root, const SubdocMiss *deep)
 	else
 	{
 		DocmodelJsonTreePut(&res, "error", DocmodelJsonTreeCString(m.name));
-		DocmodelJsonTreePut(&res, "message",
-					DocmodelJsonTreeCString(psprintf("%s: %s", m.what, m.detail)));
+		DocmodelJsonTreePut(
+			&res, "message",
+			DocmodelJsonTreeCString(psprintf("%s: %s", m.what, m.detail)));
 	}
 	return res;
 }
@@ -1432,7 +1440,8 @@ subdoc_mutate_in(PG_FUNCTION_ARGS)
 		if (call->has_result[i])
 		{
 			*e = (JsonbValue){.type = jbvObject};
-			DocmodelJsonTreePut(e, "value", DocmodelJsonTreeInt(call->result[i]));
+			DocmodelJsonTreePut(e, "value",
+								DocmodelJsonTreeInt(call->result[i]));
 		}
 	}
 	results.val.array.nElems = call->nspecs;

@@ -3075,7 +3075,7 @@ static bool
 ItemEqual(void *items, int i, int j)
 {
 	return DocmodelJsonTreeEqual(&((JsonbValue *) items)[i],
-						 &((JsonbValue *) items)[j]);
+								 &((JsonbValue *) items)[j]);
 }
 
 static bool
@@ -3112,7 +3112,8 @@ ValidateArray(VCtx *cx, VNode *n, JsonbValue *v)
 			if ((i & 4095) == 0)
 				CHECK_FOR_INTERRUPTS();
 			JBE_ADVANCE_OFFSET(o, children[i]);
-			DocmodelJsonTreeEntryValue(children[i], base, start, o - start, &elems[i]);
+			DocmodelJsonTreeEntryValue(children[i], base, start, o - start,
+									   &elems[i]);
 		}
 	}
 	if (n->unique && size > 1)
@@ -3327,8 +3328,8 @@ ValidateObject(VCtx *cx, VNode *n, JsonbValue *v)
 			JBE_ADVANCE_OFFSET(vo, c->children[size + vi]);
 			vi++;
 			DocmodelJsonTreeEntryValue(c->children[size + at[i]],
-							   (char *) (c->children + size * 2), start,
-							   vo - start, &val);
+									   (char *) (c->children + size * 2), start,
+									   vo - start, &val);
 			old = PushKey(cx, p->name, p->len);
 			CHECK(ValidateNode(cx, p->schema, &val));
 			Pop(cx, old);
@@ -3373,8 +3374,8 @@ ValidateObject(VCtx *cx, VNode *n, JsonbValue *v)
 			JBE_ADVANCE_OFFSET(vo, children[size + i]);
 			key.val.string.val = base + kstart;
 			key.val.string.len = ko - kstart;
-			DocmodelJsonTreeEntryValue(children[size + i], base, vstart, vo - vstart,
-							   &val);
+			DocmodelJsonTreeEntryValue(children[size + i], base, vstart,
+									   vo - vstart, &val);
 			old = PushKey(cx, key.val.string.val, key.val.string.len);
 			if (n->property_names)
 				CHECK(ValidateNode(cx, n->property_names, &key));

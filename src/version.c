@@ -239,7 +239,8 @@ version_to_text(PG_FUNCTION_ARGS)
 static inline int
 CmpArgs(FunctionCallInfo fcinfo)
 {
-	return DocmodelVersionCmp(PG_GETARG_DOCVERSION_P(0), PG_GETARG_DOCVERSION_P(1));
+	return DocmodelVersionCmp(PG_GETARG_DOCVERSION_P(0),
+							  PG_GETARG_DOCVERSION_P(1));
 }
 
 /* btree support: -1, 0 or 1. */

@@ -122,8 +122,8 @@ FuzzSubdocPath(const uint8 *data, size_t size)
 	{
 		JsonPointer q;
 
-		FuzzCheck(DocmodelJsonPointerParseSubdoc(again, strlen(again), 31, &q, &why) ==
-					  JSONPOINTER_SUBDOC_OK,
+		FuzzCheck(DocmodelJsonPointerParseSubdoc(again, strlen(again), 31, &q,
+												 &why) == JSONPOINTER_SUBDOC_OK,
 				  "quoted path \"%s\" of \"%s\" does not parse", again, str);
 		FuzzCheck(q.ntok == p.ntok, "\"%s\": %d tokens, quoted %d", str, p.ntok,
 				  q.ntok);

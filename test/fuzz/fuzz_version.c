@@ -36,7 +36,8 @@ FuzzVersion(const uint8 *data, size_t size)
 	again = DocmodelVersionFromCString(out, false);
 	FuzzCheck(again != NULL, "\"%s\" prints as \"%s\", which does not parse",
 			  str, out);
-	FuzzCheck(DocmodelVersionCmp(v, again) == 0 && DocmodelVersionCmp(again, v) == 0,
+	FuzzCheck(DocmodelVersionCmp(v, again) == 0 &&
+				  DocmodelVersionCmp(again, v) == 0,
 			  "\"%s\" and its text \"%s\" compare unequal", str, out);
 	FuzzCheck(strcmp(DocmodelVersionToCString(again), out) == 0,
 			  "\"%s\" prints differently after a round trip", out);
