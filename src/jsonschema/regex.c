@@ -13,11 +13,12 @@
  *	  the text (no "m" flag); \d is [0-9], \w [A-Za-z0-9_], \s the
  *	  WhiteSpace and LineTerminator code points; \b between a \w and a
  *	  non-\w; a "-" after a class range is literal ([a-z0-9-_]); {n,m} counts
- *	  are unrolled (at most ECMA_MAX_STATES states). Lookahead, lookbehind,
- *	  backreferences and Unicode property escapes (\p{...}: PostgreSQL 15
- *	  has no table of Unicode properties) are refused, never run with other
- *	  semantics. Whether a match is greedy or lazy does not change whether
- *	  there is one, so lazy quantifiers are read and matched as the others.
+ *	  are unrolled (at most ECMA_MAX_STATES states). Unicode property
+ *	  escapes (\p{...}, \P{...}) are sets of code points from the tables of
+ *	  unicode_props.c. Lookahead, lookbehind and backreferences are refused,
+ *	  never run with other semantics. Whether a match is greedy or lazy does
+ *	  not change whether there is one, so lazy quantifiers are read and
+ *	  matched as the others.
  *
  *-------------------------------------------------------------------------
  */
@@ -29,6 +30,7 @@
 #include "nodes/pg_list.h"
 
 #include "jsonschema/regex.h"
+#include "jsonschema/unicode_props.h"
 
 /* A set of code points: a bitmap of ASCII and sorted disjoint ranges. */
 typedef struct ERange
@@ -107,6 +109,7 @@ typedef struct EParse
 	int i;
 	int ngroups; /* capturing groups in the whole pattern */
 	List *names; /* group names seen (char *) */
+	List *props; /* property escapes read: (text, EClass *) */
 	EcmaStatus status;
 	char *err;
 } EParse;
@@ -462,31 +465,137 @@ ReadCharEscape(EParse *ps, bool in_class)
 	}
 }
 
-/* A property escape \p{...} or \P{...} (ps->i after the letter). */
+/* A property escape's characters: UnicodePropertyValueCharacter. */
+static bool
+IsPropertyChar(pg_wchar c, bool digits)
+{
+	return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_' ||
+		   (digits && c >= '0' && c <= '9');
+}
+
+/* The longest name read (every property and value name is shorter). */
+#define PROPERTY_NAME_MAX 64
+
+/*
+ * The code points of a property escape's name=value (name NULL: a lone
+ * name or value), in a new class; NULL when ECMA-262 has no such property.
+ */
+static EClass *
+PropertyClass(const char *name, const char *value)
+{
+	const UnicodeRange *r;
+	int n;
+	bool found;
+	EClass *c;
+	int i;
+
+	if (name == NULL)
+		found =
+			DocmodelUnicodePropertyRanges(UNICODE_GC, value, false, &r, &n) ||
+			DocmodelUnicodePropertyRanges(UNICODE_BINARY, value, false, &r, &n);
+	else if (strcmp(name, "General_Category") == 0 || strcmp(name, "gc") == 0)
+		found = DocmodelUnicodePropertyRanges(UNICODE_GC, value, false, &r, &n);
+	else if (strcmp(name, "Script") == 0 || strcmp(name, "sc") == 0)
+		found =
+			DocmodelUnicodePropertyRanges(UNICODE_SCRIPT, value, false, &r, &n);
+	else if (strcmp(name, "Script_Extensions") == 0 || strcmp(name, "scx") == 0)
+		found =
+			DocmodelUnicodePropertyRanges(UNICODE_SCRIPT, value, true, &r, &n);
+	else
+		found = false;
+	if (!found)
+		return NULL;
+	c = palloc0(sizeof(EClass));
+	c->cap = Max(n, 1);
+	c->r = palloc(sizeof(ERange) * c->cap);
+	for (i = 0; i < n; i++)
+		ClassAdd(c, r[i].lo, r[i].hi);
+	ClassNormalize(c);
+	return c;
+}
+
+/*
+ * A property escape \p{...} or \P{...} (ps->i after the letter): ECMA-262's
+ * General_Category, Script, Script_Extensions and binary properties, from
+ * the tables of unicode_props.c; names are exact (case included). The
+ * classes of the escapes read so far are kept by their text (a pattern
+ * naming \p{L} a thousand times holds its ranges once).
+ */
 static EClass *
 ReadProperty(EParse *ps, pg_wchar letter)
 {
 	int start = ps->i;
-	char *name;
+	char name[PROPERTY_NAME_MAX + 1];
+	char value[PROPERTY_NAME_MAX + 1];
+	char *text;
+	int nlen = 0;
+	int vlen = 0;
+	bool has_name = false;
+	ListCell *lc;
+	EClass *c;
 	int k;
 
-	if (PEEK(ps, 0) != '{')
+	if (PEEK(ps, 0) != '{' || !MORE(ps))
 		return Fail(ps, ECMA_SYNTAX, "invalid escape \\%s",
 					letter == 'p' ? "p" : "P");
-	while (MORE(ps) && PEEK(ps, 0) != '}')
-		ps->i++;
-	if (!MORE(ps))
-		return Fail(ps, ECMA_SYNTAX, "unterminated property escape%s", "");
 	ps->i++;
-	name = palloc(ps->i - start + 3);
-	name[0] = '\\';
-	name[1] = (char) letter;
+	while (MORE(ps) && IsPropertyChar(PEEK(ps, 0), true))
+	{
+		if (vlen < PROPERTY_NAME_MAX)
+			value[vlen] = (char) PEEK(ps, 0);
+		vlen++;
+		ps->i++;
+	}
+	if (MORE(ps) && PEEK(ps, 0) == '=')
+	{
+		memcpy(name, value, Min(vlen, PROPERTY_NAME_MAX));
+		nlen = vlen;
+		vlen = 0;
+		has_name = true;
+		ps->i++;
+		while (MORE(ps) && IsPropertyChar(PEEK(ps, 0), true))
+		{
+			if (vlen < PROPERTY_NAME_MAX)
+				value[vlen] = (char) PEEK(ps, 0);
+			vlen++;
+			ps->i++;
+		}
+	}
+	if (!MORE(ps) || PEEK(ps, 0) != '}' || vlen == 0 || (has_name && nlen == 0))
+		return Fail(ps, ECMA_SYNTAX, "invalid property escape \\%s",
+					letter == 'p' ? "p{...}" : "P{...}");
+	ps->i++;
+
+	/* the escape as written: its characters are ASCII letters, digits, _ = */
+	text = palloc(ps->i - start + 3);
+	text[0] = '\\';
+	text[1] = (char) letter;
 	for (k = start; k < ps->i; k++)
-		name[k - start + 2] = ps->p[k] < 128 ? (char) ps->p[k] : '?';
-	name[ps->i - start + 2] = '\0';
-	return Fail(ps, ECMA_UNSUPPORTED,
-				"Unicode property escape %s (no table of Unicode properties)",
-				name);
+		text[k - start + 2] = (char) ps->p[k];
+	text[ps->i - start + 2] = '\0';
+	foreach (lc, ps->props)
+	{
+		EClass *kept = lsecond(lfirst(lc));
+
+		if (strcmp(linitial(lfirst(lc)), text) == 0)
+			return kept;
+	}
+
+	name[Min(nlen, PROPERTY_NAME_MAX)] = '\0';
+	value[Min(vlen, PROPERTY_NAME_MAX)] = '\0';
+	c = (nlen > PROPERTY_NAME_MAX || vlen > PROPERTY_NAME_MAX)
+			? NULL
+			: PropertyClass(has_name ? name : NULL, value);
+	if (c == NULL)
+	{
+		if (strlen(text) > PROPERTY_NAME_MAX)
+			strcpy(text + PROPERTY_NAME_MAX, "...");
+		return Fail(ps, ECMA_SYNTAX, "unknown Unicode property %s", text);
+	}
+	if (letter == 'P')
+		c = ClassNegate(c);
+	ps->props = lappend(ps->props, list_make2(text, c));
+	return c;
 }
 
 /*
@@ -550,6 +659,7 @@ ReadClass(EParse *ps)
 {
 	EClass *c = ClassNew();
 	bool negate = false;
+	int merge_at = 4096;
 
 	if (PEEK(ps, 0) == '^' && MORE(ps))
 	{
@@ -563,6 +673,7 @@ ReadClass(EParse *ps)
 		EClass *ca;
 		EClass *cb;
 
+		CHECK_FOR_INTERRUPTS();
 		if (!MORE(ps))
 			return Fail(ps, ECMA_SYNTAX, "unterminated character class%s", "");
 		if (PEEK(ps, 0) == ']')
@@ -586,7 +697,15 @@ ReadClass(EParse *ps)
 			ClassAdd(c, a, b);
 		}
 		else if (ca != NULL)
+		{
 			ClassAddClass(c, ca);
+			/* merged as it grows: [\p{L}\p{L}...] holds L's ranges once */
+			if (c->n > merge_at)
+			{
+				ClassNormalize(c);
+				merge_at = 2 * c->n + 4096;
+			}
+		}
 		else
 			ClassAdd(c, a, a);
 	}
@@ -1095,11 +1214,19 @@ DocmodelRegexCompile(const char *src, int len, EcmaStatus *status, char **err)
 typedef struct ERun
 {
 	const EcmaRegex *re;
-	const pg_wchar *s;
+	const pg_wchar *s;          /* the text's code points, or */
+	const unsigned char *ascii; /* the text itself when it is ASCII */
 	int len;
 	uint32 *mark; /* the position + 1 each state was last added at */
 	int *stack;
 } ERun;
+
+/* The code point at pos. */
+static inline pg_wchar
+CharAt(const ERun *r, int pos)
+{
+	return r->ascii ? r->ascii[pos] : r->s[pos];
+}
 
 static inline bool
 IsWord(const ERun *r, int pos)
@@ -1108,7 +1235,7 @@ IsWord(const ERun *r, int pos)
 
 	if (pos < 0 || pos >= r->len)
 		return false;
-	c = r->s[pos];
+	c = CharAt(r, pos);
 	return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'z') ||
 		   (c >= 'A' && c <= 'Z') || c == '_';
 }
@@ -1169,6 +1296,25 @@ AddState(ERun *r, int *list, int *nlist, int pc, int pos)
 /* Automata up to this size run on the stack. */
 #define SMALL_STATES 128
 
+/* Whether s (len bytes) is ASCII: then its bytes are its code points. */
+static bool
+IsAscii(const char *s, int len)
+{
+	int i = 0;
+	uint64 high = 0;
+
+	for (; i + 8 <= len; i += 8)
+	{
+		uint64 w;
+
+		memcpy(&w, s + i, 8);
+		high |= w;
+	}
+	for (; i < len; i++)
+		high |= (unsigned char) s[i];
+	return (high & UINT64CONST(0x8080808080808080)) == 0;
+}
+
 bool
 DocmodelRegexMatch(const EcmaRegex *re, const char *s, int len)
 {
@@ -1176,7 +1322,8 @@ DocmodelRegexMatch(const EcmaRegex *re, const char *s, int len)
 	int small[4 * SMALL_STATES + 2];
 	uint32 small_mark[SMALL_STATES];
 	bool big = re->n > SMALL_STATES;
-	pg_wchar *w = len < 256 ? stackbuf : palloc((len + 1) * sizeof(pg_wchar));
+	bool ascii = IsAscii(s, len);
+	pg_wchar *w = NULL;
 	ERun r;
 	int *cur = big ? palloc(sizeof(int) * re->n) : small;
 	int *nxt = big ? palloc(sizeof(int) * re->n) : small + SMALL_STATES;
@@ -1185,8 +1332,20 @@ DocmodelRegexMatch(const EcmaRegex *re, const char *s, int len)
 	bool matched = false;
 
 	r.re = re;
-	r.s = w;
-	r.len = pg_mb2wchar_with_len(s, w, len);
+	if (ascii)
+	{
+		/* every server encoding is ASCII's superset: no conversion */
+		r.ascii = (const unsigned char *) s;
+		r.s = NULL;
+		r.len = len;
+	}
+	else
+	{
+		w = len < 256 ? stackbuf : palloc((len + 1) * sizeof(pg_wchar));
+		r.ascii = NULL;
+		r.s = w;
+		r.len = pg_mb2wchar_with_len(s, w, len);
+	}
 	r.mark = big ? palloc(sizeof(uint32) * re->n) : small_mark;
 	memset(r.mark, 0, sizeof(uint32) * re->n);
 	r.stack =
@@ -1207,7 +1366,7 @@ DocmodelRegexMatch(const EcmaRegex *re, const char *s, int len)
 			break;
 		if ((pos & 1023) == 0)
 			CHECK_FOR_INTERRUPTS();
-		c = w[pos];
+		c = CharAt(&r, pos);
 		for (k = 0; k < ncur; k++)
 		{
 			const EInst *in = &re->prog[cur[k]];
@@ -1221,10 +1380,16 @@ DocmodelRegexMatch(const EcmaRegex *re, const char *s, int len)
 		}
 		if (matched)
 			break;
-		memcpy(cur, nxt, sizeof(int) * nnxt);
-		ncur = nnxt;
+		{
+			int *t = cur;
+
+			/* the next list becomes the current one */
+			cur = nxt;
+			nxt = t;
+			ncur = nnxt;
+		}
 	}
-	if (w != stackbuf)
+	if (w != NULL && w != stackbuf)
 		pfree(w);
 	if (big)
 	{

@@ -207,12 +207,14 @@ Compiled(RegisteredSchema *r)
  * describes (a collection's, or a meta style's preset; NULL for an xattrs
  * body, whose fields are in the column meta), or NULL.
  */
+static RegisteredSchema *SchemaOfFields(DocFields *f, const char *type,
+										int type_len, const char *key);
+
 static RegisteredSchema *
 SchemaOfDocument(Jsonb *doc, const DocFieldSet *fs, const char *type,
 				 int type_len, const char *key)
 {
 	DocFields f = {0};
-	DocVersion *v = NULL;
 
 	if (!SchemaRegistryValid)
 		LoadRegistry();
@@ -225,9 +227,20 @@ SchemaOfDocument(Jsonb *doc, const DocFieldSet *fs, const char *type,
 		type = f.type;
 		type_len = f.typelen;
 	}
+	return SchemaOfFields(&f, type, type_len, key);
+}
+
+/* The same once the document's fields f are found. */
+static RegisteredSchema *
+SchemaOfFields(DocFields *f, const char *type, int type_len, const char *key)
+{
+	DocVersion *v = NULL;
+
+	if (!SchemaRegistryValid)
+		LoadRegistry();
 	if (type == NULL)
 		return NULL;
-	if (f.has_version && f.version_ok)
+	if (f->has_version && f->version_ok)
 	{
 		int i;
 
@@ -236,14 +249,14 @@ SchemaOfDocument(Jsonb *doc, const DocFieldSet *fs, const char *type,
 		{
 			RegisteredSchema *r = &SchemaRegistry[i];
 
-			if (r->type_len == type_len && r->version_len == f.versionlen &&
-				memcmp(r->version_text, f.version, f.versionlen) == 0 &&
+			if (r->type_len == type_len && r->version_len == f->versionlen &&
+				memcmp(r->version_text, f->version, f->versionlen) == 0 &&
 				memcmp(r->doc_type, type, type_len) == 0)
 				return r;
 		}
 	}
-	if (f.has_version)
-		v = DocmodelFieldsParseVersion(&f, key);
+	if (f->has_version)
+		v = DocmodelFieldsParseVersion(f, key);
 	return LookupSchema(type, type_len, v);
 }
 
@@ -407,7 +420,8 @@ SchemaForSql(FunctionCallInfo fcinfo, Jsonb *doc)
 				 errhint("validate() takes a document's type and version from "
 						 "its management fields; schema_valid() takes any "
 						 "schema.")));
-	return SchemaOfDocument(doc, f.set, NULL, 0, NULL);
+	/* the fields as found (SchemaOfDocument would find them again) */
+	return SchemaOfFields(&f, f.type, f.typelen, NULL);
 }
 
 /*

@@ -156,6 +156,7 @@ struct VNode
 	VNode *property_names;
 	int nrequired;
 	VProp *required;
+	int *req_prop; /* required[i] is props[req_prop[i]] (-1: none) */
 	int ndep_required;
 	VProp *dep_required;
 	const char *dep_required_kw;
@@ -260,6 +261,7 @@ struct DocmodelSchema
 };
 
 static VNode *CompileNode(CompileCtx *cc, JsonbValue *v, const char *loc);
+static VProp *FindProp(VProp *props, int n, const char *k, int len);
 static int NumCmp(Numeric a, Numeric b);
 
 /* A new NameIndex in the current memory context. */
@@ -466,9 +468,9 @@ CompilePattern(CompileCtx *cc, VPattern *p, const char *src, int len,
 				 errmsg("JSON Schema at \"%s\": the pattern's %s is not "
 						"supported",
 						loc, err),
-				 errdetail("Patterns are matched in linear time; lookaround, "
-						   "backreferences and Unicode property escapes are "
-						   "refused rather than matched otherwise.")));
+				 errdetail("Patterns are matched in linear time; lookaround "
+						   "and backreferences are refused rather than "
+						   "matched otherwise.")));
 	if (st == ECMA_TOO_LARGE)
 		ereport(ERROR, (errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
 						errmsg("JSON Schema at \"%s\": %s", loc, err)));
@@ -833,9 +835,20 @@ SimpleMatches(const SimplePattern *sp, const char *s, int len)
 static bool
 AsciiOnly(const char *s, int len)
 {
-	int i;
+	int i = 0;
+	uint64 high = 0;
 
-	for (i = 0; i < len; i++)
+	/* eight bytes at a time: any high bit is a non-ASCII byte */
+	for (; i + 8 <= len; i += 8)
+	{
+		uint64 w;
+
+		memcpy(&w, s + i, 8);
+		high |= w;
+	}
+	if (high & UINT64CONST(0x8080808080808080))
+		return false;
+	for (; i < len; i++)
 		if ((unsigned char) s[i] >= 0x80)
 			return false;
 	return true;
@@ -1711,6 +1724,18 @@ CompileNode(CompileCtx *cc, JsonbValue *v, const char *loc)
 		if (kw == NULL || kw->fn == NULL || !(kw->dialects & dialect))
 			continue; /* an annotation, or not a keyword of this dialect */
 		kw->fn(cc, n, kw->name, &p->value, LocAppend(loc, k, klen));
+	}
+	if (n->nrequired > 0 && n->nprops > 0)
+	{
+		/* a required property is found by the pass that finds properties */
+		n->req_prop = palloc(sizeof(int) * n->nrequired);
+		for (i = 0; i < n->nrequired; i++)
+		{
+			VProp *rp = FindProp(n->props, n->nprops, n->required[i].name,
+								 n->required[i].len);
+
+			n->req_prop[i] = rp ? (int) (rp - n->props) : -1;
+		}
 	}
 	cc->base = base;
 	cc->base_loc = base_loc;
@@ -2953,7 +2978,14 @@ ValidateString(VCtx *cx, VNode *n, JsonbValue *v)
 	const char *s = v->val.string.val;
 	int len = v->val.string.len;
 
-	if (n->min_length >= 0 || n->max_length >= 0)
+	/*
+	 * A string has between len / (the encoding's longest character) and len
+	 * characters: they are counted only when that does not decide.
+	 */
+	if ((n->max_length >= 0 && len > n->max_length) ||
+		(n->min_length >= 0 && (len + pg_database_encoding_max_length() - 1) /
+									   pg_database_encoding_max_length() <
+								   n->min_length))
 	{
 		int chars = pg_mbstrlen_with_len(s, len);
 
@@ -3066,16 +3098,23 @@ ValidateArray(VCtx *cx, VNode *n, JsonbValue *v)
 			 size);
 	if (size > 0 && (n->unique || n->contains || n->prefix.n > 0 || n->items))
 	{
-		JsonbIterator *it = JsonbIteratorInit(c);
-		JsonbIteratorToken tok;
-		JsonbValue e;
+		/* the elements, read from the entries (no iterator) */
+		JEntry *children = c->children;
+		char *base = (char *) (children + size);
+		uint32 o = 0;
 
 		elems = MemoryContextAllocHuge(CurrentMemoryContext,
 									   sizeof(JsonbValue) * size);
-		i = 0;
-		while ((tok = JsonbIteratorNext(&it, &e, true)) != WJB_DONE)
-			if (tok == WJB_ELEM)
-				elems[i++] = e;
+		for (i = 0; i < size; i++)
+		{
+			uint32 start = o;
+
+			if ((i & 4095) == 0)
+				CHECK_FOR_INTERRUPTS();
+			JBE_ADVANCE_OFFSET(o, children[i]);
+			DocmodelJsonTreeEntryValue(children[i], base, start, o - start,
+									   &elems[i]);
+		}
 	}
 	if (n->unique && size > 1)
 	{
@@ -3140,6 +3179,56 @@ FindProp(VProp *props, int n, const char *k, int len)
 	return bsearch(&key, props, n, sizeof(VProp), PropCmp);
 }
 
+/* Objects up to this many members per property are matched in one pass. */
+#define PASS_MEMBERS_PER_PROP 4
+#define PASS_STACK_PROPS 32
+
+/*
+ * Find the members of object c named by props (sorted as jsonb sorts keys)
+ * in one forward pass over c's keys (getKeyJsonValueFromContainer's binary
+ * search per name costs more, on small objects, than the rest of the
+ * validation): at[i] the pair index of props[i], -1 when absent; the pair
+ * indexes found increase with i. Return the offset of c's first value.
+ */
+static uint32
+PassProps(JsonbContainer *c, const VProp *props, int nprops, int *at)
+{
+	uint32 count = JsonContainerSize(c);
+	JEntry *children = c->children;
+	char *base = (char *) (children + count * 2);
+	uint32 o = 0;
+	uint32 i;
+	int j = 0;
+
+	for (i = 0; i < count; i++)
+	{
+		uint32 start = o;
+		int klen;
+
+		JBE_ADVANCE_OFFSET(o, children[i]);
+		klen = o - start;
+		/* the names before this key are absent */
+		while (j < nprops)
+		{
+			int cmp = props[j].len != klen
+						  ? (props[j].len < klen ? -1 : 1)
+						  : memcmp(props[j].name, base + start, klen);
+
+			if (cmp < 0)
+				at[j++] = -1;
+			else
+			{
+				if (cmp == 0)
+					at[j++] = i;
+				break;
+			}
+		}
+	}
+	while (j < nprops)
+		at[j++] = -1;
+	return o;
+}
+
 static bool
 ValidateObject(VCtx *cx, VNode *n, JsonbValue *v)
 {
@@ -3149,6 +3238,30 @@ ValidateObject(VCtx *cx, VNode *n, JsonbValue *v)
 	int i;
 	int old;
 	JsonbValue val;
+	bool only;
+	bool found;
+	bool pass;
+	int at_buf[PASS_STACK_PROPS];
+	int *at = at_buf;
+	uint32 vo = 0; /* the offset of value vi */
+	int vi = 0;
+
+	/*
+	 * An object not much larger than the properties named: one pass finds
+	 * them, for the properties (when nothing else applies to members) and
+	 * the required names among them.
+	 */
+	only =
+		n->npatterns == 0 && n->additional == NULL && n->property_names == NULL;
+	found = n->nprops > 0 && (only || n->req_prop != NULL) &&
+			size <= PASS_MEMBERS_PER_PROP * n->nprops + 16;
+	if (found)
+	{
+		if (n->nprops > PASS_STACK_PROPS)
+			at = palloc(sizeof(int) * n->nprops);
+		vo = PassProps(c, n->props, n->nprops, at);
+	}
+	pass = found && only;
 
 	if (n->min_props >= 0 && size < n->min_props)
 		FAIL(cx, n, "minProperties",
@@ -3160,9 +3273,15 @@ ValidateObject(VCtx *cx, VNode *n, JsonbValue *v)
 			 n->max_props, size);
 	for (i = 0; i < n->nrequired; i++)
 	{
+		bool has;
+
 		CHECK_FOR_INTERRUPTS();
-		if (getKeyJsonValueFromContainer(c, n->required[i].name,
-										 n->required[i].len, &val) == NULL)
+		if (found && n->req_prop != NULL && n->req_prop[i] >= 0)
+			has = at[n->req_prop[i]] >= 0;
+		else
+			has = getKeyJsonValueFromContainer(
+					  c, n->required[i].name, n->required[i].len, &val) != NULL;
+		if (!has)
 			FAIL(cx, n, "required", "must have the property \"%.*s\"",
 				 n->required[i].len, n->required[i].name);
 	}
@@ -3192,10 +3311,33 @@ ValidateObject(VCtx *cx, VNode *n, JsonbValue *v)
 			continue;
 		CHECK(ValidateNode(cx, d->schema, v));
 	}
-	if (n->nprops > 0 && n->npatterns == 0 && n->additional == NULL &&
-		n->property_names == NULL)
+	if (pass)
 	{
-		/* only properties: look each one up */
+		/* only properties: found by the pass, their values in order */
+		for (i = 0; i < n->nprops; i++)
+		{
+			VProp *p = &n->props[i];
+			uint32 start;
+
+			CHECK_FOR_INTERRUPTS();
+			if (at[i] < 0)
+				continue;
+			for (; vi < at[i]; vi++)
+				JBE_ADVANCE_OFFSET(vo, c->children[size + vi]);
+			start = vo;
+			JBE_ADVANCE_OFFSET(vo, c->children[size + vi]);
+			vi++;
+			DocmodelJsonTreeEntryValue(c->children[size + at[i]],
+									   (char *) (c->children + size * 2), start,
+									   vo - start, &val);
+			old = PushKey(cx, p->name, p->len);
+			CHECK(ValidateNode(cx, p->schema, &val));
+			Pop(cx, old);
+		}
+	}
+	else if (n->nprops > 0 && only)
+	{
+		/* only properties, a large object: look each one up */
 		for (i = 0; i < n->nprops; i++)
 		{
 			VProp *p = &n->props[i];
@@ -3211,21 +3353,29 @@ ValidateObject(VCtx *cx, VNode *n, JsonbValue *v)
 	else if (n->nprops > 0 || n->npatterns > 0 || n->additional ||
 			 n->property_names)
 	{
-		JsonbIterator *it = JsonbIteratorInit(c);
-		JsonbIteratorToken tok;
+		/* each member in order, read from the entries (no iterator) */
+		JEntry *children = c->children;
+		char *base = (char *) (children + size * 2);
+		uint32 ko = 0;
+		uint32 vo = size > 0 ? getJsonbOffset(c, size) : 0;
 		JsonbValue key;
 
-		while ((tok = JsonbIteratorNext(&it, &key, true)) != WJB_DONE)
+		key.type = jbvString;
+		for (i = 0; i < size; i++)
 		{
 			bool matched = false;
+			uint32 kstart = ko;
+			uint32 vstart = vo;
 			VProp *p;
 			int j;
 
 			CHECK_FOR_INTERRUPTS();
-			if (tok != WJB_KEY)
-				continue;
-			tok = JsonbIteratorNext(&it, &val, true);
-			Assert(tok == WJB_VALUE);
+			JBE_ADVANCE_OFFSET(ko, children[i]);
+			JBE_ADVANCE_OFFSET(vo, children[size + i]);
+			key.val.string.val = base + kstart;
+			key.val.string.len = ko - kstart;
+			DocmodelJsonTreeEntryValue(children[size + i], base, vstart,
+									   vo - vstart, &val);
 			old = PushKey(cx, key.val.string.val, key.val.string.len);
 			if (n->property_names)
 				CHECK(ValidateNode(cx, n->property_names, &key));
