@@ -152,6 +152,7 @@ _PG_init(void)
 		"writers are kept as written, only missing ones are stamped. Only the "
 		"collection's owner and superusers may write with it on.",
 		&docmodel_keep_stamps, false, PGC_USERSET, 0, NULL, NULL, NULL);
+	DocmodelCopyWorkerInit();
 	MarkGUCPrefixReserved("docmodel");
 }
 

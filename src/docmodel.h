@@ -68,6 +68,19 @@ extern struct HTAB *DocmodelHash(const char *name, long nelem, Size keysize,
 								 MemoryContext cxt);
 
 /*
+ * Raise 2D000 unless fcinfo is a procedure's called by CALL outside a
+ * transaction block (it commits between batches); name is the procedure's.
+ * migrate_run.c.
+ */
+extern void DocmodelRequireCall(FunctionCallInfo fcinfo, const char *name);
+
+/*
+ * The copy worker (copy_worker.c): its settings, defined in _PG_init, and
+ * its registration when docmodel is preloaded with a database set.
+ */
+extern void DocmodelCopyWorkerInit(void);
+
+/*
  * Cache invalidation subscribers, called by the one dispatcher per kind of
  * invalidation in docmodel.c (relid InvalidOid: every relation). Each must
  * only mark or drop entries: no catalog access, no error.

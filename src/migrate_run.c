@@ -41,9 +41,10 @@ RunSpi(const char *sql, int nargs, Oid *types, Datum *values, const char *nulls,
 		elog(ERROR, "%s failed: %s", sql, SPI_result_code_string(ret));
 }
 
-/* Raise 2D000 unless called by CALL outside a transaction block. */
-static void
-RequireCall(FunctionCallInfo fcinfo, const char *name)
+/* Raise 2D000 unless called by CALL outside a transaction block; see
+ * docmodel.h. */
+void
+DocmodelRequireCall(FunctionCallInfo fcinfo, const char *name)
 {
 	CallContext *cc = (CallContext *) fcinfo->context;
 
@@ -122,7 +123,7 @@ migrate_collection(PG_FUNCTION_ARGS)
 	char *collname;
 	int i;
 
-	RequireCall(fcinfo, "migrate_collection");
+	DocmodelRequireCall(fcinfo, "migrate_collection");
 	for (i = 0; i < 4; i++)
 	{
 		values[i] = PG_GETARG_DATUM(i); /* ignored where null */
@@ -216,7 +217,7 @@ migrate_tables(PG_FUNCTION_ARGS)
 	char *text;
 	int i;
 
-	RequireCall(fcinfo, "migrate_tables");
+	DocmodelRequireCall(fcinfo, "migrate_tables");
 	for (i = 0; i < 3; i++)
 	{
 		values[i] = PG_GETARG_DATUM(i); /* ignored where null */
