@@ -31,12 +31,14 @@
 #include "access/htup_details.h"
 #include "access/xact.h"
 #include "catalog/namespace.h"
+#include "common/hashfn.h"
 #include "catalog/pg_class.h"
 #include "catalog/pg_type.h"
 #include "commands/trigger.h"
 #include "executor/spi.h"
 #include "fmgr.h"
 #include "miscadmin.h"
+#include "storage/lock.h"
 #include "utils/acl.h"
 #include "utils/array.h"
 #include "utils/builtins.h"
@@ -1596,6 +1598,26 @@ WeightOf(RulePlans *e, Jsonb *doc)
 }
 
 /*
+ * Take the transaction lock of key of aggregate rule e. A new document of
+ * the rule's collection takes it before it computes its aggregate, and a
+ * write referring to a key no document has takes it and looks again: of a
+ * document and the first one referring to it, written at once, whichever
+ * commits first is seen by the other (under READ COMMITTED, where each
+ * statement takes a new snapshot). An advisory lock whose tag the SQL
+ * advisory lock functions never use (field4 3).
+ */
+static void
+LockNewKey(RulePlans *e, const char *key)
+{
+	LOCKTAG tag;
+	uint32 h =
+		DatumGetUInt32(hash_any((const unsigned char *) key, strlen(key)));
+
+	SET_LOCKTAG_ADVISORY(tag, MyDatabaseId, (uint32) e->id, h, 3);
+	(void) LockAcquire(&tag, ExclusiveLock, false, false);
+}
+
+/*
  * The BEFORE INSERT trigger of an aggregate rule on the collection holding
  * the aggregates: a new document gets the aggregate of the documents
  * already referring to its key.
@@ -1621,6 +1643,7 @@ AggregateOfNew(TriggerData *td)
 		return PointerGetDatum(newt);
 	}
 	args[0] = CStringGetTextDatum(key);
+	LockNewKey(e, key);
 	RunAsOwner(e->plans[2], args, NULL, false, 1, e->coll);
 	if (SPI_processed != 1)
 		ereport(ERROR, (errcode(ERRCODE_INTERNAL_ERROR),
@@ -1752,9 +1775,20 @@ aggregate_trigger(PG_FUNCTION_ARGS)
 				continue;
 			args[1] = NumericGetDatum(d);
 			RunAsOwner(e->plans[3], args, NULL, false, 0, e->coll);
+			if (SPI_processed == 0)
+			{
+				/* no such document: wait for one being inserted, look again */
+				LockNewKey(e, keys[i]);
+				RunAsOwner(e->plans[3], args, NULL, false, 0, e->coll);
+			}
 			continue;
 		}
 		RunAsOwner(e->plans[0], args, NULL, false, 1, e->coll);
+		if (SPI_processed == 0)
+		{
+			LockNewKey(e, keys[i]);
+			RunAsOwner(e->plans[0], args, NULL, false, 1, e->coll);
+		}
 		if (SPI_processed == 0)
 			continue; /* no such document */
 		RunAsOwner(e->plans[1], args, NULL, false, 0, e->coll);
