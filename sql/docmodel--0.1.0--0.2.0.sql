@@ -15,7 +15,7 @@ CREATE FUNCTION docmodel._config_create(coll regclass, doc_type text,
     meta_style text, time_unit text, delimiter text)
     RETURNS integer
     LANGUAGE c VOLATILE PARALLEL UNSAFE
-    AS 'MODULE_PATHNAME', 'config_create';
+    AS 'MODULE_PATHNAME', 'catalog_config_create';
 COMMENT ON FUNCTION docmodel._config_create(regclass, text, text, text, text) IS
     'internal: record a new collection the caller owns and return its id';
 
@@ -23,21 +23,21 @@ CREATE FUNCTION docmodel._config_set_revisions(coll regclass, revisions integer,
     revisions_table regclass)
     RETURNS void
     LANGUAGE c VOLATILE PARALLEL UNSAFE
-    AS 'MODULE_PATHNAME', 'config_set_revisions';
+    AS 'MODULE_PATHNAME', 'catalog_config_set_revisions';
 COMMENT ON FUNCTION docmodel._config_set_revisions(regclass, integer, regclass) IS
     'internal: set the history of a collection; the caller owns the collection and the history table';
 
 CREATE FUNCTION docmodel._config_adopt_history(hist regclass)
     RETURNS boolean
     LANGUAGE c VOLATILE STRICT PARALLEL UNSAFE
-    AS 'MODULE_PATHNAME', 'config_adopt_history';
+    AS 'MODULE_PATHNAME', 'catalog_config_adopt_history';
 COMMENT ON FUNCTION docmodel._config_adopt_history(regclass) IS
     'internal: forget dropped collections whose history is hist (the caller owns it); false when there are none';
 
 CREATE FUNCTION docmodel._config_drop(coll regclass)
     RETURNS void
     LANGUAGE c VOLATILE STRICT PARALLEL UNSAFE
-    AS 'MODULE_PATHNAME', 'config_drop';
+    AS 'MODULE_PATHNAME', 'catalog_config_drop';
 COMMENT ON FUNCTION docmodel._config_drop(regclass) IS
     'internal: forget a collection the caller owns';
 
@@ -356,14 +356,14 @@ COMMENT ON FUNCTION docmodel.set_migration_active(text, docmodel.version, boolea
 	'docmodel: switch a registered migration on or off (of every collection, coll NULL, or of one)';
 
 CREATE FUNCTION docmodel.current_version(doc_type text, coll regclass) RETURNS docmodel.version
-	AS 'MODULE_PATHNAME', 'current_version'
+	AS 'MODULE_PATHNAME', 'migration_current_version'
 	LANGUAGE C STABLE PARALLEL RESTRICTED;
 COMMENT ON FUNCTION docmodel.current_version(text, regclass) IS
 	'docmodel: the newest version of a document type in collection coll, by its own active migrations, else the global ones (NULL without migrations)';
 
 CREATE FUNCTION docmodel._migration_target(doc_type text, coll regclass, planned boolean)
 	RETURNS docmodel.version
-	AS 'MODULE_PATHNAME', 'current_version'
+	AS 'MODULE_PATHNAME', 'migration_current_version'
 	LANGUAGE C STABLE PARALLEL RESTRICTED;
 COMMENT ON FUNCTION docmodel._migration_target(text, regclass, boolean) IS
 	'docmodel internal: current_version(doc_type, coll), counting inactive migrations too when planned';
@@ -551,7 +551,7 @@ $$;
 
 CREATE FUNCTION docmodel._check_layout(rel regclass, layout text) RETURNS void
     LANGUAGE c STABLE STRICT PARALLEL SAFE
-    AS 'MODULE_PATHNAME', '_check_layout';
+    AS 'MODULE_PATHNAME', 'collection_check_layout';
 COMMENT ON FUNCTION docmodel._check_layout(regclass, text) IS
     'internal: raise 55000 or 42804 when a table lacks a column of a docmodel layout (collection, history, documents)';
 
@@ -701,7 +701,7 @@ COMMENT ON FUNCTION docmodel._migration_batch(bigint, integer) IS
 CREATE FUNCTION docmodel._derived_name(nsp regnamespace, base text, label text)
     RETURNS name
     LANGUAGE c STABLE STRICT PARALLEL SAFE
-    AS 'MODULE_PATHNAME', '_derived_name';
+    AS 'MODULE_PATHNAME', 'collection_derived_name';
 COMMENT ON FUNCTION docmodel._derived_name(regnamespace, text, text) IS
     'internal: a free name base_label in nsp, base cut to fit NAMEDATALEN, a number added to label when taken';
 
@@ -887,7 +887,7 @@ ALTER TABLE docmodel.collection_config
 CREATE FUNCTION docmodel._config_set_max_ttl(coll regclass, max_ttl integer)
     RETURNS void
     LANGUAGE c VOLATILE STRICT PARALLEL UNSAFE
-    AS 'MODULE_PATHNAME', 'config_set_max_ttl';
+    AS 'MODULE_PATHNAME', 'catalog_config_set_max_ttl';
 COMMENT ON FUNCTION docmodel._config_set_max_ttl(regclass, integer) IS
     'internal: set the max_ttl (seconds) of a collection the caller owns';
 
@@ -964,7 +964,7 @@ COMMENT ON FUNCTION docmodel.unlock(regclass, text, bigint) IS
 CREATE FUNCTION docmodel.decrement(name text, delta bigint DEFAULT 1, "initial" bigint DEFAULT NULL)
     RETURNS bigint
     LANGUAGE c VOLATILE PARALLEL UNSAFE
-    AS 'MODULE_PATHNAME', 'decrement';
+    AS 'MODULE_PATHNAME', 'counter_decrement';
 COMMENT ON FUNCTION docmodel.decrement(text, bigint, bigint) IS
     'subtract delta >= 0, never below 0 (as Couchbase''s counters), and return the new value; an absent counter is created at initial, or P0002 without initial';
 
@@ -1027,7 +1027,7 @@ COMMENT ON FUNCTION docmodel._mutate_in_apply(jsonb, jsonb, text) IS
 -- another delimiter: a second function (the one-argument form stays, so
 -- defaults and views using it survive the upgrade)
 CREATE FUNCTION docmodel.uuid_key(doc_type text, delimiter text) RETURNS text
-    AS 'MODULE_PATHNAME', 'uuid_key'
+    AS 'MODULE_PATHNAME', 'key_uuid_key'
     LANGUAGE C VOLATILE STRICT PARALLEL SAFE;
 COMMENT ON FUNCTION docmodel.uuid_key(text, text) IS
     'New key doc_type<delimiter><32 hex digits of a UUIDv7>; keys made by one session sort in creation order';
@@ -1045,7 +1045,7 @@ COMMENT ON FUNCTION docmodel.key_from_template(jsonb, text) IS
 CREATE FUNCTION docmodel.rename_key(coll regclass, old_key text, new_key text,
     cas bigint DEFAULT NULL) RETURNS bigint
     LANGUAGE c VOLATILE PARALLEL UNSAFE
-    AS 'MODULE_PATHNAME', 'rename_key';
+    AS 'MODULE_PATHNAME', 'collection_rename_key';
 COMMENT ON FUNCTION docmodel.rename_key(regclass, text, text, bigint) IS
     'move a document to a new key in one step: _ver continues, _created kept, history carried (the old key''s ends with op rename); returns the new cas';
 
@@ -1059,7 +1059,7 @@ COMMENT ON FUNCTION docmodel._key_exists_error(regclass, text) IS
 CREATE FUNCTION docmodel.bucket_append(coll regclass, prefix text, value jsonb,
     size integer DEFAULT 100) RETURNS text
     LANGUAGE c VOLATILE PARALLEL UNSAFE
-    AS 'MODULE_PATHNAME', 'bucket_append';
+    AS 'MODULE_PATHNAME', 'collection_bucket_append';
 COMMENT ON FUNCTION docmodel.bucket_append(regclass, text, jsonb, integer) IS
     'append value to the items of the current bucket document <prefix>::<n>, opening <prefix>::<n+1> when it holds size items; returns the key written';
 
@@ -1087,7 +1087,7 @@ CREATE FUNCTION docmodel._config_set_layout(coll regclass, type_part integer,
     type_check text, fields jsonb, types text[])
     RETURNS void
     LANGUAGE c VOLATILE PARALLEL UNSAFE
-    AS 'MODULE_PATHNAME', 'config_set_layout';
+    AS 'MODULE_PATHNAME', 'catalog_config_set_layout';
 COMMENT ON FUNCTION docmodel._config_set_layout(regclass, integer, text, jsonb, text[]) IS
     'internal: set the key layout, field names and body types of a collection the caller owns';
 
@@ -1099,7 +1099,7 @@ CREATE FUNCTION docmodel.create_collection(name text, doc_type text DEFAULT NULL
     types text[] DEFAULT NULL)
     RETURNS regclass
     LANGUAGE c VOLATILE PARALLEL UNSAFE
-    AS 'MODULE_PATHNAME', 'create_collection';
+    AS 'MODULE_PATHNAME', 'collection_create_collection';
 COMMENT ON FUNCTION docmodel.create_collection(text, text, integer, text, text, text, integer, integer, text, jsonb, text[]) IS
     'create a collection table (id, doc, cas, expires_at, locked_until; meta for xattrs) with its trigger; max_ttl (seconds) is the default expiry and its bound; type_part, type_check and fields set the key layout and field names; types (with type_part 0) the types read from the body''s type field';
 
@@ -1122,14 +1122,14 @@ COMMENT ON FUNCTION docmodel.meta(regclass, text) IS
 
 CREATE FUNCTION docmodel._migrate_doc(doc jsonb, target docmodel.version, key text, coll regclass)
 	RETURNS jsonb
-	AS 'MODULE_PATHNAME', 'migrate_doc'
+	AS 'MODULE_PATHNAME', 'migration_migrate_doc'
 	LANGUAGE C STABLE PARALLEL RESTRICTED;
 COMMENT ON FUNCTION docmodel._migrate_doc(jsonb, docmodel.version, text, regclass) IS
 	'docmodel internal: _migrate_doc of a document of collection coll, by its field names (NULL: any meta style)';
 
 CREATE FUNCTION docmodel.migrate(doc jsonb, target docmodel.version, coll regclass)
 	RETURNS jsonb
-	AS 'MODULE_PATHNAME', 'migrate'
+	AS 'MODULE_PATHNAME', 'migration_migrate'
 	LANGUAGE C STABLE PARALLEL RESTRICTED;
 COMMENT ON FUNCTION docmodel.migrate(jsonb, docmodel.version, regclass) IS
 	'docmodel: migrate() of a document of collection coll, its type and version read where coll keeps them (its fields); target NULL: the current version';
@@ -1187,7 +1187,7 @@ $$;
 -- collections by name (OIDs differ per node) and the migration rules.
 CREATE FUNCTION docmodel._citus_push() RETURNS void
     LANGUAGE c VOLATILE PARALLEL UNSAFE
-    AS 'MODULE_PATHNAME', '_citus_push';
+    AS 'MODULE_PATHNAME', 'citus_push';
 COMMENT ON FUNCTION docmodel._citus_push() IS
     'internal: send the coordinator''s collection configuration and migration rules to the Citus workers, in this transaction';
 
@@ -1643,7 +1643,7 @@ SELECT pg_catalog.pg_extension_config_dump('docmodel.schemas', '');
 GRANT SELECT ON docmodel.schemas TO PUBLIC;
 
 CREATE FUNCTION docmodel._schemas_changed() RETURNS trigger
-    AS 'MODULE_PATHNAME', 'schemas_changed'
+    AS 'MODULE_PATHNAME', 'schema_schemas_changed'
     LANGUAGE C VOLATILE PARALLEL UNSAFE;
 COMMENT ON FUNCTION docmodel._schemas_changed() IS
     'docmodel internal: invalidate every backend''s schema registry copy when docmodel.schemas changes';
@@ -1702,34 +1702,34 @@ COMMENT ON FUNCTION docmodel.drop_schema(text, docmodel.version) IS
     'docmodel: drop the JSON Schema of a document type at a version; false when there was none';
 
 CREATE FUNCTION docmodel.validate(doc jsonb) RETURNS boolean
-    AS 'MODULE_PATHNAME', 'validate'
+    AS 'MODULE_PATHNAME', 'schema_validate'
     LANGUAGE C STABLE STRICT PARALLEL SAFE;
 COMMENT ON FUNCTION docmodel.validate(jsonb) IS
     'docmodel: whether a document is valid against the schema of its type and version (true when none is registered)';
 
 CREATE FUNCTION docmodel.validation_errors(doc jsonb)
     RETURNS TABLE(path text, schema_path text, message text)
-    AS 'MODULE_PATHNAME', 'validation_errors'
+    AS 'MODULE_PATHNAME', 'schema_validation_errors'
     LANGUAGE C STABLE STRICT PARALLEL SAFE ROWS 4;
 COMMENT ON FUNCTION docmodel.validation_errors(jsonb) IS
     'docmodel: every violation of the schema of a document''s type and version: JSON Pointer into the document, to the keyword, message';
 
 CREATE FUNCTION docmodel.validate(doc jsonb, coll regclass) RETURNS boolean
-    AS 'MODULE_PATHNAME', 'validate'
+    AS 'MODULE_PATHNAME', 'schema_validate'
     LANGUAGE C STABLE STRICT PARALLEL RESTRICTED;
 COMMENT ON FUNCTION docmodel.validate(jsonb, regclass) IS
     'docmodel: validate() of a document of collection coll, its type and version read where coll keeps them (its fields)';
 
 CREATE FUNCTION docmodel.validation_errors(doc jsonb, coll regclass)
     RETURNS TABLE(path text, schema_path text, message text)
-    AS 'MODULE_PATHNAME', 'validation_errors'
+    AS 'MODULE_PATHNAME', 'schema_validation_errors'
     LANGUAGE C STABLE STRICT PARALLEL RESTRICTED ROWS 4;
 COMMENT ON FUNCTION docmodel.validation_errors(jsonb, regclass) IS
     'docmodel: validation_errors() of a document of collection coll, its type and version read where coll keeps them (its fields)';
 
 -- migration_plan(coll, validate)'s check of one document (migrate.c)
 CREATE FUNCTION docmodel._plan_error(doc jsonb, key text, coll regclass) RETURNS text
-    AS 'MODULE_PATHNAME', 'plan_error'
+    AS 'MODULE_PATHNAME', 'migration_plan_error'
     LANGUAGE C STABLE PARALLEL RESTRICTED;
 COMMENT ON FUNCTION docmodel._plan_error(jsonb, text, regclass) IS
     'docmodel internal: the first schema violation ("path: message") of doc migrated in memory to its type''s current version, read by coll''s field names, or the error of a step that cannot apply to it; NULL when valid';
@@ -1843,7 +1843,7 @@ COMMENT ON FUNCTION docmodel._mapping_write(text, regrole, text, regclass, regcl
 /* The statement trigger of the mapping tables: every backend's generated
  * projection statements are made again (src/relational.c). */
 CREATE FUNCTION docmodel._mappings_changed() RETURNS trigger
-    AS 'MODULE_PATHNAME', 'mappings_changed'
+    AS 'MODULE_PATHNAME', 'mapping_mappings_changed'
     LANGUAGE C;
 COMMENT ON FUNCTION docmodel._mappings_changed() IS
     'docmodel internal: statement trigger: invalidate every backend''s projection statements when a mapping table changes';
@@ -3139,39 +3139,39 @@ COMMENT ON FUNCTION docmodel._migrate_tables_batch(jsonb) IS
 
 CREATE PROCEDURE docmodel.migrate_tables(mapping text, coll regclass,
     batch_size integer DEFAULT 1000)
-    AS 'MODULE_PATHNAME', 'migrate_tables'
+    AS 'MODULE_PATHNAME', 'migration_migrate_tables'
     LANGUAGE C;
 COMMENT ON PROCEDURE docmodel.migrate_tables(text, regclass, integer) IS
     'docmodel: copy the documents of a mapping into a collection (through its trigger), committing batch by batch in primary key order, resumable; see docmodel.migration_runs';
 
 -- Values between tables and documents (src/relational.c)
 CREATE FUNCTION docmodel.is_missing(doc jsonb, VARIADIC path text[]) RETURNS boolean
-    AS 'MODULE_PATHNAME', 'is_missing'
+    AS 'MODULE_PATHNAME', 'mapping_is_missing'
     LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
 COMMENT ON FUNCTION docmodel.is_missing(jsonb, text[]) IS
     'docmodel: N1QL''s MISSING: the path (member names and array indexes) is not in the document';
 CREATE FUNCTION docmodel.is_null(doc jsonb, VARIADIC path text[]) RETURNS boolean
-    AS 'MODULE_PATHNAME', 'is_null'
+    AS 'MODULE_PATHNAME', 'mapping_is_null'
     LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
 COMMENT ON FUNCTION docmodel.is_null(jsonb, text[]) IS
     'docmodel: N1QL''s NULL: the path holds JSON null';
 CREATE FUNCTION docmodel.is_valued(doc jsonb, VARIADIC path text[]) RETURNS boolean
-    AS 'MODULE_PATHNAME', 'is_valued'
+    AS 'MODULE_PATHNAME', 'mapping_is_valued'
     LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
 COMMENT ON FUNCTION docmodel.is_valued(jsonb, text[]) IS
     'docmodel: N1QL''s valued: the path holds a value other than null';
 CREATE FUNCTION docmodel.to_epoch(ts timestamptz, unit text DEFAULT 'ms') RETURNS bigint
-    AS 'MODULE_PATHNAME', 'to_epoch'
+    AS 'MODULE_PATHNAME', 'mapping_to_epoch'
     LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
 COMMENT ON FUNCTION docmodel.to_epoch(timestamptz, text) IS
     'docmodel: whole units (ns, us, ms, s, min, h, day) since 1970-01-01 UTC, rounded down';
 CREATE FUNCTION docmodel.from_epoch(n bigint, unit text DEFAULT 'ms') RETURNS timestamptz
-    AS 'MODULE_PATHNAME', 'from_epoch'
+    AS 'MODULE_PATHNAME', 'mapping_from_epoch'
     LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
 COMMENT ON FUNCTION docmodel.from_epoch(bigint, text) IS
     'docmodel: the time n units (ns, us, ms, s, min, h, day) after 1970-01-01 UTC';
 CREATE FUNCTION docmodel.compact(doc jsonb, options jsonb DEFAULT '{}') RETURNS jsonb
-    AS 'MODULE_PATHNAME', 'compact'
+    AS 'MODULE_PATHNAME', 'mapping_compact'
     LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
 COMMENT ON FUNCTION docmodel.compact(jsonb, jsonb) IS
     'docmodel: a document made smaller as options say: null and empty members dropped (default), members at their default value dropped, ISO 8601 dates as epoch numbers, GUIDs without dashes';
@@ -3408,7 +3408,7 @@ COMMENT ON FUNCTION docmodel._projection_sql(regrole, text, oid, text, oid) IS
     'docmodel internal: the statement a projection trigger runs for one event of one table, made from the mapping, and the relations it may reach';
 
 CREATE FUNCTION docmodel._projection_trigger() RETURNS trigger
-    AS 'MODULE_PATHNAME', 'projection_trigger'
+    AS 'MODULE_PATHNAME', 'mapping_projection_trigger'
     LANGUAGE C;
 COMMENT ON FUNCTION docmodel._projection_trigger() IS
     'docmodel internal: the statement trigger of a projected table: rewrites the documents its changed rows feed';
@@ -3496,7 +3496,7 @@ COMMENT ON FUNCTION docmodel.stop_projection(text) IS
 
 CREATE FUNCTION docmodel.advise(coll regclass, sample integer DEFAULT 10000)
     RETURNS TABLE("check" text, severity text, path text, detail text, bytes_saved bigint)
-    AS 'MODULE_PATHNAME', 'advise'
+    AS 'MODULE_PATHNAME', 'mapping_advise'
     LANGUAGE C STABLE STRICT PARALLEL RESTRICTED;
 COMMENT ON FUNCTION docmodel.advise(regclass, integer) IS
     'docmodel: modeling advice measured on a sample of a collection''s documents: each finding with its path, plain words and the bytes it would save across the collection';
@@ -3504,7 +3504,7 @@ COMMENT ON FUNCTION docmodel.advise(regclass, integer) IS
 -- Lookups: documents <lookup_type><delimiter><value> -> {"ref": key} kept
 -- by a row trigger per lookup (src/relational.c)
 CREATE FUNCTION docmodel._lookup_trigger() RETURNS trigger
-    AS 'MODULE_PATHNAME', 'lookup_trigger'
+    AS 'MODULE_PATHNAME', 'mapping_lookup_trigger'
     LANGUAGE C;
 COMMENT ON FUNCTION docmodel._lookup_trigger() IS
     'docmodel internal: the row trigger of a lookup: writes, moves and deletes the lookup documents of a collection''s documents (23505 for a value another document holds)';
@@ -3606,7 +3606,7 @@ COMMENT ON FUNCTION docmodel.create_lookup(regclass, text, text[], text, regclas
     'docmodel: keep lookup documents <lookup_type><delimiter><value> -> {"ref": key} for the value at path of the documents of coll (of doc_type only, when given), in coll or in lookup_coll; returns how many documents were indexed';
 
 CREATE FUNCTION docmodel._lookup_coll(coll regclass, lookup_type text) RETURNS regclass
-    AS 'MODULE_PATHNAME', 'lookup_coll'
+    AS 'MODULE_PATHNAME', 'mapping_lookup_coll'
     LANGUAGE C STABLE STRICT PARALLEL SAFE;
 COMMENT ON FUNCTION docmodel._lookup_coll(regclass, text) IS
     'docmodel internal: the collection holding the lookup documents of a lookup of coll (as its trigger names it); NULL without that lookup';
@@ -3638,7 +3638,7 @@ COMMENT ON FUNCTION docmodel.drop_lookup(regclass, text) IS
     'docmodel: stop keeping a lookup and delete its lookup documents; false when there was none';
 
 CREATE FUNCTION docmodel.get_by(coll regclass, lookup_type text, value text) RETURNS jsonb
-    AS 'MODULE_PATHNAME', 'get_by'
+    AS 'MODULE_PATHNAME', 'mapping_get_by'
     LANGUAGE C STABLE STRICT PARALLEL RESTRICTED;
 COMMENT ON FUNCTION docmodel.get_by(regclass, text, text) IS
     'docmodel: the document a lookup value names (NULL when none), both read as get() reads them, the lookup document from the lookup''s collection';
@@ -3668,7 +3668,7 @@ CREATE FUNCTION docmodel.next_key_in(coll regclass, doc_type text DEFAULT NULL,
     VARIADIC parents text[] DEFAULT '{}')
     RETURNS text
     LANGUAGE c VOLATILE PARALLEL UNSAFE
-    AS 'MODULE_PATHNAME', 'next_key_in';
+    AS 'MODULE_PATHNAME', 'counter_next_key_in';
 COMMENT ON FUNCTION docmodel.next_key_in(regclass, text, text[]) IS
     'the next key of a document of collection coll in its layout (delimiter, type part), numbered by the counter count::[parents::]doc_type that next_id and next_key use: user:1 with delimiter :';
 
@@ -3705,7 +3705,7 @@ CREATE TRIGGER write_rules_changed
 	FOR EACH STATEMENT EXECUTE FUNCTION docmodel._migration_rules_changed();
 
 CREATE FUNCTION docmodel._check_write_rule_steps(steps jsonb) RETURNS void
-	AS 'MODULE_PATHNAME', 'write_rule_check_steps'
+	AS 'MODULE_PATHNAME', 'migration_check_write_rule_steps'
 	LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
 COMMENT ON FUNCTION docmodel._check_write_rule_steps(jsonb) IS
 	'docmodel internal: raise 22023 when a steps array is not well formed or holds a step a write rule may not (not a setter)';
@@ -3774,7 +3774,7 @@ COMMENT ON FUNCTION docmodel.drop_write_rule(text, regclass) IS
 -- aggregates of the referring documents kept in the documents they refer
 -- to, declared once as rules (docmodel.copy_rules) and kept by row triggers.
 CREATE FUNCTION docmodel.ref_keys(doc jsonb, path text) RETURNS text[]
-    AS 'MODULE_PATHNAME', 'ref_keys'
+    AS 'MODULE_PATHNAME', 'copy_ref_keys'
     LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
 COMMENT ON FUNCTION docmodel.ref_keys(jsonb, text) IS
     'docmodel: the distinct keys (strings and numbers) doc holds at path, a JSON Pointer with * for every element of an array, sorted; the expression of the copy and aggregate rules'' GIN indexes';
@@ -3864,7 +3864,7 @@ CREATE FUNCTION docmodel._copy_fill_trigger() RETURNS trigger
 COMMENT ON FUNCTION docmodel._copy_fill_trigger() IS
     'docmodel internal: the row trigger of a copy rule on the referring collection: fills a written document''s copies from their sources';
 CREATE FUNCTION docmodel._aggregate_trigger() RETURNS trigger
-    AS 'MODULE_PATHNAME', 'aggregate_trigger'
+    AS 'MODULE_PATHNAME', 'copy_aggregate_trigger'
     LANGUAGE C;
 COMMENT ON FUNCTION docmodel._aggregate_trigger() IS
     'docmodel internal: the row triggers of an aggregate rule: computes again the aggregates of the documents a written document refers to (AFTER), and a new document''s own (BEFORE INSERT)';
@@ -4200,13 +4200,13 @@ COMMENT ON VIEW docmodel.copy_lag IS
 GRANT SELECT ON docmodel.copy_lag TO PUBLIC;
 
 CREATE FUNCTION docmodel._apply_copies_batch(rule integer, batch_size integer) RETURNS bigint
-    AS 'MODULE_PATHNAME', 'apply_copies_batch'
+    AS 'MODULE_PATHNAME', 'copy_apply_copies_batch'
     LANGUAGE C VOLATILE PARALLEL UNSAFE;
 COMMENT ON FUNCTION docmodel._apply_copies_batch(integer, integer) IS
     'docmodel internal: apply up to batch_size queued keys of a deferred copy rule (skipping those another transaction holds); returns how many';
 
 CREATE PROCEDURE docmodel.apply_copies(coll regclass, batch_size integer DEFAULT 1000)
-    AS 'MODULE_PATHNAME', 'apply_copies'
+    AS 'MODULE_PATHNAME', 'copy_apply_copies'
     LANGUAGE C;
 COMMENT ON PROCEDURE docmodel.apply_copies(regclass, integer) IS
     'docmodel: rewrite the copies the deferred copy rules of coll have queued, batch by batch (batch_size source keys), committing after each; resumable';

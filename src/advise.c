@@ -35,7 +35,7 @@
 #include "key.h"
 #include "relational.h"
 
-PG_FUNCTION_INFO_V1(advise);
+PG_FUNCTION_INFO_V1(mapping_advise);
 
 #define PATH_LEN 200
 #define ARRAY_SOFT_MAX 20 /* elements a document keeps before bucketing */
@@ -192,7 +192,7 @@ RepeatedMembers(AdviseCx *cx, JsonbValue *arr, StringInfo path)
 	int i;
 	int j;
 
-	JsonTreeExpand(first);
+	DocmodelJsonTreeExpand(first);
 	if (first->type != jbvObject)
 		return;
 	for (i = 0; i < first->val.object.nPairs; i++)
@@ -206,19 +206,19 @@ RepeatedMembers(AdviseCx *cx, JsonbValue *arr, StringInfo path)
 			JsonbValue *e = &arr->val.array.elems[j];
 			int k;
 
-			JsonTreeExpand(e);
+			DocmodelJsonTreeExpand(e);
 			k = e->type == jbvObject
-					? JsonTreeFindMember(e, p->key.val.string.val,
-										 p->key.val.string.len)
+					? DocmodelJsonTreeFindMember(e, p->key.val.string.val,
+												 p->key.val.string.len)
 					: -1;
-			same = k >= 0 &&
-				   JsonTreeEqual(&e->val.object.pairs[k].value, &p->value);
+			same = k >= 0 && DocmodelJsonTreeEqual(
+								 &e->val.object.pairs[k].value, &p->value);
 		}
 		if (!same)
 			continue;
 		appendStringInfoString(path, "/*");
-		JsonPointerAppendToken(path, p->key.val.string.val,
-							   p->key.val.string.len);
+		DocmodelJsonPointerAppendToken(path, p->key.val.string.val,
+									   p->key.val.string.len);
 		{
 			PathStat *s = Stat(cx, path->data);
 
@@ -267,7 +267,7 @@ Walk(AdviseCx *cx, JsonbValue *v, StringInfo path, PathStat *s)
 	}
 	if (v->type != jbvBinary)
 		return;
-	JsonTreeExpand(v);
+	DocmodelJsonTreeExpand(v);
 	if (v->type == jbvObject)
 	{
 		if (v->val.object.nPairs == 0)
@@ -277,8 +277,8 @@ Walk(AdviseCx *cx, JsonbValue *v, StringInfo path, PathStat *s)
 			JsonbPair *p = &v->val.object.pairs[i];
 			PathStat *m;
 
-			JsonPointerAppendToken(path, p->key.val.string.val,
-								   p->key.val.string.len);
+			DocmodelJsonPointerAppendToken(path, p->key.val.string.val,
+										   p->key.val.string.len);
 			m = Stat(cx, path->data);
 			m->name_len = p->key.val.string.len;
 			NoteName(cx, p->key.val.string.val, p->key.val.string.len);
@@ -397,7 +397,7 @@ AdviseDoc(AdviseCx *cx, const DocmodelCollection *cfg, const char *key,
 		if (i < MAX_VERSIONS)
 			cx->version_docs[i]++;
 	}
-	JsonTreeFromJsonb(doc, &root);
+	DocmodelJsonTreeFromJsonb(doc, &root);
 	initStringInfo(&path);
 	Walk(cx, &root, &path, Stat(cx, ""));
 }
@@ -567,7 +567,7 @@ DocFindings(ReturnSetInfo *rsinfo, AdviseCx *cx, double scale)
  * see README, "From tables to documents".
  */
 Datum
-advise(PG_FUNCTION_ARGS)
+mapping_advise(PG_FUNCTION_ARGS)
 {
 	Oid relid = PG_GETARG_OID(0);
 	int32 sample = PG_GETARG_INT32(1);

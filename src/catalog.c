@@ -37,12 +37,12 @@
 #include "compat.h"
 #include "docmodel.h"
 
-PG_FUNCTION_INFO_V1(config_create);
-PG_FUNCTION_INFO_V1(config_set_revisions);
-PG_FUNCTION_INFO_V1(config_adopt_history);
-PG_FUNCTION_INFO_V1(config_drop);
-PG_FUNCTION_INFO_V1(config_set_max_ttl);
-PG_FUNCTION_INFO_V1(config_set_layout);
+PG_FUNCTION_INFO_V1(catalog_config_create);
+PG_FUNCTION_INFO_V1(catalog_config_set_revisions);
+PG_FUNCTION_INFO_V1(catalog_config_adopt_history);
+PG_FUNCTION_INFO_V1(catalog_config_drop);
+PG_FUNCTION_INFO_V1(catalog_config_set_max_ttl);
+PG_FUNCTION_INFO_V1(catalog_config_set_layout);
 PG_FUNCTION_INFO_V1(migration_run_new);
 PG_FUNCTION_INFO_V1(migration_run_set);
 PG_FUNCTION_INFO_V1(mapping_write);
@@ -188,7 +188,7 @@ UpdateConfig(const char *set, int nargs, Oid *types, Datum *values,
  * OID is stale and replaced.
  */
 Datum
-config_create(PG_FUNCTION_ARGS)
+catalog_config_create(PG_FUNCTION_ARGS)
 {
 	Oid types[5] = {OIDOID, TEXTOID, TEXTOID, TEXTOID, TEXTOID};
 	Datum values[5];
@@ -221,7 +221,7 @@ config_create(PG_FUNCTION_ARGS)
  * table (the trigger writes history into it without further checks).
  */
 Datum
-config_set_revisions(PG_FUNCTION_ARGS)
+catalog_config_set_revisions(PG_FUNCTION_ARGS)
 {
 	Oid types[3] = {OIDOID, INT4OID, OIDOID};
 	Datum values[3];
@@ -246,7 +246,7 @@ config_set_revisions(PG_FUNCTION_ARGS)
  * a history table over needs its ownership.
  */
 Datum
-config_adopt_history(PG_FUNCTION_ARGS)
+catalog_config_adopt_history(PG_FUNCTION_ARGS)
 {
 	Oid types[1] = {OIDOID};
 	Datum values[1];
@@ -275,7 +275,7 @@ config_adopt_history(PG_FUNCTION_ARGS)
  * 0 for none); the caller owns the collection.
  */
 Datum
-config_set_max_ttl(PG_FUNCTION_ARGS)
+catalog_config_set_max_ttl(PG_FUNCTION_ARGS)
 {
 	Oid types[2] = {OIDOID, INT4OID};
 	Datum values[2];
@@ -300,7 +300,7 @@ config_set_max_ttl(PG_FUNCTION_ARGS)
  * checked; the caller owns the collection.
  */
 Datum
-config_set_layout(PG_FUNCTION_ARGS)
+catalog_config_set_layout(PG_FUNCTION_ARGS)
 {
 	Oid types[5] = {OIDOID, INT4OID, TEXTOID, JSONBOID, TEXTARRAYOID};
 	Datum values[5];
@@ -320,7 +320,7 @@ config_set_layout(PG_FUNCTION_ARGS)
 
 /* _config_drop(coll): forget a collection the caller owns. */
 Datum
-config_drop(PG_FUNCTION_ARGS)
+catalog_config_drop(PG_FUNCTION_ARGS)
 {
 	Oid types[1] = {OIDOID};
 	Datum values[1];

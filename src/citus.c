@@ -42,7 +42,7 @@
 
 #include "docmodel.h"
 
-PG_FUNCTION_INFO_V1(_citus_push);
+PG_FUNCTION_INFO_V1(citus_push);
 
 /* Citus's transactional send to every worker with metadata (13.x). */
 typedef void (*SendToWorkersFn)(const char *command);
@@ -276,7 +276,7 @@ DocmodelCitusDone(int level)
 
 /* _citus_push(): DocmodelCitusPush() for distribute_collection(). */
 Datum
-_citus_push(PG_FUNCTION_ARGS)
+citus_push(PG_FUNCTION_ARGS)
 {
 	DocmodelCitusPush();
 	PG_RETURN_VOID();

@@ -51,11 +51,11 @@
 #include "collection.h"
 #include "key.h"
 
-PG_FUNCTION_INFO_V1(_collection_config_changed);
-PG_FUNCTION_INFO_V1(_check_collection_options);
-PG_FUNCTION_INFO_V1(_check_layout);
-PG_FUNCTION_INFO_V1(create_collection);
-PG_FUNCTION_INFO_V1(_derived_name);
+PG_FUNCTION_INFO_V1(collection_config_changed);
+PG_FUNCTION_INFO_V1(collection_check_collection_options);
+PG_FUNCTION_INFO_V1(collection_check_layout);
+PG_FUNCTION_INFO_V1(collection_create_collection);
+PG_FUNCTION_INFO_V1(collection_derived_name);
 
 static HTAB *CollCache = NULL;
 static DocmodelCollection *LastEntry = NULL; /* the last lookup, or NULL */
@@ -383,7 +383,7 @@ DocmodelCheckLayoutOf(Oid relid, DocmodelLayout layout)
  * then reports 42501, and nothing is locked for it here.
  */
 Datum
-_check_layout(PG_FUNCTION_ARGS)
+collection_check_layout(PG_FUNCTION_ARGS)
 {
 	Oid relid = PG_GETARG_OID(0);
 	char *name = text_to_cstring(PG_GETARG_TEXT_PP(1));
@@ -1004,7 +1004,7 @@ DocmodelWho(void)
  * backend's configuration cache (at commit; in this backend at once).
  */
 Datum
-_collection_config_changed(PG_FUNCTION_ARGS)
+collection_config_changed(PG_FUNCTION_ARGS)
 {
 	return DocmodelCatalogChanged(fcinfo, "_collection_config_changed");
 }
@@ -1023,7 +1023,7 @@ BadOption(const char *what, const char *value, const char *hint)
  * meta_style, time_unit, delimiter). Raises 22023 on the first bad one.
  */
 Datum
-_check_collection_options(PG_FUNCTION_ARGS)
+collection_check_collection_options(PG_FUNCTION_ARGS)
 {
 	char *name = PG_ARGISNULL(0) ? NULL : text_to_cstring(PG_GETARG_TEXT_PP(0));
 	char *doc_type =
@@ -1180,7 +1180,7 @@ CheckLayoutOptions(FunctionCallInfo fcinfo)
  * after.
  */
 Datum
-create_collection(PG_FUNCTION_ARGS)
+collection_create_collection(PG_FUNCTION_ARGS)
 {
 	Oid argtypes[7] = {TEXTOID, TEXTOID, TEXTOID, INT4OID,
 					   TEXTOID, TEXTOID, TEXTOID};
@@ -1195,7 +1195,7 @@ create_collection(PG_FUNCTION_ARGS)
 	Datum result;
 	bool layout;
 
-	(void) _check_collection_options(fcinfo);
+	(void) collection_check_collection_options(fcinfo);
 	layout = CheckLayoutOptions(fcinfo);
 	/* max_ttl: absent under the 0.1.0 schema, before its update */
 	if (PG_NARGS() > 6 && !PG_ARGISNULL(6) && PG_GETARG_INT32(6) < 0)
@@ -1311,7 +1311,7 @@ DocmodelDerivedName(Oid nsp, const char *base, const char *label)
 
 /* SQL: _derived_name(nsp regnamespace, base text, label text) -> name. */
 Datum
-_derived_name(PG_FUNCTION_ARGS)
+collection_derived_name(PG_FUNCTION_ARGS)
 {
 	char *name = DocmodelDerivedName(PG_GETARG_OID(0),
 									 text_to_cstring(PG_GETARG_TEXT_PP(1)),

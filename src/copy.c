@@ -55,17 +55,17 @@
 #include "jsonpointer.h"
 #include "jsontree.h"
 
-PG_FUNCTION_INFO_V1(ref_keys);
+PG_FUNCTION_INFO_V1(copy_ref_keys);
 PG_FUNCTION_INFO_V1(copy_values);
 PG_FUNCTION_INFO_V1(copy_put);
 PG_FUNCTION_INFO_V1(copy_put_at);
 PG_FUNCTION_INFO_V1(copy_add_at);
 PG_FUNCTION_INFO_V1(copy_source_trigger);
 PG_FUNCTION_INFO_V1(copy_fill_trigger);
-PG_FUNCTION_INFO_V1(aggregate_trigger);
+PG_FUNCTION_INFO_V1(copy_aggregate_trigger);
 PG_FUNCTION_INFO_V1(copy_rules_changed);
-PG_FUNCTION_INFO_V1(apply_copies_batch);
-PG_FUNCTION_INFO_V1(apply_copies);
+PG_FUNCTION_INFO_V1(copy_apply_copies_batch);
+PG_FUNCTION_INFO_V1(copy_apply_copies);
 
 /* The most references one document may hold at one rule's path. */
 #define MAX_REFS 10000
@@ -74,7 +74,7 @@ PG_FUNCTION_INFO_V1(apply_copies);
 static void
 ParsePath(const char *s, const char *name, JsonPointer *p)
 {
-	if (JsonPointerParse(s, strlen(s), false, p) != JSONPOINTER_OK)
+	if (DocmodelJsonPointerParse(s, strlen(s), false, p) != JSONPOINTER_OK)
 		ereport(ERROR,
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
 				 errmsg("invalid %s \"%s\"", name, s),
@@ -106,7 +106,7 @@ Visit(JsonbValue *v, const JsonPointer *p, int t,
 		fn(v, arg);
 		return;
 	}
-	JsonTreeExpand(v);
+	DocmodelJsonTreeExpand(v);
 	if (IsStar(p, t))
 	{
 		if (v->type == jbvArray)
@@ -115,7 +115,7 @@ Visit(JsonbValue *v, const JsonPointer *p, int t,
 	}
 	else if (v->type == jbvObject)
 	{
-		i = JsonTreeFindMember(v, p->tok[t], p->toklen[t]);
+		i = DocmodelJsonTreeFindMember(v, p->tok[t], p->toklen[t]);
 		if (i >= 0)
 			Visit(&v->val.object.pairs[i].value, p, t + 1, fn, arg);
 	}
@@ -123,7 +123,7 @@ Visit(JsonbValue *v, const JsonPointer *p, int t,
 	{
 		int idx;
 
-		if (JsonPointerArrayIndex(p->tok[t], p->toklen[t], &idx) ==
+		if (DocmodelJsonPointerArrayIndex(p->tok[t], p->toklen[t], &idx) ==
 				JSONPOINTER_INDEX &&
 			idx < v->val.array.nElems)
 			Visit(&v->val.array.elems[idx], p, t + 1, fn, arg);
@@ -181,7 +181,7 @@ RefsOf(Jsonb *doc, const JsonPointer *p)
 	int i;
 	int k = 0;
 
-	JsonTreeFromJsonb(doc, &root);
+	DocmodelJsonTreeFromJsonb(doc, &root);
 	Visit(&root, p, 0, AddRef, &l);
 	if (l.n > 1)
 	{
@@ -213,7 +213,7 @@ SameRefs(const RefList *a, const RefList *b)
  * numbers there. The expression the rules' indexes are made of.
  */
 Datum
-ref_keys(PG_FUNCTION_ARGS)
+copy_ref_keys(PG_FUNCTION_ARGS)
 {
 	JsonPointer p;
 	RefList l;
@@ -238,11 +238,11 @@ ReadAt(JsonbValue *src, const char *s, int len)
 
 	if (len == 0)
 		return src;
-	if (JsonPointerParse(s, len, false, &p) != JSONPOINTER_OK)
+	if (DocmodelJsonPointerParse(s, len, false, &p) != JSONPOINTER_OK)
 		ereport(ERROR,
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
 				 errmsg("invalid pointer \"%.*s\" in copy fields", len, s)));
-	return JsonTreeRead(src, &p, 0, &miss);
+	return DocmodelJsonTreeRead(src, &p, 0, &miss);
 }
 
 static void
@@ -269,7 +269,7 @@ MakeCopies(JsonbValue *fields, JsonbValue *src, JsonbValue *out)
 	int i;
 	int j;
 
-	JsonTreeExpand(fields);
+	DocmodelJsonTreeExpand(fields);
 	if (fields->type != jbvObject || fields->val.object.nPairs == 0)
 		BadFields("fields is not an object of at least one member.");
 	for (i = 0; i < fields->val.object.nPairs; i++)
@@ -278,7 +278,7 @@ MakeCopies(JsonbValue *fields, JsonbValue *src, JsonbValue *out)
 		JsonbValue *spec = &f->value;
 
 		CHECK_FOR_INTERRUPTS();
-		JsonTreeExpand(spec);
+		DocmodelJsonTreeExpand(spec);
 		if (spec->type == jbvString)
 		{
 			JsonbValue *v;
@@ -290,8 +290,8 @@ MakeCopies(JsonbValue *fields, JsonbValue *src, JsonbValue *out)
 			v = ReadAt(src, spec->val.string.val, spec->val.string.len);
 			if (v == NULL)
 				v = &null_v;
-			JsonTreeSetMember(out, f->key.val.string.val, f->key.val.string.len,
-							  v);
+			DocmodelJsonTreeSetMember(out, f->key.val.string.val,
+									  f->key.val.string.len, v);
 		}
 		else if (spec->type == jbvArray && spec->val.array.nElems > 0)
 		{
@@ -322,15 +322,16 @@ MakeCopies(JsonbValue *fields, JsonbValue *src, JsonbValue *out)
 										   v->val.string.len);
 				else
 				{
-					JsonbValue *c = JsonTreeBuild(v);
+					JsonbValue *c = DocmodelJsonTreeBuild(v);
 
 					appendStringInfoString(
-						&s, JsonbToCString(NULL, &JsonTreeToJsonb(c)->root, 0));
+						&s, JsonbToCString(
+								NULL, &DocmodelJsonTreeToJsonb(c)->root, 0));
 				}
 			}
-			JsonTreePut(out,
-						pnstrdup(f->key.val.string.val, f->key.val.string.len),
-						JsonTreeString(s.data, s.len));
+			DocmodelJsonTreePut(
+				out, pnstrdup(f->key.val.string.val, f->key.val.string.len),
+				DocmodelJsonTreeString(s.data, s.len));
 		}
 		else
 			BadFields(psprintf("Member \"%.*s\" is neither a pointer nor a "
@@ -358,8 +359,8 @@ CopiesOf(Jsonb *fields, Jsonb *src)
 	JsonbValue s;
 	JsonbValue out = EmptyObject();
 
-	JsonTreeFromJsonb(fields, &f);
-	JsonTreeFromJsonb(src, &s);
+	DocmodelJsonTreeFromJsonb(fields, &f);
+	DocmodelJsonTreeFromJsonb(src, &s);
 	MakeCopies(&f, &s, &out);
 	return out;
 }
@@ -373,7 +374,7 @@ copy_values(PG_FUNCTION_ARGS)
 {
 	JsonbValue out = CopiesOf(PG_GETARG_JSONB_P(1), PG_GETARG_JSONB_P(0));
 
-	PG_RETURN_JSONB_P(JsonTreeToJsonb(&out));
+	PG_RETURN_JSONB_P(DocmodelJsonTreeToJsonb(&out));
 }
 
 /* What PutCopies does at every object a reference path reaches. */
@@ -393,10 +394,10 @@ PutOne(JsonbValue *v, void *arg)
 	int i;
 	char *k;
 
-	JsonTreeExpand(v);
+	DocmodelJsonTreeExpand(v);
 	if (v->type != jbvObject)
 		return;
-	i = JsonTreeFindMember(v, a->ref, strlen(a->ref));
+	i = DocmodelJsonTreeFindMember(v, a->ref, strlen(a->ref));
 	if (i < 0)
 		return;
 	k = RefText(&v->val.object.pairs[i].value);
@@ -405,33 +406,33 @@ PutOne(JsonbValue *v, void *arg)
 	for (i = 0; i < a->vals->val.object.nPairs; i++)
 	{
 		JsonbPair *m = &a->vals->val.object.pairs[i];
-		int at =
-			JsonTreeFindMember(v, m->key.val.string.val, m->key.val.string.len);
+		int at = DocmodelJsonTreeFindMember(v, m->key.val.string.val,
+											m->key.val.string.len);
 
 		if (a->how == 1)
 		{
 			if (at >= 0)
 			{
-				(void) JsonTreeRemoveAt(v, at);
+				(void) DocmodelJsonTreeRemoveAt(v, at);
 				a->changed = true;
 			}
 			continue;
 		}
 		if (at >= 0 &&
-			(a->how == 2
-				 ? v->val.object.pairs[at].value.type == jbvNull
-				 : JsonTreeEqual(&v->val.object.pairs[at].value, &m->value)))
+			(a->how == 2 ? v->val.object.pairs[at].value.type == jbvNull
+						 : DocmodelJsonTreeEqual(&v->val.object.pairs[at].value,
+												 &m->value)))
 			continue;
 		if (a->how == 2)
 		{
 			JsonbValue n = {.type = jbvNull};
 
-			JsonTreeSetMember(v, m->key.val.string.val, m->key.val.string.len,
-							  &n);
+			DocmodelJsonTreeSetMember(v, m->key.val.string.val,
+									  m->key.val.string.len, &n);
 		}
 		else
-			JsonTreeSetMember(v, m->key.val.string.val, m->key.val.string.len,
-							  &m->value);
+			DocmodelJsonTreeSetMember(v, m->key.val.string.val,
+									  m->key.val.string.len, &m->value);
 		a->changed = true;
 	}
 }
@@ -446,7 +447,7 @@ PutCopies(JsonbValue *root, const JsonPointer *p, const char *ref,
 {
 	PutArgs a = {ref, key, vals, how, false};
 
-	JsonTreeExpand(vals);
+	DocmodelJsonTreeExpand(vals);
 	if (vals->type != jbvObject)
 		ereport(ERROR, (errcode(ERRCODE_INVALID_PARAMETER_VALUE),
 						errmsg("the copied values are not an object")));
@@ -476,12 +477,12 @@ copy_put(PG_FUNCTION_ARGS)
 						errmsg("invalid copy action \"%s\"", how),
 						errdetail("It is set, remove or null.")));
 	ParsePath(text_to_cstring(PG_GETARG_TEXT_PP(1)), "path", &p);
-	JsonTreeFromJsonb(PG_GETARG_JSONB_P(0), &root);
-	JsonTreeFromJsonb(PG_GETARG_JSONB_P(4), &vals);
+	DocmodelJsonTreeFromJsonb(PG_GETARG_JSONB_P(0), &root);
+	DocmodelJsonTreeFromJsonb(PG_GETARG_JSONB_P(4), &vals);
 	if (!PutCopies(&root, &p, text_to_cstring(PG_GETARG_TEXT_PP(2)),
 				   text_to_cstring(PG_GETARG_TEXT_PP(3)), &vals, h))
 		PG_RETURN_DATUM(PG_GETARG_DATUM(0));
-	PG_RETURN_JSONB_P(JsonTreeToJsonb(&root));
+	PG_RETURN_JSONB_P(DocmodelJsonTreeToJsonb(&root));
 }
 
 /*
@@ -497,23 +498,24 @@ PutAt(JsonbValue *root, const JsonPointer *p, JsonbValue *val)
 
 	for (t = 0; t < p->ntok; t++)
 	{
-		JsonTreeExpand(cur);
+		DocmodelJsonTreeExpand(cur);
 		if (cur->type != jbvObject)
 			return false;
-		i = JsonTreeFindMember(cur, p->tok[t], p->toklen[t]);
+		i = DocmodelJsonTreeFindMember(cur, p->tok[t], p->toklen[t]);
 		if (t == p->ntok - 1)
 		{
-			if (i >= 0 && JsonTreeEqual(&cur->val.object.pairs[i].value, val))
+			if (i >= 0 &&
+				DocmodelJsonTreeEqual(&cur->val.object.pairs[i].value, val))
 				return false;
-			JsonTreeSetMember(cur, p->tok[t], p->toklen[t], val);
+			DocmodelJsonTreeSetMember(cur, p->tok[t], p->toklen[t], val);
 			return true;
 		}
 		if (i < 0)
 		{
 			JsonbValue o = EmptyObject();
 
-			JsonTreeSetMember(cur, p->tok[t], p->toklen[t], &o);
-			i = JsonTreeFindMember(cur, p->tok[t], p->toklen[t]);
+			DocmodelJsonTreeSetMember(cur, p->tok[t], p->toklen[t], &o);
+			i = DocmodelJsonTreeFindMember(cur, p->tok[t], p->toklen[t]);
 		}
 		cur = &cur->val.object.pairs[i].value;
 	}
@@ -533,11 +535,11 @@ copy_put_at(PG_FUNCTION_ARGS)
 	JsonbValue val;
 
 	ParsePath(text_to_cstring(PG_GETARG_TEXT_PP(1)), "path", &p);
-	JsonTreeFromJsonb(PG_GETARG_JSONB_P(0), &root);
-	JsonTreeFromJsonb(PG_GETARG_JSONB_P(2), &val);
+	DocmodelJsonTreeFromJsonb(PG_GETARG_JSONB_P(0), &root);
+	DocmodelJsonTreeFromJsonb(PG_GETARG_JSONB_P(2), &val);
 	if (!PutAt(&root, &p, &val))
 		PG_RETURN_DATUM(PG_GETARG_DATUM(0));
-	PG_RETURN_JSONB_P(JsonTreeToJsonb(&root));
+	PG_RETURN_JSONB_P(DocmodelJsonTreeToJsonb(&root));
 }
 
 /*
@@ -554,7 +556,7 @@ copy_add_at(PG_FUNCTION_ARGS)
 	Numeric delta = PG_GETARG_NUMERIC(2);
 
 	ParsePath(text_to_cstring(PG_GETARG_TEXT_PP(1)), "path", &p);
-	JsonTreeFromJsonb(PG_GETARG_JSONB_P(0), &root);
+	DocmodelJsonTreeFromJsonb(PG_GETARG_JSONB_P(0), &root);
 	v = ReadAt(&root, p.text, strlen(p.text));
 	val.type = jbvNumeric;
 	val.val.numeric = v != NULL && v->type == jbvNumeric
@@ -564,7 +566,7 @@ copy_add_at(PG_FUNCTION_ARGS)
 						  : delta;
 	if (!PutAt(&root, &p, &val))
 		PG_RETURN_DATUM(PG_GETARG_DATUM(0));
-	PG_RETURN_JSONB_P(JsonTreeToJsonb(&root));
+	PG_RETURN_JSONB_P(DocmodelJsonTreeToJsonb(&root));
 }
 
 /*
@@ -839,7 +841,7 @@ LoadRule(RulePlans *e, int32 id, char kind, TriggerData *td)
 
 		initStringInfo(&b);
 		appendStringInfoString(&b, e->path);
-		JsonPointerAppendToken(&b, e->ref, strlen(e->ref));
+		DocmodelJsonPointerAppendToken(&b, e->ref, strlen(e->ref));
 		e->refpath = TopString(b.data);
 	}
 	coll = QualifiedName(e->coll);
@@ -1101,7 +1103,7 @@ WithDoc(TriggerData *td, HeapTuple t, JsonbValue *root, MemoryContext cxt)
 	bool nulls[1] = {false};
 	int att[1] = {DOCMODEL_COLL_ATT_DOC};
 
-	values[0] = JsonbPGetDatum(JsonTreeToJsonb(root));
+	values[0] = JsonbPGetDatum(DocmodelJsonTreeToJsonb(root));
 	t = heap_modify_tuple_by_cols(t, RelationGetDescr(td->tg_relation), 1, att,
 								  values, nulls);
 	MemoryContextSwitchTo(old);
@@ -1116,16 +1118,16 @@ NullCopies(RulePlans *e)
 	JsonbValue ov = EmptyObject();
 	int i;
 
-	JsonTreeFromJsonb(e->fields, &f);
-	JsonTreeExpand(&f);
+	DocmodelJsonTreeFromJsonb(e->fields, &f);
+	DocmodelJsonTreeExpand(&f);
 	for (i = 0; i < f.val.object.nPairs; i++)
 	{
 		JsonbValue n = {.type = jbvNull};
 
-		JsonTreeSetMember(&ov, f.val.object.pairs[i].key.val.string.val,
-						  f.val.object.pairs[i].key.val.string.len, &n);
+		DocmodelJsonTreeSetMember(&ov, f.val.object.pairs[i].key.val.string.val,
+								  f.val.object.pairs[i].key.val.string.len, &n);
 	}
-	return JsonTreeToJsonb(&ov);
+	return DocmodelJsonTreeToJsonb(&ov);
 }
 
 /*
@@ -1234,14 +1236,14 @@ copy_source_trigger(PG_FUNCTION_ARGS)
 	if (key != NULL)
 	{
 		JsonbValue nv = CopiesOf(e->fields, DocOf(td, newt));
-		Jsonb *vals = JsonTreeToJsonb(&nv);
+		Jsonb *vals = DocmodelJsonTreeToJsonb(&nv);
 		bool same = false;
 
 		if (oldkey != NULL && strcmp(oldkey, key) == 0)
 		{
 			JsonbValue ov = CopiesOf(e->fields, DocOf(td, oldt));
 
-			same = JsonbSame(JsonTreeToJsonb(&ov), vals);
+			same = JsonbSame(DocmodelJsonTreeToJsonb(&ov), vals);
 		}
 		if (same)
 			; /* the copies are the same */
@@ -1298,7 +1300,7 @@ ApplyBatch(RulePlans *e, int32 batch)
 			JsonbValue v = CopiesOf(e->fields, DatumGetJsonbP(d));
 
 			SPI_freetuptable(SPI_tuptable);
-			Fanout(e, key, JsonTreeToJsonb(&v), "set");
+			Fanout(e, key, DocmodelJsonTreeToJsonb(&v), "set");
 		}
 		else
 		{
@@ -1352,7 +1354,7 @@ RequireApply(Oid relid)
  * rewritten as its owner, as a source write rewrites them in mode sync.
  */
 Datum
-apply_copies_batch(PG_FUNCTION_ARGS)
+copy_apply_copies_batch(PG_FUNCTION_ARGS)
 {
 	RulePlans *e;
 	int64 n = 0;
@@ -1380,7 +1382,7 @@ apply_copies_batch(PG_FUNCTION_ARGS)
  * transaction block.
  */
 Datum
-apply_copies(PG_FUNCTION_ARGS)
+copy_apply_copies(PG_FUNCTION_ARGS)
 {
 	Oid types[2] = {OIDOID, INT4OID};
 	Datum values[2];
@@ -1499,7 +1501,7 @@ copy_fill_trigger(PG_FUNCTION_ARGS)
 	if (TRIGGER_FIRED_BY_UPDATE(td->tg_event) &&
 		(olddoc = DocOf(td, td->tg_trigtuple)) != NULL)
 		oldrefs = RefsOf(olddoc, &p);
-	JsonTreeFromJsonb(doc, &root);
+	DocmodelJsonTreeFromJsonb(doc, &root);
 	{
 		JsonPointer cp;
 
@@ -1544,13 +1546,13 @@ copy_fill_trigger(PG_FUNCTION_ARGS)
 				JsonbValue nulls = EmptyObject();
 				int k;
 
-				JsonTreeFromJsonb(e->fields, &f);
-				JsonTreeExpand(&f);
+				DocmodelJsonTreeFromJsonb(e->fields, &f);
+				DocmodelJsonTreeExpand(&f);
 				for (k = 0; k < f.val.object.nPairs; k++)
 				{
 					JsonbValue n = {.type = jbvNull};
 
-					JsonTreeSetMember(
+					DocmodelJsonTreeSetMember(
 						&nulls, f.val.object.pairs[k].key.val.string.val,
 						f.val.object.pairs[k].key.val.string.len, &n);
 				}
@@ -1574,11 +1576,11 @@ NumberAt(Jsonb *doc, const char *s)
 
 	if (doc == NULL)
 		return NULL;
-	JsonTreeFromJsonb(doc, &root);
+	DocmodelJsonTreeFromJsonb(doc, &root);
 	v = ReadAt(&root, s, strlen(s));
 	if (v == NULL || v->type != jbvNumeric)
 		return NULL;
-	return JsonTreeToJsonb(v);
+	return DocmodelJsonTreeToJsonb(v);
 }
 
 /* What document doc adds to a count (1) or a sum (its number, or 0). */
@@ -1590,7 +1592,7 @@ WeightOf(RulePlans *e, Jsonb *doc)
 
 	if (e->agg_ptr == NULL)
 		return int64_to_numeric(1);
-	JsonTreeFromJsonb(doc, &root);
+	DocmodelJsonTreeFromJsonb(doc, &root);
 	v = ReadAt(&root, e->agg_ptr, strlen(e->agg_ptr));
 	if (v == NULL || v->type != jbvNumeric)
 		return int64_to_numeric(0);
@@ -1652,9 +1654,9 @@ AggregateOfNew(TriggerData *td)
 	if (isnull)
 		val.type = jbvNull;
 	else
-		JsonTreeFromJsonb(DatumGetJsonbP(v), &val);
+		DocmodelJsonTreeFromJsonb(DatumGetJsonbP(v), &val);
 	ParsePath(e->path, "path", &p);
-	JsonTreeFromJsonb(doc, &root);
+	DocmodelJsonTreeFromJsonb(doc, &root);
 	if (PutAt(&root, &p, &val))
 		newt = WithDoc(td, newt, &root, caller);
 	SPI_finish();
@@ -1670,7 +1672,7 @@ AggregateOfNew(TriggerData *td)
  * locked, seeing every write committed before the lock was granted.
  */
 Datum
-aggregate_trigger(PG_FUNCTION_ARGS)
+copy_aggregate_trigger(PG_FUNCTION_ARGS)
 {
 	TriggerData *td = (TriggerData *) fcinfo->context;
 	RulePlans *e;

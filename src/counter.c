@@ -183,15 +183,15 @@ static SPIPlanPtr planGapless[COUNTER_SUB + 1]; /* by CounterOp */
 static SPIPlanPtr planDelete = NULL;
 
 PG_FUNCTION_INFO_V1(counter_create);
-PG_FUNCTION_INFO_V1(incr);
-PG_FUNCTION_INFO_V1(decrement);
+PG_FUNCTION_INFO_V1(counter_incr);
+PG_FUNCTION_INFO_V1(counter_decrement);
 PG_FUNCTION_INFO_V1(counter_value);
 PG_FUNCTION_INFO_V1(counter_advance);
 PG_FUNCTION_INFO_V1(counter_drop);
-PG_FUNCTION_INFO_V1(next_id);
-PG_FUNCTION_INFO_V1(next_key);
+PG_FUNCTION_INFO_V1(counter_next_id);
+PG_FUNCTION_INFO_V1(counter_next_key);
 PG_FUNCTION_INFO_V1(counter_keys);
-PG_FUNCTION_INFO_V1(next_key_in);
+PG_FUNCTION_INFO_V1(counter_next_key_in);
 PG_FUNCTION_INFO_V1(counter_state_value);
 PG_FUNCTION_INFO_V1(counter_state_guard);
 
@@ -1086,7 +1086,7 @@ CounterIncrDecr(FunctionCallInfo fcinfo, CounterOp op)
 
 /* incr(name, delta, initial): add delta >= 0 and return the new value. */
 Datum
-incr(PG_FUNCTION_ARGS)
+counter_incr(PG_FUNCTION_ARGS)
 {
 	return CounterIncrDecr(fcinfo, COUNTER_ADD);
 }
@@ -1096,7 +1096,7 @@ incr(PG_FUNCTION_ARGS)
  * return the new value (Couchbase's decrement).
  */
 Datum
-decrement(PG_FUNCTION_ARGS)
+counter_decrement(PG_FUNCTION_ARGS)
 {
 	return CounterIncrDecr(fcinfo, COUNTER_SUB);
 }
@@ -1164,7 +1164,7 @@ counter_drop(PG_FUNCTION_ARGS)
 
 /* next_id(doc_type, VARIADIC parents): increment count::[parents::]doc_type. */
 Datum
-next_id(PG_FUNCTION_ARGS)
+counter_next_id(PG_FUNCTION_ARGS)
 {
 	text *name = CounterIdName(fcinfo, NULL);
 
@@ -1174,7 +1174,7 @@ next_id(PG_FUNCTION_ARGS)
 
 /* next_key(doc_type, VARIADIC parents): doc_type::[parents::]next_id. */
 Datum
-next_key(PG_FUNCTION_ARGS)
+counter_next_key(PG_FUNCTION_ARGS)
 {
 	char *prefix;
 	text *name = CounterIdName(fcinfo, &prefix);
@@ -1190,7 +1190,7 @@ next_key(PG_FUNCTION_ARGS)
  * layout of collection coll (see CounterIdNameIn), from next_id's counter.
  */
 Datum
-next_key_in(PG_FUNCTION_ARGS)
+counter_next_key_in(PG_FUNCTION_ARGS)
 {
 	char *prefix;
 	text *name = CounterIdNameIn(fcinfo, &prefix);

@@ -98,7 +98,7 @@ SameIgnoring(JsonbContainer *a, JsonbContainer *b, const DocFieldSet *fs,
 		if (ka.val.string.len != kb.val.string.len ||
 			memcmp(ka.val.string.val, kb.val.string.val, ka.val.string.len) !=
 				0 ||
-			!JsonTreeEqual(&va, &vb))
+			!DocmodelJsonTreeEqual(&va, &vb))
 			return false;
 	}
 }
@@ -187,7 +187,7 @@ DocmodelTimeValue(TimestampTz ts, DocmodelTimeUnit unit)
 static void
 SetPair(JsonbPair *p, const DocFieldName *key, JsonbValue v)
 {
-	p->key = JsonTreeString(key->name, key->len);
+	p->key = DocmodelJsonTreeString(key->name, key->len);
 	p->value = v;
 }
 
@@ -235,14 +235,14 @@ ReadPairs(JsonbContainer *c, const DocFieldSet *fs, DocmodelStamp *st,
 				(kind != DOC_FIELD_SCHEMA || st->schema != NULL))
 				continue;
 		}
-		while (j < nadd && JsonTreeKeyCmp(add[j].key.val.string.val,
-										  add[j].key.val.string.len,
-										  base + kstart, klen) < 0)
+		while (j < nadd && DocmodelJsonTreeKeyCmp(add[j].key.val.string.val,
+												  add[j].key.val.string.len,
+												  base + kstart, klen) < 0)
 			out[k++] = add[j++];
 		p = &out[k++];
-		p->key = JsonTreeString(base + kstart, klen);
-		JsonTreeEntryValue(c->children[n + i], base, vstart, voff - vstart,
-						   &p->value);
+		p->key = DocmodelJsonTreeString(base + kstart, klen);
+		DocmodelJsonTreeEntryValue(c->children[n + i], base, vstart,
+								   voff - vstart, &p->value);
 	}
 	while (j < nadd)
 		out[k++] = add[j++];
@@ -277,7 +277,8 @@ ManagedPairs(const DocFieldSet *fs, DocmodelStamp *st, JsonbValue *timeval,
 				SetPair(&m[k++], name, *ver);
 				break;
 			case DOC_FIELD_TYPE:
-				SetPair(&m[k++], name, JsonTreeString(st->type, st->type_len));
+				SetPair(&m[k++], name,
+						DocmodelJsonTreeString(st->type, st->type_len));
 				break;
 			case DOC_FIELD_SCHEMA:
 				if (st->schema != NULL)
@@ -294,12 +295,13 @@ ManagedPairs(const DocFieldSet *fs, DocmodelStamp *st, JsonbValue *timeval,
 				break;
 			case DOC_FIELD_CREATED_BY:
 				if (st->is_insert)
-					SetPair(&m[k++], name, JsonTreeString(st->who, wholen));
+					SetPair(&m[k++], name,
+							DocmodelJsonTreeString(st->who, wholen));
 				else if (st->created_by != NULL)
 					SetPair(&m[k++], name, *st->created_by);
 				break;
 			case DOC_FIELD_MODIFIED_BY:
-				SetPair(&m[k++], name, JsonTreeString(st->who, wholen));
+				SetPair(&m[k++], name, DocmodelJsonTreeString(st->who, wholen));
 				break;
 			case DOC_NFIELDS:
 				break;
@@ -384,7 +386,8 @@ DocmodelAssembleDocument(Jsonb *body, DocmodelStamp *st)
 		if (m != NULL && m->type == jbvBinary &&
 			JsonContainerIsObject(m->val.binary.data))
 			meta = m->val.binary.data;
-		metapair.key = JsonTreeString(fs->container.name, fs->container.len);
+		metapair.key =
+			DocmodelJsonTreeString(fs->container.name, fs->container.len);
 		metapair.value.type = jbvObject;
 		metapair.value.val.object.pairs =
 			palloc(((meta ? JsonContainerSize(meta) : 0) + 1 + MAX_MANAGED) *
@@ -398,7 +401,7 @@ DocmodelAssembleDocument(Jsonb *body, DocmodelStamp *st)
 	else
 		doc.val.object.nPairs =
 			ReadPairs(&body->root, fs, st, NULL, managed, nmanaged, out);
-	return JsonTreeToJsonb(&doc);
+	return DocmodelJsonTreeToJsonb(&doc);
 }
 
 /* Return the empty object {} (made once). */
@@ -979,7 +982,7 @@ CarryStamps(TriggerWrite *w, Jsonb *body)
 					w->fs->field[DOC_FIELD_VER].name, w->key_len, w->key),
 			 errdetail("docmodel.keep_stamps keeps a version that is a whole "
 					   "number from 1 to %d; this one is %s.",
-					   PG_INT32_MAX, JsonTreeTypeName(v)),
+					   PG_INT32_MAX, DocmodelJsonTreeTypeName(v)),
 			 errhint("Remove the field, or give the collection other field "
 					 "names, to have it stamped.")));
 }

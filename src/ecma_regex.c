@@ -1044,7 +1044,7 @@ EmitNode(EcmaRegex *re, ENode *n)
 }
 
 EcmaRegex *
-EcmaRegexCompile(const char *src, int len, EcmaStatus *status, char **err)
+DocmodelRegexCompile(const char *src, int len, EcmaStatus *status, char **err)
 {
 	EParse ps = {0};
 	pg_wchar *w = palloc((len + 1) * sizeof(pg_wchar));
@@ -1170,7 +1170,7 @@ AddState(ERun *r, int *list, int *nlist, int pc, int pos)
 #define SMALL_STATES 128
 
 bool
-EcmaRegexMatch(const EcmaRegex *re, const char *s, int len)
+DocmodelRegexMatch(const EcmaRegex *re, const char *s, int len)
 {
 	pg_wchar stackbuf[256];
 	int small[4 * SMALL_STATES + 2];

@@ -32,10 +32,10 @@ typedef enum EcmaStatus
  * context. On failure return NULL, set *status and *err (a palloc'd
  * message naming the construct).
  */
-extern EcmaRegex *EcmaRegexCompile(const char *src, int len, EcmaStatus *status,
-								   char **err);
+extern EcmaRegex *DocmodelRegexCompile(const char *src, int len,
+									   EcmaStatus *status, char **err);
 
 /* Tell whether re matches anywhere in s (len bytes). */
-extern bool EcmaRegexMatch(const EcmaRegex *re, const char *s, int len);
+extern bool DocmodelRegexMatch(const EcmaRegex *re, const char *s, int len);
 
 #endif /* DOCMODEL_ECMA_REGEX_H */

@@ -3,7 +3,7 @@
  * fields.c
  *	  The management fields of a document: the three meta styles as
  *	  descriptions (DocFieldSet), the descriptions collections build
- *	  from their fields spec, and FindFields(), the scan that finds a
+ *	  from their fields spec, and DocmodelFieldsFind(), the scan that finds a
  *	  document's type and schema version for migrations.
  *
  * Shared state: the presets and the scan lists derived from them, built
@@ -87,7 +87,7 @@ KeyHead(const char *s, int len)
 }
 
 /*
- * How FindFields() reads one style: the root's scan list, the candidate
+ * How DocmodelFieldsFind() reads one style: the root's scan list, the candidate
  * descriptions (one, or AUTO's), and per candidate the slots of its type,
  * schema and container names in the root's list (-1: not at the root).
  */
@@ -186,7 +186,7 @@ AddSet(ScanPlan *p, const DocFieldSet *fs)
 	}
 }
 
-/* Build the presets and FindFields()'s scan plans. */
+/* Build the presets and DocmodelFieldsFind()'s scan plans. */
 void
 DocmodelFieldsInit(void)
 {
@@ -267,7 +267,8 @@ SpecMember(const JsonbValue *k, const JsonbValue *v, DocFieldSet *fs,
 	name = pnstrdup(v->val.string.val, v->val.string.len);
 	if (name[0] == '/')
 	{
-		if (JsonPointerParse(name, strlen(name), false, &p) != JSONPOINTER_OK)
+		if (DocmodelJsonPointerParse(name, strlen(name), false, &p) !=
+			JSONPOINTER_OK)
 			BadSpecMember(
 				member, psprintf("\"%s\" is not a valid JSON Pointer.", name));
 		if (p.ntok > 2)
@@ -407,7 +408,8 @@ DocmodelFieldSetFor(DocMetaStyle style)
 JsonbContainer *
 DocmodelFieldContainer(const DocFieldSet *fs, JsonbContainer *root)
 {
-	JsonbValue k = JsonTreeString(fs->container.name, fs->container.len);
+	JsonbValue k =
+		DocmodelJsonTreeString(fs->container.name, fs->container.len);
 	JsonbValue *v;
 
 	if (fs->container.len == 0)
@@ -552,9 +554,9 @@ HitValue(JsonbContainer *c, const KeyHits *h, int k, JsonbValue *v)
 {
 	uint32 count = JsonContainerSize(c);
 
-	JsonTreeEntryValue(c->children[count + h->idx[k]],
-					   (char *) (c->children + count * 2), h->start[k],
-					   h->end[k] - h->start[k], v);
+	DocmodelJsonTreeEntryValue(c->children[count + h->idx[k]],
+							   (char *) (c->children + count * 2), h->start[k],
+							   h->end[k] - h->start[k], v);
 }
 
 /*
@@ -562,14 +564,14 @@ HitValue(JsonbContainer *c, const KeyHits *h, int k, JsonbValue *v)
  * return whether it is an object with a type field.
  */
 bool
-FindFields(Jsonb *doc, DocMetaStyle style, DocFields *f)
+DocmodelFieldsFind(Jsonb *doc, DocMetaStyle style, DocFields *f)
 {
-	return FindFieldsIn(doc, &Presets[style], f);
+	return DocmodelFieldsFindIn(doc, &Presets[style], f);
 }
 
 /* The same in the description fs (a preset, AUTO's, or a collection's). */
 bool
-FindFieldsIn(Jsonb *doc, const DocFieldSet *fs0, DocFields *f)
+DocmodelFieldsFindIn(Jsonb *doc, const DocFieldSet *fs0, DocFields *f)
 {
 	JsonbContainer *root = &doc->root;
 	const ScanPlan *p = fs0->plan;
@@ -644,12 +646,12 @@ FindFieldsIn(Jsonb *doc, const DocFieldSet *fs0, DocFields *f)
 
 /* Parse the document's version; raise 22P02 naming the key when bad. */
 DocVersion *
-ParseDocVersion(DocFields *f, const char *key)
+DocmodelFieldsParseVersion(DocFields *f, const char *key)
 {
-	DocVersion *v =
-		f->version_ok
-			? DocVersionFromCString(pnstrdup(f->version, f->versionlen), false)
-			: NULL;
+	DocVersion *v = f->version_ok
+						? DocmodelVersionFromCString(
+							  pnstrdup(f->version, f->versionlen), false)
+						: NULL;
 
 	if (v == NULL)
 		ereport(ERROR,

@@ -82,7 +82,7 @@ typedef struct DocFieldSet
 	int maxlen;                      /* longest */
 	uint8 first[32];                 /* bitmap of their first bytes */
 	DocFieldKind order[DOC_NFIELDS]; /* kinds in jsonb key order */
-	const struct ScanPlan *plan;     /* how FindFieldsIn() reads it */
+	const struct ScanPlan *plan;     /* how DocmodelFieldsFindIn() reads it */
 } DocFieldSet;
 
 extern void DocmodelFieldsInit(void);
@@ -118,7 +118,7 @@ DocmodelFieldKind(const DocFieldSet *fs, const char *s, int len)
 }
 
 /*
- * Where a document's type and version fields are, as FindFields() read
+ * Where a document's type and version fields are, as DocmodelFieldsFind() read
  * them: style is the one found (never AUTO); type/version point into the
  * document (not NUL-terminated).
  */
@@ -134,8 +134,9 @@ typedef struct DocFields
 	bool version_ok; /* a string or a number */
 } DocFields;
 
-extern bool FindFields(Jsonb *doc, DocMetaStyle style, DocFields *f);
-extern bool FindFieldsIn(Jsonb *doc, const DocFieldSet *fs, DocFields *f);
-extern DocVersion *ParseDocVersion(DocFields *f, const char *key);
+extern bool DocmodelFieldsFind(Jsonb *doc, DocMetaStyle style, DocFields *f);
+extern bool DocmodelFieldsFindIn(Jsonb *doc, const DocFieldSet *fs,
+								 DocFields *f);
+extern DocVersion *DocmodelFieldsParseVersion(DocFields *f, const char *key);
 
 #endif /* DOCMODEL_FIELDS_H */

@@ -200,7 +200,7 @@ IsHiraganaKatakanaHan(pg_wchar c)
 }
 
 bool
-IdnaLabelValid(const pg_wchar *cp, int n)
+DocmodelIdnaLabelValid(const pg_wchar *cp, int n)
 {
 	bool arabic_indic = false;
 	bool extended = false;

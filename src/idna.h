@@ -12,6 +12,6 @@
 #include "mb/pg_wchar.h"
 
 /* Tell whether the label cp[0..n) (code points) keeps the rules idna.c checks. */
-extern bool IdnaLabelValid(const pg_wchar *cp, int n);
+extern bool DocmodelIdnaLabelValid(const pg_wchar *cp, int n);
 
 #endif /* DOCMODEL_IDNA_H */

@@ -22,8 +22,8 @@
 #include "jsonpointer.h"
 #include "jsontree.h"
 
-PG_FUNCTION_INFO_V1(diff);
-PG_FUNCTION_INFO_V1(patch);
+PG_FUNCTION_INFO_V1(json_diff);
+PG_FUNCTION_INFO_V1(json_patch);
 
 /* ------------------------------------------------------------------------
  * diff
@@ -53,11 +53,12 @@ EmitOp(DiffState *st, const char *op, JsonbValue *value)
 {
 	JsonbValue o = {.type = jbvObject};
 
-	JsonTreePut(&o, "op", JsonTreeCString(op));
-	JsonTreePut(&o, "path",
-				JsonTreeString(pstrdup(st->path.data), st->path.len));
+	DocmodelJsonTreePut(&o, "op", DocmodelJsonTreeCString(op));
+	DocmodelJsonTreePut(
+		&o, "path",
+		DocmodelJsonTreeString(pstrdup(st->path.data), st->path.len));
 	if (value != NULL)
-		JsonTreePut(&o, "value", *value);
+		DocmodelJsonTreePut(&o, "value", *value);
 	if (st->ops.val.array.nElems == st->room)
 	{
 		st->room = Max(16, 2 * st->room);
@@ -79,7 +80,7 @@ DiffAt(DiffState *st, const char *key, int len, JsonbValue *a, JsonbValue *b)
 	int base = st->path.len;
 
 	if (key != NULL)
-		JsonPointerAppendToken(&st->path, key, len);
+		DocmodelJsonPointerAppendToken(&st->path, key, len);
 	else
 		appendStringInfo(&st->path, "/%d", len);
 	if (a == NULL)
@@ -103,14 +104,14 @@ DiffObjects(DiffState *st, JsonbValue *a, JsonbValue *b)
 
 	for (i = 0; i < a->val.object.nPairs; i++)
 	{
-		j = JsonTreeFindMember(b, pa[i].key.val.string.val,
-							   pa[i].key.val.string.len);
+		j = DocmodelJsonTreeFindMember(b, pa[i].key.val.string.val,
+									   pa[i].key.val.string.len);
 		DiffAt(st, pa[i].key.val.string.val, pa[i].key.val.string.len,
 			   &pa[i].value, j >= 0 ? &pb[j].value : NULL);
 	}
 	for (j = 0; j < b->val.object.nPairs; j++)
-		if (JsonTreeFindMember(a, pb[j].key.val.string.val,
-							   pb[j].key.val.string.len) < 0)
+		if (DocmodelJsonTreeFindMember(a, pb[j].key.val.string.val,
+									   pb[j].key.val.string.len) < 0)
 			DiffAt(st, pb[j].key.val.string.val, pb[j].key.val.string.len, NULL,
 				   &pb[j].value);
 }
@@ -137,30 +138,30 @@ DiffValues(DiffState *st, JsonbValue *a, JsonbValue *b)
 {
 	check_stack_depth();
 	CHECK_FOR_INTERRUPTS();
-	JsonTreeExpand(a);
-	JsonTreeExpand(b);
+	DocmodelJsonTreeExpand(a);
+	DocmodelJsonTreeExpand(b);
 	if (a->type == jbvObject && b->type == jbvObject)
 		DiffObjects(st, a, b);
 	else if (a->type == jbvArray && b->type == jbvArray &&
 			 !a->val.array.rawScalar && !b->val.array.rawScalar)
 		DiffArrays(st, a, b);
-	else if (!JsonTreeEqual(a, b))
+	else if (!DocmodelJsonTreeEqual(a, b))
 		EmitOp(st, "replace", b);
 }
 
 /* SQL: diff(a jsonb, b jsonb) -> jsonb, the RFC 6902 patch turning a into b. */
 Datum
-diff(PG_FUNCTION_ARGS)
+json_diff(PG_FUNCTION_ARGS)
 {
 	DiffState st = {.ops = {.type = jbvArray}};
 	JsonbValue a;
 	JsonbValue b;
 
 	initStringInfo(&st.path);
-	JsonTreeFromJsonb(PG_GETARG_JSONB_P(0), &a);
-	JsonTreeFromJsonb(PG_GETARG_JSONB_P(1), &b);
+	DocmodelJsonTreeFromJsonb(PG_GETARG_JSONB_P(0), &a);
+	DocmodelJsonTreeFromJsonb(PG_GETARG_JSONB_P(1), &b);
 	DiffValues(&st, &a, &b);
-	PG_RETURN_JSONB_P(JsonTreeToJsonb(&st.ops));
+	PG_RETURN_JSONB_P(DocmodelJsonTreeToJsonb(&st.ops));
 }
 
 /* ------------------------------------------------------------------------
@@ -169,9 +170,9 @@ diff(PG_FUNCTION_ARGS)
  */
 
 bool
-JsonPatchApplyOp(JsonPatchOp op, JsonbValue *root, const JsonPointer *path,
-				 const JsonPointer *from, JsonbValue *value, Size *room,
-				 JsonTreeMiss *miss)
+DocmodelJsonPatchApplyOp(JsonPatchOp op, JsonbValue *root,
+						 const JsonPointer *path, const JsonPointer *from,
+						 JsonbValue *value, Size *room, JsonTreeMiss *miss)
 {
 	JsonbValue *cur;
 	JsonbValue v;
@@ -179,17 +180,17 @@ JsonPatchApplyOp(JsonPatchOp op, JsonbValue *root, const JsonPointer *path,
 	switch (op)
 	{
 		case JSONPATCH_ADD:
-			return JsonTreeAdd(root, path, value, miss);
+			return DocmodelJsonTreeAdd(root, path, value, miss);
 		case JSONPATCH_REMOVE:
-			return JsonTreeRemove(root, path, &v, miss);
+			return DocmodelJsonTreeRemove(root, path, &v, miss);
 		case JSONPATCH_REPLACE:
-			cur = JsonTreeWalk(root, path, path->ntok, 0, miss);
+			cur = DocmodelJsonTreeWalk(root, path, path->ntok, 0, miss);
 			if (cur != NULL)
 				*cur = *value;
 			return cur != NULL;
 		case JSONPATCH_TEST:
-			cur = JsonTreeWalk(root, path, path->ntok, 0, miss);
-			if (cur == NULL || JsonTreeEqual(cur, value))
+			cur = DocmodelJsonTreeWalk(root, path, path->ntok, 0, miss);
+			if (cur == NULL || DocmodelJsonTreeEqual(cur, value))
 				return cur != NULL;
 			miss->status = JSONTREE_TEST_FAILED;
 			miss->at = cur;
@@ -201,22 +202,22 @@ JsonPatchApplyOp(JsonPatchOp op, JsonbValue *root, const JsonPointer *path,
 	}
 	/* move and copy: take the source, then add it at path */
 	if (op == JSONPATCH_MOVE && from->ntok < path->ntok &&
-		JsonPointerIsPrefix(from, path))
+		DocmodelJsonPointerIsPrefix(from, path))
 	{
 		miss->status = JSONTREE_INTO_ITSELF;
 		miss->in_from = true;
 		return false;
 	}
 	if (op == JSONPATCH_MOVE && strcmp(from->text, path->text) == 0)
-		cur = JsonTreeWalk(root, from, from->ntok, 0, miss);
+		cur = DocmodelJsonTreeWalk(root, from, from->ntok, 0, miss);
 	else if (op == JSONPATCH_MOVE)
-		cur = JsonTreeRemove(root, from, &v, miss) ? &v : NULL;
+		cur = DocmodelJsonTreeRemove(root, from, &v, miss) ? &v : NULL;
 	else
 	{
-		cur = JsonTreeWalk(root, from, from->ntok, 0, miss);
+		cur = DocmodelJsonTreeWalk(root, from, from->ntok, 0, miss);
 		if (cur != NULL)
 		{
-			Size need = JsonTreeRoom(cur, *room);
+			Size need = DocmodelJsonTreeRoom(cur, *room);
 
 			if (need > *room)
 			{
@@ -227,7 +228,7 @@ JsonPatchApplyOp(JsonPatchOp op, JsonbValue *root, const JsonPointer *path,
 				return false;
 			}
 			*room -= need;
-			v = JsonTreeCopy(cur);
+			v = DocmodelJsonTreeCopy(cur);
 			cur = &v;
 		}
 	}
@@ -238,7 +239,7 @@ JsonPatchApplyOp(JsonPatchOp op, JsonbValue *root, const JsonPointer *path,
 	}
 	if (op == JSONPATCH_MOVE && strcmp(from->text, path->text) == 0)
 		return true;
-	return JsonTreeAdd(root, path, &v, miss);
+	return DocmodelJsonTreeAdd(root, path, &v, miss);
 }
 
 /* ------------------------------------------------------------------------
@@ -280,7 +281,7 @@ MissReason(const JsonTreeMiss *miss, const JsonPointer *p, const char *path)
 			return psprintf("Member \"%s\" does not exist.", tok);
 		case JSONTREE_NOT_CONTAINER:
 			return psprintf("Cannot look up \"%s\" in %s.", tok,
-							JsonTreeTypeName(miss->at));
+							DocmodelJsonTreeTypeName(miss->at));
 		case JSONTREE_BAD_INDEX:
 			return psprintf("\"%s\" is not an array index.", tok);
 		case JSONTREE_INDEX_OVERFLOW:
@@ -320,15 +321,17 @@ pg_attribute_noreturn()
 						   "as they take memory).",
 						   from->text, JSONTREE_MAX_BYTES)));
 	if (miss->status == JSONTREE_TEST_FAILED)
-		ereport(ERROR,
-				(errcode(ERRCODE_DATA_EXCEPTION),
-				 errmsg("patch test failed: operation %d (\"test\") at "
-						"path \"%s\"",
-						index, path->text),
-				 errdetail(
-					 "The value there is %s, not %s.",
-					 JsonbToCString(NULL, &JsonTreeToJsonb(miss->at)->root, 0),
-					 JsonbToCString(NULL, &JsonTreeToJsonb(value)->root, 0))));
+		ereport(
+			ERROR,
+			(errcode(ERRCODE_DATA_EXCEPTION),
+			 errmsg("patch test failed: operation %d (\"test\") at "
+					"path \"%s\"",
+					index, path->text),
+			 errdetail("The value there is %s, not %s.",
+					   JsonbToCString(
+						   NULL, &DocmodelJsonTreeToJsonb(miss->at)->root, 0),
+					   JsonbToCString(
+						   NULL, &DocmodelJsonTreeToJsonb(value)->root, 0))));
 	ereport(ERROR,
 			(errcode(ERRCODE_DATA_EXCEPTION),
 			 errmsg("cannot apply patch operation %d (\"%s\") at path \"%s\"",
@@ -347,7 +350,7 @@ OpMember(JsonbContainer *c, int index, const char *name, int *len)
 		Malformed(index, psprintf("Member \"%s\" is missing.", name));
 	if (v->type != jbvString)
 		Malformed(index, psprintf("Member \"%s\" is %s, not a string.", name,
-								  JsonTreeTypeName(v)));
+								  DocmodelJsonTreeTypeName(v)));
 	*len = v->val.string.len;
 	return v->val.string.val;
 }
@@ -359,7 +362,7 @@ OpPointer(JsonbContainer *c, int index, const char *name, JsonPointer *p)
 	int len;
 	char *s = OpMember(c, index, name, &len);
 
-	switch (JsonPointerParse(s, len, true, p))
+	switch (DocmodelJsonPointerParse(s, len, true, p))
 	{
 		case JSONPOINTER_OK:
 		case JSONPOINTER_ROOT:
@@ -392,7 +395,7 @@ ApplyOp(JsonbValue *root, JsonbValue *opval, int index, Size *room)
 	if (opval->type != jbvBinary ||
 		!JsonContainerIsObject(opval->val.binary.data))
 		Malformed(index, psprintf("The operation is %s, not an object.",
-								  JsonTreeTypeName(opval)));
+								  DocmodelJsonTreeTypeName(opval)));
 	c = opval->val.binary.data;
 	opname = OpMember(c, index, "op", &oplen);
 	for (op = 0; op < lengthof(patch_ops); op++)
@@ -412,7 +415,7 @@ ApplyOp(JsonbValue *root, JsonbValue *opval, int index, Size *room)
 		if (value == NULL)
 			Malformed(index, "Member \"value\" is missing.");
 	}
-	if (!JsonPatchApplyOp(op, root, &path, &from, value, room, &miss))
+	if (!DocmodelJsonPatchApplyOp(op, root, &path, &from, value, room, &miss))
 		CannotApply(index, op, &miss, &path, &from, value);
 }
 
@@ -431,7 +434,7 @@ DocmodelPatch(Jsonb *doc, Jsonb *patchdoc)
 						errmsg("a patch must be a JSON array of operations"),
 						errhint("E.g. [{\"op\": \"replace\", \"path\": \"/a\", "
 								"\"value\": 1}].")));
-	JsonTreeFromJsonb(doc, &root);
+	DocmodelJsonTreeFromJsonb(doc, &root);
 	n = JsonContainerSize(&patchdoc->root);
 	for (i = 0; i < n; i++)
 	{
@@ -439,12 +442,12 @@ DocmodelPatch(Jsonb *doc, Jsonb *patchdoc)
 		ApplyOp(&root, getIthJsonbValueFromContainer(&patchdoc->root, i), i,
 				&room);
 	}
-	return JsonTreeToJsonb(&root);
+	return DocmodelJsonTreeToJsonb(&root);
 }
 
 /* SQL: patch(doc jsonb, patch jsonb) -> jsonb, RFC 6902 applied to doc. */
 Datum
-patch(PG_FUNCTION_ARGS)
+json_patch(PG_FUNCTION_ARGS)
 {
 	PG_RETURN_JSONB_P(
 		DocmodelPatch(PG_GETARG_JSONB_P(0), PG_GETARG_JSONB_P(1)));

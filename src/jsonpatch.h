@@ -36,9 +36,10 @@ typedef enum JsonPatchOp
  * each copy; a copy that needs more fails with JSONTREE_TOO_BIG (a patch
  * copying the whole document again and again doubles it each time).
  */
-extern bool JsonPatchApplyOp(JsonPatchOp op, JsonbValue *root,
-							 const JsonPointer *path, const JsonPointer *from,
-							 JsonbValue *value, Size *room, JsonTreeMiss *miss);
+extern bool DocmodelJsonPatchApplyOp(JsonPatchOp op, JsonbValue *root,
+									 const JsonPointer *path,
+									 const JsonPointer *from, JsonbValue *value,
+									 Size *room, JsonTreeMiss *miss);
 
 /*
  * Apply an RFC 6902 patch (a jsonb array of operations) to doc and return

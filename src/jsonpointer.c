@@ -13,7 +13,8 @@
 
 /* Parse a pointer; see jsonpointer.h. */
 JsonPointerError
-JsonPointerParse(const char *s, int len, bool allow_root, JsonPointer *p)
+DocmodelJsonPointerParse(const char *s, int len, bool allow_root,
+						 JsonPointer *p)
 {
 	int i;
 	int n = -1;
@@ -58,7 +59,7 @@ JsonPointerParse(const char *s, int len, bool allow_root, JsonPointer *p)
 
 /* Append one escaped token; see jsonpointer.h. */
 void
-JsonPointerAppendToken(StringInfo buf, const char *tok, int len)
+DocmodelJsonPointerAppendToken(StringInfo buf, const char *tok, int len)
 {
 	int i;
 
@@ -76,7 +77,7 @@ JsonPointerAppendToken(StringInfo buf, const char *tok, int len)
 
 /* Tell whether a is a prefix of b; see jsonpointer.h. */
 bool
-JsonPointerIsPrefix(const JsonPointer *a, const JsonPointer *b)
+DocmodelJsonPointerIsPrefix(const JsonPointer *a, const JsonPointer *b)
 {
 	int i;
 
@@ -91,7 +92,7 @@ JsonPointerIsPrefix(const JsonPointer *a, const JsonPointer *b)
 
 /* Read an array index token; see jsonpointer.h. */
 JsonPointerIndex
-JsonPointerArrayIndex(const char *tok, int len, int *index)
+DocmodelJsonPointerArrayIndex(const char *tok, int len, int *index)
 {
 	int64 n = 0;
 	int i;
@@ -284,8 +285,8 @@ SubdocMember(const char *s, int len, int *i, JsonPointer *p)
 
 /* Parse a Couchbase sub-document path; see jsonpointer.h. */
 JsonPointerSubdocError
-JsonPointerParseSubdoc(const char *s, int len, int maxtok, JsonPointer *p,
-					   const char **why)
+DocmodelJsonPointerParseSubdoc(const char *s, int len, int maxtok,
+							   JsonPointer *p, const char **why)
 {
 	int i = 0;
 	int max = 1;

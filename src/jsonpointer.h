@@ -51,18 +51,21 @@ typedef enum JsonPointerIndex
  * Parse s (len bytes) into *p (palloc'd in the current context); the root
  * "" only where allow_root. p->text is set even on failure.
  */
-extern JsonPointerError JsonPointerParse(const char *s, int len,
-										 bool allow_root, JsonPointer *p);
+extern JsonPointerError DocmodelJsonPointerParse(const char *s, int len,
+												 bool allow_root,
+												 JsonPointer *p);
 
 /* Append "/" and one token to buf, escaping "~" and "/". */
-extern void JsonPointerAppendToken(StringInfo buf, const char *tok, int len);
+extern void DocmodelJsonPointerAppendToken(StringInfo buf, const char *tok,
+										   int len);
 
 /*
  * Tell whether a is b or an ancestor of b, token by token: "/a" is a prefix
  * of "/a" and "/a/b", not of "/ab" nor of "/a~1b". A proper prefix is one
  * with a->ntok < b->ntok.
  */
-extern bool JsonPointerIsPrefix(const JsonPointer *a, const JsonPointer *b);
+extern bool DocmodelJsonPointerIsPrefix(const JsonPointer *a,
+										const JsonPointer *b);
 
 /* Why a Couchbase sub-document path was refused. */
 typedef enum JsonPointerSubdocError
@@ -84,12 +87,12 @@ typedef enum JsonPointerSubdocError
  * true. On failure *why says why (a sentence naming the byte offset).
  * p->text is always set.
  */
-extern JsonPointerSubdocError JsonPointerParseSubdoc(const char *s, int len,
-													 int maxtok, JsonPointer *p,
-													 const char **why);
+extern JsonPointerSubdocError
+DocmodelJsonPointerParseSubdoc(const char *s, int len, int maxtok,
+							   JsonPointer *p, const char **why);
 
 /* Read an array index token ("0", "12", or "-"; no leading zeros). */
-extern JsonPointerIndex JsonPointerArrayIndex(const char *tok, int len,
-											  int *index);
+extern JsonPointerIndex DocmodelJsonPointerArrayIndex(const char *tok, int len,
+													  int *index);
 
 #endif /* DOCMODEL_JSONPOINTER_H */

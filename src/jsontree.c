@@ -20,7 +20,7 @@
 #include "jsontree.h"
 
 void
-JsonTreeFromJsonb(Jsonb *doc, JsonbValue *root)
+DocmodelJsonTreeFromJsonb(Jsonb *doc, JsonbValue *root)
 {
 	if (JB_ROOT_IS_SCALAR(doc))
 		JsonbExtractScalar(&doc->root, root);
@@ -29,7 +29,7 @@ JsonTreeFromJsonb(Jsonb *doc, JsonbValue *root)
 }
 
 JsonbValue *
-JsonTreeBuild(const JsonbValue *v)
+DocmodelJsonTreeBuild(const JsonbValue *v)
 {
 	JsonbIterator *it;
 	JsonbParseState *state = NULL;
@@ -50,7 +50,7 @@ JsonTreeBuild(const JsonbValue *v)
 }
 
 void
-JsonTreeExpand(JsonbValue *v)
+DocmodelJsonTreeExpand(JsonbValue *v)
 {
 	JsonbContainer *c;
 	JsonbIterator *it;
@@ -98,7 +98,7 @@ JsonTreeExpand(JsonbValue *v)
 }
 
 int
-JsonTreeFindMember(const JsonbValue *obj, const char *k, int klen)
+DocmodelJsonTreeFindMember(const JsonbValue *obj, const char *k, int klen)
 {
 	int lo = 0;
 	int hi = obj->val.object.nPairs - 1;
@@ -107,7 +107,8 @@ JsonTreeFindMember(const JsonbValue *obj, const char *k, int klen)
 	{
 		int mid = (lo + hi) / 2;
 		const JsonbValue *mk = &obj->val.object.pairs[mid].key;
-		int c = JsonTreeKeyCmp(mk->val.string.val, mk->val.string.len, k, klen);
+		int c = DocmodelJsonTreeKeyCmp(mk->val.string.val, mk->val.string.len,
+									   k, klen);
 
 		if (c == 0)
 			return mid;
@@ -120,10 +121,10 @@ JsonTreeFindMember(const JsonbValue *obj, const char *k, int klen)
 }
 
 void
-JsonTreeSetMember(JsonbValue *obj, const char *k, int klen,
-				  const JsonbValue *val)
+DocmodelJsonTreeSetMember(JsonbValue *obj, const char *k, int klen,
+						  const JsonbValue *val)
 {
-	int i = JsonTreeFindMember(obj, k, klen);
+	int i = DocmodelJsonTreeFindMember(obj, k, klen);
 	int n = obj->val.object.nPairs;
 	JsonbPair *p;
 
@@ -148,7 +149,7 @@ JsonTreeSetMember(JsonbValue *obj, const char *k, int klen,
 }
 
 void
-JsonTreeInsertElem(JsonbValue *arr, int i, const JsonbValue *val)
+DocmodelJsonTreeInsertElem(JsonbValue *arr, int i, const JsonbValue *val)
 {
 	int n = arr->val.array.nElems;
 	JsonbValue *e;
@@ -164,7 +165,7 @@ JsonTreeInsertElem(JsonbValue *arr, int i, const JsonbValue *val)
 }
 
 JsonbValue
-JsonTreeRemoveAt(JsonbValue *parent, int i)
+DocmodelJsonTreeRemoveAt(JsonbValue *parent, int i)
 {
 	JsonbValue res;
 
@@ -215,13 +216,13 @@ FindChild(JsonbValue *cur, const JsonPointer *p, int t, bool end_ok, int *pos,
 
 	if (cur->type == jbvObject)
 	{
-		*pos = JsonTreeFindMember(cur, tok, len);
+		*pos = DocmodelJsonTreeFindMember(cur, tok, len);
 		return *pos >= 0 || Miss(miss, JSONTREE_NO_MEMBER, t, cur);
 	}
 	if (cur->type != jbvArray)
 		return Miss(miss, JSONTREE_NOT_CONTAINER, t, cur);
 	n = cur->val.array.nElems;
-	switch (JsonPointerArrayIndex(tok, len, pos))
+	switch (DocmodelJsonPointerArrayIndex(tok, len, pos))
 	{
 		case JSONPOINTER_INDEX_BAD:
 			return Miss(miss, JSONTREE_BAD_INDEX, t, cur);
@@ -290,13 +291,13 @@ IndexFrom(const JsonPointer *p, int t, int flags)
 }
 
 JsonbValue *
-JsonTreeChild(JsonbValue *cur, const JsonPointer *p, int t, int flags, int *pos,
-			  JsonTreeMiss *miss)
+DocmodelJsonTreeChild(JsonbValue *cur, const JsonPointer *p, int t, int flags,
+					  int *pos, JsonTreeMiss *miss)
 {
 	static const JsonbValue empty = {.type = jbvObject};
 	int i;
 
-	JsonTreeExpand(cur);
+	DocmodelJsonTreeExpand(cur);
 	if (WrongKind(cur, p, t, flags))
 	{
 		Miss(miss, JSONTREE_WRONG_KIND, t, cur);
@@ -315,8 +316,8 @@ JsonTreeChild(JsonbValue *cur, const JsonPointer *p, int t, int flags, int *pos,
 		if (!(flags & JSONTREE_CREATE) || miss->status != JSONTREE_NO_MEMBER ||
 			IndexFrom(p, t, flags))
 			return NULL;
-		JsonTreeSetMember(cur, p->tok[t], p->toklen[t], &empty);
-		i = JsonTreeFindMember(cur, p->tok[t], p->toklen[t]);
+		DocmodelJsonTreeSetMember(cur, p->tok[t], p->toklen[t], &empty);
+		i = DocmodelJsonTreeFindMember(cur, p->tok[t], p->toklen[t]);
 	}
 	if (pos != NULL)
 		*pos = i;
@@ -324,19 +325,19 @@ JsonTreeChild(JsonbValue *cur, const JsonPointer *p, int t, int flags, int *pos,
 }
 
 JsonbValue *
-JsonTreeWalk(JsonbValue *root, const JsonPointer *p, int ntok, int flags,
-			 JsonTreeMiss *miss)
+DocmodelJsonTreeWalk(JsonbValue *root, const JsonPointer *p, int ntok,
+					 int flags, JsonTreeMiss *miss)
 {
 	int t;
 
 	for (t = 0; t < ntok && root != NULL; t++)
-		root = JsonTreeChild(root, p, t, flags, NULL, miss);
+		root = DocmodelJsonTreeChild(root, p, t, flags, NULL, miss);
 	return root;
 }
 
 JsonbValue *
-JsonTreeRead(JsonbValue *root, const JsonPointer *p, int flags,
-			 JsonTreeMiss *miss)
+DocmodelJsonTreeRead(JsonbValue *root, const JsonPointer *p, int flags,
+					 JsonTreeMiss *miss)
 {
 	int t;
 
@@ -355,15 +356,15 @@ JsonTreeRead(JsonbValue *root, const JsonPointer *p, int flags,
 			else if (IsLast(p, t, flags))
 				next = getIthJsonbValueFromContainer(
 					c, (int) JsonContainerSize(c) - 1);
-			else if (JsonPointerArrayIndex(p->tok[t], p->toklen[t], &i) ==
-					 JSONPOINTER_INDEX)
+			else if (DocmodelJsonPointerArrayIndex(p->tok[t], p->toklen[t],
+												   &i) == JSONPOINTER_INDEX)
 				next = getIthJsonbValueFromContainer(c, i);
 		}
 		/* not found that way: expand, to say why */
 		root = next != NULL
 				   ? next
-				   : JsonTreeChild(root, p, t, flags & ~JSONTREE_CREATE, NULL,
-								   miss);
+				   : DocmodelJsonTreeChild(root, p, t, flags & ~JSONTREE_CREATE,
+										   NULL, miss);
 	}
 	return root;
 }
@@ -372,11 +373,11 @@ JsonTreeRead(JsonbValue *root, const JsonPointer *p, int flags,
 static JsonbValue *
 ResolveParent(JsonbValue *root, const JsonPointer *p, JsonTreeMiss *miss)
 {
-	JsonbValue *parent = JsonTreeWalk(root, p, p->ntok - 1, 0, miss);
+	JsonbValue *parent = DocmodelJsonTreeWalk(root, p, p->ntok - 1, 0, miss);
 
 	if (parent == NULL)
 		return NULL;
-	JsonTreeExpand(parent);
+	DocmodelJsonTreeExpand(parent);
 	if (parent->type != jbvObject && parent->type != jbvArray)
 	{
 		Miss(miss, JSONTREE_NOT_CONTAINER, p->ntok - 1, parent);
@@ -386,8 +387,8 @@ ResolveParent(JsonbValue *root, const JsonPointer *p, JsonTreeMiss *miss)
 }
 
 bool
-JsonTreeAdd(JsonbValue *root, const JsonPointer *p, const JsonbValue *val,
-			JsonTreeMiss *miss)
+DocmodelJsonTreeAdd(JsonbValue *root, const JsonPointer *p,
+					const JsonbValue *val, JsonTreeMiss *miss)
 {
 	JsonbValue *parent;
 	int t = p->ntok - 1;
@@ -403,18 +404,18 @@ JsonTreeAdd(JsonbValue *root, const JsonPointer *p, const JsonbValue *val,
 		return false;
 	if (parent->type == jbvObject)
 	{
-		JsonTreeSetMember(parent, p->tok[t], p->toklen[t], val);
+		DocmodelJsonTreeSetMember(parent, p->tok[t], p->toklen[t], val);
 		return true;
 	}
 	if (!FindChild(parent, p, t, true, &pos, miss))
 		return false;
-	JsonTreeInsertElem(parent, pos, val);
+	DocmodelJsonTreeInsertElem(parent, pos, val);
 	return true;
 }
 
 bool
-JsonTreeRemove(JsonbValue *root, const JsonPointer *p, JsonbValue *removed,
-			   JsonTreeMiss *miss)
+DocmodelJsonTreeRemove(JsonbValue *root, const JsonPointer *p,
+					   JsonbValue *removed, JsonTreeMiss *miss)
 {
 	JsonbValue *parent;
 	int pos;
@@ -424,12 +425,12 @@ JsonTreeRemove(JsonbValue *root, const JsonPointer *p, JsonbValue *removed,
 	parent = ResolveParent(root, p, miss);
 	if (parent == NULL || !FindChild(parent, p, p->ntok - 1, false, &pos, miss))
 		return false;
-	*removed = JsonTreeRemoveAt(parent, pos);
+	*removed = DocmodelJsonTreeRemoveAt(parent, pos);
 	return true;
 }
 
 JsonbValue
-JsonTreeCopy(const JsonbValue *v)
+DocmodelJsonTreeCopy(const JsonbValue *v)
 {
 	JsonbValue r = *v;
 	int i;
@@ -445,7 +446,7 @@ JsonTreeCopy(const JsonbValue *v)
 		{
 			r.val.object.pairs[i] = v->val.object.pairs[i];
 			r.val.object.pairs[i].value =
-				JsonTreeCopy(&v->val.object.pairs[i].value);
+				DocmodelJsonTreeCopy(&v->val.object.pairs[i].value);
 		}
 	}
 	else if (v->type == jbvArray)
@@ -454,7 +455,7 @@ JsonTreeCopy(const JsonbValue *v)
 
 		r.val.array.elems = palloc(sizeof(JsonbValue) * Max(n, 1));
 		for (i = 0; i < n; i++)
-			r.val.array.elems[i] = JsonTreeCopy(&v->val.array.elems[i]);
+			r.val.array.elems[i] = DocmodelJsonTreeCopy(&v->val.array.elems[i]);
 	}
 	return r;
 }
@@ -495,7 +496,7 @@ TreeRoom(const JsonbValue *v, Size limit, Size acc)
 }
 
 Size
-JsonTreeRoom(const JsonbValue *v, Size limit)
+DocmodelJsonTreeRoom(const JsonbValue *v, Size limit)
 {
 	return TreeRoom(v, limit, 0);
 }
@@ -524,7 +525,7 @@ ScalarsEqual(const JsonbValue *a, const JsonbValue *b)
 }
 
 bool
-JsonTreeEqual(JsonbValue *a, JsonbValue *b)
+DocmodelJsonTreeEqual(JsonbValue *a, JsonbValue *b)
 {
 	int i;
 
@@ -541,8 +542,8 @@ JsonTreeEqual(JsonbValue *a, JsonbValue *b)
 		/* one side expanded: compare level by level */
 		if (!IsAJsonbScalar(a) && !IsAJsonbScalar(b))
 		{
-			JsonTreeExpand(a);
-			JsonTreeExpand(b);
+			DocmodelJsonTreeExpand(a);
+			DocmodelJsonTreeExpand(b);
 		}
 		else
 			return false;
@@ -554,7 +555,8 @@ JsonTreeEqual(JsonbValue *a, JsonbValue *b)
 		if (a->val.array.nElems != b->val.array.nElems)
 			return false;
 		for (i = 0; i < a->val.array.nElems; i++)
-			if (!JsonTreeEqual(&a->val.array.elems[i], &b->val.array.elems[i]))
+			if (!DocmodelJsonTreeEqual(&a->val.array.elems[i],
+									   &b->val.array.elems[i]))
 				return false;
 		return true;
 	}
@@ -568,7 +570,7 @@ JsonTreeEqual(JsonbValue *a, JsonbValue *b)
 			JsonbPair *pb = &b->val.object.pairs[i];
 
 			if (!ScalarsEqual(&pa->key, &pb->key) ||
-				!JsonTreeEqual(&pa->value, &pb->value))
+				!DocmodelJsonTreeEqual(&pa->value, &pb->value))
 				return false;
 		}
 		return true;
@@ -577,7 +579,7 @@ JsonTreeEqual(JsonbValue *a, JsonbValue *b)
 }
 
 const char *
-JsonTreeTypeName(const JsonbValue *v)
+DocmodelJsonTreeTypeName(const JsonbValue *v)
 {
 	switch (v->type)
 	{
@@ -761,7 +763,7 @@ AppendValue(StringInfo buf, const JsonbValue *v)
 }
 
 Jsonb *
-JsonTreeToJsonb(JsonbValue *v)
+DocmodelJsonTreeToJsonb(JsonbValue *v)
 {
 	StringInfoData buf;
 	JsonbValue scalar;

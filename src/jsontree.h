@@ -44,7 +44,7 @@ typedef struct JsonTreeMiss
 } JsonTreeMiss;
 
 /* Make *root the document doc (a scalar, or its container unexpanded). */
-extern void JsonTreeFromJsonb(Jsonb *doc, JsonbValue *root);
+extern void DocmodelJsonTreeFromJsonb(Jsonb *doc, JsonbValue *root);
 
 /*
  * Fill v with a stored value (as fillJsonbValue does): entry e of a
@@ -52,7 +52,8 @@ extern void JsonTreeFromJsonb(Jsonb *doc, JsonbValue *root);
  * alignment padding included). Nothing is copied.
  */
 static inline void
-JsonTreeEntryValue(JEntry e, char *base, uint32 off, uint32 len, JsonbValue *v)
+DocmodelJsonTreeEntryValue(JEntry e, char *base, uint32 off, uint32 len,
+						   JsonbValue *v)
 {
 	if (JBE_ISSTRING(e))
 	{
@@ -82,7 +83,7 @@ JsonTreeEntryValue(JEntry e, char *base, uint32 off, uint32 len, JsonbValue *v)
 
 /* Compare object keys as jsonb orders them: shorter first, then bytes. */
 static inline int
-JsonTreeKeyCmp(const char *a, int alen, const char *b, int blen)
+DocmodelJsonTreeKeyCmp(const char *a, int alen, const char *b, int blen)
 {
 	if (alen != blen)
 		return alen < blen ? -1 : 1;
@@ -90,23 +91,25 @@ JsonTreeKeyCmp(const char *a, int alen, const char *b, int blen)
 }
 
 /* Return a fully expanded tree of v (a scalar or a jbvBinary). */
-extern JsonbValue *JsonTreeBuild(const JsonbValue *v);
+extern JsonbValue *DocmodelJsonTreeBuild(const JsonbValue *v);
 
 /* Expand a jbvBinary container one level in place; others stay as they are. */
-extern void JsonTreeExpand(JsonbValue *v);
+extern void DocmodelJsonTreeExpand(JsonbValue *v);
 
 /* Binary-search an expanded object; return the index or -(insert pos) - 1. */
-extern int JsonTreeFindMember(const JsonbValue *obj, const char *k, int klen);
+extern int DocmodelJsonTreeFindMember(const JsonbValue *obj, const char *k,
+									  int klen);
 
 /* Set member k of an expanded object to *val (the key is not copied). */
-extern void JsonTreeSetMember(JsonbValue *obj, const char *k, int klen,
-							  const JsonbValue *val);
+extern void DocmodelJsonTreeSetMember(JsonbValue *obj, const char *k, int klen,
+									  const JsonbValue *val);
 
 /* Insert *val at position i (0..n) of an expanded array. */
-extern void JsonTreeInsertElem(JsonbValue *arr, int i, const JsonbValue *val);
+extern void DocmodelJsonTreeInsertElem(JsonbValue *arr, int i,
+									   const JsonbValue *val);
 
 /* Remove and return child i of an expanded object or array. */
-extern JsonbValue JsonTreeRemoveAt(JsonbValue *parent, int i);
+extern JsonbValue DocmodelJsonTreeRemoveAt(JsonbValue *parent, int i);
 
 /* Flags of the walks below. */
 #define JSONTREE_CREATE 0x01 /* a missing member of an object is made {} */
@@ -121,34 +124,36 @@ extern JsonbValue JsonTreeRemoveAt(JsonbValue *parent, int i);
  * Return child t of p in cur (expanded here), its position in *pos when
  * pos is given; NULL with *miss filled when it is not there.
  */
-extern JsonbValue *JsonTreeChild(JsonbValue *cur, const JsonPointer *p, int t,
-								 int flags, int *pos, JsonTreeMiss *miss);
+extern JsonbValue *DocmodelJsonTreeChild(JsonbValue *cur, const JsonPointer *p,
+										 int t, int flags, int *pos,
+										 JsonTreeMiss *miss);
 
 /*
  * Return the node at the first ntok tokens of p, expanding containers on
  * the way; NULL with *miss filled when a token cannot be followed.
  */
-extern JsonbValue *JsonTreeWalk(JsonbValue *root, const JsonPointer *p,
-								int ntok, int flags, JsonTreeMiss *miss);
+extern JsonbValue *DocmodelJsonTreeWalk(JsonbValue *root, const JsonPointer *p,
+										int ntok, int flags,
+										JsonTreeMiss *miss);
 
 /*
  * JsonTreeWalk of all of p for reading: stored containers are searched
  * where they are (binary search, position) and expanded only to say why a
  * token is not there.
  */
-extern JsonbValue *JsonTreeRead(JsonbValue *root, const JsonPointer *p,
-								int flags, JsonTreeMiss *miss);
+extern JsonbValue *DocmodelJsonTreeRead(JsonbValue *root, const JsonPointer *p,
+										int flags, JsonTreeMiss *miss);
 
 /* Put *val at p (RFC 6902 add: set a member, insert an element). */
-extern bool JsonTreeAdd(JsonbValue *root, const JsonPointer *p,
-						const JsonbValue *val, JsonTreeMiss *miss);
+extern bool DocmodelJsonTreeAdd(JsonbValue *root, const JsonPointer *p,
+								const JsonbValue *val, JsonTreeMiss *miss);
 
 /* Take the value at p out into *removed (RFC 6902 remove). */
-extern bool JsonTreeRemove(JsonbValue *root, const JsonPointer *p,
-						   JsonbValue *removed, JsonTreeMiss *miss);
+extern bool DocmodelJsonTreeRemove(JsonbValue *root, const JsonPointer *p,
+								   JsonbValue *removed, JsonTreeMiss *miss);
 
 /* Return a copy of v sharing nothing mutable with it. */
-extern JsonbValue JsonTreeCopy(const JsonbValue *v);
+extern JsonbValue DocmodelJsonTreeCopy(const JsonbValue *v);
 
 /*
  * The most bytes the copies made while changing one document may take:
@@ -163,18 +168,18 @@ extern JsonbValue JsonTreeCopy(const JsonbValue *v);
  * node) and its bytes as jsonb. Counting stops once past limit (the result
  * is then above limit, not exact), so the cost is bounded by limit too.
  */
-extern Size JsonTreeRoom(const JsonbValue *v, Size limit);
+extern Size DocmodelJsonTreeRoom(const JsonbValue *v, Size limit);
 
 /*
  * Tell whether a and b are equal as jsonb's = says (numerics numerically);
  * either may be partly expanded (a jbvBinary met against an expanded node
  * is expanded in place).
  */
-extern bool JsonTreeEqual(JsonbValue *a, JsonbValue *b);
+extern bool DocmodelJsonTreeEqual(JsonbValue *a, JsonbValue *b);
 
 /* Return a string node over s (len bytes, not copied). */
 static inline JsonbValue
-JsonTreeString(const char *s, int len)
+DocmodelJsonTreeString(const char *s, int len)
 {
 	JsonbValue v;
 
@@ -186,14 +191,14 @@ JsonTreeString(const char *s, int len)
 
 /* Return a string node over the C string s (not copied). */
 static inline JsonbValue
-JsonTreeCString(const char *s)
+DocmodelJsonTreeCString(const char *s)
 {
-	return JsonTreeString(s, strlen(s));
+	return DocmodelJsonTreeString(s, strlen(s));
 }
 
 /* Return a number node of i. */
 static inline JsonbValue
-JsonTreeInt(int64 i)
+DocmodelJsonTreeInt(int64 i)
 {
 	JsonbValue v;
 
@@ -204,15 +209,15 @@ JsonTreeInt(int64 i)
 
 /* Set member name (a C string, not copied) of an expanded object to val. */
 static inline void
-JsonTreePut(JsonbValue *obj, const char *name, JsonbValue val)
+DocmodelJsonTreePut(JsonbValue *obj, const char *name, JsonbValue val)
 {
-	JsonTreeSetMember(obj, name, strlen(name), &val);
+	DocmodelJsonTreeSetMember(obj, name, strlen(name), &val);
 }
 
 /* The JSON type of v for messages: "an object", "a string", "null", ... */
-extern const char *JsonTreeTypeName(const JsonbValue *v);
+extern const char *DocmodelJsonTreeTypeName(const JsonbValue *v);
 
 /* Turn a tree back into jsonb. */
-extern Jsonb *JsonTreeToJsonb(JsonbValue *v);
+extern Jsonb *DocmodelJsonTreeToJsonb(JsonbValue *v);
 
 #endif /* DOCMODEL_JSONTREE_H */

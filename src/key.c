@@ -47,14 +47,14 @@
 #include "docmodel.h"
 #include "key.h"
 
-PG_FUNCTION_INFO_V1(key);
+PG_FUNCTION_INFO_V1(key_key);
 PG_FUNCTION_INFO_V1(key_with);
 PG_FUNCTION_INFO_V1(key_parts);
 PG_FUNCTION_INFO_V1(key_type);
 PG_FUNCTION_INFO_V1(key_id);
 PG_FUNCTION_INFO_V1(key_parent);
 PG_FUNCTION_INFO_V1(key_is_valid);
-PG_FUNCTION_INFO_V1(uuid_key);
+PG_FUNCTION_INFO_V1(key_uuid_key);
 PG_FUNCTION_INFO_V1(revision_key);
 PG_FUNCTION_INFO_V1(key_from_template);
 
@@ -923,7 +923,7 @@ BuildKey(FunctionCallInfo fcinfo, int first, const char *delim, int dlen)
 
 /* key(VARIADIC parts "any"): join the parts with "::". */
 Datum
-key(PG_FUNCTION_ARGS)
+key_key(PG_FUNCTION_ARGS)
 {
 	PG_RETURN_TEXT_P(BuildKey(fcinfo, 0, DOCMODEL_DEFAULT_DELIM,
 							  sizeof(DOCMODEL_DEFAULT_DELIM) - 1));
@@ -1062,7 +1062,7 @@ AscendingNanoseconds(void)
  * digits of a UUIDv7 (0.1.0's definition passes no delimiter).
  */
 Datum
-uuid_key(PG_FUNCTION_ARGS)
+key_uuid_key(PG_FUNCTION_ARGS)
 {
 	text *doctype = KEY_GETARG_TEXT_PP(0);
 	const char *t = VARDATA_ANY(doctype);

@@ -1743,11 +1743,12 @@ kv_meta(PG_FUNCTION_ARGS)
 	expiration =
 		isnull ? 0 : (int64) timestamptz_to_time_t(DatumGetTimestampTz(d));
 	SPI_finish();
-	JsonTreePut(&res, "id",
-				JsonTreeString(VARDATA_ANY(PG_GETARG_TEXT_PP(1)),
+	DocmodelJsonTreePut(
+		&res, "id",
+		DocmodelJsonTreeString(VARDATA_ANY(PG_GETARG_TEXT_PP(1)),
 							   VARSIZE_ANY_EXHDR(PG_GETARG_TEXT_PP(1))));
-	JsonTreePut(&res, "cas", JsonTreeInt(cas));
-	JsonTreePut(&res, "expiration", JsonTreeInt(expiration));
+	DocmodelJsonTreePut(&res, "cas", DocmodelJsonTreeInt(cas));
+	DocmodelJsonTreePut(&res, "expiration", DocmodelJsonTreeInt(expiration));
 	if (managed != NULL && JB_ROOT_IS_OBJECT(managed))
 	{
 		JsonbContainer *c = DocmodelFieldContainer(fs, &managed->root);
@@ -1757,8 +1758,9 @@ kv_meta(PG_FUNCTION_ARGS)
 			JsonbValue *fv = DocmodelFieldValue(fs, c, (DocFieldKind) i);
 
 			if (fv != NULL)
-				JsonTreePut(&res, DocmodelFieldKindName((DocFieldKind) i), *fv);
+				DocmodelJsonTreePut(
+					&res, DocmodelFieldKindName((DocFieldKind) i), *fv);
 		}
 	}
-	PG_RETURN_JSONB_P(JsonTreeToJsonb(&res));
+	PG_RETURN_JSONB_P(DocmodelJsonTreeToJsonb(&res));
 }

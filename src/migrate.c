@@ -111,16 +111,16 @@ static Oid write_rules_relid = InvalidOid;
 static TypeRules *migrate_last_type = NULL; /* the last type found */
 static RulesKey migrate_last_key;           /* what found it */
 
-PG_FUNCTION_INFO_V1(migrate);
-PG_FUNCTION_INFO_V1(migrate_doc);
-PG_FUNCTION_INFO_V1(plan_error);
-PG_FUNCTION_INFO_V1(current_version);
+PG_FUNCTION_INFO_V1(migration_migrate);
+PG_FUNCTION_INFO_V1(migration_migrate_doc);
+PG_FUNCTION_INFO_V1(migration_plan_error);
+PG_FUNCTION_INFO_V1(migration_current_version);
 PG_FUNCTION_INFO_V1(migration_pending);
 PG_FUNCTION_INFO_V1(migration_steps);
 PG_FUNCTION_INFO_V1(migration_doc_type);
 PG_FUNCTION_INFO_V1(migration_doc_version);
 PG_FUNCTION_INFO_V1(migration_check_steps);
-PG_FUNCTION_INFO_V1(write_rule_check_steps);
+PG_FUNCTION_INFO_V1(migration_check_write_rule_steps);
 PG_FUNCTION_INFO_V1(migration_rules_changed);
 
 /* ---------------------------------------------------------------------
@@ -152,7 +152,8 @@ DocmodelMigrateSyscache(int cacheid, uint32 hashvalue)
 static int
 RuleCmp(const void *a, const void *b)
 {
-	return DocVersionCmp(((const Rule *) a)->from, ((const Rule *) b)->from);
+	return DocmodelVersionCmp(((const Rule *) a)->from,
+							  ((const Rule *) b)->from);
 }
 
 /* Return the rule of tr whose from version equals v, or NULL. */
@@ -165,7 +166,7 @@ FindRuleFrom(TypeRules *tr, const DocVersion *v)
 	while (lo <= hi)
 	{
 		int mid = (lo + hi) / 2;
-		int c = DocVersionCmp(tr->rules[mid].from, v);
+		int c = DocmodelVersionCmp(tr->rules[mid].from, v);
 
 		if (c == 0)
 			return &tr->rules[mid];
@@ -251,12 +252,12 @@ AddRule(HTAB *types, HeapTuple tup, TupleDesc td, MemoryContext cxt,
 	memset(r, 0, sizeof(Rule));
 	r->from_text = SPI_getvalue(tup, td, 2);
 	r->to_text = SPI_getvalue(tup, td, 3);
-	r->from = DocVersionFromCString(r->from_text, true);
-	r->to = DocVersionFromCString(r->to_text, true);
+	r->from = DocmodelVersionFromCString(r->from_text, true);
+	r->to = DocmodelVersionFromCString(r->to_text, true);
 	d = SPI_getbinval(tup, td, 4, &isnull);
 	if (!isnull)
 	{
-		r->steps = CheckSteps(DatumGetJsonbPCopy(d), &r->nsteps);
+		r->steps = DocmodelStepsCheck(DatumGetJsonbPCopy(d), &r->nsteps);
 		return;
 	}
 	r->is_fn = true;
@@ -285,11 +286,11 @@ SortChains(HTAB *types)
 		tr->current = tr->oldest;
 		while ((r = FindRuleFrom(tr, tr->current)) != NULL)
 			tr->current = r->to;
-		tr->current_text = DocVersionToCString(tr->current);
+		tr->current_text = DocmodelVersionToCString(tr->current);
 		tr->current_len = strlen(tr->current_text);
 		/* keep the text as registered (e.g. "3.0") when there is one */
 		for (int k = 0; k < tr->nrules; k++)
-			if (DocVersionCmp(tr->rules[k].to, tr->current) == 0)
+			if (DocmodelVersionCmp(tr->rules[k].to, tr->current) == 0)
 			{
 				tr->current_text = tr->rules[k].to_text;
 				tr->current_len = strlen(tr->current_text);
@@ -337,7 +338,7 @@ ReadWriteRules(HTAB *writes, MemoryContext cxt)
 		if (isnull)
 			continue;
 		wr = hash_search(writes, &k, HASH_ENTER, NULL);
-		wr->steps = CheckSteps(DatumGetJsonbPCopy(d), &wr->nsteps);
+		wr->steps = DocmodelStepsCheck(DatumGetJsonbPCopy(d), &wr->nsteps);
 	}
 	MemoryContextSwitchTo(caller);
 	return (long) SPI_processed;
@@ -481,16 +482,17 @@ SetVersion(JsonbValue *root, const DocFieldSet *fs, const char *text)
 {
 	const DocFieldName *name = &fs->field[DOC_FIELD_SCHEMA];
 	JsonbValue *where = root;
-	JsonbValue sv = JsonTreeString(text, strlen(text));
+	JsonbValue sv = DocmodelJsonTreeString(text, strlen(text));
 
-	JsonTreeExpand(root);
+	DocmodelJsonTreeExpand(root);
 	if (fs->container.len > 0)
 	{
-		int k = JsonTreeFindMember(root, fs->container.name, fs->container.len);
+		int k = DocmodelJsonTreeFindMember(root, fs->container.name,
+										   fs->container.len);
 
 		where = k >= 0 ? &root->val.object.pairs[k].value : NULL;
 		if (where != NULL)
-			JsonTreeExpand(where);
+			DocmodelJsonTreeExpand(where);
 		if (where == NULL || where->type != jbvObject)
 		{
 			JsonbValue empty;
@@ -498,13 +500,14 @@ SetVersion(JsonbValue *root, const DocFieldSet *fs, const char *text)
 			empty.type = jbvObject;
 			empty.val.object.nPairs = 0;
 			empty.val.object.pairs = NULL;
-			JsonTreeSetMember(root, fs->container.name, fs->container.len,
-							  &empty);
-			k = JsonTreeFindMember(root, fs->container.name, fs->container.len);
+			DocmodelJsonTreeSetMember(root, fs->container.name,
+									  fs->container.len, &empty);
+			k = DocmodelJsonTreeFindMember(root, fs->container.name,
+										   fs->container.len);
 			where = &root->val.object.pairs[k].value;
 		}
 	}
-	JsonTreeSetMember(where, name->name, name->len, &sv);
+	DocmodelJsonTreeSetMember(where, name->name, name->len, &sv);
 }
 
 /* errdetail naming the key (when known), type and rule of cx. */
@@ -577,15 +580,16 @@ CheckTarget(TypeRules *tr, const DocVersion *target)
 	int i;
 
 	for (i = 0; i < tr->nrules; i++)
-		if (DocVersionCmp(tr->rules[i].from, target) == 0 ||
-			DocVersionCmp(tr->rules[i].to, target) == 0)
+		if (DocmodelVersionCmp(tr->rules[i].from, target) == 0 ||
+			DocmodelVersionCmp(tr->rules[i].to, target) == 0)
 			return;
-	ereport(ERROR,
-			(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-			 errmsg("no migration of type \"%s\" reaches version %s",
-					tr->key.name, DocVersionToCString(target)),
-			 errdetail("Type \"%s\" goes from version %s to %s.", tr->key.name,
-					   DocVersionToCString(tr->oldest), tr->current_text)));
+	ereport(
+		ERROR,
+		(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+		 errmsg("no migration of type \"%s\" reaches version %s", tr->key.name,
+				DocmodelVersionToCString(target)),
+		 errdetail("Type \"%s\" goes from version %s to %s.", tr->key.name,
+				   DocmodelVersionToCString(tr->oldest), tr->current_text)));
 }
 
 /*
@@ -613,11 +617,11 @@ ApplyChain(Jsonb *doc, TypeRules *tr, const DocFieldSet *fs,
 	cx.step = NULL;
 	cx.prefix = "";
 	cx.room = JSONTREE_MAX_BYTES - Min(VARSIZE(doc), JSONTREE_MAX_BYTES);
-	errcb.callback = MigrateErrorContext;
+	errcb.callback = DocmodelStepsErrorContext;
 	errcb.arg = &cx;
 	errcb.previous = error_context_stack;
 	error_context_stack = &errcb;
-	while (DocVersionCmp(v, tgt) < 0)
+	while (DocmodelVersionCmp(v, tgt) < 0)
 	{
 		Rule *r = FindRuleFrom(tr, v);
 
@@ -627,35 +631,36 @@ ApplyChain(Jsonb *doc, TypeRules *tr, const DocFieldSet *fs,
 				ERROR,
 				(errcode(ERRCODE_DATA_EXCEPTION),
 				 errmsg("no migration of type \"%s\" starts at version %s",
-						tr->key.name, DocVersionToCString(v)),
+						tr->key.name, DocmodelVersionToCString(v)),
 				 key ? errdetail("Key \"%s\": type \"%s\" goes from version %s "
 								 "to %s.",
 								 key, tr->key.name,
-								 DocVersionToCString(tr->oldest),
+								 DocmodelVersionToCString(tr->oldest),
 								 tr->current_text)
 					 : errdetail("Type \"%s\" goes from version %s to %s.",
-								 tr->key.name, DocVersionToCString(tr->oldest),
+								 tr->key.name,
+								 DocmodelVersionToCString(tr->oldest),
 								 tr->current_text),
 				 errhint("Register a migration from version %s.",
-						 DocVersionToCString(v))));
+						 DocmodelVersionToCString(v))));
 		cx.from = r->from_text;
 		cx.to = r->to_text;
 		cx.fn = r->is_fn ? r->fn_text : NULL;
 		if (r->is_fn)
 		{
 			if (tree)
-				cur = JsonTreeToJsonb(tree);
+				cur = DocmodelJsonTreeToJsonb(tree);
 			cur = CallRuleFn(&cx, r, cur);
 			tree = NULL;
 		}
 		if (tree == NULL)
 		{
 			tree = &treebuf;
-			JsonTreeFromJsonb(cur, tree);
+			DocmodelJsonTreeFromJsonb(cur, tree);
 		}
 		if (!r->is_fn)
-			ApplySteps(&cx, r->steps, r->nsteps, tree);
-		JsonTreeExpand(tree);
+			DocmodelStepsApply(&cx, r->steps, r->nsteps, tree);
+		DocmodelJsonTreeExpand(tree);
 		if (tree->type != jbvObject)
 			ereport(ERROR, (errcode(ERRCODE_DATA_EXCEPTION),
 							errmsg("migration of type \"%s\" from %s to %s did "
@@ -664,7 +669,7 @@ ApplyChain(Jsonb *doc, TypeRules *tr, const DocFieldSet *fs,
 		SetVersion(tree, fs, r->to_text);
 		v = r->to;
 	}
-	res = JsonTreeToJsonb(tree);
+	res = DocmodelJsonTreeToJsonb(tree);
 	error_context_stack = errcb.previous;
 	return res;
 }
@@ -679,7 +684,8 @@ MigrateIn(Jsonb *doc, const DocVersion *target, const char *key,
 	const DocVersion *v;
 	const DocVersion *tgt;
 
-	if (!(fs ? FindFieldsIn(doc, fs, &f) : FindFields(doc, DOC_META_AUTO, &f)))
+	if (!(fs ? DocmodelFieldsFindIn(doc, fs, &f)
+			 : DocmodelFieldsFind(doc, DOC_META_AUTO, &f)))
 		return doc;
 	tr = LookupRules(f.type, f.typelen, scope, planned);
 	if (tr == NULL)
@@ -693,8 +699,8 @@ MigrateIn(Jsonb *doc, const DocVersion *target, const char *key,
 	tgt = target ? target : tr->current;
 	if (target)
 		CheckTarget(tr, target);
-	v = f.has_version ? ParseDocVersion(&f, key) : tr->oldest;
-	if (DocVersionCmp(v, tgt) >= 0)
+	v = f.has_version ? DocmodelFieldsParseVersion(&f, key) : tr->oldest;
+	if (DocmodelVersionCmp(v, tgt) >= 0)
 		return doc;
 	return ApplyChain(doc, tr, f.set, v, tgt, key);
 }
@@ -727,19 +733,20 @@ DocmodelMigrateOnWrite(Jsonb *body, const char *type, int type_len,
 	{
 		/* the body carries no version (xattrs): it is the current shape */
 		sv = palloc(sizeof(JsonbValue));
-		*sv =
-			JsonTreeString(pstrdup(tr->current_text), strlen(tr->current_text));
+		*sv = DocmodelJsonTreeString(pstrdup(tr->current_text),
+									 strlen(tr->current_text));
 		*schema = sv;
 		return body;
 	}
-	FindFieldsIn(body, fs, &f);
+	DocmodelFieldsFindIn(body, fs, &f);
 	f.type = (char *) type;
 	f.typelen = type_len;
 	if (f.has_version && f.versionlen == tr->current_len &&
 		memcmp(f.version, tr->current_text, f.versionlen) == 0)
 		return body;
 	sv = palloc(sizeof(JsonbValue));
-	*sv = JsonTreeString(pstrdup(tr->current_text), strlen(tr->current_text));
+	*sv = DocmodelJsonTreeString(pstrdup(tr->current_text),
+								 strlen(tr->current_text));
 	if (!f.has_version)
 	{
 		/* a new shape written without a version is the current one */
@@ -747,8 +754,8 @@ DocmodelMigrateOnWrite(Jsonb *body, const char *type, int type_len,
 		return body;
 	}
 	keyz = pnstrdup(key, key_len);
-	v = ParseDocVersion(&f, keyz);
-	if (DocVersionCmp(v, tr->current) >= 0)
+	v = DocmodelFieldsParseVersion(&f, keyz);
+	if (DocmodelVersionCmp(v, tr->current) >= 0)
 		return body; /* newer than we know: keep it */
 	*schema = sv;
 	return ApplyChain(body, tr, f.set, v, tr->current, keyz);
@@ -787,13 +794,13 @@ DocmodelApplyWriteRules(Jsonb *body, const char *type, int type_len,
 	cx.type = wr->key.name;
 	cx.prefix = "";
 	cx.write_rule = true;
-	errcb.callback = MigrateErrorContext;
+	errcb.callback = DocmodelStepsErrorContext;
 	errcb.arg = &cx;
 	errcb.previous = error_context_stack;
 	error_context_stack = &errcb;
-	JsonTreeFromJsonb(body, &tree);
-	ApplySteps(&cx, wr->steps, wr->nsteps, &tree);
-	res = JsonTreeToJsonb(&tree);
+	DocmodelJsonTreeFromJsonb(body, &tree);
+	DocmodelStepsApply(&cx, wr->steps, wr->nsteps, &tree);
+	res = DocmodelJsonTreeToJsonb(&tree);
 	error_context_stack = errcb.previous;
 	return res;
 }
@@ -865,11 +872,12 @@ ArgScope(FunctionCallInfo fcinfo, int argno)
 	return DocmodelCollectionOf(PG_GETARG_OID(argno))->id;
 }
 
-/* FindFields() of doc in fs, or in any meta style (fs NULL). */
+/* DocmodelFieldsFind() of doc in fs, or in any meta style (fs NULL). */
 static inline bool
 FindFieldsOf(Jsonb *doc, const DocFieldSet *fs, DocFields *f)
 {
-	return fs ? FindFieldsIn(doc, fs, f) : FindFields(doc, DOC_META_AUTO, f);
+	return fs ? DocmodelFieldsFindIn(doc, fs, f)
+			  : DocmodelFieldsFind(doc, DOC_META_AUTO, f);
 }
 
 /*
@@ -904,13 +912,13 @@ MigrateArg(FunctionCallInfo fcinfo, const char *key, int collarg)
 }
 
 Datum
-migrate(PG_FUNCTION_ARGS)
+migration_migrate(PG_FUNCTION_ARGS)
 {
 	return MigrateArg(fcinfo, NULL, 2);
 }
 
 Datum
-migrate_doc(PG_FUNCTION_ARGS)
+migration_migrate_doc(PG_FUNCTION_ARGS)
 {
 	const char *key = PG_ARGISNULL(0) || PG_ARGISNULL(2)
 						  ? NULL
@@ -935,7 +943,7 @@ migrate_doc(PG_FUNCTION_ARGS)
  * first; any other error (a cancel, out of memory) is raised.
  */
 Datum
-plan_error(PG_FUNCTION_ARGS)
+migration_plan_error(PG_FUNCTION_ARGS)
 {
 	bool none;
 	const DocFieldSet *fs = ArgFields(fcinfo, 2, &none);
@@ -993,7 +1001,7 @@ plan_error(PG_FUNCTION_ARGS)
  * planned: inactive rules too); NULL without migrations.
  */
 Datum
-current_version(PG_FUNCTION_ARGS)
+migration_current_version(PG_FUNCTION_ARGS)
 {
 	text *t;
 	TypeRules *tr;
@@ -1007,7 +1015,7 @@ current_version(PG_FUNCTION_ARGS)
 
 	if (tr == NULL)
 		PG_RETURN_NULL();
-	v = DocVersionFromCString(tr->current_text, true);
+	v = DocmodelVersionFromCString(tr->current_text, true);
 	PG_RETURN_DOCVERSION_P(v);
 }
 
@@ -1051,10 +1059,10 @@ migration_pending(PG_FUNCTION_ARGS)
 			 memcmp(f.version, tr->current_text, f.versionlen) == 0)
 		PG_RETURN_BOOL(false);
 	else if (!f.version_ok ||
-			 (v = DocVersionFromCString(pnstrdup(f.version, f.versionlen),
-										false)) == NULL)
+			 (v = DocmodelVersionFromCString(pnstrdup(f.version, f.versionlen),
+											 false)) == NULL)
 		PG_RETURN_BOOL(true);
-	PG_RETURN_BOOL(DocVersionCmp(v, tgt) < 0);
+	PG_RETURN_BOOL(DocmodelVersionCmp(v, tgt) < 0);
 }
 
 /*
@@ -1085,7 +1093,7 @@ migration_steps(PG_FUNCTION_ARGS)
 	tgt = PG_ARGISNULL(2) ? tr->current : PG_GETARG_DOCVERSION_P(2);
 	if (!PG_ARGISNULL(2))
 		CheckTarget(tr, tgt);
-	while (DocVersionCmp(v, tgt) < 0)
+	while (DocmodelVersionCmp(v, tgt) < 0)
 	{
 		Rule *r = FindRuleFrom(tr, v);
 
@@ -1133,7 +1141,7 @@ migration_doc_version(PG_FUNCTION_ARGS)
 
 	if (!ArgDocFields(fcinfo, &f) || !f.has_version)
 		PG_RETURN_NULL();
-	PG_RETURN_DOCVERSION_P(ParseDocVersion(&f, NULL));
+	PG_RETURN_DOCVERSION_P(DocmodelFieldsParseVersion(&f, NULL));
 }
 
 /*
@@ -1141,12 +1149,12 @@ migration_doc_version(PG_FUNCTION_ARGS)
  * not one a write rule may hold.
  */
 Datum
-write_rule_check_steps(PG_FUNCTION_ARGS)
+migration_check_write_rule_steps(PG_FUNCTION_ARGS)
 {
 	int n;
-	Step *steps = CheckSteps(PG_GETARG_JSONB_P(0), &n);
+	Step *steps = DocmodelStepsCheck(PG_GETARG_JSONB_P(0), &n);
 
-	CheckWriteRuleSteps(steps, n);
+	DocmodelStepsCheckWriteRule(steps, n);
 	PG_RETURN_VOID();
 }
 
@@ -1156,7 +1164,7 @@ migration_check_steps(PG_FUNCTION_ARGS)
 {
 	int n;
 
-	CheckSteps(PG_GETARG_JSONB_P(0), &n);
+	DocmodelStepsCheck(PG_GETARG_JSONB_P(0), &n);
 	PG_RETURN_VOID();
 }
 

@@ -91,7 +91,7 @@ typedef struct Step
 
 /*
  * What an error while applying a chain names: ApplyChain pushes an error
- * context callback (MigrateErrorContext) with this as its argument, so an
+ * context callback (DocmodelStepsErrorContext) with this as its argument, so an
  * error of any SQLSTATE raised while a step works (numeric_in on a huge
  * number, out of memory, ...) says which step, op, key and path.
  */
@@ -109,22 +109,22 @@ typedef struct ApplyCx
 } ApplyCx;
 
 /* Parse a steps value as register_migration does; raise 22023 if bad. */
-extern Step *CheckSteps(Jsonb *steps, int *nsteps);
+extern Step *DocmodelStepsCheck(Jsonb *steps, int *nsteps);
 
 /* Apply steps in order to the tree at root (cx->step follows them). */
-extern void ApplySteps(ApplyCx *cx, const Step *steps, int nsteps,
-					   JsonbValue *root);
+extern void DocmodelStepsApply(ApplyCx *cx, const Step *steps, int nsteps,
+							   JsonbValue *root);
 
 /* Error context callback of a running chain (arg is its ApplyCx). */
-extern void MigrateErrorContext(void *arg);
+extern void DocmodelStepsErrorContext(void *arg);
 
 /*
  * Raise 22023 unless every step (for_each's nested ones too) is one a write
  * rule may hold: a setter that gives the same document when run again.
  */
-extern void CheckWriteRuleSteps(const Step *steps, int nsteps);
+extern void DocmodelStepsCheckWriteRule(const Step *steps, int nsteps);
 
 /* The name of a step op, as steps spell it. */
-extern const char *MigrateStepOpName(StepOp op);
+extern const char *DocmodelStepsOpName(StepOp op);
 
 #endif /* DOCMODEL_MIGRATE_INT_H */

@@ -27,8 +27,8 @@
 #include "docmodel.h"
 #include "version.h"
 
-PG_FUNCTION_INFO_V1(migrate_collection);
-PG_FUNCTION_INFO_V1(migrate_tables);
+PG_FUNCTION_INFO_V1(migration_migrate_collection);
+PG_FUNCTION_INFO_V1(migration_migrate_tables);
 
 /* Run one statement through SPI with text arguments; raise on failure. */
 static void
@@ -109,7 +109,7 @@ CheckRunTable(Oid relid)
  * Must be called by CALL outside a transaction block (it commits).
  */
 Datum
-migrate_collection(PG_FUNCTION_ARGS)
+migration_migrate_collection(PG_FUNCTION_ARGS)
 {
 	Oid types[4] = {OIDOID, TEXTOID, TEXTOID, INT4OID};
 	Datum values[4];
@@ -130,8 +130,8 @@ migrate_collection(PG_FUNCTION_ARGS)
 		nulls[i] = PG_ARGISNULL(i) ? 'n' : ' ';
 	}
 	if (!PG_ARGISNULL(2)) /* the version as text */
-		values[2] =
-			CStringGetTextDatum(DocVersionToCString(PG_GETARG_DOCVERSION_P(2)));
+		values[2] = CStringGetTextDatum(
+			DocmodelVersionToCString(PG_GETARG_DOCVERSION_P(2)));
 
 	if (!PG_ARGISNULL(0))
 		CheckRunTable(PG_GETARG_OID(0));
@@ -207,7 +207,7 @@ migrate_collection(PG_FUNCTION_ARGS)
  * work and record the run; the state between them travels as text).
  */
 Datum
-migrate_tables(PG_FUNCTION_ARGS)
+migration_migrate_tables(PG_FUNCTION_ARGS)
 {
 	Oid types[3] = {TEXTOID, OIDOID, INT4OID};
 	Datum values[3];

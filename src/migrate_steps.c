@@ -185,8 +185,8 @@ ParsePointer(JsonPointer *p, JsonbValue *v, const char *label, const char *op,
 {
 	if (v->type != jbvString)
 		BadStep(label, op, "field \"%s\" must be a JSON Pointer string", field);
-	switch (
-		JsonPointerParse(v->val.string.val, v->val.string.len, allow_root, p))
+	switch (DocmodelJsonPointerParse(v->val.string.val, v->val.string.len,
+									 allow_root, p))
 	{
 		case JSONPOINTER_OK:
 			return;
@@ -383,7 +383,7 @@ ParseMember(Step *st, JsonbContainer *obj, const StepMember *m, const char *op,
 	else if (v == NULL && m->kind == M_UNIT)
 		st->unit_us = INT64CONST(1000);
 	else if (v == NULL && m->kind == M_PATH_OPT)
-		JsonPointerParse("", 0, true, &st->path);
+		DocmodelJsonPointerParse("", 0, true, &st->path);
 	else if (v == NULL && m->kind == M_FORMAT)
 		st->date_only = true;
 	if (v == NULL)
@@ -425,7 +425,7 @@ ParseMember(Step *st, JsonbContainer *obj, const StepMember *m, const char *op,
 			break;
 		case M_VALUE:
 		case M_TEMPLATE:
-			st->value = JsonTreeBuild(v);
+			st->value = DocmodelJsonTreeBuild(v);
 			break;
 		case M_STEPS:
 			if (c == NULL || !JsonContainerIsArray(c))
@@ -454,10 +454,10 @@ static JsonbValue *
 Resolve(JsonbValue *root, const JsonPointer *p)
 {
 	JsonTreeMiss miss;
-	JsonbValue *v = JsonTreeWalk(root, p, p->ntok, 0, &miss);
+	JsonbValue *v = DocmodelJsonTreeWalk(root, p, p->ntok, 0, &miss);
 
 	if (v != NULL)
-		JsonTreeExpand(v);
+		DocmodelJsonTreeExpand(v);
 	return v;
 }
 
@@ -470,7 +470,7 @@ SubstDollar(JsonbValue *v, const JsonbValue *dollar)
 	check_stack_depth();
 	if (v->type == jbvString && v->val.string.len == 1 &&
 		v->val.string.val[0] == '$')
-		*v = JsonTreeCopy(dollar);
+		*v = DocmodelJsonTreeCopy(dollar);
 	else if (v->type == jbvObject)
 		for (i = 0; i < v->val.object.nPairs; i++)
 			SubstDollar(&v->val.object.pairs[i].value, dollar);
@@ -485,7 +485,7 @@ CopyValue(const JsonbValue *t, const JsonbValue *dollar)
 {
 	JsonbValue *dst = palloc(sizeof(JsonbValue));
 
-	*dst = JsonTreeCopy(t);
+	*dst = DocmodelJsonTreeCopy(t);
 	if (dollar != NULL)
 		SubstDollar(dst, dollar);
 	return dst;
@@ -511,7 +511,7 @@ AppendStepWhere(StringInfo buf, ApplyCx *cx, const Step *st, const char *path)
 		appendStringInfo(buf, " \"%s\", migration %s to %s", cx->type, cx->from,
 						 cx->to);
 	appendStringInfo(buf, ", step %s, op \"%s\", path \"%s%s\".", st->label,
-					 MigrateStepOpName(st->op), cx->prefix, path);
+					 DocmodelStepsOpName(st->op), cx->prefix, path);
 }
 
 /*
@@ -530,13 +530,13 @@ pg_attribute_noreturn()
 	ereport(ERROR, (errcode(sqlstate),
 					errmsg("%s step %s (%s) cannot apply: %s",
 						   cx->write_rule ? "write rule" : "migration",
-						   st->label, MigrateStepOpName(st->op), reason),
+						   st->label, DocmodelStepsOpName(st->op), reason),
 					errdetail_internal("%s", detail.data),
 					hint ? errhint("%s", hint) : 0));
 }
 
 void
-MigrateErrorContext(void *arg)
+DocmodelStepsErrorContext(void *arg)
 {
 	ApplyCx *cx = (ApplyCx *) arg;
 	StringInfoData buf;
@@ -545,7 +545,7 @@ MigrateErrorContext(void *arg)
 	if (cx->step)
 		appendStringInfo(&buf, "%s step %s (%s) of type \"%s\"",
 						 cx->write_rule ? "write rule" : "migration",
-						 cx->step->label, MigrateStepOpName(cx->step->op),
+						 cx->step->label, DocmodelStepsOpName(cx->step->op),
 						 cx->type);
 	else
 		appendStringInfo(&buf, "%s of type \"%s\"",
@@ -579,7 +579,7 @@ ResolveAs(ApplyCx *cx, const Step *st, JsonbValue *root, enum jbvType type,
 		return NULL;
 	if (v->type != type)
 		StepFail(cx, st, st->path.text, "expected %s, found %s", what,
-				 JsonTreeTypeName(v));
+				 DocmodelJsonTreeTypeName(v));
 	return v;
 }
 
@@ -594,7 +594,7 @@ pg_attribute_noreturn()
 				 p->text);
 	if (miss->status == JSONTREE_NOT_CONTAINER)
 		StepFail(cx, st, p->text, "the parent of \"%s\" is %s, not a container",
-				 p->text, JsonTreeTypeName(miss->at));
+				 p->text, DocmodelJsonTreeTypeName(miss->at));
 	StepFail(cx, st, p->text, "array index \"%.*s\" is out of range",
 			 p->toklen[p->ntok - 1], p->tok[p->ntok - 1]);
 }
@@ -606,7 +606,7 @@ AddAt(ApplyCx *cx, const Step *st, JsonbValue *root, const JsonPointer *p,
 {
 	JsonTreeMiss miss;
 
-	if (!JsonTreeAdd(root, p, val, &miss))
+	if (!DocmodelJsonTreeAdd(root, p, val, &miss))
 		AddFailed(cx, st, p, &miss);
 }
 
@@ -620,7 +620,7 @@ RemoveAt(JsonbValue *root, const JsonPointer *p)
 	JsonTreeMiss miss;
 	JsonbValue *res = palloc(sizeof(JsonbValue));
 
-	if (!JsonTreeRemove(root, p, res, &miss))
+	if (!DocmodelJsonTreeRemove(root, p, res, &miss))
 		return NULL;
 	return res;
 }
@@ -638,8 +638,8 @@ ApplyPatchStep(ApplyCx *cx, const Step *st, JsonbValue *root)
 
 	if (st->value != NULL)
 		value = st->op == OP_TEST ? st->value : CopyValue(st->value, NULL);
-	if (JsonPatchApplyOp((JsonPatchOp) st->op, root, &st->path, &st->from,
-						 value, &cx->room, &miss))
+	if (DocmodelJsonPatchApplyOp((JsonPatchOp) st->op, root, &st->path,
+								 &st->from, value, &cx->room, &miss))
 		return;
 	if (miss.status == JSONTREE_TOO_BIG)
 		StepFailCode(cx, st, st->path.text, ERRCODE_PROGRAM_LIMIT_EXCEEDED,
@@ -707,7 +707,7 @@ ApplyCast(ApplyCx *cx, const Step *st, JsonbValue *root)
 	if (v == NULL || v->type == jbvNull)
 		return;
 	if (v->type == jbvArray || v->type == jbvObject)
-		StepFail(cx, st, path, "cannot cast %s", JsonTreeTypeName(v));
+		StepFail(cx, st, path, "cannot cast %s", DocmodelJsonTreeTypeName(v));
 	switch (st->cast_to)
 	{
 		case CAST_NUMBER:
@@ -734,11 +734,11 @@ ApplyCast(ApplyCx *cx, const Step *st, JsonbValue *root)
 				char *s = DatumGetCString(DirectFunctionCall1(
 					numeric_out, NumericGetDatum(v->val.numeric)));
 
-				*v = JsonTreeString(s, strlen(s));
+				*v = DocmodelJsonTreeString(s, strlen(s));
 			}
 			else if (v->type == jbvBool)
-				*v = v->val.boolean ? JsonTreeString("true", 4)
-									: JsonTreeString("false", 5);
+				*v = v->val.boolean ? DocmodelJsonTreeString("true", 4)
+									: DocmodelJsonTreeString("false", 5);
 			break;
 		case CAST_BOOLEAN:
 			if (v->type == jbvString)
@@ -916,7 +916,7 @@ ApplyFromEpoch(ApplyCx *cx, const Step *st, JsonbValue *root)
 
 	if (v == NULL)
 		return;
-	*v = JsonTreeString(FormatEpoch(cx, st, v), DOCMODEL_ISO8601_LEN);
+	*v = DocmodelJsonTreeString(FormatEpoch(cx, st, v), DOCMODEL_ISO8601_LEN);
 }
 
 /*
@@ -962,7 +962,7 @@ ApplySplit(ApplyCx *cx, const Step *st, JsonbValue *root)
 					break;
 			end = (k + st->seplen <= len) ? k : len;
 		}
-		piece = JsonTreeString(s + pos, end - pos);
+		piece = DocmodelJsonTreeString(s + pos, end - pos);
 		AddAt(cx, st, root, &st->ptrs[i], &piece);
 		pos = (end == len) ? len + 1 : end + st->seplen;
 	}
@@ -996,13 +996,13 @@ ApplyJoin(ApplyCx *cx, const Step *st, JsonbValue *root)
 			appendStringInfoString(&buf, v->val.boolean ? "true" : "false");
 		else
 			StepFail(cx, st, st->ptrs[i].text, "cannot join %s",
-					 JsonTreeTypeName(v));
+					 DocmodelJsonTreeTypeName(v));
 	}
 	if (found == 0)
 		return;
 	for (i = 0; i < st->nptrs; i++)
 		RemoveAt(root, &st->ptrs[i]);
-	joined = JsonTreeString(buf.data, buf.len);
+	joined = DocmodelJsonTreeString(buf.data, buf.len);
 	AddAt(cx, st, root, &st->into, &joined);
 }
 
@@ -1046,7 +1046,7 @@ ApplyStripDashes(ApplyCx *cx, const Step *st, JsonbValue *root)
 	for (i = 0; i < v->val.string.len; i++)
 		if (v->val.string.val[i] != '-')
 			out[n++] = v->val.string.val[i];
-	*v = JsonTreeString(out, n);
+	*v = DocmodelJsonTreeString(out, n);
 }
 
 /* nest: move the values at paths into the object at into. */
@@ -1058,7 +1058,7 @@ ApplyNest(ApplyCx *cx, const Step *st, JsonbValue *root)
 
 	if (target && target->type != jbvObject)
 		StepFail(cx, st, st->into.text, "\"%s\" is %s, not an object",
-				 st->into.text, JsonTreeTypeName(target));
+				 st->into.text, DocmodelJsonTreeTypeName(target));
 	for (i = 0; i < st->nptrs; i++)
 	{
 		const JsonPointer *p = &st->ptrs[i];
@@ -1078,8 +1078,8 @@ ApplyNest(ApplyCx *cx, const Step *st, JsonbValue *root)
 			AddAt(cx, st, root, &st->into, &empty);
 			target = Resolve(root, &st->into);
 		}
-		JsonTreeSetMember(target, p->tok[p->ntok - 1], p->toklen[p->ntok - 1],
-						  v);
+		DocmodelJsonTreeSetMember(target, p->tok[p->ntok - 1],
+								  p->toklen[p->ntok - 1], v);
 	}
 }
 
@@ -1096,7 +1096,7 @@ ApplyUnnest(ApplyCx *cx, const Step *st, JsonbValue *root)
 		return;
 	if (v->type != jbvObject)
 		StepFail(cx, st, st->path.text, "\"%s\" is %s, not an object",
-				 st->path.text, JsonTreeTypeName(v));
+				 st->path.text, DocmodelJsonTreeTypeName(v));
 	v = RemoveAt(root, &st->path);
 	parent = st->has_into ? st->into : st->path;
 	if (!st->has_into)
@@ -1109,13 +1109,13 @@ ApplyUnnest(ApplyCx *cx, const Step *st, JsonbValue *root)
 	{
 		JsonbPair *pr = &v->val.object.pairs[i];
 
-		if (JsonTreeFindMember(target, pr->key.val.string.val,
-							   pr->key.val.string.len) >= 0)
+		if (DocmodelJsonTreeFindMember(target, pr->key.val.string.val,
+									   pr->key.val.string.len) >= 0)
 			StepFail(cx, st, st->path.text,
 					 "field \"%.*s\" already exists in the target",
 					 pr->key.val.string.len, pr->key.val.string.val);
-		JsonTreeSetMember(target, pr->key.val.string.val,
-						  pr->key.val.string.len, &pr->value);
+		DocmodelJsonTreeSetMember(target, pr->key.val.string.val,
+								  pr->key.val.string.len, &pr->value);
 	}
 }
 
@@ -1131,11 +1131,11 @@ ApplyForEach(ApplyCx *cx, const Step *st, JsonbValue *root)
 		return;
 	if (v->type != jbvArray)
 		StepFail(cx, st, st->path.text, "\"%s\" is %s, not an array",
-				 st->path.text, JsonTreeTypeName(v));
+				 st->path.text, DocmodelJsonTreeTypeName(v));
 	for (i = 0; i < v->val.array.nElems; i++)
 	{
 		cx->prefix = psprintf("%s%s/%d", saved, st->path.text, i);
-		ApplySteps(cx, st->steps, st->nsteps, &v->val.array.elems[i]);
+		DocmodelStepsApply(cx, st->steps, st->nsteps, &v->val.array.elems[i]);
 	}
 	cx->prefix = saved;
 }
@@ -1261,7 +1261,7 @@ ApplyReplaceRegex(ApplyCx *cx, const Step *st, JsonbValue *root)
 		start = m[0].rm_so == m[0].rm_eo ? done + 1 : done;
 	} while (start <= wlen && RunPattern(cx, st, w, wlen, start, m, nmatch));
 	AppendWide(&buf, w + done, wlen - done);
-	*v = JsonTreeString(buf.data, buf.len);
+	*v = DocmodelJsonTreeString(buf.data, buf.len);
 }
 
 /*
@@ -1303,9 +1303,9 @@ ApplyRequire(ApplyCx *cx, const Step *st, JsonbValue *root)
 	if (st->regex == NULL)
 		return;
 	if (v->type != jbvString)
-		RequireFailed(
-			cx, st,
-			psprintf("\"%s\" is %s, not a string", path, JsonTreeTypeName(v)));
+		RequireFailed(cx, st,
+					  psprintf("\"%s\" is %s, not a string", path,
+							   DocmodelJsonTreeTypeName(v)));
 	w = WideOf(v, &wlen);
 	if (!RunPattern(cx, st, w, wlen, 0, m, 1))
 		RequireFailed(
@@ -1337,8 +1337,8 @@ ApplyFormatDate(ApplyCx *cx, const Step *st, JsonbValue *root)
 	else
 		StepFail(cx, st, st->path.text,
 				 "expected an ISO 8601 string or an epoch number, found %s",
-				 JsonTreeTypeName(v));
-	*v = JsonTreeString(buf, st->date_only ? 10 : DOCMODEL_ISO8601_LEN);
+				 DocmodelJsonTreeTypeName(v));
+	*v = DocmodelJsonTreeString(buf, st->date_only ? 10 : DOCMODEL_ISO8601_LEN);
 }
 
 /* Shorthands for the table. */
@@ -1457,11 +1457,11 @@ ParseStep(Step *st, JsonbValue *sv, const char *label, bool nested)
 		 m < step_ops[i].members + STEP_MAX_MEMBERS && m->name; m++)
 		ParseMember(st, obj, m, op, nested && step_ops[i].root_ok);
 	if (st->op == OP_MOVE && st->from.ntok < st->path.ntok &&
-		JsonPointerIsPrefix(&st->from, &st->path))
+		DocmodelJsonPointerIsPrefix(&st->from, &st->path))
 		BadStep(label, op, "cannot move \"%s\" into its own child \"%s\"",
 				st->from.text, st->path.text);
 	for (i = 0; st->op == OP_NEST && i < st->nptrs; i++)
-		if (JsonPointerIsPrefix(&st->ptrs[i], &st->into))
+		if (DocmodelJsonPointerIsPrefix(&st->ptrs[i], &st->into))
 			BadStep(label, op,
 					"cannot nest \"%s\" into itself or its child \"%s\"",
 					st->ptrs[i].text, st->into.text);
@@ -1491,7 +1491,7 @@ ParseSteps(JsonbContainer *arr, const char *prefix, bool nested, int *nsteps)
 }
 
 Step *
-CheckSteps(Jsonb *steps, int *nsteps)
+DocmodelStepsCheck(Jsonb *steps, int *nsteps)
 {
 	if (!JB_ROOT_IS_ARRAY(steps) || JB_ROOT_IS_SCALAR(steps))
 		ereport(
@@ -1503,7 +1503,7 @@ CheckSteps(Jsonb *steps, int *nsteps)
 }
 
 const char *
-MigrateStepOpName(StepOp op)
+DocmodelStepsOpName(StepOp op)
 {
 	return step_ops[op].name;
 }
@@ -1541,7 +1541,7 @@ SourcesPresent(ApplyCx *cx, const Step *st, JsonbValue *root)
 }
 
 void
-ApplySteps(ApplyCx *cx, const Step *steps, int nsteps, JsonbValue *root)
+DocmodelStepsApply(ApplyCx *cx, const Step *steps, int nsteps, JsonbValue *root)
 {
 	const Step *outer = cx->step; /* the for_each we are in, or NULL */
 	int i;
@@ -1558,7 +1558,7 @@ ApplySteps(ApplyCx *cx, const Step *steps, int nsteps, JsonbValue *root)
 
 /* See migrate_int.h: the setters, which give the same document again. */
 void
-CheckWriteRuleSteps(const Step *steps, int nsteps)
+DocmodelStepsCheckWriteRule(const Step *steps, int nsteps)
 {
 	int i;
 
@@ -1577,13 +1577,13 @@ CheckWriteRuleSteps(const Step *steps, int nsteps)
 			case OP_FORMAT_DATE:
 				break;
 			case OP_FOR_EACH:
-				CheckWriteRuleSteps(st->steps, st->nsteps);
+				DocmodelStepsCheckWriteRule(st->steps, st->nsteps);
 				break;
 			default:
 				ereport(ERROR,
 						(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
 						 errmsg("op \"%s\" cannot be a step of a write rule",
-								MigrateStepOpName(st->op)),
+								DocmodelStepsOpName(st->op)),
 						 errdetail("Step %s. A write rule runs on every "
 								   "write, also of documents it has already "
 								   "set: its steps are setters that leave a "

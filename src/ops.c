@@ -34,9 +34,9 @@
 #include "kv.h"
 #include "revision.h"
 
-PG_FUNCTION_INFO_V1(rename_key);
+PG_FUNCTION_INFO_V1(collection_rename_key);
 PG_FUNCTION_INFO_V1(key_exists_error);
-PG_FUNCTION_INFO_V1(bucket_append);
+PG_FUNCTION_INFO_V1(collection_bucket_append);
 
 #define LIVE_C                               \
 	"(c.expires_at IS NULL OR c.expires_at " \
@@ -112,7 +112,7 @@ key_exists_error(PG_FUNCTION_ARGS)
  * live, 40001 on a stale cas, 55P03 when locked without the lock's cas.
  */
 Datum
-rename_key(PG_FUNCTION_ARGS)
+collection_rename_key(PG_FUNCTION_ARGS)
 {
 	Oid relid;
 	text *from;
@@ -345,7 +345,7 @@ BucketTryAppend(Oid relid, const char *key, Datum *values)
  * written.
  */
 Datum
-bucket_append(PG_FUNCTION_ARGS)
+collection_bucket_append(PG_FUNCTION_ARGS)
 {
 	Oid relid;
 	char *prefix;

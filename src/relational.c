@@ -48,17 +48,17 @@
 #include "jsonutil.h"
 #include "relational.h"
 
-PG_FUNCTION_INFO_V1(is_missing);
-PG_FUNCTION_INFO_V1(is_null);
-PG_FUNCTION_INFO_V1(is_valued);
-PG_FUNCTION_INFO_V1(to_epoch);
-PG_FUNCTION_INFO_V1(from_epoch);
-PG_FUNCTION_INFO_V1(compact);
-PG_FUNCTION_INFO_V1(projection_trigger);
-PG_FUNCTION_INFO_V1(lookup_trigger);
-PG_FUNCTION_INFO_V1(lookup_coll);
-PG_FUNCTION_INFO_V1(get_by);
-PG_FUNCTION_INFO_V1(mappings_changed);
+PG_FUNCTION_INFO_V1(mapping_is_missing);
+PG_FUNCTION_INFO_V1(mapping_is_null);
+PG_FUNCTION_INFO_V1(mapping_is_valued);
+PG_FUNCTION_INFO_V1(mapping_to_epoch);
+PG_FUNCTION_INFO_V1(mapping_from_epoch);
+PG_FUNCTION_INFO_V1(mapping_compact);
+PG_FUNCTION_INFO_V1(mapping_projection_trigger);
+PG_FUNCTION_INFO_V1(mapping_lookup_trigger);
+PG_FUNCTION_INFO_V1(mapping_lookup_coll);
+PG_FUNCTION_INFO_V1(mapping_get_by);
+PG_FUNCTION_INFO_V1(mapping_mappings_changed);
 
 /*
  * Return the value at path (a text[] of member names and array indexes,
@@ -86,16 +86,16 @@ ValueAt(Jsonb *doc, ArrayType *path)
 			return NULL; /* a NULL step reaches nothing */
 		p.tok[i] = TextDatumGetCString(elems[i]);
 		p.toklen[i] = strlen(p.tok[i]);
-		JsonPointerAppendToken(&ptr, p.tok[i], p.toklen[i]);
+		DocmodelJsonPointerAppendToken(&ptr, p.tok[i], p.toklen[i]);
 	}
 	p.text = ptr.data;
-	JsonTreeFromJsonb(doc, root);
-	return JsonTreeRead(root, &p, 0, &miss);
+	DocmodelJsonTreeFromJsonb(doc, root);
+	return DocmodelJsonTreeRead(root, &p, 0, &miss);
 }
 
 /* is_missing(doc, VARIADIC path): the path is not in the document. */
 Datum
-is_missing(PG_FUNCTION_ARGS)
+mapping_is_missing(PG_FUNCTION_ARGS)
 {
 	PG_RETURN_BOOL(ValueAt(PG_GETARG_JSONB_P(0), PG_GETARG_ARRAYTYPE_P(1)) ==
 				   NULL);
@@ -103,7 +103,7 @@ is_missing(PG_FUNCTION_ARGS)
 
 /* is_null(doc, VARIADIC path): the path holds JSON null. */
 Datum
-is_null(PG_FUNCTION_ARGS)
+mapping_is_null(PG_FUNCTION_ARGS)
 {
 	JsonbValue *v = ValueAt(PG_GETARG_JSONB_P(0), PG_GETARG_ARRAYTYPE_P(1));
 
@@ -112,7 +112,7 @@ is_null(PG_FUNCTION_ARGS)
 
 /* is_valued(doc, VARIADIC path): the path holds a value other than null. */
 Datum
-is_valued(PG_FUNCTION_ARGS)
+mapping_is_valued(PG_FUNCTION_ARGS)
 {
 	JsonbValue *v = ValueAt(PG_GETARG_JSONB_P(0), PG_GETARG_ARRAYTYPE_P(1));
 
@@ -136,7 +136,7 @@ UnitArg(FunctionCallInfo fcinfo, int argno)
 
 /* to_epoch(ts, unit): whole units since 1970-01-01 UTC, rounded down. */
 Datum
-to_epoch(PG_FUNCTION_ARGS)
+mapping_to_epoch(PG_FUNCTION_ARGS)
 {
 	TimestampTz ts = PG_GETARG_TIMESTAMPTZ(0);
 	int64 n;
@@ -152,7 +152,7 @@ to_epoch(PG_FUNCTION_ARGS)
 
 /* from_epoch(n, unit): the time n units after 1970-01-01 UTC. */
 Datum
-from_epoch(PG_FUNCTION_ARGS)
+mapping_from_epoch(PG_FUNCTION_ARGS)
 {
 	int64 n = PG_GETARG_INT64(0);
 	TimestampTz ts;
@@ -207,7 +207,7 @@ CompactString(JsonbValue *v, const DocmodelCompactOpts *o)
 	if (o->date_ns != 0 &&
 		DocmodelParseIso8601(v->val.string.val, v->val.string.len, &ts) &&
 		DocmodelToEpoch(ts, o->date_ns, &n))
-		*v = JsonTreeInt(n);
+		*v = DocmodelJsonTreeInt(n);
 	else if (o->guids &&
 			 DocmodelIsDashedGuid(v->val.string.val, v->val.string.len))
 	{
@@ -218,7 +218,7 @@ CompactString(JsonbValue *v, const DocmodelCompactOpts *o)
 		for (i = 0; i < 36; i++)
 			if (v->val.string.val[i] != '-')
 				out[k++] = v->val.string.val[i];
-		*v = JsonTreeString(out, 32);
+		*v = DocmodelJsonTreeString(out, 32);
 	}
 }
 
@@ -228,7 +228,7 @@ DocmodelCompact(JsonbValue *v, const DocmodelCompactOpts *o)
 	int i;
 
 	check_stack_depth();
-	JsonTreeExpand(v);
+	DocmodelJsonTreeExpand(v);
 	if (v->type == jbvString)
 		CompactString(v, o);
 	else if (v->type == jbvObject)
@@ -239,7 +239,7 @@ DocmodelCompact(JsonbValue *v, const DocmodelCompactOpts *o)
 			DocmodelCompact(m, o);
 			if (m->type == jbvNull ? o->nulls
 								   : o->empties && DocmodelIsEmptyValue(m))
-				(void) JsonTreeRemoveAt(v, i);
+				(void) DocmodelJsonTreeRemoveAt(v, i);
 		}
 	else if (v->type == jbvArray)
 		for (i = 0; i < v->val.array.nElems; i++)
@@ -268,7 +268,7 @@ DropDefaults(JsonbValue *root, JsonbValue *defaults)
 {
 	int i;
 
-	JsonTreeExpand(defaults);
+	DocmodelJsonTreeExpand(defaults);
 	if (defaults->type != jbvObject)
 		BadOption("defaults", "It must be an object from JSON Pointer to "
 							  "value.");
@@ -280,20 +280,21 @@ DropDefaults(JsonbValue *root, JsonbValue *defaults)
 		JsonbValue *v;
 		JsonbValue removed;
 
-		if (JsonPointerParse(d->key.val.string.val, d->key.val.string.len,
-							 false, &p) != JSONPOINTER_OK)
+		if (DocmodelJsonPointerParse(d->key.val.string.val,
+									 d->key.val.string.len, false,
+									 &p) != JSONPOINTER_OK)
 			BadOption("defaults",
 					  psprintf("\"%.*s\" is not a JSON Pointer to a member.",
 							   d->key.val.string.len, d->key.val.string.val));
-		v = JsonTreeWalk(root, &p, p.ntok, 0, &miss);
-		if (v != NULL && JsonTreeEqual(v, &d->value))
-			(void) JsonTreeRemove(root, &p, &removed, &miss);
+		v = DocmodelJsonTreeWalk(root, &p, p.ntok, 0, &miss);
+		if (v != NULL && DocmodelJsonTreeEqual(v, &d->value))
+			(void) DocmodelJsonTreeRemove(root, &p, &removed, &miss);
 	}
 }
 
 /* compact(doc, options): see README, "From tables to documents". */
 Datum
-compact(PG_FUNCTION_ARGS)
+mapping_compact(PG_FUNCTION_ARGS)
 {
 	Jsonb *doc = PG_GETARG_JSONB_P(0);
 	Jsonb *options = PG_GETARG_JSONB_P(1);
@@ -302,11 +303,11 @@ compact(PG_FUNCTION_ARGS)
 	JsonbValue root;
 	int i;
 
-	JsonTreeFromJsonb(options, &opts);
-	JsonTreeExpand(&opts);
+	DocmodelJsonTreeFromJsonb(options, &opts);
+	DocmodelJsonTreeExpand(&opts);
 	if (opts.type != jbvObject)
 		BadOption("options", "Give the options as a JSON object.");
-	JsonTreeFromJsonb(doc, &root);
+	DocmodelJsonTreeFromJsonb(doc, &root);
 	for (i = 0; i < opts.val.object.nPairs; i++)
 	{
 		JsonbPair *op = &opts.val.object.pairs[i];
@@ -339,7 +340,7 @@ compact(PG_FUNCTION_ARGS)
 			BadOption(name, "It is not an option of compact().");
 	}
 	DocmodelCompact(&root, &o);
-	PG_RETURN_JSONB_P(JsonTreeToJsonb(&root));
+	PG_RETURN_JSONB_P(DocmodelJsonTreeToJsonb(&root));
 }
 
 /*
@@ -403,7 +404,7 @@ DocmodelProjectionRelcache(Oid relid)
  * backend's projection statements are made again.
  */
 Datum
-mappings_changed(PG_FUNCTION_ARGS)
+mapping_mappings_changed(PG_FUNCTION_ARGS)
 {
 	return DocmodelCatalogChanged(fcinfo, "_mappings_changed");
 }
@@ -552,7 +553,7 @@ PrepareProjection(TriggerData *td, TriggerPlans *e)
  * documents its transition table's rows feed.
  */
 Datum
-projection_trigger(PG_FUNCTION_ARGS)
+mapping_projection_trigger(PG_FUNCTION_ARGS)
 {
 	TriggerData *td = (TriggerData *) fcinfo->context;
 	TriggerPlans *e;
@@ -707,7 +708,7 @@ FindLookup(FunctionCallInfo fcinfo, Oid relid, const char *lookup_type,
  * lookup.
  */
 Datum
-lookup_coll(PG_FUNCTION_ARGS)
+mapping_lookup_coll(PG_FUNCTION_ARGS)
 {
 	LookupArgs a;
 	char *type = text_to_cstring(PG_GETARG_TEXT_PP(1));
@@ -726,7 +727,7 @@ lookup_coll(PG_FUNCTION_ARGS)
  * written by hand, as Couchbase applications keep them).
  */
 Datum
-get_by(PG_FUNCTION_ARGS)
+mapping_get_by(PG_FUNCTION_ARGS)
 {
 	Oid relid = PG_GETARG_OID(0);
 	char *type = text_to_cstring(PG_GETARG_TEXT_PP(1));
@@ -777,7 +778,7 @@ get_by(PG_FUNCTION_ARGS)
  * left alone.
  */
 Datum
-lookup_trigger(PG_FUNCTION_ARGS)
+mapping_lookup_trigger(PG_FUNCTION_ARGS)
 {
 	TriggerData *td = (TriggerData *) fcinfo->context;
 	TupleDesc desc;

@@ -62,9 +62,9 @@ static Oid SchemaRegistryRelid = InvalidOid;
 /* How many violations the detail of a refused write lists. */
 #define SCHEMA_DETAIL_MAX 3
 
-PG_FUNCTION_INFO_V1(schemas_changed);
-PG_FUNCTION_INFO_V1(validate);
-PG_FUNCTION_INFO_V1(validation_errors);
+PG_FUNCTION_INFO_V1(schema_schemas_changed);
+PG_FUNCTION_INFO_V1(schema_validate);
+PG_FUNCTION_INFO_V1(schema_validation_errors);
 
 /* Mark the registry copy stale when docmodel.schemas (or everything) changes. */
 void
@@ -80,7 +80,7 @@ DocmodelSchemaRelcache(Oid relid)
 /* The statement trigger on docmodel.schemas: tell every backend, and the
  * Citus workers (citus.c). */
 Datum
-schemas_changed(PG_FUNCTION_ARGS)
+schema_schemas_changed(PG_FUNCTION_ARGS)
 {
 	return DocmodelCatalogChanged(fcinfo, "schemas_changed");
 }
@@ -127,7 +127,7 @@ LoadRegistry(void)
 			r->type_len = strlen(r->doc_type);
 			r->version_text = SPI_getvalue(tup, desc, 2);
 			r->version_len = strlen(r->version_text);
-			r->version = DocVersionFromCString(r->version_text, true);
+			r->version = DocmodelVersionFromCString(r->version_text, true);
 			r->schema =
 				DatumGetJsonbPCopy(SPI_getbinval(tup, desc, 3, &isnull));
 			mode = SPI_getvalue(tup, desc, 4);
@@ -175,10 +175,11 @@ LookupSchema(const char *type, int type_len, const DocVersion *version)
 			continue;
 		if (version != NULL)
 		{
-			if (DocVersionCmp(r->version, version) == 0)
+			if (DocmodelVersionCmp(r->version, version) == 0)
 				return r;
 		}
-		else if (best == NULL || DocVersionCmp(r->version, best->version) > 0)
+		else if (best == NULL ||
+				 DocmodelVersionCmp(r->version, best->version) > 0)
 			best = r;
 	}
 	return best;
@@ -216,7 +217,7 @@ SchemaOfDocument(Jsonb *doc, const DocFieldSet *fs, const char *type,
 	/* a body without fields (not an object, or xattrs: fs NULL) */
 	if (!JB_ROOT_IS_OBJECT(doc) || fs == NULL)
 		return LookupSchema(type, type_len, NULL);
-	if (FindFieldsIn(doc, fs, &f) && type == NULL)
+	if (DocmodelFieldsFindIn(doc, fs, &f) && type == NULL)
 	{
 		type = f.type;
 		type_len = f.typelen;
@@ -239,7 +240,7 @@ SchemaOfDocument(Jsonb *doc, const DocFieldSet *fs, const char *type,
 		}
 	}
 	if (f.has_version)
-		v = ParseDocVersion(&f, key);
+		v = DocmodelFieldsParseVersion(&f, key);
 	return LookupSchema(type, type_len, v);
 }
 
@@ -394,8 +395,8 @@ SchemaForSql(FunctionCallInfo fcinfo, Jsonb *doc)
 		fs = cfg->fs;
 	}
 	if (!JB_ROOT_IS_OBJECT(doc) ||
-		!(fs ? FindFieldsIn(doc, fs, &f)
-			 : FindFields(doc, DOC_META_AUTO, &f)) ||
+		!(fs ? DocmodelFieldsFindIn(doc, fs, &f)
+			 : DocmodelFieldsFind(doc, DOC_META_AUTO, &f)) ||
 		f.type == NULL)
 		ereport(ERROR,
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
@@ -411,7 +412,7 @@ SchemaForSql(FunctionCallInfo fcinfo, Jsonb *doc)
  * type and version's schema
  */
 Datum
-validate(PG_FUNCTION_ARGS)
+schema_validate(PG_FUNCTION_ARGS)
 {
 	Jsonb *doc = PG_GETARG_JSONB_P(0);
 	RegisteredSchema *r = SchemaForSql(fcinfo, doc);
@@ -426,7 +427,7 @@ validate(PG_FUNCTION_ARGS)
  * schema_path, message)
  */
 Datum
-validation_errors(PG_FUNCTION_ARGS)
+schema_validation_errors(PG_FUNCTION_ARGS)
 {
 	Jsonb *doc = PG_GETARG_JSONB_P(0);
 	RegisteredSchema *r = SchemaForSql(fcinfo, doc);

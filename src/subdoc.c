@@ -220,7 +220,7 @@ SubdocIsIndex(const JsonPointer *p, int t)
 	if (p->index != NULL)
 		return p->index[t];
 	return (p->toklen[t] == 2 && p->tok[t][0] == '-' && p->tok[t][1] == '1') ||
-		   JsonPointerArrayIndex(p->tok[t], p->toklen[t], &index) ==
+		   DocmodelJsonPointerArrayIndex(p->tok[t], p->toklen[t], &index) ==
 			   JSONPOINTER_INDEX;
 }
 
@@ -482,7 +482,8 @@ SubdocParsePath(SubdocCall *call, int i, const char *opname, SubdocSpec *s,
 							   SUBDOC_MAX_PATH));
 	if (plen > 0 && ptext[0] == '/')
 	{
-		err = JsonPointerParse(ptext, plen, false, &s->path) == JSONPOINTER_OK
+		err = DocmodelJsonPointerParse(ptext, plen, false, &s->path) ==
+					  JSONPOINTER_OK
 				  ? JSONPOINTER_SUBDOC_OK
 				  : JSONPOINTER_SUBDOC_INVALID;
 		why = "a \"~\" not followed by 0 or 1";
@@ -490,8 +491,8 @@ SubdocParsePath(SubdocCall *call, int i, const char *opname, SubdocSpec *s,
 			err = JSONPOINTER_SUBDOC_DEEP;
 	}
 	else
-		err = JsonPointerParseSubdoc(ptext, plen, SUBDOC_MAX_LEVELS, &s->path,
-									 &why);
+		err = DocmodelJsonPointerParseSubdoc(ptext, plen, SUBDOC_MAX_LEVELS,
+											 &s->path, &why);
 	if (err == JSONPOINTER_SUBDOC_INVALID)
 		SubdocDefer(call, i, ERRCODE_INVALID_PARAMETER_VALUE, "PathInvalid",
 					psprintf("path \"%s\" is invalid: %s", s->path.text, why));
@@ -510,8 +511,8 @@ SubdocParsePath(SubdocCall *call, int i, const char *opname, SubdocSpec *s,
 	last = s->path.ntok - 1;
 	if (s->op == SD_ARRAY_INSERT &&
 		(!SubdocIsIndex(&s->path, last) ||
-		 JsonPointerArrayIndex(s->path.tok[last], s->path.toklen[last],
-							   &plen) != JSONPOINTER_INDEX))
+		 DocmodelJsonPointerArrayIndex(s->path.tok[last], s->path.toklen[last],
+									   &plen) != JSONPOINTER_INDEX))
 		SubdocDefer(call, i, ERRCODE_INVALID_PARAMETER_VALUE, "PathInvalid",
 					psprintf("path \"%s\" does not end in an array index "
 							 "[n]",
@@ -702,7 +703,7 @@ SubdocPathMiss(SubdocMiss *m, const JsonPointer *p, const JsonTreeMiss *miss)
 			m, ERRCODE_SQL_JSON_OBJECT_NOT_FOUND, "DocNotJson",
 			psprintf("path \"%s\" does not match the document", p->text),
 			psprintf("The document is %s, not an object or an array.",
-					 JsonTreeTypeName(miss->at)));
+					 DocmodelJsonTreeTypeName(miss->at)));
 	/* a scalar, an array met with a member name, an object with [n] */
 	arr = (miss->status == JSONTREE_NOT_CONTAINER ||
 		   miss->status == JSONTREE_WRONG_KIND) &&
@@ -714,7 +715,8 @@ SubdocPathMiss(SubdocMiss *m, const JsonPointer *p, const JsonTreeMiss *miss)
 		"PathMismatch",
 		psprintf("path \"%s\" does not match the document", p->text),
 		psprintf("%s needs %s, the document has %s.", level,
-				 arr ? "an array" : "an object", JsonTreeTypeName(miss->at)));
+				 arr ? "an array" : "an object",
+				 DocmodelJsonTreeTypeName(miss->at)));
 }
 
 /*
@@ -727,7 +729,7 @@ SubdocWalk(JsonbValue *root, const JsonPointer *p, int ntok, bool create,
 		   SubdocMiss *m)
 {
 	JsonTreeMiss miss;
-	JsonbValue *v = JsonTreeWalk(
+	JsonbValue *v = DocmodelJsonTreeWalk(
 		root, p, ntok, JSONTREE_LAST | (create ? JSONTREE_CREATE : 0), &miss);
 
 	if (v == NULL)
@@ -741,7 +743,7 @@ SubdocChild(JsonbValue *cur, const JsonPointer *p, int t, int *pos,
 			SubdocMiss *m)
 {
 	JsonTreeMiss miss;
-	JsonbValue *v = JsonTreeChild(cur, p, t, JSONTREE_LAST, pos, &miss);
+	JsonbValue *v = DocmodelJsonTreeChild(cur, p, t, JSONTREE_LAST, pos, &miss);
 
 	if (v == NULL)
 		SubdocPathMiss(m, p, &miss);
@@ -757,7 +759,7 @@ SubdocMismatch(SubdocMiss *m, int sqlstate, const JsonPointer *p,
 		m, sqlstate, "PathMismatch",
 		psprintf("path \"%s\" does not match the document", p->text),
 		psprintf("The op needs %s there, the document has %s.", needs,
-				 JsonTreeTypeName(found)));
+				 DocmodelJsonTreeTypeName(found)));
 }
 
 /* Tell whether v is a JSON primitive (not an object or array). */
@@ -838,12 +840,13 @@ SubdocArray(JsonbValue *root, const JsonPointer *p, bool create, SubdocMiss *m)
 	{
 		JsonbValue empty = {.type = jbvArray};
 
-		JsonTreeSetMember(parent, p->tok[last], p->toklen[last], &empty);
-		arr = JsonTreeChild(parent, p, last, 0, NULL, NULL);
+		DocmodelJsonTreeSetMember(parent, p->tok[last], p->toklen[last],
+								  &empty);
+		arr = DocmodelJsonTreeChild(parent, p, last, 0, NULL, NULL);
 	}
 	if (arr == NULL)
 		return NULL;
-	JsonTreeExpand(arr);
+	DocmodelJsonTreeExpand(arr);
 	if (arr->type != jbvArray)
 	{
 		SubdocMismatch(m, ERRCODE_SQL_JSON_ARRAY_NOT_FOUND, p, "an array", arr);
@@ -867,7 +870,7 @@ SubdocSameText(JsonbValue *a, JsonbValue *b)
 				   VARSIZE_ANY_EXHDR(b->val.numeric) &&
 			   memcmp(VARDATA_ANY(a->val.numeric), VARDATA_ANY(b->val.numeric),
 					  VARSIZE_ANY_EXHDR(a->val.numeric)) == 0;
-	return JsonTreeEqual(a, b);
+	return DocmodelJsonTreeEqual(a, b);
 }
 
 /* array_addunique of spec s into arr (expanded); false with *m. */
@@ -888,7 +891,7 @@ SubdocAddUnique(SubdocSpec *s, JsonbValue *arr, SubdocMiss *m)
 				psprintf("Element %d of the array is %s; "
 						 "array_addunique needs an array of "
 						 "primitives.",
-						 k, JsonTreeTypeName(e)));
+						 k, DocmodelJsonTreeTypeName(e)));
 		if (SubdocSameText(e, &s->values[0]))
 			return SubdocSetMiss(
 				m, ERRCODE_DUPLICATE_JSON_OBJECT_KEY_VALUE, "PathExists",
@@ -897,7 +900,7 @@ SubdocAddUnique(SubdocSpec *s, JsonbValue *arr, SubdocMiss *m)
 						 p->text),
 				psprintf("Element %d is equal to it.", k));
 	}
-	JsonTreeInsertElem(arr, arr->val.array.nElems, &s->values[0]);
+	DocmodelJsonTreeInsertElem(arr, arr->val.array.nElems, &s->values[0]);
 	return true;
 }
 
@@ -923,12 +926,12 @@ SubdocMutate(SubdocCall *call, int i, JsonbValue *root, SubdocMiss *m)
 				return false;
 			pos = s->op == SD_ARRAY_APPEND ? arr->val.array.nElems : 0;
 			for (k = 0; k < s->nvalues; k++)
-				JsonTreeInsertElem(arr, pos + k, &s->values[k]);
+				DocmodelJsonTreeInsertElem(arr, pos + k, &s->values[k]);
 			/* "max": trim from the other end (the oldest elements) */
 			while (s->max > 0 && arr->val.array.nElems > s->max)
-				(void) JsonTreeRemoveAt(arr, s->op == SD_ARRAY_APPEND
-												 ? 0
-												 : arr->val.array.nElems - 1);
+				(void) DocmodelJsonTreeRemoveAt(
+					arr,
+					s->op == SD_ARRAY_APPEND ? 0 : arr->val.array.nElems - 1);
 			return true;
 		case SD_ARRAY_ADDUNIQUE:
 			if ((arr = SubdocArray(root, p, s->create_path, m)) == NULL)
@@ -949,7 +952,7 @@ SubdocMutate(SubdocCall *call, int i, JsonbValue *root, SubdocMiss *m)
 						s->create_path && s->op != SD_ARRAY_INSERT, m);
 	if (parent == NULL)
 		return false;
-	JsonTreeExpand(parent);
+	DocmodelJsonTreeExpand(parent);
 	switch (s->op)
 	{
 		case SD_INSERT:
@@ -960,14 +963,15 @@ SubdocMutate(SubdocCall *call, int i, JsonbValue *root, SubdocMiss *m)
 									  "replace or array_insert) as parent",
 									  parent);
 			if (s->op == SD_INSERT &&
-				JsonTreeFindMember(parent, p->tok[last], p->toklen[last]) >= 0)
+				DocmodelJsonTreeFindMember(parent, p->tok[last],
+										   p->toklen[last]) >= 0)
 				return SubdocSetMiss(
 					m, ERRCODE_DUPLICATE_JSON_OBJECT_KEY_VALUE, "PathExists",
 					psprintf("path \"%s\" already exists", p->text),
 					pstrdup("insert adds a member that is not there; upsert "
 							"or replace change one."));
-			JsonTreeSetMember(parent, p->tok[last], p->toklen[last],
-							  &s->values[0]);
+			DocmodelJsonTreeSetMember(parent, p->tok[last], p->toklen[last],
+									  &s->values[0]);
 			return true;
 		case SD_REPLACE:
 			if ((target = SubdocChild(parent, p, last, NULL, m)) == NULL)
@@ -977,13 +981,14 @@ SubdocMutate(SubdocCall *call, int i, JsonbValue *root, SubdocMiss *m)
 		case SD_REMOVE:
 			if (SubdocChild(parent, p, last, &pos, m) == NULL)
 				return false;
-			(void) JsonTreeRemoveAt(parent, pos);
+			(void) DocmodelJsonTreeRemoveAt(parent, pos);
 			return true;
 		case SD_ARRAY_INSERT:
 			if (parent->type != jbvArray)
 				return SubdocMismatch(m, ERRCODE_SQL_JSON_ARRAY_NOT_FOUND, p,
 									  "an array as parent", parent);
-			(void) JsonPointerArrayIndex(p->tok[last], p->toklen[last], &pos);
+			(void) DocmodelJsonPointerArrayIndex(p->tok[last], p->toklen[last],
+												 &pos);
 			if (pos > parent->val.array.nElems)
 				return SubdocSetMiss(
 					m, ERRCODE_SQL_JSON_MEMBER_NOT_FOUND, "PathNotFound",
@@ -993,16 +998,18 @@ SubdocMutate(SubdocCall *call, int i, JsonbValue *root, SubdocMiss *m)
 							 parent->val.array.nElems,
 							 parent->val.array.nElems));
 			for (k = 0; k < s->nvalues; k++)
-				JsonTreeInsertElem(parent, pos + k, &s->values[k]);
+				DocmodelJsonTreeInsertElem(parent, pos + k, &s->values[k]);
 			return true;
 		case SD_INCREMENT:
 		case SD_DECREMENT:
 			if (parent->type == jbvObject && !SubdocIsIndex(p, last) &&
-				JsonTreeFindMember(parent, p->tok[last], p->toklen[last]) < 0)
+				DocmodelJsonTreeFindMember(parent, p->tok[last],
+										   p->toklen[last]) < 0)
 			{
 				if (!SubdocCount(call, i, NULL, &num, m))
 					return false;
-				JsonTreeSetMember(parent, p->tok[last], p->toklen[last], &num);
+				DocmodelJsonTreeSetMember(parent, p->tok[last], p->toklen[last],
+										  &num);
 				return true;
 			}
 			if ((target = SubdocChild(parent, p, last, NULL, m)) == NULL ||
@@ -1039,7 +1046,7 @@ SubdocLookup(SubdocCall *call, int i, JsonbValue *root, const SubdocMiss *deep)
 						   deep->detail);
 	else
 	{
-		v = JsonTreeRead(root, &s->path, JSONTREE_LAST, &miss);
+		v = DocmodelJsonTreeRead(root, &s->path, JSONTREE_LAST, &miss);
 		ok = v != NULL || SubdocPathMiss(&m, &s->path, &miss);
 	}
 	if (s->op == SD_EXISTS && !ok &&
@@ -1074,12 +1081,13 @@ SubdocLookup(SubdocCall *call, int i, JsonbValue *root, const SubdocMiss *deep)
 								"an object or an array", v);
 	}
 	if (ok)
-		JsonTreePut(&res, "value", *v);
+		DocmodelJsonTreePut(&res, "value", *v);
 	else
 	{
-		JsonTreePut(&res, "error", JsonTreeCString(m.name));
-		JsonTreePut(&res, "message",
-					JsonTreeCString(psprintf("%s: %s", m.what, m.detail)));
+		DocmodelJsonTreePut(&res, "error", DocmodelJsonTreeCString(m.name));
+		DocmodelJsonTreePut(
+			&res, "message",
+			DocmodelJsonTreeCString(psprintf("%s: %s", m.what, m.detail)));
 	}
 	return res;
 }
@@ -1104,13 +1112,13 @@ subdoc_lookup_in(PG_FUNCTION_ARGS)
 	if (doc == NULL)
 		PG_RETURN_NULL();
 	readable = SubdocDocDepth(doc, &deep);
-	JsonTreeFromJsonb(doc, &root);
+	DocmodelJsonTreeFromJsonb(doc, &root);
 	res.val.array.elems = palloc(sizeof(JsonbValue) * call->nspecs);
 	for (i = 0; i < call->nspecs; i++)
 		res.val.array.elems[i] =
 			SubdocLookup(call, i, &root, readable ? NULL : &deep);
 	res.val.array.nElems = call->nspecs;
-	PG_RETURN_JSONB_P(JsonTreeToJsonb(&res));
+	PG_RETURN_JSONB_P(DocmodelJsonTreeToJsonb(&res));
 }
 
 /*
@@ -1155,7 +1163,7 @@ SubdocApply(SubdocCall *call, Jsonb *doc, const char *key)
 		if (!(cfg && cfg->xattrs))
 			doc = DocmodelMigrateIn(doc, NULL, key, cfg ? cfg->fs : NULL,
 									cfg ? cfg->id : 0);
-		JsonTreeFromJsonb(doc, &root);
+		DocmodelJsonTreeFromJsonb(doc, &root);
 	}
 	memset(call->has_result, 0, sizeof(call->has_result));
 	/* specs in order: the first that cannot apply is the one raised */
@@ -1177,7 +1185,7 @@ SubdocApply(SubdocCall *call, Jsonb *doc, const char *key)
 			SubdocRaise(call, i, &m);
 		}
 	}
-	return JsonTreeToJsonb(&root);
+	return DocmodelJsonTreeToJsonb(&root);
 }
 
 /* SubdocApply as DocmodelKvUpdateDirect calls it (arg: the call). */
@@ -1432,13 +1440,14 @@ subdoc_mutate_in(PG_FUNCTION_ARGS)
 		if (call->has_result[i])
 		{
 			*e = (JsonbValue){.type = jbvObject};
-			JsonTreePut(e, "value", JsonTreeInt(call->result[i]));
+			DocmodelJsonTreePut(e, "value",
+								DocmodelJsonTreeInt(call->result[i]));
 		}
 	}
 	results.val.array.nElems = call->nspecs;
-	JsonTreePut(&res, "cas", JsonTreeInt(cas));
-	JsonTreePut(&res, "results", results);
-	PG_RETURN_JSONB_P(JsonTreeToJsonb(&res));
+	DocmodelJsonTreePut(&res, "cas", DocmodelJsonTreeInt(cas));
+	DocmodelJsonTreePut(&res, "results", results);
+	PG_RETURN_JSONB_P(DocmodelJsonTreeToJsonb(&res));
 }
 
 /*

@@ -386,7 +386,7 @@ LocAppend(const char *loc, const char *tok, int len)
 
 	initStringInfo(&b);
 	appendStringInfoString(&b, loc);
-	JsonPointerAppendToken(&b, tok, len);
+	DocmodelJsonPointerAppendToken(&b, tok, len);
 	return b.data;
 }
 
@@ -458,7 +458,7 @@ CompilePattern(CompileCtx *cc, VPattern *p, const char *src, int len,
 {
 	EcmaStatus st;
 	char *err;
-	EcmaRegex *re = EcmaRegexCompile(src, len, &st, &err);
+	EcmaRegex *re = DocmodelRegexCompile(src, len, &st, &err);
 
 	if (st == ECMA_UNSUPPORTED)
 		ereport(ERROR,
@@ -847,7 +847,7 @@ PatternMatches(const VPattern *vp, const char *s, int len)
 {
 	if (vp->simple != NULL && AsciiOnly(s, len))
 		return SimpleMatches(vp->simple, s, len);
-	return EcmaRegexMatch(vp->re, s, len);
+	return DocmodelRegexMatch(vp->re, s, len);
 }
 
 /* Compile v (an array of schemas, at least one). */
@@ -1679,7 +1679,7 @@ CompileNode(CompileCtx *cc, JsonbValue *v, const char *loc)
 					0)
 				ref_only = true;
 	/* an "$id" starts a resource: its URI is the base of what it holds */
-	i = JsonTreeFindMember(v, "$id", 3);
+	i = DocmodelJsonTreeFindMember(v, "$id", 3);
 	if (!ref_only && i >= 0 && v->val.object.pairs[i].value.type == jbvString &&
 		v->val.object.pairs[i].value.val.string.val[0] != '#')
 	{
@@ -1753,15 +1753,15 @@ NodeAt(CompileCtx *cc, const char *ptr, const char *loc)
 	VNode *n;
 	int i;
 
-	if (JsonPointerParse(ptr, strlen(ptr), true, &p) != JSONPOINTER_OK)
+	if (DocmodelJsonPointerParse(ptr, strlen(ptr), true, &p) != JSONPOINTER_OK)
 		BadKeyword(loc,
 				   psprintf("\"$ref\" \"#%s\" is not a JSON Pointer", ptr));
 	initStringInfo(&canon);
 	for (i = 0; i < p.ntok; i++)
-		JsonPointerAppendToken(&canon, p.tok[i], p.toklen[i]);
+		DocmodelJsonPointerAppendToken(&canon, p.tok[i], p.toklen[i]);
 	if ((n = IndexGet(cc->locs, canon.data, false)) == NULL)
 	{
-		if ((v = JsonTreeWalk(cc->root, &p, p.ntok, 0, &miss)) == NULL)
+		if ((v = DocmodelJsonTreeWalk(cc->root, &p, p.ntok, 0, &miss)) == NULL)
 			BadKeyword(loc,
 					   psprintf("\"$ref\" target \"#%s\" does not exist", ptr));
 		n = CompileNode(cc, v, canon.data);
@@ -1932,11 +1932,11 @@ DocmodelSchemaCompile(Jsonb *schema)
 	/* the compiled nodes point into the schema: keep a copy beside them */
 	s->bytes = palloc(VARSIZE(schema));
 	memcpy(s->bytes, schema, VARSIZE(schema));
-	JsonTreeFromJsonb(s->bytes, &top);
-	cc.root = JsonTreeBuild(&top);
+	DocmodelJsonTreeFromJsonb(s->bytes, &top);
+	cc.root = DocmodelJsonTreeBuild(&top);
 	if (cc.root->type == jbvObject)
 	{
-		int m = JsonTreeFindMember(cc.root, "x-docmodel-format", 17);
+		int m = DocmodelJsonTreeFindMember(cc.root, "x-docmodel-format", 17);
 
 		/* formats are asserted unless the root says they are annotations */
 		if (m >= 0)
@@ -1950,7 +1950,7 @@ DocmodelSchemaCompile(Jsonb *schema)
 				BadKeyword("/x-docmodel-format",
 						   "must be \"assertion\" or \"annotation\"");
 		}
-		m = JsonTreeFindMember(cc.root, "$schema", 7);
+		m = DocmodelJsonTreeFindMember(cc.root, "$schema", 7);
 
 		if (m >= 0)
 		{
@@ -2268,7 +2268,7 @@ HostnameCheck(const char *s, int len, bool idn)
 		{
 			pg_wchar *cp = palloc((i - start + 1) * sizeof(pg_wchar));
 			int n = pg_mb2wchar_with_len(s + start, cp, i - start);
-			bool valid = IdnaLabelValid(cp, n);
+			bool valid = DocmodelIdnaLabelValid(cp, n);
 
 			pfree(cp);
 			if (!valid)
@@ -2673,7 +2673,7 @@ FormatRegex(const char *s, int len)
 	EcmaStatus st;
 	char *err;
 
-	(void) EcmaRegexCompile(s, len, &st, &err);
+	(void) DocmodelRegexCompile(s, len, &st, &err);
 	MemoryContextSwitchTo(old);
 	MemoryContextDelete(cxt);
 	return st != ECMA_SYNTAX;
@@ -2789,7 +2789,7 @@ static void pg_attribute_printf(4, 5)
 	initStringInfo(&sp);
 	appendStringInfoString(&sp, n->loc);
 	if (kw != NULL)
-		JsonPointerAppendToken(&sp, kw, strlen(kw));
+		DocmodelJsonPointerAppendToken(&sp, kw, strlen(kw));
 	e = palloc0(sizeof(DocmodelViolation));
 	e->path = pstrdup(cx->ipath.data);
 	e->schema_path = sp.data;
@@ -2817,7 +2817,7 @@ static void pg_attribute_printf(4, 5)
 			if (strncmp(from, start, strlen(start)) == 0)
 				from += strlen(start);
 			appendStringInfoString(&kl, from);
-			JsonPointerAppendToken(&kl, hv[i]->kw, strlen(hv[i]->kw));
+			DocmodelJsonPointerAppendToken(&kl, hv[i]->kw, strlen(hv[i]->kw));
 			start = hv[i]->to->loc;
 		}
 		appendStringInfoString(&kl, strncmp(sp.data, start, strlen(start)) == 0
@@ -2923,7 +2923,7 @@ PushKey(VCtx *cx, const char *k, int len)
 	int old = cx->ipath.len;
 
 	if (cx->collect)
-		JsonPointerAppendToken(&cx->ipath, k, len);
+		DocmodelJsonPointerAppendToken(&cx->ipath, k, len);
 	return old;
 }
 
@@ -3042,8 +3042,8 @@ ItemHash(void *items, int i)
 static bool
 ItemEqual(void *items, int i, int j)
 {
-	return JsonTreeEqual(&((JsonbValue *) items)[i],
-						 &((JsonbValue *) items)[j]);
+	return DocmodelJsonTreeEqual(&((JsonbValue *) items)[i],
+								 &((JsonbValue *) items)[j]);
 }
 
 static bool
@@ -3271,7 +3271,7 @@ ValueEquals(JsonbValue *v, JsonbValue *c)
 
 	if ((a.type == jbvBinary) != (b.type == jbvBinary))
 		return false;
-	return JsonTreeEqual(&a, &b);
+	return DocmodelJsonTreeEqual(&a, &b);
 }
 
 /*
@@ -3629,7 +3629,7 @@ ValidateNode(VCtx *cx, VNode *n, JsonbValue *v)
 					appendStringInfo(&names, "%s%s", names.len ? " or " : "",
 									 TypeNames[k]);
 			FAIL(cx, n, "type", "must be of type %s, not %s", names.data,
-				 JsonTreeTypeName(v));
+				 DocmodelJsonTreeTypeName(v));
 		}
 	}
 	if (n->nenum >= 0)
@@ -3715,7 +3715,7 @@ DocmodelSchemaValidate(DocmodelSchema *s, Jsonb *instance, List **errors,
 	cx.dynamic = s->dynamic;
 	if (cx.collect)
 		initStringInfo(&cx.ipath);
-	JsonTreeFromJsonb(instance, &v);
+	DocmodelJsonTreeFromJsonb(instance, &v);
 	return ValidateNode(&cx, s->root, &v);
 }
 
@@ -3735,7 +3735,7 @@ ValidateForOutput(DocmodelSchema *s, Jsonb *instance, List **errors)
 	cx.run = ++ValidateRuns;
 	cx.dynamic = s->dynamic;
 	initStringInfo(&cx.ipath);
-	JsonTreeFromJsonb(instance, &v);
+	DocmodelJsonTreeFromJsonb(instance, &v);
 	return ValidateNode(&cx, s->root, &v);
 }
 

@@ -111,13 +111,13 @@ ParseVersion(const char *str, int len, bool raise)
 }
 
 DocVersion *
-DocVersionFromCString(const char *str, bool raise)
+DocmodelVersionFromCString(const char *str, bool raise)
 {
 	return ParseVersion(str, strlen(str), raise);
 }
 
 char *
-DocVersionToCString(const DocVersion *v)
+DocmodelVersionToCString(const DocVersion *v)
 {
 	StringInfoData buf;
 	int i;
@@ -133,7 +133,7 @@ DocVersionToCString(const DocVersion *v)
 }
 
 int
-DocVersionCmp(const DocVersion *a, const DocVersion *b)
+DocmodelVersionCmp(const DocVersion *a, const DocVersion *b)
 {
 	int n = Max(a->nparts, b->nparts);
 	int i;
@@ -166,7 +166,7 @@ version_in(PG_FUNCTION_ARGS)
 {
 	char *str = PG_GETARG_CSTRING(0);
 
-	PG_RETURN_DOCVERSION_P(DocVersionFromCString(str, true));
+	PG_RETURN_DOCVERSION_P(DocmodelVersionFromCString(str, true));
 }
 
 /* Output function: version to text form. */
@@ -175,7 +175,7 @@ version_out(PG_FUNCTION_ARGS)
 {
 	DocVersion *v = PG_GETARG_DOCVERSION_P(0);
 
-	PG_RETURN_CSTRING(DocVersionToCString(v));
+	PG_RETURN_CSTRING(DocmodelVersionToCString(v));
 }
 
 /* Binary input: a part count, then the parts. */
@@ -232,14 +232,15 @@ version_to_text(PG_FUNCTION_ARGS)
 {
 	DocVersion *v = PG_GETARG_DOCVERSION_P(0);
 
-	PG_RETURN_TEXT_P(cstring_to_text(DocVersionToCString(v)));
+	PG_RETURN_TEXT_P(cstring_to_text(DocmodelVersionToCString(v)));
 }
 
 /* Compare the two arguments as versions. */
 static inline int
 CmpArgs(FunctionCallInfo fcinfo)
 {
-	return DocVersionCmp(PG_GETARG_DOCVERSION_P(0), PG_GETARG_DOCVERSION_P(1));
+	return DocmodelVersionCmp(PG_GETARG_DOCVERSION_P(0),
+							  PG_GETARG_DOCVERSION_P(1));
 }
 
 /* btree support: -1, 0 or 1. */

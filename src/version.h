@@ -32,12 +32,12 @@ typedef struct DocVersion
  * Parse a version; on bad input raise 22P02 naming the text, or return NULL
  * when raise is false.
  */
-extern DocVersion *DocVersionFromCString(const char *str, bool raise);
+extern DocVersion *DocmodelVersionFromCString(const char *str, bool raise);
 
 /* Return the text form of a version, palloc'd. */
-extern char *DocVersionToCString(const DocVersion *v);
+extern char *DocmodelVersionToCString(const DocVersion *v);
 
 /* Compare two versions part by part; missing parts count as 0. */
-extern int DocVersionCmp(const DocVersion *a, const DocVersion *b);
+extern int DocmodelVersionCmp(const DocVersion *a, const DocVersion *b);
 
 #endif /* DOCMODEL_VERSION_H */

@@ -15,7 +15,7 @@
 #include "fuzz.h"
 #include "jsonpatch.h"
 
-extern Datum diff(PG_FUNCTION_ARGS);
+extern Datum json_diff(PG_FUNCTION_ARGS);
 
 typedef struct Call
 {
@@ -57,8 +57,8 @@ FuzzPatch(const uint8 *data, size_t size)
 	c.patch = b;
 	FuzzTry(Patch, &c);
 
-	d = DatumGetJsonbP(
-		DirectFunctionCall2(diff, JsonbPGetDatum(c.doc), JsonbPGetDatum(b)));
+	d = DatumGetJsonbP(DirectFunctionCall2(json_diff, JsonbPGetDatum(c.doc),
+										   JsonbPGetDatum(b)));
 	r = DocmodelPatch(c.doc, d);
 	FuzzCheck(DatumGetBool(DirectFunctionCall2(jsonb_eq, JsonbPGetDatum(r),
 											   JsonbPGetDatum(b))),

@@ -60,7 +60,7 @@ Patch(void *arg)
 }
 
 static void
-CheckSteps(void *arg)
+DocmodelStepsCheck(void *arg)
 {
 	Call *c = arg;
 
@@ -88,6 +88,6 @@ FuzzPointer(const uint8 *data, size_t size)
 	for (i = 0; i < lengthof(steps); i++)
 	{
 		c.arg = FuzzJsonb(psprintf(steps[i], quoted.data));
-		FuzzTry(CheckSteps, &c);
+		FuzzTry(DocmodelStepsCheck, &c);
 	}
 }

@@ -1,7 +1,7 @@
 /*
  * fuzz_steps.c: the migration step language (src/migrate_steps.c). The
  * input is a steps array as JSON text: it is parsed as register_migration
- * checks it (CheckSteps, which _check_migration_steps calls), and the steps
+ * checks it (DocmodelStepsCheck, which _check_migration_steps calls), and the steps
  * that parse are applied to a document with a value of every kind, as a
  * read or a write migrates one.
  */
@@ -41,10 +41,10 @@ FuzzSteps(const uint8 *data, size_t size)
 
 	if (str == NULL || !pg_verifymbstr(str, size, true))
 		return;
-	steps = CheckSteps(FuzzJsonb(str), &nsteps);
-	JsonTreeFromJsonb(FuzzJsonb(fuzz_steps_doc), &root);
-	ApplySteps(&cx, steps, nsteps, &root);
-	out = JsonTreeToJsonb(&root);
+	steps = DocmodelStepsCheck(FuzzJsonb(str), &nsteps);
+	DocmodelJsonTreeFromJsonb(FuzzJsonb(fuzz_steps_doc), &root);
+	DocmodelStepsApply(&cx, steps, nsteps, &root);
+	out = DocmodelJsonTreeToJsonb(&root);
 	/* the tree's writer gives PostgreSQL's own bytes for the same value */
 	text = JsonbToCString(NULL, &out->root, VARSIZE(out));
 	canon = FuzzJsonb(text);

@@ -116,14 +116,14 @@ FuzzSubdocPath(const uint8 *data, size_t size)
 	if (str == NULL)
 		return;
 	/* the parser itself, on the fuzzer's bytes (any encoding) */
-	if (JsonPointerParseSubdoc(str, size, 31, &p, &why) ==
+	if (DocmodelJsonPointerParseSubdoc(str, size, 31, &p, &why) ==
 			JSONPOINTER_SUBDOC_OK &&
 		(again = Quoted(&p)) != NULL)
 	{
 		JsonPointer q;
 
-		FuzzCheck(JsonPointerParseSubdoc(again, strlen(again), 31, &q, &why) ==
-					  JSONPOINTER_SUBDOC_OK,
+		FuzzCheck(DocmodelJsonPointerParseSubdoc(again, strlen(again), 31, &q,
+												 &why) == JSONPOINTER_SUBDOC_OK,
 				  "quoted path \"%s\" of \"%s\" does not parse", again, str);
 		FuzzCheck(q.ntok == p.ntok, "\"%s\": %d tokens, quoted %d", str, p.ntok,
 				  q.ntok);

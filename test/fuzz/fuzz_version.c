@@ -12,7 +12,7 @@
 static void
 ParseRaising(void *arg)
 {
-	DocVersionFromCString((const char *) arg, true);
+	DocmodelVersionFromCString((const char *) arg, true);
 }
 
 void
@@ -25,19 +25,20 @@ FuzzVersion(const uint8 *data, size_t size)
 
 	if (str == NULL || !pg_verifymbstr(str, size, true))
 		return;
-	v = DocVersionFromCString(str, false);
+	v = DocmodelVersionFromCString(str, false);
 	FuzzCheck(FuzzTry(ParseRaising, str) == (v != NULL),
 			  "raise=false and raise=true disagree on \"%s\"", str);
 	if (v == NULL)
 		return;
 	FuzzCheck(v->nparts >= 1 && v->nparts <= DOCVERSION_MAX_PARTS,
 			  "%d parts in \"%s\"", v->nparts, str);
-	out = DocVersionToCString(v);
-	again = DocVersionFromCString(out, false);
+	out = DocmodelVersionToCString(v);
+	again = DocmodelVersionFromCString(out, false);
 	FuzzCheck(again != NULL, "\"%s\" prints as \"%s\", which does not parse",
 			  str, out);
-	FuzzCheck(DocVersionCmp(v, again) == 0 && DocVersionCmp(again, v) == 0,
+	FuzzCheck(DocmodelVersionCmp(v, again) == 0 &&
+				  DocmodelVersionCmp(again, v) == 0,
 			  "\"%s\" and its text \"%s\" compare unequal", str, out);
-	FuzzCheck(strcmp(DocVersionToCString(again), out) == 0,
+	FuzzCheck(strcmp(DocmodelVersionToCString(again), out) == 0,
 			  "\"%s\" prints differently after a round trip", out);
 }
