@@ -34,3 +34,21 @@ SELECT id, doc->'countOfBooks' AS "countOfBooks", doc->'books' AS books FROM tou
 \echo 'The rules are data; each found its documents through this index:'
 SELECT coll, path, source, kind, ref, agg FROM docmodel.copy_rules ORDER BY id;
 SELECT indexrelid::regclass AS index FROM pg_index WHERE indrelid = 'tour_books'::regclass AND indexprs IS NOT NULL;
+
+\echo
+\echo 'The stock portfolio: a price changed many times a day, copied into every portfolio that'
+\echo 'holds the stock. A deferred rule queues the stock (once, however often it changes) and'
+\echo 'apply_copies rewrites the portfolios later, in batches (pg_cron or the copy worker can run it).'
+SELECT docmodel.create_collection('tour_stocks') IS NOT NULL AS created,
+       docmodel.create_collection('tour_portfolios') IS NOT NULL AS created;
+INSERT INTO tour_stocks (id, doc) VALUES ('zaza', '{"name": "Zaza", "price": 50}');
+SELECT docmodel.create_copy('tour_portfolios', '/holdings/*', 'tour_stocks', '{"price": "/price"}',
+  ref => 'symbol', mode => 'deferred') AS filled;
+INSERT INTO tour_portfolios (id, doc)
+SELECT 'p' || i, '{"holdings": [{"symbol": "zaza", "shares": 10}]}' FROM generate_series(1, 3) i;
+UPDATE tour_stocks SET doc = jsonb_set(doc, '{price}', '51') WHERE id = 'zaza';
+UPDATE tour_stocks SET doc = jsonb_set(doc, '{price}', '52') WHERE id = 'zaza';
+SELECT id, doc->'holdings'->0->'price' AS price FROM tour_portfolios ORDER BY id;
+SELECT source, queued, age IS NOT NULL AS waiting FROM docmodel.copy_lag;
+CALL docmodel.apply_copies('tour_portfolios');
+SELECT id, doc->'holdings'->0->'price' AS price, doc->'_ver' AS ver FROM tour_portfolios ORDER BY id;

@@ -603,6 +603,17 @@ copy_rule_write(PG_FUNCTION_ARGS)
 						 "WHERE r.coll::pg_catalog.oid OPERATOR(pg_catalog.=) "
 						 "$1 AND r.path OPERATOR(pg_catalog.=) $2 RETURNING id",
 						 2, types, values, nulls, &id, &isnull);
+		/* a deferred rule's queued keys go with it */
+		if (!isnull)
+		{
+			Oid qtypes[1] = {INT4OID};
+
+			ExecAsTableOwner(
+				"copy_queue",
+				"DELETE FROM docmodel.copy_queue AS q WHERE q.rule "
+				"OPERATOR(pg_catalog.=) $1",
+				1, qtypes, &id, NULL, NULL, NULL);
+		}
 	}
 	else
 		ereport(ERROR, (errcode(ERRCODE_INVALID_PARAMETER_VALUE),

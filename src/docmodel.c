@@ -15,6 +15,7 @@
 #include "executor/spi.h"
 #include "fmgr.h"
 #include "nodes/nodeFuncs.h"
+#include "nodes/parsenodes.h"
 #include "rewrite/prs2lock.h"
 #include "utils/guc.h"
 #include "utils/hsearch.h"
@@ -150,4 +151,22 @@ DocmodelCheckPlanTargets(SPIPlanPtr plan, const Oid *rels, int nrels)
 								   "replaced; the statement is refused.")));
 		}
 	}
+}
+
+/* Raise 2D000 unless called by CALL outside a transaction block; see
+ * docmodel.h. */
+void
+DocmodelRequireCall(FunctionCallInfo fcinfo, const char *name)
+{
+	CallContext *cc = (CallContext *) fcinfo->context;
+
+	if (cc == NULL || !IsA(cc, CallContext) || cc->atomic)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_TRANSACTION_TERMINATION),
+				 errmsg("%s must be called by CALL outside a transaction "
+						"block",
+						name),
+				 errdetail("It commits after every batch."),
+				 errhint("Run it on its own, not inside BEGIN ... COMMIT or "
+						 "a function.")));
 }

@@ -59,4 +59,10 @@ extern struct HTAB *DocmodelHash(const char *name, long nelem, Size keysize,
 								 Size entrysize, bool strings,
 								 MemoryContext cxt);
 
+/*
+ * Raise 2D000 unless fcinfo is a procedure's called by CALL outside a
+ * transaction block (it commits between batches); name is the procedure's.
+ */
+extern void DocmodelRequireCall(FunctionCallInfo fcinfo, const char *name);
+
 #endif /* DOCMODEL_H */

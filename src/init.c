@@ -27,6 +27,7 @@
 #include "collection/kv.h"
 #include "collection/layout.h"
 #include "copy/copy.h"
+#include "copy/worker.h"
 #include "counter/counter.h"
 #include "jsonschema/registry.h"
 #include "mapping/relational.h"
@@ -148,5 +149,6 @@ _PG_init(void)
 		"writers are kept as written, only missing ones are stamped. Only the "
 		"collection's owner and superusers may write with it on.",
 		&docmodel_keep_stamps, false, PGC_USERSET, 0, NULL, NULL, NULL);
+	DocmodelCopyWorkerInit();
 	MarkGUCPrefixReserved("docmodel");
 }

@@ -55,7 +55,8 @@ CREATE TABLE docmodel.copy_rules (
     agg        text CHECK ((kind OPERATOR(pg_catalog.=) 'aggregate') OPERATOR(pg_catalog.=)
                    (agg OPERATOR(pg_catalog.~) '^(count|keys|(sum|min|max):/.*)$')),
     on_missing text CHECK (on_missing OPERATOR(pg_catalog.=) ANY (ARRAY['keep', 'null', 'remove', 'refuse'])),
-    mode       text NOT NULL DEFAULT 'sync' CHECK (mode OPERATOR(pg_catalog.=) 'sync'),
+    mode       text NOT NULL DEFAULT 'sync' CHECK (mode OPERATOR(pg_catalog.=) ANY (ARRAY['sync', 'deferred'])
+                   AND (mode OPERATOR(pg_catalog.=) 'sync' OR kind OPERATOR(pg_catalog.=) 'copy')),
     created_at timestamptz NOT NULL DEFAULT pg_catalog.now(),
     UNIQUE (coll, path)
 );
@@ -180,10 +181,10 @@ BEGIN
         RAISE EXCEPTION USING ERRCODE = '22004', MESSAGE = 'path and mode must not be null';
     END IF;
     PERFORM docmodel.ref_keys('{}', path);
-    IF mode OPERATOR(pg_catalog.<>) 'sync' THEN
-        RAISE EXCEPTION USING ERRCODE = '0A000',
-            MESSAGE = pg_catalog.format('mode "%s" is not supported', mode),
-            DETAIL = 'Rules are kept in the writing transaction (mode sync).';
+    IF NOT mode OPERATOR(pg_catalog.=) ANY (ARRAY['sync', 'deferred']) THEN
+        RAISE EXCEPTION USING ERRCODE = '22023',
+            MESSAGE = pg_catalog.format('invalid mode "%s"', mode),
+            HINT = 'mode is sync (kept in the writing transaction) or deferred (copies only: queued, applied by apply_copies).';
     END IF;
     IF docmodel._citus_distributed(coll) OR docmodel._citus_distributed(source_coll) THEN
         RAISE EXCEPTION USING ERRCODE = '0A000',
@@ -266,6 +267,11 @@ DECLARE
     id integer;
 BEGIN
     PERFORM docmodel._copy_check(coll, path, source_coll, mode);
+    IF mode OPERATOR(pg_catalog.<>) 'sync' THEN
+        RAISE EXCEPTION USING ERRCODE = '0A000',
+            MESSAGE = pg_catalog.format('mode "%s" is not supported for aggregates', mode),
+            DETAIL = 'Aggregates are kept in the writing transaction (mode sync).';
+    END IF;
     IF ref_path IS NULL OR agg IS NULL THEN
         RAISE EXCEPTION USING ERRCODE = '22004', MESSAGE = 'ref_path and agg must not be null';
     END IF;
@@ -386,3 +392,50 @@ SET search_path = pg_catalog, pg_temp
 AS $$ SELECT docmodel._drop_copy_rule(coll, path, 'aggregate') $$;
 COMMENT ON FUNCTION docmodel.drop_aggregate(regclass, text) IS
     'docmodel: stop keeping the aggregate at path of coll (it stays as it is); false when there was no such rule';
+
+-- Deferred copy rules (src/copy.c, src/copy_worker.c): a write of a source
+-- queues its key instead of rewriting the referring documents;
+-- apply_copies (or the background worker) rewrites them later, in batches.
+
+/*
+ * The source keys of deferred copy rules still to apply: one row per rule
+ * and key (a source written again before it is applied queues nothing
+ * more). Written by the rules' source triggers, apply_copies and
+ * _copy_rule_write (drop), as the table's owner; read by nobody else
+ * (docmodel.copy_lag shows the counts).
+ */
+CREATE TABLE docmodel.copy_queue (
+    rule        integer NOT NULL,
+    key         text NOT NULL,
+    enqueued_at timestamptz NOT NULL DEFAULT pg_catalog.clock_timestamp(),
+    PRIMARY KEY (rule, key)
+);
+CREATE INDEX copy_queue_rule_enqueued_at_idx ON docmodel.copy_queue (rule, enqueued_at);
+COMMENT ON TABLE docmodel.copy_queue IS
+    'docmodel: the source keys whose copies a deferred copy rule has still to rewrite';
+SELECT pg_catalog.pg_extension_config_dump('docmodel.copy_queue', '');
+
+CREATE VIEW docmodel.copy_lag AS
+SELECT r.id AS rule, r.coll, r.path, r.source,
+       pg_catalog.count(q.key) AS queued,
+       pg_catalog.min(q.enqueued_at) AS oldest,
+       pg_catalog.clock_timestamp() OPERATOR(pg_catalog.-) pg_catalog.min(q.enqueued_at) AS age
+FROM docmodel.copy_rules r
+LEFT JOIN docmodel.copy_queue q ON q.rule OPERATOR(pg_catalog.=) r.id
+WHERE r.mode OPERATOR(pg_catalog.=) 'deferred'
+GROUP BY r.id, r.coll, r.path, r.source;
+COMMENT ON VIEW docmodel.copy_lag IS
+    'docmodel: per deferred copy rule, how many source keys are queued, since when and how long ago';
+GRANT SELECT ON docmodel.copy_lag TO PUBLIC;
+
+CREATE FUNCTION docmodel._apply_copies_batch(rule integer, batch_size integer) RETURNS bigint
+    AS 'MODULE_PATHNAME', 'copy_apply_copies_batch'
+    LANGUAGE C VOLATILE PARALLEL UNSAFE;
+COMMENT ON FUNCTION docmodel._apply_copies_batch(integer, integer) IS
+    'docmodel internal: apply up to batch_size queued keys of a deferred copy rule (skipping those another transaction holds); returns how many';
+
+CREATE PROCEDURE docmodel.apply_copies(coll regclass, batch_size integer DEFAULT 1000)
+    AS 'MODULE_PATHNAME', 'copy_apply_copies'
+    LANGUAGE C;
+COMMENT ON PROCEDURE docmodel.apply_copies(regclass, integer) IS
+    'docmodel: rewrite the copies the deferred copy rules of coll have queued, batch by batch (batch_size source keys), committing after each; resumable';

@@ -1,6 +1,6 @@
 /*-------------------------------------------------------------------------
  *
- * copy/copy.c
+ * copy.c
  *	  Denormalized copies and pre-computed aggregates kept in step (README,
  *	  "Copies and aggregates"): the row triggers of the rules recorded in
  *	  docmodel.copy_rules, and the small functions they and their SQL use
@@ -29,13 +29,17 @@
 #include "postgres.h"
 
 #include "access/htup_details.h"
+#include "access/xact.h"
 #include "catalog/namespace.h"
+#include "common/hashfn.h"
 #include "catalog/pg_class.h"
 #include "catalog/pg_type.h"
 #include "commands/trigger.h"
 #include "executor/spi.h"
 #include "fmgr.h"
 #include "miscadmin.h"
+#include "storage/lock.h"
+#include "utils/acl.h"
 #include "utils/array.h"
 #include "utils/builtins.h"
 #include "utils/hsearch.h"
@@ -47,12 +51,12 @@
 #include "utils/syscache.h"
 
 #include "docmodel.h"
+#include "catalog.h"
 #include "collection/config.h"
+#include "collection/layout.h"
+#include "copy/copy.h"
 #include "json/pointer.h"
 #include "json/tree.h"
-#include "copy/copy.h"
-#include "catalog.h"
-#include "collection/layout.h"
 
 PG_FUNCTION_INFO_V1(copy_ref_keys);
 PG_FUNCTION_INFO_V1(copy_values);
@@ -63,6 +67,8 @@ PG_FUNCTION_INFO_V1(copy_source_trigger);
 PG_FUNCTION_INFO_V1(copy_fill_trigger);
 PG_FUNCTION_INFO_V1(copy_aggregate_trigger);
 PG_FUNCTION_INFO_V1(copy_rules_changed);
+PG_FUNCTION_INFO_V1(copy_apply_copies_batch);
+PG_FUNCTION_INFO_V1(copy_apply_copies);
 
 /* The most references one document may hold at one rule's path. */
 #define MAX_REFS 10000
@@ -586,11 +592,15 @@ typedef struct RulePlans
 	char *agg;      /* aggregate: count, keys, sum:/p ... */
 	char *agg_ptr;  /* aggregate: its pointer, or NULL */
 	int on_missing; /* copy: 0 keep, 1 null, 2 remove, 3 refuse */
+	bool deferred;  /* copy: mode deferred (its writes are queued) */
 	SPIPlanPtr plans[MAX_RULE_PLANS];
 } RulePlans;
 
 static HTAB *RulePlanCache = NULL;
+/* apply_copies' rules and statements, keyed by the rule's id */
+static HTAB *ApplyPlanCache = NULL;
 static Oid CopyRulesTable = InvalidOid;
+static Oid CopyQueueTable = InvalidOid;
 
 /* The copy rule whose fan-out is running (its fill trigger stands aside). */
 static int32 FanoutRule = 0;
@@ -600,14 +610,20 @@ DocmodelCopyRelcache(Oid relid)
 {
 	HASH_SEQ_STATUS s;
 	RulePlans *e;
+	HTAB *caches[2] = {RulePlanCache, ApplyPlanCache};
+	int i;
 
-	if (RulePlanCache == NULL)
-		return;
-	hash_seq_init(&s, RulePlanCache);
-	while ((e = hash_seq_search(&s)) != NULL)
-		if (!OidIsValid(relid) || relid == CopyRulesTable || relid == e->coll ||
-			relid == e->source)
-			e->valid = false;
+	for (i = 0; i < 2; i++)
+	{
+		if (caches[i] == NULL)
+			continue;
+		hash_seq_init(&s, caches[i]);
+		while ((e = hash_seq_search(&s)) != NULL)
+			if (!OidIsValid(relid) || relid == CopyRulesTable ||
+				relid == CopyQueueTable || relid == e->coll ||
+				relid == e->source)
+				e->valid = false;
+	}
 }
 
 /* _copy_rules_changed(): the statement trigger of docmodel.copy_rules. */
@@ -635,20 +651,30 @@ QualifiedName(Oid relid)
 	return quote_qualified_identifier(nsp, rel);
 }
 
-/* Prepare sql as plan i of e, reaching only the rule's collections. */
+/*
+ * Prepare sql as plan i of e, reaching only the rule's collections (and
+ * docmodel.copy_queue when queue).
+ */
 static void
-KeepPlan(RulePlans *e, int i, const char *sql, int nargs, Oid *types)
+KeepPlanOn(RulePlans *e, int i, const char *sql, int nargs, Oid *types,
+		   bool queue)
 {
-	Oid rels[2] = {e->coll, e->source};
+	Oid rels[3] = {e->coll, e->source, CopyQueueTable};
 	SPIPlanPtr plan = SPI_prepare(sql, nargs, types);
 
 	if (plan == NULL)
 		ereport(ERROR, (errcode(ERRCODE_INTERNAL_ERROR),
 						errmsg("preparing \"%s\" failed: %s", sql,
 							   SPI_result_code_string(SPI_result))));
-	DocmodelCheckPlanTargets(plan, rels, 2);
+	DocmodelCheckPlanTargets(plan, rels, queue ? 3 : 2);
 	SPI_keepplan(plan);
 	e->plans[i] = plan;
+}
+
+static void
+KeepPlan(RulePlans *e, int i, const char *sql, int nargs, Oid *types)
+{
+	KeepPlanOn(e, i, sql, nargs, types, false);
 }
 
 /*
@@ -665,6 +691,28 @@ NotRuleTrigger(TriggerData *td, int code, const char *why)
 					errdetail("%s", why)));
 }
 
+static RulePlans *LoadRule(RulePlans *e, int32 id, char kind, TriggerData *td);
+
+/* The entry of key in *cache (made when missing), connected to SPI. */
+static RulePlans *
+CacheEntry(HTAB **cache, const char *name, Oid key)
+{
+	RulePlans *e;
+	bool found;
+
+	if (*cache == NULL)
+		*cache =
+			DocmodelHash(name, 16, sizeof(Oid), sizeof(RulePlans), false, NULL);
+	e = hash_search(*cache, &key, HASH_ENTER, &found);
+	if (!found)
+	{
+		memset(((char *) e) + sizeof(Oid), 0, sizeof(RulePlans) - sizeof(Oid));
+		e->valid = false;
+	}
+	DocmodelSpiConnect();
+	return e;
+}
+
 /*
  * Return trigger td's rule and statements, connected to SPI; read from
  * docmodel.copy_rules and prepared when not valid. kind: 'c' for the
@@ -674,12 +722,41 @@ NotRuleTrigger(TriggerData *td, int code, const char *why)
 static RulePlans *
 RuleFor(TriggerData *td, char kind)
 {
-	Oid tgoid = td->tg_trigger->tgoid;
-	Oid relid = RelationGetRelid(td->tg_relation);
 	RulePlans *e;
-	bool found;
-	int i;
 	int32 id;
+
+	if (td->tg_trigger->tgnargs != 1)
+		NotRuleTrigger(td, ERRCODE_E_R_I_E_TRIGGER_PROTOCOL_VIOLATED,
+					   "Its one argument is the rule's id.");
+	id = pg_strtoint32(td->tg_trigger->tgargs[0]);
+	e = CacheEntry(&RulePlanCache, "docmodel copy rule plans",
+				   td->tg_trigger->tgoid);
+	if (e->valid)
+		return e;
+	return LoadRule(e, id, kind, td);
+}
+
+/*
+ * Return copy rule id's apply statements (kind 'p'), connected to SPI; 42704
+ * when there is no such rule, 22023 when it is an aggregate.
+ */
+static RulePlans *
+ApplyRule(int32 id)
+{
+	RulePlans *e =
+		CacheEntry(&ApplyPlanCache, "docmodel copy apply plans", (Oid) id);
+
+	if (e->valid)
+		return e;
+	return LoadRule(e, id, 'p', NULL);
+}
+
+/* Load rule id into e and prepare its statements for kind (RuleFor). */
+static RulePlans *
+LoadRule(RulePlans *e, int32 id, char kind, TriggerData *td)
+{
+	Oid relid = td ? RelationGetRelid(td->tg_relation) : InvalidOid;
+	int i;
 	Oid types[1] = {INT4OID};
 	Datum args[1];
 	HeapTuple tup;
@@ -689,24 +766,6 @@ RuleFor(TriggerData *td, char kind)
 	char *coll;
 	char *src;
 
-	if (td->tg_trigger->tgnargs != 1)
-		NotRuleTrigger(td, ERRCODE_E_R_I_E_TRIGGER_PROTOCOL_VIOLATED,
-					   "Its one argument is the rule's id.");
-	id = pg_strtoint32(td->tg_trigger->tgargs[0]);
-	if (RulePlanCache == NULL)
-		RulePlanCache =
-			DocmodelHash("docmodel copy rule plans", 16, sizeof(Oid),
-						 sizeof(RulePlans), false, NULL);
-	e = hash_search(RulePlanCache, &tgoid, HASH_ENTER, &found);
-	if (!found)
-	{
-		memset(((char *) e) + sizeof(Oid), 0, sizeof(RulePlans) - sizeof(Oid));
-		e->valid = false;
-	}
-	DocmodelSpiConnect();
-	if (e->valid)
-		return e;
-
 	for (i = 0; i < MAX_RULE_PLANS; i++)
 		if (e->plans[i] != NULL)
 		{
@@ -715,26 +774,48 @@ RuleFor(TriggerData *td, char kind)
 		}
 	CopyRulesTable =
 		get_relname_relid("copy_rules", get_namespace_oid("docmodel", false));
+	CopyQueueTable =
+		get_relname_relid("copy_queue", get_namespace_oid("docmodel", false));
 	args[0] = Int32GetDatum(id);
 	if (SPI_execute_with_args(
 			"SELECT r.kind, r.coll::pg_catalog.oid, r.source::pg_catalog.oid, "
-			"r.path, r.ref, r.fields, r.agg, r.on_missing "
+			"r.path, r.ref, r.fields, r.agg, r.on_missing, r.mode "
 			"FROM docmodel.copy_rules AS r "
 			"WHERE r.id OPERATOR(pg_catalog.=) $1",
 			1, types, args, NULL, true, 1) != SPI_OK_SELECT)
 		ereport(ERROR, (errcode(ERRCODE_INTERNAL_ERROR),
 						errmsg("reading copy rule %d failed", id)));
 	if (SPI_processed != 1)
+	{
+		if (td == NULL)
+			ereport(ERROR, (errcode(ERRCODE_UNDEFINED_OBJECT),
+							errmsg("copy rule %d does not exist", id)));
 		NotRuleTrigger(td, ERRCODE_UNDEFINED_OBJECT,
 					   psprintf("Copy rule %d does not exist.", id));
+	}
 	tup = SPI_tuptable->vals[0];
 	desc = SPI_tuptable->tupdesc;
 	e->id = id;
 	e->kind = SPI_getvalue(tup, desc, 1)[0];
 	e->coll = DatumGetObjectId(SPI_getbinval(tup, desc, 2, &isnull));
 	e->source = DatumGetObjectId(SPI_getbinval(tup, desc, 3, &isnull));
-	if ((kind == 'a' || kind == 'A') != (e->kind == 'a') ||
-		relid != (kind == 'f' || kind == 'A' ? e->coll : e->source))
+	{
+		char *m = SPI_getvalue(tup, desc, 9);
+
+		e->deferred = m != NULL && strcmp(m, "deferred") == 0;
+	}
+	if (td == NULL)
+	{
+		if (e->kind != 'c')
+			ereport(ERROR,
+					(errcode(ERRCODE_WRONG_OBJECT_TYPE),
+					 errmsg("rule %d is an aggregate, not a copy rule", id)));
+		if (!OidIsValid(CopyQueueTable))
+			ereport(ERROR, (errcode(ERRCODE_UNDEFINED_TABLE),
+							errmsg("docmodel.copy_queue does not exist")));
+	}
+	else if ((kind == 'a' || kind == 'A') != (e->kind == 'a') ||
+			 relid != (kind == 'f' || kind == 'A' ? e->coll : e->source))
 		NotRuleTrigger(td, ERRCODE_WRONG_OBJECT_TYPE,
 					   psprintf("Copy rule %d is not fired from this "
 								"table this way.",
@@ -775,10 +856,12 @@ RuleFor(TriggerData *td, char kind)
 	coll = QualifiedName(e->coll);
 	src = QualifiedName(e->source);
 
-	if (kind == 'c')
+	if (kind == 'c' || kind == 'p')
 	{
 		Oid t[3] = {TEXTOID, JSONBOID, TEXTOID};
 		Oid t1[1] = {TEXTOID};
+		Oid t2[2] = {INT4OID, TEXTOID};
+		Oid t3[2] = {INT4OID, INT4OID};
 		char *put =
 			psprintf("docmodel._copy_put(c.doc, %s, %s, $1, $2, $3)",
 					 quote_literal_cstr(e->path), quote_literal_cstr(e->ref));
@@ -792,15 +875,54 @@ RuleFor(TriggerData *td, char kind)
 					 "AND c.doc OPERATOR(pg_catalog.<>) %s",
 					 coll, put, quote_literal_cstr(e->refpath), put),
 			3, t);
-		/* 1: a document referring to key $1 */
-		KeepPlan(
-			e, 1,
-			psprintf("SELECT c.id FROM %s AS c WHERE "
-					 "docmodel.ref_keys(c.doc, %s) "
-					 "OPERATOR(pg_catalog.@>) ARRAY[$1]::pg_catalog.text[] "
-					 "LIMIT 1",
-					 coll, quote_literal_cstr(e->refpath)),
-			1, t1);
+		if (kind == 'c')
+		{
+			/* 1: a document referring to key $1 */
+			KeepPlan(e, 1,
+					 psprintf("SELECT c.id FROM %s AS c WHERE "
+							  "docmodel.ref_keys(c.doc, %s) "
+							  "OPERATOR(pg_catalog.@>) "
+							  "ARRAY[$1]::pg_catalog.text[] LIMIT 1",
+							  coll, quote_literal_cstr(e->refpath)),
+					 1, t1);
+			/*
+			 * 2: queue key $2 of rule $1. On a queued key, the row is only
+			 * locked (DO UPDATE ... WHERE false): no new row version, and a
+			 * batch applying that key meanwhile (which holds the row) is
+			 * waited for, so this write is queued again after it rather
+			 * than lost.
+			 */
+			if (e->deferred)
+				KeepPlanOn(e, 2,
+						   "INSERT INTO docmodel.copy_queue AS q (rule, key) "
+						   "VALUES ($1, $2) ON CONFLICT (rule, key) DO UPDATE "
+						   "SET key = EXCLUDED.key WHERE false",
+						   2, t2, true);
+		}
+		else
+		{
+			/* 1: the source of key $1, as committed now */
+			KeepPlan(e, 1,
+					 psprintf("SELECT s.doc FROM %s AS s WHERE s.id "
+							  "OPERATOR(pg_catalog.=) $1",
+							  src),
+					 1, t1);
+			/* 2: forget key $2 of rule $1 */
+			KeepPlanOn(e, 2,
+					   "DELETE FROM docmodel.copy_queue AS q WHERE q.rule "
+					   "OPERATOR(pg_catalog.=) $1 AND q.key "
+					   "OPERATOR(pg_catalog.=) $2",
+					   2, t2, true);
+			/*
+			 * 3: take up to $2 queued keys of rule $1, oldest first, those
+			 * another batch (or a write queueing them) holds skipped
+			 */
+			KeepPlanOn(e, 3,
+					   "SELECT q.key FROM docmodel.copy_queue AS q WHERE "
+					   "q.rule OPERATOR(pg_catalog.=) $1 ORDER BY "
+					   "q.enqueued_at LIMIT $2 FOR UPDATE SKIP LOCKED",
+					   2, t3, true);
+		}
 	}
 	else if (kind == 'f')
 	{
@@ -998,107 +1120,37 @@ WithDoc(TriggerData *td, HeapTuple t, JsonbValue *root, MemoryContext cxt)
 	return t;
 }
 
-/*
- * _copy_source_trigger(rule): the AFTER row trigger of a copy rule on its
- * source collection: when the copies a written document gives change (or
- * it appears or goes), the documents referring to its key are rewritten.
- */
-Datum
-copy_source_trigger(PG_FUNCTION_ARGS)
+/* The copies of a missing source: every field of the rule, null. */
+static Jsonb *
+NullCopies(RulePlans *e)
 {
-	TriggerData *td = (TriggerData *) fcinfo->context;
-	RulePlans *e;
-	HeapTuple oldt = NULL;
-	HeapTuple newt = NULL;
-	char *key;
-	Jsonb *vals = NULL;
-	const char *how = "set";
+	JsonbValue f;
+	JsonbValue ov = EmptyObject();
+	int i;
+
+	DocmodelJsonTreeFromJsonb(e->fields, &f);
+	DocmodelJsonTreeExpand(&f);
+	for (i = 0; i < f.val.object.nPairs; i++)
+	{
+		JsonbValue n = {.type = jbvNull};
+
+		DocmodelJsonTreeSetMember(&ov, f.val.object.pairs[i].key.val.string.val,
+								  f.val.object.pairs[i].key.val.string.len, &n);
+	}
+	return DocmodelJsonTreeToJsonb(&ov);
+}
+
+/*
+ * Rewrite the copies of key in the documents referring to it (how: set,
+ * null, remove; vals the copies), as the owner of the referring
+ * collection, the rule's fill trigger standing aside.
+ */
+static void
+Fanout(RulePlans *e, const char *key, Jsonb *vals, const char *how)
+{
 	Datum args[3];
 	int32 save = FanoutRule;
 
-	if (!CALLED_AS_TRIGGER(fcinfo) || !TRIGGER_FIRED_FOR_ROW(td->tg_event) ||
-		!TRIGGER_FIRED_AFTER(td->tg_event))
-		DocmodelTriggerMisuse("_copy_source_trigger",
-							  "a copy rule's AFTER row trigger");
-	DocmodelCheckLayout(td->tg_relation, DOCMODEL_LAYOUT_COLLECTION);
-	if (!TRIGGER_FIRED_BY_INSERT(td->tg_event))
-		oldt = td->tg_trigtuple;
-	if (TRIGGER_FIRED_BY_UPDATE(td->tg_event))
-		newt = td->tg_newtuple;
-	else if (TRIGGER_FIRED_BY_INSERT(td->tg_event))
-		newt = td->tg_trigtuple;
-	e = RuleFor(td, 'c');
-	key = KeyOf(td, newt ? newt : oldt);
-	if (key == NULL)
-	{
-		SPI_finish();
-		return PointerGetDatum(NULL);
-	}
-	if (newt != NULL)
-	{
-		JsonbValue nv = CopiesOf(e->fields, DocOf(td, newt));
-
-		vals = DocmodelJsonTreeToJsonb(&nv);
-		if (oldt != NULL)
-		{
-			char *oldkey = KeyOf(td, oldt);
-			JsonbValue ov = CopiesOf(e->fields, DocOf(td, oldt));
-
-			if (oldkey != NULL && strcmp(oldkey, key) == 0 &&
-				JsonbSame(DocmodelJsonTreeToJsonb(&ov), vals))
-			{
-				SPI_finish();
-				return PointerGetDatum(NULL); /* the copies are the same */
-			}
-		}
-	}
-	else
-	{
-		/* the source is gone */
-		JsonbValue ov = CopiesOf(e->fields, DocOf(td, oldt));
-
-		if (e->on_missing == 0)
-		{
-			SPI_finish();
-			return PointerGetDatum(NULL);
-		}
-		if (e->on_missing == 3)
-		{
-			args[0] = CStringGetTextDatum(key);
-			RunAsOwner(e->plans[1], args, NULL, false, 1, e->coll);
-			if (SPI_processed > 0)
-				ereport(ERROR,
-						(errcode(ERRCODE_FOREIGN_KEY_VIOLATION),
-						 errmsg("document \"%s\" of %s is still copied", key,
-								RelationGetRelationName(td->tg_relation)),
-						 errdetail("Document \"%s\" of %s refers to it, and "
-								   "its copy rule refuses a missing source.",
-								   SPI_getvalue(SPI_tuptable->vals[0],
-												SPI_tuptable->tupdesc, 1),
-								   get_rel_name(e->coll))));
-			SPI_finish();
-			return PointerGetDatum(NULL);
-		}
-		/* the members a copy may hold: every field of the rule */
-		{
-			JsonbValue f;
-			int i;
-
-			DocmodelJsonTreeFromJsonb(e->fields, &f);
-			DocmodelJsonTreeExpand(&f);
-			ov = EmptyObject();
-			for (i = 0; i < f.val.object.nPairs; i++)
-			{
-				JsonbValue n = {.type = jbvNull};
-
-				DocmodelJsonTreeSetMember(
-					&ov, f.val.object.pairs[i].key.val.string.val,
-					f.val.object.pairs[i].key.val.string.len, &n);
-			}
-		}
-		vals = DocmodelJsonTreeToJsonb(&ov);
-		how = e->on_missing == 1 ? "null" : "remove";
-	}
 	args[0] = CStringGetTextDatum(key);
 	args[1] = JsonbPGetDatum(vals);
 	args[2] = CStringGetTextDatum(how);
@@ -1112,8 +1164,303 @@ copy_source_trigger(PG_FUNCTION_ARGS)
 		FanoutRule = save;
 	}
 	PG_END_TRY();
+}
+
+/* Queue key for deferred rule e (as docmodel.copy_queue's owner). */
+static void
+Enqueue(RulePlans *e, const char *key)
+{
+	Datum args[2];
+
+	args[0] = Int32GetDatum(e->id);
+	args[1] = CStringGetTextDatum(key);
+	RunAsOwner(e->plans[2], args, NULL, false, 0, CopyQueueTable);
+}
+
+/*
+ * Source key of td's relation is gone (deleted, or its key changed): refuse
+ * (on_missing refuse, in either mode: 23503 while a document refers to
+ * it), or null or remove the copies (deferred: queue the key).
+ */
+static void
+SourceGone(RulePlans *e, TriggerData *td, const char *key)
+{
+	Datum args[1];
+
+	if (e->on_missing == 0)
+		return;
+	if (e->on_missing == 3)
+	{
+		args[0] = CStringGetTextDatum(key);
+		RunAsOwner(e->plans[1], args, NULL, false, 1, e->coll);
+		if (SPI_processed > 0)
+			ereport(ERROR, (errcode(ERRCODE_FOREIGN_KEY_VIOLATION),
+							errmsg("document \"%s\" of %s is still copied", key,
+								   RelationGetRelationName(td->tg_relation)),
+							errdetail("Document \"%s\" of %s refers to it, and "
+									  "its copy rule refuses a missing source.",
+									  SPI_getvalue(SPI_tuptable->vals[0],
+												   SPI_tuptable->tupdesc, 1),
+									  get_rel_name(e->coll))));
+		return;
+	}
+	if (e->deferred)
+		Enqueue(e, key);
+	else
+		Fanout(e, key, NullCopies(e), e->on_missing == 1 ? "null" : "remove");
+}
+
+/*
+ * _copy_source_trigger(rule): the AFTER row trigger of a copy rule on its
+ * source collection: when the copies a written document gives change (or
+ * it appears), the documents referring to its key are rewritten (a deferred
+ * rule queues the key instead); when a key goes (a delete, or a change of
+ * the key), the documents referring to it follow the rule's on_missing.
+ */
+Datum
+copy_source_trigger(PG_FUNCTION_ARGS)
+{
+	TriggerData *td = (TriggerData *) fcinfo->context;
+	RulePlans *e;
+	HeapTuple oldt = NULL;
+	HeapTuple newt = NULL;
+	char *key = NULL;
+	char *oldkey = NULL;
+
+	if (!CALLED_AS_TRIGGER(fcinfo) || !TRIGGER_FIRED_FOR_ROW(td->tg_event) ||
+		!TRIGGER_FIRED_AFTER(td->tg_event))
+		DocmodelTriggerMisuse("_copy_source_trigger",
+							  "a copy rule's AFTER row trigger");
+	DocmodelCheckLayout(td->tg_relation, DOCMODEL_LAYOUT_COLLECTION);
+	if (!TRIGGER_FIRED_BY_INSERT(td->tg_event))
+		oldt = td->tg_trigtuple;
+	if (TRIGGER_FIRED_BY_UPDATE(td->tg_event))
+		newt = td->tg_newtuple;
+	else if (TRIGGER_FIRED_BY_INSERT(td->tg_event))
+		newt = td->tg_trigtuple;
+	e = RuleFor(td, 'c');
+	if (newt != NULL)
+		key = KeyOf(td, newt);
+	if (oldt != NULL)
+		oldkey = KeyOf(td, oldt);
+	if (key != NULL)
+	{
+		JsonbValue nv = CopiesOf(e->fields, DocOf(td, newt));
+		Jsonb *vals = DocmodelJsonTreeToJsonb(&nv);
+		bool same = false;
+
+		if (oldkey != NULL && strcmp(oldkey, key) == 0)
+		{
+			JsonbValue ov = CopiesOf(e->fields, DocOf(td, oldt));
+
+			same = JsonbSame(DocmodelJsonTreeToJsonb(&ov), vals);
+		}
+		if (same)
+			; /* the copies are the same */
+		else if (e->deferred)
+			Enqueue(e, key);
+		else
+			Fanout(e, key, vals, "set");
+	}
+	if (oldkey != NULL && (key == NULL || strcmp(oldkey, key) != 0))
+		SourceGone(e, td, oldkey);
 	SPI_finish();
 	return PointerGetDatum(NULL);
+}
+
+/*
+ * Apply the queued keys of deferred rule e: take up to batch of them (FOR
+ * UPDATE SKIP LOCKED: concurrent batches take different keys, and a key
+ * whose source a transaction in progress is writing is left for a later
+ * batch), then rewrite each key's referring documents from the source as
+ * committed now, and forget the key. Return how many keys were applied.
+ */
+static int64
+ApplyBatch(RulePlans *e, int32 batch)
+{
+	Datum args[2];
+	SPITupleTable *claimed;
+	uint64 n;
+	uint64 i;
+	MemoryContext per_key;
+	MemoryContext old;
+
+	args[0] = Int32GetDatum(e->id);
+	args[1] = Int32GetDatum(batch);
+	RunAsOwner(e->plans[3], args, NULL, false, 0, CopyQueueTable);
+	claimed = SPI_tuptable;
+	n = SPI_processed;
+	per_key = AllocSetContextCreate(CurrentMemoryContext, "docmodel apply",
+									ALLOCSET_DEFAULT_SIZES);
+	for (i = 0; i < n; i++)
+	{
+		char *key;
+		Datum kargs[2];
+
+		CHECK_FOR_INTERRUPTS();
+		old = MemoryContextSwitchTo(per_key);
+		key = SPI_getvalue(claimed->vals[i], claimed->tupdesc, 1);
+		kargs[0] = CStringGetTextDatum(key);
+		RunAsOwner(e->plans[1], kargs, NULL, false, 1, e->source);
+		if (SPI_processed == 1)
+		{
+			bool isnull;
+			Datum d = SPI_getbinval(SPI_tuptable->vals[0],
+									SPI_tuptable->tupdesc, 1, &isnull);
+			JsonbValue v = CopiesOf(e->fields, DatumGetJsonbP(d));
+
+			SPI_freetuptable(SPI_tuptable);
+			Fanout(e, key, DocmodelJsonTreeToJsonb(&v), "set");
+		}
+		else
+		{
+			SPI_freetuptable(SPI_tuptable);
+			/* keep, or refuse (a source gone whose referrers are gone too) */
+			if (e->on_missing == 1 || e->on_missing == 2)
+				Fanout(e, key, NullCopies(e),
+					   e->on_missing == 1 ? "null" : "remove");
+		}
+		kargs[0] = Int32GetDatum(e->id);
+		kargs[1] = CStringGetTextDatum(key);
+		RunAsOwner(e->plans[2], kargs, NULL, false, 0, CopyQueueTable);
+		MemoryContextSwitchTo(old);
+		MemoryContextReset(per_key);
+	}
+	MemoryContextDelete(per_key);
+	return (int64) n;
+}
+
+/* The most keys one batch of apply_copies takes. */
+#define MAX_APPLY_BATCH 100000
+
+static void
+CheckBatchSize(int32 batch)
+{
+	if (batch < 1)
+		ereport(ERROR, (errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+						errmsg("batch_size must be positive, not %d", batch)));
+	if (batch > MAX_APPLY_BATCH)
+		ereport(ERROR, (errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
+						errmsg("batch_size %d is over the limit of %d", batch,
+							   MAX_APPLY_BATCH)));
+}
+
+/* Raise 42501 unless the current user may UPDATE relation relid. */
+static void
+RequireApply(Oid relid)
+{
+	if (pg_class_aclcheck(relid, GetUserId(), ACL_UPDATE) != ACLCHECK_OK)
+		ereport(ERROR,
+				(errcode(ERRCODE_INSUFFICIENT_PRIVILEGE),
+				 errmsg("permission denied for table %s", get_rel_name(relid)),
+				 errdetail("Applying its deferred copies needs UPDATE on the "
+						   "collection.")));
+}
+
+/*
+ * _apply_copies_batch(rule, batch_size) -> bigint: apply up to batch_size
+ * queued keys of deferred copy rule rule (none for a sync rule); the caller
+ * needs UPDATE on the rule's collection (42501), whose documents are
+ * rewritten as its owner, as a source write rewrites them in mode sync.
+ */
+Datum
+copy_apply_copies_batch(PG_FUNCTION_ARGS)
+{
+	RulePlans *e;
+	int64 n = 0;
+
+	DocmodelRequireArg(fcinfo, 0, "rule");
+	DocmodelRequireArg(fcinfo, 1, "batch_size");
+	CheckBatchSize(PG_GETARG_INT32(1));
+	e = ApplyRule(PG_GETARG_INT32(0));
+	if (get_rel_relkind(e->coll) == '\0')
+		ereport(ERROR,
+				(errcode(ERRCODE_UNDEFINED_TABLE),
+				 errmsg("relation with OID %u does not exist", e->coll)));
+	RequireApply(e->coll);
+	if (e->deferred)
+		n = ApplyBatch(e, PG_GETARG_INT32(1));
+	SPI_finish();
+	PG_RETURN_INT64(n);
+}
+
+/*
+ * CALL apply_copies(coll, batch_size): apply the queued keys of every
+ * deferred copy rule of coll, batch after batch, committing after each; a
+ * rule is done when a batch takes fewer keys than batch_size (keys queued
+ * meanwhile wait for the next call). Must be called by CALL outside a
+ * transaction block.
+ */
+Datum
+copy_apply_copies(PG_FUNCTION_ARGS)
+{
+	Oid types[2] = {OIDOID, INT4OID};
+	Datum values[2];
+	int32 batch;
+	int32 *rules;
+	int nrules;
+	int i;
+
+	DocmodelRequireCall(fcinfo, "apply_copies");
+	DocmodelRequireArg(fcinfo, 0, "coll");
+	DocmodelRequireArg(fcinfo, 1, "batch_size");
+	batch = PG_GETARG_INT32(1);
+	CheckBatchSize(batch);
+	if (get_rel_relkind(PG_GETARG_OID(0)) == '\0')
+		ereport(ERROR, (errcode(ERRCODE_UNDEFINED_TABLE),
+						errmsg("relation with OID %u does not exist",
+							   PG_GETARG_OID(0))));
+	RequireApply(PG_GETARG_OID(0));
+	if (SPI_connect_ext(SPI_OPT_NONATOMIC) != SPI_OK_CONNECT)
+		elog(ERROR, "SPI_connect failed");
+	values[0] = PG_GETARG_DATUM(0);
+	if (SPI_execute_with_args(
+			"SELECT r.id FROM docmodel.copy_rules AS r WHERE "
+			"r.coll::pg_catalog.oid OPERATOR(pg_catalog.=) $1 AND r.mode "
+			"OPERATOR(pg_catalog.=) 'deferred' ORDER BY r.id",
+			1, types, values, NULL, true, 0) != SPI_OK_SELECT)
+		ereport(ERROR, (errcode(ERRCODE_INTERNAL_ERROR),
+						errmsg("reading copy rules failed")));
+	nrules = (int) SPI_processed;
+	rules = palloc(sizeof(int32) * Max(nrules, 1));
+	for (i = 0; i < nrules; i++)
+	{
+		bool isnull;
+
+		rules[i] = DatumGetInt32(SPI_getbinval(
+			SPI_tuptable->vals[i], SPI_tuptable->tupdesc, 1, &isnull));
+	}
+	for (i = 0; i < nrules; i++)
+	{
+		Oid btypes[2] = {INT4OID, INT4OID};
+		Datum bvalues[2];
+
+		bvalues[0] = Int32GetDatum(rules[i]);
+		bvalues[1] = Int32GetDatum(batch);
+		for (;;)
+		{
+			int64 n;
+			bool isnull;
+
+			CHECK_FOR_INTERRUPTS();
+			SPI_commit();
+			SPI_start_transaction();
+			if (SPI_execute_with_args(
+					"SELECT docmodel._apply_copies_batch($1, $2)", 2, btypes,
+					bvalues, NULL, false, 0) != SPI_OK_SELECT)
+				ereport(ERROR,
+						(errcode(ERRCODE_INTERNAL_ERROR),
+						 errmsg("applying copy rule %d failed", rules[i])));
+			n = DatumGetInt64(SPI_getbinval(SPI_tuptable->vals[0],
+											SPI_tuptable->tupdesc, 1, &isnull));
+			if (n < batch)
+				break;
+		}
+	}
+	SPI_commit();
+	SPI_start_transaction();
+	SPI_finish();
+	PG_RETURN_VOID();
 }
 
 /*
@@ -1263,6 +1610,26 @@ WeightOf(RulePlans *e, Jsonb *doc)
 }
 
 /*
+ * Take the transaction lock of key of aggregate rule e. A new document of
+ * the rule's collection takes it before it computes its aggregate, and a
+ * write referring to a key no document has takes it and looks again: of a
+ * document and the first one referring to it, written at once, whichever
+ * commits first is seen by the other (under READ COMMITTED, where each
+ * statement takes a new snapshot). An advisory lock whose tag the SQL
+ * advisory lock functions never use (field4 3).
+ */
+static void
+LockNewKey(RulePlans *e, const char *key)
+{
+	LOCKTAG tag;
+	uint32 h =
+		DatumGetUInt32(hash_any((const unsigned char *) key, strlen(key)));
+
+	SET_LOCKTAG_ADVISORY(tag, MyDatabaseId, (uint32) e->id, h, 3);
+	(void) LockAcquire(&tag, ExclusiveLock, false, false);
+}
+
+/*
  * The BEFORE INSERT trigger of an aggregate rule on the collection holding
  * the aggregates: a new document gets the aggregate of the documents
  * already referring to its key.
@@ -1288,6 +1655,7 @@ AggregateOfNew(TriggerData *td)
 		return PointerGetDatum(newt);
 	}
 	args[0] = CStringGetTextDatum(key);
+	LockNewKey(e, key);
 	RunAsOwner(e->plans[2], args, NULL, false, 1, e->coll);
 	if (SPI_processed != 1)
 		ereport(ERROR, (errcode(ERRCODE_INTERNAL_ERROR),
@@ -1419,9 +1787,20 @@ copy_aggregate_trigger(PG_FUNCTION_ARGS)
 				continue;
 			args[1] = NumericGetDatum(d);
 			RunAsOwner(e->plans[3], args, NULL, false, 0, e->coll);
+			if (SPI_processed == 0)
+			{
+				/* no such document: wait for one being inserted, look again */
+				LockNewKey(e, keys[i]);
+				RunAsOwner(e->plans[3], args, NULL, false, 0, e->coll);
+			}
 			continue;
 		}
 		RunAsOwner(e->plans[0], args, NULL, false, 1, e->coll);
+		if (SPI_processed == 0)
+		{
+			LockNewKey(e, keys[i]);
+			RunAsOwner(e->plans[0], args, NULL, false, 1, e->coll);
+		}
 		if (SPI_processed == 0)
 			continue; /* no such document */
 		RunAsOwner(e->plans[1], args, NULL, false, 0, e->coll);

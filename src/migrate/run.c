@@ -43,23 +43,6 @@ RunSpi(const char *sql, int nargs, Oid *types, Datum *values, const char *nulls,
 		elog(ERROR, "%s failed: %s", sql, SPI_result_code_string(ret));
 }
 
-/* Raise 2D000 unless called by CALL outside a transaction block. */
-static void
-RequireCall(FunctionCallInfo fcinfo, const char *name)
-{
-	CallContext *cc = (CallContext *) fcinfo->context;
-
-	if (cc == NULL || !IsA(cc, CallContext) || cc->atomic)
-		ereport(ERROR,
-				(errcode(ERRCODE_INVALID_TRANSACTION_TERMINATION),
-				 errmsg("%s must be called by CALL outside a transaction "
-						"block",
-						name),
-				 errdetail("It commits after every batch."),
-				 errhint("Run it on its own, not inside BEGIN ... COMMIT or "
-						 "a function.")));
-}
-
 /*
  * Raise again the error a bulk run's batch caught and recorded (its SQLSTATE
  * text, message, detail, hint and context), once that record is committed.
@@ -124,7 +107,7 @@ migration_migrate_collection(PG_FUNCTION_ARGS)
 	char *collname;
 	int i;
 
-	RequireCall(fcinfo, "migrate_collection");
+	DocmodelRequireCall(fcinfo, "migrate_collection");
 	for (i = 0; i < 4; i++)
 	{
 		values[i] = PG_GETARG_DATUM(i); /* ignored where null */
@@ -218,7 +201,7 @@ migration_migrate_tables(PG_FUNCTION_ARGS)
 	char *text;
 	int i;
 
-	RequireCall(fcinfo, "migrate_tables");
+	DocmodelRequireCall(fcinfo, "migrate_tables");
 	for (i = 0; i < 3; i++)
 	{
 		values[i] = PG_GETARG_DATUM(i); /* ignored where null */
