@@ -205,6 +205,25 @@ CREATE FUNCTION docmodel._check_migration_steps(steps jsonb) RETURNS void
 COMMENT ON FUNCTION docmodel._check_migration_steps(jsonb) IS
     'docmodel internal: raise 22023 naming the step index and op when a steps array is not well formed';
 
+-- The document type a registration names: 22004 when NULL, 22023 unless 1
+-- to 250 bytes long (register_migration, register_write_rule,
+-- register_schema).
+CREATE FUNCTION docmodel._check_doc_type(doc_type text) RETURNS void
+LANGUAGE plpgsql IMMUTABLE PARALLEL SAFE
+SET search_path = pg_catalog, pg_temp
+AS $$
+BEGIN
+    IF doc_type IS NULL OR doc_type OPERATOR(pg_catalog.=) ''
+            OR pg_catalog.octet_length(doc_type) OPERATOR(pg_catalog.>) 250 THEN
+        RAISE EXCEPTION USING ERRCODE = CASE WHEN doc_type IS NULL THEN '22004' ELSE '22023' END,
+            MESSAGE = pg_catalog.format('invalid document type "%s"', doc_type),
+            DETAIL = 'A document type is 1 to 250 bytes long.';
+    END IF;
+END
+$$;
+COMMENT ON FUNCTION docmodel._check_doc_type(text) IS
+    'docmodel internal: raise 22004 for a NULL document type, 22023 for one that is empty or longer than 250 bytes';
+
 CREATE FUNCTION docmodel.register_migration(doc_type text,
     from_version docmodel.version, to_version docmodel.version,
     steps jsonb DEFAULT NULL, fn regprocedure DEFAULT NULL,
@@ -221,11 +240,7 @@ DECLARE
     scope integer := 0;
     place text := '';
 BEGIN
-    IF doc_type IS NULL OR doc_type = '' OR octet_length(doc_type) > 250 THEN
-        RAISE EXCEPTION USING ERRCODE = CASE WHEN doc_type IS NULL THEN '22004' ELSE '22023' END,
-            MESSAGE = format('invalid document type "%s"', doc_type),
-            DETAIL = 'A document type is 1 to 250 bytes long.';
-    END IF;
+    PERFORM docmodel._check_doc_type(doc_type);
     IF from_version IS NULL OR to_version IS NULL THEN
         RAISE EXCEPTION USING ERRCODE = '22004',
             MESSAGE = 'from_version and to_version are required',
@@ -314,20 +329,31 @@ $$;
 COMMENT ON FUNCTION docmodel.register_migration(text, docmodel.version, docmodel.version, jsonb, regprocedure, regclass, boolean) IS
     'docmodel: register the migration of a document type from one version to the next, by steps or by a jsonb -> jsonb function; of every collection (coll NULL) or of one, active now or not';
 
+-- The collection_id of the rules of coll: 0 (every collection) for NULL,
+-- else the id of the collection (42809 unless coll is one).
+CREATE FUNCTION docmodel._rule_scope(coll regclass) RETURNS integer
+LANGUAGE plpgsql STABLE PARALLEL SAFE
+SET search_path = pg_catalog, pg_temp
+AS $$
+BEGIN
+    RETURN CASE WHEN coll IS NULL THEN 0 ELSE docmodel._require_collection(coll) END;
+END
+$$;
+COMMENT ON FUNCTION docmodel._rule_scope(regclass) IS
+    'docmodel internal: the collection_id of the migration and write rules of coll (0 for NULL: every collection)';
+
 CREATE FUNCTION docmodel.set_migration_active(doc_type text,
     from_version docmodel.version, active boolean, coll regclass DEFAULT NULL) RETURNS void
 LANGUAGE plpgsql VOLATILE PARALLEL UNSAFE
 SET search_path = pg_catalog, pg_temp
 AS $$
 DECLARE
-    scope integer := 0;
+    scope docmodel.migration_rules.collection_id%TYPE;
 BEGIN
     IF active IS NULL THEN
         RAISE EXCEPTION USING ERRCODE = '22004', MESSAGE = 'active must be true or false';
     END IF;
-    IF coll IS NOT NULL THEN
-        scope := docmodel._require_collection(coll);
-    END IF;
+    scope := docmodel._rule_scope(coll);
     UPDATE docmodel.migration_rules r SET active = set_migration_active.active
     WHERE r.doc_type = set_migration_active.doc_type AND r.collection_id = scope
         AND r.from_version OPERATOR(docmodel.=) set_migration_active.from_version;
@@ -396,20 +422,14 @@ LANGUAGE plpgsql VOLATILE PARALLEL UNSAFE
 SET search_path = pg_catalog, pg_temp
 AS $$
 DECLARE
-    scope integer := 0;
+    scope docmodel.write_rules.collection_id%TYPE;
 BEGIN
-    IF doc_type IS NULL OR doc_type = '' OR octet_length(doc_type) > 250 THEN
-        RAISE EXCEPTION USING ERRCODE = CASE WHEN doc_type IS NULL THEN '22004' ELSE '22023' END,
-            MESSAGE = format('invalid document type "%s"', doc_type),
-            DETAIL = 'A document type is 1 to 250 bytes long.';
-    END IF;
+    PERFORM docmodel._check_doc_type(doc_type);
     IF steps IS NULL THEN
         RAISE EXCEPTION USING ERRCODE = '22004', MESSAGE = 'steps are required',
             DETAIL = format('Type "%s".', doc_type);
     END IF;
-    IF coll IS NOT NULL THEN
-        scope := docmodel._require_collection(coll);
-    END IF;
+    scope := docmodel._rule_scope(coll);
     PERFORM docmodel._check_write_rule_steps(steps);
     INSERT INTO docmodel.write_rules AS w (doc_type, collection_id, steps)
     VALUES (doc_type, scope, steps)
@@ -426,11 +446,8 @@ LANGUAGE plpgsql VOLATILE PARALLEL UNSAFE
 SET search_path = pg_catalog, pg_temp
 AS $$
 DECLARE
-    scope integer := 0;
+    scope docmodel.write_rules.collection_id%TYPE := docmodel._rule_scope(coll);
 BEGIN
-    IF coll IS NOT NULL THEN
-        scope := docmodel._require_collection(coll);
-    END IF;
     DELETE FROM docmodel.write_rules AS w
     WHERE w.doc_type = drop_write_rule.doc_type AND w.collection_id = scope;
     RETURN FOUND;

@@ -177,16 +177,28 @@ CREATE FUNCTION docmodel.create_collection(name text, doc_type text DEFAULT NULL
 COMMENT ON FUNCTION docmodel.create_collection(text, text, integer, text, text, text, integer, integer, text, jsonb, text[]) IS
     'create a collection table (id, doc, cas, expires_at, locked_until; meta for xattrs) with its trigger; max_ttl (seconds) is the default expiry and its bound; type_part, type_check and fields set the key layout and field names; types (with type_part 0) the types read from the body''s type field';
 
+-- The history table recorded for a collection (NULL: none); 42809 unless
+-- coll is a collection.
+CREATE FUNCTION docmodel._collection_history(coll regclass) RETURNS regclass
+    LANGUAGE plpgsql STABLE PARALLEL SAFE
+    SET search_path = pg_catalog, pg_temp
+    AS $$
+BEGIN
+    PERFORM docmodel._require_collection($1);
+    RETURN (SELECT c.revisions_table FROM docmodel.collection_config AS c
+            WHERE c.coll OPERATOR(pg_catalog.=) $1);
+END
+$$;
+COMMENT ON FUNCTION docmodel._collection_history(regclass) IS
+    'docmodel internal: the history table recorded for a collection (NULL when it keeps none); 42809 when the table is not a collection';
+
 CREATE FUNCTION docmodel.drop_collection(coll regclass) RETURNS void
     LANGUAGE plpgsql VOLATILE PARALLEL UNSAFE
     SET search_path = pg_catalog, pg_temp
     AS $$
 DECLARE
-    hist regclass;
+    hist regclass := docmodel._collection_history($1);
 BEGIN
-    PERFORM docmodel._require_collection($1);
-    SELECT c.revisions_table INTO hist FROM docmodel.collection_config AS c
-        WHERE c.coll OPERATOR(pg_catalog.=) $1;
     -- The owner's alone (42501), then the collection before its history, in
     -- the order its writers lock them: a transaction that read the
     -- collection and then writes it finishes first, instead of deadlocking

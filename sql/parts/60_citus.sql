@@ -181,9 +181,7 @@ BEGIN
                   DETAIL = pg_catalog.format('Collection "%s" stays on this server.', coll),
                   HINT = 'Install Citus, add it to shared_preload_libraries and CREATE EXTENSION citus on every node (README, "Scale-out").';
     END IF;
-    PERFORM docmodel._require_collection($1);
-    SELECT c.revisions_table INTO hist FROM docmodel.collection_config AS c
-        WHERE c.coll OPERATOR(pg_catalog.=) $1;
+    hist := docmodel._collection_history($1);
     IF NOT pg_catalog.pg_has_role((SELECT r.relowner FROM pg_catalog.pg_class AS r
                                    WHERE r.oid OPERATOR(pg_catalog.=) coll), 'USAGE') THEN
         RAISE EXCEPTION 'must be owner of table %', coll

@@ -63,11 +63,7 @@ LANGUAGE plpgsql VOLATILE PARALLEL UNSAFE
 SET search_path = pg_catalog, pg_temp
 AS $$
 BEGIN
-    IF doc_type IS NULL OR doc_type = '' OR octet_length(doc_type) > 250 THEN
-        RAISE EXCEPTION USING ERRCODE = CASE WHEN doc_type IS NULL THEN '22004' ELSE '22023' END,
-            MESSAGE = format('invalid document type "%s"', doc_type),
-            DETAIL = 'A document type is 1 to 250 bytes long.';
-    END IF;
+    PERFORM docmodel._check_doc_type(doc_type);
     IF version IS NULL OR schema IS NULL THEN
         RAISE EXCEPTION USING ERRCODE = '22004',
             MESSAGE = 'version and schema are required',

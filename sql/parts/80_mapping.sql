@@ -616,6 +616,24 @@ $$;
 COMMENT ON FUNCTION docmodel._order_items(regclass, text, text) IS
     'docmodel internal: an order_by list parsed into checked columns and directions';
 
+-- Where a new part of a mapping goes: the owner of the mapping the name
+-- means to the current user, the table the part sits under
+-- (_mapping_under) and its field (by default the name of tbl).
+CREATE FUNCTION docmodel._part_place(mapping text, tbl regclass, field text, under regclass,
+    OUT owner regrole, OUT parent regclass, OUT name text)
+LANGUAGE plpgsql STABLE PARALLEL SAFE
+SET search_path = pg_catalog, pg_temp
+AS $$
+BEGIN
+    owner := docmodel._mapping_owner(mapping);
+    parent := docmodel._mapping_under(owner, mapping, under);
+    name := coalesce(field, (SELECT c.relname::text FROM pg_catalog.pg_class c
+                             WHERE c.oid OPERATOR(pg_catalog.=) tbl));
+END
+$$;
+COMMENT ON FUNCTION docmodel._part_place(text, regclass, text, regclass) IS
+    'docmodel internal: the owner, the table it sits under and the field name of a new part of a mapping';
+
 CREATE FUNCTION docmodel.map_embed_array(mapping text, child regclass,
     field text DEFAULT NULL, fk_columns text[] DEFAULT NULL,
     order_by text DEFAULT NULL, max_items integer DEFAULT NULL,
@@ -624,13 +642,11 @@ LANGUAGE plpgsql VOLATILE PARALLEL UNSAFE
 SET search_path = pg_catalog, pg_temp
 AS $$
 DECLARE
-    o regrole := docmodel._mapping_owner(mapping);
-    u regclass := docmodel._mapping_under(o, mapping, under);
-    f text := coalesce(field, (SELECT c.relname::text FROM pg_class c WHERE c.oid = child));
+    p record := docmodel._part_place(mapping, child, field, under);
     j record;
 BEGIN
-    j := docmodel._part_join(mapping, child, u, fk_columns, 'tbl');
-    PERFORM docmodel._mapping_write('part', o, mapping, child, u, f, jsonb_build_object(
+    j := docmodel._part_join(mapping, child, p.parent, fk_columns, 'tbl');
+    PERFORM docmodel._mapping_write('part', p.owner, mapping, child, p.parent, p.name, jsonb_build_object(
         'kind', 'array', 'cols', j.cols, 'under_cols', j.under_cols,
         'order_by', docmodel._order_items(child, order_by, format('%s in mapping "%s"', child, mapping)),
         'max_items', max_items));
@@ -646,20 +662,18 @@ LANGUAGE plpgsql VOLATILE PARALLEL UNSAFE
 SET search_path = pg_catalog, pg_temp
 AS $$
 DECLARE
-    o regrole := docmodel._mapping_owner(mapping);
-    u regclass := docmodel._mapping_under(o, mapping, under);
-    f text := coalesce(field, (SELECT c.relname::text FROM pg_class c WHERE c.oid = parent));
+    p record := docmodel._part_place(mapping, parent, field, under);
     side text := 'under';
     j record;
 BEGIN
-    PERFORM docmodel._mapping_embed_once(o, mapping, parent, f);
+    PERFORM docmodel._mapping_embed_once(p.owner, mapping, parent, p.name);
     -- many:1 (under holds the key of parent), or 1:1 the other way round
-    IF fk_columns IS NULL AND NOT EXISTS (SELECT FROM docmodel._fk_columns(u, parent))
-            AND EXISTS (SELECT FROM docmodel._fk_columns(parent, u)) THEN
+    IF fk_columns IS NULL AND NOT EXISTS (SELECT FROM docmodel._fk_columns(p.parent, parent))
+            AND EXISTS (SELECT FROM docmodel._fk_columns(parent, p.parent)) THEN
         side := 'tbl';
     END IF;
-    j := docmodel._part_join(mapping, parent, u, fk_columns, side);
-    PERFORM docmodel._mapping_write('part', o, mapping, parent, u, f, jsonb_build_object(
+    j := docmodel._part_join(mapping, parent, p.parent, fk_columns, side);
+    PERFORM docmodel._mapping_write('part', p.owner, mapping, parent, p.parent, p.name, jsonb_build_object(
         'kind', CASE WHEN merge THEN 'merge' ELSE 'object' END,
         'cols', j.cols, 'under_cols', j.under_cols));
 END
@@ -675,29 +689,27 @@ LANGUAGE plpgsql VOLATILE PARALLEL UNSAFE
 SET search_path = pg_catalog, pg_temp
 AS $$
 DECLARE
-    o regrole := docmodel._mapping_owner(mapping);
-    u regclass := docmodel._mapping_under(o, mapping, under);
+    p record := docmodel._part_place(mapping, target, field, under);
     -- the target's type: the mapping's own for its root table (a table
     -- referring to itself), else the table's name
     t text := coalesce(target_type,
-        (SELECT m.doc_type FROM docmodel.mappings m WHERE m.owner = o AND m.name = map_reference.mapping AND m.root = target),
+        (SELECT m.doc_type FROM docmodel.mappings m WHERE m.owner = p.owner AND m.name = map_reference.mapping AND m.root = target),
         (SELECT c.relname::text FROM pg_class c WHERE c.oid = target));
-    f text := coalesce(field, (SELECT c.relname::text FROM pg_class c WHERE c.oid = target));
     j record;
     k record;
 BEGIN
     PERFORM docmodel.key(t, 'x');
     IF via IS NULL THEN
         -- many:1: the document's row holds the target's key
-        j := docmodel._part_join(mapping, target, u, fk_columns, 'under');
-        PERFORM docmodel._mapping_write('part', o, mapping, target, u, f, jsonb_build_object(
+        j := docmodel._part_join(mapping, target, p.parent, fk_columns, 'under');
+        PERFORM docmodel._mapping_write('part', p.owner, mapping, target, p.parent, p.name, jsonb_build_object(
             'kind', 'reference', 'type', t, 'cols', j.cols, 'under_cols', j.under_cols));
     ELSE
         -- many:many: the junction's rows referring to the document's row
         -- give the targets' keys
-        j := docmodel._part_join(mapping, via, u, NULL, 'tbl');
+        j := docmodel._part_join(mapping, via, p.parent, NULL, 'tbl');
         k := docmodel._part_join(mapping, via, target, fk_columns, 'tbl');
-        PERFORM docmodel._mapping_write('part', o, mapping, target, u, f, jsonb_build_object(
+        PERFORM docmodel._mapping_write('part', p.owner, mapping, target, p.parent, p.name, jsonb_build_object(
             'kind', 'references', 'type', t, 'via', via::oid,
             'cols', j.cols, 'under_cols', j.under_cols, 'key_cols', k.cols));
     END IF;
@@ -706,15 +718,32 @@ $$;
 COMMENT ON FUNCTION docmodel.map_reference(text, regclass, text, text[], regclass, text, regclass) IS
     'docmodel: a field holding the document key of the target row (<type>::<key>), or through a junction table (via) an array of them';
 
+-- The owner of the mapping the name means to the current user, once col
+-- is checked to be a column of tbl (map_rename, map_exclude).
+CREATE FUNCTION docmodel._mapping_column_owner(mapping text, tbl regclass, col name)
+    RETURNS regrole
+LANGUAGE plpgsql STABLE PARALLEL SAFE
+SET search_path = pg_catalog, pg_temp
+AS $$
+DECLARE
+    o regrole := docmodel._mapping_owner(mapping);
+BEGIN
+    PERFORM docmodel._check_columns(tbl, ARRAY[col::text],
+        pg_catalog.format('%s in mapping "%s"', tbl, mapping));
+    RETURN o;
+END
+$$;
+COMMENT ON FUNCTION docmodel._mapping_column_owner(text, regclass, name) IS
+    'docmodel internal: the owner of a mapping, once a column a change names is checked to be one of the table';
+
 CREATE FUNCTION docmodel.map_rename(mapping text, tbl regclass, col name, new_name text)
     RETURNS void
 LANGUAGE plpgsql VOLATILE PARALLEL UNSAFE
 SET search_path = pg_catalog, pg_temp
 AS $$
 DECLARE
-    o regrole := docmodel._mapping_owner(mapping);
+    o regrole := docmodel._mapping_column_owner(mapping, tbl, col);
 BEGIN
-    PERFORM docmodel._check_columns(tbl, ARRAY[col::text], format('%s in mapping "%s"', tbl, mapping));
     IF new_name IS NULL OR new_name = '' THEN
         RAISE EXCEPTION USING ERRCODE = CASE WHEN new_name IS NULL THEN '22004' ELSE '22023' END,
             MESSAGE = format('invalid new name for column "%s" of %s in mapping "%s"', col, tbl, mapping),
@@ -732,12 +761,9 @@ CREATE FUNCTION docmodel.map_exclude(mapping text, tbl regclass, col name)
 LANGUAGE plpgsql VOLATILE PARALLEL UNSAFE
 SET search_path = pg_catalog, pg_temp
 AS $$
-DECLARE
-    o regrole := docmodel._mapping_owner(mapping);
 BEGIN
-    PERFORM docmodel._check_columns(tbl, ARRAY[col::text], format('%s in mapping "%s"', tbl, mapping));
-    PERFORM docmodel._mapping_write('column', o, mapping, tbl, NULL, col,
-        jsonb_build_object('name', NULL));
+    PERFORM docmodel._mapping_write('column', docmodel._mapping_column_owner(mapping, tbl, col),
+        mapping, tbl, NULL, col, jsonb_build_object('name', NULL));
 END
 $$;
 COMMENT ON FUNCTION docmodel.map_exclude(text, regclass, name) IS
@@ -834,6 +860,26 @@ END
 $$;
 COMMENT ON FUNCTION docmodel._mapping_layout(jsonb, regclass) IS
     'docmodel internal: a mapping''s spec with the key layout (delimiter, type part) of the collection it writes into';
+
+-- The spec of the mapping a name means to the current user; with the key
+-- layout of coll when given (references keyed as migrate_tables writes
+-- them into coll).
+CREATE FUNCTION docmodel._mapping_spec_named(mapping text, coll regclass DEFAULT NULL)
+    RETURNS jsonb
+LANGUAGE plpgsql STABLE PARALLEL SAFE
+SET search_path = pg_catalog, pg_temp
+AS $$
+DECLARE
+    spec jsonb := docmodel._mapping_spec(docmodel._mapping_owner(mapping), mapping);
+BEGIN
+    IF coll IS NOT NULL THEN
+        spec := docmodel._mapping_layout(spec, coll);
+    END IF;
+    RETURN spec;
+END
+$$;
+COMMENT ON FUNCTION docmodel._mapping_spec_named(text, regclass) IS
+    'docmodel internal: the spec of the mapping a name means to the current user, with the key layout of coll when given';
 
 -- The SQL expression of the document of a row of tbl (alias a): its columns
 -- (renamed, less those excluded), the parts under tbl, merges last. Every
@@ -963,7 +1009,7 @@ LANGUAGE plpgsql STABLE PARALLEL SAFE
 SET search_path = pg_catalog, pg_temp
 AS $$
 DECLARE
-    spec jsonb := docmodel._mapping_spec(docmodel._mapping_owner(mapping), mapping);
+    spec jsonb := docmodel._mapping_spec_named(mapping);
 BEGIN
     RETURN QUERY EXECUTE format('SELECT q.key, q.doc FROM (%s) q ORDER BY %s',
         docmodel._mapping_sql(spec),
@@ -1199,12 +1245,8 @@ LANGUAGE plpgsql STABLE PARALLEL SAFE
 SET search_path = pg_catalog, pg_temp
 AS $$
 DECLARE
-    spec jsonb := docmodel._mapping_spec(docmodel._mapping_owner(mapping), mapping);
+    spec jsonb := docmodel._mapping_spec_named(mapping, coll);
 BEGIN
-    -- references keyed as migrate_tables writes them into coll
-    IF coll IS NOT NULL THEN
-        spec := docmodel._mapping_layout(spec, coll);
-    END IF;
     RETURN jsonb_build_object('$schema', 'https://json-schema.org/draft/2020-12/schema',
         'title', format('%s documents of mapping %s', spec->>'type', mapping))
         || docmodel._mapping_schema_of(spec, (spec->>'root')::oid, 1);
@@ -1262,7 +1304,7 @@ LANGUAGE plpgsql VOLATILE PARALLEL UNSAFE
 SET search_path = pg_catalog, pg_temp
 AS $$
 DECLARE
-    spec jsonb := docmodel._mapping_spec(docmodel._mapping_owner(mapping), mapping);
+    spec jsonb := docmodel._mapping_spec_named(mapping);
     root oid := (spec->>'root')::oid;
     status text;
     after jsonb;
@@ -1306,7 +1348,7 @@ SET search_path = pg_catalog, pg_temp
 AS $$
 DECLARE
     coll oid := (state->>'coll')::oid;
-    spec jsonb := docmodel._mapping_spec(docmodel._mapping_owner(state->>'mapping'), state->>'mapping');
+    spec jsonb := docmodel._mapping_spec_named(state->>'mapping');
     n bigint;
     after jsonb;
     last_key text;
