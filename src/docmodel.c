@@ -170,3 +170,17 @@ DocmodelRequireCall(FunctionCallInfo fcinfo, const char *name)
 				 errhint("Run it on its own, not inside BEGIN ... COMMIT or "
 						 "a function.")));
 }
+
+/* The rows of a row trigger's event; see docmodel.h. */
+void
+DocmodelTriggerRows(TriggerData *td, HeapTuple *oldt, HeapTuple *newt)
+{
+	*oldt = NULL;
+	*newt = NULL;
+	if (!TRIGGER_FIRED_BY_INSERT(td->tg_event))
+		*oldt = td->tg_trigtuple;
+	if (TRIGGER_FIRED_BY_UPDATE(td->tg_event))
+		*newt = td->tg_newtuple;
+	else if (TRIGGER_FIRED_BY_INSERT(td->tg_event))
+		*newt = td->tg_trigtuple;
+}

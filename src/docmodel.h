@@ -11,6 +11,7 @@
 #define DOCMODEL_H
 
 #include "fmgr.h"
+#include "access/htup.h"
 
 #include "compat.h"
 
@@ -64,5 +65,13 @@ extern struct HTAB *DocmodelHash(const char *name, long nelem, Size keysize,
  * transaction block (it commits between batches); name is the procedure's.
  */
 extern void DocmodelRequireCall(FunctionCallInfo fcinfo, const char *name);
+
+/*
+ * The rows of row trigger td's event: the old one (UPDATE, DELETE) and the
+ * new one (INSERT, UPDATE), NULL where the event has none.
+ */
+struct TriggerData;
+extern void DocmodelTriggerRows(struct TriggerData *td, HeapTuple *oldt,
+								HeapTuple *newt);
 
 #endif /* DOCMODEL_H */

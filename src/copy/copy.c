@@ -55,6 +55,7 @@
 #include "collection/config.h"
 #include "collection/layout.h"
 #include "copy/copy.h"
+#include "copy/rules.h"
 #include "json/pointer.h"
 #include "json/tree.h"
 
@@ -66,7 +67,6 @@ PG_FUNCTION_INFO_V1(copy_add_at);
 PG_FUNCTION_INFO_V1(copy_source_trigger);
 PG_FUNCTION_INFO_V1(copy_fill_trigger);
 PG_FUNCTION_INFO_V1(copy_aggregate_trigger);
-PG_FUNCTION_INFO_V1(copy_rules_changed);
 PG_FUNCTION_INFO_V1(copy_apply_copies_batch);
 PG_FUNCTION_INFO_V1(copy_apply_copies);
 
@@ -572,503 +572,8 @@ copy_add_at(PG_FUNCTION_ARGS)
 	PG_RETURN_JSONB_P(DocmodelJsonTreeToJsonb(&root));
 }
 
-/*
- * The rule of one trigger and its statements, prepared once per backend.
- */
-#define MAX_RULE_PLANS 4
-
-typedef struct RulePlans
-{
-	Oid tgoid; /* hash key: the trigger */
-	bool valid;
-	int32 id;
-	char kind;      /* 'c' copy, 'a' aggregate */
-	Oid coll;       /* the collection written by the rule */
-	Oid source;     /* the collection read */
-	char *path;     /* (TopMemoryContext) the rule's path */
-	char *refpath;  /* the path of the references */
-	char *ref;      /* copy: the member holding the key */
-	Jsonb *fields;  /* copy: the fields */
-	char *agg;      /* aggregate: count, keys, sum:/p ... */
-	char *agg_ptr;  /* aggregate: its pointer, or NULL */
-	int on_missing; /* copy: 0 keep, 1 null, 2 remove, 3 refuse */
-	bool deferred;  /* copy: mode deferred (its writes are queued) */
-	SPIPlanPtr plans[MAX_RULE_PLANS];
-} RulePlans;
-
-static HTAB *RulePlanCache = NULL;
-/* apply_copies' rules and statements, keyed by the rule's id */
-static HTAB *ApplyPlanCache = NULL;
-static Oid CopyRulesTable = InvalidOid;
-static Oid CopyQueueTable = InvalidOid;
-
 /* The copy rule whose fan-out is running (its fill trigger stands aside). */
 static int32 FanoutRule = 0;
-
-void
-DocmodelCopyRelcache(Oid relid)
-{
-	HASH_SEQ_STATUS s;
-	RulePlans *e;
-	HTAB *caches[2] = {RulePlanCache, ApplyPlanCache};
-	int i;
-
-	for (i = 0; i < 2; i++)
-	{
-		if (caches[i] == NULL)
-			continue;
-		hash_seq_init(&s, caches[i]);
-		while ((e = hash_seq_search(&s)) != NULL)
-			if (!OidIsValid(relid) || relid == CopyRulesTable ||
-				relid == CopyQueueTable || relid == e->coll ||
-				relid == e->source)
-				e->valid = false;
-	}
-}
-
-/* _copy_rules_changed(): the statement trigger of docmodel.copy_rules. */
-Datum
-copy_rules_changed(PG_FUNCTION_ARGS)
-{
-	return DocmodelCatalogChanged(fcinfo, "_copy_rules_changed");
-}
-
-static char *
-TopString(const char *s)
-{
-	return s ? MemoryContextStrdup(TopMemoryContext, s) : NULL;
-}
-
-static char *
-QualifiedName(Oid relid)
-{
-	char *nsp = get_namespace_name(get_rel_namespace(relid));
-	char *rel = get_rel_name(relid);
-
-	if (nsp == NULL || rel == NULL)
-		ereport(ERROR, (errcode(ERRCODE_UNDEFINED_TABLE),
-						errmsg("relation with OID %u does not exist", relid)));
-	return quote_qualified_identifier(nsp, rel);
-}
-
-/*
- * Prepare sql as plan i of e, reaching only the rule's collections (and
- * docmodel.copy_queue when queue).
- */
-static void
-KeepPlanOn(RulePlans *e, int i, const char *sql, int nargs, Oid *types,
-		   bool queue)
-{
-	Oid rels[3] = {e->coll, e->source, CopyQueueTable};
-	SPIPlanPtr plan = SPI_prepare(sql, nargs, types);
-
-	if (plan == NULL)
-		ereport(ERROR, (errcode(ERRCODE_INTERNAL_ERROR),
-						errmsg("preparing \"%s\" failed: %s", sql,
-							   SPI_result_code_string(SPI_result))));
-	DocmodelCheckPlanTargets(plan, rels, queue ? 3 : 2);
-	SPI_keepplan(plan);
-	e->plans[i] = plan;
-}
-
-static void
-KeepPlan(RulePlans *e, int i, const char *sql, int nargs, Oid *types)
-{
-	KeepPlanOn(e, i, sql, nargs, types, false);
-}
-
-/*
- * Raise code: td does not fire for its rule as the rule says (39P01: not as
- * made; 42704: no such rule; 42809: a rule of another kind or table).
- */
-static void
-NotRuleTrigger(TriggerData *td, int code, const char *why)
-{
-	ereport(ERROR, (errcode(code),
-					errmsg("trigger %s on %s is not a trigger of its copy rule",
-						   td->tg_trigger->tgname,
-						   RelationGetRelationName(td->tg_relation)),
-					errdetail("%s", why)));
-}
-
-static RulePlans *LoadRule(RulePlans *e, int32 id, char kind, TriggerData *td);
-
-/* The entry of key in *cache (made when missing), connected to SPI. */
-static RulePlans *
-CacheEntry(HTAB **cache, const char *name, Oid key)
-{
-	RulePlans *e;
-	bool found;
-
-	if (*cache == NULL)
-		*cache =
-			DocmodelHash(name, 16, sizeof(Oid), sizeof(RulePlans), false, NULL);
-	e = hash_search(*cache, &key, HASH_ENTER, &found);
-	if (!found)
-	{
-		memset(((char *) e) + sizeof(Oid), 0, sizeof(RulePlans) - sizeof(Oid));
-		e->valid = false;
-	}
-	DocmodelSpiConnect();
-	return e;
-}
-
-/*
- * Return trigger td's rule and statements, connected to SPI; read from
- * docmodel.copy_rules and prepared when not valid. kind: 'c' for the
- * source trigger of a copy, 'f' for its fill trigger, 'a' for an
- * aggregate's.
- */
-static RulePlans *
-RuleFor(TriggerData *td, char kind)
-{
-	RulePlans *e;
-	int32 id;
-
-	if (td->tg_trigger->tgnargs != 1)
-		NotRuleTrigger(td, ERRCODE_E_R_I_E_TRIGGER_PROTOCOL_VIOLATED,
-					   "Its one argument is the rule's id.");
-	id = pg_strtoint32(td->tg_trigger->tgargs[0]);
-	e = CacheEntry(&RulePlanCache, "docmodel copy rule plans",
-				   td->tg_trigger->tgoid);
-	if (e->valid)
-		return e;
-	return LoadRule(e, id, kind, td);
-}
-
-/*
- * Return copy rule id's apply statements (kind 'p'), connected to SPI; 42704
- * when there is no such rule, 22023 when it is an aggregate.
- */
-static RulePlans *
-ApplyRule(int32 id)
-{
-	RulePlans *e =
-		CacheEntry(&ApplyPlanCache, "docmodel copy apply plans", (Oid) id);
-
-	if (e->valid)
-		return e;
-	return LoadRule(e, id, 'p', NULL);
-}
-
-/* Load rule id into e and prepare its statements for kind (RuleFor). */
-static RulePlans *
-LoadRule(RulePlans *e, int32 id, char kind, TriggerData *td)
-{
-	Oid relid = td ? RelationGetRelid(td->tg_relation) : InvalidOid;
-	int i;
-	Oid types[1] = {INT4OID};
-	Datum args[1];
-	HeapTuple tup;
-	TupleDesc desc;
-	bool isnull;
-	MemoryContext old;
-	char *coll;
-	char *src;
-
-	for (i = 0; i < MAX_RULE_PLANS; i++)
-		if (e->plans[i] != NULL)
-		{
-			SPI_freeplan(e->plans[i]);
-			e->plans[i] = NULL;
-		}
-	CopyRulesTable =
-		get_relname_relid("copy_rules", get_namespace_oid("docmodel", false));
-	CopyQueueTable =
-		get_relname_relid("copy_queue", get_namespace_oid("docmodel", false));
-	args[0] = Int32GetDatum(id);
-	if (SPI_execute_with_args(
-			"SELECT r.kind, r.coll::pg_catalog.oid, r.source::pg_catalog.oid, "
-			"r.path, r.ref, r.fields, r.agg, r.on_missing, r.mode "
-			"FROM docmodel.copy_rules AS r "
-			"WHERE r.id OPERATOR(pg_catalog.=) $1",
-			1, types, args, NULL, true, 1) != SPI_OK_SELECT)
-		ereport(ERROR, (errcode(ERRCODE_INTERNAL_ERROR),
-						errmsg("reading copy rule %d failed", id)));
-	if (SPI_processed != 1)
-	{
-		if (td == NULL)
-			ereport(ERROR, (errcode(ERRCODE_UNDEFINED_OBJECT),
-							errmsg("copy rule %d does not exist", id)));
-		NotRuleTrigger(td, ERRCODE_UNDEFINED_OBJECT,
-					   psprintf("Copy rule %d does not exist.", id));
-	}
-	tup = SPI_tuptable->vals[0];
-	desc = SPI_tuptable->tupdesc;
-	e->id = id;
-	e->kind = SPI_getvalue(tup, desc, 1)[0];
-	e->coll = DatumGetObjectId(SPI_getbinval(tup, desc, 2, &isnull));
-	e->source = DatumGetObjectId(SPI_getbinval(tup, desc, 3, &isnull));
-	{
-		char *m = SPI_getvalue(tup, desc, 9);
-
-		e->deferred = m != NULL && strcmp(m, "deferred") == 0;
-	}
-	if (td == NULL)
-	{
-		if (e->kind != 'c')
-			ereport(ERROR,
-					(errcode(ERRCODE_WRONG_OBJECT_TYPE),
-					 errmsg("rule %d is an aggregate, not a copy rule", id)));
-		if (!OidIsValid(CopyQueueTable))
-			ereport(ERROR, (errcode(ERRCODE_UNDEFINED_TABLE),
-							errmsg("docmodel.copy_queue does not exist")));
-	}
-	else if ((kind == 'a' || kind == 'A') != (e->kind == 'a') ||
-			 relid != (kind == 'f' || kind == 'A' ? e->coll : e->source))
-		NotRuleTrigger(td, ERRCODE_WRONG_OBJECT_TYPE,
-					   psprintf("Copy rule %d is not fired from this "
-								"table this way.",
-								id));
-	old = MemoryContextSwitchTo(TopMemoryContext);
-	e->path = TopString(SPI_getvalue(tup, desc, 4));
-	e->ref = TopString(SPI_getvalue(tup, desc, 5));
-	{
-		Datum f = SPI_getbinval(tup, desc, 6, &isnull);
-
-		e->fields = isnull ? NULL : DatumGetJsonbPCopy(f);
-	}
-	e->agg = TopString(SPI_getvalue(tup, desc, 7));
-	{
-		char *m = SPI_getvalue(tup, desc, 8);
-
-		e->on_missing = m == NULL                  ? 0
-						: strcmp(m, "null") == 0   ? 1
-						: strcmp(m, "remove") == 0 ? 2
-						: strcmp(m, "refuse") == 0 ? 3
-												   : 0;
-	}
-	MemoryContextSwitchTo(old);
-	if (e->kind == 'a')
-	{
-		e->refpath = e->ref;
-		e->agg_ptr = strchr(e->agg, ':') ? strchr(e->agg, ':') + 1 : NULL;
-	}
-	else
-	{
-		StringInfoData b;
-
-		initStringInfo(&b);
-		appendStringInfoString(&b, e->path);
-		DocmodelJsonPointerAppendToken(&b, e->ref, strlen(e->ref));
-		e->refpath = TopString(b.data);
-	}
-	coll = QualifiedName(e->coll);
-	src = QualifiedName(e->source);
-
-	if (kind == 'c' || kind == 'p')
-	{
-		Oid t[3] = {TEXTOID, JSONBOID, TEXTOID};
-		Oid t1[1] = {TEXTOID};
-		Oid t2[2] = {INT4OID, TEXTOID};
-		Oid t3[2] = {INT4OID, INT4OID};
-		char *put =
-			psprintf("docmodel._copy_put(c.doc, %s, %s, $1, $2, $3)",
-					 quote_literal_cstr(e->path), quote_literal_cstr(e->ref));
-
-		/* 0: rewrite the referring documents of key $1 */
-		KeepPlan(
-			e, 0,
-			psprintf("UPDATE %s AS c SET doc = %s WHERE "
-					 "docmodel.ref_keys(c.doc, %s) "
-					 "OPERATOR(pg_catalog.@>) ARRAY[$1]::pg_catalog.text[] "
-					 "AND c.doc OPERATOR(pg_catalog.<>) %s",
-					 coll, put, quote_literal_cstr(e->refpath), put),
-			3, t);
-		if (kind == 'c')
-		{
-			/* 1: a document referring to key $1 */
-			KeepPlan(e, 1,
-					 psprintf("SELECT c.id FROM %s AS c WHERE "
-							  "docmodel.ref_keys(c.doc, %s) "
-							  "OPERATOR(pg_catalog.@>) "
-							  "ARRAY[$1]::pg_catalog.text[] LIMIT 1",
-							  coll, quote_literal_cstr(e->refpath)),
-					 1, t1);
-			/*
-			 * 2: queue key $2 of rule $1. On a queued key, the row is only
-			 * locked (DO UPDATE ... WHERE false): no new row version, and a
-			 * batch applying that key meanwhile (which holds the row) is
-			 * waited for, so this write is queued again after it rather
-			 * than lost.
-			 */
-			if (e->deferred)
-				KeepPlanOn(e, 2,
-						   "INSERT INTO docmodel.copy_queue AS q (rule, key) "
-						   "VALUES ($1, $2) ON CONFLICT (rule, key) DO UPDATE "
-						   "SET key = EXCLUDED.key WHERE false",
-						   2, t2, true);
-		}
-		else
-		{
-			/* 1: the source of key $1, as committed now */
-			KeepPlan(e, 1,
-					 psprintf("SELECT s.doc FROM %s AS s WHERE s.id "
-							  "OPERATOR(pg_catalog.=) $1",
-							  src),
-					 1, t1);
-			/* 2: forget key $2 of rule $1 */
-			KeepPlanOn(e, 2,
-					   "DELETE FROM docmodel.copy_queue AS q WHERE q.rule "
-					   "OPERATOR(pg_catalog.=) $1 AND q.key "
-					   "OPERATOR(pg_catalog.=) $2",
-					   2, t2, true);
-			/*
-			 * 3: take up to $2 queued keys of rule $1, oldest first, those
-			 * another batch (or a write queueing them) holds skipped
-			 */
-			KeepPlanOn(e, 3,
-					   "SELECT q.key FROM docmodel.copy_queue AS q WHERE "
-					   "q.rule OPERATOR(pg_catalog.=) $1 ORDER BY "
-					   "q.enqueued_at LIMIT $2 FOR UPDATE SKIP LOCKED",
-					   2, t3, true);
-		}
-	}
-	else if (kind == 'f')
-	{
-		Oid t[1] = {TEXTOID};
-		bool exclusive;
-
-		/*
-		 * A new reference locks its source: against a concurrent change of
-		 * it (whose fan-out cannot see this document yet) and a concurrent
-		 * delete. FOR NO KEY UPDATE where an aggregate of the referring
-		 * documents will update the source (a share lock could not be
-		 * upgraded without deadlocks), FOR SHARE otherwise.
-		 */
-		args[0] = ObjectIdGetDatum(e->coll);
-		{
-			Oid at[2] = {OIDOID, OIDOID};
-			Datum av[2] = {ObjectIdGetDatum(e->source),
-						   ObjectIdGetDatum(e->coll)};
-
-			if (SPI_execute_with_args(
-					"SELECT FROM docmodel.copy_rules AS r WHERE r.kind "
-					"OPERATOR(pg_catalog.=) 'aggregate' AND "
-					"r.coll::pg_catalog.oid OPERATOR(pg_catalog.=) $1 AND "
-					"r.source::pg_catalog.oid OPERATOR(pg_catalog.=) $2",
-					2, at, av, NULL, true, 1) != SPI_OK_SELECT)
-				ereport(ERROR, (errcode(ERRCODE_INTERNAL_ERROR),
-								errmsg("reading copy rules failed")));
-			exclusive = SPI_processed > 0;
-		}
-		KeepPlan(e, 0,
-				 psprintf("SELECT s.doc FROM %s AS s WHERE s.id "
-						  "OPERATOR(pg_catalog.=) $1 FOR %s",
-						  src, exclusive ? "NO KEY UPDATE" : "SHARE"),
-				 1, t);
-		KeepPlan(e, 1,
-				 psprintf("SELECT s.doc FROM %s AS s WHERE s.id "
-						  "OPERATOR(pg_catalog.=) $1",
-						  src),
-				 1, t);
-	}
-	else
-	{
-		Oid t[1] = {TEXTOID};
-		const char *value;
-
-		{
-			Oid at[1] = {TEXTOID};
-			Datum av[1] = {CStringGetTextDatum(e->agg)};
-
-			if (SPI_execute_with_args("SELECT docmodel._aggregate_expr($1)", 1,
-									  at, av, NULL, true, 1) != SPI_OK_SELECT ||
-				SPI_processed != 1)
-				ereport(ERROR,
-						(errcode(ERRCODE_INTERNAL_ERROR),
-						 errmsg("making an aggregate's expression failed")));
-			value =
-				SPI_getvalue(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 1);
-			if (value == NULL)
-				NotRuleTrigger(td, ERRCODE_E_R_I_E_TRIGGER_PROTOCOL_VIOLATED,
-							   "Its aggregate is unknown.");
-		}
-		/*
-		 * 0: lock the document of key $1; 1: compute its aggregate again;
-		 * 2: the aggregate of a new document of key $1
-		 */
-		/* 3: add $2 to the count or sum of the document of key $1 */
-		{
-			Oid t2[2] = {TEXTOID, NUMERICOID};
-
-			KeepPlan(
-				e, 3,
-				psprintf("UPDATE %s AS a SET doc = docmodel._copy_add_at("
-						 "a.doc, %s, $2) WHERE a.id OPERATOR(pg_catalog.=) "
-						 "$1",
-						 coll, quote_literal_cstr(e->path)),
-				2, t2);
-		}
-		KeepPlan(
-			e, 2,
-			psprintf("SELECT %s FROM %s AS b WHERE "
-					 "docmodel.ref_keys(b.doc, %s) "
-					 "OPERATOR(pg_catalog.@>) ARRAY[$1]::pg_catalog.text[]",
-					 value, src, quote_literal_cstr(e->refpath)),
-			1, t);
-		KeepPlan(e, 0,
-				 psprintf("SELECT FROM %s AS a WHERE a.id "
-						  "OPERATOR(pg_catalog.=) $1 FOR NO KEY UPDATE",
-						  coll),
-				 1, t);
-		KeepPlan(e, 1,
-				 psprintf("UPDATE %s AS a SET doc = docmodel._copy_put_at("
-						  "a.doc, %s, v.v) FROM (SELECT %s AS v FROM %s AS b "
-						  "WHERE docmodel.ref_keys(b.doc, %s) "
-						  "OPERATOR(pg_catalog.@>) "
-						  "ARRAY[$1]::pg_catalog.text[]) AS v "
-						  "WHERE a.id OPERATOR(pg_catalog.=) $1 AND "
-						  "a.doc OPERATOR(pg_catalog.<>) "
-						  "docmodel._copy_put_at(a.doc, %s, v.v)",
-						  coll, quote_literal_cstr(e->path), value, src,
-						  quote_literal_cstr(e->refpath),
-						  quote_literal_cstr(e->path)),
-				 1, t);
-	}
-	e->valid = true;
-	return e;
-}
-
-/*
- * Run plan of e with args as the owner of relation owner_of, in a
- * security-restricted operation; return SPI's result.
- */
-static int
-RunAsOwner(SPIPlanPtr plan, Datum *args, const char *nulls, bool read_only,
-		   long count, Oid owner_of)
-{
-	Oid owner;
-	Oid save_userid;
-	int save_sec;
-	int ret;
-	HeapTuple tup;
-
-	tup = SearchSysCache1(RELOID, ObjectIdGetDatum(owner_of));
-	if (!HeapTupleIsValid(tup))
-		ereport(ERROR,
-				(errcode(ERRCODE_UNDEFINED_TABLE),
-				 errmsg("relation with OID %u does not exist", owner_of)));
-	owner = ((Form_pg_class) GETSTRUCT(tup))->relowner;
-	ReleaseSysCache(tup);
-	GetUserIdAndSecContext(&save_userid, &save_sec);
-	SetUserIdAndSecContext(owner, save_sec | SECURITY_LOCAL_USERID_CHANGE |
-									  SECURITY_RESTRICTED_OPERATION);
-	PG_TRY();
-	{
-		ret = SPI_execute_plan(plan, args, nulls, read_only, count);
-	}
-	PG_FINALLY();
-	{
-		SetUserIdAndSecContext(save_userid, save_sec);
-	}
-	PG_END_TRY();
-	if (ret < 0)
-		ereport(ERROR, (errcode(ERRCODE_INTERNAL_ERROR),
-						errmsg("a copy rule's statement failed: %s",
-							   SPI_result_code_string(ret))));
-	return ret;
-}
 
 /* The document (jsonb) of tuple t of td's relation, or NULL. */
 static Jsonb *
@@ -1121,8 +626,8 @@ WithDoc(TriggerData *td, HeapTuple t, JsonbValue *root, MemoryContext cxt)
 }
 
 /* The copies of a missing source: every field of the rule, null. */
-static Jsonb *
-NullCopies(RulePlans *e)
+static JsonbValue
+NullCopiesValue(RulePlans *e)
 {
 	JsonbValue f;
 	JsonbValue ov = EmptyObject();
@@ -1137,6 +642,15 @@ NullCopies(RulePlans *e)
 		DocmodelJsonTreeSetMember(&ov, f.val.object.pairs[i].key.val.string.val,
 								  f.val.object.pairs[i].key.val.string.len, &n);
 	}
+	return ov;
+}
+
+/* The same, as jsonb. */
+static Jsonb *
+NullCopies(RulePlans *e)
+{
+	JsonbValue ov = NullCopiesValue(e);
+
 	return DocmodelJsonTreeToJsonb(&ov);
 }
 
@@ -1157,7 +671,7 @@ Fanout(RulePlans *e, const char *key, Jsonb *vals, const char *how)
 	FanoutRule = e->id;
 	PG_TRY();
 	{
-		RunAsOwner(e->plans[0], args, NULL, false, 0, e->coll);
+		DocmodelCopyRunAsOwner(e->plans[0], args, NULL, false, 0, e->coll);
 	}
 	PG_FINALLY();
 	{
@@ -1174,7 +688,8 @@ Enqueue(RulePlans *e, const char *key)
 
 	args[0] = Int32GetDatum(e->id);
 	args[1] = CStringGetTextDatum(key);
-	RunAsOwner(e->plans[2], args, NULL, false, 0, CopyQueueTable);
+	DocmodelCopyRunAsOwner(e->plans[2], args, NULL, false, 0,
+						   DocmodelCopyQueueTable());
 }
 
 /*
@@ -1192,7 +707,7 @@ SourceGone(RulePlans *e, TriggerData *td, const char *key)
 	if (e->on_missing == 3)
 	{
 		args[0] = CStringGetTextDatum(key);
-		RunAsOwner(e->plans[1], args, NULL, false, 1, e->coll);
+		DocmodelCopyRunAsOwner(e->plans[1], args, NULL, false, 1, e->coll);
 		if (SPI_processed > 0)
 			ereport(ERROR, (errcode(ERRCODE_FOREIGN_KEY_VIOLATION),
 							errmsg("document \"%s\" of %s is still copied", key,
@@ -1232,13 +747,8 @@ copy_source_trigger(PG_FUNCTION_ARGS)
 		DocmodelTriggerMisuse("_copy_source_trigger",
 							  "a copy rule's AFTER row trigger");
 	DocmodelCheckLayout(td->tg_relation, DOCMODEL_LAYOUT_COLLECTION);
-	if (!TRIGGER_FIRED_BY_INSERT(td->tg_event))
-		oldt = td->tg_trigtuple;
-	if (TRIGGER_FIRED_BY_UPDATE(td->tg_event))
-		newt = td->tg_newtuple;
-	else if (TRIGGER_FIRED_BY_INSERT(td->tg_event))
-		newt = td->tg_trigtuple;
-	e = RuleFor(td, 'c');
+	DocmodelTriggerRows(td, &oldt, &newt);
+	e = DocmodelCopyRuleFor(td, 'c');
 	if (newt != NULL)
 		key = KeyOf(td, newt);
 	if (oldt != NULL)
@@ -1287,7 +797,8 @@ ApplyBatch(RulePlans *e, int32 batch)
 
 	args[0] = Int32GetDatum(e->id);
 	args[1] = Int32GetDatum(batch);
-	RunAsOwner(e->plans[3], args, NULL, false, 0, CopyQueueTable);
+	DocmodelCopyRunAsOwner(e->plans[3], args, NULL, false, 0,
+						   DocmodelCopyQueueTable());
 	claimed = SPI_tuptable;
 	n = SPI_processed;
 	per_key = AllocSetContextCreate(CurrentMemoryContext, "docmodel apply",
@@ -1301,7 +812,7 @@ ApplyBatch(RulePlans *e, int32 batch)
 		old = MemoryContextSwitchTo(per_key);
 		key = SPI_getvalue(claimed->vals[i], claimed->tupdesc, 1);
 		kargs[0] = CStringGetTextDatum(key);
-		RunAsOwner(e->plans[1], kargs, NULL, false, 1, e->source);
+		DocmodelCopyRunAsOwner(e->plans[1], kargs, NULL, false, 1, e->source);
 		if (SPI_processed == 1)
 		{
 			bool isnull;
@@ -1322,7 +833,8 @@ ApplyBatch(RulePlans *e, int32 batch)
 		}
 		kargs[0] = Int32GetDatum(e->id);
 		kargs[1] = CStringGetTextDatum(key);
-		RunAsOwner(e->plans[2], kargs, NULL, false, 0, CopyQueueTable);
+		DocmodelCopyRunAsOwner(e->plans[2], kargs, NULL, false, 0,
+							   DocmodelCopyQueueTable());
 		MemoryContextSwitchTo(old);
 		MemoryContextReset(per_key);
 	}
@@ -1372,7 +884,7 @@ copy_apply_copies_batch(PG_FUNCTION_ARGS)
 	DocmodelRequireArg(fcinfo, 0, "rule");
 	DocmodelRequireArg(fcinfo, 1, "batch_size");
 	CheckBatchSize(PG_GETARG_INT32(1));
-	e = ApplyRule(PG_GETARG_INT32(0));
+	e = DocmodelCopyApplyRule(PG_GETARG_INT32(0));
 	if (get_rel_relkind(e->coll) == '\0')
 		ereport(ERROR,
 				(errcode(ERRCODE_UNDEFINED_TABLE),
@@ -1494,7 +1006,7 @@ copy_fill_trigger(PG_FUNCTION_ARGS)
 	DocmodelCheckLayout(td->tg_relation, DOCMODEL_LAYOUT_COLLECTION);
 	newt = TRIGGER_FIRED_BY_UPDATE(td->tg_event) ? td->tg_newtuple
 												 : td->tg_trigtuple;
-	e = RuleFor(td, 'f');
+	e = DocmodelCopyRuleFor(td, 'f');
 	doc = DocOf(td, newt);
 	if (e->id == FanoutRule || doc == NULL)
 	{
@@ -1529,8 +1041,8 @@ copy_fill_trigger(PG_FUNCTION_ARGS)
 			args[0] = CStringGetTextDatum(refs.keys[i]);
 			/* not read-only: a snapshot taken now (READ COMMITTED) sees a
 			 * rename committed while this row waited for its lock */
-			RunAsOwner(e->plans[known ? 1 : 0], args, NULL, false, 1,
-					   e->source);
+			DocmodelCopyRunAsOwner(e->plans[known ? 1 : 0], args, NULL, false,
+								   1, e->source);
 			if (SPI_processed == 1)
 			{
 				Datum s = SPI_getbinval(SPI_tuptable->vals[0],
@@ -1552,20 +1064,8 @@ copy_fill_trigger(PG_FUNCTION_ARGS)
 								   e->path)));
 			else if (e->on_missing != 0)
 			{
-				JsonbValue f;
-				JsonbValue nulls = EmptyObject();
-				int k;
+				JsonbValue nulls = NullCopiesValue(e);
 
-				DocmodelJsonTreeFromJsonb(e->fields, &f);
-				DocmodelJsonTreeExpand(&f);
-				for (k = 0; k < f.val.object.nPairs; k++)
-				{
-					JsonbValue n = {.type = jbvNull};
-
-					DocmodelJsonTreeSetMember(
-						&nulls, f.val.object.pairs[k].key.val.string.val,
-						f.val.object.pairs[k].key.val.string.len, &n);
-				}
 				changed |= PutCopies(&root, &cp, e->ref, refs.keys[i], &nulls,
 									 e->on_missing == 1 ? 2 : 1);
 			}
@@ -1638,7 +1138,7 @@ static Datum
 AggregateOfNew(TriggerData *td)
 {
 	MemoryContext caller = CurrentMemoryContext;
-	RulePlans *e = RuleFor(td, 'A');
+	RulePlans *e = DocmodelCopyRuleFor(td, 'A');
 	HeapTuple newt = td->tg_trigtuple;
 	Jsonb *doc = DocOf(td, newt);
 	char *key = KeyOf(td, newt);
@@ -1656,7 +1156,7 @@ AggregateOfNew(TriggerData *td)
 	}
 	args[0] = CStringGetTextDatum(key);
 	LockNewKey(e, key);
-	RunAsOwner(e->plans[2], args, NULL, false, 1, e->coll);
+	DocmodelCopyRunAsOwner(e->plans[2], args, NULL, false, 1, e->coll);
 	if (SPI_processed != 1)
 		ereport(ERROR, (errcode(ERRCODE_INTERNAL_ERROR),
 						errmsg("computing an aggregate failed")));
@@ -1671,6 +1171,60 @@ AggregateOfNew(TriggerData *td)
 		newt = WithDoc(td, newt, &root, caller);
 	SPI_finish();
 	return PointerGetDatum(newt);
+}
+
+/*
+ * Whether an update of a referring document (olddoc to newdoc, its
+ * references the same) leaves aggregate rule e's value as it was.
+ */
+static bool
+SameWeight(RulePlans *e, TriggerData *td, Jsonb *olddoc, Jsonb *newdoc)
+{
+	bool same = strcmp(e->agg, "count") == 0;
+
+	if (strcmp(e->agg, "keys") == 0)
+		same = strcmp(KeyOf(td, td->tg_trigtuple),
+					  KeyOf(td, td->tg_newtuple)) == 0;
+	else if (e->agg_ptr != NULL)
+	{
+		Jsonb *a = NumberAt(olddoc, e->agg_ptr);
+		Jsonb *b = NumberAt(newdoc, e->agg_ptr);
+
+		same = (a == NULL && b == NULL) ||
+			   (a != NULL && b != NULL && JsonbSame(a, b));
+	}
+	return same;
+}
+
+/*
+ * A count or a sum changes by the difference (the weight of newdoc less
+ * olddoc's, either NULL when the document does not refer to key): one
+ * UPDATE of key (args[0]), whose row lock and re-check (READ COMMITTED) add
+ * it to the latest version.
+ */
+static void
+AddWeight(RulePlans *e, const char *key, Datum *args, Jsonb *olddoc,
+		  Jsonb *newdoc)
+{
+	Numeric d = int64_to_numeric(0);
+
+	if (newdoc != NULL)
+		d = WeightOf(e, newdoc);
+	if (olddoc != NULL)
+		d = DatumGetNumeric(
+			DirectFunctionCall2(numeric_sub, NumericGetDatum(d),
+								NumericGetDatum(WeightOf(e, olddoc))));
+	if (DatumGetBool(DirectFunctionCall2(numeric_eq, NumericGetDatum(d),
+										 NumericGetDatum(int64_to_numeric(0)))))
+		return;
+	args[1] = NumericGetDatum(d);
+	DocmodelCopyRunAsOwner(e->plans[3], args, NULL, false, 0, e->coll);
+	if (SPI_processed == 0)
+	{
+		/* no such document: wait for one being inserted, look again */
+		LockNewKey(e, key);
+		DocmodelCopyRunAsOwner(e->plans[3], args, NULL, false, 0, e->coll);
+	}
 }
 
 /*
@@ -1714,32 +1268,17 @@ copy_aggregate_trigger(PG_FUNCTION_ARGS)
 		newdoc = DocOf(td, td->tg_newtuple);
 	else if (TRIGGER_FIRED_BY_INSERT(td->tg_event))
 		newdoc = DocOf(td, td->tg_trigtuple);
-	e = RuleFor(td, 'a');
+	e = DocmodelCopyRuleFor(td, 'a');
 	ParsePath(e->refpath, "path", &p);
 	if (olddoc)
 		oldrefs = RefsOf(olddoc, &p);
 	if (newdoc)
 		newrefs = RefsOf(newdoc, &p);
-	if (olddoc && newdoc && SameRefs(&oldrefs, &newrefs))
+	if (olddoc && newdoc && SameRefs(&oldrefs, &newrefs) &&
+		SameWeight(e, td, olddoc, newdoc))
 	{
-		bool same = strcmp(e->agg, "count") == 0;
-
-		if (strcmp(e->agg, "keys") == 0)
-			same = strcmp(KeyOf(td, td->tg_trigtuple),
-						  KeyOf(td, td->tg_newtuple)) == 0;
-		else if (e->agg_ptr != NULL)
-		{
-			Jsonb *a = NumberAt(olddoc, e->agg_ptr);
-			Jsonb *b = NumberAt(newdoc, e->agg_ptr);
-
-			same = (a == NULL && b == NULL) ||
-				   (a != NULL && b != NULL && JsonbSame(a, b));
-		}
-		if (same)
-		{
-			SPI_finish();
-			return PointerGetDatum(NULL);
-		}
+		SPI_finish();
+		return PointerGetDatum(NULL);
 	}
 	/* the union of both, sorted: documents are locked in key order */
 	keys = palloc(sizeof(char *) * Max(oldrefs.n + newrefs.n, 1));
@@ -1768,42 +1307,19 @@ copy_aggregate_trigger(PG_FUNCTION_ARGS)
 		args[0] = CStringGetTextDatum(keys[i]);
 		if (additive)
 		{
-			/*
-			 * a count or a sum changes by the difference: one UPDATE, whose
-			 * row lock and re-check (READ COMMITTED) add it to the latest
-			 * version
-			 */
-			Numeric d = int64_to_numeric(0);
-
-			if (in_new[i])
-				d = WeightOf(e, newdoc);
-			if (in_old[i])
-				d = DatumGetNumeric(
-					DirectFunctionCall2(numeric_sub, NumericGetDatum(d),
-										NumericGetDatum(WeightOf(e, olddoc))));
-			if (DatumGetBool(
-					DirectFunctionCall2(numeric_eq, NumericGetDatum(d),
-										NumericGetDatum(int64_to_numeric(0)))))
-				continue;
-			args[1] = NumericGetDatum(d);
-			RunAsOwner(e->plans[3], args, NULL, false, 0, e->coll);
-			if (SPI_processed == 0)
-			{
-				/* no such document: wait for one being inserted, look again */
-				LockNewKey(e, keys[i]);
-				RunAsOwner(e->plans[3], args, NULL, false, 0, e->coll);
-			}
+			AddWeight(e, keys[i], args, in_old[i] ? olddoc : NULL,
+					  in_new[i] ? newdoc : NULL);
 			continue;
 		}
-		RunAsOwner(e->plans[0], args, NULL, false, 1, e->coll);
+		DocmodelCopyRunAsOwner(e->plans[0], args, NULL, false, 1, e->coll);
 		if (SPI_processed == 0)
 		{
 			LockNewKey(e, keys[i]);
-			RunAsOwner(e->plans[0], args, NULL, false, 1, e->coll);
+			DocmodelCopyRunAsOwner(e->plans[0], args, NULL, false, 1, e->coll);
 		}
 		if (SPI_processed == 0)
 			continue; /* no such document */
-		RunAsOwner(e->plans[1], args, NULL, false, 0, e->coll);
+		DocmodelCopyRunAsOwner(e->plans[1], args, NULL, false, 0, e->coll);
 	}
 	SPI_finish();
 	return PointerGetDatum(NULL);

@@ -19,7 +19,6 @@ extern Datum copy_add_at(PG_FUNCTION_ARGS);
 extern Datum copy_source_trigger(PG_FUNCTION_ARGS);
 extern Datum copy_fill_trigger(PG_FUNCTION_ARGS);
 extern Datum copy_aggregate_trigger(PG_FUNCTION_ARGS);
-extern Datum copy_rules_changed(PG_FUNCTION_ARGS);
 extern Datum copy_apply_copies_batch(PG_FUNCTION_ARGS);
 extern Datum copy_apply_copies(PG_FUNCTION_ARGS);
 /* Cache invalidation subscriber (init.c's dispatcher; no catalog access, no error). */

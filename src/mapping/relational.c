@@ -607,12 +607,7 @@ mapping_lookup_trigger(PG_FUNCTION_ARGS)
 	delim = a.delim;
 	path = DatumGetArrayTypeP(
 		OidInputFunctionCall(F_ARRAY_IN, (char *) a.path, TEXTOID, -1));
-	if (!TRIGGER_FIRED_BY_INSERT(td->tg_event))
-		oldt = td->tg_trigtuple;
-	if (TRIGGER_FIRED_BY_UPDATE(td->tg_event))
-		newt = td->tg_newtuple;
-	else if (TRIGGER_FIRED_BY_INSERT(td->tg_event))
-		newt = td->tg_trigtuple;
+	DocmodelTriggerRows(td, &oldt, &newt);
 	key = TextDatumGetCString(
 		heap_getattr(newt ? newt : oldt, DOCMODEL_COLL_ATT_ID, desc, &isnull));
 	if (a.lcoll == relid && strncmp(key, type, strlen(type)) == 0 &&
