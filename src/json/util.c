@@ -247,3 +247,22 @@ DocmodelFromEpoch(int64 n, int64 unit_ns, TimestampTz *result)
 		return false;
 	return IS_VALID_TIMESTAMP(*result);
 }
+
+/* Whether s (len bytes) is ASCII; see util.h. */
+bool
+DocmodelIsAscii(const char *s, int len)
+{
+	int i = 0;
+	uint64 high = 0;
+
+	for (; i + 8 <= len; i += 8)
+	{
+		uint64 w;
+
+		memcpy(&w, s + i, 8);
+		high |= w;
+	}
+	for (; i < len; i++)
+		high |= (unsigned char) s[i];
+	return (high & UINT64CONST(0x8080808080808080)) == 0;
+}

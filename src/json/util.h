@@ -52,4 +52,7 @@ extern bool DocmodelEpochUnit(const char *name, int64 *ns);
 extern bool DocmodelToEpoch(TimestampTz ts, int64 unit_ns, int64 *result);
 extern bool DocmodelFromEpoch(int64 n, int64 unit_ns, TimestampTz *result);
 
+/* Whether s (len bytes) is ASCII: then its bytes are its code points. */
+extern bool DocmodelIsAscii(const char *s, int len);
+
 #endif /* DOCMODEL_JSONUTIL_H */

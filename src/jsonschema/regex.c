@@ -29,6 +29,7 @@
 #include "miscadmin.h"
 #include "nodes/pg_list.h"
 
+#include "json/util.h"
 #include "jsonschema/regex.h"
 #include "jsonschema/unicode_props.h"
 
@@ -805,6 +806,93 @@ ReadAtomEscape(EParse *ps)
 	return cp < 0 ? NULL : NodeChar(cp);
 }
 
+/*
+ * A group, after its "(": (?:...), a named (?<name>...) or a plain one;
+ * lookaround is refused (ECMA_UNSUPPORTED).
+ */
+static ENode *
+ReadGroup(EParse *ps)
+{
+	ENode *atom;
+
+	if (PEEK(ps, 0) == '?')
+	{
+		pg_wchar d = PEEK(ps, 1);
+		pg_wchar e = PEEK(ps, 2);
+
+		if (d == '=' || d == '!')
+			return Fail(ps, ECMA_UNSUPPORTED, "lookahead assertion (?%s...)",
+						d == '=' ? "=" : "!");
+		if (d == '<' && (e == '=' || e == '!'))
+			return Fail(ps, ECMA_UNSUPPORTED, "lookbehind assertion (?<%s...)",
+						e == '=' ? "=" : "!");
+		if (d == ':')
+			ps->i += 2;
+		else if (d == '<')
+		{
+			char *name;
+			ListCell *lc;
+
+			ps->i += 2;
+			if ((name = ReadGroupName(ps)) == NULL)
+				return NULL;
+			foreach (lc, ps->names)
+				if (strcmp(lfirst(lc), name) == 0)
+					return Fail(ps, ECMA_SYNTAX, "duplicate group name \"%s\"",
+								name);
+			ps->names = lappend(ps->names, name);
+		}
+		else
+			return Fail(ps, ECMA_SYNTAX, "invalid group (?%s", "");
+	}
+	atom = ReadDisjunction(ps);
+	if (atom == NULL)
+		return NULL;
+	if (PEEK(ps, 0) != ')' || !MORE(ps))
+		return Fail(ps, ECMA_SYNTAX, "missing )%s", "");
+	ps->i++;
+	return atom;
+}
+
+/* The quantifier after atom, when there is one: *, +, ?, {n}, {n,}, {n,m}. */
+static ENode *
+ReadQuantifier(EParse *ps, ENode *atom)
+{
+	pg_wchar c = PEEK(ps, 0);
+	ENode *r;
+
+	if (!MORE(ps) || !(c == '*' || c == '+' || c == '?' || c == '{'))
+		return atom;
+	r = NodeNew(N_REPEAT, atom, NULL);
+	ps->i++;
+	if (c == '*')
+		r->min = 0, r->max = -1;
+	else if (c == '+')
+		r->min = 1, r->max = -1;
+	else if (c == '?')
+		r->min = 0, r->max = 1;
+	else
+	{
+		r->min = r->max = ReadCount(ps);
+		if (r->min < 0)
+			return Fail(ps, ECMA_SYNTAX, "lone {%s", "");
+		if (PEEK(ps, 0) == ',' && MORE(ps))
+		{
+			ps->i++;
+			r->max = ReadCount(ps);
+		}
+		if (PEEK(ps, 0) != '}' || !MORE(ps))
+			return Fail(ps, ECMA_SYNTAX, "incomplete quantifier%s", "");
+		ps->i++;
+		if (r->max >= 0 && r->max < r->min)
+			return Fail(ps, ECMA_SYNTAX,
+						"numbers out of order in {} quantifier%s", "");
+	}
+	if (PEEK(ps, 0) == '?' && MORE(ps))
+		ps->i++; /* lazy: the same matches */
+	return r;
+}
+
 /* A term: an assertion, or an atom and its quantifier. */
 static ENode *
 ReadTerm(EParse *ps)
@@ -836,44 +924,7 @@ ReadTerm(EParse *ps)
 			break;
 		case '(':
 			ps->i++;
-			if (PEEK(ps, 0) == '?')
-			{
-				pg_wchar d = PEEK(ps, 1);
-				pg_wchar e = PEEK(ps, 2);
-
-				if (d == '=' || d == '!')
-					return Fail(ps, ECMA_UNSUPPORTED,
-								"lookahead assertion (?%s...)",
-								d == '=' ? "=" : "!");
-				if (d == '<' && (e == '=' || e == '!'))
-					return Fail(ps, ECMA_UNSUPPORTED,
-								"lookbehind assertion (?<%s...)",
-								e == '=' ? "=" : "!");
-				if (d == ':')
-					ps->i += 2;
-				else if (d == '<')
-				{
-					char *name;
-					ListCell *lc;
-
-					ps->i += 2;
-					if ((name = ReadGroupName(ps)) == NULL)
-						return NULL;
-					foreach (lc, ps->names)
-						if (strcmp(lfirst(lc), name) == 0)
-							return Fail(ps, ECMA_SYNTAX,
-										"duplicate group name \"%s\"", name);
-					ps->names = lappend(ps->names, name);
-				}
-				else
-					return Fail(ps, ECMA_SYNTAX, "invalid group (?%s", "");
-			}
-			atom = ReadDisjunction(ps);
-			if (atom == NULL)
-				return NULL;
-			if (PEEK(ps, 0) != ')' || !MORE(ps))
-				return Fail(ps, ECMA_SYNTAX, "missing )%s", "");
-			ps->i++;
+			atom = ReadGroup(ps);
 			break;
 		case '.':
 		{
@@ -907,41 +958,7 @@ ReadTerm(EParse *ps)
 	if (atom == NULL)
 		return NULL;
 
-	/* the quantifier */
-	c = PEEK(ps, 0);
-	if (MORE(ps) && (c == '*' || c == '+' || c == '?' || c == '{'))
-	{
-		ENode *r = NodeNew(N_REPEAT, atom, NULL);
-
-		ps->i++;
-		if (c == '*')
-			r->min = 0, r->max = -1;
-		else if (c == '+')
-			r->min = 1, r->max = -1;
-		else if (c == '?')
-			r->min = 0, r->max = 1;
-		else
-		{
-			r->min = r->max = ReadCount(ps);
-			if (r->min < 0)
-				return Fail(ps, ECMA_SYNTAX, "lone {%s", "");
-			if (PEEK(ps, 0) == ',' && MORE(ps))
-			{
-				ps->i++;
-				r->max = ReadCount(ps);
-			}
-			if (PEEK(ps, 0) != '}' || !MORE(ps))
-				return Fail(ps, ECMA_SYNTAX, "incomplete quantifier%s", "");
-			ps->i++;
-			if (r->max >= 0 && r->max < r->min)
-				return Fail(ps, ECMA_SYNTAX,
-							"numbers out of order in {} quantifier%s", "");
-		}
-		if (PEEK(ps, 0) == '?' && MORE(ps))
-			ps->i++; /* lazy: the same matches */
-		atom = r;
-	}
-	return atom;
+	return ReadQuantifier(ps, atom);
 
 assertion:
 	c = PEEK(ps, 0);
@@ -1092,16 +1109,13 @@ EmitNode(EcmaRegex *re, ENode *n)
 			re->prog[Emit(re, I_CLASS)].cls = n->cls;
 			break;
 		case N_BOL:
-			Emit(re, I_BOL);
-			break;
 		case N_EOL:
-			Emit(re, I_EOL);
-			break;
 		case N_WORDB:
-			Emit(re, I_WORDB);
-			break;
 		case N_NWORDB:
-			Emit(re, I_NWORDB);
+			Emit(re, n->kind == N_BOL     ? I_BOL
+					 : n->kind == N_EOL   ? I_EOL
+					 : n->kind == N_WORDB ? I_WORDB
+										  : I_NWORDB);
 			break;
 		case N_CAT:
 			for (k = 0; k < n->nkids; k++)
@@ -1296,25 +1310,6 @@ AddState(ERun *r, int *list, int *nlist, int pc, int pos)
 /* Automata up to this size run on the stack. */
 #define SMALL_STATES 128
 
-/* Whether s (len bytes) is ASCII: then its bytes are its code points. */
-static bool
-IsAscii(const char *s, int len)
-{
-	int i = 0;
-	uint64 high = 0;
-
-	for (; i + 8 <= len; i += 8)
-	{
-		uint64 w;
-
-		memcpy(&w, s + i, 8);
-		high |= w;
-	}
-	for (; i < len; i++)
-		high |= (unsigned char) s[i];
-	return (high & UINT64CONST(0x8080808080808080)) == 0;
-}
-
 bool
 DocmodelRegexMatch(const EcmaRegex *re, const char *s, int len)
 {
@@ -1322,7 +1317,7 @@ DocmodelRegexMatch(const EcmaRegex *re, const char *s, int len)
 	int small[4 * SMALL_STATES + 2];
 	uint32 small_mark[SMALL_STATES];
 	bool big = re->n > SMALL_STATES;
-	bool ascii = IsAscii(s, len);
+	bool ascii = DocmodelIsAscii(s, len);
 	pg_wchar *w = NULL;
 	ERun r;
 	int *cur = big ? palloc(sizeof(int) * re->n) : small;
