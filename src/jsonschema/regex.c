@@ -516,6 +516,25 @@ PropertyClass(const char *name, const char *value)
 }
 
 /*
+ * Read the letters, digits and "_" of a property's name or value into buf
+ * (at most PROPERTY_NAME_MAX kept); return how many there were.
+ */
+static int
+ReadPropertyWord(EParse *ps, char *buf)
+{
+	int n = 0;
+
+	while (MORE(ps) && IsPropertyChar(PEEK(ps, 0), true))
+	{
+		if (n < PROPERTY_NAME_MAX)
+			buf[n] = (char) PEEK(ps, 0);
+		n++;
+		ps->i++;
+	}
+	return n;
+}
+
+/*
  * A property escape \p{...} or \P{...} (ps->i after the letter): ECMA-262's
  * General_Category, Script, Script_Extensions and binary properties, from
  * the tables of unicode_props.c; names are exact (case included). The
@@ -540,13 +559,7 @@ ReadProperty(EParse *ps, pg_wchar letter)
 		return Fail(ps, ECMA_SYNTAX, "invalid escape \\%s",
 					letter == 'p' ? "p" : "P");
 	ps->i++;
-	while (MORE(ps) && IsPropertyChar(PEEK(ps, 0), true))
-	{
-		if (vlen < PROPERTY_NAME_MAX)
-			value[vlen] = (char) PEEK(ps, 0);
-		vlen++;
-		ps->i++;
-	}
+	vlen = ReadPropertyWord(ps, value);
 	if (MORE(ps) && PEEK(ps, 0) == '=')
 	{
 		memcpy(name, value, Min(vlen, PROPERTY_NAME_MAX));
@@ -554,13 +567,7 @@ ReadProperty(EParse *ps, pg_wchar letter)
 		vlen = 0;
 		has_name = true;
 		ps->i++;
-		while (MORE(ps) && IsPropertyChar(PEEK(ps, 0), true))
-		{
-			if (vlen < PROPERTY_NAME_MAX)
-				value[vlen] = (char) PEEK(ps, 0);
-			vlen++;
-			ps->i++;
-		}
+		vlen = ReadPropertyWord(ps, value);
 	}
 	if (!MORE(ps) || PEEK(ps, 0) != '}' || vlen == 0 || (has_name && nlen == 0))
 		return Fail(ps, ECMA_SYNTAX, "invalid property escape \\%s",
