@@ -132,7 +132,7 @@ SELECT docmodel.counter_drop('count::hp'), docmodel.counter_drop('count::hp_new'
 SELECT docmodel.create_collection('hp_docs', revisions => 2);
 SELECT docmodel.create_collection('hp_typed', 'hp', 0, 'meta', 'iso', ':');
 SELECT collection, doc_type, revisions, meta_style FROM docmodel.collections
-WHERE collection::text OPERATOR(pg_catalog.~~) 'hp%' ORDER BY 1::text;
+WHERE collection::text OPERATOR(pg_catalog.~~) 'hp%' ORDER BY collection::text;
 SELECT docmodel.insert('hp_docs', 'hp::1', '{"name": "Ann Lee", "_schema": "1"}') > 0 AS inserted;
 SELECT docmodel.upsert('hp_docs', 'hp::1', '{"name": "Ann Lee", "_schema": "2", "first": "Ann"}') > 0 AS upserted;
 SELECT docmodel.replace('hp_docs', 'hp::1', '{"first": "Ann", "_schema": "3"}') > 0 AS replaced;
