@@ -3357,7 +3357,7 @@ ValidateObject(VCtx *cx, VNode *n, JsonbValue *v)
 		JEntry *children = c->children;
 		char *base = (char *) (children + size * 2);
 		uint32 ko = 0;
-		uint32 vo = size > 0 ? getJsonbOffset(c, size) : 0;
+		uint32 mvo = size > 0 ? getJsonbOffset(c, size) : 0;
 		JsonbValue key;
 
 		key.type = jbvString;
@@ -3365,17 +3365,17 @@ ValidateObject(VCtx *cx, VNode *n, JsonbValue *v)
 		{
 			bool matched = false;
 			uint32 kstart = ko;
-			uint32 vstart = vo;
+			uint32 vstart = mvo;
 			VProp *p;
 			int j;
 
 			CHECK_FOR_INTERRUPTS();
 			JBE_ADVANCE_OFFSET(ko, children[i]);
-			JBE_ADVANCE_OFFSET(vo, children[size + i]);
+			JBE_ADVANCE_OFFSET(mvo, children[size + i]);
 			key.val.string.val = base + kstart;
 			key.val.string.len = ko - kstart;
 			DocmodelJsonTreeEntryValue(children[size + i], base, vstart,
-									   vo - vstart, &val);
+									   mvo - vstart, &val);
 			old = PushKey(cx, key.val.string.val, key.val.string.len);
 			if (n->property_names)
 				CHECK(ValidateNode(cx, n->property_names, &key));
