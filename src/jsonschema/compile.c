@@ -21,12 +21,12 @@
 #include "json/tree.h"
 #include "jsonschema/compile.h"
 
-const char *const TypeNames[7] = {"null",   "boolean", "object", "array",
-								  "number", "string",  "integer"};
+const char *const DocmodelSchemaTypeNames[7] = {
+	"null", "boolean", "object", "array", "number", "string", "integer"};
 
 /* A new NameIndex in the current memory context. */
 HTAB *
-IndexCreate(const char *name)
+DocmodelSchemaIndexCreate(const char *name)
 {
 	HASHCTL ctl;
 
@@ -39,7 +39,7 @@ IndexCreate(const char *name)
 
 /* Add item under name (not copied) to index. */
 void
-IndexPut(HTAB *index, const char *name, void *item)
+DocmodelSchemaIndexPut(HTAB *index, const char *name, void *item)
 {
 	uint32 h = hash_bytes((const unsigned char *) name, strlen(name));
 	bool found;
@@ -55,7 +55,7 @@ IndexPut(HTAB *index, const char *name, void *item)
 
 /* The first (or last) item added under name to index, or NULL. */
 void *
-IndexGet(HTAB *index, const char *name, bool last)
+DocmodelSchemaIndexGet(HTAB *index, const char *name, bool last)
 {
 	uint32 h = hash_bytes((const unsigned char *) name, strlen(name));
 	NameIndexEntry *e = hash_search(index, &h, HASH_FIND, NULL);
@@ -85,8 +85,9 @@ IndexGet(HTAB *index, const char *name, bool last)
  * would let a long array or list of names take minutes.
  */
 int
-FirstDuplicate(void *items, int n, uint32 (*hash)(void *items, int i),
-			   bool (*equal)(void *items, int i, int j), int *dup)
+DocmodelSchemaFirstDuplicate(void *items, int n,
+							 uint32 (*hash)(void *items, int i),
+							 bool (*equal)(void *items, int i, int j), int *dup)
 {
 	Size size = 16;
 	int *slots;
@@ -147,7 +148,8 @@ LocIndex(const char *loc, int i)
 }
 
 void
-pg_attribute_noreturn() BadKeyword(const char *loc, const char *what)
+pg_attribute_noreturn()
+	DocmodelSchemaBadKeyword(const char *loc, const char *what)
 {
 	ereport(ERROR, (errcode(ERRCODE_INVALID_PARAMETER_VALUE),
 					errmsg("invalid JSON Schema at \"%s\": %s", loc, what)));
@@ -158,7 +160,7 @@ static Numeric
 KwNumber(JsonbValue *v, const char *loc)
 {
 	if (v->type != jbvNumeric)
-		BadKeyword(loc, "must be a number");
+		DocmodelSchemaBadKeyword(loc, "must be a number");
 	return v->val.numeric;
 }
 
@@ -170,12 +172,12 @@ KwCount(JsonbValue *v, const char *loc)
 	double d;
 
 	if (v->type != jbvNumeric)
-		BadKeyword(loc, "must be a non-negative integer");
+		DocmodelSchemaBadKeyword(loc, "must be a non-negative integer");
 	n = v->val.numeric;
 	d = DatumGetFloat8(
 		DirectFunctionCall1(numeric_float8_no_overflow, NumericGetDatum(n)));
 	if (d < 0 || d != floor(d))
-		BadKeyword(loc, "must be a non-negative integer");
+		DocmodelSchemaBadKeyword(loc, "must be a non-negative integer");
 	if (d >= (double) PG_INT64_MAX)
 		return PG_INT64_MAX;
 	return (int64) d;
@@ -185,15 +187,15 @@ static bool
 KwBool(JsonbValue *v, const char *loc)
 {
 	if (v->type != jbvBool)
-		BadKeyword(loc, "must be a boolean");
+		DocmodelSchemaBadKeyword(loc, "must be a boolean");
 	return v->val.boolean;
 }
 
 char *
-KwString(JsonbValue *v, const char *loc)
+DocmodelSchemaKwString(JsonbValue *v, const char *loc)
 {
 	if (v->type != jbvString)
-		BadKeyword(loc, "must be a string");
+		DocmodelSchemaBadKeyword(loc, "must be a string");
 	return pnstrdup(v->val.string.val, v->val.string.len);
 }
 
@@ -202,8 +204,8 @@ KwString(JsonbValue *v, const char *loc)
  * exactly is refused (0A000), never run with other semantics.
  */
 static void
-CompilePattern(CompileCtx *cc, VPattern *p, const char *src, int len,
-			   const char *loc)
+KwPatternCompile(CompileCtx *cc, VPattern *p, const char *src, int len,
+				 const char *loc)
 {
 	EcmaStatus st;
 	char *err;
@@ -222,10 +224,11 @@ CompilePattern(CompileCtx *cc, VPattern *p, const char *src, int len,
 		ereport(ERROR, (errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
 						errmsg("JSON Schema at \"%s\": %s", loc, err)));
 	if (re == NULL)
-		BadKeyword(loc, psprintf("invalid regular expression: %s", err));
+		DocmodelSchemaBadKeyword(
+			loc, psprintf("invalid regular expression: %s", err));
 	p->re = re;
 	p->src = pnstrdup(src, len);
-	p->simple = SimpleCompile(p->src);
+	p->simple = DocmodelSchemaSimpleCompile(p->src);
 }
 
 /* Compile v (an array of schemas, at least one). */
@@ -235,15 +238,16 @@ KwSchemaList(CompileCtx *cc, VList *l, JsonbValue *v, const char *loc)
 	int i;
 
 	if (v->type != jbvArray || v->val.array.nElems == 0)
-		BadKeyword(loc, "must be a non-empty array of schemas");
+		DocmodelSchemaBadKeyword(loc, "must be a non-empty array of schemas");
 	l->n = v->val.array.nElems;
 	l->s = palloc(sizeof(VNode *) * l->n);
 	for (i = 0; i < l->n; i++)
-		l->s[i] = CompileNode(cc, &v->val.array.elems[i], LocIndex(loc, i));
+		l->s[i] = DocmodelSchemaCompileNode(cc, &v->val.array.elems[i],
+											LocIndex(loc, i));
 }
 
 int
-PropCmp(const void *a, const void *b)
+DocmodelSchemaPropCmp(const void *a, const void *b)
 {
 	const VProp *pa = a;
 	const VProp *pb = b;
@@ -261,7 +265,7 @@ KwSchemaMap(CompileCtx *cc, VProp **props, JsonbValue *v, const char *loc)
 	int n;
 
 	if (v->type != jbvObject)
-		BadKeyword(loc, "must be an object of schemas");
+		DocmodelSchemaBadKeyword(loc, "must be an object of schemas");
 	n = v->val.object.nPairs;
 	*props = palloc0(sizeof(VProp) * Max(n, 1));
 	for (i = 0; i < n; i++)
@@ -270,11 +274,11 @@ KwSchemaMap(CompileCtx *cc, VProp **props, JsonbValue *v, const char *loc)
 
 		(*props)[i].name = p->key.val.string.val;
 		(*props)[i].len = p->key.val.string.len;
-		(*props)[i].schema = CompileNode(
+		(*props)[i].schema = DocmodelSchemaCompileNode(
 			cc, &p->value,
 			LocAppend(loc, p->key.val.string.val, p->key.val.string.len));
 	}
-	qsort(*props, n, sizeof(VProp), PropCmp);
+	qsort(*props, n, sizeof(VProp), DocmodelSchemaPropCmp);
 	return n;
 }
 
@@ -303,7 +307,7 @@ KwNames(VProp *prop, JsonbValue *v, const char *loc)
 	int j;
 
 	if (v->type != jbvArray)
-		BadKeyword(loc, "must be an array of strings");
+		DocmodelSchemaBadKeyword(loc, "must be an array of strings");
 	prop->nnames = v->val.array.nElems;
 	prop->names = palloc(sizeof(char *) * Max(prop->nnames, 1));
 	prop->lens = palloc(sizeof(int) * Max(prop->nnames, 1));
@@ -312,12 +316,13 @@ KwNames(VProp *prop, JsonbValue *v, const char *loc)
 		JsonbValue *e = &v->val.array.elems[i];
 
 		if (e->type != jbvString)
-			BadKeyword(loc, "must be an array of strings");
+			DocmodelSchemaBadKeyword(loc, "must be an array of strings");
 		prop->names[i] = e->val.string.val;
 		prop->lens[i] = e->val.string.len;
 	}
-	if (FirstDuplicate(prop, prop->nnames, NameHash, NameEqual, &j) >= 0)
-		BadKeyword(loc, "must not repeat a name");
+	if (DocmodelSchemaFirstDuplicate(prop, prop->nnames, NameHash, NameEqual,
+									 &j) >= 0)
+		DocmodelSchemaBadKeyword(loc, "must not repeat a name");
 }
 
 /* Make v (a scalar or an expanded container) comparable to instances. */
@@ -351,20 +356,24 @@ KwType(CompileCtx *cc, VNode *n, const char *kw, JsonbValue *v, const char *loc)
 	int t;
 
 	if (v->type != jbvArray && v->type != jbvString)
-		BadKeyword(loc, "must be a type name or an array of them");
+		DocmodelSchemaBadKeyword(loc,
+								 "must be a type name or an array of them");
 	for (i = 0; i < nv; i++)
 	{
 		JsonbValue *e = v->type == jbvArray ? &v->val.array.elems[i] : v;
 
 		if (e->type != jbvString)
-			BadKeyword(loc, "must be a type name or an array of them");
-		for (t = 0; t < lengthof(TypeNames); t++)
-			if (strlen(TypeNames[t]) == e->val.string.len &&
-				memcmp(TypeNames[t], e->val.string.val, e->val.string.len) == 0)
+			DocmodelSchemaBadKeyword(loc,
+									 "must be a type name or an array of them");
+		for (t = 0; t < lengthof(DocmodelSchemaTypeNames); t++)
+			if (strlen(DocmodelSchemaTypeNames[t]) == e->val.string.len &&
+				memcmp(DocmodelSchemaTypeNames[t], e->val.string.val,
+					   e->val.string.len) == 0)
 				break;
-		if (t == lengthof(TypeNames))
-			BadKeyword(loc, psprintf("unknown type \"%.*s\"", e->val.string.len,
-									 e->val.string.val));
+		if (t == lengthof(DocmodelSchemaTypeNames))
+			DocmodelSchemaBadKeyword(loc, psprintf("unknown type \"%.*s\"",
+												   e->val.string.len,
+												   e->val.string.val));
 		n->types |= 1 << t;
 	}
 }
@@ -375,7 +384,7 @@ KwEnum(CompileCtx *cc, VNode *n, const char *kw, JsonbValue *v, const char *loc)
 	int i;
 
 	if (v->type != jbvArray)
-		BadKeyword(loc, "must be an array");
+		DocmodelSchemaBadKeyword(loc, "must be an array");
 	n->nenum = v->val.array.nElems;
 	n->enums = palloc(sizeof(JsonbValue) * Max(n->nenum, 1));
 	for (i = 0; i < n->nenum; i++)
@@ -401,8 +410,8 @@ KwNumeric(CompileCtx *cc, VNode *n, const char *kw, JsonbValue *v,
 
 	if (strcmp(kw, "multipleOf") == 0)
 	{
-		if (NumCmp(x, int64_to_numeric(0)) <= 0)
-			BadKeyword(loc, "must be greater than 0");
+		if (SchemaNumCmp(x, int64_to_numeric(0)) <= 0)
+			DocmodelSchemaBadKeyword(loc, "must be greater than 0");
 		n->multiple_of = x;
 	}
 	else if (strcmp(kw, "minimum") == 0)
@@ -444,8 +453,9 @@ KwPattern(CompileCtx *cc, VNode *n, const char *kw, JsonbValue *v,
 		  const char *loc)
 {
 	if (v->type != jbvString)
-		BadKeyword(loc, "must be a string");
-	CompilePattern(cc, &n->pattern, v->val.string.val, v->val.string.len, loc);
+		DocmodelSchemaBadKeyword(loc, "must be a string");
+	KwPatternCompile(cc, &n->pattern, v->val.string.val, v->val.string.len,
+					 loc);
 }
 
 static void
@@ -460,7 +470,7 @@ static void
 KwSchema(CompileCtx *cc, VNode *n, const char *kw, JsonbValue *v,
 		 const char *loc)
 {
-	VNode *s = CompileNode(cc, v, loc);
+	VNode *s = DocmodelSchemaCompileNode(cc, v, loc);
 
 	if (strcmp(kw, "contains") == 0)
 		n->contains = s;
@@ -501,12 +511,12 @@ KwItems(CompileCtx *cc, VNode *n, const char *kw, JsonbValue *v,
 		n->prefix.n = v->val.array.nElems;
 		n->prefix.s = palloc(sizeof(VNode *) * Max(n->prefix.n, 1));
 		for (i = 0; i < n->prefix.n; i++)
-			n->prefix.s[i] =
-				CompileNode(cc, &v->val.array.elems[i], LocIndex(loc, i));
+			n->prefix.s[i] = DocmodelSchemaCompileNode(
+				cc, &v->val.array.elems[i], LocIndex(loc, i));
 		n->items_array = true;
 		return;
 	}
-	n->items = CompileNode(cc, v, loc);
+	n->items = DocmodelSchemaCompileNode(cc, v, loc);
 	n->items_kw = "items";
 }
 
@@ -514,7 +524,7 @@ static void
 KwAdditionalItems(CompileCtx *cc, VNode *n, const char *kw, JsonbValue *v,
 				  const char *loc)
 {
-	VNode *s = CompileNode(cc, v, loc);
+	VNode *s = DocmodelSchemaCompileNode(cc, v, loc);
 
 	/* jsonb puts "items" first; additionalItems follows an items array only */
 	if (!n->items_array)
@@ -544,7 +554,7 @@ KwPatternProperties(CompileCtx *cc, VNode *n, const char *kw, JsonbValue *v,
 	int i;
 
 	if (v->type != jbvObject)
-		BadKeyword(loc, "must be an object of schemas");
+		DocmodelSchemaBadKeyword(loc, "must be an object of schemas");
 	n->npatterns = v->val.object.nPairs;
 	n->patterns = palloc0(sizeof(VPattern) * Max(n->npatterns, 1));
 	for (i = 0; i < n->npatterns; i++)
@@ -553,9 +563,9 @@ KwPatternProperties(CompileCtx *cc, VNode *n, const char *kw, JsonbValue *v,
 		char *ploc =
 			LocAppend(loc, p->key.val.string.val, p->key.val.string.len);
 
-		CompilePattern(cc, &n->patterns[i], p->key.val.string.val,
-					   p->key.val.string.len, ploc);
-		n->patterns[i].schema = CompileNode(cc, &p->value, ploc);
+		KwPatternCompile(cc, &n->patterns[i], p->key.val.string.val,
+						 p->key.val.string.len, ploc);
+		n->patterns[i].schema = DocmodelSchemaCompileNode(cc, &p->value, ploc);
 	}
 }
 
@@ -583,7 +593,7 @@ KwDependentRequired(CompileCtx *cc, VNode *n, const char *kw, JsonbValue *v,
 	int i;
 
 	if (v->type != jbvObject)
-		BadKeyword(loc, "must be an object of string arrays");
+		DocmodelSchemaBadKeyword(loc, "must be an object of string arrays");
 	n->ndep_required = v->val.object.nPairs;
 	n->dep_required = palloc0(sizeof(VProp) * Max(n->ndep_required, 1));
 	n->dep_required_kw = kw;
@@ -614,7 +624,7 @@ KwDependencies(CompileCtx *cc, VNode *n, const char *kw, JsonbValue *v,
 	int i;
 
 	if (v->type != jbvObject)
-		BadKeyword(loc, "must be an object");
+		DocmodelSchemaBadKeyword(loc, "must be an object");
 	n->dep_required = palloc0(sizeof(VProp) * Max(v->val.object.nPairs, 1));
 	n->dep_schemas = palloc0(sizeof(VProp) * Max(v->val.object.nPairs, 1));
 	n->dep_required_kw = n->dep_schemas_kw = kw;
@@ -633,7 +643,7 @@ KwDependencies(CompileCtx *cc, VNode *n, const char *kw, JsonbValue *v,
 		else
 		{
 			d = &n->dep_schemas[n->ndep_schemas++];
-			d->schema = CompileNode(cc, &p->value, ploc);
+			d->schema = DocmodelSchemaCompileNode(cc, &p->value, ploc);
 		}
 		d->name = p->key.val.string.val;
 		d->len = p->key.val.string.len;
@@ -671,7 +681,7 @@ KwRef(CompileCtx *cc, VNode *n, const char *kw, JsonbValue *v, const char *loc)
 	if (f->dynamic)
 		n->dref_kw = kw;
 	f->recursive = strcmp(kw, "$recursiveRef") == 0;
-	f->ref = KwString(v, loc);
+	f->ref = DocmodelSchemaKwString(v, loc);
 	f->base = cc->base;
 	f->loc = pstrdup(loc);
 	n->ref_text = f->ref;
@@ -686,14 +696,14 @@ AddAnchor(CompileCtx *cc, VNode *n, char *name)
 	a->base = cc->base;
 	a->name = name;
 	a->node = n;
-	IndexPut(cc->anchors, psprintf("%s#%s", a->base, a->name), a);
+	DocmodelSchemaIndexPut(cc->anchors, psprintf("%s#%s", a->base, a->name), a);
 }
 
 static void
 KwAnchor(CompileCtx *cc, VNode *n, const char *kw, JsonbValue *v,
 		 const char *loc)
 {
-	AddAnchor(cc, n, KwString(v, loc));
+	AddAnchor(cc, n, DocmodelSchemaKwString(v, loc));
 }
 
 /* $dynamicAnchor: an anchor, and a target $dynamicRef may find by scope. */
@@ -703,9 +713,9 @@ KwDynamicAnchor(CompileCtx *cc, VNode *n, const char *kw, JsonbValue *v,
 {
 	Anchor *a = palloc(sizeof(Anchor));
 
-	AddAnchor(cc, n, KwString(v, loc));
+	AddAnchor(cc, n, DocmodelSchemaKwString(v, loc));
 	a->base = cc->base;
-	a->name = KwString(v, loc);
+	a->name = DocmodelSchemaKwString(v, loc);
 	a->node = n;
 	cc->dyn_anchors = lappend(cc->dyn_anchors, a);
 }
@@ -729,9 +739,9 @@ KwRecursiveAnchor(CompileCtx *cc, VNode *n, const char *kw, JsonbValue *v,
 static void
 KwId(CompileCtx *cc, VNode *n, const char *kw, JsonbValue *v, const char *loc)
 {
-	char *id = KwString(v, loc);
+	char *id = DocmodelSchemaKwString(v, loc);
 
-	/* a new base URI is taken by CompileNode, before the keywords */
+	/* a new base URI is taken by DocmodelSchemaCompileNode, before the keywords */
 	if (cc->draft7 && id[0] == '#')
 		AddAnchor(cc, n, id + 1); /* draft-07's plain-name fragment */
 }
@@ -743,12 +753,13 @@ KwFormat(CompileCtx *cc, VNode *n, const char *kw, JsonbValue *v,
 	int f;
 
 	if (v->type != jbvString)
-		BadKeyword(loc, "must be a string");
+		DocmodelSchemaBadKeyword(loc, "must be a string");
 	if (cc->format_annotation)
 		return;
-	for (f = 1; f < lengthof(FormatNames); f++)
-		if (strlen(FormatNames[f]) == v->val.string.len &&
-			memcmp(FormatNames[f], v->val.string.val, v->val.string.len) == 0)
+	for (f = 1; f < lengthof(DocmodelSchemaFormatNames); f++)
+		if (strlen(DocmodelSchemaFormatNames[f]) == v->val.string.len &&
+			memcmp(DocmodelSchemaFormatNames[f], v->val.string.val,
+				   v->val.string.len) == 0)
 			n->format = f;
 }
 
@@ -972,7 +983,7 @@ UriRemoveDots(const char *in)
  * 3986, 5.2): the URI of an "$id" or a "$ref" in its schema resource.
  */
 char *
-UriResolve(const char *base, const char *ref)
+DocmodelSchemaUriResolve(const char *base, const char *ref)
 {
 	UriParts b;
 	UriParts r;
@@ -1020,7 +1031,7 @@ UriResolve(const char *base, const char *ref)
 
 /* Compile the schema v found at loc. */
 VNode *
-CompileNode(CompileCtx *cc, JsonbValue *v, const char *loc)
+DocmodelSchemaCompileNode(CompileCtx *cc, JsonbValue *v, const char *loc)
 {
 	VNode *n;
 	int i;
@@ -1038,7 +1049,7 @@ CompileNode(CompileCtx *cc, JsonbValue *v, const char *loc)
 	n->min_length = n->max_length = n->min_items = n->max_items = -1;
 	n->min_contains = n->max_contains = n->min_props = n->max_props = -1;
 	cc->nodes = lappend(cc->nodes, n);
-	IndexPut(cc->locs, n->loc, n);
+	DocmodelSchemaIndexPut(cc->locs, n->loc, n);
 	if (v->type == jbvBool)
 	{
 		n->boolean = v->val.boolean ? 1 : 0;
@@ -1046,8 +1057,8 @@ CompileNode(CompileCtx *cc, JsonbValue *v, const char *loc)
 	}
 	n->boolean = -1;
 	if (v->type != jbvObject)
-		BadKeyword(loc[0] ? loc : "/",
-				   "a schema must be an object or a boolean");
+		DocmodelSchemaBadKeyword(loc[0] ? loc : "/",
+								 "a schema must be an object or a boolean");
 
 	/* draft-07: "$ref" makes its siblings ignored */
 	if (cc->draft7)
@@ -1065,11 +1076,11 @@ CompileNode(CompileCtx *cc, JsonbValue *v, const char *loc)
 		const char *h = memchr(id->val.string.val, '#', id->val.string.len);
 		Resource *r = palloc(sizeof(Resource));
 
-		r->uri = UriResolve(
+		r->uri = DocmodelSchemaUriResolve(
 			cc->base, pnstrdup(id->val.string.val, h ? h - id->val.string.val
 													 : id->val.string.len));
 		r->loc = n->loc;
-		IndexPut(cc->resources, r->uri, r);
+		DocmodelSchemaIndexPut(cc->resources, r->uri, r);
 		cc->base = r->uri;
 		cc->base_loc = r->loc;
 	}

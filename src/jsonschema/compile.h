@@ -33,7 +33,7 @@ typedef struct DocmodelSchema DocmodelSchema;
 #define T_INTEGER 0x40
 
 /* The names of the instance types, by T_* bit. */
-extern const char *const TypeNames[7];
+extern const char *const DocmodelSchemaTypeNames[7];
 
 typedef struct VNode VNode;
 
@@ -198,23 +198,24 @@ struct DocmodelSchema
 
 /* Compare two numerics. */
 static inline int
-NumCmp(Numeric a, Numeric b)
+SchemaNumCmp(Numeric a, Numeric b)
 {
 	return DatumGetInt32(DirectFunctionCall2(numeric_cmp, NumericGetDatum(a),
 											 NumericGetDatum(b)));
 }
 
-extern HTAB *IndexCreate(const char *name);
-extern void IndexPut(HTAB *index, const char *name, void *item);
-extern void *IndexGet(HTAB *index, const char *name, bool last);
-extern int FirstDuplicate(void *items, int n,
-						  uint32 (*hash)(void *items, int i),
-						  bool (*equal)(void *items, int i, int j), int *dup);
+extern HTAB *DocmodelSchemaIndexCreate(const char *name);
+extern void DocmodelSchemaIndexPut(HTAB *index, const char *name, void *item);
+extern void *DocmodelSchemaIndexGet(HTAB *index, const char *name, bool last);
+extern int DocmodelSchemaFirstDuplicate(
+	void *items, int n, uint32 (*hash)(void *items, int i),
+	bool (*equal)(void *items, int i, int j), int *dup);
 extern void pg_attribute_noreturn()
-	BadKeyword(const char *loc, const char *what);
-extern char *KwString(JsonbValue *v, const char *loc);
-extern int PropCmp(const void *a, const void *b);
-extern char *UriResolve(const char *base, const char *ref);
-extern VNode *CompileNode(CompileCtx *cc, JsonbValue *v, const char *loc);
+	DocmodelSchemaBadKeyword(const char *loc, const char *what);
+extern char *DocmodelSchemaKwString(JsonbValue *v, const char *loc);
+extern int DocmodelSchemaPropCmp(const void *a, const void *b);
+extern char *DocmodelSchemaUriResolve(const char *base, const char *ref);
+extern VNode *DocmodelSchemaCompileNode(CompileCtx *cc, JsonbValue *v,
+										const char *loc);
 
 #endif /* DOCMODEL_SCHEMA_COMPILE_H */

@@ -2,7 +2,7 @@
  *
  * jsonschema/formats.c
  *	  The format checks of JSON Schema: each a function of the string, on its
- *	  RFC's grammar; FormatValid picks one by VFormat. No state.
+ *	  RFC's grammar; DocmodelSchemaFormatValid picks one by VFormat. No state.
  *
  *-------------------------------------------------------------------------
  */
@@ -16,29 +16,29 @@
 #include "jsonschema/regex.h"
 #include "jsonschema/formats.h"
 
-const char *const FormatNames[] = {NULL,
-								   "date-time",
-								   "date",
-								   "time",
-								   "email",
-								   "uuid",
-								   "ipv4",
-								   "ipv6",
-								   "uri",
-								   "hostname",
-								   "duration",
-								   "idn-email",
-								   "idn-hostname",
-								   "uri-reference",
-								   "iri",
-								   "iri-reference",
-								   "uri-template",
-								   "json-pointer",
-								   "relative-json-pointer",
-								   "regex"};
+const char *const DocmodelSchemaFormatNames[] = {NULL,
+												 "date-time",
+												 "date",
+												 "time",
+												 "email",
+												 "uuid",
+												 "ipv4",
+												 "ipv6",
+												 "uri",
+												 "hostname",
+												 "duration",
+												 "idn-email",
+												 "idn-hostname",
+												 "uri-reference",
+												 "iri",
+												 "iri-reference",
+												 "uri-template",
+												 "json-pointer",
+												 "relative-json-pointer",
+												 "regex"};
 
 int
-HexDigit(char c)
+DocmodelSchemaHexDigit(char c)
 {
 	if (c >= '0' && c <= '9')
 		return c - '0';
@@ -74,7 +74,7 @@ FormatUuid(const char *s, int len)
 			if (s[i] != '-')
 				return false;
 		}
-		else if (HexDigit(s[i]) < 0)
+		else if (DocmodelSchemaHexDigit(s[i]) < 0)
 			return false;
 	}
 	return true;
@@ -126,7 +126,7 @@ FormatIpv6(const char *s, int len)
 	{
 		int start = i;
 
-		while (i < len && HexDigit(s[i]) >= 0)
+		while (i < len && DocmodelSchemaHexDigit(s[i]) >= 0)
 			i++;
 		if (i < len && s[i] == '.')
 		{
@@ -318,7 +318,8 @@ UriChar(const char *s, int len, int *i, const char *chars, bool iri)
 
 	if (c == '%')
 	{
-		if (*i + 2 >= len || HexDigit(s[*i + 1]) < 0 || HexDigit(s[*i + 2]) < 0)
+		if (*i + 2 >= len || DocmodelSchemaHexDigit(s[*i + 1]) < 0 ||
+			DocmodelSchemaHexDigit(s[*i + 2]) < 0)
 			return false;
 		*i += 2;
 		return true;
@@ -389,7 +390,7 @@ UriCheck(const char *s, int len, bool ref, bool iri)
 				int k = h + 2;
 				int c = close - s;
 
-				while (k < c && HexDigit(s[k]) >= 0)
+				while (k < c && DocmodelSchemaHexDigit(s[k]) >= 0)
 					k++;
 				if (k == h + 2 || k >= c || s[k] != '.' || k + 1 == c)
 					return false;
@@ -557,8 +558,9 @@ FormatUriTemplate(const char *s, int len)
 				{
 					if (i < len && s[i] == '%')
 					{
-						if (i + 2 >= len || HexDigit(s[i + 1]) < 0 ||
-							HexDigit(s[i + 2]) < 0)
+						if (i + 2 >= len ||
+							DocmodelSchemaHexDigit(s[i + 1]) < 0 ||
+							DocmodelSchemaHexDigit(s[i + 2]) < 0)
 							return false;
 						i += 3;
 					}
@@ -606,8 +608,8 @@ FormatUriTemplate(const char *s, int len)
 		}
 		else if (c == '%')
 		{
-			if (i + 2 >= len || HexDigit(s[i + 1]) < 0 ||
-				HexDigit(s[i + 2]) < 0)
+			if (i + 2 >= len || DocmodelSchemaHexDigit(s[i + 1]) < 0 ||
+				DocmodelSchemaHexDigit(s[i + 2]) < 0)
 				return false;
 			i += 3;
 		}
@@ -636,7 +638,7 @@ FormatRegex(const char *s, int len)
 }
 
 bool
-FormatValid(VFormat f, const char *s, int len)
+DocmodelSchemaFormatValid(VFormat f, const char *s, int len)
 {
 	switch (f)
 	{

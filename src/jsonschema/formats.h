@@ -36,12 +36,12 @@ typedef enum VFormat
 } VFormat;
 
 /* The name of each format, by VFormat (NULL for F_NONE). */
-extern const char *const FormatNames[F_REGEX + 1];
+extern const char *const DocmodelSchemaFormatNames[F_REGEX + 1];
 
 /* Return the value of hex digit c, or -1. */
-extern int HexDigit(char c);
+extern int DocmodelSchemaHexDigit(char c);
 
 /* Tell whether s (len bytes) is a valid f. */
-extern bool FormatValid(VFormat f, const char *s, int len);
+extern bool DocmodelSchemaFormatValid(VFormat f, const char *s, int len);
 
 #endif /* DOCMODEL_SCHEMA_FORMATS_H */

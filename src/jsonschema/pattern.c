@@ -161,7 +161,7 @@ SimpleClass(const char **p, uint64 *set)
 
 /* Compile src into a SimplePattern, or return NULL when it is not one. */
 SimplePattern *
-SimpleCompile(const char *src)
+DocmodelSchemaSimpleCompile(const char *src)
 {
 	SimplePattern *sp = palloc0(sizeof(SimplePattern));
 	const char *p = src;
@@ -347,7 +347,7 @@ SimpleTryAt(const SimplePattern *sp, int i, const char *s, int len, int pos,
 
 /* Tell whether sp matches anywhere in s[0..len) (ASCII), in linear time. */
 bool
-SimpleMatches(const SimplePattern *sp, const char *s, int len)
+DocmodelSchemaSimpleMatches(const SimplePattern *sp, const char *s, int len)
 {
 	int64 budget = 4 * ((int64) len + 16);
 	int start;

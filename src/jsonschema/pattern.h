@@ -14,9 +14,10 @@
 typedef struct SimplePattern SimplePattern;
 
 /* Compile src into a SimplePattern, or return NULL when it is not one. */
-extern SimplePattern *SimpleCompile(const char *src);
+extern SimplePattern *DocmodelSchemaSimpleCompile(const char *src);
 
 /* Tell whether sp matches anywhere in s[0..len) (ASCII), in linear time. */
-extern bool SimpleMatches(const SimplePattern *sp, const char *s, int len);
+extern bool DocmodelSchemaSimpleMatches(const SimplePattern *sp, const char *s,
+										int len);
 
 #endif /* DOCMODEL_SCHEMA_PATTERN_H */

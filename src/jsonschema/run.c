@@ -38,7 +38,7 @@ static bool
 PatternMatches(const VPattern *vp, const char *s, int len)
 {
 	if (vp->simple != NULL && AsciiOnly(s, len))
-		return SimpleMatches(vp->simple, s, len);
+		return DocmodelSchemaSimpleMatches(vp->simple, s, len);
 	return DocmodelRegexMatch(vp->re, s, len);
 }
 
@@ -182,7 +182,7 @@ NumIsIntegral(Numeric n)
 		0)
 		return true; /* no digits after the point */
 	f = DirectFunctionCall1(numeric_floor, NumericGetDatum(n));
-	return NumCmp(DatumGetNumeric(f), n) == 0;
+	return SchemaNumCmp(DatumGetNumeric(f), n) == 0;
 }
 
 static int
@@ -271,8 +271,9 @@ ValidateString(VCtx *cx, VNode *n, JsonbValue *v)
 	}
 	if (n->pattern.re != NULL && !PatternMatches(&n->pattern, s, len))
 		FAIL(cx, n, "pattern", "must match the pattern \"%s\"", n->pattern.src);
-	if (n->format != F_NONE && !FormatValid(n->format, s, len))
-		FAIL(cx, n, "format", "must be a valid %s", FormatNames[n->format]);
+	if (n->format != F_NONE && !DocmodelSchemaFormatValid(n->format, s, len))
+		FAIL(cx, n, "format", "must be a valid %s",
+			 DocmodelSchemaFormatNames[n->format]);
 	return ok;
 }
 
@@ -282,20 +283,20 @@ ValidateNumber(VCtx *cx, VNode *n, JsonbValue *v)
 	bool ok = true;
 	Numeric x = v->val.numeric;
 
-	if (n->minimum && NumCmp(x, n->minimum) < 0)
+	if (n->minimum && SchemaNumCmp(x, n->minimum) < 0)
 		FAIL(cx, n, "minimum", "must be >= %s", NumText(n->minimum));
-	if (n->maximum && NumCmp(x, n->maximum) > 0)
+	if (n->maximum && SchemaNumCmp(x, n->maximum) > 0)
 		FAIL(cx, n, "maximum", "must be <= %s", NumText(n->maximum));
-	if (n->xminimum && NumCmp(x, n->xminimum) <= 0)
+	if (n->xminimum && SchemaNumCmp(x, n->xminimum) <= 0)
 		FAIL(cx, n, "exclusiveMinimum", "must be > %s", NumText(n->xminimum));
-	if (n->xmaximum && NumCmp(x, n->xmaximum) >= 0)
+	if (n->xmaximum && SchemaNumCmp(x, n->xmaximum) >= 0)
 		FAIL(cx, n, "exclusiveMaximum", "must be < %s", NumText(n->xmaximum));
 	if (n->multiple_of)
 	{
 		Datum r = DirectFunctionCall2(numeric_mod, NumericGetDatum(x),
 									  NumericGetDatum(n->multiple_of));
 
-		if (NumCmp(DatumGetNumeric(r), int64_to_numeric(0)) != 0)
+		if (SchemaNumCmp(DatumGetNumeric(r), int64_to_numeric(0)) != 0)
 			FAIL(cx, n, "multipleOf", "must be a multiple of %s",
 				 NumText(n->multiple_of));
 	}
@@ -385,7 +386,8 @@ ValidateArray(VCtx *cx, VNode *n, JsonbValue *v)
 		int j;
 
 		/* one report: the first item equal to an earlier one */
-		if ((i = FirstDuplicate(elems, size, ItemHash, ItemEqual, &j)) >= 0)
+		if ((i = DocmodelSchemaFirstDuplicate(elems, size, ItemHash, ItemEqual,
+											  &j)) >= 0)
 			FAIL(cx, n, "uniqueItems",
 				 "must have unique items (items %d and %d are equal)", j, i);
 	}
@@ -440,7 +442,7 @@ FindProp(VProp *props, int n, const char *k, int len)
 		return NULL;
 	key.name = (char *) k;
 	key.len = len;
-	return bsearch(&key, props, n, sizeof(VProp), PropCmp);
+	return bsearch(&key, props, n, sizeof(VProp), DocmodelSchemaPropCmp);
 }
 
 static bool
@@ -927,10 +929,10 @@ ValidateNode(VCtx *cx, VNode *n, JsonbValue *v)
 			if (!cx->collect)
 				return false;
 			initStringInfo(&names);
-			for (k = 0; k < lengthof(TypeNames); k++)
+			for (k = 0; k < lengthof(DocmodelSchemaTypeNames); k++)
 				if (n->types & (1 << k))
 					appendStringInfo(&names, "%s%s", names.len ? " or " : "",
-									 TypeNames[k]);
+									 DocmodelSchemaTypeNames[k]);
 			FAIL(cx, n, "type", "must be of type %s, not %s", names.data,
 				 DocmodelJsonTreeTypeName(v));
 		}
@@ -1027,7 +1029,8 @@ DocmodelSchemaValidate(DocmodelSchema *s, Jsonb *instance, List **errors,
  * output format's locations too (keyword_location, absolute_location).
  */
 bool
-ValidateForOutput(DocmodelSchema *s, Jsonb *instance, List **errors)
+DocmodelSchemaValidateForOutput(DocmodelSchema *s, Jsonb *instance,
+								List **errors)
 {
 	VCtx cx = {0};
 	JsonbValue v;

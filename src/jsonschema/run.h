@@ -38,7 +38,7 @@ extern bool DocmodelSchemaValidate(DocmodelSchema *s, Jsonb *instance,
  * Validate instance against s, listing every violation with the "basic"
  * output format's locations too (keyword_location, absolute_location).
  */
-extern bool ValidateForOutput(DocmodelSchema *s, Jsonb *instance,
-							  List **errors);
+extern bool DocmodelSchemaValidateForOutput(DocmodelSchema *s, Jsonb *instance,
+											List **errors);
 
 #endif /* DOCMODEL_SCHEMA_RUN_H */

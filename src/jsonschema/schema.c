@@ -33,11 +33,12 @@ PercentDecode(const char *s, const char *loc)
 	{
 		if (*s == '%')
 		{
-			int hi = HexDigit(s[1]);
-			int lo = hi < 0 ? -1 : HexDigit(s[2]);
+			int hi = DocmodelSchemaHexDigit(s[1]);
+			int lo = hi < 0 ? -1 : DocmodelSchemaHexDigit(s[2]);
 
 			if (hi < 0 || lo < 0)
-				BadKeyword(loc, "\"$ref\" has a bad percent escape");
+				DocmodelSchemaBadKeyword(loc,
+										 "\"$ref\" has a bad percent escape");
 			appendStringInfoChar(&b, (char) (hi * 16 + lo));
 			s += 2;
 		}
@@ -59,17 +60,17 @@ NodeAt(CompileCtx *cc, const char *ptr, const char *loc)
 	int i;
 
 	if (DocmodelJsonPointerParse(ptr, strlen(ptr), true, &p) != JSONPOINTER_OK)
-		BadKeyword(loc,
-				   psprintf("\"$ref\" \"#%s\" is not a JSON Pointer", ptr));
+		DocmodelSchemaBadKeyword(
+			loc, psprintf("\"$ref\" \"#%s\" is not a JSON Pointer", ptr));
 	initStringInfo(&canon);
 	for (i = 0; i < p.ntok; i++)
 		DocmodelJsonPointerAppendToken(&canon, p.tok[i], p.toklen[i]);
-	if ((n = IndexGet(cc->locs, canon.data, false)) == NULL)
+	if ((n = DocmodelSchemaIndexGet(cc->locs, canon.data, false)) == NULL)
 	{
 		if ((v = DocmodelJsonTreeWalk(cc->root, &p, p.ntok, 0, &miss)) == NULL)
-			BadKeyword(loc,
-					   psprintf("\"$ref\" target \"#%s\" does not exist", ptr));
-		n = CompileNode(cc, v, canon.data);
+			DocmodelSchemaBadKeyword(
+				loc, psprintf("\"$ref\" target \"#%s\" does not exist", ptr));
+		n = DocmodelSchemaCompileNode(cc, v, canon.data);
 	}
 	pfree(canon.data); /* the schema's memory lives as long as it is cached */
 	return n;
@@ -134,8 +135,8 @@ ResolveRefs(CompileCtx *cc)
 		CHECK_FOR_INTERRUPTS();
 		if (hash == NULL)
 			hash = ref + strlen(ref);
-		uri = UriResolve(f->base, pnstrdup(ref, hash - ref));
-		res = IndexGet(cc->resources, uri, true);
+		uri = DocmodelSchemaUriResolve(f->base, pnstrdup(ref, hash - ref));
+		res = DocmodelSchemaIndexGet(cc->resources, uri, true);
 		pfree(uri);
 		if (res == NULL)
 			ereport(ERROR,
@@ -158,12 +159,12 @@ ResolveRefs(CompileCtx *cc)
 		else
 		{
 			char *name = psprintf("%s#%s", res->uri, frag);
-			Anchor *a = IndexGet(cc->anchors, name, true);
+			Anchor *a = DocmodelSchemaIndexGet(cc->anchors, name, true);
 
 			if (a != NULL)
 				*slot = a->node;
 			if (*slot == NULL)
-				BadKeyword(
+				DocmodelSchemaBadKeyword(
 					f->loc,
 					psprintf("\"$ref\" anchor \"%s\" does not exist", frag));
 			pfree(name);
@@ -246,21 +247,22 @@ DocmodelSchemaCompile(Jsonb *schema)
 		/* formats are asserted unless the root says they are annotations */
 		if (m >= 0)
 		{
-			char *mode = KwString(&cc.root->val.object.pairs[m].value,
-								  "/x-docmodel-format");
+			char *mode = DocmodelSchemaKwString(
+				&cc.root->val.object.pairs[m].value, "/x-docmodel-format");
 
 			if (strcmp(mode, "annotation") == 0)
 				cc.format_annotation = true;
 			else if (strcmp(mode, "assertion") != 0)
-				BadKeyword("/x-docmodel-format",
-						   "must be \"assertion\" or \"annotation\"");
+				DocmodelSchemaBadKeyword(
+					"/x-docmodel-format",
+					"must be \"assertion\" or \"annotation\"");
 		}
 		m = DocmodelJsonTreeFindMember(cc.root, "$schema", 7);
 
 		if (m >= 0)
 		{
 			JsonbValue *d = &cc.root->val.object.pairs[m].value;
-			char *uri = KwString(d, "/$schema");
+			char *uri = DocmodelSchemaKwString(d, "/$schema");
 			char *p = uri;
 
 			if (strncmp(p, "https://", 8) == 0)
@@ -284,13 +286,13 @@ DocmodelSchemaCompile(Jsonb *schema)
 		}
 	}
 	/* the root is a resource even without an "$id" */
-	cc.resources = IndexCreate("docmodel schema resources");
-	cc.locs = IndexCreate("docmodel schema locations");
-	cc.anchors = IndexCreate("docmodel schema anchors");
+	cc.resources = DocmodelSchemaIndexCreate("docmodel schema resources");
+	cc.locs = DocmodelSchemaIndexCreate("docmodel schema locations");
+	cc.anchors = DocmodelSchemaIndexCreate("docmodel schema anchors");
 	root->uri = cc.base = "";
 	root->loc = "";
-	IndexPut(cc.resources, root->uri, root);
-	s->root = CompileNode(&cc, cc.root, "");
+	DocmodelSchemaIndexPut(cc.resources, root->uri, root);
+	s->root = DocmodelSchemaCompileNode(&cc, cc.root, "");
 	ResolveRefs(&cc);
 	{
 		ListCell *lc;

@@ -49,7 +49,8 @@ schema_output(PG_FUNCTION_ARGS)
 	StringInfoData out;
 	ListCell *lc;
 
-	valid = ValidateForOutput(DocmodelSchemaGet(schema), instance, &errors);
+	valid = DocmodelSchemaValidateForOutput(DocmodelSchemaGet(schema), instance,
+											&errors);
 	initStringInfo(&out);
 	appendStringInfo(&out, "{\"valid\": %s", valid ? "true" : "false");
 	if (!valid)
