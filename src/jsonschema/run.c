@@ -249,6 +249,27 @@ Pop(VCtx *cx, int old)
 	cx->ipath.data[old] = '\0';
 }
 
+/*
+ * Check count (characters, items or properties) against the bounds min and
+ * max (-1: absent) of n's keywords minkw and maxkw: "must <verb> at least
+ * <min> <what>, not <count>".
+ */
+static bool
+ValidateCount(VCtx *cx, VNode *n, int count, int64 min, int64 max,
+			  const char *minkw, const char *maxkw, const char *verb,
+			  const char *what)
+{
+	bool ok = true;
+
+	if (min >= 0 && count < min)
+		FAIL(cx, n, minkw, "must %s at least " INT64_FORMAT " %s, not %d", verb,
+			 min, what, count);
+	if (max >= 0 && count > max)
+		FAIL(cx, n, maxkw, "must %s at most " INT64_FORMAT " %s, not %d", verb,
+			 max, what, count);
+	return ok;
+}
+
 static bool
 ValidateString(VCtx *cx, VNode *n, JsonbValue *v)
 {
@@ -257,18 +278,9 @@ ValidateString(VCtx *cx, VNode *n, JsonbValue *v)
 	int len = v->val.string.len;
 
 	if (n->min_length >= 0 || n->max_length >= 0)
-	{
-		int chars = pg_mbstrlen_with_len(s, len);
-
-		if (n->min_length >= 0 && chars < n->min_length)
-			FAIL(cx, n, "minLength",
-				 "must be at least " INT64_FORMAT " characters long, not %d",
-				 n->min_length, chars);
-		if (n->max_length >= 0 && chars > n->max_length)
-			FAIL(cx, n, "maxLength",
-				 "must be at most " INT64_FORMAT " characters long, not %d",
-				 n->max_length, chars);
-	}
+		CHECK(ValidateCount(cx, n, pg_mbstrlen_with_len(s, len), n->min_length,
+							n->max_length, "minLength", "maxLength", "be",
+							"characters long"));
 	if (n->pattern.re != NULL && !PatternMatches(&n->pattern, s, len))
 		FAIL(cx, n, "pattern", "must match the pattern \"%s\"", n->pattern.src);
 	if (n->format != F_NONE && !DocmodelSchemaFormatValid(n->format, s, len))
@@ -350,6 +362,23 @@ ItemEqual(void *items, int i, int j)
 								 &((JsonbValue *) items)[j]);
 }
 
+/* The size items of the array container c, read into one array. */
+static JsonbValue *
+ArrayElements(JsonbContainer *c, int size)
+{
+	JsonbValue *elems =
+		MemoryContextAllocHuge(CurrentMemoryContext, sizeof(JsonbValue) * size);
+	JsonbIterator *it = JsonbIteratorInit(c);
+	JsonbIteratorToken tok;
+	JsonbValue e;
+	int i = 0;
+
+	while ((tok = JsonbIteratorNext(&it, &e, true)) != WJB_DONE)
+		if (tok == WJB_ELEM)
+			elems[i++] = e;
+	return elems;
+}
+
 static bool
 ValidateArray(VCtx *cx, VNode *n, JsonbValue *v)
 {
@@ -360,27 +389,11 @@ ValidateArray(VCtx *cx, VNode *n, JsonbValue *v)
 	int old;
 	JsonbValue *elems = NULL;
 
-	if (n->min_items >= 0 && size < n->min_items)
-		FAIL(cx, n, "minItems",
-			 "must have at least " INT64_FORMAT " items, not %d", n->min_items,
-			 size);
-	if (n->max_items >= 0 && size > n->max_items)
-		FAIL(cx, n, "maxItems",
-			 "must have at most " INT64_FORMAT " items, not %d", n->max_items,
-			 size);
+	if (n->min_items >= 0 || n->max_items >= 0)
+		CHECK(ValidateCount(cx, n, size, n->min_items, n->max_items, "minItems",
+							"maxItems", "have", "items"));
 	if (size > 0 && (n->unique || n->contains || n->prefix.n > 0 || n->items))
-	{
-		JsonbIterator *it = JsonbIteratorInit(c);
-		JsonbIteratorToken tok;
-		JsonbValue e;
-
-		elems = MemoryContextAllocHuge(CurrentMemoryContext,
-									   sizeof(JsonbValue) * size);
-		i = 0;
-		while ((tok = JsonbIteratorNext(&it, &e, true)) != WJB_DONE)
-			if (tok == WJB_ELEM)
-				elems[i++] = e;
-	}
+		elems = ArrayElements(c, size);
 	if (n->unique && size > 1)
 	{
 		int j;
@@ -445,24 +458,16 @@ FindProp(VProp *props, int n, const char *k, int len)
 	return bsearch(&key, props, n, sizeof(VProp), DocmodelSchemaPropCmp);
 }
 
+/* Check v (an object) against n's required, dependentRequired and
+ * dependentSchemas (or draft-07's dependencies). */
 static bool
-ValidateObject(VCtx *cx, VNode *n, JsonbValue *v)
+ValidateDependencies(VCtx *cx, VNode *n, JsonbValue *v)
 {
 	bool ok = true;
 	JsonbContainer *c = v->val.binary.data;
-	int size = JsonContainerSize(c);
 	int i;
-	int old;
 	JsonbValue val;
 
-	if (n->min_props >= 0 && size < n->min_props)
-		FAIL(cx, n, "minProperties",
-			 "must have at least " INT64_FORMAT " properties, not %d",
-			 n->min_props, size);
-	if (n->max_props >= 0 && size > n->max_props)
-		FAIL(cx, n, "maxProperties",
-			 "must have at most " INT64_FORMAT " properties, not %d",
-			 n->max_props, size);
 	for (i = 0; i < n->nrequired; i++)
 	{
 		CHECK_FOR_INTERRUPTS();
@@ -497,6 +502,85 @@ ValidateObject(VCtx *cx, VNode *n, JsonbValue *v)
 			continue;
 		CHECK(ValidateNode(cx, d->schema, v));
 	}
+	return ok;
+}
+
+/*
+ * Apply n's propertyNames, properties, patternProperties and
+ * additionalProperties to each member of c, in one pass over it.
+ */
+static bool
+ValidateMembers(VCtx *cx, VNode *n, JsonbContainer *c)
+{
+	bool ok = true;
+	JsonbIterator *it = JsonbIteratorInit(c);
+	JsonbIteratorToken tok;
+	JsonbValue key;
+	JsonbValue val;
+	int old;
+
+	while ((tok = JsonbIteratorNext(&it, &key, true)) != WJB_DONE)
+	{
+		bool matched = false;
+		VProp *p;
+		int j;
+
+		CHECK_FOR_INTERRUPTS();
+		if (tok != WJB_KEY)
+			continue;
+		tok = JsonbIteratorNext(&it, &val, true);
+		Assert(tok == WJB_VALUE);
+		old = PushKey(cx, key.val.string.val, key.val.string.len);
+		if (n->property_names)
+			CHECK(ValidateNode(cx, n->property_names, &key));
+		p = FindProp(n->props, n->nprops, key.val.string.val,
+					 key.val.string.len);
+		if (p != NULL)
+		{
+			matched = true;
+			CHECK(ValidateNode(cx, p->schema, &val));
+		}
+		for (j = 0; j < n->npatterns; j++)
+			if (PatternMatches(&n->patterns[j], key.val.string.val,
+							   key.val.string.len))
+			{
+				matched = true;
+				CHECK(ValidateNode(cx, n->patterns[j].schema, &val));
+			}
+		if (!matched && n->additional)
+		{
+			if (n->additional->boolean == 0)
+			{
+				Pop(cx, old);
+				FAIL(cx, n, "additionalProperties",
+					 "must not have the property \"%.*s\"", key.val.string.len,
+					 key.val.string.val);
+				old = PushKey(cx, key.val.string.val, key.val.string.len);
+			}
+			else
+				CHECK(ValidateNode(cx, n->additional, &val));
+		}
+		Pop(cx, old);
+	}
+	return ok;
+}
+
+static bool
+ValidateObject(VCtx *cx, VNode *n, JsonbValue *v)
+{
+	bool ok = true;
+	JsonbContainer *c = v->val.binary.data;
+	int size = JsonContainerSize(c);
+	int i;
+	int old;
+	JsonbValue val;
+
+	if (n->min_props >= 0 || n->max_props >= 0)
+		CHECK(ValidateCount(cx, n, size, n->min_props, n->max_props,
+							"minProperties", "maxProperties", "have",
+							"properties"));
+	if (n->nrequired > 0 || n->ndep_required > 0 || n->ndep_schemas > 0)
+		CHECK(ValidateDependencies(cx, n, v));
 	if (n->nprops > 0 && n->npatterns == 0 && n->additional == NULL &&
 		n->property_names == NULL)
 	{
@@ -515,55 +599,7 @@ ValidateObject(VCtx *cx, VNode *n, JsonbValue *v)
 	}
 	else if (n->nprops > 0 || n->npatterns > 0 || n->additional ||
 			 n->property_names)
-	{
-		JsonbIterator *it = JsonbIteratorInit(c);
-		JsonbIteratorToken tok;
-		JsonbValue key;
-
-		while ((tok = JsonbIteratorNext(&it, &key, true)) != WJB_DONE)
-		{
-			bool matched = false;
-			VProp *p;
-			int j;
-
-			CHECK_FOR_INTERRUPTS();
-			if (tok != WJB_KEY)
-				continue;
-			tok = JsonbIteratorNext(&it, &val, true);
-			Assert(tok == WJB_VALUE);
-			old = PushKey(cx, key.val.string.val, key.val.string.len);
-			if (n->property_names)
-				CHECK(ValidateNode(cx, n->property_names, &key));
-			p = FindProp(n->props, n->nprops, key.val.string.val,
-						 key.val.string.len);
-			if (p != NULL)
-			{
-				matched = true;
-				CHECK(ValidateNode(cx, p->schema, &val));
-			}
-			for (j = 0; j < n->npatterns; j++)
-				if (PatternMatches(&n->patterns[j], key.val.string.val,
-								   key.val.string.len))
-				{
-					matched = true;
-					CHECK(ValidateNode(cx, n->patterns[j].schema, &val));
-				}
-			if (!matched && n->additional)
-			{
-				if (n->additional->boolean == 0)
-				{
-					Pop(cx, old);
-					FAIL(cx, n, "additionalProperties",
-						 "must not have the property \"%.*s\"",
-						 key.val.string.len, key.val.string.val);
-					old = PushKey(cx, key.val.string.val, key.val.string.len);
-				}
-				else
-					CHECK(ValidateNode(cx, n->additional, &val));
-			}
-			Pop(cx, old);
-		}
-	}
+		CHECK(ValidateMembers(cx, n, c));
 	return ok;
 }
 
@@ -579,36 +615,14 @@ ValueEquals(JsonbValue *v, JsonbValue *c)
 	return DocmodelJsonTreeEqual(&a, &b);
 }
 
-/*
- * unevaluatedProperties / unevaluatedItems: the annotations of the
- * in-place applicators. Mark in seen the members (items) of v that n or a
- * subschema applied in place evaluates: properties, patternProperties,
- * additionalProperties, a nested unevaluatedProperties (prefixItems, items,
- * contains, unevaluatedItems), through $ref, allOf, the branches of anyOf
- * and oneOf that v passes, if with then or else, and dependentSchemas.
- * self: n is the schema whose own unevaluated* keyword is being checked.
- */
 static void
-CollectProps(VCtx *cx, VNode *n, JsonbValue *v, bool *seen, int size, bool self)
+CollectOwnProps(VNode *n, JsonbValue *v, bool *seen, int size, bool self)
 {
-	JsonbContainer *c = v->val.binary.data;
-	JsonbValue val;
-	int i;
-
-	if (n == NULL || n->boolean >= 0)
-		return;
-	check_stack_depth();
-	CHECK_FOR_INTERRUPTS();
-	if (n->ref)
-		CollectProps(cx, n->ref, v, seen, size, false);
-	if (n->dref)
-		CollectProps(cx, n->ndyn > 0 ? DynamicTarget(cx, n) : n->dref, v, seen,
-					 size, false);
 	if (n->additional || (n->uneval_props && !self))
 		memset(seen, true, size);
 	else if (n->nprops > 0 || n->npatterns > 0)
 	{
-		JsonbIterator *it = JsonbIteratorInit(c);
+		JsonbIterator *it = JsonbIteratorInit(v->val.binary.data);
 		JsonbIteratorToken tok;
 		JsonbValue key;
 		int k = 0;
@@ -630,45 +644,14 @@ CollectProps(VCtx *cx, VNode *n, JsonbValue *v, bool *seen, int size, bool self)
 			k++;
 		}
 	}
-	for (i = 0; i < n->all_of.n; i++)
-		CollectProps(cx, n->all_of.s[i], v, seen, size, false);
-	for (i = 0; i < n->any_of.n; i++)
-		if (Quietly(cx, n->any_of.s[i], v))
-			CollectProps(cx, n->any_of.s[i], v, seen, size, false);
-	for (i = 0; i < n->one_of.n; i++)
-		if (Quietly(cx, n->one_of.s[i], v))
-			CollectProps(cx, n->one_of.s[i], v, seen, size, false);
-	if (n->if_)
-	{
-		if (Quietly(cx, n->if_, v))
-		{
-			CollectProps(cx, n->if_, v, seen, size, false);
-			CollectProps(cx, n->then_, v, seen, size, false);
-		}
-		else
-			CollectProps(cx, n->else_, v, seen, size, false);
-	}
-	for (i = 0; i < n->ndep_schemas; i++)
-		if (getKeyJsonValueFromContainer(c, n->dep_schemas[i].name,
-										 n->dep_schemas[i].len, &val))
-			CollectProps(cx, n->dep_schemas[i].schema, v, seen, size, false);
 }
 
 static void
-CollectItems(VCtx *cx, VNode *n, JsonbValue *elems, bool *seen, int size,
-			 JsonbValue *v, bool self)
+CollectOwnItems(VCtx *cx, VNode *n, JsonbValue *elems, bool *seen, int size,
+				bool self)
 {
 	int i;
 
-	if (n == NULL || n->boolean >= 0)
-		return;
-	check_stack_depth();
-	CHECK_FOR_INTERRUPTS();
-	if (n->ref)
-		CollectItems(cx, n->ref, elems, seen, size, v, false);
-	if (n->dref)
-		CollectItems(cx, n->ndyn > 0 ? DynamicTarget(cx, n) : n->dref, elems,
-					 seen, size, v, false);
 	if (n->items || (n->uneval_items && !self))
 		memset(seen, true, size);
 	else
@@ -678,24 +661,61 @@ CollectItems(VCtx *cx, VNode *n, JsonbValue *elems, bool *seen, int size,
 		for (i = 0; i < size; i++)
 			if (!seen[i] && Quietly(cx, n->contains, &elems[i]))
 				seen[i] = true;
+}
+
+/*
+ * unevaluatedProperties / unevaluatedItems: the annotations of the
+ * in-place applicators. Mark in seen the members of v (an object; elems
+ * NULL) or its items elems (an array) that n or a subschema applied in
+ * place evaluates: properties, patternProperties, additionalProperties, a
+ * nested unevaluatedProperties (prefixItems, items, contains,
+ * unevaluatedItems), through $ref, allOf, the branches of anyOf and oneOf
+ * that v passes, if with then or else, and dependentSchemas (objects).
+ * self: n is the schema whose own unevaluated* keyword is being checked.
+ */
+static void
+Collect(VCtx *cx, VNode *n, JsonbValue *v, JsonbValue *elems, bool *seen,
+		int size, bool self)
+{
+	JsonbValue val;
+	int i;
+
+	if (n == NULL || n->boolean >= 0)
+		return;
+	check_stack_depth();
+	CHECK_FOR_INTERRUPTS();
+	if (n->ref)
+		Collect(cx, n->ref, v, elems, seen, size, false);
+	if (n->dref)
+		Collect(cx, n->ndyn > 0 ? DynamicTarget(cx, n) : n->dref, v, elems,
+				seen, size, false);
+	if (elems == NULL)
+		CollectOwnProps(n, v, seen, size, self);
+	else
+		CollectOwnItems(cx, n, elems, seen, size, self);
 	for (i = 0; i < n->all_of.n; i++)
-		CollectItems(cx, n->all_of.s[i], elems, seen, size, v, false);
+		Collect(cx, n->all_of.s[i], v, elems, seen, size, false);
 	for (i = 0; i < n->any_of.n; i++)
 		if (Quietly(cx, n->any_of.s[i], v))
-			CollectItems(cx, n->any_of.s[i], elems, seen, size, v, false);
+			Collect(cx, n->any_of.s[i], v, elems, seen, size, false);
 	for (i = 0; i < n->one_of.n; i++)
 		if (Quietly(cx, n->one_of.s[i], v))
-			CollectItems(cx, n->one_of.s[i], elems, seen, size, v, false);
+			Collect(cx, n->one_of.s[i], v, elems, seen, size, false);
 	if (n->if_)
 	{
 		if (Quietly(cx, n->if_, v))
 		{
-			CollectItems(cx, n->if_, elems, seen, size, v, false);
-			CollectItems(cx, n->then_, elems, seen, size, v, false);
+			Collect(cx, n->if_, v, elems, seen, size, false);
+			Collect(cx, n->then_, v, elems, seen, size, false);
 		}
 		else
-			CollectItems(cx, n->else_, elems, seen, size, v, false);
+			Collect(cx, n->else_, v, elems, seen, size, false);
 	}
+	for (i = 0; elems == NULL && i < n->ndep_schemas; i++)
+		if (getKeyJsonValueFromContainer(v->val.binary.data,
+										 n->dep_schemas[i].name,
+										 n->dep_schemas[i].len, &val))
+			Collect(cx, n->dep_schemas[i].schema, v, NULL, seen, size, false);
 }
 
 /* Apply n's unevaluatedProperties to the members nothing else evaluated. */
@@ -715,7 +735,7 @@ ValidateUnevaluatedProps(VCtx *cx, VNode *n, JsonbValue *v)
 	if (size == 0)
 		return true;
 	seen = palloc0(size);
-	CollectProps(cx, n, v, seen, size, true);
+	Collect(cx, n, v, NULL, seen, size, true);
 	it = JsonbIteratorInit(c);
 	while ((tok = JsonbIteratorNext(&it, &key, true)) != WJB_DONE)
 	{
@@ -751,21 +771,13 @@ ValidateUnevaluatedItems(VCtx *cx, VNode *n, JsonbValue *v)
 	int size = JsonContainerSize(c);
 	JsonbValue *elems;
 	bool *seen;
-	JsonbIterator *it;
-	JsonbIteratorToken tok;
-	JsonbValue e;
-	int i = 0;
+	int i;
 
 	if (size == 0)
 		return true;
-	elems =
-		MemoryContextAllocHuge(CurrentMemoryContext, sizeof(JsonbValue) * size);
-	it = JsonbIteratorInit(c);
-	while ((tok = JsonbIteratorNext(&it, &e, true)) != WJB_DONE)
-		if (tok == WJB_ELEM)
-			elems[i++] = e;
+	elems = ArrayElements(c, size);
 	seen = palloc0(size);
-	CollectItems(cx, n, elems, seen, size, v, true);
+	Collect(cx, n, v, elems, seen, size, true);
 	for (i = 0; i < size; i++)
 	{
 		int old;
@@ -868,97 +880,33 @@ ValidateWatched(VCtx *cx, VNode *n, JsonbValue *v)
 	return ok;
 }
 
-/* Validate v against n, listing violations when cx->collect. */
+/* Tell whether v (of type t, a T_* bit) is of one of n's types. */
+static inline bool
+TypeMatches(VNode *n, JsonbValue *v, int t)
+{
+	return (n->types & t) != 0 || (t == T_NUMBER && (n->types & T_INTEGER) &&
+								   NumIsIntegral(v->val.numeric));
+}
+
+/* Validate v against to, the target of n's reference keyword kw. */
 static bool
-ValidateNode(VCtx *cx, VNode *n, JsonbValue *v)
+ValidateRef(VCtx *cx, VNode *n, VNode *to, const char *kw, JsonbValue *v)
+{
+	RefHop hop = {n, to, kw, cx->hops};
+	bool ok;
+
+	cx->hops = &hop;
+	ok = ValidateNode(cx, to, v);
+	cx->hops = hop.up;
+	return ok;
+}
+
+/* Apply n's allOf, anyOf, oneOf, not and if/then/else to v. */
+static bool
+ValidateApplicators(VCtx *cx, VNode *n, JsonbValue *v)
 {
 	bool ok = true;
-	int t;
 	int i;
-
-	if (unlikely(n->watch))
-	{
-		if (cx->entered != n)
-			return ValidateWatched(cx, n, v);
-		cx->entered = NULL;
-	}
-	check_stack_depth();
-	CHECK_FOR_INTERRUPTS();
-	if (n->boolean >= 0)
-	{
-		if (n->boolean == 0)
-			FAIL(cx, n, NULL, "no value is allowed here");
-		return ok;
-	}
-	if (n->ref)
-	{
-		RefHop hop = {n, n->ref, "$ref", cx->hops};
-		bool r;
-
-		cx->hops = &hop;
-		r = ValidateNode(cx, n->ref, v);
-		cx->hops = hop.up;
-		CHECK(r);
-		if (n->draft7)
-			return ok;
-	}
-	if (n->dref)
-	{
-		RefHop hop = {n, n->ndyn > 0 ? DynamicTarget(cx, n) : n->dref,
-					  n->dref_kw, cx->hops};
-		bool r;
-
-		cx->hops = &hop;
-		r = ValidateNode(cx, hop.to, v);
-		cx->hops = hop.up;
-		CHECK(r);
-	}
-	t = TypeOf(v);
-	if (n->types)
-	{
-		int match = n->types & t;
-
-		if (!match && t == T_NUMBER && (n->types & T_INTEGER) &&
-			NumIsIntegral(v->val.numeric))
-			match = 1;
-		if (!match)
-		{
-			StringInfoData names;
-			int k;
-
-			if (!cx->collect)
-				return false;
-			initStringInfo(&names);
-			for (k = 0; k < lengthof(DocmodelSchemaTypeNames); k++)
-				if (n->types & (1 << k))
-					appendStringInfo(&names, "%s%s", names.len ? " or " : "",
-									 DocmodelSchemaTypeNames[k]);
-			FAIL(cx, n, "type", "must be of type %s, not %s", names.data,
-				 DocmodelJsonTreeTypeName(v));
-		}
-	}
-	if (n->nenum >= 0)
-	{
-		for (i = 0; i < n->nenum; i++)
-		{
-			CHECK_FOR_INTERRUPTS();
-			if (ValueEquals(v, &n->enums[i]))
-				break;
-		}
-		if (i == n->nenum)
-			FAIL(cx, n, "enum", "must be one of the values of \"enum\"");
-	}
-	if (n->has_const && !ValueEquals(v, &n->constv))
-		FAIL(cx, n, "const", "must be equal to the value of \"const\"");
-
-	if (t == T_STRING)
-		CHECK(ValidateString(cx, n, v));
-	else if (t == T_NUMBER)
-		CHECK(ValidateNumber(cx, n, v));
-	else if (t == T_ARRAY)
-		CHECK(ValidateArray(cx, n, v));
-	else if (t == T_OBJECT)
-		CHECK(ValidateObject(cx, n, v));
 
 	for (i = 0; i < n->all_of.n; i++)
 		CHECK(ValidateNode(cx, n->all_of.s[i], v));
@@ -998,6 +946,80 @@ ValidateNode(VCtx *cx, VNode *n, JsonbValue *v)
 		if (branch)
 			CHECK(ValidateNode(cx, branch, v));
 	}
+	return ok;
+}
+
+/* Validate v against n, listing violations when cx->collect. */
+static bool
+ValidateNode(VCtx *cx, VNode *n, JsonbValue *v)
+{
+	bool ok = true;
+	int t;
+	int i;
+
+	if (unlikely(n->watch))
+	{
+		if (cx->entered != n)
+			return ValidateWatched(cx, n, v);
+		cx->entered = NULL;
+	}
+	check_stack_depth();
+	CHECK_FOR_INTERRUPTS();
+	if (n->boolean >= 0)
+	{
+		if (n->boolean == 0)
+			FAIL(cx, n, NULL, "no value is allowed here");
+		return ok;
+	}
+	if (n->ref)
+	{
+		CHECK(ValidateRef(cx, n, n->ref, "$ref", v));
+		if (n->draft7)
+			return ok;
+	}
+	if (n->dref)
+		CHECK(ValidateRef(cx, n, n->ndyn > 0 ? DynamicTarget(cx, n) : n->dref,
+						  n->dref_kw, v));
+	t = TypeOf(v);
+	if (n->types && !TypeMatches(n, v, t))
+	{
+		StringInfoData names;
+		int k;
+
+		if (!cx->collect)
+			return false;
+		initStringInfo(&names);
+		for (k = 0; k < lengthof(DocmodelSchemaTypeNames); k++)
+			if (n->types & (1 << k))
+				appendStringInfo(&names, "%s%s", names.len ? " or " : "",
+								 DocmodelSchemaTypeNames[k]);
+		FAIL(cx, n, "type", "must be of type %s, not %s", names.data,
+			 DocmodelJsonTreeTypeName(v));
+	}
+	if (n->nenum >= 0)
+	{
+		for (i = 0; i < n->nenum; i++)
+		{
+			CHECK_FOR_INTERRUPTS();
+			if (ValueEquals(v, &n->enums[i]))
+				break;
+		}
+		if (i == n->nenum)
+			FAIL(cx, n, "enum", "must be one of the values of \"enum\"");
+	}
+	if (n->has_const && !ValueEquals(v, &n->constv))
+		FAIL(cx, n, "const", "must be equal to the value of \"const\"");
+
+	if (t == T_STRING)
+		CHECK(ValidateString(cx, n, v));
+	else if (t == T_NUMBER)
+		CHECK(ValidateNumber(cx, n, v));
+	else if (t == T_ARRAY)
+		CHECK(ValidateArray(cx, n, v));
+	else if (t == T_OBJECT)
+		CHECK(ValidateObject(cx, n, v));
+
+	CHECK(ValidateApplicators(cx, n, v));
 	if (n->uneval_props && t == T_OBJECT)
 		CHECK(ValidateUnevaluatedProps(cx, n, v));
 	if (n->uneval_items && t == T_ARRAY)
