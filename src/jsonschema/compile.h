@@ -7,8 +7,8 @@
  *
  *-------------------------------------------------------------------------
  */
-#ifndef DOCMODEL_SCHEMA_COMPILE_H
-#define DOCMODEL_SCHEMA_COMPILE_H
+#ifndef DOCMODEL_JSONSCHEMA_COMPILE_H
+#define DOCMODEL_JSONSCHEMA_COMPILE_H
 
 #include "nodes/pg_list.h"
 #include "utils/builtins.h"
@@ -204,18 +204,41 @@ SchemaNumCmp(Numeric a, Numeric b)
 											 NumericGetDatum(b)));
 }
 
+/* A new NameIndex (NameIndexEntry by hash) in the current memory context. */
 extern HTAB *DocmodelSchemaIndexCreate(const char *name);
+
+/* Add item under name (not copied) to index. */
 extern void DocmodelSchemaIndexPut(HTAB *index, const char *name, void *item);
+
+/* The first (or last) item added under name to index, or NULL. */
 extern void *DocmodelSchemaIndexGet(HTAB *index, const char *name, bool last);
+
+/*
+ * The first i whose item equals an earlier one (that one in *dup), or -1:
+ * items hashed, only those of equal hash compared (uniqueItems, names).
+ */
 extern int DocmodelSchemaFirstDuplicate(
 	void *items, int n, uint32 (*hash)(void *items, int i),
 	bool (*equal)(void *items, int i, int j), int *dup);
+
+/* Refuse the schema at loc: 22023 "invalid JSON Schema at loc: what". */
 extern void pg_attribute_noreturn()
 	DocmodelSchemaBadKeyword(const char *loc, const char *what);
+
+/* The string v, copied (22023 when v is not a string). */
 extern char *DocmodelSchemaKwString(JsonbValue *v, const char *loc);
+
+/* Order VProps by name as jsonb orders keys (qsort, bsearch). */
 extern int DocmodelSchemaPropCmp(const void *a, const void *b);
+
+/* Resolve the URI reference ref (no fragment) against base (RFC 3986, 5.2). */
 extern char *DocmodelSchemaUriResolve(const char *base, const char *ref);
+
+/*
+ * Compile the subschema v found at loc (a JSON Pointer) into a new VNode,
+ * its subschemas too; its "$ref"s are added to cc->pending.
+ */
 extern VNode *DocmodelSchemaCompileNode(CompileCtx *cc, JsonbValue *v,
 										const char *loc);
 
-#endif /* DOCMODEL_SCHEMA_COMPILE_H */
+#endif /* DOCMODEL_JSONSCHEMA_COMPILE_H */

@@ -7,8 +7,8 @@
  *
  *-------------------------------------------------------------------------
  */
-#ifndef DOCMODEL_SCHEMA_FORMATS_H
-#define DOCMODEL_SCHEMA_FORMATS_H
+#ifndef DOCMODEL_JSONSCHEMA_FORMATS_H
+#define DOCMODEL_JSONSCHEMA_FORMATS_H
 
 /* Formats asserted (others are annotations). */
 typedef enum VFormat
@@ -44,4 +44,4 @@ extern int DocmodelSchemaHexDigit(char c);
 /* Tell whether s (len bytes) is a valid f. */
 extern bool DocmodelSchemaFormatValid(VFormat f, const char *s, int len);
 
-#endif /* DOCMODEL_SCHEMA_FORMATS_H */
+#endif /* DOCMODEL_JSONSCHEMA_FORMATS_H */

@@ -7,8 +7,8 @@
  *
  *-------------------------------------------------------------------------
  */
-#ifndef DOCMODEL_SCHEMA_PATTERN_H
-#define DOCMODEL_SCHEMA_PATTERN_H
+#ifndef DOCMODEL_JSONSCHEMA_PATTERN_H
+#define DOCMODEL_JSONSCHEMA_PATTERN_H
 
 /* A pattern of the simple kind, compiled (opaque). */
 typedef struct SimplePattern SimplePattern;
@@ -20,4 +20,4 @@ extern SimplePattern *DocmodelSchemaSimpleCompile(const char *src);
 extern bool DocmodelSchemaSimpleMatches(const SimplePattern *sp, const char *s,
 										int len);
 
-#endif /* DOCMODEL_SCHEMA_PATTERN_H */
+#endif /* DOCMODEL_JSONSCHEMA_PATTERN_H */

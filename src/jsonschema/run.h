@@ -6,8 +6,8 @@
  *
  *-------------------------------------------------------------------------
  */
-#ifndef DOCMODEL_SCHEMA_RUN_H
-#define DOCMODEL_SCHEMA_RUN_H
+#ifndef DOCMODEL_JSONSCHEMA_RUN_H
+#define DOCMODEL_JSONSCHEMA_RUN_H
 
 #include "nodes/pg_list.h"
 #include "utils/jsonb.h"
@@ -41,4 +41,4 @@ extern bool DocmodelSchemaValidate(DocmodelSchema *s, Jsonb *instance,
 extern bool DocmodelSchemaValidateForOutput(DocmodelSchema *s, Jsonb *instance,
 											List **errors);
 
-#endif /* DOCMODEL_SCHEMA_RUN_H */
+#endif /* DOCMODEL_JSONSCHEMA_RUN_H */

@@ -7,8 +7,8 @@
  *
  *-------------------------------------------------------------------------
  */
-#ifndef DOCMODEL_SCHEMA_SCHEMA_H
-#define DOCMODEL_SCHEMA_SCHEMA_H
+#ifndef DOCMODEL_JSONSCHEMA_SCHEMA_H
+#define DOCMODEL_JSONSCHEMA_SCHEMA_H
 
 #include "utils/jsonb.h"
 
@@ -28,4 +28,4 @@ extern DocmodelSchema *DocmodelSchemaGet(Jsonb *schema);
  */
 extern DocmodelSchema *DocmodelSchemaCompile(Jsonb *schema);
 
-#endif /* DOCMODEL_SCHEMA_SCHEMA_H */
+#endif /* DOCMODEL_JSONSCHEMA_SCHEMA_H */

@@ -1,17 +1,11 @@
 /*-------------------------------------------------------------------------
  *
  * jsonschema/validate.c
- *	  JSON Schema validation over jsonb: dialects 2020-12 (the default) and
- *	  draft-07 (by "$schema"). A schema is compiled once into a tree of
- *	  VNodes (numbers as numerics, patterns compiled by PostgreSQL's regex
- *	  engine, "$ref" and "$anchor" resolved to nodes), then run over the
- *	  instance listing every violation with its instance path and schema
- *	  path (JSON Pointers, formatted by jsonpointer.c).
- *
- *	  State: a per-backend cache of compiled schemas keyed by the schema's
- *	  bytes (SchemaCache, at most SCHEMA_CACHE_SIZE entries, each in its own
- *	  memory context under CacheMemoryContext; the least recently used is
- *	  dropped). Nothing is shared between backends.
+ *	  The SQL functions of JSON Schema validation: schema_valid,
+ *	  schema_errors and schema_output (the "basic" output format), over the
+ *	  cache of compiled schemas (schema.c) and the validator (run.c); and
+ *	  violations returned as rows (DocmodelReturnViolations, registry.c's
+ *	  too). No state.
  *
  *-------------------------------------------------------------------------
  */

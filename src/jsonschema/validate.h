@@ -1,10 +1,11 @@
 /*-------------------------------------------------------------------------
  *
  * jsonschema/validate.h
- *	  JSON Schema (2020-12 and draft-07) compiled once into a C structure
- *	  and run over jsonb, every violation listed with its instance path (a
- *	  JSON Pointer) and schema path. Compiled schemas are cached per backend
- *	  by the schema's bytes (validate.c).
+ *	  JSON Schema (2020-12, 2019-09 and draft-07) compiled once into a C
+ *	  structure and run over jsonb, every violation listed with its instance
+ *	  path (a JSON Pointer) and schema path: the interface for the rest of
+ *	  docmodel. Compiled and cached by schema.c (schema.h), run by run.c
+ *	  (run.h); the SQL functions in validate.c.
  *
  *-------------------------------------------------------------------------
  */
