@@ -1,9 +1,10 @@
 /*-------------------------------------------------------------------------
  *
  * jsonschema/pattern.c
- *	  Patterns of the simple kind (^[0-9]{10}$) matched on ASCII text without
- *	  the regular expression engine: backtracking within a budget, then an
- *	  automaton over the text once. No state.
+ *	  JSON Schema's patterns matched: those of the simple kind (^[0-9]{10}$)
+ *	  on ASCII text without the regular expression engine (backtracking
+ *	  within a budget, then an automaton over the text once), the others by
+ *	  regex.c. No state.
  *
  *-------------------------------------------------------------------------
  */
@@ -14,6 +15,7 @@
 #include "miscadmin.h"
 
 #include "jsonschema/pattern.h"
+#include "jsonschema/regex.h"
 
 /*
  * Most schemas' patterns are a run of single characters or classes with
@@ -346,8 +348,8 @@ SimpleTryAt(const SimplePattern *sp, int i, const char *s, int len, int pos,
 }
 
 /* Tell whether sp matches anywhere in s[0..len) (ASCII), in linear time. */
-bool
-DocmodelSchemaSimpleMatches(const SimplePattern *sp, const char *s, int len)
+static bool
+SimpleMatches(const SimplePattern *sp, const char *s, int len)
 {
 	int64 budget = 4 * ((int64) len + 16);
 	int start;
@@ -364,4 +366,25 @@ DocmodelSchemaSimpleMatches(const SimplePattern *sp, const char *s, int len)
 			break;
 	}
 	return false;
+}
+
+static bool
+AsciiOnly(const char *s, int len)
+{
+	int i;
+
+	for (i = 0; i < len; i++)
+		if ((unsigned char) s[i] >= 0x80)
+			return false;
+	return true;
+}
+
+/* Tell whether the pattern matches anywhere in s; see pattern.h. */
+bool
+DocmodelSchemaPatternMatches(const SimplePattern *simple, const EcmaRegex *re,
+							 const char *s, int len)
+{
+	if (simple != NULL && AsciiOnly(s, len))
+		return SimpleMatches(simple, s, len);
+	return DocmodelRegexMatch(re, s, len);
 }

@@ -22,26 +22,6 @@
 #include "json/tree.h"
 #include "jsonschema/run.h"
 
-static bool
-AsciiOnly(const char *s, int len)
-{
-	int i;
-
-	for (i = 0; i < len; i++)
-		if ((unsigned char) s[i] >= 0x80)
-			return false;
-	return true;
-}
-
-/* Tell whether the pattern matches anywhere in s (len bytes). */
-static bool
-PatternMatches(const VPattern *vp, const char *s, int len)
-{
-	if (vp->simple != NULL && AsciiOnly(s, len))
-		return DocmodelSchemaSimpleMatches(vp->simple, s, len);
-	return DocmodelRegexMatch(vp->re, s, len);
-}
-
 typedef struct VCtx
 {
 	bool collect; /* list violations (false: stop at the first) */
@@ -254,7 +234,7 @@ Pop(VCtx *cx, int old)
  * max (-1: absent) of n's keywords minkw and maxkw: "must <verb> at least
  * <min> <what>, not <count>".
  */
-static bool
+static pg_attribute_always_inline bool
 ValidateCount(VCtx *cx, VNode *n, int count, int64 min, int64 max,
 			  const char *minkw, const char *maxkw, const char *verb,
 			  const char *what)
@@ -281,7 +261,8 @@ ValidateString(VCtx *cx, VNode *n, JsonbValue *v)
 		CHECK(ValidateCount(cx, n, pg_mbstrlen_with_len(s, len), n->min_length,
 							n->max_length, "minLength", "maxLength", "be",
 							"characters long"));
-	if (n->pattern.re != NULL && !PatternMatches(&n->pattern, s, len))
+	if (n->pattern.re != NULL &&
+		!DocmodelSchemaPatternMatches(n->pattern.simple, n->pattern.re, s, len))
 		FAIL(cx, n, "pattern", "must match the pattern \"%s\"", n->pattern.src);
 	if (n->format != F_NONE && !DocmodelSchemaFormatValid(n->format, s, len))
 		FAIL(cx, n, "format", "must be a valid %s",
@@ -541,8 +522,9 @@ ValidateMembers(VCtx *cx, VNode *n, JsonbContainer *c)
 			CHECK(ValidateNode(cx, p->schema, &val));
 		}
 		for (j = 0; j < n->npatterns; j++)
-			if (PatternMatches(&n->patterns[j], key.val.string.val,
-							   key.val.string.len))
+			if (DocmodelSchemaPatternMatches(
+					n->patterns[j].simple, n->patterns[j].re,
+					key.val.string.val, key.val.string.len))
 			{
 				matched = true;
 				CHECK(ValidateNode(cx, n->patterns[j].schema, &val));
@@ -638,8 +620,9 @@ CollectOwnProps(VNode *n, JsonbValue *v, bool *seen, int size, bool self)
 						 key.val.string.len))
 				seen[k] = true;
 			for (j = 0; j < n->npatterns && !seen[k]; j++)
-				if (PatternMatches(&n->patterns[j], key.val.string.val,
-								   key.val.string.len))
+				if (DocmodelSchemaPatternMatches(
+						n->patterns[j].simple, n->patterns[j].re,
+						key.val.string.val, key.val.string.len))
 					seen[k] = true;
 			k++;
 		}
