@@ -26,7 +26,7 @@
 #include "collection/fields.h"
 #include "collection/kv.h"
 #include "collection/layout.h"
-#include "copy/copy.h"
+#include "copy/rules.h"
 #include "copy/worker.h"
 #include "counter/counter.h"
 #include "jsonschema/registry.h"

@@ -21,7 +21,5 @@ extern Datum copy_fill_trigger(PG_FUNCTION_ARGS);
 extern Datum copy_aggregate_trigger(PG_FUNCTION_ARGS);
 extern Datum copy_apply_copies_batch(PG_FUNCTION_ARGS);
 extern Datum copy_apply_copies(PG_FUNCTION_ARGS);
-/* Cache invalidation subscriber (init.c's dispatcher; no catalog access, no error). */
-extern void DocmodelCopyRelcache(Oid relid);
 
 #endif /* DOCMODEL_COPY_COPY_H */

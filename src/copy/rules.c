@@ -41,7 +41,6 @@
 #include "catalog.h"
 #include "collection/config.h"
 #include "collection/layout.h"
-#include "copy/copy.h"
 #include "copy/rules.h"
 #include "json/pointer.h"
 #include "json/tree.h"

@@ -48,6 +48,8 @@ extern int DocmodelCopyRunAsOwner(SPIPlanPtr plan, Datum *args,
 								  Oid owner_of);
 /* The OID of docmodel.copy_queue, as the last rule loaded found it. */
 extern Oid DocmodelCopyQueueTable(void);
+/* Cache invalidation subscriber (init.c's dispatcher; no catalog access, no error). */
+extern void DocmodelCopyRelcache(Oid relid);
 /* SQL-callable: the statement trigger of docmodel.copy_rules. */
 extern Datum copy_rules_changed(PG_FUNCTION_ARGS);
 

@@ -5,7 +5,7 @@
  *	  document type and version, written by register_schema/drop_schema),
  *	  its enforcement by the collection trigger (DocmodelValidateWrite), and
  *	  validate(doc) / validation_errors(doc). Schemas are compiled and run
- *	  by validate.c.
+ *	  by schema.c and run.c.
  *
  *	  Shared state: a backend-local copy of docmodel.schemas (SchemaRegistry,
  *	  in its own context under CacheMemoryContext). A statement trigger on

@@ -13,9 +13,9 @@
 #include "utils/builtins.h"
 #include "utils/fmgrprotos.h"
 
-#include "collection.h"
+#include "collection/config.h"
 #include "fuzz.h"
-#include "key.h"
+#include "collection/key.h"
 
 extern Datum key_parts(PG_FUNCTION_ARGS);
 extern Datum key_is_valid(PG_FUNCTION_ARGS);

@@ -13,7 +13,7 @@
 #include "utils/jsonb.h"
 
 #include "fuzz.h"
-#include "jsonpatch.h"
+#include "json/patch.h"
 
 extern Datum json_diff(PG_FUNCTION_ARGS);
 

@@ -14,7 +14,7 @@
 #include "utils/jsonb.h"
 
 #include "fuzz.h"
-#include "jsonpatch.h"
+#include "json/patch.h"
 
 extern Datum migration_check_steps(PG_FUNCTION_ARGS);
 

@@ -11,7 +11,7 @@
 #include "utils/jsonb.h"
 
 #include "fuzz.h"
-#include "validate.h"
+#include "jsonschema/validate.h"
 
 void
 FuzzSchema(const uint8 *data, size_t size)

@@ -11,8 +11,8 @@
 #include "mb/pg_wchar.h"
 
 #include "fuzz.h"
-#include "jsontree.h"
-#include "migrate_int.h"
+#include "json/tree.h"
+#include "migrate/steps.h"
 
 /* Every JSON kind, empties, multibyte text, dates, epochs, nesting. */
 static const char *const fuzz_steps_doc =

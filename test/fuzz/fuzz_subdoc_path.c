@@ -17,7 +17,7 @@
 #include "utils/jsonb.h"
 
 #include "fuzz.h"
-#include "jsonpointer.h"
+#include "json/pointer.h"
 
 extern Datum subdoc_mutate_in_apply(PG_FUNCTION_ARGS);
 

@@ -7,7 +7,7 @@
 #include "mb/pg_wchar.h"
 
 #include "fuzz.h"
-#include "version.h"
+#include "collection/version.h"
 
 static void
 ParseRaising(void *arg)
