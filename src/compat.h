@@ -69,6 +69,7 @@ DocmodelHeapUpdate(Relation rel, ItemPointer otid, HeapTuple newtup,
 
 /* 16: ExecInsertIndexTuples' onlySummarizing (false: every index). */
 #if PG_VERSION_NUM >= 160000
+#include "executor/executor.h" /* declared before the macro renames it */
 #define ExecInsertIndexTuples(rri, slot, estate, update, noDupErr,           \
 							  specConflict, arbiterIndexes)                  \
 	ExecInsertIndexTuples(rri, slot, estate, update, noDupErr, specConflict, \
@@ -82,6 +83,7 @@ DocmodelHeapUpdate(Relation rel, ItemPointer otid, HeapTuple newtup,
 #endif
 
 /* makeIndexInfo: 16's summarizing, 18's withoutoverlaps (both false). */
+#include "nodes/makefuncs.h"
 #if PG_VERSION_NUM >= 180000
 #define makeIndexInfo(natts, nkeyatts, amoid, exprs, preds, unique, nnd,      \
 					  isready, concurrent)                                    \
@@ -118,6 +120,7 @@ DocmodelHeapUpdate(Relation rel, ItemPointer otid, HeapTuple newtup,
 
 /* 18: index_beginscan's instrumentation (NULL: none). */
 #if PG_VERSION_NUM >= 180000
+#include "access/genam.h"
 #define index_beginscan(heap, index, snapshot, nkeys, norderbys) \
 	index_beginscan(heap, index, snapshot, NULL, nkeys, norderbys)
 #endif
@@ -127,6 +130,7 @@ DocmodelHeapUpdate(Relation rel, ItemPointer otid, HeapTuple newtup,
  * asked; before 18 it returned it (true: as before).
  */
 #if PG_VERSION_NUM >= 180000
+#include "utils/relcache.h"
 #define RelationGetPrimaryKeyIndex(rel) RelationGetPrimaryKeyIndex(rel, true)
 #endif
 

@@ -296,7 +296,7 @@ ScanByte(const char *key, int len, int i, const char *delim, int dlen,
  * already seen masked off).
  */
 static KeyFault
-ScanKey(const char *key, int len, const char *delim, int dlen, KeyScan *s)
+KeyScanParts(const char *key, int len, const char *delim, int dlen, KeyScan *s)
 {
 	unsigned char d0 = (unsigned char) delim[0];
 	int partstart = 0;
@@ -440,7 +440,7 @@ DocmodelCheckKey(const char *key, int len, const char *delim, int dlen,
 {
 	KeyScan s;
 
-	if (ScanKey(key, len, delim, dlen, &s) == KEY_OK)
+	if (KeyScanParts(key, len, delim, dlen, &s) == KEY_OK)
 		return true;
 	if (raise)
 		ReportKeyFault(key, len, delim, dlen, &s);
@@ -525,7 +525,7 @@ CheckKeyArgs(text *key, text *delim, KeyScan *s)
 
 	if (unlikely(!DelimiterIsValid(d, dlen, &badbyte)))
 		DocmodelCheckDelimiter(d, dlen);
-	if (unlikely(ScanKey(k, klen, d, dlen, s) != KEY_OK))
+	if (unlikely(KeyScanParts(k, klen, d, dlen, s) != KEY_OK))
 		ReportKeyFault(k, klen, d, dlen, s);
 }
 
@@ -912,7 +912,7 @@ BuildKey(FunctionCallInfo fcinfo, int first, const char *delim, int dlen)
 	 * are exactly the separators put in: every separator is one, so equal
 	 * counts mean equal sets.
 	 */
-	if (ScanKey(buf, pos, delim, dlen, &s) != KEY_OK || s.nparts != nparts)
+	if (KeyScanParts(buf, pos, delim, dlen, &s) != KEY_OK || s.nparts != nparts)
 		ReportBuiltKey(buf, pos, starts, ends, nparts, delim, dlen);
 
 	result = (text *) palloc(VARHDRSZ + pos);
@@ -1029,7 +1029,7 @@ key_is_valid(PG_FUNCTION_ARGS)
 	if (!DelimiterIsValid(VARDATA_ANY(delim), VARSIZE_ANY_EXHDR(delim),
 						  &badbyte))
 		PG_RETURN_BOOL(false);
-	PG_RETURN_BOOL(ScanKey(VARDATA_ANY(k), VARSIZE_ANY_EXHDR(k),
+	PG_RETURN_BOOL(KeyScanParts(VARDATA_ANY(k), VARSIZE_ANY_EXHDR(k),
 						   VARDATA_ANY(delim), VARSIZE_ANY_EXHDR(delim),
 						   &s) == KEY_OK);
 }

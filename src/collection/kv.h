@@ -9,6 +9,7 @@
 #ifndef DOCMODEL_KV_H
 #define DOCMODEL_KV_H
 
+#include "compat.h"
 #include "commands/trigger.h"
 #include "fmgr.h"
 #include "utils/jsonb.h"

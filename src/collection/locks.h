@@ -8,6 +8,7 @@
 #ifndef DOCMODEL_COLLECTION_LOCKS_H
 #define DOCMODEL_COLLECTION_LOCKS_H
 
+#include "compat.h"
 #include "commands/trigger.h"
 #include "utils/timestamp.h"
 

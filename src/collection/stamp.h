@@ -8,6 +8,7 @@
 #ifndef DOCMODEL_COLLECTION_STAMP_H
 #define DOCMODEL_COLLECTION_STAMP_H
 
+#include "compat.h"
 #include "utils/jsonb.h"
 #include "utils/timestamp.h"
 

@@ -10,6 +10,7 @@
 #ifndef DOCMODEL_JSONSCHEMA_COMPILE_H
 #define DOCMODEL_JSONSCHEMA_COMPILE_H
 
+#include "compat.h"
 #include "nodes/pg_list.h"
 #include "utils/builtins.h"
 #include "utils/hsearch.h"

@@ -8,6 +8,7 @@
 #ifndef DOCMODEL_MIGRATE_STEP_UTIL_H
 #define DOCMODEL_MIGRATE_STEP_UTIL_H
 
+#include "compat.h"
 #include "lib/stringinfo.h"
 #include "utils/jsonb.h"
 
