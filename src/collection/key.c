@@ -1030,8 +1030,8 @@ key_is_valid(PG_FUNCTION_ARGS)
 						  &badbyte))
 		PG_RETURN_BOOL(false);
 	PG_RETURN_BOOL(KeyScanParts(VARDATA_ANY(k), VARSIZE_ANY_EXHDR(k),
-						   VARDATA_ANY(delim), VARSIZE_ANY_EXHDR(delim),
-						   &s) == KEY_OK);
+								VARDATA_ANY(delim), VARSIZE_ANY_EXHDR(delim),
+								&s) == KEY_OK);
 }
 
 /*
