@@ -375,12 +375,12 @@ DocmodelIdnaPunycodeDecode(const char *s, int len, pg_wchar *out, int max,
 	uint32 n = PUNY_INITIAL_N;
 	uint32 i = 0;
 	uint32 bias = PUNY_INITIAL_BIAS;
-	int b = 0;
+	int b = -1;
 	int o = 0;
 	int in;
 	int j;
 
-	/* the basic code points: those before the last delimiter */
+	/* the basic code points: those before the last delimiter, if any */
 	for (j = 0; j < len; j++)
 		if (s[j] == '-')
 			b = j;
@@ -392,7 +392,7 @@ DocmodelIdnaPunycodeDecode(const char *s, int len, pg_wchar *out, int max,
 			return false;
 		out[o++] = (unsigned char) s[j];
 	}
-	for (in = b > 0 ? b + 1 : 0; in < len;)
+	for (in = b + 1; in < len;)
 	{
 		uint32 oldi = i;
 		uint32 w = 1;
