@@ -160,6 +160,7 @@ struct VNode
 	int ndep_required;
 	VProp *dep_required;
 	const char *dep_required_kw;
+	int ndep_required_d7; /* the first of dep_required: from dependencies */
 	int ndep_schemas;
 	VProp *dep_schemas;
 	const char *dep_schemas_kw;
@@ -1298,6 +1299,7 @@ KwDependencies(CompileCtx *cc, VNode *n, const char *kw, JsonbValue *v,
 		d->name = p->key.val.string.val;
 		d->len = p->key.val.string.len;
 	}
+	n->ndep_required_d7 = n->ndep_required;
 }
 
 static void
@@ -3250,7 +3252,9 @@ ValidateObject(VCtx *cx, VNode *n, JsonbValue *v)
 			CHECK_FOR_INTERRUPTS();
 			if (getKeyJsonValueFromContainer(c, d->names[j], d->lens[j],
 											 &val) == NULL)
-				FAIL(cx, n, n->dep_required_kw,
+				FAIL(cx, n,
+					 i < n->ndep_required_d7 ? "dependencies"
+											 : n->dep_required_kw,
 					 "must have the property \"%.*s\" when \"%.*s\" is present",
 					 d->lens[j], d->names[j], d->len, d->name);
 		}
