@@ -2,7 +2,9 @@
 """Generate src/jsonschema/unicode_props.c: the code point sets of the Unicode properties
 ECMA-262 lets a regular expression name with \\p{...} under the "u" flag
 (General_Category, Script, Script_Extensions and ECMA-262's table of binary
-properties), as sorted, merged code point ranges.
+properties), as sorted, merged code point ranges; and for IDNA2008's rules
+(idn-hostname) the Bidi_Class (RFC 5893's Bidi rule) and Joining_Type (ZERO
+WIDTH NON-JOINER's context, RFC 5892 appendix A.1) of every code point.
 
 Usage: scripts/gen_unicode.py [UCD_DIR] > src/jsonschema/unicode_props.c
 UCD_DIR is the Unicode Character Database (default /usr/share/unicode, Debian's
@@ -157,6 +159,36 @@ for name, _ in BINARY:
         sys.exit("gen_unicode: no data for the binary property " + name)
     binary_sets[name] = ranges(binary_pts[name])
 
+# Bidi_Class: the classes RFC 5893 names, the others as UNICODE_BIDI_OTHER; L
+# (the default) is not listed.
+BIDI = ["R", "AL", "AN", "EN", "ES", "CS", "ET", "ON", "BN", "NSM"]
+bidi = {}
+for f in lines("extracted/DerivedBidiClass.txt"):
+    if f[1] != "L":
+        for c in cps(f[0]):
+            bidi[c] = f[1] if f[1] in BIDI else "OTHER"
+
+
+def valued_ranges(values):
+    out = []
+    for c in sorted(values):
+        v = values[c]
+        if out and out[-1][1] + 1 == c and out[-1][2] == v:
+            out[-1][1] = c
+        else:
+            out.append([c, c, v])
+    return out
+
+
+bidi_ranges = valued_ranges(bidi)
+# Joining_Type: U (the default) is not listed.
+joining = {}
+for f in lines("extracted/DerivedJoiningType.txt"):
+    if f[1] != "U":
+        for c in cps(f[0]):
+            joining[c] = f[1]
+joining_ranges = valued_ranges(joining)
+
 # One table of ranges; identical sets share their ranges.
 table = []
 where = {}
@@ -215,6 +247,18 @@ for kind, n, s, s2 in entries:
     s2 = s2 or (0, 0)
     out.write('\t{%s, "%s", %d, %d, %d, %d},\n'
               % (kind, n, s[0], s[1], s2[0], s2[1]))
+out.write("};\n\n")
+out.write("static const UnicodeValueRange BidiRanges[%d] = {\n"
+          % len(bidi_ranges))
+for i in range(0, len(bidi_ranges), 2):
+    out.write("\t" + " ".join("{0x%X, 0x%X, UNICODE_BIDI_%s}," % tuple(r)
+                              for r in bidi_ranges[i:i + 2]) + "\n")
+out.write("};\n\n")
+out.write("static const UnicodeValueRange JoiningRanges[%d] = {\n"
+          % len(joining_ranges))
+for i in range(0, len(joining_ranges), 3):
+    out.write("\t" + " ".join("{0x%X, 0x%X, '%s'}," % tuple(r)
+                              for r in joining_ranges[i:i + 3]) + "\n")
 out.write("};\n/* clang-format on */\n")
 out.write("""
 static int
@@ -248,5 +292,41 @@ DocmodelUnicodePropertyRanges(UnicodeKind kind, const char *name,
 	*ranges = Ranges + (extensions ? e->start2 : e->start);
 	*n = extensions ? e->n2 : e->n;
 	return true;
+}
+
+/* The value of c in ranges r[0..n) (sorted, disjoint), or dflt. */
+static int
+ValueOf(const UnicodeValueRange *r, int n, uint32 c, int dflt)
+{
+	int lo = 0;
+	int hi = n - 1;
+
+	while (lo <= hi)
+	{
+		int mid = (lo + hi) / 2;
+
+		if (c < r[mid].lo)
+			hi = mid - 1;
+		else if (c > r[mid].hi)
+			lo = mid + 1;
+		else
+			return r[mid].value;
+	}
+	return dflt;
+}
+
+/* The Bidi_Class of c (UNICODE_BIDI_OTHER: a class RFC 5893 does not name). */
+UnicodeBidiClass
+DocmodelUnicodeBidiClass(uint32 c)
+{
+	return (UnicodeBidiClass) ValueOf(BidiRanges, lengthof(BidiRanges), c,
+									  UNICODE_BIDI_L);
+}
+
+/* The Joining_Type of c: 'C', 'D', 'L', 'R', 'T' or 'U'. */
+char
+DocmodelUnicodeJoiningType(uint32 c)
+{
+	return (char) ValueOf(JoiningRanges, lengthof(JoiningRanges), c, 'U');
 }
 """)

@@ -604,19 +604,24 @@ KwDependentRequired(CompileCtx *cc, VNode *n, const char *kw, JsonbValue *v,
 					const char *loc)
 {
 	int i;
+	VProp *d;
 
 	if (v->type != jbvObject)
 		DocmodelSchemaBadKeyword(loc, "must be an object of string arrays");
-	n->ndep_required = v->val.object.nPairs;
-	n->dep_required = palloc0(sizeof(VProp) * Max(n->ndep_required, 1));
+	/* after the entries of draft-07's dependencies, if any */
+	d = palloc0(sizeof(VProp) * (n->ndep_required + v->val.object.nPairs + 1));
+	if (n->ndep_required > 0)
+		memcpy(d, n->dep_required, sizeof(VProp) * n->ndep_required);
+	n->dep_required = d;
 	n->dep_required_kw = kw;
-	for (i = 0; i < n->ndep_required; i++)
+	for (i = 0; i < v->val.object.nPairs; i++)
 	{
 		JsonbPair *p = &v->val.object.pairs[i];
 
-		n->dep_required[i].name = p->key.val.string.val;
-		n->dep_required[i].len = p->key.val.string.len;
-		KwNames(&n->dep_required[i], &p->value,
+		d = &n->dep_required[n->ndep_required++];
+		d->name = p->key.val.string.val;
+		d->len = p->key.val.string.len;
+		KwNames(d, &p->value,
 				LocAppend(loc, p->key.val.string.val, p->key.val.string.len));
 	}
 }
@@ -625,11 +630,30 @@ static void
 KwDependentSchemas(CompileCtx *cc, VNode *n, const char *kw, JsonbValue *v,
 				   const char *loc)
 {
-	n->ndep_schemas = KwSchemaMap(cc, &n->dep_schemas, v, loc);
+	VProp *m;
+	int nm = KwSchemaMap(cc, &m, v, loc);
+
+	/* after the entries of draft-07's dependencies, if any */
+	if (n->ndep_schemas > 0)
+	{
+		VProp *d = palloc0(sizeof(VProp) * (n->ndep_schemas + nm + 1));
+
+		memcpy(d, n->dep_schemas, sizeof(VProp) * n->ndep_schemas);
+		memcpy(d + n->ndep_schemas, m, sizeof(VProp) * nm);
+		m = d;
+		nm += n->ndep_schemas;
+	}
+	n->dep_schemas = m;
+	n->ndep_schemas = nm;
 	n->dep_schemas_kw = kw;
 }
 
-/* draft-07's dependencies: arrays are dependentRequired, others schemas. */
+/*
+ * draft-07's dependencies: arrays are dependentRequired, others schemas. Also
+ * read in 2019-09 and 2020-12, as their optional tests expect; it is the
+ * shorter key, so it comes before dependentRequired and dependentSchemas,
+ * which add to its entries.
+ */
 static void
 KwDependencies(CompileCtx *cc, VNode *n, const char *kw, JsonbValue *v,
 			   const char *loc)
@@ -661,6 +685,7 @@ KwDependencies(CompileCtx *cc, VNode *n, const char *kw, JsonbValue *v,
 		d->name = p->key.val.string.val;
 		d->len = p->key.val.string.len;
 	}
+	n->ndep_required_d7 = n->ndep_required;
 }
 
 static void
@@ -813,7 +838,7 @@ static const Keyword Keywords[] = {
 	{"contentSchema", D1920, NULL},
 	{"default", DALL, NULL},
 	{"definitions", D7, KwDefs},
-	{"dependencies", D7, KwDependencies},
+	{"dependencies", DALL, KwDependencies},
 	{"dependentRequired", D1920, KwDependentRequired},
 	{"dependentSchemas", D1920, KwDependentSchemas},
 	{"deprecated", D1920, NULL},

@@ -98,6 +98,7 @@ struct VNode
 	int ndep_required;
 	VProp *dep_required;
 	const char *dep_required_kw;
+	int ndep_required_d7; /* the first of dep_required: from dependencies */
 	int ndep_schemas;
 	VProp *dep_schemas;
 	const char *dep_schemas_kw;

@@ -160,84 +160,11 @@ FormatIpv6(const char *s, int len)
 	return gap ? groups < 8 : groups == 8;
 }
 
-/*
- * The length in bytes of an IDNA label separator at s (the full stop and
- * its ideographic, fullwidth and halfwidth forms, RFC 3490 3.1), or 0.
- */
-static int
-IdnSeparator(const char *s, int len, bool idn)
-{
-	const unsigned char *u = (const unsigned char *) s;
-
-	if (len >= 1 && s[0] == '.')
-		return 1;
-	if (!idn || len < 3)
-		return 0;
-	/* U+3002, U+FF0E, U+FF61 */
-	if ((u[0] == 0xE3 && u[1] == 0x80 && u[2] == 0x82) ||
-		(u[0] == 0xEF && u[1] == 0xBC && u[2] == 0x8E) ||
-		(u[0] == 0xEF && u[1] == 0xBD && u[2] == 0xA1))
-		return 3;
-	return 0;
-}
-
-/*
- * RFC 1123 host name: labels of letters, digits and inner hyphens. With idn
- * (idn-hostname, RFC 5890), labels may also hold non-ASCII code points (a
- * U-label) and the IDNA separators count as dots; the IDNA2008 rules that
- * need Unicode's tables (contextual rules, Bidi, disallowed code points) are
- * not checked.
- */
+/* hostname (RFC 1123) or, with idn, idn-hostname (RFC 5890): idna.c */
 static bool
 HostnameCheck(const char *s, int len, bool idn)
 {
-	int i = 0;
-
-	if (len == 0 || (!idn && len > 253))
-		return false;
-	while (i < len)
-	{
-		int start = i;
-		int sep = 0;
-		bool ascii = true;
-
-		while (i < len && (sep = IdnSeparator(s + i, len - i, idn)) == 0)
-		{
-			char c = s[i];
-
-			if ((unsigned char) c >= 0x80 && idn)
-				ascii = false;
-			else if (!((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
-					   (c >= '0' && c <= '9') || c == '-'))
-				return false;
-			i++;
-		}
-		if (i == start || (ascii && i - start > 63) || s[start] == '-' ||
-			s[i - 1] == '-')
-			return false;
-		/* "xn--" is punycode; other labels have no "--" in places 3 and 4 */
-		if (ascii && i - start >= 4 && s[start + 2] == '-' &&
-			s[start + 3] == '-' && pg_strncasecmp(s + start, "xn", 2) != 0)
-			return false;
-		/* a U-label: RFC 5892's rules (idna.c), on its code points */
-		if (!ascii)
-		{
-			pg_wchar *cp = palloc((i - start + 1) * sizeof(pg_wchar));
-			int n = pg_mb2wchar_with_len(s + start, cp, i - start);
-			bool valid = DocmodelIdnaLabelValid(cp, n);
-
-			pfree(cp);
-			if (!valid)
-				return false;
-		}
-		if (i < len)
-		{
-			i += sep;
-			if (i == len)
-				return false;
-		}
-	}
-	return true;
+	return DocmodelIdnaHostnameValid(s, len, idn);
 }
 
 static bool

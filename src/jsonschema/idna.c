@@ -1,23 +1,35 @@
 /*-------------------------------------------------------------------------
  *
  * jsonschema/idna.c
- *	  The rules of RFC 5892 (IDNA2008) on a U-label that docmodel's
- *	  idn-hostname format checks: no combining mark first, no "--" in the
- *	  third and fourth places, the exceptions DISALLOWED, and the contextual
- *	  rules of its appendix A whose context is a code point or a script
+ *	  Host names (RFC 1123) and IDNA2008 host names (RFC 5890, 5891, 5892,
+ *	  5893) for the hostname and idn-hostname formats.
+ *
+ *	  An A-label ("xn--" and Punycode, RFC 3492) is decoded; the U-label it
+ *	  encodes must keep the rules below and re-encode to it (its canonical
+ *	  form). A U-label's A-label form is what the 63 octet label and 253
+ *	  octet name limits measure. The rules on a U-label (RFC 5892): no
+ *	  combining mark first, no "--" in the third and fourth places, the
+ *	  exceptions DISALLOWED, and the contextual rules of its appendix A
  *	  (MIDDLE DOT, Greek KERAIA, Hebrew GERESH and GERSHAYIM, KATAKANA MIDDLE
- *	  DOT, Arabic-Indic digits, ZERO WIDTH JOINER after a virama). The
- *	  tables below were generated from Unicode 14.0 (combining marks: general
- *	  categories Mn, Mc, Me; viramas: canonical combining class 9); scripts
- *	  are taken by their blocks. Not checked: the derived property of every
- *	  code point (PVALID or DISALLOWED), ZERO WIDTH NON-JOINER's joining
- *	  types, the Bidi rule (RFC 5893), Punycode.
+ *	  DOT, Arabic-Indic digits, ZERO WIDTH JOINER after a virama, ZERO WIDTH
+ *	  NON-JOINER after a virama or between joining letters); and in a name
+ *	  holding a right-to-left label, the Bidi rule (RFC 5893) on every label.
+ *	  The tables below were generated from Unicode 14.0 (combining marks:
+ *	  general categories Mn, Mc, Me; viramas: canonical combining class 9);
+ *	  scripts are taken by their blocks; Bidi_Class, Joining_Type and
+ *	  General_Category come from unicode_props.c. Not checked: the derived
+ *	  property of every code point (PVALID or DISALLOWED); for the code
+ *	  points an A-label decodes to, it is approximated by their general
+ *	  category (letters other than upper and title case, marks, decimal
+ *	  digits, and the exceptions RFC 5892 lists).
  *
  *-------------------------------------------------------------------------
  */
 #include "postgres.h"
 
 #include "jsonschema/idna.h"
+#include "jsonschema/unicode_props.h"
+#include "miscadmin.h"
 
 typedef struct CpRange
 {
@@ -199,6 +211,32 @@ IsHiraganaKatakanaHan(pg_wchar c)
 		   (c >= 0xF900 && c <= 0xFAFF) || (c >= 0x20000 && c <= 0x3134F);
 }
 
+/*
+ * ZERO WIDTH NON-JOINER at cp[i] between joining letters (RFC 5892 A.1):
+ * (Joining_Type L or D) (T)* ZWNJ (T)* (R or D).
+ */
+static bool
+IdnaZwnjJoins(const pg_wchar *cp, int n, int i)
+{
+	int j = i - 1;
+	int k = i + 1;
+	char t;
+
+	while (j >= 0 && DocmodelUnicodeJoiningType(cp[j]) == 'T')
+		j--;
+	if (j < 0)
+		return false;
+	t = DocmodelUnicodeJoiningType(cp[j]);
+	if (t != 'L' && t != 'D')
+		return false;
+	while (k < n && DocmodelUnicodeJoiningType(cp[k]) == 'T')
+		k++;
+	if (k >= n)
+		return false;
+	t = DocmodelUnicodeJoiningType(cp[k]);
+	return t == 'R' || t == 'D';
+}
+
 bool
 DocmodelIdnaLabelValid(const pg_wchar *cp, int n)
 {
@@ -245,6 +283,10 @@ DocmodelIdnaLabelValid(const pg_wchar *cp, int n)
 				if (i == 0 || !IsVirama(cp[i - 1]))
 					return false;
 				break;
+			case 0x200C: /* ZERO WIDTH NON-JOINER */
+				if (!(i > 0 && IsVirama(cp[i - 1])) && !IdnaZwnjJoins(cp, n, i))
+					return false;
+				break;
 			case 0x30FB: /* KATAKANA MIDDLE DOT: with Hiragana, Katakana or Han */
 			{
 				int j;
@@ -266,4 +308,529 @@ DocmodelIdnaLabelValid(const pg_wchar *cp, int n)
 	}
 	/* Arabic-Indic digits and their extended forms do not mix */
 	return !(arabic_indic && extended);
+}
+
+/* RFC 3492's parameters for IDNA. */
+#define PUNY_BASE 36
+#define PUNY_TMIN 1
+#define PUNY_TMAX 26
+#define PUNY_SKEW 38
+#define PUNY_DAMP 700
+#define PUNY_INITIAL_BIAS 72
+#define PUNY_INITIAL_N 0x80
+#define PUNY_MAXINT PG_UINT32_MAX
+
+/* An A-label has at most 63 octets: "xn--" and 59 of Punycode. */
+#define IDNA_LABEL_MAX 63
+#define IDNA_NAME_MAX 253
+#define IDNA_CP_MAX (IDNA_LABEL_MAX - 4)
+
+static uint32
+PunyAdapt(uint32 delta, uint32 numpoints, bool first)
+{
+	uint32 k = 0;
+
+	delta = first ? delta / PUNY_DAMP : delta / 2;
+	delta += delta / numpoints;
+	while (delta > ((PUNY_BASE - PUNY_TMIN) * PUNY_TMAX) / 2)
+	{
+		delta /= PUNY_BASE - PUNY_TMIN;
+		k += PUNY_BASE;
+	}
+	return k + (PUNY_BASE - PUNY_TMIN + 1) * delta / (delta + PUNY_SKEW);
+}
+
+static uint32
+PunyThreshold(uint32 k, uint32 bias)
+{
+	if (k <= bias)
+		return PUNY_TMIN;
+	if (k >= bias + PUNY_TMAX)
+		return PUNY_TMAX;
+	return k - bias;
+}
+
+/* The value of a Punycode digit (either case), or -1. */
+static int
+PunyDigitValue(char c)
+{
+	if (c >= '0' && c <= '9')
+		return c - '0' + 26;
+	if (c >= 'a' && c <= 'z')
+		return c - 'a';
+	if (c >= 'A' && c <= 'Z')
+		return c - 'A';
+	return -1;
+}
+
+/*
+ * Decode the Punycode s[0..len) (what follows "xn--") into out[0..max):
+ * false if it is not Punycode, overflows, decodes to a basic, surrogate or
+ * out of range code point, or to more than max code points.
+ */
+bool
+DocmodelIdnaPunycodeDecode(const char *s, int len, pg_wchar *out, int max,
+						   int *nout)
+{
+	uint32 n = PUNY_INITIAL_N;
+	uint32 i = 0;
+	uint32 bias = PUNY_INITIAL_BIAS;
+	int b = -1;
+	int o = 0;
+	int in;
+	int j;
+
+	/* the basic code points: those before the last delimiter, if any */
+	for (j = 0; j < len; j++)
+		if (s[j] == '-')
+			b = j;
+	if (b > max)
+		return false;
+	for (j = 0; j < b; j++)
+	{
+		if ((unsigned char) s[j] >= 0x80)
+			return false;
+		out[o++] = (unsigned char) s[j];
+	}
+	for (in = b + 1; in < len;)
+	{
+		uint32 oldi = i;
+		uint32 w = 1;
+		uint32 k;
+
+		for (k = PUNY_BASE;; k += PUNY_BASE)
+		{
+			int digit;
+			uint32 t;
+
+			if (in >= len || (digit = PunyDigitValue(s[in++])) < 0)
+				return false;
+			if ((uint32) digit > (PUNY_MAXINT - i) / w)
+				return false;
+			i += digit * w;
+			t = PunyThreshold(k, bias);
+			if ((uint32) digit < t)
+				break;
+			if (w > PUNY_MAXINT / (PUNY_BASE - t))
+				return false;
+			w *= PUNY_BASE - t;
+		}
+		bias = PunyAdapt(i - oldi, o + 1, oldi == 0);
+		if (i / (o + 1) > PUNY_MAXINT - n)
+			return false;
+		n += i / (o + 1);
+		i %= o + 1;
+		if (n < 0x80 || n > 0x10FFFF || (n >= 0xD800 && n <= 0xDFFF) ||
+			o >= max)
+			return false;
+		memmove(out + i + 1, out + i, (o - i) * sizeof(pg_wchar));
+		out[i++] = n;
+		o++;
+	}
+	*nout = o;
+	return true;
+}
+
+/*
+ * Encode cp[0..n) as Punycode (lower case digits) into out[0..max): its
+ * length, or -1 if longer than max or on overflow.
+ */
+int
+DocmodelIdnaPunycodeEncode(const pg_wchar *cp, int n, char *out, int max)
+{
+	uint32 c = PUNY_INITIAL_N;
+	uint32 delta = 0;
+	uint32 bias = PUNY_INITIAL_BIAS;
+	uint32 h;
+	uint32 b = 0;
+	int o = 0;
+	int j;
+
+	for (j = 0; j < n; j++)
+		if (cp[j] < 0x80)
+		{
+			if (o >= max)
+				return -1;
+			out[o++] = (char) cp[j];
+			b++;
+		}
+	h = b;
+	if (b > 0)
+	{
+		if (o >= max)
+			return -1;
+		out[o++] = '-';
+	}
+	while (h < (uint32) n)
+	{
+		uint32 m = PG_UINT32_MAX;
+
+		for (j = 0; j < n; j++)
+			if (cp[j] >= c && cp[j] < m)
+				m = cp[j];
+		if ((m - c) > (PUNY_MAXINT - delta) / (h + 1))
+			return -1;
+		delta += (m - c) * (h + 1);
+		c = m;
+		for (j = 0; j < n; j++)
+		{
+			if (cp[j] < c && ++delta == 0)
+				return -1;
+			if (cp[j] == c)
+			{
+				uint32 q = delta;
+				uint32 k;
+
+				for (k = PUNY_BASE;; k += PUNY_BASE)
+				{
+					uint32 t = PunyThreshold(k, bias);
+					uint32 d;
+
+					if (q < t)
+						break;
+					d = t + (q - t) % (PUNY_BASE - t);
+					if (o >= max)
+						return -1;
+					out[o++] = d < 26 ? 'a' + d : '0' + d - 26;
+					q = (q - t) / (PUNY_BASE - t);
+				}
+				if (o >= max)
+					return -1;
+				out[o++] = q < 26 ? 'a' + q : '0' + q - 26;
+				bias = PunyAdapt(delta, h + 1, h == b);
+				delta = 0;
+				h++;
+			}
+		}
+		delta++;
+		c++;
+	}
+	return o;
+}
+
+/*
+ * The length in bytes of an IDNA label separator at s (the full stop and
+ * its ideographic, fullwidth and halfwidth forms, RFC 3490 3.1), or 0.
+ */
+static int
+IdnaSeparator(const char *s, int len, bool idn)
+{
+	const unsigned char *u = (const unsigned char *) s;
+
+	if (len >= 1 && s[0] == '.')
+		return 1;
+	if (!idn || len < 3)
+		return 0;
+	/* U+3002, U+FF0E, U+FF61 */
+	if ((u[0] == 0xE3 && u[1] == 0x80 && u[2] == 0x82) ||
+		(u[0] == 0xEF && u[1] == 0xBC && u[2] == 0x8E) ||
+		(u[0] == 0xEF && u[1] == 0xBD && u[2] == 0xA1))
+		return 3;
+	return 0;
+}
+
+static bool
+InGeneralCategory(const char *gc, pg_wchar c)
+{
+	const UnicodeRange *r;
+	int n;
+	int lo = 0;
+	int hi;
+
+	if (!DocmodelUnicodePropertyRanges(UNICODE_GC, gc, false, &r, &n))
+		return false;
+	hi = n - 1;
+	while (lo <= hi)
+	{
+		int mid = (lo + hi) / 2;
+
+		if (c < r[mid].lo)
+			hi = mid - 1;
+		else if (c > r[mid].hi)
+			lo = mid + 1;
+		else
+			return true;
+	}
+	return false;
+}
+
+/*
+ * Whether a code point an A-label decodes to may be in a U-label: ASCII
+ * letters, digits and hyphen; letters (Ll, Lo, Lm), marks (Mn, Mc) and
+ * decimal digits; the exceptions PVALID and the code points of the
+ * contextual rules (RFC 5892 2.6, appendix A).
+ */
+static bool
+IdnaCodePointAllowed(pg_wchar c)
+{
+	if (c < 0x80)
+		return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
+			   (c >= '0' && c <= '9') || c == '-';
+	switch (c)
+	{
+		case 0x00DF:
+		case 0x03C2:
+		case 0x06FD:
+		case 0x06FE:
+		case 0x0F0B:
+		case 0x3007:
+		case 0x00B7:
+		case 0x0375:
+		case 0x05F3:
+		case 0x05F4:
+		case 0x30FB:
+		case 0x200C:
+		case 0x200D:
+			return true;
+		default:
+			break;
+	}
+	return InGeneralCategory("Ll", c) || InGeneralCategory("Lo", c) ||
+		   InGeneralCategory("Lm", c) || InGeneralCategory("Mn", c) ||
+		   InGeneralCategory("Mc", c) || InGeneralCategory("Nd", c);
+}
+
+/*
+ * The code points of the label s[0..len) into cp[0..IDNA_CP_MAX] (an
+ * A-label decoded), -1 if they do not fit or the A-label does not decode.
+ * *alabel tells whether it was an A-label.
+ */
+static int
+IdnaLabelCodePoints(const char *s, int len, bool ascii, pg_wchar *cp,
+					bool *alabel)
+{
+	int n;
+
+	*alabel = false;
+	if (ascii && len >= 4 && pg_strncasecmp(s, "xn--", 4) == 0)
+	{
+		*alabel = true;
+		if (!DocmodelIdnaPunycodeDecode(s + 4, len - 4, cp, IDNA_CP_MAX, &n))
+			return -1;
+		return n;
+	}
+	if (ascii)
+	{
+		if (len > IDNA_LABEL_MAX)
+			return -1;
+		for (n = 0; n < len; n++)
+			cp[n] = (unsigned char) s[n];
+		return n;
+	}
+	/* a code point has at most 4 bytes; pg_mb2wchar_with_len writes n + 1 */
+	if (len > 4 * IDNA_CP_MAX)
+		return -1;
+	n = pg_mb2wchar_with_len(s, cp, len);
+	return n > IDNA_CP_MAX ? -1 : n;
+}
+
+/* Whether the label cp[0..n) holds a right-to-left character. */
+static bool
+IdnaLabelRtl(const pg_wchar *cp, int n)
+{
+	int i;
+
+	for (i = 0; i < n; i++)
+	{
+		UnicodeBidiClass b = DocmodelUnicodeBidiClass(cp[i]);
+
+		if (b == UNICODE_BIDI_R || b == UNICODE_BIDI_AL || b == UNICODE_BIDI_AN)
+			return true;
+	}
+	return false;
+}
+
+/* RFC 5893's Bidi rule on the label cp[0..n) of a Bidi domain name. */
+static bool
+IdnaBidiRule(const pg_wchar *cp, int n)
+{
+	UnicodeBidiClass first = DocmodelUnicodeBidiClass(cp[0]);
+	bool rtl = first == UNICODE_BIDI_R || first == UNICODE_BIDI_AL;
+	bool en = false;
+	bool an = false;
+	int last = n - 1;
+	int i;
+
+	if (!rtl && first != UNICODE_BIDI_L)
+		return false;
+	for (i = 0; i < n; i++)
+	{
+		UnicodeBidiClass b = DocmodelUnicodeBidiClass(cp[i]);
+
+		switch (b)
+		{
+			case UNICODE_BIDI_R:
+			case UNICODE_BIDI_AL:
+				if (!rtl)
+					return false;
+				break;
+			case UNICODE_BIDI_AN:
+				if (!rtl)
+					return false;
+				an = true;
+				break;
+			case UNICODE_BIDI_L:
+				if (rtl)
+					return false;
+				break;
+			case UNICODE_BIDI_EN:
+				en = true;
+				break;
+			case UNICODE_BIDI_ES:
+			case UNICODE_BIDI_CS:
+			case UNICODE_BIDI_ET:
+			case UNICODE_BIDI_ON:
+			case UNICODE_BIDI_BN:
+			case UNICODE_BIDI_NSM:
+				break;
+			default:
+				return false;
+		}
+	}
+	if (rtl && en && an)
+		return false;
+	while (last > 0 && DocmodelUnicodeBidiClass(cp[last]) == UNICODE_BIDI_NSM)
+		last--;
+	switch (DocmodelUnicodeBidiClass(cp[last]))
+	{
+		case UNICODE_BIDI_R:
+		case UNICODE_BIDI_AL:
+		case UNICODE_BIDI_AN:
+			return rtl;
+		case UNICODE_BIDI_EN:
+			return true;
+		case UNICODE_BIDI_L:
+			return !rtl;
+		default:
+			return false;
+	}
+}
+
+/*
+ * The end of the label starting at s[i] (its bytes before a separator or the
+ * end); false if it holds a byte a label may not (with idn, non-ASCII bytes
+ * are allowed: *ascii tells whether there were none).
+ */
+static bool
+IdnaLabelEnd(const char *s, int len, int i, bool idn, int *end, int *sep,
+			 bool *ascii)
+{
+	*ascii = true;
+	*sep = 0;
+	while (i < len && (*sep = IdnaSeparator(s + i, len - i, idn)) == 0)
+	{
+		char c = s[i];
+
+		if ((unsigned char) c >= 0x80 && idn)
+			*ascii = false;
+		else if (!((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
+				   (c >= '0' && c <= '9') || c == '-'))
+			return false;
+		i++;
+	}
+	*end = i;
+	return true;
+}
+
+/*
+ * Tell whether s[0..len) is a host name: RFC 1123's labels of letters,
+ * digits and inner hyphens, 63 octets at most, 253 in all; an A-label must
+ * decode to a valid U-label. With idn (idn-hostname, RFC 5890), labels may
+ * also be U-labels (non-ASCII code points), measured by their A-label form,
+ * and the IDNA separators count as dots.
+ */
+bool
+DocmodelIdnaHostnameValid(const char *s, int len, bool idn)
+{
+	pg_wchar cp[4 * IDNA_CP_MAX + 1];
+	char enc[IDNA_LABEL_MAX];
+	int total = 0;
+	bool bidi = false;
+	int i = 0;
+
+	if (len == 0)
+		return false;
+	while (i < len)
+	{
+		int start = i;
+		int sep;
+		int alen;
+		bool ascii;
+		bool alabel;
+		int n;
+
+		CHECK_FOR_INTERRUPTS();
+		if (!IdnaLabelEnd(s, len, i, idn, &i, &sep, &ascii))
+			return false;
+		if (i == start || s[start] == '-' || s[i - 1] == '-')
+			return false;
+		alen = i - start;
+		n = IdnaLabelCodePoints(s + start, i - start, ascii, cp, &alabel);
+		if (n < 0)
+			return false;
+		if (alabel)
+		{
+			int j;
+
+			/* a U-label, in its canonical form */
+			for (j = 0; j < n; j++)
+				if (!IdnaCodePointAllowed(cp[j]))
+					return false;
+			for (j = 0; j < n; j++)
+				if (cp[j] >= 0x80)
+					break;
+			if (j == n || !DocmodelIdnaLabelValid(cp, n))
+				return false;
+			if (DocmodelIdnaPunycodeEncode(cp, n, enc, sizeof(enc)) !=
+					alen - 4 ||
+				pg_strncasecmp(enc, s + start + 4, alen - 4) != 0)
+				return false;
+		}
+		else if (!ascii)
+		{
+			int e;
+
+			/* RFC 5892's rules; its A-label form is what is measured */
+			if (!DocmodelIdnaLabelValid(cp, n))
+				return false;
+			e = DocmodelIdnaPunycodeEncode(cp, n, enc, sizeof(enc));
+			if (e < 0)
+				return false;
+			alen = 4 + e;
+		}
+		else if (alen >= 4 && s[start + 2] == '-' && s[start + 3] == '-')
+			return false; /* "--" in places 3 and 4 is for A-labels */
+		if (alen > IDNA_LABEL_MAX)
+			return false;
+		total += alen + (i < len ? 1 : 0);
+		if (total > IDNA_NAME_MAX)
+			return false;
+		if (!bidi && (alabel || !ascii))
+			bidi = IdnaLabelRtl(cp, n);
+		if (i < len)
+		{
+			i += sep;
+			if (i == len)
+				return false;
+		}
+	}
+	if (!bidi)
+		return true;
+	/* a Bidi domain name: every label keeps the Bidi rule */
+	for (i = 0; i < len;)
+	{
+		int start = i;
+		int sep;
+		bool ascii;
+		bool alabel;
+		int n;
+
+		CHECK_FOR_INTERRUPTS();
+		(void) IdnaLabelEnd(s, len, i, idn, &i, &sep, &ascii);
+		n = IdnaLabelCodePoints(s + start, i - start, ascii, cp, &alabel);
+		if (n <= 0 || !IdnaBidiRule(cp, n))
+			return false;
+		i += sep;
+	}
+	return true;
 }

@@ -531,7 +531,9 @@ ValidateDependencies(VCtx *cx, VNode *n, JsonbValue *v, const int *at)
 			CHECK_FOR_INTERRUPTS();
 			if (getKeyJsonValueFromContainer(c, d->names[j], d->lens[j],
 											 &val) == NULL)
-				FAIL(cx, n, n->dep_required_kw,
+				FAIL(cx, n,
+					 i < n->ndep_required_d7 ? "dependencies"
+											 : n->dep_required_kw,
 					 "must have the property \"%.*s\" when \"%.*s\" is present",
 					 d->lens[j], d->names[j], d->len, d->name);
 		}

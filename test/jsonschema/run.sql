@@ -37,12 +37,6 @@ UPDATE suite_case SET got = CASE WHEN nul THEN 'not jsonb: \u0000'
 -- of these groups whose answer differs is counted "not supported", not failed
 CREATE TABLE not_supported(file text, grp text, reason text);
 INSERT INTO not_supported VALUES
-  ('optional/format/idn-hostname.json', '%',
-   'idn-hostname: the Bidi rule (RFC 5893), ZERO WIDTH NON-JOINER''s joining types, and what needs the A-label (Punycode decoding and encoding: its rules, the 63 and 253 octet limits) are not checked'),
-  ('optional/format/hostname.json', 'validation of A-label (punycode) host names',
-   'hostname: an A-label''s Punycode is not decoded (IDNA2008 rules on the Unicode it encodes)'),
-  ('optional/dependencies-compatibility.json', '%',
-   'dependencies: draft-07''s keyword, ignored by 2020-12 (use dependentRequired / dependentSchemas)'),
   ('optional/content.json', '%',
    'contentMediaType, contentEncoding, contentSchema: annotations, not asserted');
 ALTER TABLE suite_case ADD outcome text;
