@@ -86,7 +86,8 @@ all: $(DATA_built)
 
 .PHONY: deps test demo bench bench-instr tapcheck quick sanitize soak deb deb-check check-format format
 
-# The C in the .clang-format style and the SQL indented with spaces (make test runs it too).
+# The C in the .clang-format style, the SQL indented with spaces, the layout rules of src/
+# (make test runs it too).
 check-format:
 	@scripts/check_format.sh
 

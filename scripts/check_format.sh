@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # make check-format: the C in the project's .clang-format style (every .c and .h of src/ and
 # test/), the SQL of sql/parts/ and sql/upgrade/ indented with spaces (four a level) and without
-# trailing blanks. Prints one "... ok" or "... FAILED" line per check (make test counts them).
+# trailing blanks, and the layout rules of src/ (scripts/check_layout.pl: a header per .c, no
+# file over 1,500 lines or function over 100, no circle). Prints one "... ok" or "... FAILED"
+# line per check (make test counts them).
 set -u
 cd "$(dirname "$0")/.." || exit 1
 rc=0
@@ -30,4 +32,5 @@ else
 	printf '%s\n' $tabs $blanks | head -10
 	rc=1
 fi
+perl scripts/check_layout.pl || rc=1
 exit $rc
