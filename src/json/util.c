@@ -266,3 +266,16 @@ DocmodelIsAscii(const char *s, int len)
 		high |= (unsigned char) s[i];
 	return (high & UINT64CONST(0x8080808080808080)) == 0;
 }
+
+/* The value of hexadecimal digit c; see util.h. */
+int
+DocmodelHexDigit(uint32 c)
+{
+	if (c >= '0' && c <= '9')
+		return c - '0';
+	if (c >= 'a' && c <= 'f')
+		return c - 'a' + 10;
+	if (c >= 'A' && c <= 'F')
+		return c - 'A' + 10;
+	return -1;
+}

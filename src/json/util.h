@@ -55,4 +55,7 @@ extern bool DocmodelFromEpoch(int64 n, int64 unit_ns, TimestampTz *result);
 /* Whether s (len bytes) is ASCII: then its bytes are its code points. */
 extern bool DocmodelIsAscii(const char *s, int len);
 
+/* The value of hexadecimal digit c (either case), or -1. */
+extern int DocmodelHexDigit(uint32 c);
+
 #endif /* DOCMODEL_JSONUTIL_H */

@@ -37,18 +37,6 @@ const char *const DocmodelSchemaFormatNames[] = {NULL,
 												 "relative-json-pointer",
 												 "regex"};
 
-int
-DocmodelSchemaHexDigit(char c)
-{
-	if (c >= '0' && c <= '9')
-		return c - '0';
-	if (c >= 'a' && c <= 'f')
-		return c - 'a' + 10;
-	if (c >= 'A' && c <= 'F')
-		return c - 'A' + 10;
-	return -1;
-}
-
 static int
 Num(const char *s, int n)
 {
@@ -74,7 +62,7 @@ FormatUuid(const char *s, int len)
 			if (s[i] != '-')
 				return false;
 		}
-		else if (DocmodelSchemaHexDigit(s[i]) < 0)
+		else if (DocmodelHexDigit(s[i]) < 0)
 			return false;
 	}
 	return true;
@@ -126,7 +114,7 @@ FormatIpv6(const char *s, int len)
 	{
 		int start = i;
 
-		while (i < len && DocmodelSchemaHexDigit(s[i]) >= 0)
+		while (i < len && DocmodelHexDigit(s[i]) >= 0)
 			i++;
 		if (i < len && s[i] == '.')
 		{
@@ -245,8 +233,8 @@ UriChar(const char *s, int len, int *i, const char *chars, bool iri)
 
 	if (c == '%')
 	{
-		if (*i + 2 >= len || DocmodelSchemaHexDigit(s[*i + 1]) < 0 ||
-			DocmodelSchemaHexDigit(s[*i + 2]) < 0)
+		if (*i + 2 >= len || DocmodelHexDigit(s[*i + 1]) < 0 ||
+			DocmodelHexDigit(s[*i + 2]) < 0)
 			return false;
 		*i += 2;
 		return true;
@@ -317,7 +305,7 @@ UriCheck(const char *s, int len, bool ref, bool iri)
 				int k = h + 2;
 				int c = close - s;
 
-				while (k < c && DocmodelSchemaHexDigit(s[k]) >= 0)
+				while (k < c && DocmodelHexDigit(s[k]) >= 0)
 					k++;
 				if (k == h + 2 || k >= c || s[k] != '.' || k + 1 == c)
 					return false;
@@ -485,9 +473,8 @@ FormatUriTemplate(const char *s, int len)
 				{
 					if (i < len && s[i] == '%')
 					{
-						if (i + 2 >= len ||
-							DocmodelSchemaHexDigit(s[i + 1]) < 0 ||
-							DocmodelSchemaHexDigit(s[i + 2]) < 0)
+						if (i + 2 >= len || DocmodelHexDigit(s[i + 1]) < 0 ||
+							DocmodelHexDigit(s[i + 2]) < 0)
 							return false;
 						i += 3;
 					}
@@ -535,8 +522,8 @@ FormatUriTemplate(const char *s, int len)
 		}
 		else if (c == '%')
 		{
-			if (i + 2 >= len || DocmodelSchemaHexDigit(s[i + 1]) < 0 ||
-				DocmodelSchemaHexDigit(s[i + 2]) < 0)
+			if (i + 2 >= len || DocmodelHexDigit(s[i + 1]) < 0 ||
+				DocmodelHexDigit(s[i + 2]) < 0)
 				return false;
 			i += 3;
 		}

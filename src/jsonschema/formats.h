@@ -38,9 +38,6 @@ typedef enum VFormat
 /* The name of each format, by VFormat (NULL for F_NONE). */
 extern const char *const DocmodelSchemaFormatNames[F_REGEX + 1];
 
-/* Return the value of hex digit c, or -1. */
-extern int DocmodelSchemaHexDigit(char c);
-
 /* Tell whether s (len bytes) is a valid f. */
 extern bool DocmodelSchemaFormatValid(VFormat f, const char *s, int len);
 

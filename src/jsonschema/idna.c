@@ -156,21 +156,7 @@ static const pg_wchar Viramas[] = {
 static bool
 InRanges(const CpRange *r, int n, pg_wchar c)
 {
-	int lo = 0;
-	int hi = n - 1;
-
-	while (lo <= hi)
-	{
-		int mid = (lo + hi) / 2;
-
-		if (c < r[mid].lo)
-			hi = mid - 1;
-		else if (c > r[mid].hi)
-			lo = mid + 1;
-		else
-			return true;
-	}
-	return false;
+	return DocmodelUnicodeRangeFind(r, sizeof(CpRange), n, c) >= 0;
 }
 
 static bool
@@ -534,24 +520,10 @@ InGeneralCategory(const char *gc, pg_wchar c)
 {
 	const UnicodeRange *r;
 	int n;
-	int lo = 0;
-	int hi;
 
 	if (!DocmodelUnicodePropertyRanges(UNICODE_GC, gc, false, &r, &n))
 		return false;
-	hi = n - 1;
-	while (lo <= hi)
-	{
-		int mid = (lo + hi) / 2;
-
-		if (c < r[mid].lo)
-			hi = mid - 1;
-		else if (c > r[mid].hi)
-			lo = mid + 1;
-		else
-			return true;
-	}
-	return false;
+	return DocmodelUnicodeRangeFind(r, sizeof(UnicodeRange), n, c) >= 0;
 }
 
 /*

@@ -14,6 +14,7 @@
 
 #include "miscadmin.h"
 
+#include "json/util.h"
 #include "jsonschema/pattern.h"
 #include "jsonschema/regex.h"
 
@@ -368,34 +369,12 @@ SimpleMatches(const SimplePattern *sp, const char *s, int len)
 	return false;
 }
 
-static bool
-AsciiOnly(const char *s, int len)
-{
-	int i = 0;
-	uint64 high = 0;
-
-	/* eight bytes at a time: any high bit is a non-ASCII byte */
-	for (; i + 8 <= len; i += 8)
-	{
-		uint64 w;
-
-		memcpy(&w, s + i, 8);
-		high |= w;
-	}
-	if (high & UINT64CONST(0x8080808080808080))
-		return false;
-	for (; i < len; i++)
-		if ((unsigned char) s[i] >= 0x80)
-			return false;
-	return true;
-}
-
 /* Tell whether the pattern matches anywhere in s; see pattern.h. */
 bool
 DocmodelSchemaPatternMatches(const SimplePattern *simple, const EcmaRegex *re,
 							 const char *s, int len)
 {
-	if (simple != NULL && AsciiOnly(s, len))
+	if (simple != NULL && DocmodelIsAscii(s, len))
 		return SimpleMatches(simple, s, len);
 	return DocmodelRegexMatch(re, s, len);
 }

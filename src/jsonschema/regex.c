@@ -328,18 +328,6 @@ IsSyntaxChar(pg_wchar c)
 	return c < 128 && c != 0 && strchr("^$\\.*+?()[]{}|/", (int) c) != NULL;
 }
 
-static int
-HexVal(pg_wchar c)
-{
-	if (c >= '0' && c <= '9')
-		return c - '0';
-	if (c >= 'a' && c <= 'f')
-		return c - 'a' + 10;
-	if (c >= 'A' && c <= 'F')
-		return c - 'A' + 10;
-	return -1;
-}
-
 /* Read n hex digits at ps->i; -1 when they are not there. */
 static int
 ReadHex(EParse *ps, int n)
@@ -349,7 +337,7 @@ ReadHex(EParse *ps, int n)
 
 	for (k = 0; k < n; k++)
 	{
-		int h = HexVal(PEEK(ps, k));
+		int h = DocmodelHexDigit(PEEK(ps, k));
 
 		if (!MORE(ps) || ps->i + k >= ps->n || h < 0)
 			return -1;
@@ -371,9 +359,9 @@ ReadUnicodeEscape(EParse *ps)
 
 		ps->i++;
 		v = 0;
-		while (MORE(ps) && HexVal(PEEK(ps, 0)) >= 0)
+		while (MORE(ps) && DocmodelHexDigit(PEEK(ps, 0)) >= 0)
 		{
-			v = v * 16 + HexVal(PEEK(ps, 0));
+			v = v * 16 + DocmodelHexDigit(PEEK(ps, 0));
 			if (v > MAX_CP)
 				return -1;
 			ps->i++;

@@ -20,6 +20,7 @@
 
 #include "json/pointer.h"
 #include "json/tree.h"
+#include "json/util.h"
 #include "jsonschema/schema.h"
 
 /* Decode %XX escapes of a URI fragment. */
@@ -33,8 +34,8 @@ PercentDecode(const char *s, const char *loc)
 	{
 		if (*s == '%')
 		{
-			int hi = DocmodelSchemaHexDigit(s[1]);
-			int lo = hi < 0 ? -1 : DocmodelSchemaHexDigit(s[2]);
+			int hi = DocmodelHexDigit(s[1]);
+			int lo = hi < 0 ? -1 : DocmodelHexDigit(s[2]);
 
 			if (hi < 0 || lo < 0)
 				DocmodelSchemaBadKeyword(loc,

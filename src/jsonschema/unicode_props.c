@@ -6394,21 +6394,32 @@ DocmodelUnicodePropertyRanges(UnicodeKind kind, const char *name,
 static int
 ValueOf(const UnicodeValueRange *r, int n, uint32 c, int dflt)
 {
+	int i = DocmodelUnicodeRangeFind(r, sizeof(UnicodeValueRange), n, c);
+
+	return i >= 0 ? r[i].value : dflt;
+}
+
+/* The index of the range holding c; see unicode_props.h. */
+int
+DocmodelUnicodeRangeFind(const void *ranges, size_t size, int n, uint32 c)
+{
 	int lo = 0;
 	int hi = n - 1;
 
 	while (lo <= hi)
 	{
 		int mid = (lo + hi) / 2;
+		const UnicodeRange *r =
+			(const UnicodeRange *) ((const char *) ranges + size * mid);
 
-		if (c < r[mid].lo)
+		if (c < r->lo)
 			hi = mid - 1;
-		else if (c > r[mid].hi)
+		else if (c > r->hi)
 			lo = mid + 1;
 		else
-			return r[mid].value;
+			return mid;
 	}
-	return dflt;
+	return -1;
 }
 
 /* The Bidi_Class of c (UNICODE_BIDI_OTHER: a class RFC 5893 does not name). */

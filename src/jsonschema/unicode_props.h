@@ -62,6 +62,13 @@ typedef struct UnicodeValueRange
 	int value;
 } UnicodeValueRange;
 
+/*
+ * The index of the range holding c among n sorted, disjoint ranges of size
+ * bytes each, each starting with a UnicodeRange (lo, hi); -1 when none.
+ */
+extern int DocmodelUnicodeRangeFind(const void *ranges, size_t size, int n,
+									uint32 c);
+
 /* The Unicode version of the tables ("15.0.0"). */
 extern const char *const DocmodelUnicodeVersion;
 
