@@ -44,7 +44,7 @@ static void (*const RelcacheSubscribers[])(Oid relid) = {
 	DocmodelMigrateRelcache,    /* migrate.c */
 	DocmodelCounterRelcache,    /* counter.c */
 	DocmodelSchemaRelcache,     /* schema.c */
-	DocmodelProjectionRelcache, /* relational.c */
+	DocmodelProjectionRelcache, /* mapping/relational.c */
 	DocmodelCopyRelcache,       /* copy.c */
 };
 
@@ -66,7 +66,7 @@ typedef struct SyscacheSubscriber
  */
 static void (*const NamedPlanSubscribers[])(Oid relid) = {
 	DocmodelKvRelcache,         /* kv.c */
-	DocmodelProjectionRelcache, /* relational.c */
+	DocmodelProjectionRelcache, /* mapping/relational.c */
 	DocmodelCopyRelcache,       /* copy.c */
 };
 

@@ -393,7 +393,7 @@ AS $$ SELECT docmodel._drop_copy_rule(coll, path, 'aggregate') $$;
 COMMENT ON FUNCTION docmodel.drop_aggregate(regclass, text) IS
     'docmodel: stop keeping the aggregate at path of coll (it stays as it is); false when there was no such rule';
 
--- Deferred copy rules (src/copy.c, src/copy_worker.c): a write of a source
+-- Deferred copy rules (src/copy/copy.c, src/copy/worker.c): a write of a source
 -- queues its key instead of rewriting the referring documents;
 -- apply_copies (or the background worker) rewrites them later, in batches.
 

@@ -243,7 +243,7 @@ InternTypes(Jsonb *arr, DocmodelCollection *cfg)
 	pfree(buf.data);
 }
 
-/* Compare two type names as type_check says; see collection.h. */
+/* Compare two type names as type_check says; see collection/config.h. */
 bool
 DocmodelSameType(DocmodelTypeCheck tc, const char *a, int alen, const char *b,
 				 int blen)

@@ -16,7 +16,7 @@
  *	- Any change of docmodel.collection_config (INSERT, UPDATE, DELETE)
  *	  invalidates every backend's cache at commit (a statement trigger on
  *	  the table does it), so set_revisions() only has to UPDATE the row.
- *	- document.c assembles the stored document in exactly one place,
+ *	- collection/trigger.c assembles the stored document in exactly one place,
  *	  DocmodelAssembleDocument(body, &stamp). collection_trigger() runs a
  *	  write as steps, in this order: key checks (CheckRowKey); the
  *	  untouched-body shortcut (UntouchedBody: an UPDATE that leaves doc as
@@ -33,7 +33,7 @@
  *	  the document's version); then the no-op update (BodyChanged: only
  *	  restamped fields differ, the stored document stays); a kept _ver going
  *	  back is refused (CheckKeptVer); then the marker "revisions: see
- *	  revision.c", where the new document (result), stamp.old_doc and
+ *	  history/revision.c", where the new document (result), stamp.old_doc and
  *	  stamp.ver are known.
  *	- The names and place of the management fields are cfg->fs (fields.h:
  *	  a preset of the meta style, or the collection's own fields spec);

@@ -3,7 +3,7 @@
  * collection/fields.h
  *	  The management fields of a document (type, schema, created, createdBy,
  *	  modified, modifiedBy, ver): one description per meta style, read by
- *	  the collection trigger (document.c), migrations (migrate.c) and
+ *	  the collection trigger (collection/trigger.c), migrations (migrate.c) and
  *	  revisions, and the one scan that finds a document's type and schema
  *	  version (fields.c).
  *

@@ -28,7 +28,7 @@ extern bool DocmodelCheckKey(const char *key, int len, const char *delim,
 
 /*
  * A key's document type under a collection's layout (type_part, doc_type):
- * DocmodelKeyType() in collection.h, the one function that derives it.
+ * DocmodelKeyType() in collection/config.h, the one function that derives it.
  */
 
 /* The one way a key gives its document type under a collection's layout. */

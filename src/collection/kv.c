@@ -24,7 +24,7 @@
  * redirect it to a table that took the old name. A plan is checked when
  * prepared to reach the collection's OID and no other relation
  * (DocmodelCheckPlanTargets). Revalidating an entry also checks the
- * collection's layout (collection.c). Every call locks the relation first,
+ * collection's layout (collection/config.c). Every call locks the relation first,
  * which processes pending invalidations before a plan is chosen. Stale plans
  * are freed only when no KV call is running in this backend (KvDepth == 0).
  * The invalidation subscribers are called by docmodel.c's dispatchers.

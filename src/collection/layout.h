@@ -12,7 +12,7 @@
 
 #include "collection/config.h"
 
-/* A collection's columns (the layout collection.c checks), by number. */
+/* A collection's columns (the layout collection/config.c checks), by number. */
 #define DOCMODEL_COLL_ATT_ID 1
 #define DOCMODEL_COLL_ATT_DOC 2
 #define DOCMODEL_COLL_ATT_CAS 3
@@ -23,7 +23,7 @@
 #define DOCMODEL_COLL_ATT_META 6
 
 /*
- * The layouts docmodel reads and writes (collection.c's LayoutSpecs):
+ * The layouts docmodel reads and writes (collection/config.c's LayoutSpecs):
  * a collection (id, doc, cas, expires_at, locked_until, read by number), a history table
  * (id, ver, op, changed_at, changed_by, doc, read by number), and a table
  * of documents migrate_collection works on (id text and doc jsonb, by name).

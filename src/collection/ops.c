@@ -8,7 +8,7 @@
  *	  Both write through kv.c's plan cache (one prepared statement per
  *	  collection, run as the caller) and the collection trigger.
  *
- * Shared state (this backend only): DocmodelRename (collection.h), set
+ * Shared state (this backend only): DocmodelRename (collection/config.h), set
  * while rename_key's statement runs; BucketHints, a hash in
  * TopMemoryContext from (collection, prefix) to the bucket number this
  * backend last wrote, a hint only (a stale one costs a step, never an

@@ -57,7 +57,7 @@ typedef struct DocmodelStamp
  * stamps the new key's document as the old one continued (_ver + 1,
  * _created and _createdBy kept), and the history event of the old key's
  * delete files op 'rename' and carries the key's revisions to the new key
- * (revision.c). set is false otherwise.
+ * (history/revision.c). set is false otherwise.
  */
 typedef struct DocmodelRenameState
 {

@@ -5,14 +5,14 @@
  *	  (get, exists, count) and mutate_in (insert, upsert, replace, remove,
  *	  array_append, array_prepend, array_insert, array_addunique,
  *	  increment, decrement) on paths inside one document, in Couchbase's
- *	  path syntax (a.b[2].c, jsonpointer.c) or as a JSON Pointer.
+ *	  path syntax (a.b[2].c, json/pointer.c) or as a JSON Pointer.
  *
  *	  Specs are parsed and checked once per call (SubdocParse): a malformed
  *	  spec raises there; what Couchbase finds only when the spec's turn
  *	  comes (its path's syntax and levels, its value's depth and kind, its
  *	  delta) is kept with the spec and raised then (SubdocDefer). lookup_in
  *	  reads the document as get() does (migrated) and resolves each spec on
- *	  the shared tree (jsontree.h); a spec that cannot be read gives an
+ *	  the shared tree (json/tree.h); a spec that cannot be read gives an
  *	  error object in its result, the call goes on. mutate_in writes with
  *	  one statement through kv.c (DocmodelKvWriteWith: its plan cache, lock
  *	  and cas rules), whose new doc is _mutate_in_apply(stored doc, specs,

@@ -8,7 +8,7 @@
  *	  DocmodelAssembleDocument().
  *
  * No shared state between backends: the configuration comes from
- * collection.c's cache (copied to the stack, since detoasting may process
+ * collection/config.c's cache (copied to the stack, since detoasting may process
  * invalidations). Backend-local: KeepStampsCheck, the last owner decision
  * of docmodel.keep_stamps (per collection, role and command), and
  * DocmodelRename, the key move rename_key (ops.c) is making. Per row there
@@ -722,7 +722,7 @@ CheckKeptVer(TriggerWrite *w)
 
 /*
  * Check how the trigger was called and that it fires on its own collection
- * (or a shard of it), which has the layout the code below and revision.c
+ * (or a shard of it), which has the layout the code below and history/revision.c
  * read by column number: before anything is read or written, for every
  * event. Copies the configuration into w.
  */
@@ -767,7 +767,7 @@ CheckTriggerCall(FunctionCallInfo fcinfo, TriggerWrite *w)
  * The collection trigger: BEFORE INSERT OR UPDATE, FOR EACH ROW, with the
  * collection's configuration id as its one argument. Works the same for
  * INSERT, UPDATE, INSERT ... ON CONFLICT and COPY. The steps of a write,
- * in order, are the functions above (collection.h lists them).
+ * in order, are the functions above (collection/config.h lists them).
  */
 Datum
 collection_trigger(PG_FUNCTION_ARGS)
@@ -781,7 +781,7 @@ collection_trigger(PG_FUNCTION_ARGS)
 	CheckTriggerCall(fcinfo, &w);
 
 	/* revisions: the AFTER INSERT OR UPDATE OR DELETE row event and the BEFORE
-	 * TRUNCATE statement event write history (revision.c) */
+	 * TRUNCATE statement event write history (history/revision.c) */
 	if (TRIGGER_FIRED_AFTER(td->tg_event) ||
 		TRIGGER_FIRED_BY_TRUNCATE(td->tg_event))
 		return DocmodelRevisionTrigger(fcinfo);
@@ -860,7 +860,7 @@ collection_trigger(PG_FUNCTION_ARGS)
 		return StoreRow(&w, w.olddocd);
 	CheckKeptVer(&w);
 
-	/* revisions: see revision.c */
+	/* revisions: see history/revision.c */
 
 	return StoreRow(&w, JsonbPGetDatum(result));
 }

@@ -3,10 +3,10 @@
  * history/revision.c
  *	  Document revisions (README, "Revisions"): the per-row history
  *	  writer that the collection trigger calls after an UPDATE or DELETE
- *	  really happened (diff and patch are in jsonpatch.c).
+ *	  really happened (diff and patch are in json/patch.c).
  *
  *	  Shared state: none between backends. The history writer takes its
- *	  configuration from collection.c's cache (copied to the stack per
+ *	  configuration from collection/config.c's cache (copied to the stack per
  *	  call, as that cache asks) and opens the
  *	  history table by OID on every call. The only backend-local static is
  *	  PkeyInfo, the IndexInfo of an (id, ver) btree, built once in
@@ -433,7 +433,7 @@ HistoryWrite(HistoryWriter *w, Datum id, int32 ver, const char *op, Datum doc)
 	((cfg)->xattrs ? DOCMODEL_COLL_ATT_META : DOCMODEL_COLL_ATT_DOC)
 
 /*
- * rename_key's history (collection.h, DocmodelRename): carry the revisions
+ * rename_key's history (collection/config.h, DocmodelRename): carry the revisions
  * of key from below ver to key to, each whole (op, time, writer, added
  * columns), and file the body that had _ver ver, olddoc, as revision ver
  * with op 'rename' under both keys: the old key's history ends with it (a
@@ -684,7 +684,7 @@ DocmodelRevisionTrigger(FunctionCallInfo fcinfo)
 			heap_getattr(td->tg_newtuple, VER_COL(&cfg), desc, &isnull);
 
 		/*
-		 * The BEFORE event keeps _ver on a no-op update (see document.c),
+		 * The BEFORE event keeps _ver on a no-op update (see collection/trigger.c),
 		 * so a revision is due exactly when _ver moved on.
 		 */
 		if (RowExpired(oldtup, desc))

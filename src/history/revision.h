@@ -2,7 +2,7 @@
  *
  * history/revision.h
  *	  Revisions: the history hooks the collection trigger calls (RFC 6902
- *	  patch is in jsonpatch.h).
+ *	  patch is in json/patch.h).
  *
  *-------------------------------------------------------------------------
  */

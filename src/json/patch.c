@@ -2,8 +2,8 @@
  *
  * json/patch.c
  *	  RFC 6902 JSON Patch (README, "Revisions"): the SQL functions diff and
- *	  patch, and the six operations on the shared tree (jsontree.h) that
- *	  patch() and the migration steps both run (see jsonpatch.h).
+ *	  patch, and the six operations on the shared tree (json/tree.h) that
+ *	  patch() and the migration steps both run (see json/patch.h).
  *
  *	  Shared state: none; both SQL functions are pure.
  *
@@ -245,7 +245,7 @@ DocmodelJsonPatchApplyOp(JsonPatchOp op, JsonbValue *root,
 /* ------------------------------------------------------------------------
  * patch
  *
- * The document is held as a tree (jsontree.h) expanded lazily: untouched
+ * The document is held as a tree (json/tree.h) expanded lazily: untouched
  * subtrees are never copied. It is turned back into jsonb once, at the end.
  * ------------------------------------------------------------------------
  */

@@ -1,7 +1,7 @@
 /*-------------------------------------------------------------------------
  *
  * json/patch.h
- *	  RFC 6902 JSON Patch on the shared tree (jsontree.h): the six
+ *	  RFC 6902 JSON Patch on the shared tree (json/tree.h): the six
  *	  operations, each reporting why it could not apply as a code so that
  *	  patch() and migration steps keep their own messages; and
  *	  DocmodelPatch, the whole patch applied to a document.

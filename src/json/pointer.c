@@ -22,7 +22,7 @@ PointerInit(JsonPointer *p, const char *s, int len)
 	p->index = NULL;
 }
 
-/* Parse a pointer; see jsonpointer.h. */
+/* Parse a pointer; see json/pointer.h. */
 JsonPointerError
 DocmodelJsonPointerParse(const char *s, int len, bool allow_root,
 						 JsonPointer *p)
@@ -64,7 +64,7 @@ DocmodelJsonPointerParse(const char *s, int len, bool allow_root,
 	return JSONPOINTER_OK;
 }
 
-/* Append one escaped token; see jsonpointer.h. */
+/* Append one escaped token; see json/pointer.h. */
 void
 DocmodelJsonPointerAppendToken(StringInfo buf, const char *tok, int len)
 {
@@ -82,7 +82,7 @@ DocmodelJsonPointerAppendToken(StringInfo buf, const char *tok, int len)
 	}
 }
 
-/* Tell whether a is a prefix of b; see jsonpointer.h. */
+/* Tell whether a is a prefix of b; see json/pointer.h. */
 bool
 DocmodelJsonPointerIsPrefix(const JsonPointer *a, const JsonPointer *b)
 {
@@ -97,7 +97,7 @@ DocmodelJsonPointerIsPrefix(const JsonPointer *a, const JsonPointer *b)
 	return true;
 }
 
-/* Read an array index token; see jsonpointer.h. */
+/* Read an array index token; see json/pointer.h. */
 JsonPointerIndex
 DocmodelJsonPointerArrayIndex(const char *tok, int len, int *index)
 {
@@ -290,7 +290,7 @@ SubdocMember(const char *s, int len, int *i, JsonPointer *p)
 	return NULL;
 }
 
-/* Parse a Couchbase sub-document path; see jsonpointer.h. */
+/* Parse a Couchbase sub-document path; see json/pointer.h. */
 JsonPointerSubdocError
 DocmodelJsonPointerParseSubdoc(const char *s, int len, int maxtok,
 							   JsonPointer *p, const char **why)

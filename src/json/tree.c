@@ -2,7 +2,7 @@
  *
  * json/tree.c
  *	  The mutable JSON document shared by migrations and patch (see
- *	  jsontree.h): lazy expansion, member and element edits, pointer
+ *	  json/tree.h): lazy expansion, member and element edits, pointer
  *	  resolution with a failure code, deep copy, equality as jsonb = says,
  *	  and the way back to jsonb. Callers turn failure codes into their own
  *	  messages. No shared state; everything is palloc'd in the caller's

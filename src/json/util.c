@@ -2,10 +2,10 @@
  *
  * json/util.c
  *	  ISO 8601 dates and date-times as documents carry them, read and
- *	  written the same in every session (migration steps, document.c),
+ *	  written the same in every session (migration steps, collection/trigger.c),
  *	  and RFC 3339's stricter forms (JSON Schema's formats).
- *	  No shared state. JSON Pointers are in jsonpointer.c, the document
- *	  tree and its equality in jsontree.c.
+ *	  No shared state. JSON Pointers are in json/pointer.c, the document
+ *	  tree and its equality in json/tree.c.
  *
  *-------------------------------------------------------------------------
  */
@@ -61,7 +61,7 @@ typedef struct IsoParts
  * 3339: exactly the parts asked for, "T" or "t" between them, seconds,
  * a "." fraction, an offset "Z" or (+|-)hh:mm, and a leap second 23:59:60
  * UTC. Otherwise the time of a date-time is optional and read as
- * jsonutil.h describes.
+ * json/util.h describes.
  */
 static bool
 IsoScan(const char *s, int len, int parts, bool strict, IsoParts *p)
@@ -171,7 +171,7 @@ DocmodelIsRfc3339(const char *s, int len, int parts)
 	return IsoScan(s, len, parts, true, &p);
 }
 
-/* Write ts as ISO 8601 UTC text; see jsonutil.h. */
+/* Write ts as ISO 8601 UTC text; see json/util.h. */
 bool
 DocmodelFormatIso8601(TimestampTz ts, char *buf)
 {

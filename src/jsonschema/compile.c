@@ -200,7 +200,7 @@ DocmodelSchemaKwString(JsonbValue *v, const char *loc)
 }
 
 /*
- * Compile a pattern: ECMA-262's grammar (ecma_regex.c); what it cannot match
+ * Compile a pattern: ECMA-262's grammar (jsonschema/regex.c); what it cannot match
  * exactly is refused (0A000), never run with other semantics.
  */
 static void

@@ -343,7 +343,7 @@ DocmodelValidateWrite(Jsonb *doc, const DocmodelStamp *st)
 	ReportInvalid(r, s, doc, key, r->mode == SCHEMA_WARN ? WARNING : ERROR);
 }
 
-/* Refuse a document a bulk migration produced; see collection.h. */
+/* Refuse a document a bulk migration produced; see collection/config.h. */
 void
 DocmodelValidateMigrated(Jsonb *doc, const char *key, const DocFieldSet *fs)
 {
@@ -365,7 +365,7 @@ DocmodelValidateMigrated(Jsonb *doc, const char *key, const DocFieldSet *fs)
 }
 
 /* The first violation of a migrated document, as "path: message"; see
- * collection.h. */
+ * collection/config.h. */
 char *
 DocmodelFirstViolation(Jsonb *doc, const char *key, const DocFieldSet *fs)
 {

@@ -5,9 +5,9 @@
  *	  migrations"): the registry of each document type's rules and its
  *	  cache, the document fields that say a document's type and version,
  *	  the chain runner (a tree built lazily and serialized once per
- *	  document; steps are applied by migrate_steps.c), migrate() and its
+ *	  document; steps are applied by migrate/steps.c), migrate() and its
  *	  hooks for the collection trigger and get(), and the small SQL
- *	  functions. The bulk run (migrate_collection) is in migrate_run.c.
+ *	  functions. The bulk run (migrate_collection) is in migrate/run.c.
  *
  *	  Shared state: a backend-local cache of docmodel.migration_rules (one
  *	  entry per document type, scope -- a collection's config id, or 0 for

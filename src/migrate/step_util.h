@@ -15,7 +15,7 @@
 #include "json/pointer.h"
 
 /* The step language, parsed (steps.c) and applied. */
-/* The step ops; the first six in jsonpatch.h's JsonPatchOp order. */
+/* The step ops; the first six in json/patch.h's JsonPatchOp order. */
 typedef enum StepOp
 {
 	OP_ADD,
@@ -58,7 +58,7 @@ typedef enum StepMissing
 	MISSING_SKIP
 } StepMissing;
 
-/* A compiled regular expression of a step (migrate_steps.c). */
+/* A compiled regular expression of a step (migrate/steps.c). */
 typedef struct StepRegex StepRegex;
 
 /* One parsed step; which fields are set depends on op. */
@@ -105,7 +105,7 @@ typedef struct ApplyCx
 	const char *fn;     /* its function, for a fn rule; else NULL */
 	const Step *step;   /* the step running, or NULL */
 	const char *prefix; /* element path inside a for_each, or "" */
-	Size room;          /* what copy steps may still take (jsonpatch.h) */
+	Size room;          /* what copy steps may still take (json/patch.h) */
 	bool write_rule;    /* a write rule's steps, not a migration's */
 } ApplyCx;
 

@@ -3,10 +3,10 @@
  * migrate/steps.c
  *	  The migration step language (README, "Schema versions and
  *	  migrations"): parsing a rule's steps when it is registered or cached,
- *	  and applying them to a document tree (jsontree.h). Table-driven: one
+ *	  and applying them to a document tree (json/tree.h). Table-driven: one
  *	  entry per op (step_ops) with its members (each read by its kind, see
  *	  ParseMember) and its applier.
- *	  The six RFC 6902 ops run through jsonpatch.c's operations; this file
+ *	  The six RFC 6902 ops run through json/patch.c's operations; this file
  *	  keeps docmodel's own ops and the step error messages.
  *
  *	  Shared state: none. Parsed steps live in the registry cache
@@ -1303,7 +1303,7 @@ DocmodelStepsApply(ApplyCx *cx, const Step *steps, int nsteps, JsonbValue *root)
 	cx->step = outer;
 }
 
-/* See migrate_int.h: the setters, which give the same document again. */
+/* See migrate/steps.h: the setters, which give the same document again. */
 void
 DocmodelStepsCheckWriteRule(const Step *steps, int nsteps)
 {

@@ -3,7 +3,7 @@
  * migrate/steps.h
  *	  What the migration files share (not for other concerns): a parsed
  *	  step, the context of a running chain, and the entry points of the
- *	  step language (migrate_steps.c) that the registry and the chain
+ *	  step language (migrate/steps.c) that the registry and the chain
  *	  runner (migrate.c) call.
  *
  *-------------------------------------------------------------------------
