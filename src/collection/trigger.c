@@ -133,7 +133,7 @@ BodyChanged(const DocFieldSet *fs, Jsonb *o, Jsonb *n)
 
 /* Return the empty object {} (made once). */
 static Jsonb *
-EmptyObject(void)
+TriggerEmptyObject(void)
 {
 	static Jsonb *empty = NULL;
 
@@ -838,7 +838,8 @@ collection_trigger(PG_FUNCTION_ARGS)
 
 		w.nv[DOCMODEL_COLL_ATT_META - 1] =
 			JsonbPGetDatum(DocmodelAssembleDocument(
-				old && JB_ROOT_IS_OBJECT(old) ? old : EmptyObject(), &w.st));
+				old && JB_ROOT_IS_OBJECT(old) ? old : TriggerEmptyObject(),
+				&w.st));
 		w.nn[DOCMODEL_COLL_ATT_META - 1] = false;
 		return StoreRow(&w, JsonbPGetDatum(body));
 	}

@@ -344,7 +344,7 @@ MakeCopies(JsonbValue *fields, JsonbValue *src, JsonbValue *out)
 }
 
 static JsonbValue
-EmptyObject(void)
+CopyEmptyObject(void)
 {
 	JsonbValue o;
 
@@ -360,7 +360,7 @@ CopiesOf(Jsonb *fields, Jsonb *src)
 {
 	JsonbValue f;
 	JsonbValue s;
-	JsonbValue out = EmptyObject();
+	JsonbValue out = CopyEmptyObject();
 
 	DocmodelJsonTreeFromJsonb(fields, &f);
 	DocmodelJsonTreeFromJsonb(src, &s);
@@ -515,7 +515,7 @@ PutAt(JsonbValue *root, const JsonPointer *p, JsonbValue *val)
 		}
 		if (i < 0)
 		{
-			JsonbValue o = EmptyObject();
+			JsonbValue o = CopyEmptyObject();
 
 			DocmodelJsonTreeSetMember(cur, p->tok[t], p->toklen[t], &o);
 			i = DocmodelJsonTreeFindMember(cur, p->tok[t], p->toklen[t]);
@@ -630,7 +630,7 @@ static JsonbValue
 NullCopiesValue(RulePlans *e)
 {
 	JsonbValue f;
-	JsonbValue ov = EmptyObject();
+	JsonbValue ov = CopyEmptyObject();
 	int i;
 
 	DocmodelJsonTreeFromJsonb(e->fields, &f);

@@ -104,8 +104,8 @@ QualifiedName(Oid relid)
  * docmodel.copy_queue when queue).
  */
 static void
-KeepPlanOn(RulePlans *e, int i, const char *sql, int nargs, Oid *types,
-		   bool queue)
+RuleKeepPlanOn(RulePlans *e, int i, const char *sql, int nargs, Oid *types,
+			   bool queue)
 {
 	Oid rels[3] = {e->coll, e->source, CopyQueueTable};
 	SPIPlanPtr plan = SPI_prepare(sql, nargs, types);
@@ -120,9 +120,9 @@ KeepPlanOn(RulePlans *e, int i, const char *sql, int nargs, Oid *types,
 }
 
 static void
-KeepPlan(RulePlans *e, int i, const char *sql, int nargs, Oid *types)
+RuleKeepPlan(RulePlans *e, int i, const char *sql, int nargs, Oid *types)
 {
-	KeepPlanOn(e, i, sql, nargs, types, false);
+	RuleKeepPlanOn(e, i, sql, nargs, types, false);
 }
 
 /*
@@ -213,23 +213,24 @@ PrepareCopy(RulePlans *e, char kind, const char *coll, const char *src)
 				 quote_literal_cstr(e->path), quote_literal_cstr(e->ref));
 
 	/* 0: rewrite the referring documents of key $1 */
-	KeepPlan(e, 0,
-			 psprintf("UPDATE %s AS c SET doc = %s WHERE "
-					  "docmodel.ref_keys(c.doc, %s) "
-					  "OPERATOR(pg_catalog.@>) ARRAY[$1]::pg_catalog.text[] "
-					  "AND c.doc OPERATOR(pg_catalog.<>) %s",
-					  coll, put, quote_literal_cstr(e->refpath), put),
-			 3, t);
+	RuleKeepPlan(
+		e, 0,
+		psprintf("UPDATE %s AS c SET doc = %s WHERE "
+				 "docmodel.ref_keys(c.doc, %s) "
+				 "OPERATOR(pg_catalog.@>) ARRAY[$1]::pg_catalog.text[] "
+				 "AND c.doc OPERATOR(pg_catalog.<>) %s",
+				 coll, put, quote_literal_cstr(e->refpath), put),
+		3, t);
 	if (kind == 'c')
 	{
 		/* 1: a document referring to key $1 */
-		KeepPlan(e, 1,
-				 psprintf("SELECT c.id FROM %s AS c WHERE "
-						  "docmodel.ref_keys(c.doc, %s) "
-						  "OPERATOR(pg_catalog.@>) "
-						  "ARRAY[$1]::pg_catalog.text[] LIMIT 1",
-						  coll, quote_literal_cstr(e->refpath)),
-				 1, t1);
+		RuleKeepPlan(e, 1,
+					 psprintf("SELECT c.id FROM %s AS c WHERE "
+							  "docmodel.ref_keys(c.doc, %s) "
+							  "OPERATOR(pg_catalog.@>) "
+							  "ARRAY[$1]::pg_catalog.text[] LIMIT 1",
+							  coll, quote_literal_cstr(e->refpath)),
+					 1, t1);
 		/*
 		 * 2: queue key $2 of rule $1. On a queued key, the row is only
 		 * locked (DO UPDATE ... WHERE false): no new row version, and a
@@ -238,35 +239,35 @@ PrepareCopy(RulePlans *e, char kind, const char *coll, const char *src)
 		 * than lost.
 		 */
 		if (e->deferred)
-			KeepPlanOn(e, 2,
-					   "INSERT INTO docmodel.copy_queue AS q (rule, key) "
-					   "VALUES ($1, $2) ON CONFLICT (rule, key) DO UPDATE "
-					   "SET key = EXCLUDED.key WHERE false",
-					   2, t2, true);
+			RuleKeepPlanOn(e, 2,
+						   "INSERT INTO docmodel.copy_queue AS q (rule, key) "
+						   "VALUES ($1, $2) ON CONFLICT (rule, key) DO UPDATE "
+						   "SET key = EXCLUDED.key WHERE false",
+						   2, t2, true);
 	}
 	else
 	{
 		/* 1: the source of key $1, as committed now */
-		KeepPlan(e, 1,
-				 psprintf("SELECT s.doc FROM %s AS s WHERE s.id "
-						  "OPERATOR(pg_catalog.=) $1",
-						  src),
-				 1, t1);
+		RuleKeepPlan(e, 1,
+					 psprintf("SELECT s.doc FROM %s AS s WHERE s.id "
+							  "OPERATOR(pg_catalog.=) $1",
+							  src),
+					 1, t1);
 		/* 2: forget key $2 of rule $1 */
-		KeepPlanOn(e, 2,
-				   "DELETE FROM docmodel.copy_queue AS q WHERE q.rule "
-				   "OPERATOR(pg_catalog.=) $1 AND q.key "
-				   "OPERATOR(pg_catalog.=) $2",
-				   2, t2, true);
+		RuleKeepPlanOn(e, 2,
+					   "DELETE FROM docmodel.copy_queue AS q WHERE q.rule "
+					   "OPERATOR(pg_catalog.=) $1 AND q.key "
+					   "OPERATOR(pg_catalog.=) $2",
+					   2, t2, true);
 		/*
 		 * 3: take up to $2 queued keys of rule $1, oldest first, those
 		 * another batch (or a write queueing them) holds skipped
 		 */
-		KeepPlanOn(e, 3,
-				   "SELECT q.key FROM docmodel.copy_queue AS q WHERE "
-				   "q.rule OPERATOR(pg_catalog.=) $1 ORDER BY "
-				   "q.enqueued_at LIMIT $2 FOR UPDATE SKIP LOCKED",
-				   2, t3, true);
+		RuleKeepPlanOn(e, 3,
+					   "SELECT q.key FROM docmodel.copy_queue AS q WHERE "
+					   "q.rule OPERATOR(pg_catalog.=) $1 ORDER BY "
+					   "q.enqueued_at LIMIT $2 FOR UPDATE SKIP LOCKED",
+					   2, t3, true);
 	}
 }
 
@@ -298,16 +299,16 @@ PrepareFill(RulePlans *e, const char *src)
 							errmsg("reading copy rules failed")));
 		exclusive = SPI_processed > 0;
 	}
-	KeepPlan(e, 0,
-			 psprintf("SELECT s.doc FROM %s AS s WHERE s.id "
-					  "OPERATOR(pg_catalog.=) $1 FOR %s",
-					  src, exclusive ? "NO KEY UPDATE" : "SHARE"),
-			 1, t);
-	KeepPlan(e, 1,
-			 psprintf("SELECT s.doc FROM %s AS s WHERE s.id "
-					  "OPERATOR(pg_catalog.=) $1",
-					  src),
-			 1, t);
+	RuleKeepPlan(e, 0,
+				 psprintf("SELECT s.doc FROM %s AS s WHERE s.id "
+						  "OPERATOR(pg_catalog.=) $1 FOR %s",
+						  src, exclusive ? "NO KEY UPDATE" : "SHARE"),
+				 1, t);
+	RuleKeepPlan(e, 1,
+				 psprintf("SELECT s.doc FROM %s AS s WHERE s.id "
+						  "OPERATOR(pg_catalog.=) $1",
+						  src),
+				 1, t);
 }
 
 /* Prepare the statements of aggregate rule e's trigger td. */
@@ -340,37 +341,39 @@ PrepareAggregate(RulePlans *e, TriggerData *td, const char *coll,
 	{
 		Oid t2[2] = {TEXTOID, NUMERICOID};
 
-		KeepPlan(e, 3,
-				 psprintf("UPDATE %s AS a SET doc = docmodel._copy_add_at("
-						  "a.doc, %s, $2) WHERE a.id OPERATOR(pg_catalog.=) "
-						  "$1",
-						  coll, quote_literal_cstr(e->path)),
-				 2, t2);
+		RuleKeepPlan(
+			e, 3,
+			psprintf("UPDATE %s AS a SET doc = docmodel._copy_add_at("
+					 "a.doc, %s, $2) WHERE a.id OPERATOR(pg_catalog.=) "
+					 "$1",
+					 coll, quote_literal_cstr(e->path)),
+			2, t2);
 	}
-	KeepPlan(e, 2,
-			 psprintf("SELECT %s FROM %s AS b WHERE "
-					  "docmodel.ref_keys(b.doc, %s) "
-					  "OPERATOR(pg_catalog.@>) ARRAY[$1]::pg_catalog.text[]",
-					  value, src, quote_literal_cstr(e->refpath)),
-			 1, t);
-	KeepPlan(e, 0,
-			 psprintf("SELECT FROM %s AS a WHERE a.id "
-					  "OPERATOR(pg_catalog.=) $1 FOR NO KEY UPDATE",
-					  coll),
-			 1, t);
-	KeepPlan(e, 1,
-			 psprintf("UPDATE %s AS a SET doc = docmodel._copy_put_at("
-					  "a.doc, %s, v.v) FROM (SELECT %s AS v FROM %s AS b "
-					  "WHERE docmodel.ref_keys(b.doc, %s) "
-					  "OPERATOR(pg_catalog.@>) "
-					  "ARRAY[$1]::pg_catalog.text[]) AS v "
-					  "WHERE a.id OPERATOR(pg_catalog.=) $1 AND "
-					  "a.doc OPERATOR(pg_catalog.<>) "
-					  "docmodel._copy_put_at(a.doc, %s, v.v)",
-					  coll, quote_literal_cstr(e->path), value, src,
-					  quote_literal_cstr(e->refpath),
-					  quote_literal_cstr(e->path)),
-			 1, t);
+	RuleKeepPlan(
+		e, 2,
+		psprintf("SELECT %s FROM %s AS b WHERE "
+				 "docmodel.ref_keys(b.doc, %s) "
+				 "OPERATOR(pg_catalog.@>) ARRAY[$1]::pg_catalog.text[]",
+				 value, src, quote_literal_cstr(e->refpath)),
+		1, t);
+	RuleKeepPlan(e, 0,
+				 psprintf("SELECT FROM %s AS a WHERE a.id "
+						  "OPERATOR(pg_catalog.=) $1 FOR NO KEY UPDATE",
+						  coll),
+				 1, t);
+	RuleKeepPlan(e, 1,
+				 psprintf("UPDATE %s AS a SET doc = docmodel._copy_put_at("
+						  "a.doc, %s, v.v) FROM (SELECT %s AS v FROM %s AS b "
+						  "WHERE docmodel.ref_keys(b.doc, %s) "
+						  "OPERATOR(pg_catalog.@>) "
+						  "ARRAY[$1]::pg_catalog.text[]) AS v "
+						  "WHERE a.id OPERATOR(pg_catalog.=) $1 AND "
+						  "a.doc OPERATOR(pg_catalog.<>) "
+						  "docmodel._copy_put_at(a.doc, %s, v.v)",
+						  coll, quote_literal_cstr(e->path), value, src,
+						  quote_literal_cstr(e->refpath),
+						  quote_literal_cstr(e->path)),
+				 1, t);
 }
 
 /* Read the members of rule row tup (a copy_rules row, see LoadRule) into e,

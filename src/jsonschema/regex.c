@@ -1078,7 +1078,7 @@ NodeSize(ENode *n)
 }
 
 static int
-Emit(EcmaRegex *re, EOp op)
+RegexEmit(EcmaRegex *re, EOp op)
 {
 	EInst *in = &re->prog[re->n];
 
@@ -1101,16 +1101,16 @@ EmitNode(EcmaRegex *re, ENode *n)
 		case N_EMPTY:
 			break;
 		case N_CLASS:
-			re->prog[Emit(re, I_CLASS)].cls = n->cls;
+			re->prog[RegexEmit(re, I_CLASS)].cls = n->cls;
 			break;
 		case N_BOL:
 		case N_EOL:
 		case N_WORDB:
 		case N_NWORDB:
-			Emit(re, n->kind == N_BOL     ? I_BOL
-					 : n->kind == N_EOL   ? I_EOL
-					 : n->kind == N_WORDB ? I_WORDB
-										  : I_NWORDB);
+			RegexEmit(re, n->kind == N_BOL     ? I_BOL
+						  : n->kind == N_EOL   ? I_EOL
+						  : n->kind == N_WORDB ? I_WORDB
+											   : I_NWORDB);
 			break;
 		case N_CAT:
 			for (k = 0; k < n->nkids; k++)
@@ -1128,10 +1128,10 @@ EmitNode(EcmaRegex *re, ENode *n)
 					EmitNode(re, n->kids[k]);
 					break;
 				}
-				split = Emit(re, I_SPLIT);
+				split = RegexEmit(re, I_SPLIT);
 				re->prog[split].x = re->n;
 				EmitNode(re, n->kids[k]);
-				jmps[k] = Emit(re, I_JMP);
+				jmps[k] = RegexEmit(re, I_JMP);
 				re->prog[split].y = re->n;
 			}
 			for (k = 0; k < n->nkids - 1; k++)
@@ -1144,10 +1144,10 @@ EmitNode(EcmaRegex *re, ENode *n)
 				EmitNode(re, n->a);
 			if (n->max < 0)
 			{
-				split = Emit(re, I_SPLIT);
+				split = RegexEmit(re, I_SPLIT);
 				re->prog[split].x = re->n;
 				EmitNode(re, n->a);
-				jmp = Emit(re, I_JMP);
+				jmp = RegexEmit(re, I_JMP);
 				re->prog[jmp].x = split;
 				re->prog[split].y = re->n;
 			}
@@ -1159,7 +1159,7 @@ EmitNode(EcmaRegex *re, ENode *n)
 
 				for (k = 0; k < nopt; k++)
 				{
-					splits[k] = Emit(re, I_SPLIT);
+					splits[k] = RegexEmit(re, I_SPLIT);
 					re->prog[splits[k]].x = re->n;
 					EmitNode(re, n->a);
 				}
@@ -1211,7 +1211,7 @@ DocmodelRegexCompile(const char *src, int len, EcmaStatus *status, char **err)
 	re = palloc0(sizeof(EcmaRegex));
 	re->prog = palloc(sizeof(EInst) * size);
 	EmitNode(re, root);
-	Emit(re, I_MATCH);
+	RegexEmit(re, I_MATCH);
 	re->anchored = re->prog[0].op == I_BOL;
 	*status = ECMA_OK;
 	*err = NULL;

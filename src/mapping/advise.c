@@ -414,8 +414,8 @@ IntCmp(const void *a, const void *b)
 
 /* One finding. */
 static void
-Emit(ReturnSetInfo *rsinfo, const char *check, const char *severity,
-	 const char *path, char *detail, int64 bytes, double scale)
+AdviseEmit(ReturnSetInfo *rsinfo, const char *check, const char *severity,
+		   const char *path, char *detail, int64 bytes, double scale)
 {
 	Datum values[5];
 	bool nulls[5] = {false, false, path == NULL, false, false};
@@ -447,43 +447,46 @@ PathFindings(ReturnSetInfo *rsinfo, AdviseCx *cx, PathStat *s, double scale)
 		if (d > 0)
 			slope = (n * s->svl - s->sv * s->sl) / d;
 		if (s->max_len > 2 * ARRAY_SOFT_MAX || slope > 0.5)
-			Emit(rsinfo, "unbounded_array", "warning", s->path,
-				 psprintf("an array that grows without bound: longest %lld "
-						  "elements, 95th percentile %d, %s; keep the latest "
-						  "%d (mutate_in's \"max\") or move older ones to "
-						  "bucket documents (bucket_append); bytes: the "
-						  "elements past %d",
-						  (long long) s->max_len, p95,
-						  slope > 0 ? psprintf("%.1f more per _ver", slope)
-									: "no growth over _ver in the sample",
-						  ARRAY_SOFT_MAX, ARRAY_SOFT_MAX),
-				 s->tail_bytes, scale);
+			AdviseEmit(
+				rsinfo, "unbounded_array", "warning", s->path,
+				psprintf("an array that grows without bound: longest %lld "
+						 "elements, 95th percentile %d, %s; keep the latest "
+						 "%d (mutate_in's \"max\") or move older ones to "
+						 "bucket documents (bucket_append); bytes: the "
+						 "elements past %d",
+						 (long long) s->max_len, p95,
+						 slope > 0 ? psprintf("%.1f more per _ver", slope)
+								   : "no growth over _ver in the sample",
+						 ARRAY_SOFT_MAX, ARRAY_SOFT_MAX),
+				s->tail_bytes, scale);
 	}
 	if (s->nulls + s->empties > 0 && s->path[0] && s->name_len > 0)
-		Emit(rsinfo, "null_or_empty", "info", s->path,
-			 psprintf("%lld of %lld values are null and %lld empty; leave "
-					  "the field out (N1QL: MISSING), or compact()",
-					  (long long) s->nulls, (long long) s->count,
-					  (long long) s->empties),
-			 s->empty_bytes, scale);
+		AdviseEmit(
+			rsinfo, "null_or_empty", "info", s->path,
+			psprintf("%lld of %lld values are null and %lld empty; leave "
+					 "the field out (N1QL: MISSING), or compact()",
+					 (long long) s->nulls, (long long) s->count,
+					 (long long) s->empties),
+			s->empty_bytes, scale);
 	if (s->iso > 0)
-		Emit(rsinfo, "iso_dates", "info", s->path,
-			 psprintf("%lld ISO-8601 date strings; epoch numbers "
-					  "(to_epoch) take 8 bytes and sort as numbers",
-					  (long long) s->iso),
-			 s->iso_bytes, scale);
+		AdviseEmit(rsinfo, "iso_dates", "info", s->path,
+				   psprintf("%lld ISO-8601 date strings; epoch numbers "
+							"(to_epoch) take 8 bytes and sort as numbers",
+							(long long) s->iso),
+				   s->iso_bytes, scale);
 	if (s->guids > 0)
-		Emit(rsinfo, "dashed_guids", "info", s->path,
-			 psprintf("%lld GUIDs with dashes; without them (compact's "
-					  "\"guids\") each is 4 bytes shorter",
-					  (long long) s->guids),
-			 4 * s->guids, scale);
+		AdviseEmit(rsinfo, "dashed_guids", "info", s->path,
+				   psprintf("%lld GUIDs with dashes; without them (compact's "
+							"\"guids\") each is 4 bytes shorter",
+							(long long) s->guids),
+				   4 * s->guids, scale);
 	if (s->name_len > LONG_NAME)
-		Emit(rsinfo, "long_field_name", "info", s->path,
-			 psprintf("a %lld-byte field name, stored in each of %lld "
-					  "documents; a shorter one (map_rename) saves the rest",
-					  (long long) s->name_len, (long long) s->count),
-			 (s->name_len - LONG_NAME / 2) * s->count, scale);
+		AdviseEmit(
+			rsinfo, "long_field_name", "info", s->path,
+			psprintf("a %lld-byte field name, stored in each of %lld "
+					 "documents; a shorter one (map_rename) saves the rest",
+					 (long long) s->name_len, (long long) s->count),
+			(s->name_len - LONG_NAME / 2) * s->count, scale);
 	if (leaf != NULL && s->name_len > 0)
 	{
 		char *name = pstrdup(leaf + 1);
@@ -493,26 +496,28 @@ PathFindings(ReturnSetInfo *rsinfo, AdviseCx *cx, PathStat *s, double scale)
 		for (i = 0; i < lengthof(Reserved); i++)
 			if (strcmp(name, Reserved[i]) == 0)
 			{
-				Emit(rsinfo, "reserved_word", "warning", s->path,
-					 psprintf("\"%s\" is a N1QL reserved word: every query "
-							  "naming it must quote it in backticks",
-							  leaf + 1),
-					 0, scale);
+				AdviseEmit(
+					rsinfo, "reserved_word", "warning", s->path,
+					psprintf("\"%s\" is a N1QL reserved word: every query "
+							 "naming it must quote it in backticks",
+							 leaf + 1),
+					0, scale);
 				break;
 			}
 	}
 	if (s->key_copies > 0)
-		Emit(rsinfo, "key_in_body", "info", s->path,
-			 psprintf("%lld documents repeat their own key here; the key "
-					  "is the row's id already",
-					  (long long) s->key_copies),
-			 s->key_bytes, scale);
+		AdviseEmit(rsinfo, "key_in_body", "info", s->path,
+				   psprintf("%lld documents repeat their own key here; the key "
+							"is the row's id already",
+							(long long) s->key_copies),
+				   s->key_bytes, scale);
 	if (s->repeated > 0)
-		Emit(rsinfo, "repeated_in_elements", "info", s->path,
-			 psprintf("the same value in every element of %lld arrays; keep "
-					  "it once beside the array",
-					  (long long) s->repeated),
-			 s->repeated_bytes, scale);
+		AdviseEmit(
+			rsinfo, "repeated_in_elements", "info", s->path,
+			psprintf("the same value in every element of %lld arrays; keep "
+					 "it once beside the array",
+					 (long long) s->repeated),
+			s->repeated_bytes, scale);
 }
 
 /* The findings about the documents as a whole. */
@@ -522,31 +527,34 @@ DocFindings(ReturnSetInfo *rsinfo, AdviseCx *cx, double scale)
 	int i;
 
 	if (cx->big_docs > 0)
-		Emit(rsinfo, "toast", "warning", NULL,
-			 psprintf("%lld of %lld documents are past the 2 kB TOAST "
-					  "threshold (largest %lld bytes): compressed and stored "
-					  "out of line, each read and write pays for the whole",
-					  (long long) cx->big_docs, (long long) cx->docs,
-					  (long long) cx->largest),
-			 cx->big_bytes, scale);
+		AdviseEmit(
+			rsinfo, "toast", "warning", NULL,
+			psprintf("%lld of %lld documents are past the 2 kB TOAST "
+					 "threshold (largest %lld bytes): compressed and stored "
+					 "out of line, each read and write pays for the whole",
+					 (long long) cx->big_docs, (long long) cx->docs,
+					 (long long) cx->largest),
+			cx->big_bytes, scale);
 	if (cx->camel > 0 && cx->snake > 0 &&
 		Min(cx->camel, cx->snake) * 10 >= cx->camel + cx->snake)
-		Emit(rsinfo, "mixed_naming", "info", NULL,
-			 psprintf("field names mix camelCase (%lld) and snake_case (%lld); "
-					  "pick one (map_rename, a migration rename)",
-					  (long long) cx->camel, (long long) cx->snake),
-			 0, scale);
+		AdviseEmit(
+			rsinfo, "mixed_naming", "info", NULL,
+			psprintf("field names mix camelCase (%lld) and snake_case (%lld); "
+					 "pick one (map_rename, a migration rename)",
+					 (long long) cx->camel, (long long) cx->snake),
+			0, scale);
 	if (cx->untyped > 0)
-		Emit(rsinfo, "type_missing", "warning", NULL,
-			 psprintf("%lld of %lld documents carry no type field",
-					  (long long) cx->untyped, (long long) cx->docs),
-			 0, scale);
+		AdviseEmit(rsinfo, "type_missing", "warning", NULL,
+				   psprintf("%lld of %lld documents carry no type field",
+							(long long) cx->untyped, (long long) cx->docs),
+				   0, scale);
 	if (cx->mistyped > 0)
-		Emit(rsinfo, "type_mismatch", "warning", NULL,
-			 psprintf("%lld documents' type differs from their key's (first: "
-					  "\"%s\")",
-					  (long long) cx->mistyped, cx->mistyped_key),
-			 0, scale);
+		AdviseEmit(
+			rsinfo, "type_mismatch", "warning", NULL,
+			psprintf("%lld documents' type differs from their key's (first: "
+					 "\"%s\")",
+					 (long long) cx->mistyped, cx->mistyped_key),
+			0, scale);
 	if (cx->nversions > 1)
 	{
 		StringInfoData b;
@@ -555,11 +563,12 @@ DocFindings(ReturnSetInfo *rsinfo, AdviseCx *cx, double scale)
 		for (i = 0; i < cx->nversions; i++)
 			appendStringInfo(&b, "%s%s (%lld)", i ? ", " : "", cx->versions[i],
 							 (long long) cx->version_docs[i]);
-		Emit(rsinfo, "schema_versions", "info", NULL,
-			 psprintf("%d schema versions present: %s; migrate_collection "
-					  "brings them to the current one",
-					  cx->nversions, b.data),
-			 0, scale);
+		AdviseEmit(
+			rsinfo, "schema_versions", "info", NULL,
+			psprintf("%d schema versions present: %s; migrate_collection "
+					 "brings them to the current one",
+					 cx->nversions, b.data),
+			0, scale);
 	}
 }
 

@@ -185,7 +185,7 @@ SetTargets(TriggerPlans *e, const Oid *rels, int nrels)
  * relations and keep it as plan i of e.
  */
 static void
-KeepPlan(TriggerPlans *e, int i, const char *sql, int nargs, Oid *types)
+TriggerKeepPlan(TriggerPlans *e, int i, const char *sql, int nargs, Oid *types)
 {
 	SPIPlanPtr plan = SPI_prepare(sql, nargs, types);
 
@@ -256,7 +256,7 @@ PrepareProjection(TriggerData *td, TriggerPlans *e)
 	for (i = 0; i < nelems; i++)
 		oids[i] = DatumGetObjectId(elems[i]);
 	SetTargets(e, oids, nelems);
-	KeepPlan(e, 0, sql, 0, NULL);
+	TriggerKeepPlan(e, 0, sql, 0, NULL);
 	e->valid = true;
 }
 
@@ -500,24 +500,25 @@ LookupPrepare(TriggerData *td, TriggerPlans *e, LookupArgs *a)
 	SetTargets(e, &a->lcoll, 1);
 	rel = quote_qualified_identifier(
 		get_namespace_name(get_rel_namespace(a->lcoll)), relname);
-	KeepPlan(e, 0,
-			 psprintf("DELETE FROM %s AS c WHERE c.id "
-					  "OPERATOR(pg_catalog.=) $1 AND c.doc "
-					  "OPERATOR(pg_catalog.->>) 'ref' "
-					  "OPERATOR(pg_catalog.=) $2",
-					  rel),
-			 2, types);
-	KeepPlan(e, 1,
-			 psprintf("INSERT INTO %s AS c (id, doc) VALUES ($1, "
-					  "pg_catalog.jsonb_build_object('ref', $2)) "
-					  "ON CONFLICT (id) DO NOTHING",
-					  rel),
-			 2, types);
-	KeepPlan(e, 2,
-			 psprintf("SELECT c.doc OPERATOR(pg_catalog.->>) 'ref' "
-					  "FROM %s AS c WHERE c.id OPERATOR(pg_catalog.=) $1",
-					  rel),
-			 1, types);
+	TriggerKeepPlan(e, 0,
+					psprintf("DELETE FROM %s AS c WHERE c.id "
+							 "OPERATOR(pg_catalog.=) $1 AND c.doc "
+							 "OPERATOR(pg_catalog.->>) 'ref' "
+							 "OPERATOR(pg_catalog.=) $2",
+							 rel),
+					2, types);
+	TriggerKeepPlan(e, 1,
+					psprintf("INSERT INTO %s AS c (id, doc) VALUES ($1, "
+							 "pg_catalog.jsonb_build_object('ref', $2)) "
+							 "ON CONFLICT (id) DO NOTHING",
+							 rel),
+					2, types);
+	TriggerKeepPlan(
+		e, 2,
+		psprintf("SELECT c.doc OPERATOR(pg_catalog.->>) 'ref' "
+				 "FROM %s AS c WHERE c.id OPERATOR(pg_catalog.=) $1",
+				 rel),
+		1, types);
 	e->valid = true;
 }
 
