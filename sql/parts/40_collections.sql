@@ -180,6 +180,25 @@ CREATE FUNCTION docmodel._document(collection integer, id text, doc jsonb,
 COMMENT ON FUNCTION docmodel._document(integer, text, jsonb, timestamptz, timestamptz, integer, integer, integer) IS
     'internal: the document of a collection with meta_style columns, its stamps merged';
 
+-- The SQL of a collection's document as every style shows it, for the
+-- statements docmodel generates: "<alias>.doc", or for meta_style
+-- 'columns' the body with its stamp columns (_document); "<alias>.doc" for
+-- a table that is not a collection.
+CREATE FUNCTION docmodel._document_sql(coll regclass, alias text) RETURNS text
+    LANGUAGE sql STABLE STRICT PARALLEL SAFE
+    SET search_path = pg_catalog, pg_temp
+    BEGIN ATOMIC
+    SELECT COALESCE((SELECT pg_catalog.format('docmodel._document(%s, %2$I.id, %2$I.doc, '
+                '%2$I.created_at, %2$I.modified_at, %2$I.ver, %2$I.created_by, '
+                '%2$I.modified_by)', c.id, alias)
+            FROM docmodel.collection_config AS c
+            WHERE c.coll OPERATOR(pg_catalog.=) coll
+              AND c.meta_style OPERATOR(pg_catalog.=) 'columns'),
+        pg_catalog.format('%I.doc', alias));
+    END;
+COMMENT ON FUNCTION docmodel._document_sql(regclass, text) IS
+    'internal: the SQL of a collection''s document with its stamps, for generated statements';
+
 CREATE FUNCTION docmodel._documents_trigger() RETURNS trigger
     LANGUAGE c VOLATILE PARALLEL UNSAFE
     AS 'MODULE_PATHNAME', 'docview_documents_trigger';
@@ -222,16 +241,9 @@ BEGIN
             WHERE r.oid OPERATOR(pg_catalog.=) view;
         EXECUTE pg_catalog.format('DROP TRIGGER IF EXISTS docmodel_documents ON %s', view);
     END IF;
-    IF cfg.meta_style OPERATOR(pg_catalog.=) 'columns' THEN
-        EXECUTE pg_catalog.format('CREATE OR REPLACE VIEW %I.%I WITH (security_invoker = true) AS '
-            'SELECT c.id, docmodel._document(%s, c.id, c.doc, c.created_at, c.modified_at, c.ver, '
-            'c.created_by, c.modified_by) AS doc, c.cas, c.expires_at, c.locked_until '
-            'FROM %s AS c', nspid::regnamespace, viewname, cfg.id, $1);
-    ELSE
-        EXECUTE pg_catalog.format('CREATE OR REPLACE VIEW %I.%I WITH (security_invoker = true) AS '
-            'SELECT c.id, c.doc, c.cas, c.expires_at, c.locked_until FROM %s AS c',
-            nspid::regnamespace, viewname, $1);
-    END IF;
+    EXECUTE pg_catalog.format('CREATE OR REPLACE VIEW %I.%I WITH (security_invoker = true) AS '
+        'SELECT c.id, %s AS doc, c.cas, c.expires_at, c.locked_until FROM %s AS c',
+        nspid::regnamespace, viewname, docmodel._document_sql($1, 'c'), $1);
     view := (pg_catalog.quote_ident(nspid::regnamespace::text) OPERATOR(pg_catalog.||) '.'
              OPERATOR(pg_catalog.||) pg_catalog.quote_ident(viewname))::regclass;
     IF cfg.meta_style OPERATOR(pg_catalog.=) 'columns' THEN
