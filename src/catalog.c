@@ -24,8 +24,10 @@
 #include "postgres.h"
 
 #include "access/htup_details.h"
+#include "catalog/dependency.h"
 #include "catalog/namespace.h"
 #include "catalog/pg_class.h"
+#include "catalog/pg_depend.h"
 #include "catalog/pg_type.h"
 #include "executor/spi.h"
 #include "fmgr.h"
@@ -245,6 +247,8 @@ catalog_config_set_documents(PG_FUNCTION_ARGS)
 	Oid types[2] = {OIDOID, OIDOID};
 	Datum values[2];
 	char nulls[2];
+	ObjectAddress view;
+	ObjectAddress coll;
 
 	DocmodelRequireArg(fcinfo, 0, "coll");
 	DocmodelRequireArg(fcinfo, 1, "documents");
@@ -252,6 +256,14 @@ catalog_config_set_documents(PG_FUNCTION_ARGS)
 	RequireOwner(PG_GETARG_OID(1));
 	TakeArgs(fcinfo, 2, values, nulls);
 	UpdateConfig("SET documents = $2", 2, types, values, nulls);
+	/* the view goes with its collection, as an index does: a plain DROP
+	 * TABLE drops it without CASCADE */
+	ObjectAddressSet(view, RelationRelationId, PG_GETARG_OID(1));
+	ObjectAddressSet(coll, RelationRelationId, PG_GETARG_OID(0));
+	deleteDependencyRecordsForSpecific(RelationRelationId, view.objectId,
+									   DEPENDENCY_AUTO, RelationRelationId,
+									   coll.objectId);
+	recordDependencyOn(&view, &coll, DEPENDENCY_AUTO);
 	PG_RETURN_VOID();
 }
 

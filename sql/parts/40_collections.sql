@@ -190,11 +190,11 @@ CREATE FUNCTION docmodel._document_sql(coll regclass, alias text) RETURNS text
     BEGIN ATOMIC
     SELECT COALESCE((SELECT pg_catalog.format('docmodel._document(%s, %2$I.id, %2$I.doc, '
                 '%2$I.created_at, %2$I.modified_at, %2$I.ver, %2$I.created_by, '
-                '%2$I.modified_by)', c.id, alias)
+                '%2$I.modified_by)', c.id, $2)
             FROM docmodel.collection_config AS c
-            WHERE c.coll OPERATOR(pg_catalog.=) coll
+            WHERE c.coll OPERATOR(pg_catalog.=) $1
               AND c.meta_style OPERATOR(pg_catalog.=) 'columns'),
-        pg_catalog.format('%I.doc', alias));
+        pg_catalog.format('%I.doc', $2));
     END;
 COMMENT ON FUNCTION docmodel._document_sql(regclass, text) IS
     'internal: the SQL of a collection''s document with its stamps, for generated statements';
