@@ -457,6 +457,19 @@ DocmodelColumnsTypeInBody(const DocmodelStamp *st)
 	return tlen != st->type_len || memcmp(t, st->type, tlen) != 0;
 }
 
+/* Show writer column c (when not null and known) as field kind of st. */
+static void
+KeptName(DocmodelStamp *st, JsonbValue *kept, DocFieldKind kind, const Datum *v,
+		 const bool *n, DocmodelStampColumn c)
+{
+	const char *s;
+
+	if (n[c] || (s = DocmodelWriterName(DatumGetInt32(v[c]))) == NULL)
+		return;
+	kept[kind] = DocmodelJsonTreeString(s, strlen(s));
+	st->kept[kind] = &kept[kind];
+}
+
 /*
  * The document of key in collection cfg (meta_style 'columns') as the
  * other styles store it: body with the stamps of the columns v, n (indexed
@@ -503,28 +516,9 @@ DocmodelColumnsDocument(const DocmodelCollection *cfg, const char *key,
 	if (!n[DOCMODEL_STAMP_MODIFIED_AT])
 		st.kept[DOC_FIELD_MODIFIED] = DocmodelTimeValue(
 			DatumGetTimestampTz(v[DOCMODEL_STAMP_MODIFIED_AT]), cfg->time_unit);
-	if (!n[DOCMODEL_STAMP_CREATED_BY])
-	{
-		const char *s =
-			DocmodelWriterName(DatumGetInt32(v[DOCMODEL_STAMP_CREATED_BY]));
-
-		if (s != NULL)
-		{
-			kept[DOC_FIELD_CREATED_BY] = DocmodelJsonTreeString(s, strlen(s));
-			st.kept[DOC_FIELD_CREATED_BY] = &kept[DOC_FIELD_CREATED_BY];
-		}
-	}
-	if (!n[DOCMODEL_STAMP_MODIFIED_BY])
-	{
-		const char *s =
-			DocmodelWriterName(DatumGetInt32(v[DOCMODEL_STAMP_MODIFIED_BY]));
-
-		if (s != NULL)
-		{
-			kept[DOC_FIELD_MODIFIED_BY] = DocmodelJsonTreeString(s, strlen(s));
-			st.kept[DOC_FIELD_MODIFIED_BY] = &kept[DOC_FIELD_MODIFIED_BY];
-		}
-	}
+	KeptName(&st, kept, DOC_FIELD_CREATED_BY, v, n, DOCMODEL_STAMP_CREATED_BY);
+	KeptName(&st, kept, DOC_FIELD_MODIFIED_BY, v, n,
+			 DOCMODEL_STAMP_MODIFIED_BY);
 	return DocmodelAssembleDocument(body, &st);
 }
 
