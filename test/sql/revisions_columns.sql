@@ -148,5 +148,19 @@ SELECT pg_temp.both($$UPDATE %s SET doc = '{"n": 8}' WHERE id = 'u::5'$$);
 SELECT * FROM pg_temp.differ('u::5');
 SELECT * FROM pg_temp.differ('u::2');
 
+-- a column the user added to the history (the executor path): its
+-- default, and the stamps still in their columns
+ALTER TABLE hc_revisions ADD COLUMN note text DEFAULT 'added';
+ALTER TABLE hd_revisions ADD COLUMN note text DEFAULT 'added';
+SELECT pg_temp.both($$UPDATE %s SET doc = '{"n": 9}' WHERE id = 'u::5'$$);
+SELECT pg_temp.both($$SELECT docmodel.rename_key('%s', 'u::5', 'u::6')$$);
+SELECT id, ver, op, note, doc->'n' AS n, doc ? '_ver' AS full_document, num_nulls(created_at, modified_at, created_by, modified_by) AS null_stamps
+FROM hc_revisions WHERE id IN ('u::5', 'u::6') ORDER BY id, ver;
+SELECT * FROM pg_temp.differ('u::5');
+SELECT * FROM pg_temp.differ('u::6');
+-- a stamp column of the history of another type: writes refused (42804)
+ALTER TABLE hc_revisions ALTER COLUMN created_by TYPE bigint;
+SELECT pg_temp.try($$UPDATE hc SET doc = '{"n": 10}' WHERE id = 'u::6'$$);
+
 SELECT docmodel.drop_collection('hd');
 SELECT docmodel.drop_collection('hc');
