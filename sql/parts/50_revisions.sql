@@ -22,6 +22,76 @@ CREATE FUNCTION docmodel._derived_name(nsp regnamespace, base text, label text)
 COMMENT ON FUNCTION docmodel._derived_name(regnamespace, text, text) IS
     'internal: a free name base_label in nsp, base cut to fit NAMEDATALEN, a number added to label when taken';
 
+-- meta_style 'columns': the history table keeps the stamps of a revision
+-- in the columns created_at, modified_at, created_by, modified_by (its own
+-- ver is the revision's _ver) and doc its body, as the collection does.
+-- add: the columns are added where missing; rows already there (full
+-- documents) are left as they are, and read so (the four columns null).
+-- Not add: each row's stamps go back into its doc (while the collection
+-- still has meta_style 'columns', else 55000), and the columns are dropped.
+CREATE FUNCTION docmodel._history_stamp_columns(hist regclass, add boolean) RETURNS void
+    LANGUAGE plpgsql VOLATILE STRICT PARALLEL UNSAFE
+    SET search_path = pg_catalog, pg_temp
+    AS $$
+DECLARE
+    cfg docmodel.collection_config;
+    owner_id oid;
+    adds text;
+BEGIN
+    SELECT * INTO cfg FROM docmodel.collection_config AS c
+        WHERE c.revisions_table OPERATOR(pg_catalog.=) $1
+          AND EXISTS (SELECT FROM pg_catalog.pg_class AS r
+                      WHERE r.oid OPERATOR(pg_catalog.=) c.coll);
+    IF cfg.id IS NULL THEN
+        RAISE EXCEPTION '"%" is not the revisions table of a docmodel collection', $1
+            USING ERRCODE = 'wrong_object_type',
+                  HINT = 'docmodel.collections lists each collection''s revisions_table.';
+    END IF;
+    SELECT r.relowner INTO owner_id FROM pg_catalog.pg_class AS r
+        WHERE r.oid OPERATOR(pg_catalog.=) $1;
+    IF NOT pg_catalog.pg_has_role(owner_id, 'USAGE') THEN
+        RAISE EXCEPTION 'must be owner of table %', $1
+            USING ERRCODE = 'insufficient_privilege',
+                  DETAIL = 'Changing the layout of a revisions table takes its ownership.';
+    END IF;
+    IF add THEN
+        -- the ones missing (a column of that name but another type stays,
+        -- and the history writer refuses it: 42804)
+        SELECT pg_catalog.string_agg(pg_catalog.format('ADD COLUMN %I %s', n.col, n.typ), ', ')
+            INTO adds
+            FROM (VALUES ('created_at', 'timestamptz'), ('modified_at', 'timestamptz'),
+                         ('created_by', 'integer'), ('modified_by', 'integer')) AS n(col, typ)
+            WHERE NOT EXISTS (SELECT FROM pg_catalog.pg_attribute AS a
+                              WHERE a.attrelid OPERATOR(pg_catalog.=) $1 AND NOT a.attisdropped
+                                AND a.attname OPERATOR(pg_catalog.=) n.col);
+        IF adds IS NOT NULL THEN
+            EXECUTE pg_catalog.format('ALTER TABLE %s %s', $1, adds);
+        END IF;
+        RETURN;
+    END IF;
+    IF (SELECT pg_catalog.count(*) FROM pg_catalog.pg_attribute AS a
+        WHERE a.attrelid OPERATOR(pg_catalog.=) $1 AND NOT a.attisdropped
+          AND a.attname OPERATOR(pg_catalog.=) ANY ('{created_at,modified_at,created_by,modified_by}'::name[]))
+       OPERATOR(pg_catalog.<>) 4 THEN
+        RETURN;
+    END IF;
+    IF cfg.meta_style OPERATOR(pg_catalog.<>) 'columns' THEN
+        RAISE EXCEPTION 'cannot merge the stamp columns of revisions table "%"', $1
+            USING ERRCODE = 'object_not_in_prerequisite_state',
+                  DETAIL = pg_catalog.format('Collection %s does not have meta_style ''columns'', whose stamps they hold.', cfg.coll),
+                  HINT = 'Merge them before the collection''s meta_style changes.';
+    END IF;
+    EXECUTE pg_catalog.format('UPDATE %s AS r SET doc = docmodel._document(%s, r.id, r.doc, '
+        'r.created_at, r.modified_at, r.ver, r.created_by, r.modified_by) '
+        'WHERE pg_catalog.num_nulls(r.created_at, r.modified_at, r.created_by, r.modified_by) '
+        'OPERATOR(pg_catalog.<) 4', $1, cfg.id);
+    EXECUTE pg_catalog.format('ALTER TABLE %s DROP COLUMN created_at, DROP COLUMN modified_at, '
+        'DROP COLUMN created_by, DROP COLUMN modified_by', $1);
+END
+$$;
+COMMENT ON FUNCTION docmodel._history_stamp_columns(regclass, boolean) IS
+    'internal: add the stamp columns to the revisions table of a collection (meta_style columns), or merge them into doc and drop them';
+
 CREATE FUNCTION docmodel.set_revisions(coll regclass, keep integer)
     RETURNS regclass
     LANGUAGE plpgsql VOLATILE PARALLEL UNSAFE
@@ -108,6 +178,13 @@ BEGIN
         PERFORM pg_catalog.truncate_local_data_after_distributing_table(hist);
     END IF;
     PERFORM docmodel._config_set_revisions($1, keep, hist);
+    -- meta_style 'columns': the stamps of a revision in columns, as the
+    -- collection keeps them (also in a table taken over or used again).
+    IF hist IS NOT NULL AND EXISTS (SELECT FROM docmodel.collection_config AS c
+                                    WHERE c.id OPERATOR(pg_catalog.=) cid
+                                      AND c.meta_style OPERATOR(pg_catalog.=) 'columns') THEN
+        PERFORM docmodel._history_stamp_columns(hist, true);
+    END IF;
     IF EXISTS (SELECT FROM pg_catalog.pg_trigger AS g WHERE g.tgrelid OPERATOR(pg_catalog.=) $1
                AND g.tgname OPERATOR(pg_catalog.=) 'docmodel_revisions') THEN
         EXECUTE pg_catalog.format('DROP TRIGGER docmodel_revisions ON %s', $1);
@@ -170,12 +247,23 @@ CREATE FUNCTION docmodel.revisions(coll regclass, key text)
     AS $$
 DECLARE
     t record;
+    cid integer;
 BEGIN
     t := docmodel._revisions_table($1);
+    -- meta_style 'columns': the body merged with the revision's stamp
+    -- columns (its ver the _ver), as get() merges a document's; a row
+    -- whose four stamp columns are null (filed before the collection took
+    -- that style) as it is.
+    SELECT c.id INTO cid FROM docmodel.collection_config AS c
+        WHERE c.coll OPERATOR(pg_catalog.=) $1 AND c.meta_style OPERATOR(pg_catalog.=) 'columns';
     RETURN QUERY EXECUTE pg_catalog.format('SELECT r.ver, r.id OPERATOR(pg_catalog.||) $2 '
         'OPERATOR(pg_catalog.||) ''v'' OPERATOR(pg_catalog.||) $2 OPERATOR(pg_catalog.||) r.ver::text, '
-        'r.op, r.changed_at, r.changed_by, r.doc FROM %s AS r '
-        'WHERE r.id OPERATOR(pg_catalog.=) $1 ORDER BY r.ver DESC', t.hist)
+        'r.op, r.changed_at, r.changed_by, %s FROM %s AS r '
+        'WHERE r.id OPERATOR(pg_catalog.=) $1 ORDER BY r.ver DESC',
+        CASE WHEN cid IS NULL THEN 'r.doc' ELSE pg_catalog.format('CASE WHEN pg_catalog.num_nulls(r.created_at, '
+            'r.modified_at, r.created_by, r.modified_by) OPERATOR(pg_catalog.=) 4 THEN r.doc '
+            'ELSE docmodel._document(%s, r.id, r.doc, r.created_at, r.modified_at, r.ver, '
+            'r.created_by, r.modified_by) END', cid) END, t.hist)
         USING $2, t.delim;
 END
 $$;
@@ -189,10 +277,18 @@ CREATE FUNCTION docmodel.get_revision(coll regclass, key text, ver integer) RETU
 DECLARE
     t record;
     body jsonb;
+    cid integer;
 BEGIN
     t := docmodel._revisions_table($1);
-    EXECUTE pg_catalog.format('SELECT r.doc FROM %s AS r WHERE r.id OPERATOR(pg_catalog.=) $1 '
-        'AND r.ver OPERATOR(pg_catalog.=) $2', t.hist)
+    -- meta_style 'columns': merged as revisions() merges it
+    SELECT c.id INTO cid FROM docmodel.collection_config AS c
+        WHERE c.coll OPERATOR(pg_catalog.=) $1 AND c.meta_style OPERATOR(pg_catalog.=) 'columns';
+    EXECUTE pg_catalog.format('SELECT %s FROM %s AS r WHERE r.id OPERATOR(pg_catalog.=) $1 '
+        'AND r.ver OPERATOR(pg_catalog.=) $2',
+        CASE WHEN cid IS NULL THEN 'r.doc' ELSE pg_catalog.format('CASE WHEN pg_catalog.num_nulls(r.created_at, '
+            'r.modified_at, r.created_by, r.modified_by) OPERATOR(pg_catalog.=) 4 THEN r.doc '
+            'ELSE docmodel._document(%s, r.id, r.doc, r.created_at, r.modified_at, r.ver, '
+            'r.created_by, r.modified_by) END', cid) END, t.hist)
         INTO body USING $2, $3;
     RETURN body;
 END

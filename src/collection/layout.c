@@ -300,14 +300,14 @@ static const LayoutColumn StampColumns[DOCMODEL_STAMP_NCOLUMNS] = {
 };
 
 /*
- * Return the column numbers of collection rel's stamp columns (meta_style
- * 'columns'), found by name, wherever they are (set_meta_style adds them
- * to a table that may have dropped columns); raise 55000 when one is
- * missing and 42804 when it has another type. Decided once per relcache
- * entry, so it may be asked per row.
+ * The column numbers of rel's stamp columns (meta_style 'columns'), found
+ * by name, wherever they are (set_meta_style adds them to a table that may
+ * have dropped columns); raise 55000 when one is missing and 42804 when it
+ * has another type. what: "collection" or "revisions table", for the
+ * errors. Decided once per relcache entry, so it may be asked per row.
  */
-const AttrNumber *
-DocmodelStampColumns(Relation rel)
+static const AttrNumber *
+StampColumnsOf(Relation rel, const char *what)
 {
 	RelCheck *rc = RelCheckFor(RelationGetRelid(rel));
 	TupleDesc desc = RelationGetDescr(rel);
@@ -325,21 +325,23 @@ DocmodelStampColumns(Relation rel)
 		if (found[i] == 0)
 			ereport(ERROR,
 					(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
-					 errmsg("column \"%s\" of collection \"%s\" is missing",
-							col->name, RelationGetRelationName(rel)),
+					 errmsg("column \"%s\" of %s \"%s\" is missing", col->name,
+							what, RelationGetRelationName(rel)),
 					 errdetail("A collection with meta_style 'columns' keeps "
-							   "its management fields in the columns "
-							   "created_at, modified_at, ver, created_by and "
+							   "its management fields (and those of its "
+							   "revisions) in the columns created_at, "
+							   "modified_at, ver, created_by and "
 							   "modified_by."),
-					 errhint("Columns of a docmodel collection must not be "
-							 "dropped or renamed.")));
+					 errhint("Columns of a docmodel %s must not be "
+							 "dropped or renamed.",
+							 what)));
 		type = TupleDescAttr(desc, found[i] - 1)->atttypid;
 		if (type != col->type)
 			ereport(ERROR,
 					(errcode(ERRCODE_DATATYPE_MISMATCH),
-					 errmsg("column \"%s\" of collection \"%s\" has type %s, "
+					 errmsg("column \"%s\" of %s \"%s\" has type %s, "
 							"not %s",
-							col->name, RelationGetRelationName(rel),
+							col->name, what, RelationGetRelationName(rel),
 							format_type_be(type), format_type_be(col->type)),
 					 errhint("Change the column back with ALTER TABLE ... "
 							 "ALTER COLUMN \"%s\" TYPE %s.",
@@ -349,6 +351,24 @@ DocmodelStampColumns(Relation rel)
 	memcpy(rc->stamps, found, sizeof(found));
 	rc->stamps_known = true;
 	return rc->stamps;
+}
+
+/* The stamp columns of collection rel (meta_style 'columns'). */
+const AttrNumber *
+DocmodelStampColumns(Relation rel)
+{
+	return StampColumnsOf(rel, "collection");
+}
+
+/*
+ * The stamp columns of history table rel of a collection with meta_style
+ * 'columns': the same names and types; its ver column is the revision's
+ * own (the _ver of the body it holds).
+ */
+const AttrNumber *
+DocmodelHistoryStampColumns(Relation rel)
+{
+	return StampColumnsOf(rel, "revisions table");
 }
 
 /*

@@ -59,5 +59,6 @@ extern void DocmodelCheckTriggerRelation(Relation rel, const char *tgname,
 										 DocmodelCollection *cfg);
 extern void DocmodelLayoutRelcache(Oid relid);
 extern const AttrNumber *DocmodelStampColumns(Relation rel);
+extern const AttrNumber *DocmodelHistoryStampColumns(Relation rel);
 
 #endif /* DOCMODEL_COLLECTION_LAYOUT_H */

@@ -70,6 +70,14 @@
  * collection needs no privilege on it. Columns a user added to the history
  * table get their defaults (or NULL), and its NOT NULL and CHECK constraints
  * hold, as for an INSERT (HistoryOpen chooses the executor path then).
+ *
+ * meta_style 'columns' (collection/columns.c): the history table has the
+ * stamp columns created_at, modified_at, created_by and modified_by too
+ * (found by name, DocmodelHistoryStampColumns; its own ver is the
+ * revision's _ver), doc holds the body as the collection stored it, and
+ * a revision carries the stamp columns of the row it files. The readers
+ * (revisions, get_revision: sql/parts/50_revisions.sql) merge them with
+ * docmodel._document, so they return what the other styles store.
  * Writers of one key are serialized by the row lock on the collection row
  * (an insert, by WaitForKeyWriters), so history of one key is written by
  * one transaction at a time.
@@ -101,7 +109,31 @@ typedef struct HistoryWriter
 	int32 keep;
 	Datum who;
 	Datum at;
+	const AttrNumber *stamps; /* meta_style 'columns': the history's stamp
+							   * columns (DocmodelStampColumn), else NULL */
 } HistoryWriter;
+
+/*
+ * The stamps a revision files (meta_style 'columns'), indexed by
+ * DocmodelStampColumn; the ver entry is unused (the revision's own ver).
+ */
+typedef struct RevisionStamps
+{
+	Datum v[DOCMODEL_STAMP_NCOLUMNS];
+	bool n[DOCMODEL_STAMP_NCOLUMNS];
+} RevisionStamps;
+
+/* Is attnum (from 1) one of the stamp columns stamps (NULL: none)? */
+static bool
+IsStampColumn(const AttrNumber *stamps, int attnum)
+{
+	int i;
+
+	for (i = 0; stamps != NULL && i < DOCMODEL_STAMP_NCOLUMNS; i++)
+		if (stamps[i] == attnum)
+			return true;
+	return false;
+}
 
 /* IndexInfo of every (id, ver) primary key, built once (fast path). */
 static IndexInfo *PkeyInfo = NULL;
@@ -170,6 +202,8 @@ HistoryOpen(HistoryWriter *w, const DocmodelCollection *cfg)
 
 	w->rel = HistoryOpenRel(cfg, RowExclusiveLock, &w->pkey);
 	w->keep = cfg->revisions;
+	/* 55000 or 42804 naming the column when one is missing or changed */
+	w->stamps = cfg->columns ? DocmodelHistoryStampColumns(w->rel) : NULL;
 	desc = RelationGetDescr(w->rel);
 	/* Foreign keys are checked by triggers, which history writes skip. */
 	if (w->rel->rd_rel->relhastriggers && RelationGetFKeyList(w->rel) != NIL)
@@ -187,8 +221,10 @@ HistoryOpen(HistoryWriter *w, const DocmodelCollection *cfg)
 						 "CHECK constraint.")));
 	}
 	constr = desc->constr;
+	/* (the stamp columns are docmodel's own, not added ones) */
 	for (i = REV_ATT_DOC; i < desc->natts; i++)
-		if (!TupleDescAttr(desc, i)->attisdropped)
+		if (!TupleDescAttr(desc, i)->attisdropped &&
+			!IsStampColumn(w->stamps, i + 1))
 			added = true;
 	w->constrained = constr != NULL &&
 					 (constr->num_check > 0 || constr->has_generated_stored);
@@ -237,7 +273,8 @@ HistoryOpen(HistoryWriter *w, const DocmodelCollection *cfg)
 			Form_pg_attribute att = TupleDescAttr(desc, i);
 			Node *expr;
 
-			if (att->attisdropped || att->attgenerated)
+			if (att->attisdropped || att->attgenerated ||
+				IsStampColumn(w->stamps, i + 1))
 				continue;
 			expr = build_column_default(w->rel, i + 1);
 			if (expr != NULL)
@@ -382,12 +419,13 @@ HistoryInsertSlow(HistoryWriter *w, Datum *values, bool *nulls, bool defaults)
 }
 
 /*
- * Write revision ver of key id (op, body doc), then prune to keep. On the
- * fast path the revision that falls out of the window is overwritten in
- * place by the new one.
+ * Write revision ver of key id (op, body doc; rs: its stamp columns, for
+ * meta_style 'columns'), then prune to keep. On the fast path the revision
+ * that falls out of the window is overwritten in place by the new one.
  */
 static void
-HistoryWrite(HistoryWriter *w, Datum id, int32 ver, const char *op, Datum doc)
+HistoryWrite(HistoryWriter *w, Datum id, int32 ver, const char *op, Datum doc,
+			 const RevisionStamps *rs)
 {
 	TupleDesc desc = RelationGetDescr(w->rel);
 	Datum *values = palloc(sizeof(Datum) * desc->natts);
@@ -404,6 +442,13 @@ HistoryWrite(HistoryWriter *w, Datum id, int32 ver, const char *op, Datum doc)
 	values[REV_ATT_DOC - 1] = doc;
 	for (i = 0; i < REV_ATT_DOC; i++)
 		nulls[i] = false;
+	for (i = 0; w->stamps != NULL && i < DOCMODEL_STAMP_NCOLUMNS; i++)
+	{
+		if (i == DOCMODEL_STAMP_VER)
+			continue;
+		values[w->stamps[i] - 1] = rs->v[i];
+		nulls[w->stamps[i] - 1] = rs->n[i];
+	}
 	if (w->fast)
 	{
 		HeapTuple tup = heap_form_tuple(desc, values, nulls);
@@ -441,7 +486,8 @@ HistoryWrite(HistoryWriter *w, Datum id, int32 ver, const char *op, Datum doc)
  * from it.
  */
 static void
-HistoryCarry(HistoryWriter *w, Datum from, Datum to, int32 ver, Datum olddoc)
+HistoryCarry(HistoryWriter *w, Datum from, Datum to, int32 ver, Datum olddoc,
+			 const RevisionStamps *rs)
 {
 	TupleDesc desc = RelationGetDescr(w->rel);
 	Datum *values = palloc(sizeof(Datum) * desc->natts);
@@ -480,8 +526,8 @@ HistoryCarry(HistoryWriter *w, Datum from, Datum to, int32 ver, Datum olddoc)
 	index_endscan(scan);
 	UnregisterSnapshot(snap);
 	ExecDropSingleTupleTableSlot(slot);
-	HistoryWrite(w, from, ver, "rename", olddoc);
-	HistoryWrite(w, to, ver, "rename", olddoc);
+	HistoryWrite(w, from, ver, "rename", olddoc, rs);
+	HistoryWrite(w, to, ver, "rename", olddoc, rs);
 	pfree(values);
 	pfree(nulls);
 }
@@ -521,6 +567,30 @@ DocVer(const DocmodelCollection *cfg, Jsonb *doc, Datum id)
 	return ver;
 }
 
+/*
+ * The _ver of collection row tup of key id (-1 when it has none), and for
+ * meta_style 'columns' (cstamps: the collection's stamp columns, else
+ * NULL) the stamp columns it files into rs: there _ver is the ver column.
+ */
+static int32
+RowVer(const DocmodelCollection *cfg, const AttrNumber *cstamps, HeapTuple tup,
+	   TupleDesc desc, Datum id, RevisionStamps *rs)
+{
+	bool isnull;
+	Datum meta;
+	int i;
+
+	if (cstamps == NULL)
+	{
+		meta = heap_getattr(tup, VER_COL(cfg), desc, &isnull);
+		return isnull ? -1 : DocVer(cfg, DatumGetJsonbP(meta), id);
+	}
+	for (i = 0; i < DOCMODEL_STAMP_NCOLUMNS; i++)
+		rs->v[i] = heap_getattr(tup, cstamps[i], desc, &rs->n[i]);
+	return rs->n[DOCMODEL_STAMP_VER] ? -1
+									 : DatumGetInt32(rs->v[DOCMODEL_STAMP_VER]);
+}
+
 /* Is the row's expires_at at or before the transaction's start? */
 static bool
 RowExpired(HeapTuple tup, TupleDesc desc)
@@ -547,6 +617,9 @@ HistoryOfTruncate(const DocmodelCollection *cfg, Relation coll)
 		AllocSetContextCreate(CurrentMemoryContext, "docmodel truncate history",
 							  ALLOCSET_DEFAULT_SIZES);
 	MemoryContext old;
+	const AttrNumber *cstamps =
+		cfg->columns ? DocmodelStampColumns(coll) : NULL;
+	RevisionStamps rs;
 
 	HistoryOpen(&w, cfg);
 	while (table_scan_getnextslot(scan, ForwardScanDirection, slot))
@@ -555,16 +628,15 @@ HistoryOfTruncate(const DocmodelCollection *cfg, Relation coll)
 		bool docnull;
 		Datum id = slot_getattr(slot, DOCMODEL_COLL_ATT_ID, &isnull);
 		Datum doc = slot_getattr(slot, DOCMODEL_COLL_ATT_DOC, &docnull);
-		bool metanull;
-		Datum meta = slot_getattr(slot, VER_COL(cfg), &metanull);
 		int32 ver;
 
-		if (isnull || docnull || metanull)
+		if (isnull || docnull)
 			continue;
 		old = MemoryContextSwitchTo(rowcxt);
-		ver = DocVer(cfg, DatumGetJsonbP(meta), id);
+		ver = RowVer(cfg, cstamps, ExecFetchSlotHeapTuple(slot, false, NULL),
+					 RelationGetDescr(coll), id, &rs);
 		if (ver > 0)
-			HistoryWrite(&w, id, ver, "truncate", doc);
+			HistoryWrite(&w, id, ver, "truncate", doc, &rs);
 		MemoryContextSwitchTo(old);
 		MemoryContextReset(rowcxt);
 	}
@@ -581,7 +653,8 @@ HistoryOfTruncate(const DocmodelCollection *cfg, Relation coll)
  * delete is not a rename's.
  */
 static bool
-HistoryOfRename(DocmodelCollection *cfg, Datum id, int32 ver, Datum olddoc)
+HistoryOfRename(DocmodelCollection *cfg, Datum id, int32 ver, Datum olddoc,
+				const RevisionStamps *rs)
 {
 	text *key = DatumGetTextPP(id);
 	HistoryWriter w;
@@ -595,7 +668,7 @@ HistoryOfRename(DocmodelCollection *cfg, Datum id, int32 ver, Datum olddoc)
 	HistoryCarry(&w, id,
 				 PointerGetDatum(cstring_to_text_with_len(
 					 DocmodelRename.to, DocmodelRename.to_len)),
-				 ver, olddoc);
+				 ver, olddoc, rs);
 	HistoryClose(&w);
 	return true;
 }
@@ -639,10 +712,12 @@ DocmodelRevisionTrigger(FunctionCallInfo fcinfo)
 	HistoryWriter w;
 	Datum id;
 	Datum olddoc;
-	Datum oldmeta;
 	bool isnull;
 	const char *op;
 	int32 ver;
+	const AttrNumber *cstamps;
+	RevisionStamps rs;
+	RevisionStamps newrs;
 
 	if (td->tg_trigger->tgnargs != 1)
 		DocmodelTriggerMisuse("collection_trigger",
@@ -672,16 +747,19 @@ DocmodelRevisionTrigger(FunctionCallInfo fcinfo)
 	olddoc = heap_getattr(oldtup, DOCMODEL_COLL_ATT_DOC, desc, &isnull);
 	if (isnull)
 		return PointerGetDatum(NULL);
-	oldmeta = heap_getattr(oldtup, VER_COL(&cfg), desc, &isnull);
-	if (isnull)
-		return PointerGetDatum(NULL);
-	ver = DocVer(&cfg, DatumGetJsonbP(oldmeta), id);
+	/* meta_style 'columns': _ver and the stamps in columns */
+	cstamps = cfg.columns ? DocmodelStampColumns(td->tg_relation) : NULL;
+	ver = RowVer(&cfg, cstamps, oldtup, desc, id, &rs);
 	if (ver <= 0)
 		return PointerGetDatum(NULL); /* never stamped: no number to file */
 	if (TRIGGER_FIRED_BY_UPDATE(td->tg_event))
 	{
-		Datum newdoc =
-			heap_getattr(td->tg_newtuple, VER_COL(&cfg), desc, &isnull);
+		bool newnull;
+
+		(void) heap_getattr(td->tg_newtuple,
+							cstamps ? cstamps[DOCMODEL_STAMP_VER]
+									: VER_COL(&cfg),
+							desc, &newnull);
 
 		/*
 		 * The BEFORE event keeps _ver on a no-op update (see collection/trigger.c),
@@ -689,14 +767,15 @@ DocmodelRevisionTrigger(FunctionCallInfo fcinfo)
 		 */
 		if (RowExpired(oldtup, desc))
 			op = "expire";
-		else if (isnull || DocVer(&cfg, DatumGetJsonbP(newdoc), id) == ver)
+		else if (newnull || RowVer(&cfg, cstamps, td->tg_newtuple, desc, id,
+								   &newrs) == ver)
 			return PointerGetDatum(NULL); /* a no-op update */
 		else
 			op = "update";
 	}
 	else if (TRIGGER_FIRED_BY_DELETE(td->tg_event))
 	{
-		if (HistoryOfRename(&cfg, id, ver, olddoc))
+		if (HistoryOfRename(&cfg, id, ver, olddoc, &rs))
 			return PointerGetDatum(NULL);
 		op = "delete";
 	}
@@ -706,7 +785,7 @@ DocmodelRevisionTrigger(FunctionCallInfo fcinfo)
 		return PointerGetDatum(NULL);
 	}
 	HistoryOpen(&w, &cfg);
-	HistoryWrite(&w, id, ver, op, olddoc);
+	HistoryWrite(&w, id, ver, op, olddoc, &rs);
 	HistoryClose(&w);
 	return PointerGetDatum(NULL);
 }
