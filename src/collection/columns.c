@@ -42,6 +42,8 @@
 #include "utils/rel.h"
 #include "utils/timestamp.h"
 
+#include "executor/tuptable.h"
+
 #include "collection/columns.h"
 #include "collection/key.h"
 #include "collection/layout.h"
@@ -520,6 +522,29 @@ DocmodelColumnsDocument(const DocmodelCollection *cfg, const char *key,
 	KeptName(&st, kept, DOC_FIELD_MODIFIED_BY, v, n,
 			 DOCMODEL_STAMP_MODIFIED_BY);
 	return DocmodelAssembleDocument(body, &st);
+}
+
+/*
+ * The document of key keyd in a meta_style 'columns' collection (config id
+ * id) from a slot of its table rel: body d with the slot's stamp columns
+ * merged (get's read through the primary key, kv.c).
+ */
+Jsonb *
+DocmodelColumnsSlotDocument(int32 id, Relation rel, TupleTableSlot *slot,
+							Datum keyd, Datum d)
+{
+	const AttrNumber *att = DocmodelStampColumns(rel);
+	DocmodelCollection cfg = *DocmodelCollectionById(id);
+	Datum v[DOCMODEL_STAMP_NCOLUMNS];
+	bool n[DOCMODEL_STAMP_NCOLUMNS];
+	text *key = DatumGetTextPP(keyd);
+	int i;
+
+	for (i = 0; i < DOCMODEL_STAMP_NCOLUMNS; i++)
+		v[i] = slot_getattr(slot, att[i], &n[i]);
+	return DocmodelColumnsDocument(&cfg, VARDATA_ANY(key),
+								   VARSIZE_ANY_EXHDR(key), DatumGetJsonbP(d), v,
+								   n);
 }
 
 /*

@@ -10,6 +10,7 @@
 #define DOCMODEL_COLLECTION_COLUMNS_H
 
 #include "utils/jsonb.h"
+#include "utils/rel.h"
 
 #include "collection/config.h"
 #include "collection/stamp.h"
@@ -24,6 +25,9 @@ extern bool DocmodelColumnsTypeInBody(const DocmodelStamp *st);
 extern Jsonb *DocmodelColumnsDocument(const DocmodelCollection *cfg,
 									  const char *key, int key_len, Jsonb *body,
 									  const Datum *v, const bool *n);
+extern Jsonb *DocmodelColumnsSlotDocument(int32 id, Relation rel,
+										  struct TupleTableSlot *slot,
+										  Datum keyd, Datum d);
 extern void DocmodelColumnsRelcache(Oid relid);
 
 extern Datum columns_document(PG_FUNCTION_ARGS);

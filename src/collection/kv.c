@@ -621,28 +621,6 @@ kv_get(PG_FUNCTION_ARGS)
 }
 
 /*
- * The document of a meta_style 'columns' collection read by KvReadDirect:
- * body d with the stamp columns of slot merged.
- */
-static Jsonb *
-KvColumnsDocument(KvRel *entry, Relation rel, TupleTableSlot *slot, Datum keyd,
-				  Datum d)
-{
-	const AttrNumber *att = DocmodelStampColumns(rel);
-	DocmodelCollection cfg = *DocmodelCollectionById(entry->config_id);
-	Datum v[DOCMODEL_STAMP_NCOLUMNS];
-	bool n[DOCMODEL_STAMP_NCOLUMNS];
-	text *key = DatumGetTextPP(keyd);
-	int i;
-
-	for (i = 0; i < DOCMODEL_STAMP_NCOLUMNS; i++)
-		v[i] = slot_getattr(slot, att[i], &n[i]);
-	return DocmodelColumnsDocument(&cfg, VARDATA_ANY(key),
-								   VARSIZE_ANY_EXHDR(key), DatumGetJsonbP(d), v,
-								   n);
-}
-
-/*
  * Read the live document key of the collection (locked by KvLookup) by its
  * primary key without a statement, as "SELECT doc ... WHERE id = $1 AND
  * live" would under the active snapshot: into *doc (a copy in the current
@@ -689,7 +667,8 @@ KvReadDirect(KvRel *entry, Datum keyd, Jsonb **doc, bool *found)
 			Datum d = slot_getattr(slot, DOCMODEL_COLL_ATT_DOC, &isnull);
 
 			if (!isnull && entry->columns)
-				*doc = KvColumnsDocument(entry, rel, slot, keyd, d);
+				*doc = DocmodelColumnsSlotDocument(entry->config_id, rel, slot,
+												   keyd, d);
 			else if (!isnull)
 				*doc = DatumGetJsonbPCopy(d);
 		}
