@@ -548,6 +548,24 @@ DocmodelColumnsSlotDocument(int32 id, Relation rel, TupleTableSlot *slot,
 }
 
 /*
+ * The SQL of relid's document with its stamps, for a statement docmodel
+ * prepares (SPI connected): docmodel._document_sql(relid, alias), the one
+ * place that writes it ("alias.doc" but for meta_style 'columns').
+ */
+char *
+DocmodelDocumentSql(Oid relid, const char *alias)
+{
+	Oid types[2] = {REGCLASSOID, TEXTOID};
+	Datum values[2] = {ObjectIdGetDatum(relid), CStringGetTextDatum(alias)};
+
+	if (SPI_execute_with_args("SELECT docmodel._document_sql($1, $2)", 2, types,
+							  values, NULL, true, 1) != SPI_OK_SELECT ||
+		SPI_processed != 1)
+		elog(ERROR, "docmodel._document_sql failed");
+	return SPI_getvalue(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 1);
+}
+
+/*
  * _document(collection, id, doc, created_at, modified_at, ver, created_by,
  * modified_by) -> jsonb: DocmodelColumnsDocument() for SQL (the documents
  * view, the statements of get() and friends). NULL for a NULL doc; a

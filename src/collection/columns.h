@@ -28,6 +28,7 @@ extern Jsonb *DocmodelColumnsDocument(const DocmodelCollection *cfg,
 extern Jsonb *DocmodelColumnsSlotDocument(int32 id, Relation rel,
 										  struct TupleTableSlot *slot,
 										  Datum keyd, Datum d);
+extern char *DocmodelDocumentSql(Oid relid, const char *alias);
 extern void DocmodelColumnsRelcache(Oid relid);
 
 extern Datum columns_document(PG_FUNCTION_ARGS);

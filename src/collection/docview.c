@@ -25,6 +25,7 @@
 #include "utils/lsyscache.h"
 #include "utils/rel.h"
 
+#include "collection/columns.h"
 #include "collection/config.h"
 #include "collection/docview.h"
 #include "docmodel.h"
@@ -40,14 +41,13 @@ typedef enum DocviewStmt
 } DocviewStmt;
 
 /*
- * %1$s: the collection; %2$s: its document as the view shows it. A row
+ * %1$s: the collection; %2$s: its document as the view shows it
+ * (DocmodelDocumentSql). A row
  * comes back in the view's columns (id, doc, cas, expires_at,
  * locked_until).
  */
-#define DOCVIEW_RETURNING                                                   \
-	" RETURNING c.id, docmodel._document(%2$d, c.id, c.doc, c.created_at, " \
-	"c.modified_at, c.ver, c.created_by, c.modified_by), c.cas, "           \
-	"c.expires_at, c.locked_until"
+#define DOCVIEW_RETURNING \
+	" RETURNING c.id, %2$s, c.cas, c.expires_at, c.locked_until"
 
 static const char *const DocviewSql[DOCVIEW_NSTMTS] = {
 	[DOCVIEW_INSERT] =
@@ -123,7 +123,8 @@ DocviewPlan(int32 id, DocviewStmt stmt)
 					(errcode(ERRCODE_UNDEFINED_TABLE),
 					 errmsg("collection with OID %u does not exist", relid)));
 		plan = SPI_prepare(psprintf(DocviewSql[stmt],
-									quote_qualified_identifier(nsp, rel), id),
+									quote_qualified_identifier(nsp, rel),
+									DocmodelDocumentSql(relid, "c")),
 						   DocviewNargs[stmt], (Oid *) DocviewArgs);
 		if (plan == NULL)
 			elog(ERROR, "SPI_prepare failed: %s",

@@ -150,16 +150,8 @@ typedef enum KvStmt
 	"CASE WHEN " n " AND (c.expires_at IS NULL OR c.expires_at " \
 	"OPERATOR(pg_catalog.>) " now ") THEN c.expires_at ELSE " other " END"
 
-/*
- * The lock column, not printed: a statement that names %3$s but not %2$s
- * still takes every argument in turn (positional arguments leave no gap).
- */
+/* %2$s unprinted, for a statement without it (arguments leave no gap) */
 #define KV_NO_LOCK "%2$.0s"
-
-/* The document of a meta_style 'columns' collection, its stamps merged. */
-#define KV_DOCUMENT                                                     \
-	"docmodel._document(%d, c.id, c.doc, c.created_at, c.modified_at, " \
-	"c.ver, c.created_by, c.modified_by)"
 
 static const char *const KvSql[KV_NSTMTS] = {
 	[KV_GET] = KV_NO_LOCK
@@ -426,7 +418,7 @@ KvPlan(KvRel *entry, KvStmt stmt)
 					 quote_qualified_identifier(nsp, rel),
 					 entry->locks ? "c.locked_until"
 								  : "NULL::pg_catalog.timestamptz",
-					 entry->columns ? psprintf(KV_DOCUMENT, entry->config_id)
+					 entry->columns ? DocmodelDocumentSql(entry->relid, "c")
 									: "c.doc"),
 			ext ? ext->nargs : KvNargs[stmt],
 			ext ? (Oid *) ext->argtypes : (Oid *) KvArgs[stmt]);
@@ -1252,7 +1244,7 @@ KvDirectUpdateOk(KvRel *entry, Relation rel)
 {
 	TriggerDesc *td = rel->trigdesc;
 
-	/* meta_style 'columns': the statement merges the stamps (KV_DOCUMENT) */
+	/* meta_style 'columns': the statement merges the stamps (%3$s) */
 	return !entry->columns && OidIsValid(entry->pkey) &&
 		   !IsolationUsesXactSnapshot() && !XactReadOnly &&
 		   !rel->rd_rel->relispartition && rel->rd_rules == NULL &&

@@ -27,6 +27,7 @@
 #include "utils/memutils.h"
 #include "utils/numeric.h"
 
+#include "collection/columns.h"
 #include "collection/config.h"
 #include "collection/fields.h"
 #include "json/pointer.h"
@@ -572,20 +573,6 @@ DocFindings(ReturnSetInfo *rsinfo, AdviseCx *cx, double scale)
 	}
 }
 
-/* The SQL of collection relid's documents with their stamps (alias d). */
-static char *
-AdviseDocumentSql(Oid relid)
-{
-	Oid types[1] = {REGCLASSOID};
-	Datum values[1] = {ObjectIdGetDatum(relid)};
-
-	if (SPI_execute_with_args("SELECT docmodel._document_sql($1, 'd')", 1,
-							  types, values, NULL, true, 1) != SPI_OK_SELECT ||
-		SPI_processed != 1)
-		elog(ERROR, "docmodel._document_sql failed");
-	return SPI_getvalue(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 1);
-}
-
 /*
  * advise(coll, sample) -> TABLE(check, severity, path, detail, bytes_saved):
  * see README, "From tables to documents".
@@ -645,7 +632,7 @@ mapping_advise(PG_FUNCTION_ARGS)
 				 "WHERE d.expires_at IS NULL "
 				 "OR d.expires_at OPERATOR(pg_catalog.>) pg_catalog.now() "
 				 "ORDER BY d.id LIMIT $1",
-				 AdviseDocumentSql(relid), rel),
+				 DocmodelDocumentSql(relid, "d"), rel),
 		1, types, values, NULL, true, 0);
 	for (;;)
 	{
