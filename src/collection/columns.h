@@ -24,6 +24,9 @@ extern bool DocmodelColumnsTypeInBody(const DocmodelStamp *st);
 extern Jsonb *DocmodelColumnsDocument(const DocmodelCollection *cfg,
 									  const char *key, int key_len, Jsonb *body,
 									  const Datum *v, const bool *n);
+extern bool DocmodelColumnsSplit(const DocmodelCollection *cfg, const char *key,
+								 int key_len, Jsonb *doc, Jsonb **body,
+								 Datum *v, bool *n);
 extern void DocmodelColumnsRelcache(Oid relid);
 
 extern Datum columns_document(PG_FUNCTION_ARGS);

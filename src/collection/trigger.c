@@ -38,6 +38,7 @@
 
 #include "collection/columns.h"
 #include "collection/config.h"
+#include "collection/metastyle.h"
 #include "compat.h"
 #include "collection/fields.h"
 #include "json/tree.h"
@@ -546,6 +547,32 @@ OldStamp(TriggerWrite *w, DocmodelStampColumn c)
 }
 
 /*
+ * An old row whose ver column is null holds its document as the underscore
+ * style stores it (set_meta_style has not converted it yet, or has
+ * converted it back): take it split, its stamps as the old columns.
+ */
+static void
+ColumnsSplitOld(TriggerWrite *w)
+{
+	Datum v[DOCMODEL_STAMP_NCOLUMNS];
+	bool n[DOCMODEL_STAMP_NCOLUMNS];
+	Jsonb *body;
+	int i;
+
+	if (w->oldtup == NULL || w->olddocd == (Datum) 0 ||
+		!w->on[w->stamps[DOCMODEL_STAMP_VER] - 1] ||
+		!DocmodelColumnsSplit(&w->cfg, w->key, w->key_len,
+							  DatumGetJsonbP(w->olddocd), &body, v, n))
+		return;
+	w->olddocd = JsonbPGetDatum(body);
+	for (i = 0; i < DOCMODEL_STAMP_NCOLUMNS; i++)
+	{
+		w->ov[w->stamps[i] - 1] = v[i];
+		w->on[w->stamps[i] - 1] = n[i];
+	}
+}
+
+/*
  * StampWrite for meta_style 'columns': the new ver from the old row's
  * column, the revisions floor of a new document, the new cas.
  */
@@ -553,8 +580,11 @@ static void
 ColumnsStampWrite(TriggerWrite *w)
 {
 	DocmodelStamp *st = &w->st;
-	Datum *oldver = OldStamp(w, DOCMODEL_STAMP_VER);
+	Datum *oldver;
 
+	if (!st->is_insert)
+		ColumnsSplitOld(w);
+	oldver = OldStamp(w, DOCMODEL_STAMP_VER);
 	if (!st->is_insert)
 	{
 		st->old_doc = DatumGetJsonbP(w->olddocd);
@@ -896,6 +926,10 @@ collection_trigger(PG_FUNCTION_ARGS)
 	Jsonb *body;
 	Jsonb *orig;
 	Jsonb *result;
+
+	/* set_meta_style rewriting this very row: no stamp, no history */
+	if (CALLED_AS_TRIGGER(fcinfo) && DocmodelMetaStyleConverting(td))
+		return PointerGetDatum(td->tg_newtuple);
 
 	CheckTriggerCall(fcinfo, &w);
 
