@@ -96,7 +96,8 @@ static void
 CheckBatch(int32 batch)
 {
 	if (batch < 1 || batch > METASTYLE_MAX_BATCH)
-		ereport(ERROR, (errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+		ereport(ERROR, (errcode(batch < 1 ? ERRCODE_INVALID_PARAMETER_VALUE
+										  : ERRCODE_PROGRAM_LIMIT_EXCEEDED),
 						errmsg("batch_size %d is out of range", batch),
 						errdetail("set_meta_style takes 1 to %d rows a batch.",
 								  METASTYLE_MAX_BATCH)));

@@ -42,6 +42,8 @@ CREATE TEMP TABLE sizes AS SELECT 'underscore' AS style, pg_total_relation_size(
 -- errors
 SELECT pg_temp.try($$CALL docmodel.set_meta_style('msconv', 'columns')$$);
 SELECT pg_temp.try($$CALL docmodel.set_meta_style('msconv', 'columns', 0)$$);
+SELECT pg_temp.try($$CALL docmodel.set_meta_style('msconv', 'columns', 100001)$$);
+SELECT pg_temp.try($$CALL docmodel.set_meta_style('msconv', NULL)$$);
 SELECT pg_temp.try($$SELECT docmodel._meta_style_begin('msconv', 'meta')$$);
 SELECT pg_temp.try($$SELECT docmodel._meta_style_begin('msconv', 'xattrs')$$);
 CREATE TABLE msconv_plain (id text);
