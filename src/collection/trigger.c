@@ -868,6 +868,43 @@ ColumnsStore(TriggerWrite *w, Jsonb *body, Datum docd)
 }
 
 /*
+ * The events collection_trigger answers without writing a document: the
+ * row set_meta_style rewrites (no stamp, no history), the history events,
+ * a DELETE; *result is the answer. Refuses other than row events.
+ */
+static bool
+TriggerShortcut(FunctionCallInfo fcinfo, TriggerWrite *w, Datum *result)
+{
+	TriggerData *td = (TriggerData *) fcinfo->context;
+
+	if (DocmodelMetaStyleConverting(td))
+	{
+		*result = PointerGetDatum(td->tg_newtuple);
+		return true;
+	}
+	/* revisions: the AFTER INSERT OR UPDATE OR DELETE row event and the BEFORE
+	 * TRUNCATE statement event write history (history/revision.c) */
+	if (TRIGGER_FIRED_AFTER(td->tg_event) ||
+		TRIGGER_FIRED_BY_TRUNCATE(td->tg_event))
+	{
+		*result = DocmodelRevisionTrigger(fcinfo);
+		return true;
+	}
+	if (!TRIGGER_FIRED_BEFORE(td->tg_event) ||
+		!TRIGGER_FIRED_FOR_ROW(td->tg_event))
+		DocmodelTriggerMisuse("collection_trigger",
+							  "a BEFORE ... FOR EACH ROW trigger");
+	if (TRIGGER_FIRED_BY_DELETE(td->tg_event))
+	{
+		/* locks: see kv.c (fired only for a row with locked_until set) */
+		DocmodelKvRowRules(td, &w->cfg, NULL, NULL, NULL, NULL);
+		*result = PointerGetDatum(td->tg_trigtuple);
+		return true;
+	}
+	return false;
+}
+
+/*
  * Check how the trigger was called and that it fires on its own collection
  * (or a shard of it), which has the layout the code below and history/revision.c
  * read by column number: before anything is read or written, for every
@@ -927,28 +964,9 @@ collection_trigger(PG_FUNCTION_ARGS)
 	Jsonb *orig;
 	Jsonb *result;
 
-	/* set_meta_style rewriting this very row: no stamp, no history */
-	if (CALLED_AS_TRIGGER(fcinfo) && DocmodelMetaStyleConverting(td))
-		return PointerGetDatum(td->tg_newtuple);
-
 	CheckTriggerCall(fcinfo, &w);
-
-	/* revisions: the AFTER INSERT OR UPDATE OR DELETE row event and the BEFORE
-	 * TRUNCATE statement event write history (history/revision.c) */
-	if (TRIGGER_FIRED_AFTER(td->tg_event) ||
-		TRIGGER_FIRED_BY_TRUNCATE(td->tg_event))
-		return DocmodelRevisionTrigger(fcinfo);
-
-	if (!TRIGGER_FIRED_BEFORE(td->tg_event) ||
-		!TRIGGER_FIRED_FOR_ROW(td->tg_event))
-		DocmodelTriggerMisuse("collection_trigger",
-							  "a BEFORE ... FOR EACH ROW trigger");
-	if (TRIGGER_FIRED_BY_DELETE(td->tg_event))
-	{
-		/* locks: see kv.c (fired only for a row with locked_until set) */
-		DocmodelKvRowRules(td, &w.cfg, NULL, NULL, NULL, NULL);
-		return PointerGetDatum(td->tg_trigtuple);
-	}
+	if (TriggerShortcut(fcinfo, &w, &docd))
+		return docd;
 
 	ReadRows(&w, td);
 	CheckRowKey(&w);
