@@ -52,6 +52,7 @@ PG_FUNCTION_INFO_V1(catalog_config_drop);
 PG_FUNCTION_INFO_V1(catalog_config_set_max_ttl);
 PG_FUNCTION_INFO_V1(catalog_config_set_layout);
 PG_FUNCTION_INFO_V1(catalog_config_set_documents);
+PG_FUNCTION_INFO_V1(catalog_config_set_meta_style);
 PG_FUNCTION_INFO_V1(migration_run_new);
 PG_FUNCTION_INFO_V1(migration_run_set);
 PG_FUNCTION_INFO_V1(mapping_write);
@@ -264,6 +265,28 @@ catalog_config_set_documents(PG_FUNCTION_ARGS)
 									   DEPENDENCY_AUTO, RelationRelationId,
 									   coll.objectId);
 	recordDependencyOn(&view, &coll, DEPENDENCY_AUTO);
+	PG_RETURN_VOID();
+}
+
+/*
+ * _config_set_meta_style(coll, meta_style, meta_style_to, meta_style_key):
+ * set a collection's meta style and the state of a set_meta_style
+ * conversion (the style it goes to and the last key done; NULL: none); the
+ * caller owns the collection.
+ */
+Datum
+catalog_config_set_meta_style(PG_FUNCTION_ARGS)
+{
+	Oid types[4] = {OIDOID, TEXTOID, TEXTOID, TEXTOID};
+	Datum values[4];
+	char nulls[4];
+
+	DocmodelRequireArg(fcinfo, 0, "coll");
+	DocmodelRequireArg(fcinfo, 1, "meta_style");
+	RequireOwner(PG_GETARG_OID(0));
+	TakeArgs(fcinfo, 4, values, nulls);
+	UpdateConfig("SET meta_style = $2, meta_style_to = $3, meta_style_key = $4",
+				 4, types, values, nulls);
 	PG_RETURN_VOID();
 }
 

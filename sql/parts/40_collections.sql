@@ -34,6 +34,8 @@ CREATE TABLE docmodel.collection_config (
     fields jsonb,
     types text[],
     documents regclass,
+    meta_style_to text CHECK (meta_style_to IN ('underscore', 'columns')),
+    meta_style_key text,
     CONSTRAINT collection_config_types_check CHECK (CASE WHEN types IS NULL
         THEN type_part <> 0 OR doc_type IS NOT NULL
         ELSE type_part = 0 AND doc_type IS NULL AND cardinality(types) > 0
@@ -124,6 +126,14 @@ CREATE FUNCTION docmodel._config_set_documents(coll regclass, documents regclass
     AS 'MODULE_PATHNAME', 'catalog_config_set_documents';
 COMMENT ON FUNCTION docmodel._config_set_documents(regclass, regclass) IS
     'internal: record the documents view of a collection; the caller owns both';
+
+CREATE FUNCTION docmodel._config_set_meta_style(coll regclass, meta_style text,
+    meta_style_to text, meta_style_key text)
+    RETURNS void
+    LANGUAGE c VOLATILE PARALLEL UNSAFE
+    AS 'MODULE_PATHNAME', 'catalog_config_set_meta_style';
+COMMENT ON FUNCTION docmodel._config_set_meta_style(regclass, text, text, text) IS
+    'internal: set the meta style of a collection the caller owns and the state of its set_meta_style conversion';
 
 CREATE FUNCTION docmodel._check_collection_options(name text, doc_type text,
     revisions integer, meta_style text, time_unit text, delimiter text)
@@ -262,6 +272,120 @@ END
 $$;
 COMMENT ON FUNCTION docmodel._documents_view(regclass) IS
     'internal: make the documents view of a collection the caller owns for its meta style';
+
+-- set_meta_style(coll, meta_style, batch_size): a populated collection
+-- converted between the meta styles 'underscore' and 'columns' (C,
+-- collection/metastyle.c: the procedure, the batches), in three steps:
+-- _meta_style_begin (the columns, the style, the view: committed before the
+-- first batch), _meta_style_batch (batch by batch in key order),
+-- _meta_style_finish (the last step). The state of a conversion under way
+-- is in collection_config (meta_style_to, meta_style_key); during one the
+-- collection has meta_style 'columns' and a row whose ver is null holds its
+-- document as the underscore style stores it.
+CREATE FUNCTION docmodel._meta_style_begin(coll regclass, meta_style text) RETURNS boolean
+    LANGUAGE plpgsql VOLATILE PARALLEL UNSAFE
+    SET search_path = pg_catalog, pg_temp
+    AS $$
+DECLARE
+    cfg docmodel.collection_config;
+    hist regclass;
+BEGIN
+    IF coll IS NULL OR meta_style IS NULL THEN
+        RAISE EXCEPTION USING ERRCODE = '22004',
+            MESSAGE = 'set_meta_style: coll and meta_style must not be null';
+    END IF;
+    PERFORM docmodel._require_collection(coll);
+    SELECT * INTO cfg FROM docmodel.collection_config AS c
+        WHERE c.coll OPERATOR(pg_catalog.=) $1;
+    IF cfg.meta_style_to IS NOT NULL THEN
+        IF cfg.meta_style_to OPERATOR(pg_catalog.=) $2 THEN
+            RETURN true; -- resumed
+        END IF;
+        RAISE EXCEPTION USING ERRCODE = '55000',
+            MESSAGE = pg_catalog.format('collection %s is being converted to meta_style %L',
+                coll, cfg.meta_style_to),
+            HINT = pg_catalog.format('CALL docmodel.set_meta_style(%L, %L) to finish it first.',
+                coll::text, cfg.meta_style_to);
+    END IF;
+    IF cfg.meta_style OPERATOR(pg_catalog.=) $2 THEN
+        RETURN false;
+    END IF;
+    IF NOT (cfg.meta_style OPERATOR(pg_catalog.=) 'underscore' AND $2 OPERATOR(pg_catalog.=) 'columns'
+            OR cfg.meta_style OPERATOR(pg_catalog.=) 'columns'
+               AND $2 OPERATOR(pg_catalog.=) 'underscore') THEN
+        RAISE EXCEPTION USING ERRCODE = '0A000',
+            MESSAGE = pg_catalog.format('cannot convert collection %s from meta_style %L to %L',
+                coll, cfg.meta_style, $2),
+            DETAIL = 'set_meta_style converts between ''underscore'' and ''columns'' (both name the fields alike).';
+    END IF;
+    hist := docmodel._collection_history(coll);
+    IF $2 OPERATOR(pg_catalog.=) 'columns' THEN
+        PERFORM docmodel._stamp_columns(coll, true);
+        IF hist IS NOT NULL AND pg_catalog.to_regprocedure(
+                'docmodel._history_stamp_columns(pg_catalog.regclass,boolean)') IS NOT NULL THEN
+            EXECUTE 'SELECT docmodel._history_stamp_columns($1, true)' USING hist;
+        END IF;
+        PERFORM docmodel._config_set_meta_style(coll, 'columns', 'columns', NULL);
+        PERFORM docmodel._documents_view(coll);
+    ELSE
+        PERFORM docmodel._config_set_meta_style(coll, 'columns', 'underscore', NULL);
+    END IF;
+    RETURN true;
+END
+$$;
+COMMENT ON FUNCTION docmodel._meta_style_begin(regclass, text) IS
+    'internal: begin (true), resume (true) or skip (false: the collection has that style) a set_meta_style conversion';
+
+CREATE FUNCTION docmodel._meta_style_batch(coll regclass, batch_size integer, sweep boolean)
+    RETURNS bigint
+    LANGUAGE c VOLATILE PARALLEL UNSAFE
+    AS 'MODULE_PATHNAME', 'metastyle_batch';
+COMMENT ON FUNCTION docmodel._meta_style_batch(regclass, integer, boolean) IS
+    'internal: convert the next batch of a set_meta_style conversion of a collection the caller owns; returns the rows taken';
+
+CREATE FUNCTION docmodel._meta_style_finish(coll regclass, batch_size integer) RETURNS boolean
+    LANGUAGE plpgsql VOLATILE PARALLEL UNSAFE
+    SET search_path = pg_catalog, pg_temp
+    AS $$
+DECLARE
+    cfg docmodel.collection_config;
+    hist regclass;
+BEGIN
+    PERFORM docmodel._require_collection(coll);
+    SELECT * INTO cfg FROM docmodel.collection_config AS c
+        WHERE c.coll OPERATOR(pg_catalog.=) $1;
+    IF cfg.meta_style_to IS NULL THEN
+        RETURN false;
+    ELSIF cfg.meta_style_to OPERATOR(pg_catalog.=) 'columns' THEN
+        PERFORM docmodel._config_set_meta_style(coll, 'columns', NULL, NULL);
+        RETURN true;
+    END IF;
+    -- back: no write meanwhile; the rows written in columns since the pass
+    EXECUTE pg_catalog.format('LOCK TABLE %s IN ACCESS EXCLUSIVE MODE', coll);
+    LOOP
+        EXIT WHEN docmodel._meta_style_batch(coll, batch_size, true)
+            OPERATOR(pg_catalog.<) batch_size;
+    END LOOP;
+    PERFORM docmodel._config_set_meta_style(coll, 'underscore', NULL, NULL);
+    PERFORM docmodel._documents_view(coll);
+    hist := docmodel._collection_history(coll);
+    IF hist IS NOT NULL AND pg_catalog.to_regprocedure(
+            'docmodel._history_stamp_columns(pg_catalog.regclass,boolean)') IS NOT NULL THEN
+        EXECUTE 'SELECT docmodel._history_stamp_columns($1, false)' USING hist;
+    END IF;
+    PERFORM docmodel._stamp_columns(coll, false);
+    RETURN true;
+END
+$$;
+COMMENT ON FUNCTION docmodel._meta_style_finish(regclass, integer) IS
+    'internal: the last step of a set_meta_style conversion (back to underscore: the remaining rows under ACCESS EXCLUSIVE, the style, the view, the columns dropped)';
+
+CREATE PROCEDURE docmodel.set_meta_style(coll regclass, meta_style text,
+    batch_size integer DEFAULT 10000)
+    AS 'MODULE_PATHNAME', 'metastyle_set_meta_style'
+    LANGUAGE C;
+COMMENT ON PROCEDURE docmodel.set_meta_style(regclass, text, integer) IS
+    'docmodel: convert a collection between meta_style underscore and columns, batch by batch in key order, committing after each, resumable; the owner''s alone';
 
 -- create_collection is C: it resolves an unqualified name against the
 -- caller's search_path (a pinned search_path would hide it), then calls

@@ -505,7 +505,10 @@ DocmodelColumnsDocument(const DocmodelCollection *cfg, const char *key,
 	}
 	else
 		DerivedType(cfg, key, key_len, &st.type, &st.type_len);
-	if (!n[DOCMODEL_STAMP_VER])
+	/* a row whose ver is null holds its document as the other styles store
+	 * it (not converted yet by set_meta_style, or converted back) */
+	if (n[DOCMODEL_STAMP_VER])
+		return body;
 	{
 		kept[DOC_FIELD_VER].type = jbvNumeric;
 		kept[DOC_FIELD_VER].val.numeric =
@@ -522,6 +525,98 @@ DocmodelColumnsDocument(const DocmodelCollection *cfg, const char *key,
 	KeptName(&st, kept, DOC_FIELD_MODIFIED_BY, v, n,
 			 DOCMODEL_STAMP_MODIFIED_BY);
 	return DocmodelAssembleDocument(body, &st);
+}
+
+/* The whole number v holds in int32 range from lo, or false. */
+static bool
+WholeInt32(JsonbValue *v, int32 lo, int32 *out)
+{
+	char *txt;
+	char *end;
+	long n;
+
+	if (v == NULL || v->type != jbvNumeric)
+		return false;
+	txt = DatumGetCString(
+		DirectFunctionCall1(numeric_out, NumericGetDatum(v->val.numeric)));
+	errno = 0;
+	n = strtol(txt, &end, 10);
+	if (errno != 0 || *end != '\0' || end == txt || n < lo || n > PG_INT32_MAX)
+		return false;
+	*out = (int32) n;
+	return true;
+}
+
+/*
+ * Split doc, the document of key as the stamped styles store it, for
+ * collection cfg (meta_style 'columns'): *body without its management
+ * fields (its type field when the body must keep it), v, n (indexed by
+ * DocmodelStampColumn) the stamp columns of its fields, as they are:
+ * nothing restamped, a missing field a null column. False (the document is
+ * kept as it is, which reads right: its ver stays null) when doc carries no
+ * whole _ver or when the columns would not give doc back exactly. A stamp
+ * a column cannot hold raises 22023 naming the key (CannotKeep).
+ */
+bool
+DocmodelColumnsSplit(const DocmodelCollection *cfg, const char *key,
+					 int key_len, Jsonb *doc, Jsonb **body, Datum *v, bool *n)
+{
+	static const DocFieldKind kinds[4] = {DOC_FIELD_CREATED, DOC_FIELD_MODIFIED,
+										  DOC_FIELD_CREATED_BY,
+										  DOC_FIELD_MODIFIED_BY};
+	static const DocmodelStampColumn cols[4] = {
+		DOCMODEL_STAMP_CREATED_AT, DOCMODEL_STAMP_MODIFIED_AT,
+		DOCMODEL_STAMP_CREATED_BY, DOCMODEL_STAMP_MODIFIED_BY};
+	DocmodelStamp st;
+	JsonbValue buf[DOC_NFIELDS];
+	JsonbValue typebuf;
+	JsonbValue *typev;
+	JsonbContainer *mc;
+	Jsonb *back;
+	int32 ver;
+	int i;
+
+	if (!JB_ROOT_IS_OBJECT(doc))
+		return false;
+	mc = DocmodelFieldContainer(cfg->fs, &doc->root);
+	if (mc == NULL ||
+		!WholeInt32(DocmodelFieldValueIn(cfg->fs, mc, DOC_FIELD_VER,
+										 &buf[DOC_FIELD_VER]),
+					1, &ver))
+		return false;
+	memset(&st, 0, sizeof(st));
+	st.cfg = cfg;
+	st.mode = DOCMODEL_STAMP_BODY;
+	st.key = key;
+	st.key_len = key_len;
+	st.ver = ver;
+	typev = DocmodelFieldValueIn(cfg->fs, mc, DOC_FIELD_TYPE, &typebuf);
+	if (typev != NULL && typev->type == jbvString)
+	{
+		st.type = typev->val.string.val;
+		st.type_len = typev->val.string.len;
+	}
+	else
+		DerivedType(cfg, key, key_len, &st.type, &st.type_len);
+	memset(n, true, DOCMODEL_STAMP_NCOLUMNS * sizeof(bool));
+	v[DOCMODEL_STAMP_VER] = Int32GetDatum(ver);
+	n[DOCMODEL_STAMP_VER] = false;
+	for (i = 0; i < 4; i++)
+	{
+		JsonbValue *f =
+			DocmodelFieldValueIn(cfg->fs, mc, kinds[i], &buf[kinds[i]]);
+
+		if (f == NULL)
+			continue;
+		st.kept[kinds[i]] = f;
+		v[cols[i]] = i < 2 ? TimestampTzGetDatum(KeptTime(&st, kinds[i], f))
+						   : Int32GetDatum(KeptWriter(&st, kinds[i], f));
+		n[cols[i]] = false;
+	}
+	st.type_in_body = DocmodelColumnsTypeInBody(&st);
+	*body = DocmodelAssembleDocument(doc, &st);
+	back = DocmodelColumnsDocument(cfg, key, key_len, *body, v, n);
+	return compareJsonbContainers(&back->root, &doc->root) == 0;
 }
 
 /*

@@ -29,6 +29,9 @@ extern Jsonb *DocmodelColumnsSlotDocument(int32 id, Relation rel,
 										  struct TupleTableSlot *slot,
 										  Datum keyd, Datum d);
 extern char *DocmodelDocumentSql(Oid relid, const char *alias);
+extern bool DocmodelColumnsSplit(const DocmodelCollection *cfg, const char *key,
+								 int key_len, Jsonb *doc, Jsonb **body,
+								 Datum *v, bool *n);
 extern void DocmodelColumnsRelcache(Oid relid);
 
 extern Datum columns_document(PG_FUNCTION_ARGS);

@@ -38,6 +38,7 @@
 
 #include "collection/columns.h"
 #include "collection/config.h"
+#include "collection/metastyle.h"
 #include "compat.h"
 #include "collection/fields.h"
 #include "json/tree.h"
@@ -546,6 +547,32 @@ OldStamp(TriggerWrite *w, DocmodelStampColumn c)
 }
 
 /*
+ * An old row whose ver column is null holds its document as the underscore
+ * style stores it (set_meta_style has not converted it yet, or has
+ * converted it back): take it split, its stamps as the old columns.
+ */
+static void
+ColumnsSplitOld(TriggerWrite *w)
+{
+	Datum v[DOCMODEL_STAMP_NCOLUMNS];
+	bool n[DOCMODEL_STAMP_NCOLUMNS];
+	Jsonb *body;
+	int i;
+
+	if (w->oldtup == NULL || w->olddocd == (Datum) 0 ||
+		!w->on[w->stamps[DOCMODEL_STAMP_VER] - 1] ||
+		!DocmodelColumnsSplit(&w->cfg, w->key, w->key_len,
+							  DatumGetJsonbP(w->olddocd), &body, v, n))
+		return;
+	w->olddocd = JsonbPGetDatum(body);
+	for (i = 0; i < DOCMODEL_STAMP_NCOLUMNS; i++)
+	{
+		w->ov[w->stamps[i] - 1] = v[i];
+		w->on[w->stamps[i] - 1] = n[i];
+	}
+}
+
+/*
  * StampWrite for meta_style 'columns': the new ver from the old row's
  * column, the revisions floor of a new document, the new cas.
  */
@@ -553,8 +580,11 @@ static void
 ColumnsStampWrite(TriggerWrite *w)
 {
 	DocmodelStamp *st = &w->st;
-	Datum *oldver = OldStamp(w, DOCMODEL_STAMP_VER);
+	Datum *oldver;
 
+	if (!st->is_insert)
+		ColumnsSplitOld(w);
+	oldver = OldStamp(w, DOCMODEL_STAMP_VER);
 	if (!st->is_insert)
 	{
 		st->old_doc = DatumGetJsonbP(w->olddocd);
@@ -838,6 +868,43 @@ ColumnsStore(TriggerWrite *w, Jsonb *body, Datum docd)
 }
 
 /*
+ * The events collection_trigger answers without writing a document: the
+ * row set_meta_style rewrites (no stamp, no history), the history events,
+ * a DELETE; *result is the answer. Refuses other than row events.
+ */
+static bool
+TriggerShortcut(FunctionCallInfo fcinfo, TriggerWrite *w, Datum *result)
+{
+	TriggerData *td = (TriggerData *) fcinfo->context;
+
+	if (DocmodelMetaStyleConverting(td))
+	{
+		*result = PointerGetDatum(td->tg_newtuple);
+		return true;
+	}
+	/* revisions: the AFTER INSERT OR UPDATE OR DELETE row event and the BEFORE
+	 * TRUNCATE statement event write history (history/revision.c) */
+	if (TRIGGER_FIRED_AFTER(td->tg_event) ||
+		TRIGGER_FIRED_BY_TRUNCATE(td->tg_event))
+	{
+		*result = DocmodelRevisionTrigger(fcinfo);
+		return true;
+	}
+	if (!TRIGGER_FIRED_BEFORE(td->tg_event) ||
+		!TRIGGER_FIRED_FOR_ROW(td->tg_event))
+		DocmodelTriggerMisuse("collection_trigger",
+							  "a BEFORE ... FOR EACH ROW trigger");
+	if (TRIGGER_FIRED_BY_DELETE(td->tg_event))
+	{
+		/* locks: see kv.c (fired only for a row with locked_until set) */
+		DocmodelKvRowRules(td, &w->cfg, NULL, NULL, NULL, NULL);
+		*result = PointerGetDatum(td->tg_trigtuple);
+		return true;
+	}
+	return false;
+}
+
+/*
  * Check how the trigger was called and that it fires on its own collection
  * (or a shard of it), which has the layout the code below and history/revision.c
  * read by column number: before anything is read or written, for every
@@ -898,23 +965,8 @@ collection_trigger(PG_FUNCTION_ARGS)
 	Jsonb *result;
 
 	CheckTriggerCall(fcinfo, &w);
-
-	/* revisions: the AFTER INSERT OR UPDATE OR DELETE row event and the BEFORE
-	 * TRUNCATE statement event write history (history/revision.c) */
-	if (TRIGGER_FIRED_AFTER(td->tg_event) ||
-		TRIGGER_FIRED_BY_TRUNCATE(td->tg_event))
-		return DocmodelRevisionTrigger(fcinfo);
-
-	if (!TRIGGER_FIRED_BEFORE(td->tg_event) ||
-		!TRIGGER_FIRED_FOR_ROW(td->tg_event))
-		DocmodelTriggerMisuse("collection_trigger",
-							  "a BEFORE ... FOR EACH ROW trigger");
-	if (TRIGGER_FIRED_BY_DELETE(td->tg_event))
-	{
-		/* locks: see kv.c (fired only for a row with locked_until set) */
-		DocmodelKvRowRules(td, &w.cfg, NULL, NULL, NULL, NULL);
-		return PointerGetDatum(td->tg_trigtuple);
-	}
+	if (TriggerShortcut(fcinfo, &w, &docd))
+		return docd;
 
 	ReadRows(&w, td);
 	CheckRowKey(&w);

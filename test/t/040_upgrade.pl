@@ -288,6 +288,41 @@ foreach my $from (@released)
 		q{SELECT docmodel.get_and_lock('users', 'user::3'); DELETE FROM users WHERE id = 'user::3'});
 	like($lerr, qr/document "user::3" is locked/,
 		"$from: a plain DELETE of a locked document is refused");
+
+	# meta_style 'columns' (0.2.0) for the old collection with history, and back: what get,
+	# get_multi, meta(), revisions and get_revision return does not change.
+	my $snap = q{
+		SELECT string_agg(line, E'\n' ORDER BY line) FROM (
+			SELECT 'get ' || u.id || ' ' || docmodel.get('users', u.id)::text AS line FROM users u
+			UNION ALL
+			SELECT 'get_multi ' || m.key || ' ' || m.doc::text || ' ' || m.cas
+			FROM docmodel.get_multi('users', (SELECT array_agg(id) FROM users)) m
+			UNION ALL
+			SELECT 'meta ' || u.id || ' ' || docmodel.meta('users', u.id)::text FROM users u
+			UNION ALL
+			SELECT 'revisions ' || u.id || ' ' || r::text
+			FROM users u, docmodel.revisions('users', u.id) r
+			UNION ALL
+			SELECT 'get_revision ' || u.id || ' ' || v
+				|| ' ' || docmodel.get_revision('users', u.id, v)::text
+			FROM users u, generate_series(1, 4) v
+		) s};
+	my $before = $node->safe_psql($db, $snap);
+	like($before, qr/^revisions user::1 /m, "$from: the snapshot has revisions");
+	$node->safe_psql($db, q{CALL docmodel.set_meta_style('users', 'columns', 1)});
+	is($node->safe_psql($db, q{
+		SELECT meta_style || ' ' || (SELECT count(*) FROM users WHERE ver IS NOT NULL)
+		FROM docmodel.collections WHERE collection = 'users'::regclass}),
+		'columns 3', "$from: set_meta_style converts the collection to columns");
+	is($node->safe_psql($db, $snap), $before,
+		"$from: get, revisions and meta() unchanged in columns");
+	$node->safe_psql($db, q{CALL docmodel.set_meta_style('users', 'underscore', 2)});
+	is($node->safe_psql($db, q{
+		SELECT meta_style || ' ' || (SELECT count(*) FROM users WHERE doc ? '_ver')
+		FROM docmodel.collections WHERE collection = 'users'::regclass}),
+		'underscore 3', "$from: set_meta_style converts the collection back");
+	is($node->safe_psql($db, $snap), $before,
+		"$from: get, revisions and meta() unchanged back in underscore");
 }
 
 $node->stop;
