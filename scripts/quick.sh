@@ -27,6 +27,6 @@ rm -f regression.diffs
 	if [ -n "$2" ]; then make -s PG_CONFIG="$0" installcheck REGRESS= ISOLATION="$2" || rc=1; fi
 	if [ -n "$3" ]; then perl test/readme/check.pl README.md || rc=1; perl test/readme/links.pl || rc=1; fi
 	exit $rc
-' "$PG_CONFIG" "$reg" "$iso" "$readme" || rc=1
+' "$PG_CONFIG" "$reg" "$iso" "$readme" "${META_STYLE:-}" || rc=1
 if [ -n "$tap" ]; then TAP_TESTS="$tap" scripts/tap.sh || rc=1; fi
 exit $rc

@@ -127,7 +127,7 @@ SELECT key, doc -> 'title' AS title FROM docmodel.get_multi('hotels', ARRAY['hot
 SELECT * FROM docmodel.migration_plan('hotels');
 CALL docmodel.migrate_collection('hotels');
 SELECT id, doc -> 'title' AS title, doc -> 'version' AS version, doc -> '_type' AS own_type
-  FROM hotels ORDER BY id;
+  FROM hotels_documents ORDER BY id;
 SELECT * FROM docmodel.migration_plan('hotels');
 INSERT INTO hotels (id, doc) VALUES ('hotel::4', '{"name": "Old", "version": "1"}');
 SELECT pg_temp.shown(doc) FROM hotels WHERE id = 'hotel::4';
@@ -265,7 +265,7 @@ SELECT pg_temp.try($$INSERT INTO xsessions (id, doc) VALUES ('session::z', '1')$
 SELECT docmodel.create_collection('with_meta') IS NOT NULL AS created;
 ALTER TABLE with_meta ADD COLUMN note text, ADD COLUMN meta text;
 INSERT INTO with_meta (id, doc, meta) VALUES ('note::1', '{}', 'mine');
-SELECT id, meta, doc ->> '_type' AS type FROM with_meta;
+SELECT id, w.meta, d.doc ->> '_type' AS type FROM with_meta w JOIN with_meta_documents d USING (id);
 SELECT docmodel.drop_collection('with_meta');
 
 -- the options are shown

@@ -326,7 +326,7 @@ SELECT pg_temp.body(doc) FROM migrate_coll WHERE id = 'widget::1';
 SET client_min_messages = warning;
 CALL docmodel.migrate_collection('migrate_coll');
 RESET client_min_messages;
-SELECT id, doc->'_ver' AS ver, pg_temp.body(doc) FROM migrate_coll WHERE id = 'widget::1';
+SELECT id, doc->'_ver' AS ver, pg_temp.body(doc) FROM migrate_coll_documents WHERE id = 'widget::1';
 -- The meta and plain styles.
 SELECT docmodel.create_collection('migrate_meta', meta_style => 'meta');
 INSERT INTO migrate_meta (id, doc) VALUES ('user::1', '{"meta": {"schema": "1.0"}, "name": "Joe Smith"}'),
