@@ -31,7 +31,7 @@ SELECT doc->'_ver' AS ver, doc->'_created' AS created, doc->'_schema' AS schema,
 INSERT INTO users (id, doc, cas) VALUES ('user::124', '{"_ver": 7,
   "_created": 1544759124000, "_createdBy": "couchbase", "_modified": 1544759999000,
   "_modifiedBy": "app", "name": "Bob"}', 0);
-SELECT doc - 'name' AS stamps FROM users WHERE id = 'user::124';
+SELECT doc - 'name' AS stamps FROM users_documents WHERE id = 'user::124';
 -- the next ordinary write continues from the kept _ver; revision 7 is the imported body
 SET docmodel.keep_stamps = off;
 UPDATE users SET doc = doc || '{"name": "Bob B."}' WHERE id = 'user::124';

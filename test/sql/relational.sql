@@ -234,7 +234,7 @@ FROM docmodel.denormalize('people') d
 FULL JOIN persons p ON p.id = d.key
 WHERE d.doc IS DISTINCT FROM p.doc - '{_type,_ver,_created,_modified,_createdBy,_modifiedBy}'::text[];
 SELECT * FROM projection_diff;
-CREATE TEMP TABLE vers AS SELECT id, doc->>'_ver' AS ver FROM persons;
+CREATE TEMP TABLE vers AS SELECT id, doc->>'_ver' AS ver FROM persons_documents;
 -- a contact detail inserted shows up in its person's document at once; no other is rewritten
 INSERT INTO contact_detail VALUES (14, 2, 2, '+49 30 1234');
 SELECT p.id, v.ver AS before, p.doc->>'_ver' AS after, p.doc #> '{contacts,-1,value}' AS last_contact

@@ -98,9 +98,9 @@ SELECT revisions_table FROM docmodel.collections WHERE collection = 'revisions_p
 -- An expired document written over: its body is filed as op 'expire', and the
 -- new document's _ver continues after it.
 UPDATE revisions_people SET expires_at = now() - interval '1 hour' WHERE id = 'user::3';
-SELECT doc->'_ver' AS ver_before FROM revisions_people WHERE id = 'user::3';
+SELECT doc->'_ver' AS ver_before FROM revisions_people_documents WHERE id = 'user::3';
 UPDATE revisions_people SET doc = '{"n": "fresh"}', expires_at = NULL WHERE id = 'user::3';
-SELECT doc->'_ver' AS ver_after FROM revisions_people WHERE id = 'user::3';
+SELECT doc->'_ver' AS ver_after FROM revisions_people_documents WHERE id = 'user::3';
 SELECT * FROM pg_temp.hist('revisions_people', 'user::3');
 
 -- An index of the user's own on the history table: still written (general path).

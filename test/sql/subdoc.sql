@@ -14,7 +14,7 @@ CREATE FUNCTION pg_temp.mi(key text, specs jsonb) RETURNS jsonb LANGUAGE sql AS 
 $$;
 -- The stored body without the stamps.
 CREATE FUNCTION pg_temp.body(key text) RETURNS jsonb LANGUAGE sql AS $$
-  SELECT doc - '{_created,_modified,_ver}'::text[] FROM subdoc WHERE id = key
+  SELECT doc - '{_created,_modified,_ver}'::text[] FROM subdoc_documents WHERE id = key
 $$;
 SELECT docmodel.insert('subdoc', 'user::1', '{"name": "Ann", "logins": 0,
   "phones": [{"type": "home", "number": "555-1"}],
