@@ -37,7 +37,7 @@ SELECT count(*) AS rows_in_history FROM revisions_users_revisions;
 -- A no-op update writes no revision and keeps the document, _ver included
 -- (so there is no gap in the numbering): the same body, or one where only
 -- restamped fields differ. cas still moves on.
-CREATE TEMP TABLE revisions_before_noop AS SELECT doc, cas FROM revisions_users;
+CREATE TEMP TABLE revisions_before_noop AS SELECT doc, cas FROM revisions_users_documents;
 UPDATE revisions_users SET doc = doc;
 UPDATE revisions_users SET doc = doc - '_modified' - '_modifiedBy';
 UPDATE revisions_users SET doc = doc || '{"_ver": 99}';
@@ -98,9 +98,10 @@ SELECT revisions_table FROM docmodel.collections WHERE collection = 'revisions_p
 -- An expired document written over: its body is filed as op 'expire', and the
 -- new document's _ver continues after it.
 UPDATE revisions_people SET expires_at = now() - interval '1 hour' WHERE id = 'user::3';
-SELECT doc->'_ver' AS ver_before FROM revisions_people_documents WHERE id = 'user::3';
+-- (the documents view keeps the name it was made with, revisions_users_documents)
+SELECT doc->'_ver' AS ver_before FROM revisions_users_documents WHERE id = 'user::3';
 UPDATE revisions_people SET doc = '{"n": "fresh"}', expires_at = NULL WHERE id = 'user::3';
-SELECT doc->'_ver' AS ver_after FROM revisions_people_documents WHERE id = 'user::3';
+SELECT doc->'_ver' AS ver_after FROM revisions_users_documents WHERE id = 'user::3';
 SELECT * FROM pg_temp.hist('revisions_people', 'user::3');
 
 -- An index of the user's own on the history table: still written (general path).
