@@ -11,12 +11,23 @@ OBJS       = $(patsubst %.c,%.o,$(sort $(wildcard src/*.c src/*/*.c)))
 SQL_PARTS  = $(sort $(wildcard sql/parts/*.sql))
 DATA       = sql/$(EXTENSION)--0.1.0.sql
 DATA_built = sql/$(EXTENSION)--$(EXTVERSION).sql sql/$(EXTENSION)--0.1.0--$(EXTVERSION).sql
-EXTRA_CLEAN = results output_iso regression.diffs regression.out tmp_check log
+EXTRA_CLEAN = results output_iso output_columns regression.diffs regression.out tmp_check log
 
 # Every file in test/sql, test/specs and test/t is a suite member; no list to keep.
 REGRESS        = $(sort $(basename $(notdir $(wildcard test/sql/*.sql))))
 REGRESS_OPTS   = --inputdir=test --load-extension=$(EXTENSION)
 ISOLATION      = $(sort $(basename $(notdir $(wildcard test/specs/*.spec))))
+# META_STYLE=columns (or another style): the regression tests run with docmodel.default_meta_style
+# set, so create_collection without meta_style makes collections of that style; results in
+# output_STYLE/ (make test runs the tests of test/columns_tests so a second time).
+ifneq ($(META_STYLE),)
+export PGOPTIONS := $(PGOPTIONS) -c docmodel.default_meta_style=$(META_STYLE)
+REGRESS_OPTS   += --outputdir=output_$(META_STYLE)
+# pg_regress (15) reads the expected outputs beside the results when the input dir has none
+installcheck: output_$(META_STYLE)/expected
+output_$(META_STYLE)/expected:
+	mkdir -p output_$(META_STYLE) && ln -sfn ../expected $@
+endif
 ISOLATION_OPTS = --inputdir=test --outputdir=. --load-extension=$(EXTENSION)
 
 # A bare `make` builds the extension (the rule below would otherwise be the first goal).
@@ -50,7 +61,7 @@ SHLIB_LINK  +=
 # The targets a root runs: every one that builds or starts PostgreSQL.
 ROOT_TARGETS = all install installcheck test quick demo bench bench-instr tapcheck sanitize \
 	soak deb deb-check clean
-ROOT_VARS = $(foreach v,TESTS SCENARIOS SOAK_SECONDS,$(if $($(v)),$(v)="$($(v))"))
+ROOT_VARS = $(foreach v,TESTS META_STYLE SCENARIOS SOAK_SECONDS,$(if $($(v)),$(v)="$($(v))"))
 
 ifneq ($(IN_ROOT),)
 $(ROOT_TARGETS):
@@ -116,9 +127,10 @@ bench: deps
 bench-instr: deps
 	@scripts/instr.sh $(SCENARIOS)
 
-# The named tests only (TESTS="collection revisions_concurrent"): a contributor's short loop.
+# The named tests only (TESTS="collection revisions_concurrent"): a contributor's short loop;
+# META_STYLE=columns runs the regression tests with that default meta style.
 quick: deps
-	@TESTS="$(TESTS)" scripts/quick.sh
+	@TESTS="$(TESTS)" META_STYLE="$(META_STYLE)" scripts/quick.sh
 
 # Finding what tests miss (none of these, nor make fuzz below, is part of make test):
 # Every pg_regress and isolation suite against an ASan+UBSan build of the library.

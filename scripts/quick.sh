@@ -3,7 +3,8 @@
 # pg_regress (test/sql), isolation (test/specs) and TAP (test/t) tests on a throwaway cluster: the
 # contributor's short loop; the name "readme" runs the examples of README.md and doc/
 # (test/readme/check.pl), "errors" the SQLSTATE policy check (test/errors/check.pl).
-# make test runs everything.
+# META_STYLE=columns: the pg_regress tests with docmodel.default_meta_style set to it (results in
+# output_columns/). make test runs everything.
 set -u
 source "$(dirname "$0")/env.sh"
 build_install || { echo "build failed"; exit 1; }
@@ -22,10 +23,10 @@ done
 rm -f regression.diffs
 [ -z "$reg$iso$readme" ] || pg_virtualenv 9>&- -v "$PG_MAJOR" bash -c '
 	rc=0
-	if [ -n "$1" ]; then make -s PG_CONFIG="$0" installcheck REGRESS="$1" ISOLATION= || rc=1; fi
+	if [ -n "$1" ]; then make -s PG_CONFIG="$0" installcheck REGRESS="$1" ISOLATION= META_STYLE="$4" || rc=1; fi
 	if [ -n "$2" ]; then make -s PG_CONFIG="$0" installcheck REGRESS= ISOLATION="$2" || rc=1; fi
 	if [ -n "$3" ]; then perl test/readme/check.pl README.md || rc=1; perl test/readme/links.pl || rc=1; fi
 	exit $rc
-' "$PG_CONFIG" "$reg" "$iso" "$readme" || rc=1
+' "$PG_CONFIG" "$reg" "$iso" "$readme" "${META_STYLE:-}" || rc=1
 if [ -n "$tap" ]; then TAP_TESTS="$tap" scripts/tap.sh || rc=1; fi
 exit $rc

@@ -12,7 +12,11 @@ fi
 build_install || { echo "build failed"; echo "0 passed, 1 failed"; exit 1; }
 
 logdir=$(mktemp -d)
-rm -rf results regression.diffs regression.out
+rm -rf results output_columns regression.diffs regression.out
+# The collection-level regression tests (test/columns_tests) run a second time with
+# docmodel.default_meta_style = columns (make installcheck META_STYLE=columns), each reported as
+# "NAME (columns)".
+columns_tests=$(grep -v '^#' test/columns_tests | tr '\n' ' ')
 
 # pg_regress, isolation, the examples of README.md and doc/ (test/readme/check.pl) and the
 # JSON-Schema-Test-Suite (test/jsonschema/run.sh) share one throwaway cluster; each runs even if
@@ -20,14 +24,18 @@ rm -rf results regression.diffs regression.out
 pg_virtualenv 9>&- -v "$PG_MAJOR" bash -c '
 	make -s PG_CONFIG="$0" installcheck ISOLATION= > "$1/regress.log" 2>&1; echo $? > "$1/regress.rc"
 	[ -s regression.diffs ] && cp regression.diffs "$1/regress.diffs"
+	make -s PG_CONFIG="$0" installcheck ISOLATION= REGRESS="$2" META_STYLE=columns 2>&1 |
+		sed -E "s/^(test [a-z0-9_]+|(not )?ok [0-9]+ +[-+] +[a-z0-9_]+)/\1 (columns)/" > "$1/columns.log"
+	echo ${PIPESTATUS[0]} > "$1/columns.rc"
+	[ -s output_columns/regression.diffs ] && cp output_columns/regression.diffs "$1/columns.diffs"
 	make -s PG_CONFIG="$0" installcheck REGRESS= > "$1/iso.log" 2>&1; echo $? > "$1/iso.rc"
 	[ -s regression.diffs ] && cp regression.diffs "$1/iso.diffs"
 	perl test/readme/check.pl README.md > "$1/readme.log" 2>&1; echo $? > "$1/readme.rc"
 	test/jsonschema/run.sh > "$1/jsonschema.log" 2>&1; echo $? > "$1/jsonschema.rc"
 	true
-' "$PG_CONFIG" "$logdir" > "$logdir/virtualenv.log" 2>&1 || true
-cat "$logdir/regress.log" "$logdir/iso.log" "$logdir/readme.log" "$logdir/jsonschema.log" 2>/dev/null
-for d in regress iso; do
+' "$PG_CONFIG" "$logdir" "$columns_tests" > "$logdir/virtualenv.log" 2>&1 || true
+cat "$logdir/regress.log" "$logdir/columns.log" "$logdir/iso.log" "$logdir/readme.log" "$logdir/jsonschema.log" 2>/dev/null
+for d in regress columns iso; do
 	if [ -s "$logdir/$d.diffs" ]; then
 		echo "--- $d diffs (first 300 lines) ---"
 		head -300 "$logdir/$d.diffs"
@@ -74,7 +82,7 @@ else
 	echo 0 > "$logdir/citus.rc"
 fi
 
-logs="$logdir/regress.log $logdir/iso.log $logdir/readme.log $logdir/jsonschema.log $logdir/meta.log $logdir/links.log $logdir/format.log $logdir/errors.log $logdir/citus.log"
+logs="$logdir/regress.log $logdir/columns.log $logdir/iso.log $logdir/readme.log $logdir/jsonschema.log $logdir/meta.log $logdir/links.log $logdir/format.log $logdir/errors.log $logdir/citus.log"
 pass=$(cat $logs 2>/dev/null | grep -cE "$REGRESS_OK")
 fail=$(cat $logs 2>/dev/null | grep -cE "$REGRESS_FAILED")
 # the README check counts one per block; if it stopped before any block failed, count it once
@@ -87,7 +95,7 @@ tfiles=$(ls test/t/*.pl 2>/dev/null | wc -l)
 pass=$((pass + tpass))
 fail=$((fail + tfiles - tpass))
 rc=0
-for s in regress iso readme jsonschema meta links format errors tap citus; do
+for s in regress columns iso readme jsonschema meta links format errors tap citus; do
 	r=$(cat "$logdir/$s.rc" 2>/dev/null || echo 1)
 	[ "$r" = 0 ] || { rc=1; echo "suite $s exited $r"; }
 done

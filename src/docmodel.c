@@ -38,6 +38,9 @@ char *docmodel_actor = NULL;
 /* docmodel.keep_stamps: writes keep the management fields they carry. */
 bool docmodel_keep_stamps = false;
 
+/* docmodel.default_meta_style: create_collection's meta_style when NULL. */
+char *docmodel_default_meta_style = NULL;
+
 /* Raise 22004 naming an argument that must not be NULL; see docmodel.h. */
 void
 DocmodelRequireArg(FunctionCallInfo fcinfo, int argno, const char *name)

@@ -24,6 +24,7 @@
 /* Settings (docmodel.c). */
 extern char *docmodel_actor;
 extern bool docmodel_keep_stamps;
+extern char *docmodel_default_meta_style;
 
 /* Raise 22004 "<name> must not be null" when argument argno is NULL. */
 extern void DocmodelRequireArg(FunctionCallInfo fcinfo, int argno,

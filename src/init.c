@@ -132,6 +132,19 @@ RegisterDispatchers(void)
 	}
 }
 
+/* docmodel.default_meta_style: a meta_style name create_collection takes. */
+static bool
+CheckDefaultMetaStyle(char **newval, void **extra, GucSource source)
+{
+	DocMetaStyle ms;
+	bool xattrs;
+
+	if (*newval != NULL && DocmodelConfigMetaStyle(*newval, &ms, &xattrs))
+		return true;
+	GUC_check_errdetail("Use one of underscore, meta, plain, xattrs, columns.");
+	return false;
+}
+
 /* Define the docmodel.* settings, register the cache dispatchers and build
  * the meta styles' field descriptions. */
 void
@@ -153,6 +166,13 @@ _PG_init(void)
 		"writers are kept as written, only missing ones are stamped. Only the "
 		"collection's owner and superusers may write with it on.",
 		&docmodel_keep_stamps, false, PGC_USERSET, 0, NULL, NULL, NULL);
+
+	DefineCustomStringVariable(
+		"docmodel.default_meta_style",
+		"The meta_style of a collection create_collection makes without one.",
+		"One of underscore, meta, plain, xattrs, columns.",
+		&docmodel_default_meta_style, "underscore", PGC_USERSET, 0,
+		CheckDefaultMetaStyle, NULL, NULL);
 	DocmodelCopyWorkerInit();
 	MarkGUCPrefixReserved("docmodel");
 }

@@ -434,7 +434,7 @@ COMMENT ON FUNCTION docmodel._create_collection(text, text, text, integer, text,
     'internal: create_collection once the schema is resolved';
 
 CREATE FUNCTION docmodel.create_collection(name text, doc_type text DEFAULT NULL,
-    revisions integer DEFAULT 0, meta_style text DEFAULT 'underscore',
+    revisions integer DEFAULT 0, meta_style text DEFAULT NULL,
     time_unit text DEFAULT 'ms', delimiter text DEFAULT '::',
     max_ttl integer DEFAULT NULL, type_part integer DEFAULT 1,
     type_check text DEFAULT 'exact', fields jsonb DEFAULT NULL,

@@ -55,15 +55,15 @@ CreateBadOption(const char *what, const char *value, const char *hint)
 
 /*
  * Check create_collection()'s options: (name, doc_type, revisions,
- * meta_style, time_unit, delimiter). Raises 22023 on the first bad one.
+ * meta_style, time_unit, delimiter), meta_style given as meta (argument 3
+ * as resolved by the caller). Raises 22023 on the first bad one.
  */
-Datum
-collection_check_collection_options(PG_FUNCTION_ARGS)
+static void
+CheckCollectionOptions(FunctionCallInfo fcinfo, const char *meta)
 {
 	char *name = PG_ARGISNULL(0) ? NULL : text_to_cstring(PG_GETARG_TEXT_PP(0));
 	char *doc_type =
 		PG_ARGISNULL(1) ? NULL : text_to_cstring(PG_GETARG_TEXT_PP(1));
-	char *meta = PG_ARGISNULL(3) ? NULL : text_to_cstring(PG_GETARG_TEXT_PP(3));
 	char *unit = PG_ARGISNULL(4) ? NULL : text_to_cstring(PG_GETARG_TEXT_PP(4));
 	char *delim =
 		PG_ARGISNULL(5) ? NULL : text_to_cstring(PG_GETARG_TEXT_PP(5));
@@ -99,6 +99,18 @@ collection_check_collection_options(PG_FUNCTION_ARGS)
 		DocmodelCheckKey(doc_type, strlen(doc_type), delim, strlen(delim),
 						 true);
 	}
+}
+
+/*
+ * _check_collection_options(name, doc_type, revisions, meta_style,
+ * time_unit, delimiter): create_collection()'s checks; a NULL meta_style
+ * is 22004 here (create_collection() resolves it first).
+ */
+Datum
+collection_check_collection_options(PG_FUNCTION_ARGS)
+{
+	CheckCollectionOptions(
+		fcinfo, PG_ARGISNULL(3) ? NULL : text_to_cstring(PG_GETARG_TEXT_PP(3)));
 	PG_RETURN_VOID();
 }
 
@@ -109,7 +121,7 @@ collection_check_collection_options(PG_FUNCTION_ARGS)
  * most DOCMODEL_MAX_KEY_BYTES bytes. Raises 22023.
  */
 static void
-CheckTypes(FunctionCallInfo fcinfo, int32 part)
+CheckTypes(FunctionCallInfo fcinfo, int32 part, const char *meta)
 {
 	ArrayType *arr = PG_GETARG_ARRAYTYPE_P(10);
 	Datum *elems;
@@ -125,7 +137,7 @@ CheckTypes(FunctionCallInfo fcinfo, int32 part)
 						   "whose keys carry no type may have, read from its "
 						   "body's type field."),
 				 errhint("Give type_part => 0 and leave doc_type out.")));
-	if (strcmp(text_to_cstring(PG_GETARG_TEXT_PP(3)), "xattrs") == 0)
+	if (strcmp(meta, "xattrs") == 0)
 		ereport(ERROR,
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
 				 errmsg("types needs the type field in the body"),
@@ -166,7 +178,7 @@ CheckTypes(FunctionCallInfo fcinfo, int32 part)
  * defaults (type_part 1, 'exact', no fields), i.e. must be recorded.
  */
 static bool
-CheckLayoutOptions(FunctionCallInfo fcinfo)
+CheckLayoutOptions(FunctionCallInfo fcinfo, const char *meta)
 {
 	DocMetaStyle ms;
 	bool xattrs;
@@ -198,12 +210,11 @@ CheckLayoutOptions(FunctionCallInfo fcinfo)
 						"Use one of exact, case_insensitive, off.");
 	if (!PG_ARGISNULL(9))
 	{
-		(void) DocmodelConfigMetaStyle(text_to_cstring(PG_GETARG_TEXT_PP(3)),
-									   &ms, &xattrs);
+		(void) DocmodelConfigMetaStyle(meta, &ms, &xattrs);
 		(void) DocmodelFieldSetFromSpec(PG_GETARG_JSONB_P(9), ms);
 	}
 	if (PG_NARGS() > 10 && !PG_ARGISNULL(10))
-		CheckTypes(fcinfo, part);
+		CheckTypes(fcinfo, part, meta);
 	return part != 1 || tc != DOCMODEL_TYPE_EXACT || !PG_ARGISNULL(9) ||
 		   (PG_NARGS() > 10 && !PG_ARGISNULL(10));
 }
@@ -231,9 +242,13 @@ collection_create_collection(PG_FUNCTION_ARGS)
 	bool isnull;
 	Datum result;
 	bool layout;
+	char *meta;
 
-	(void) collection_check_collection_options(fcinfo);
-	layout = CheckLayoutOptions(fcinfo);
+	/* meta_style NULL: the setting docmodel.default_meta_style */
+	meta = PG_ARGISNULL(3) ? pstrdup(docmodel_default_meta_style)
+						   : text_to_cstring(PG_GETARG_TEXT_PP(3));
+	CheckCollectionOptions(fcinfo, meta);
+	layout = CheckLayoutOptions(fcinfo, meta);
 	/* max_ttl: absent under the 0.1.0 schema, before its update */
 	if (PG_NARGS() > 6 && !PG_ARGISNULL(6) && PG_GETARG_INT32(6) < 0)
 		CreateBadOption(
@@ -257,6 +272,8 @@ collection_create_collection(PG_FUNCTION_ARGS)
 		if (PG_ARGISNULL(i))
 			nulls[i + 1] = 'n';
 	}
+	args[4] = CStringGetTextDatum(meta);
+	nulls[4] = ' ';
 	DocmodelSpiConnect();
 	ret = SPI_execute_with_args("SELECT docmodel._create_collection($1, $2, "
 								"$3, $4, $5, $6, $7)",
@@ -276,7 +293,7 @@ collection_create_collection(PG_FUNCTION_ARGS)
 		if (ret != SPI_OK_SELECT)
 			elog(ERROR, "docmodel._config_set_max_ttl failed: %d", ret);
 	}
-	if (strcmp(text_to_cstring(PG_GETARG_TEXT_PP(3)), "xattrs") == 0)
+	if (strcmp(meta, "xattrs") == 0)
 	{
 		/* the management fields, outside the body (column 6) */
 		Oid relid = DatumGetObjectId(result);

@@ -59,7 +59,7 @@ INSERT INTO collection_users (id, doc) VALUES ('user::2', '{"name": "Bob", "_ver
 SELECT docmodel.upsert('collection_users', 'user::3', '{"name": "Bob", "_ver": 42, "_created": 1, "_createdBy": "x"}') > 0 AS upsert;
 SELECT docmodel.replace('collection_users', 'user::4', '{"name": "Bob", "_ver": 42, "_created": 1, "_createdBy": "x"}') > 0 AS replace;
 SELECT docmodel.replace('collection_users', 'user::5', '{"name": "Bob", "_ver": 42, "_created": 1, "_createdBy": "x"}',
-  (SELECT cas FROM collection_users WHERE id = 'user::5')) > 0 AS replace_with_cas;
+  (SELECT cas FROM collection_users_documents WHERE id = 'user::5')) > 0 AS replace_with_cas;
 SELECT count(DISTINCT doc) AS distinct_docs FROM collection_users;
 SELECT pg_temp.stamped(doc) FROM collection_users WHERE id = 'user::1';
 COMMIT;
@@ -70,20 +70,20 @@ UPDATE collection_users SET doc = doc || '{"n": 1}';
 UPDATE collection_users SET doc = doc || '{"n": 2}';
 SELECT u.id, u.cas > b.cas AS cas_grew, u.doc->'_ver' AS ver, u.doc->'n' AS n,
        u.doc->'_created' = b.doc->'_created' AS created_kept
-FROM collection_users u JOIN collection_before b USING (id) ORDER BY id;
+FROM collection_users_documents u JOIN collection_before b USING (id) ORDER BY id;
 -- An update that leaves doc alone (an expiry change) only changes cas.
 UPDATE collection_users SET expires_at = now() + interval '1 day' WHERE id = 'user::1';
 SELECT u.cas > b.cas AS cas_grew, u.doc->'_ver' AS ver
-FROM collection_users u JOIN collection_before b USING (id) WHERE id = 'user::1';
+FROM collection_users_documents u JOIN collection_before b USING (id) WHERE id = 'user::1';
 UPDATE collection_users SET expires_at = NULL WHERE id = 'user::1';
 -- So does one that would change nothing but the restamped fields (_ver,
 -- _modified, _modifiedBy): the stored document stays as it is, _ver included.
-CREATE TEMP TABLE collection_before_noop AS SELECT id, cas, doc FROM collection_users;
+CREATE TEMP TABLE collection_before_noop AS SELECT id, cas, doc FROM collection_users_documents;
 UPDATE collection_users SET doc = doc - '_modified' WHERE id = 'user::1';
 UPDATE collection_users SET doc = doc || '{"_ver": 42, "_modifiedBy": "x"}' WHERE id = 'user::2';
 UPDATE collection_users SET doc = doc || '{"_created": 1}' WHERE id = 'user::3';
 SELECT u.id, u.cas > b.cas AS cas_grew, u.doc = b.doc AS doc_kept, u.doc->'_ver' AS ver
-FROM collection_users u JOIN collection_before_noop b USING (id)
+FROM collection_users_documents u JOIN collection_before_noop b USING (id)
 WHERE id IN ('user::1', 'user::2', 'user::3') ORDER BY id;
 DROP TABLE collection_before_noop;
 
@@ -102,18 +102,18 @@ INSERT INTO collection_shapes VALUES ('shape::0', '{}');
 UPDATE collection_shapes SET doc = doc || '{"extra": [1, {"z": 2.25}]}' WHERE id IN ('shape::33', 'shape::0');
 SELECT id, doc = (doc::text)::jsonb AS reads_back, (SELECT count(*) FROM jsonb_each(doc)) AS keys,
        doc->'k33' AS k33, doc->'k32'->'b'->1 AS nested, doc->'extra' AS extra, doc->'_ver' AS ver
-FROM collection_shapes ORDER BY length(id), id;
+FROM collection_shapes_documents ORDER BY length(id), id;
 SELECT docmodel.drop_collection('collection_shapes');
 
 -- _type is set from the key's first part; a body may carry the same one.
 SELECT docmodel.create_collection('collection_any');
 INSERT INTO collection_any VALUES ('order::7', '{}'), ('order::8', '{"_type": "order"}'),
   ('config', '{}');
-SELECT id, doc->'_type' AS type FROM collection_any ORDER BY id;
+SELECT id, doc->'_type' AS type FROM collection_any_documents ORDER BY id;
 -- Another delimiter.
 SELECT docmodel.create_collection('collection_colon', delimiter => ':');
 INSERT INTO collection_colon VALUES ('user:1:a', '{}');
-SELECT id, doc->'_type' AS type FROM collection_colon;
+SELECT id, doc->'_type' AS type FROM collection_colon_documents;
 SELECT pg_temp.try($$INSERT INTO collection_colon VALUES ('user::1', '{}')$$);
 
 -- Meta styles: underscore (above), meta, plain. Other keys of "meta" are kept.
@@ -229,12 +229,12 @@ UPDATE docmodel.collection_config SET time_unit = 'iso', meta_style = 'plain'
 WHERE coll = 'collection_cfg'::regclass;
 INSERT INTO collection_cfg VALUES ('c::2', '{}');
 SELECT id, jsonb_typeof(doc->'_modified') AS underscore_modified, jsonb_typeof(doc->'modified') AS plain_modified
-FROM collection_cfg ORDER BY id;
+FROM collection_cfg_documents ORDER BY id;
 -- Without its configuration row, the trigger refuses to guess.
 DELETE FROM docmodel.collection_config WHERE coll = 'collection_cfg'::regclass;
 SELECT regexp_replace(pg_temp.try($$INSERT INTO collection_cfg VALUES ('c::3', '{}')$$),
                       '(collection|configuration) \d+', '\1 N', 'g') AS try;
-DROP TABLE collection_cfg;
+DROP TABLE collection_cfg CASCADE;
 
 -- drop_collection drops the table and its configuration.
 SELECT docmodel.drop_collection(c) FROM unnest(ARRAY['collection_any', 'collection_colon',

@@ -60,7 +60,7 @@ SELECT docmodel.insert('collection_kv', 'session::1', '{"user": "user::1"}', int
 SELECT expires_at = now() + interval '1 hour' AS expires_in_an_hour FROM collection_kv WHERE id = 'session::1';
 SELECT docmodel.touch('collection_kv', 'session::1', interval '2 hours') > 0 AS touched;
 SELECT expires_at = now() + interval '2 hours' AS expires_in_two_hours,
-       doc->'_ver' AS ver_unchanged_by_touch FROM collection_kv WHERE id = 'session::1';
+       doc->'_ver' AS ver_unchanged_by_touch FROM collection_kv_documents WHERE id = 'session::1';
 COMMIT;
 SELECT docmodel.touch('collection_kv', 'session::1', NULL) > 0 AS expiry_cleared;
 SELECT expires_at IS NULL AS no_expiry FROM collection_kv WHERE id = 'session::1';
@@ -74,7 +74,7 @@ SELECT pg_temp.try($$SELECT docmodel.touch('collection_kv', 'session::1', interv
 INSERT INTO collection_cas SELECT 'expired', cas FROM collection_kv WHERE id = 'session::1';
 SELECT docmodel.insert('collection_kv', 'session::1', '{"user": "user::9"}', interval '1 hour')
   > (SELECT cas FROM collection_cas WHERE step = 'expired') AS inserted_over_expired;
-SELECT doc - '{_created,_modified}'::text[] AS fresh_document FROM collection_kv WHERE id = 'session::1';
+SELECT doc - '{_created,_modified}'::text[] AS fresh_document FROM collection_kv_documents WHERE id = 'session::1';
 -- purge_expired deletes expired documents only.
 INSERT INTO collection_kv (id, doc, expires_at) VALUES
   ('session::2', '{}', now() - interval '1 minute'), ('session::3', '{}', now() - interval '1 day');
@@ -101,7 +101,7 @@ GRANT SELECT, INSERT, UPDATE, DELETE ON collection_kv TO collection_writer;
 RESET docmodel.actor;
 SET SESSION AUTHORIZATION collection_writer;
 SELECT docmodel.upsert('collection_kv', 'user::8', '{}') > 0 AS writer_upserts;
-SELECT doc->>'_createdBy' AS created_by FROM collection_kv WHERE id = 'user::8';
+SELECT docmodel.get('collection_kv', 'user::8')->>'_createdBy' AS created_by;
 RESET SESSION AUTHORIZATION;
 SET docmodel.actor = 'kv';
 REVOKE ALL ON collection_kv FROM collection_reader, collection_writer;
@@ -116,7 +116,7 @@ SELECT docmodel.get('collection_kv2', 'user::1') ->> 'name' AS after_rename;
 SELECT docmodel.upsert('collection_kv2', 'user::1', '{"name": "renamed"}') > 0 AS upsert_after_rename;
 SELECT count(*) AS old_name_untouched FROM collection_kv;
 INSERT INTO collection_kv2 VALUES ('user::20', '{}');
-SELECT doc->'_type' AS trigger_after_rename FROM collection_kv2 WHERE id = 'user::20';
+SELECT docmodel.get('collection_kv2', 'user::20')->'_type' AS trigger_after_rename;
 DROP TABLE collection_kv;
 CREATE SCHEMA collection_elsewhere;
 ALTER TABLE collection_kv2 SET SCHEMA collection_elsewhere;

@@ -13,21 +13,21 @@ SELECT docmodel.create_copy('books', '/authors/*', 'authors',
 -- each author counts and lists its books
 SELECT docmodel.create_aggregate('authors', '/countOfBooks', 'books', '/authors/*/id', 'count');
 SELECT docmodel.create_aggregate('authors', '/books', 'books', '/authors/*/id', 'keys');
-SELECT id, doc - '_created' - '_modified' - '_createdBy' - '_modifiedBy' AS doc FROM authors ORDER BY id;
+SELECT id, doc - '_created' - '_modified' - '_createdBy' - '_modifiedBy' AS doc FROM authors_documents ORDER BY id;
 -- insert the books: they name their authors by id only
 INSERT INTO books (id, doc) VALUES
   ('b1', '{"name": "Azure Cosmos DB 101", "authors": [{"id": "a1"}, {"id": "a2"}]}'),
   ('b2', '{"name": "Azure Cosmos DB for RDBMS Users", "authors": [{"id": "a1"}]}'),
   ('b3', '{"name": "Learn about Azure Cosmos DB", "authors": [{"id": "a1"}]}');
 SELECT id, doc->'authors' AS authors FROM books ORDER BY id;
-SELECT id, doc->'countOfBooks' AS count, doc->'books' AS books, doc->'_ver' AS ver FROM authors ORDER BY id;
+SELECT id, doc->'countOfBooks' AS count, doc->'books' AS books, doc->'_ver' AS ver FROM authors_documents ORDER BY id;
 -- rename an author, change a thumbnail
 UPDATE authors SET doc = jsonb_set(doc, '{lastName}', '"Andersen-Smith"') WHERE id = 'a1';
 UPDATE authors SET doc = jsonb_set(doc, '{images,0,thumbnail}', '"https://example.com/a2-new.png"') WHERE id = 'a2';
-SELECT id, doc->'authors' AS authors, doc->'_ver' AS ver FROM books ORDER BY id;
+SELECT id, doc->'authors' AS authors, doc->'_ver' AS ver FROM books_documents ORDER BY id;
 -- a change the copies do not show rewrites no book
 UPDATE authors SET doc = jsonb_set(doc, '{images,1}', '{"profile": "x"}') WHERE id = 'a1';
-SELECT id, doc->'_ver' AS ver FROM books ORDER BY id;
+SELECT id, doc->'_ver' AS ver FROM books_documents ORDER BY id;
 -- a book moves to another author, one is deleted
 UPDATE books SET doc = jsonb_set(doc, '{authors}', '[{"id": "a2"}]') WHERE id = 'b3';
 DELETE FROM books WHERE id = 'b2';

@@ -15,13 +15,13 @@ INSERT INTO dbooks (id, doc) VALUES
 SELECT docmodel.create_copy('dbooks', '/authors/*', 'dauthors',
   '{"name": ["/firstName", " ", "/lastName"]}', mode => 'deferred');
 SELECT mode FROM docmodel.copy_rules WHERE coll = 'dbooks'::regclass;
-SELECT id, doc->'authors' AS authors, doc->'_ver' AS ver FROM dbooks ORDER BY id;
+SELECT id, doc->'authors' AS authors, doc->'_ver' AS ver FROM dbooks_documents ORDER BY id;
 -- a write of a book fills its copies from the sources at once
 INSERT INTO dbooks (id, doc) VALUES ('b3', '{"name": "Learn", "authors": [{"id": "a2"}]}');
 SELECT doc->'authors' FROM dbooks WHERE id = 'b3';
 -- a rename queues the author's key and rewrites no book
 UPDATE dauthors SET doc = jsonb_set(doc, '{lastName}', '"Andersen-Smith"') WHERE id = 'a1';
-SELECT id, doc->'authors'->0->>'name' AS first, doc->'_ver' AS ver FROM dbooks ORDER BY id;
+SELECT id, doc->'authors'->0->>'name' AS first, doc->'_ver' AS ver FROM dbooks_documents ORDER BY id;
 SELECT key FROM docmodel.copy_queue ORDER BY key;
 -- a hot source queues once; a change the copies do not show queues nothing
 UPDATE dauthors SET doc = jsonb_set(doc, '{lastName}', '"Andersen-Jones"') WHERE id = 'a1';
@@ -33,7 +33,7 @@ SELECT coll, path, source, queued, oldest <= now() AS oldest, age >= '0'::interv
 -- apply: the books of a1 are rewritten (stamped, versioned, history kept)
 UPDATE dauthors SET doc = jsonb_set(doc, '{lastName}', '"Andersen-Smith"') WHERE id = 'a1';
 CALL docmodel.apply_copies('dbooks');
-SELECT id, doc->'authors' AS authors, doc->'_ver' AS ver FROM dbooks ORDER BY id;
+SELECT id, doc->'authors' AS authors, doc->'_ver' AS ver FROM dbooks_documents ORDER BY id;
 SELECT count(*) AS history FROM dbooks_revisions WHERE id = 'b1';
 SELECT queued, oldest, age FROM docmodel.copy_lag;
 -- nothing queued: nothing to do

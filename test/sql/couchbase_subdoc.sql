@@ -1140,7 +1140,7 @@ SELECT docmodel.create_collection('cb_plain') IS NOT NULL AS created;
 SELECT docmodel.insert('cb_plain', 'k::1', '{"a": 1}') > 0 AS inserted;
 SELECT pg_temp.try($$SELECT docmodel.mutate_in('cb_plain', 'k::1', '[{"op": "replace", "path": "", "value": [1]}]')$$);
 SELECT docmodel.mutate_in('cb_plain', 'k::1', '[{"op": "replace", "path": "", "value": {"b": 2}}]')->'results' AS results;
-SELECT doc->'a' AS a, doc->'b' AS b, doc->'_ver' AS ver FROM cb_plain;
+SELECT doc->'a' AS a, doc->'b' AS b, doc->'_ver' AS ver FROM cb_plain_documents;
 -- a new document from an array op at the root of a collection of objects is refused
 SELECT pg_temp.try($$SELECT docmodel.mutate_in('cb_plain', 'k::2', '[{"op": "array_append", "path": "", "value": 1}]', store_semantics => 'upsert')$$);
 SELECT docmodel.drop_collection('cb_plain') IS NOT NULL AS dropped;

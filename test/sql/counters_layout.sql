@@ -19,7 +19,7 @@ SELECT docmodel.next_key_in('logins', 'user', 'foo.org') AS with_parent, docmode
 SELECT docmodel.create_collection('music', delimiter => ':', type_part => 2) IS NOT NULL;
 SELECT docmodel.next_key_in('music', 'userprofile', 'couchmusic') AS app_prefixed;
 SELECT docmodel.insert('music', docmodel.next_key_in('music', 'userprofile', 'couchmusic'), '{}') > 0 AS inserted;
-SELECT id, doc->>'_type' AS type FROM music;
+SELECT id, doc->>'_type' AS type FROM music_documents;
 SELECT docmodel.create_collection('students', doc_type => 'student', type_part => 0) IS NOT NULL;
 SELECT docmodel.next_key_in('students') AS no_type_part, docmodel.next_key_in('students', NULL, '123') AS enrollment;
 SELECT docmodel.create_collection('bucket', type_part => 0, types => ARRAY['beer', 'brewery'], delimiter => '-') IS NOT NULL;

@@ -10,5 +10,5 @@ SELECT pg_temp.try($$SELECT docmodel._citus_apply('[]', '[]', '[]')$$);
 SELECT docmodel._citus_push();
 -- The collection works as before.
 INSERT INTO dist_users (id, doc) VALUES ('user::1', '{"name": "Ada"}');
-SELECT id, doc->'_ver' AS ver FROM dist_users;
+SELECT id, doc->'_ver' AS ver FROM dist_users_documents;
 SELECT docmodel.drop_collection('dist_users');

@@ -14,9 +14,9 @@ INSERT INTO ff_users (id, doc, cas) VALUES ('ffuser::1', '{"type": "ffuser", "_s
 -- stored migrated (to 2) by the collection's trigger
 SELECT doc->>'_schema' AS v, doc->>'full_name' AS full_name, doc ? 'name' AS has_name FROM ff_users;
 -- read by the collection's fields: current, comes back as it is
-SELECT docmodel.migrate(doc, NULL, 'ff_users') = doc AS unchanged FROM ff_users;
-SELECT docmodel.validate(doc, 'ff_users') FROM ff_users;
-SELECT * FROM docmodel.validation_errors((SELECT doc FROM ff_users), 'ff_users');
+SELECT docmodel.migrate(doc, NULL, 'ff_users') = doc AS unchanged FROM ff_users_documents;
+SELECT docmodel.validate(doc, 'ff_users') FROM ff_users_documents;
+SELECT * FROM docmodel.validation_errors((SELECT doc FROM ff_users_documents), 'ff_users');
 -- a version 1 body, as an application would hold it: migrated by the
 -- collection's fields, its version in _schema, no plain "schema" member
 SELECT docmodel.migrate('{"type": "ffuser", "_schema": "1", "name": "B"}', NULL, 'ff_users');

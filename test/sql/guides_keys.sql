@@ -28,7 +28,7 @@ SELECT pg_temp.try($$INSERT INTO users_prefixed (id, doc) VALUES ('123', '{"name
 
 SELECT docmodel.create_collection('users', doc_type => 'user', type_part => 0) IS NOT NULL AS created;
 INSERT INTO users (id, doc) VALUES ('123', '{"name": "Fred"}');
-SELECT id, pg_temp.shown(doc) FROM users;
+SELECT id, pg_temp.shown(doc) FROM users_documents;
 -- the body's type must still be the collection's
 SELECT pg_temp.try($$INSERT INTO users (id, doc) VALUES ('124', '{"_type": "admin"}')$$);
 SELECT docmodel.get('users', '123') ->> '_type' AS type;
@@ -37,7 +37,7 @@ SELECT docmodel.get('users', '123') ->> '_type' AS type;
 SELECT docmodel.create_collection('"studentEnrollment"', doc_type => 'enrollment',
                                   type_part => 0) IS NOT NULL AS created;
 INSERT INTO "studentEnrollment" (id, doc) VALUES ('123::987', '{"grade": "A"}');
-SELECT id, pg_temp.shown(doc) FROM "studentEnrollment";
+SELECT id, pg_temp.shown(doc) FROM "studentEnrollment_documents";
 
 -- Option errors.
 SELECT pg_temp.try($$SELECT docmodel.create_collection('bad1', type_part => 0)$$);
@@ -55,7 +55,7 @@ SELECT docmodel.create_collection('couchmusic', delimiter => ':', type_part => 2
                                   meta_style => 'plain') IS NOT NULL AS created;
 INSERT INTO couchmusic (id, doc)
   VALUES ('couchmusic:userprofile:fredsmith79', '{"firstName": "Fred"}');
-SELECT id, pg_temp.shown(doc) FROM couchmusic;
+SELECT id, pg_temp.shown(doc) FROM couchmusic_documents;
 -- a key without part 2
 SELECT pg_temp.try($$INSERT INTO couchmusic (id, doc) VALUES ('fredsmith79', '{}')$$);
 -- the body's type is checked against part 2, not part 1
@@ -82,7 +82,7 @@ INSERT INTO profiles (id, doc)
   VALUES ('userprofile:fredsmith79', '{"type": "userProfile", "firstName": "Fred"}');
 -- without a type field, the key's spelling is stamped
 INSERT INTO profiles (id, doc) VALUES ('userprofile:jdoe', '{"firstName": "John"}');
-SELECT id, pg_temp.shown(doc) FROM profiles ORDER BY id;
+SELECT id, pg_temp.shown(doc) FROM profiles_documents ORDER BY id;
 -- case_insensitive still refuses another type
 SELECT pg_temp.try($$INSERT INTO profiles (id, doc)
   VALUES ('userprofile:x', '{"type": "userSettings"}')$$);
@@ -97,7 +97,7 @@ SELECT docmodel.register_migration('userProfile', '1', '2',
   '[{"op": "move", "from": "/firstName", "path": "/first_name"}]');
 INSERT INTO profiles (id, doc)
   VALUES ('userprofile:old', '{"type": "userProfile", "schema": "1", "firstName": "Old"}');
-SELECT id, pg_temp.shown(doc) FROM profiles WHERE id = 'userprofile:old';
+SELECT id, pg_temp.shown(doc) FROM profiles_documents WHERE id = 'userprofile:old';
 -- so does get() of a document stored before the rule
 SELECT docmodel.get('profiles', 'userprofile:fredsmith79') -> 'first_name' AS migrated;
 
@@ -109,12 +109,12 @@ SELECT docmodel.create_collection('hotels', fields =>
     "modified": "modifiedAt", "ver": "rev"}') IS NOT NULL AS created;
 INSERT INTO hotels (id, doc) VALUES ('hotel::1', '{"name": "Le Grand"}');
 UPDATE hotels SET doc = doc || '{"stars": 4}' WHERE id = 'hotel::1';
-SELECT id, pg_temp.shown(doc) FROM hotels;
+SELECT id, pg_temp.shown(doc) FROM hotels_documents;
 -- the renamed type field is checked against the key
 SELECT pg_temp.try($$INSERT INTO hotels (id, doc) VALUES ('hotel::2', '{"docType": "airline"}')$$);
 -- a field with the old name is the application's own
 INSERT INTO hotels (id, doc) VALUES ('hotel::3', '{"_type": "mine", "_ver": 7, "name": "Inn"}');
-SELECT pg_temp.shown(doc) FROM hotels WHERE id = 'hotel::3';
+SELECT pg_temp.shown(doc) FROM hotels_documents WHERE id = 'hotel::3';
 -- migrations read and write the renamed schema field
 SELECT docmodel.register_migration('hotel', '1', '2',
   '[{"op": "move", "from": "/name", "path": "/title"}]');
@@ -127,10 +127,10 @@ SELECT key, doc -> 'title' AS title FROM docmodel.get_multi('hotels', ARRAY['hot
 SELECT * FROM docmodel.migration_plan('hotels');
 CALL docmodel.migrate_collection('hotels');
 SELECT id, doc -> 'title' AS title, doc -> 'version' AS version, doc -> '_type' AS own_type
-  FROM hotels ORDER BY id;
+  FROM hotels_documents ORDER BY id;
 SELECT * FROM docmodel.migration_plan('hotels');
 INSERT INTO hotels (id, doc) VALUES ('hotel::4', '{"name": "Old", "version": "1"}');
-SELECT pg_temp.shown(doc) FROM hotels WHERE id = 'hotel::4';
+SELECT pg_temp.shown(doc) FROM hotels_documents WHERE id = 'hotel::4';
 -- a no-op update keeps rev
 UPDATE hotels SET doc = doc WHERE id = 'hotel::4';
 UPDATE hotels SET doc = doc - 'modifiedAt' WHERE id = 'hotel::4';
@@ -142,18 +142,18 @@ SELECT pg_temp.try($$UPDATE hotels SET doc = jsonb_set(doc, '{version}', '"1"')
 -- Spring Data's _class, in the underscore preset otherwise
 SELECT docmodel.create_collection('spring', fields => '{"type": "_class"}') IS NOT NULL AS created;
 INSERT INTO spring (id, doc) VALUES ('person::1', '{"firstname": "Ada"}');
-SELECT pg_temp.shown(doc) FROM spring;
+SELECT pg_temp.shown(doc) FROM spring_documents;
 
 -- JSON Pointers: every field in the object "/meta" of the plain style's names
 SELECT docmodel.create_collection('pointed', meta_style => 'plain', fields =>
   '{"type": "/meta/type", "created": "/meta/createdAt"}') IS NOT NULL AS created;
 INSERT INTO pointed (id, doc) VALUES ('post::1', '{"title": "Hello"}');
-SELECT pg_temp.shown(doc) FROM pointed;
+SELECT pg_temp.shown(doc) FROM pointed_documents;
 -- and at the root, by pointer, in the meta style
 SELECT docmodel.create_collection('rooted', meta_style => 'meta', fields =>
   '{"type": "/kind"}') IS NOT NULL AS created;
 INSERT INTO rooted (id, doc) VALUES ('post::1', '{"title": "Hello"}');
-SELECT pg_temp.shown(doc) FROM rooted;
+SELECT pg_temp.shown(doc) FROM rooted_documents;
 -- revisions keep numbering by the renamed ver
 SELECT docmodel.set_revisions('hotels', 5) IS NOT NULL AS kept;
 UPDATE hotels SET doc = doc || '{"stars": 5}' WHERE id = 'hotel::1';
@@ -265,7 +265,7 @@ SELECT pg_temp.try($$INSERT INTO xsessions (id, doc) VALUES ('session::z', '1')$
 SELECT docmodel.create_collection('with_meta') IS NOT NULL AS created;
 ALTER TABLE with_meta ADD COLUMN note text, ADD COLUMN meta text;
 INSERT INTO with_meta (id, doc, meta) VALUES ('note::1', '{}', 'mine');
-SELECT id, meta, doc ->> '_type' AS type FROM with_meta;
+SELECT id, w.meta, d.doc ->> '_type' AS type FROM with_meta w JOIN with_meta_documents d USING (id);
 SELECT docmodel.drop_collection('with_meta');
 
 -- the options are shown

@@ -17,7 +17,7 @@ SHOW docmodel.keep_stamps;
 INSERT INTO users (id, doc, cas) VALUES ('user::123', '{"_type": "user",
   "_ver": 2, "_created": 1544759124000, "_schema": "1.0", "name": "Ann"}', 0);
 SELECT doc->'_ver' AS ver, doc->'_created' = '1544759124000' AS created_kept,
-       doc->'_schema' AS schema FROM users;
+       doc->'_schema' AS schema FROM users_documents;
 DELETE FROM users;
 TRUNCATE users_revisions;
 SET docmodel.keep_stamps = on;
@@ -26,25 +26,25 @@ INSERT INTO users (id, doc, cas) VALUES ('user::123', '{"_type": "user",
 -- kept: _ver, _created, _schema; filled: _createdBy, _modified, _modifiedBy
 SELECT doc->'_ver' AS ver, doc->'_created' AS created, doc->'_schema' AS schema,
        doc->>'_createdBy' AS created_by, doc ? '_modified' AS modified_filled,
-       cas > 0 AS new_cas FROM users;
+       cas > 0 AS new_cas FROM users_documents;
 -- an export carrying every stamp keeps them all
 INSERT INTO users (id, doc, cas) VALUES ('user::124', '{"_ver": 7,
   "_created": 1544759124000, "_createdBy": "couchbase", "_modified": 1544759999000,
   "_modifiedBy": "app", "name": "Bob"}', 0);
-SELECT doc - 'name' AS stamps FROM users WHERE id = 'user::124';
+SELECT doc - 'name' AS stamps FROM users_documents WHERE id = 'user::124';
 -- the next ordinary write continues from the kept _ver; revision 7 is the imported body
 SET docmodel.keep_stamps = off;
 UPDATE users SET doc = doc || '{"name": "Bob B."}' WHERE id = 'user::124';
 SELECT doc->'_ver' AS ver, doc->'_created' AS created, doc->>'_modifiedBy' AS modified_by
-  FROM users WHERE id = 'user::124';
+  FROM users_documents WHERE id = 'user::124';
 SELECT ver, op, doc->>'name' AS name FROM docmodel.revisions('users', 'user::124');
 SET docmodel.keep_stamps = on;
 -- an update keeping a newer _ver (a second import of a newer export)
 UPDATE users SET doc = '{"_ver": 9, "_created": 1544759124000, "name": "Bob C."}' WHERE id = 'user::124';
-SELECT doc->'_ver' AS ver FROM users WHERE id = 'user::124';
+SELECT doc->'_ver' AS ver FROM users_documents WHERE id = 'user::124';
 -- the same export loaded again changes nothing (a no-op write)
 UPDATE users SET doc = '{"_ver": 9, "_created": 1544759124000, "_createdBy": "couchbase", "name": "Bob C."}' WHERE id = 'user::124';
-SELECT doc->'_ver' AS ver FROM users WHERE id = 'user::124';
+SELECT doc->'_ver' AS ver FROM users_documents WHERE id = 'user::124';
 
 \echo == keep_stamps errors: a version going back, a version that is not a whole number
 SELECT pg_temp.try($$UPDATE users SET doc = '{"_ver": 3, "name": "older"}' WHERE id = 'user::124'$$);
@@ -55,7 +55,7 @@ SELECT pg_temp.try($$INSERT INTO users (id, doc, cas) VALUES ('user::125', '{"_v
 DELETE FROM users WHERE id = 'user::124';
 SELECT pg_temp.try($$INSERT INTO users (id, doc, cas) VALUES ('user::124', '{"_ver": 4}', 0)$$);
 SELECT pg_temp.try($$INSERT INTO users (id, doc, cas) VALUES ('user::124', '{"_ver": 12}', 0)$$);
-SELECT doc->'_ver' AS ver FROM users WHERE id = 'user::124';
+SELECT doc->'_ver' AS ver FROM users_documents WHERE id = 'user::124';
 
 \echo == keep_stamps in the meta and plain styles
 SELECT docmodel.create_collection('meta_users', meta_style => 'meta') IS NOT NULL AS created;
@@ -93,7 +93,7 @@ SELECT pg_temp.try($$INSERT INTO users (id, doc, cas) VALUES ('user::200', '{"_v
 SELECT pg_temp.try($$INSERT INTO users (id, doc, cas) SELECT 'user::' || g, '{}', 0 FROM generate_series(300, 302) g$$);
 SET docmodel.keep_stamps = off;
 SELECT pg_temp.try($$INSERT INTO users (id, doc, cas) VALUES ('user::200', '{"_ver": 5}', 0)$$);
-SELECT doc->'_ver' AS ver_stamped FROM users WHERE id = 'user::200';
+SELECT docmodel.get('users', 'user::200')->'_ver' AS ver_stamped;
 RESET ROLE;
 -- an owner that is not a superuser may
 CREATE ROLE guides_owner;
@@ -102,7 +102,7 @@ SET ROLE guides_owner;
 SELECT docmodel.create_collection('owned') IS NOT NULL AS created;
 SET docmodel.keep_stamps = on;
 INSERT INTO owned (id, doc, cas) VALUES ('user::1', '{"_ver": 5}', 0);
-SELECT doc->'_ver' AS ver_kept FROM owned;
+SELECT doc->'_ver' AS ver_kept FROM owned_documents;
 RESET ROLE;
 REVOKE CREATE ON SCHEMA public FROM guides_owner;
 SET docmodel.keep_stamps = on;
@@ -115,10 +115,10 @@ INSERT INTO staging VALUES
 INSERT INTO users (id, doc, cas)
   SELECT docmodel.key_from_template(line, '%type%::%id%'), line - '{type,id}'::text[], 0
   FROM staging;
-SELECT id, doc->'_ver' AS ver, doc->>'name' AS name FROM users WHERE id LIKE 'user::50_' ORDER BY id;
+SELECT id, doc->'_ver' AS ver, doc->>'name' AS name FROM users_documents WHERE id LIKE 'user::50_' ORDER BY id;
 -- and back out as JSON lines, the key folded into the document
 SELECT ((doc - '{_created,_modified}'::text[]) || jsonb_build_object('id', docmodel.key_id(id)))::text AS line
-  FROM users WHERE id LIKE 'user::50_' ORDER BY id;
+  FROM users_documents WHERE id LIKE 'user::50_' ORDER BY id;
 SET docmodel.keep_stamps = off;
 
 \echo == key_from_template: the --generate-key syntax of cbimport
@@ -160,13 +160,13 @@ SELECT docmodel.rename_key('logins', 'user:jdoh', 'user:jdoe') > (SELECT cas FRO
 SELECT id, doc->'_ver' AS ver, doc->'_created' = (SELECT doc->'_created' FROM before) AS created_kept,
        doc->>'_createdBy' AS created_by, doc->>'_modifiedBy' AS modified_by,
        doc - '{_ver,_created,_modified,_createdBy,_modifiedBy}'::text[] AS body
-  FROM logins;
+  FROM logins_documents;
 -- the new key's history goes on from the old one's; the old one ends with op rename
 SELECT ver, op, doc->>'plan' AS plan FROM docmodel.revisions('logins', 'user:jdoe');
 SELECT ver, op FROM docmodel.revisions('logins', 'user:jdoh');
 -- the old key, inserted again, numbers after its rename revision
 SELECT docmodel.insert('logins', 'user:jdoh', '{"name": "Another J."}') > 0 AS reinserted;
-SELECT doc->'_ver' AS ver FROM logins WHERE id = 'user:jdoh';
+SELECT doc->'_ver' AS ver FROM logins_documents WHERE id = 'user:jdoh';
 SELECT docmodel.remove('logins', 'user:jdoh') > 0 AS removed;
 
 \echo == rename_key errors: 23505, P0002, 40001, 55P03, 22023
@@ -181,13 +181,13 @@ SELECT pg_temp.try($$SELECT docmodel.rename_key('logins', 'user:jdoe', 'user::x'
 SELECT pg_temp.try($$SELECT docmodel.rename_key('logins', 'user:jdoe', 'order:1')$$);
 SELECT pg_temp.try($$SELECT docmodel.rename_key('logins', 'user:jdoe', NULL)$$);
 -- nothing moved
-SELECT id, doc->'_ver' AS ver FROM logins ORDER BY id;
+SELECT id, doc->'_ver' AS ver FROM logins_documents ORDER BY id;
 -- a locked document moves only with the lock's cas
 CREATE TEMP TABLE held AS SELECT cas FROM docmodel.get_and_lock('logins', 'user:jdoe', 10);
 SELECT pg_temp.try_cas($$SELECT docmodel.rename_key('logins', 'user:jdoe', 'user:john')$$);
 SELECT pg_temp.try_cas($$SELECT docmodel.rename_key('logins', 'user:jdoe', 'user:john', 5)$$);
 SELECT docmodel.rename_key('logins', 'user:jdoe', 'user:john', (SELECT cas FROM held)) > 0 AS renamed;
-SELECT id, doc->'_ver' AS ver, locked_until IS NULL AS unlocked FROM logins ORDER BY id;
+SELECT id, doc->'_ver' AS ver, locked_until IS NULL AS unlocked FROM logins_documents ORDER BY id;
 -- an expired document is absent
 SELECT docmodel.insert('logins', 'user:gone', '{}') > 0 AS inserted;
 UPDATE logins SET expires_at = now() - interval '1 hour' WHERE id = 'user:gone';
@@ -198,7 +198,7 @@ SELECT pg_temp.try($$SELECT docmodel.rename_key('logins', 'user:john', 'user:gon
 SELECT docmodel.purge_expired('logins');
 DELETE FROM logins_revisions WHERE id = 'user:gone';
 SELECT docmodel.rename_key('logins', 'user:john', 'user:gone') > 0 AS renamed;
-SELECT id, doc->'_ver' AS ver FROM logins ORDER BY id;
+SELECT id, doc->'_ver' AS ver FROM logins_documents ORDER BY id;
 
 \echo == rename_key privileges: INSERT and DELETE, as the writes it makes
 GRANT SELECT, INSERT, UPDATE ON logins TO guides_writer;
@@ -214,20 +214,20 @@ SELECT docmodel.create_collection('plain_logins', delimiter => ':') IS NOT NULL 
 SELECT docmodel.insert('plain_logins', 'user:a', '{}') > 0 AS inserted;
 UPDATE plain_logins SET doc = '{"x": 1}';
 SELECT docmodel.rename_key('plain_logins', 'user:a', 'user:b') > 0 AS renamed;
-SELECT id, doc->'_ver' AS ver FROM plain_logins;
+SELECT id, doc->'_ver' AS ver FROM plain_logins_documents;
 -- without history, an expired document at the new key is written over; the expiry moves along
 SELECT docmodel.insert('plain_logins', 'user:c', '{}', expiry => 3600) > 0 AS inserted;
 SELECT docmodel.insert('plain_logins', 'user:d', '{}') > 0 AS inserted;
 UPDATE plain_logins SET expires_at = now() - interval '1 hour' WHERE id = 'user:d';
 SELECT docmodel.rename_key('plain_logins', 'user:c', 'user:d') > 0 AS over_expired;
-SELECT id, doc->'_ver' AS ver, expires_at > now() AS expiry_kept FROM plain_logins ORDER BY id;
+SELECT id, doc->'_ver' AS ver, expires_at > now() AS expiry_kept FROM plain_logins_documents ORDER BY id;
 
 \echo == "max": the post keeps its 3 most recent comments (Cosmos DB)
 SELECT docmodel.create_collection('posts') IS NOT NULL AS created;
 SELECT docmodel.insert('posts', 'post::1', '{"title": "Hello", "recentComments": []}') > 0 AS inserted;
 SELECT docmodel.mutate_in('posts', 'post::1', format('[{"op": "array_append", "path": "recentComments", "value": {"id": %s}, "max": 3}]', g)::jsonb) ? 'cas'
   FROM generate_series(1, 5) g;
-SELECT doc->'recentComments' AS recent, doc->'_ver' AS ver FROM posts;
+SELECT doc->'recentComments' AS recent, doc->'_ver' AS ver FROM posts_documents;
 -- prepend keeps the first max (the newest at the front)
 SELECT docmodel.mutate_in('posts', 'post::1', '[{"op": "array_prepend", "path": "recentComments", "values": [{"id": 7}, {"id": 6}], "max": 3}]') ? 'cas';
 SELECT doc->'recentComments' AS recent FROM posts;
@@ -243,7 +243,7 @@ SELECT docmodel.create_collection('comments') IS NOT NULL AS created;
 SELECT docmodel.bucket_append('comments', 'post::1::comments', jsonb_build_object('id', g)) AS key, count(*)
   FROM generate_series(1, 250) g GROUP BY 1 ORDER BY 1;
 SELECT id, jsonb_array_length(doc->'items') AS items, doc->'items'->0 AS first, doc->'_ver' AS ver
-  FROM comments ORDER BY id;
+  FROM comments_documents ORDER BY id;
 -- another size; an array value is one item
 SELECT docmodel.bucket_append('comments', 'post::2::comments', '[1, 2]', size => 2);
 SELECT docmodel.bucket_append('comments', 'post::2::comments', '"b"', size => 2);

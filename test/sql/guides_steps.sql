@@ -55,7 +55,7 @@ UPDATE guide_users SET doc = doc || '{"seen": true}' WHERE id <> 'user::3';
 -- user::3 fixed by the application: its write migrates it
 UPDATE guide_users SET doc = jsonb_set(doc, '{phone}', '"555-010-0100"') WHERE id = 'user::3';
 SELECT id, doc - '_ver' - '_created' - '_modified' - '_cas' - '_modifiedBy' - '_createdBy' AS doc
-  FROM guide_users ORDER BY id;
+  FROM guide_users_documents ORDER BY id;
 -- without "missing": "skip" the rename fails on the first document that lacks the field, as before
 SELECT pg_temp.step_err('[{"op": "move", "from": "/last_name", "path": "/lastName"}]', '{"first_name": "Madonna"}');
 SELECT pg_temp.step_err('[{"op": "move", "from": "/last_name", "path": "/lastName", "missing": "error"}]', '{"first_name": "Madonna"}');

@@ -68,11 +68,11 @@ SELECT pg_temp.t($$SELECT docmodel.get_and_touch('kvp', 'user::old', 60)$$);
 
 -- get_and_lock: the document and the lock's cas (the stored one); _ver and
 -- history stay; other readers see cas -1.
-SELECT doc->'_ver' AS ver_before, (SELECT count(*) FROM kvp_revisions) AS revisions_before FROM kvp WHERE id = 'user::1';
+SELECT doc->'_ver' AS ver_before, (SELECT count(*) FROM kvp_revisions) AS revisions_before FROM kvp_documents WHERE id = 'user::1';
 INSERT INTO cas SELECT 'lock', cas FROM docmodel.get_and_lock('kvp', 'user::1');
 SELECT c.cas = k.cas AS lock_cas_is_stored, k.doc->'_ver' AS ver, (SELECT count(*) FROM kvp_revisions) AS revisions,
        k.locked_until BETWEEN clock_timestamp() + interval '14 seconds' AND clock_timestamp() + interval '15 seconds' AS for_15_s
-FROM cas c, kvp k WHERE c.step = 'lock' AND k.id = 'user::1';
+FROM cas c, kvp_documents k WHERE c.step = 'lock' AND k.id = 'user::1';
 SELECT cas AS cas_seen_by_get_multi FROM docmodel.get_multi('kvp', '{user::1}');
 SELECT docmodel.get('kvp', 'user::1')->>'name' AS get_still_reads;
 SELECT docmodel.exists('kvp', 'user::1') AS locked_exists;
@@ -97,13 +97,13 @@ SELECT pg_temp.t($$INSERT INTO kvp (id, doc) VALUES ('user::1', '{"name": "Bob"}
 SELECT pg_temp.t($$DELETE FROM kvp WHERE id = 'user::1'$$) AS plain_delete;
 SELECT doc->>'name' AS name, doc->'_ver' AS ver, cas = (SELECT cas FROM cas WHERE step = 'lock') AS same_cas,
        locked_until IS NOT NULL AS still_locked
-FROM kvp WHERE id = 'user::1';
+FROM kvp_documents WHERE id = 'user::1';
 
 -- unlock: a wrong cas is a CAS mismatch; the lock's cas unlocks (a new cas).
 SELECT pg_temp.t($$SELECT docmodel.unlock('kvp', 'user::1', 42)$$) AS unlock_other_cas;
 SELECT docmodel.unlock('kvp', 'user::1', (SELECT cas FROM cas WHERE step = 'lock'))
   > (SELECT cas FROM cas WHERE step = 'lock') AS unlocked;
-SELECT locked_until IS NULL AS no_lock, doc->'_ver' AS ver, (SELECT count(*) FROM kvp_revisions) AS revisions FROM kvp WHERE id = 'user::1';
+SELECT locked_until IS NULL AS no_lock, doc->'_ver' AS ver, (SELECT count(*) FROM kvp_revisions) AS revisions FROM kvp_documents WHERE id = 'user::1';
 SELECT pg_temp.t($$SELECT docmodel.unlock('kvp', 'user::1', 42)$$) AS unlock_unlocked;
 SELECT pg_temp.t($$SELECT docmodel.unlock('kvp', 'user::404', 42)$$) AS unlock_absent;
 SELECT pg_temp.t($$SELECT docmodel.get_and_lock('kvp', 'user::404')$$) AS lock_absent;
@@ -115,12 +115,12 @@ SELECT pg_temp.t($$SELECT docmodel.unlock('kvp', 'user::1', NULL)$$) AS unlock_n
 DELETE FROM cas WHERE step = 'lock';
 INSERT INTO cas SELECT 'lock', cas FROM docmodel.get_and_lock('kvp', 'user::1', 5);
 SELECT docmodel.replace('kvp', 'user::1', '{"name": "Ann2"}', (SELECT cas FROM cas WHERE step = 'lock')) > 0 AS replaced_with_lock_cas;
-SELECT doc->>'name' AS name, doc->'_ver' AS ver, locked_until IS NULL AS unlocked FROM kvp WHERE id = 'user::1';
+SELECT doc->>'name' AS name, doc->'_ver' AS ver, locked_until IS NULL AS unlocked FROM kvp_documents WHERE id = 'user::1';
 DELETE FROM cas WHERE step = 'lock';
 INSERT INTO cas SELECT 'lock', cas FROM docmodel.get_and_lock('kvp', 'user::1', '10 seconds');
 UPDATE kvp SET doc = '{"name": "Ann3"}', cas = (SELECT cas FROM cas WHERE step = 'lock') WHERE id = 'user::1';
 SELECT doc->>'name' AS name, doc->'_ver' AS ver, locked_until IS NULL AS unlocked,
-       cas > (SELECT cas FROM cas WHERE step = 'lock') AS new_cas FROM kvp WHERE id = 'user::1';
+       cas > (SELECT cas FROM cas WHERE step = 'lock') AS new_cas FROM kvp_documents WHERE id = 'user::1';
 SELECT docmodel.upsert('kvp', 'user::2', '{"name": "Cy"}') > 0 AS upserted;
 DELETE FROM cas WHERE step = 'lock';
 INSERT INTO cas SELECT 'lock', cas FROM docmodel.get_and_lock('kvp', 'user::2', interval '3 seconds');
@@ -145,7 +145,7 @@ UPDATE kvp SET expires_at = now() - interval '1 second', cas = (SELECT cas FROM 
   locked_until = clock_timestamp() + interval '30 seconds' WHERE id = 'user::1';
 SELECT locked_until IS NOT NULL AS lock_kept, docmodel.exists('kvp', 'user::1') AS exists FROM kvp WHERE id = 'user::1';
 SELECT docmodel.insert('kvp', 'user::1', '{"name": "new"}') > 0 AS inserted_over_expired;
-SELECT doc->>'name' AS name, doc->'_ver' AS ver, locked_until IS NULL AS lock_cleared FROM kvp WHERE id = 'user::1';
+SELECT doc->>'name' AS name, doc->'_ver' AS ver, locked_until IS NULL AS lock_cleared FROM kvp_documents WHERE id = 'user::1';
 
 -- Lock times: 15 s by default, more than 0 and at most 30 s.
 SELECT pg_temp.t($$SELECT docmodel.get_and_lock('kvp', 'user::2', 31)$$);
@@ -186,7 +186,7 @@ SELECT docmodel.insert('kvp', 'kvpm::1', '{"_schema": "1.0", "a": 1}') > 0 AS ol
 SELECT docmodel.register_migration('kvpm', '1.0', '2.0', steps => '[{"op": "add", "path": "/b", "value": 2}]');
 SELECT doc->>'_schema' AS schema, doc->'b' AS b, cas > 0 AS has_cas FROM docmodel.get_and_touch('kvp', 'kvpm::1', 60);
 SELECT doc->>'_schema' AS schema, doc->'b' AS b, cas > 0 AS has_cas FROM docmodel.get_and_lock('kvp', 'kvpm::1');
-SELECT doc->>'_schema' AS stored_schema, doc->'b' AS stored_b FROM kvp WHERE id = 'kvpm::1';
+SELECT doc->>'_schema' AS stored_schema, doc->'b' AS stored_b FROM kvp_documents WHERE id = 'kvpm::1';
 DELETE FROM docmodel.migration_rules WHERE doc_type = 'kvpm';
 
 SELECT docmodel.drop_collection(c) FROM unnest('{kvp,kvp_ttl}'::regclass[]) AS c;

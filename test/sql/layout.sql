@@ -56,6 +56,8 @@ BEGIN
   IF keep > 0 THEN
     PERFORM * FROM docmodel.revisions('lay', 'user::1');
   END IF;
+  -- the documents view reads the columns the ALTER changes
+  DROP VIEW lay_documents;
   EXECUTE alter_sql;
   RETURN QUERY SELECT * FROM pg_temp.calls('lay', keep > 0);
 END $$;

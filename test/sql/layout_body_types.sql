@@ -16,7 +16,7 @@ CREATE TEMP TABLE raw (id text, doc jsonb);
 \echo == without types the whole key is taken for the type
 SELECT docmodel.create_collection('bucket0') IS NOT NULL;
 INSERT INTO bucket0 SELECT id, doc, 0 FROM raw WHERE id = 'airline_10';
-SELECT doc->>'_type' AS stamped_type, doc->>'type' AS body_type FROM bucket0;
+SELECT doc->>'_type' AS stamped_type, doc->>'type' AS body_type FROM bucket0_documents;
 SELECT pg_temp.try($$SELECT docmodel.create_collection('bucket1', type_part => 0)$$);
 SELECT docmodel.drop_collection('bucket0');
 
@@ -39,7 +39,7 @@ WHERE collection = 'beer_sample'::regclass;
 INSERT INTO beer_sample SELECT id, doc, 0 FROM raw WHERE doc->>'type' IN ('beer', 'brewery');
 SELECT doc->>'type' AS type, count(*) AS docs, min(id) AS first_key, bool_and(doc->>'_ver' = '1') AS ver_1,
        bool_or(doc ? '_type') AS any__type
-FROM beer_sample GROUP BY 1 ORDER BY 1;
+FROM beer_sample_documents GROUP BY 1 ORDER BY 1;
 SELECT id, doc->>'type' AS type, doc->>'name' AS name FROM beer_sample
 WHERE id LIKE '21st_amendment_brewery_cafe%' ORDER BY id LIMIT 4;
 SELECT docmodel.get('beer_sample', '21st_amendment_brewery_cafe-21a_ipa')->>'abv' AS abv;
@@ -73,12 +73,12 @@ SELECT doc_type, version, docs, invalid FROM docmodel.migration_plan('beer_sampl
 SELECT docmodel.validate(docmodel.get('beer_sample', '21st_amendment_brewery_cafe-north_star_red'), 'beer_sample');
 -- on write: a beer at version 1 is migrated before it is stored, and validated at 2
 SELECT docmodel.upsert('beer_sample', 'anchor_brewing-liberty_ale', '{"name": "Liberty Ale", "type": "beer", "_schema": "1", "abv": 6.0, "brewery_id": "anchor_brewing"}') > 0 AS written;
-SELECT doc->>'alcohol' AS alcohol, doc->>'_schema' AS schema FROM beer_sample WHERE id = 'anchor_brewing-liberty_ale';
+SELECT doc->>'alcohol' AS alcohol, doc->>'_schema' AS schema FROM beer_sample_documents WHERE id = 'anchor_brewing-liberty_ale';
 SELECT pg_temp.try($$SELECT docmodel.upsert('beer_sample', 'anchor_brewing-steam', '{"name": "Steam", "type": "beer", "_schema": "2"}')$$);
 -- in bulk
 CALL docmodel.migrate_collection('beer_sample');
 SELECT doc->>'type' AS type, doc->>'_schema' AS schema, doc ? 'alcohol' AS alcohol, count(*) AS docs
-FROM beer_sample GROUP BY 1, 2, 3 ORDER BY 1, 2, 3;
+FROM beer_sample_documents GROUP BY 1, 2, 3 ORDER BY 1, 2, 3;
 SELECT doc_type, version, docs, target, steps FROM docmodel.migration_plan('beer_sample') ORDER BY 1, 2;
 -- advise finds nothing mistyped
 SELECT "check", detail FROM docmodel.advise('beer_sample') WHERE "check" IN ('type_missing', 'type_mismatch');

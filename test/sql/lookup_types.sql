@@ -71,7 +71,7 @@ RESET ROLE;
 -- dropped lookup collection: the trigger says so
 SELECT docmodel.create_collection('gone_lookups') IS NOT NULL AS created;
 SELECT docmodel.create_lookup('airports', 'gone', '{faa}', lookup_coll => 'gone_lookups');
-DROP TABLE gone_lookups;
+DROP TABLE gone_lookups CASCADE;
 SELECT pg_temp.try($$INSERT INTO airports (id, doc) VALUES ('airport::3', '{"faa": "GON"}')$$);
 SELECT docmodel.drop_lookup('airports', 'gone');
 
@@ -85,6 +85,6 @@ SELECT pg_temp.try($$SELECT docmodel.get_by(0, 'email', 'x')$$);
 SELECT pg_temp.try($$SELECT docmodel._lookup_coll(0, 'email')$$);
 
 DROP TABLE plain;
-DROP TABLE airports, travel, travel_lookups, keyed_by_part_2;
+DROP TABLE airports, travel, travel_lookups, keyed_by_part_2 CASCADE;
 REVOKE ALL ON SCHEMA public FROM lookup_writer;
 DROP ROLE lookup_writer;

@@ -310,7 +310,7 @@ UPDATE migrate_coll SET doc = '{"_schema": "2.0", "firstName": "Ann", "lastName"
 SELECT docmodel.upsert('migrate_coll', 'user::3', '{"_schema": "2.0", "firstName": "Bo", "phone": "8"}') > 0 AS upserted;
 -- A type without migrations gets no _schema.
 INSERT INTO migrate_coll (id, doc) VALUES ('order::1', '{"total": 5}');
-SELECT id, pg_temp.body(doc) FROM migrate_coll ORDER BY id;
+SELECT id, pg_temp.body(doc) FROM migrate_coll_documents ORDER BY id;
 -- A write whose migration cannot apply is refused, naming the key.
 SELECT pg_temp.try($$INSERT INTO migrate_coll (id, doc) VALUES ('user::9', '{"_schema": "2.0", "phone": "1", "phones": []}')$$);
 SELECT pg_temp.try($$INSERT INTO migrate_coll (id, doc) VALUES ('user::9', '{"_schema": "x.1"}')$$);
@@ -321,12 +321,12 @@ INSERT INTO migrate_coll (id, doc) VALUES ('widget::1', '{"_schema": "1", "color
 SELECT docmodel.register_migration('widget', '1', '2', steps => '[{"op": "wrap", "path": "/color", "into": "/colors"}]');
 SELECT pg_temp.body(docmodel.get('migrate_coll', 'widget::1'));
 SELECT key, pg_temp.body(doc) FROM docmodel.get_multi('migrate_coll', '{widget::1,user::1,order::1}');
-SELECT pg_temp.body(doc) FROM migrate_coll WHERE id = 'widget::1';
+SELECT pg_temp.body(doc) FROM migrate_coll_documents WHERE id = 'widget::1';
 -- migrate_collection on a collection: the trigger stamps each write.
 SET client_min_messages = warning;
 CALL docmodel.migrate_collection('migrate_coll');
 RESET client_min_messages;
-SELECT id, doc->'_ver' AS ver, pg_temp.body(doc) FROM migrate_coll WHERE id = 'widget::1';
+SELECT id, doc->'_ver' AS ver, pg_temp.body(doc) FROM migrate_coll_documents WHERE id = 'widget::1';
 -- The meta and plain styles.
 SELECT docmodel.create_collection('migrate_meta', meta_style => 'meta');
 INSERT INTO migrate_meta (id, doc) VALUES ('user::1', '{"meta": {"schema": "1.0"}, "name": "Joe Smith"}'),

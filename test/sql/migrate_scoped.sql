@@ -35,13 +35,13 @@ SELECT docmodel.get('forum_users', 'user::1')->>'global' AS forum_global,
        docmodel.get('shop_users', 'user::1')->>'global' AS shop_global;
 -- on write, in that collection's chain
 SELECT docmodel.upsert('shop_users', 'user::2', '{"_schema": "1", "name": "Di Eng"}') > 0 AS written;
-SELECT doc->>'first' AS first, doc->>'_schema' AS schema FROM shop_users WHERE id = 'user::2';
+SELECT doc->>'first' AS first, doc->>'_schema' AS schema FROM shop_users_documents WHERE id = 'user::2';
 -- in bulk
 CALL docmodel.migrate_collection('shop_users');
 CALL docmodel.migrate_collection('forum_users');
-SELECT 'shop' AS coll, id, doc ? 'first' AS split, doc ? 'global' AS global, doc->>'_schema' AS schema FROM shop_users
+SELECT 'shop' AS coll, id, doc ? 'first' AS split, doc ? 'global' AS global, doc->>'_schema' AS schema FROM shop_users_documents
 UNION ALL
-SELECT 'forum', id, doc ? 'first', doc ? 'global', doc->>'_schema' FROM forum_users ORDER BY 1, 2;
+SELECT 'forum', id, doc ? 'first', doc ? 'global', doc->>'_schema' FROM forum_users_documents ORDER BY 1, 2;
 SELECT doc_type, collection_id = (SELECT config_id FROM docmodel.collections WHERE collection = 'shop_users'::regclass) AS shop_rule,
        from_version, to_version, active
 FROM docmodel.migration_rules WHERE doc_type = 'user' ORDER BY collection_id, from_version;
@@ -57,7 +57,7 @@ SELECT doc_type, version, docs, target, steps FROM docmodel.migration_plan('crm_
 SELECT doc_type, version, docs, target, steps, invalid, first_invalid
 FROM docmodel.migration_plan('crm_users', validate => true) ORDER BY 1, 2;
 CALL docmodel.migrate_collection('crm_users');
-SELECT id, doc->>'_schema' AS schema FROM crm_users ORDER BY id;
+SELECT id, doc->>'_schema' AS schema FROM crm_users_documents ORDER BY id;
 -- fixed while inactive (registered again: same versions), then switched on
 SELECT docmodel.register_migration('user', '2', '3', steps => '[
   {"op": "default", "path": "/email", "value": "unknown@example.com"},

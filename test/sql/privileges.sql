@@ -72,7 +72,7 @@ ALTER TABLE dm_priv.gone OWNER TO regress_dm_alice;
 SET ROLE regress_dm_alice;
 DROP TABLE dm_priv.gone;
 SELECT docmodel.create_collection('dm_priv.gone', revisions => 1) IS NOT NULL AS created;
-DROP TABLE dm_priv.gone;
+DROP TABLE dm_priv.gone CASCADE;
 RESET ROLE;
 SET ROLE regress_dm_bob;
 SELECT pg_temp.try($$SELECT docmodel._config_adopt_history('dm_priv.gone_revisions')$$);

@@ -151,12 +151,12 @@ SELECT docmodel.create_collection('persons', 'person') IS NOT NULL AS created;
 CALL docmodel.migrate_tables('people', 'persons', batch_size => 2);
 SELECT id, doc->>'_type' AS type, doc->>'_ver' AS ver, doc->'lastName' AS name,
        jsonb_array_length(doc->'addresses') AS addresses
-FROM persons ORDER BY id;
+FROM persons_documents ORDER BY id;
 SELECT doc_type, status, last_key, docs_done, docs_total FROM docmodel.migration_runs
 WHERE coll = 'persons'::regclass ORDER BY run_id;
 -- again: every document written again through the trigger; those unchanged keep their _ver
 CALL docmodel.migrate_tables('people', 'persons');
-SELECT id, doc->>'_ver' AS ver FROM persons ORDER BY id;
+SELECT id, doc->>'_ver' AS ver FROM persons_documents ORDER BY id;
 -- a run that stops halfway resumes after its last batch: a schema refuses person 3
 SELECT docmodel.register_schema('person', '1.0', docmodel.mapping_schema('people') || '{"properties": {"lastName": {"not": {"const": "Children"}}}}');
 INSERT INTO person SELECT i, 'P' || i, 'L' || i FROM generate_series(4, 7) i;
@@ -164,7 +164,7 @@ UPDATE person SET born = '1981-01-01' WHERE id = 1;
 \set SHOW_CONTEXT never
 CALL docmodel.migrate_tables('people', 'persons', batch_size => 2);
 \set SHOW_CONTEXT errors
-SELECT id, doc->>'_ver' AS ver FROM persons ORDER BY id;
+SELECT id, doc->>'_ver' AS ver FROM persons_documents ORDER BY id;
 SELECT docmodel.drop_schema('person', '1.0');
 UPDATE person SET last_name = 'Kids' WHERE id = 3;
 CALL docmodel.migrate_tables('people', 'persons', batch_size => 2);
@@ -234,11 +234,11 @@ FROM docmodel.denormalize('people') d
 FULL JOIN persons p ON p.id = d.key
 WHERE d.doc IS DISTINCT FROM p.doc - '{_type,_ver,_created,_modified,_createdBy,_modifiedBy}'::text[];
 SELECT * FROM projection_diff;
-CREATE TEMP TABLE vers AS SELECT id, doc->>'_ver' AS ver FROM persons;
+CREATE TEMP TABLE vers AS SELECT id, doc->>'_ver' AS ver FROM persons_documents;
 -- a contact detail inserted shows up in its person's document at once; no other is rewritten
 INSERT INTO contact_detail VALUES (14, 2, 2, '+49 30 1234');
 SELECT p.id, v.ver AS before, p.doc->>'_ver' AS after, p.doc #> '{contacts,-1,value}' AS last_contact
-FROM persons p JOIN vers v USING (id) ORDER BY p.id;
+FROM persons_documents p JOIN vers v USING (id) ORDER BY p.id;
 -- an address moved to another person: both documents; a type renamed two levels down
 UPDATE address SET person_id = 2 WHERE id = 20;
 UPDATE contact_detail_type SET name = 'e-mail' WHERE id = 1;

@@ -37,7 +37,7 @@ SELECT docmodel.map_embed_array('rl_beers', 'award', 'awards');
 SELECT docmodel.create_collection('beer_sample', 'beer', delimiter => '_') IS NOT NULL AS created;
 CALL docmodel.migrate_tables('rl_beers', 'beer_sample');
 SELECT id, doc->>'_type' AS type, doc->>'brewery' AS brewery, doc->'awards' AS awards
-FROM beer_sample ORDER BY id;
+FROM beer_sample_documents ORDER BY id;
 SELECT docmodel.project_tables('rl_beers', 'beer_sample');
 INSERT INTO beer VALUES (1200, 2, 'Porter');
 UPDATE beer SET id = 1201 WHERE id = 1200;          -- a key change moves the document
@@ -47,12 +47,12 @@ SELECT count(*) AS gone FROM beer_sample WHERE id LIKE 'beer_12%';
 SELECT docmodel.stop_projection('rl_beers');
 SELECT docmodel.create_collection('beer_colon', delimiter => ':') IS NOT NULL AS created;
 CALL docmodel.migrate_tables('rl_beers', 'beer_colon');
-SELECT id, doc->>'_type' AS type, doc->>'brewery' AS brewery FROM beer_colon ORDER BY id LIMIT 2;
+SELECT id, doc->>'_type' AS type, doc->>'brewery' AS brewery FROM beer_colon_documents ORDER BY id LIMIT 2;
 -- mapping_schema for that collection: references keyed with its delimiter
 SELECT docmodel.mapping_schema('rl_beers', 'beer_sample') #> '{properties,brewery,pattern}' AS pattern,
        docmodel.mapping_schema('rl_beers') #> '{properties,brewery,pattern}' AS default_pattern;
 SELECT bool_and(docmodel.schema_valid(docmodel.mapping_schema('rl_beers', 'beer_sample'), doc - '{_type,_ver,_created,_modified,_createdBy,_modifiedBy}'::text[])) AS valid
-FROM beer_sample;
+FROM beer_sample_documents;
 -- denormalize(mapping) has no collection: keys with '::'
 SELECT key, doc->>'brewery' AS brewery FROM docmodel.denormalize('rl_beers') LIMIT 1;
 
@@ -60,7 +60,7 @@ SELECT key, doc->>'brewery' AS brewery FROM docmodel.denormalize('rl_beers') LIM
 -- collection's type must be the mapping's
 SELECT docmodel.create_collection('beer_ids', 'beer', type_part => 0) IS NOT NULL AS created;
 CALL docmodel.migrate_tables('rl_beers', 'beer_ids');
-SELECT id, doc->>'_type' AS type, doc->>'brewery' AS brewery FROM beer_ids ORDER BY id LIMIT 2;
+SELECT id, doc->>'_type' AS type, doc->>'brewery' AS brewery FROM beer_ids_documents ORDER BY id LIMIT 2;
 SELECT docmodel.create_collection('brewery_ids', 'brewery', type_part => 0) IS NOT NULL AS created;
 CALL docmodel.migrate_tables('rl_beers', 'brewery_ids');
 -- a layout whose type is not the first key part
@@ -76,7 +76,7 @@ SELECT docmodel.map_reference('rl_staff', 'employees', 'manager');
 SELECT key, doc->>'manager' AS manager FROM docmodel.denormalize('rl_staff');
 SELECT docmodel.create_collection('staff_docs', 'employee') IS NOT NULL AS created;
 CALL docmodel.migrate_tables('rl_staff', 'staff_docs');
-SELECT id, doc->>'_type' AS type, doc->>'manager' AS manager FROM staff_docs ORDER BY id;
+SELECT id, doc->>'_type' AS type, doc->>'manager' AS manager FROM staff_docs_documents ORDER BY id;
 -- the same without a mapping
 SELECT key, doc->>'employees' AS manager FROM docmodel.denormalize('rl.employees'::regclass, 'employee', 0);
 

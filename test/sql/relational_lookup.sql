@@ -12,7 +12,7 @@ SELECT docmodel.insert('customers', 'user::1', '{"name": "Ann", "customer_no": 1
        docmodel.insert('customers', 'user::3', '{"name": "Cy"}') > 0;
 -- the documents there are indexed when the lookup is created
 SELECT docmodel.create_lookup('customers', 'customer_ref', '{customer_no}') AS indexed;
-SELECT id, doc->'ref' AS ref, doc->>'_type' AS type FROM customers WHERE id LIKE 'customer_ref::%' ORDER BY id;
+SELECT id, doc->'ref' AS ref, doc->>'_type' AS type FROM customers_documents WHERE id LIKE 'customer_ref::%' ORDER BY id;
 SELECT docmodel.get_by('customers', 'customer_ref', '12345')->>'name' AS by_number,
        docmodel.get_by('customers', 'customer_ref', 'A-7')->>'name' AS by_text,
        docmodel.get_by('customers', 'customer_ref', '999') AS none;

@@ -26,7 +26,7 @@ DO $$ BEGIN
     UPDATE revisions_users SET doc = jsonb_set(doc, '{n}', to_jsonb(i)) WHERE id = 'user::1';
   END LOOP;
 END $$;
-SELECT doc->'_ver' AS ver, doc->'n' AS n FROM revisions_users;
+SELECT doc->'_ver' AS ver, doc->'n' AS n FROM revisions_users_documents;
 SELECT * FROM pg_temp.hist('revisions_users', 'user::1');
 SELECT ver, op, changed_by, changed_at <= now() AS changed_at_set FROM docmodel.revisions('revisions_users', 'user::1');
 SELECT docmodel.get_revision('revisions_users', 'user::1', 8)->'n' AS n_of_8,
@@ -37,13 +37,13 @@ SELECT count(*) AS rows_in_history FROM revisions_users_revisions;
 -- A no-op update writes no revision and keeps the document, _ver included
 -- (so there is no gap in the numbering): the same body, or one where only
 -- restamped fields differ. cas still moves on.
-CREATE TEMP TABLE revisions_before_noop AS SELECT doc, cas FROM revisions_users;
+CREATE TEMP TABLE revisions_before_noop AS SELECT doc, cas FROM revisions_users_documents;
 UPDATE revisions_users SET doc = doc;
 UPDATE revisions_users SET doc = doc - '_modified' - '_modifiedBy';
 UPDATE revisions_users SET doc = doc || '{"_ver": 99}';
 UPDATE revisions_users SET expires_at = NULL;
 SELECT u.doc = b.doc AS doc_kept, u.cas > b.cas AS cas_grew, u.doc->'_ver' AS ver
-FROM revisions_users u, revisions_before_noop b;
+FROM revisions_users_documents u, revisions_before_noop b;
 DROP TABLE revisions_before_noop;
 SELECT ver FROM docmodel.revisions('revisions_users', 'user::1');
 
@@ -59,7 +59,7 @@ CREATE FUNCTION revisions_fail_after() RETURNS trigger LANGUAGE plpgsql AS $$
 BEGIN IF NEW.doc->>'n' = 'late' THEN RAISE EXCEPTION 'late failure' USING ERRCODE = 'raise_exception'; END IF; RETURN NULL; END $$;
 CREATE TRIGGER zz_fail AFTER UPDATE ON revisions_users FOR EACH ROW EXECUTE FUNCTION revisions_fail_after();
 SELECT pg_temp.try($q$UPDATE revisions_users SET doc = doc || '{"n": "late"}'$q$);
-SELECT doc->'_ver' AS ver, doc->'n' AS n FROM revisions_users;
+SELECT doc->'_ver' AS ver, doc->'n' AS n FROM revisions_users_documents;
 SELECT ver FROM docmodel.revisions('revisions_users', 'user::1');
 DROP TRIGGER zz_cancel ON revisions_users;
 DROP TRIGGER zz_fail ON revisions_users;
@@ -71,16 +71,16 @@ UPDATE revisions_users SET doc = jsonb_set(doc, '{n}', '10') WHERE id = 'user::1
 DELETE FROM revisions_users WHERE id = 'user::1';
 SELECT * FROM pg_temp.hist('revisions_users', 'user::1');
 SELECT docmodel.restore('revisions_users', 'user::1', 11) AS restored_cas \gset
-SELECT cas = :restored_cas AS returns_new_cas, doc->'_ver' AS ver, doc->'n' AS n FROM revisions_users;
+SELECT cas = :restored_cas AS returns_new_cas, doc->'_ver' AS ver, doc->'n' AS n FROM revisions_users_documents;
 SELECT * FROM pg_temp.hist('revisions_users', 'user::1');
 -- Restoring a live document is an update: the current body becomes a revision.
 SELECT docmodel.restore('revisions_users', 'user::1', 10) > 0 AS restored;
-SELECT doc->'_ver' AS ver, doc->'n' AS n FROM revisions_users;
+SELECT doc->'_ver' AS ver, doc->'n' AS n FROM revisions_users_documents;
 SELECT * FROM pg_temp.hist('revisions_users', 'user::1');
 -- A plain re-insert after a delete continues the numbering too.
 DELETE FROM revisions_users;
 INSERT INTO revisions_users (id, doc, cas) VALUES ('user::1', '{"n": "again"}', 0);
-SELECT doc->'_ver' AS ver, doc->'n' AS n FROM revisions_users;
+SELECT doc->'_ver' AS ver, doc->'n' AS n FROM revisions_users_documents;
 SELECT ver, op FROM docmodel.revisions('revisions_users', 'user::1');
 
 -- Several rows in one statement: one revision each.
@@ -98,9 +98,10 @@ SELECT revisions_table FROM docmodel.collections WHERE collection = 'revisions_p
 -- An expired document written over: its body is filed as op 'expire', and the
 -- new document's _ver continues after it.
 UPDATE revisions_people SET expires_at = now() - interval '1 hour' WHERE id = 'user::3';
-SELECT doc->'_ver' AS ver_before FROM revisions_people WHERE id = 'user::3';
+-- (the documents view keeps the name it was made with, revisions_users_documents)
+SELECT doc->'_ver' AS ver_before FROM revisions_users_documents WHERE id = 'user::3';
 UPDATE revisions_people SET doc = '{"n": "fresh"}', expires_at = NULL WHERE id = 'user::3';
-SELECT doc->'_ver' AS ver_after FROM revisions_people WHERE id = 'user::3';
+SELECT doc->'_ver' AS ver_after FROM revisions_users_documents WHERE id = 'user::3';
 SELECT * FROM pg_temp.hist('revisions_people', 'user::3');
 
 -- An index of the user's own on the history table: still written (general path).
@@ -145,9 +146,9 @@ UPDATE revisions_meta SET doc = doc #- '{meta,modified}';
 UPDATE revisions_plain SET doc = doc || '{"n": 1}';
 UPDATE revisions_plain SET doc = doc || '{"n": 2}';
 UPDATE revisions_plain SET doc = doc - 'modified';
-SELECT doc->'meta'->'ver' AS meta_ver FROM revisions_meta;
+SELECT doc->'meta'->'ver' AS meta_ver FROM revisions_meta_documents;
 SELECT * FROM pg_temp.hist('revisions_meta', 'user::m');
-SELECT doc->'ver' AS plain_ver FROM revisions_plain;
+SELECT doc->'ver' AS plain_ver FROM revisions_plain_documents;
 SELECT * FROM pg_temp.hist('revisions_plain', 'user::p');
 
 -- The key-value functions keep history the same way (touch and a replace with
@@ -212,11 +213,11 @@ DROP ROLE revisions_writer;
 SELECT docmodel.create_collection('revisions_again', revisions => 2);
 INSERT INTO revisions_again (id, doc, cas) VALUES ('user::a', '{"n": 1}', 0);
 UPDATE revisions_again SET doc = '{"n": 2}';
-DROP TABLE revisions_again;
+DROP TABLE revisions_again CASCADE;
 SELECT docmodel.create_collection('revisions_again', revisions => 2);
 INSERT INTO revisions_again (id, doc, cas) VALUES ('user::a', '{"n": 3}', 0);
 UPDATE revisions_again SET doc = '{"n": 4}';
-SELECT doc->'_ver' AS ver, doc->'n' AS n FROM revisions_again;
+SELECT doc->'_ver' AS ver, doc->'n' AS n FROM revisions_again_documents;
 SELECT ver, op, doc->'n' AS n FROM docmodel.revisions('revisions_again', 'user::a');
 SELECT count(*) AS configs_naming_it FROM docmodel.collection_config
   WHERE revisions_table = 'revisions_again_revisions'::regclass;

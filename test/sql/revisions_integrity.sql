@@ -31,8 +31,8 @@ SELECT pg_temp.try($$SELECT docmodel.replace('integ_last', 'user::1', '{"a": 2}'
 SELECT pg_temp.try($$UPDATE integ_last SET doc = '{"a": 2}'$$);
 SELECT pg_temp.try($$SELECT docmodel.upsert('integ_last_hist', 'user::1', '{"a": 2}')$$);
 SELECT pg_temp.try($$UPDATE integ_last_hist SET doc = '{"a": 2}' WHERE id = 'user::2'$$);
-SELECT id, doc->'_ver' AS ver, doc->'a' AS a FROM integ_last UNION ALL
-SELECT id, doc->'_ver', doc->'a' FROM integ_last_hist ORDER BY 1, 2;
+SELECT id, doc->'_ver' AS ver, doc->'a' AS a FROM integ_last_documents UNION ALL
+SELECT id, doc->'_ver', doc->'a' FROM integ_last_hist_documents ORDER BY 1, 2;
 SELECT count(*) AS revisions FROM integ_last_hist_revisions;
 -- Beyond the integers no tombstone can be numbered: the delete is refused.
 SELECT pg_temp.try($$SELECT docmodel.remove('integ_last_hist', 'user::2')$$);
@@ -48,7 +48,7 @@ ALTER TABLE integ_last DISABLE TRIGGER docmodel_collection;
 UPDATE integ_last SET doc = doc || '{"_ver": 2147483646}';
 ALTER TABLE integ_last ENABLE TRIGGER docmodel_collection;
 UPDATE integ_last SET doc = '{"a": 6}';
-SELECT doc->'_ver' AS ver, doc->'a' AS a FROM integ_last;
+SELECT doc->'_ver' AS ver, doc->'a' AS a FROM integ_last_documents;
 
 -- 2. Long names: a history table's name is the collection's cut to fit
 -- NAMEDATALEN with "_revisions" kept whole, and a number when that is taken
@@ -106,7 +106,7 @@ ALTER TABLE integ_cols_revisions DROP CONSTRAINT integ_cols_no_delete;
 -- A NOT NULL column without a default: refused, nothing changes.
 ALTER TABLE integ_cols_revisions ALTER COLUMN tenant DROP DEFAULT;
 SELECT pg_temp.try_msg($$SELECT docmodel.replace('integ_cols', 'user::3', '{"n": 2}')$$);
-SELECT id, doc->'_ver' AS ver, doc->'n' AS n FROM integ_cols;
+SELECT id, doc->'_ver' AS ver, doc->'n' AS n FROM integ_cols_documents;
 SELECT count(*) AS revisions_of_3 FROM integ_cols_revisions WHERE id = 'user::3';
 -- With a default again, writes go on.
 ALTER TABLE integ_cols_revisions ALTER COLUMN tenant SET DEFAULT 'beta';
@@ -123,7 +123,7 @@ DROP TABLE integ_tenants;
 ALTER TABLE integ_cols_revisions ADD CONSTRAINT integ_cols_one_per_tenant UNIQUE (id, op, tenant) DEFERRABLE INITIALLY DEFERRED;
 SELECT pg_temp.try($$SELECT docmodel.replace('integ_cols', 'user::3', '{"n": 3}')$$);
 ALTER TABLE integ_cols_revisions DROP CONSTRAINT integ_cols_one_per_tenant;
-SELECT id, doc->'_ver' AS ver, doc->'n' AS n FROM integ_cols;
+SELECT id, doc->'_ver' AS ver, doc->'n' AS n FROM integ_cols_documents;
 -- No column holds NULL where its table says NOT NULL.
 SELECT count(*) AS null_tenants FROM integ_cols_revisions WHERE tenant IS NULL;
 

@@ -14,7 +14,7 @@ CREATE FUNCTION pg_temp.mi(key text, specs jsonb) RETURNS jsonb LANGUAGE sql AS 
 $$;
 -- The stored body without the stamps.
 CREATE FUNCTION pg_temp.body(key text) RETURNS jsonb LANGUAGE sql AS $$
-  SELECT doc - '{_created,_modified,_ver}'::text[] FROM subdoc WHERE id = key
+  SELECT doc - '{_created,_modified,_ver}'::text[] FROM subdoc_documents WHERE id = key
 $$;
 SELECT docmodel.insert('subdoc', 'user::1', '{"name": "Ann", "logins": 0,
   "phones": [{"type": "home", "number": "555-1"}],
@@ -140,11 +140,11 @@ SELECT pg_temp.mi('user::1', '[
   {"op": "increment", "path": "stats.daily.count", "delta": 3, "create_path": true}]') AS results;
 SELECT pg_temp.body('user::1')->'prefs' AS prefs, pg_temp.body('user::1')->'stats' AS stats;
 -- Each mutate_in is one write: _ver up by one, one revision, a new cas.
-SELECT doc->'_ver' AS ver_before, cas AS cas_before FROM subdoc WHERE id = 'user::1' \gset
+SELECT doc->'_ver' AS ver_before, cas AS cas_before FROM subdoc_documents WHERE id = 'user::1' \gset
 SELECT pg_temp.mi('user::1', '[{"op": "upsert", "path": "n", "value": 1}, {"op": "upsert", "path": "m", "value": 2}]') AS two_specs;
 SELECT (doc->'_ver')::int - :ver_before AS ver_delta, cas > :cas_before AS cas_moved,
   (SELECT count(*) FROM docmodel.revisions('subdoc', 'user::1') r WHERE r.ver = :ver_before) AS revision_kept
-FROM subdoc WHERE id = 'user::1';
+FROM subdoc_documents WHERE id = 'user::1';
 -- The returned cas is the stored one.
 SELECT (docmodel.mutate_in('subdoc', 'user::1', '[{"op": "upsert", "path": "n", "value": 2}]')->>'cas')::bigint AS returned_cas \gset
 SELECT cas = :returned_cas AS returned_is_stored FROM subdoc WHERE id = 'user::1';
@@ -209,7 +209,7 @@ SELECT pg_temp.try($$SELECT docmodel.mutate_in('subdoc', 'user::1', '[
 SELECT doc = :'doc_before'::jsonb AS doc_unchanged, doc->'_ver' = (:'doc_before'::jsonb)->'_ver' AS ver_unchanged,
   cas = :cas_before2 AS cas_unchanged,
   (SELECT count(*) FROM docmodel.revisions('subdoc', 'user::1')) = :revisions_before AS history_unchanged
-FROM subdoc WHERE id = 'user::1';
+FROM subdoc_documents WHERE id = 'user::1';
 -- _mutate_in_apply called directly parses its own specs and raises the same way.
 SELECT docmodel._mutate_in_apply('{"a": [1]}', '[{"op": "array_append", "path": "a", "value": 2}]', 'k::1') AS direct;
 SELECT docmodel._mutate_in_apply(NULL, '[{"op": "increment", "path": "n"}]', 'k::1') AS from_null;
@@ -259,7 +259,7 @@ SELECT docmodel.insert('subdoc', 'sdmig::1', '{"tel": "555-7", "n": 1}') > 0 AS 
 SELECT docmodel.register_migration('sdmig', '1', '2', steps => '[{"op": "move", "from": "/tel", "path": "/phone"}]') IS NOT NULL AS registered;
 SELECT docmodel.lookup_in('subdoc', 'sdmig::1', '[{"op": "get", "path": "phone"}, {"op": "exists", "path": "tel"}]') AS migrated_read;
 SELECT docmodel.mutate_in('subdoc', 'sdmig::1', '[{"op": "replace", "path": "phone", "value": "555-8"}]') ? 'cas' AS migrated_write;
-SELECT doc->'phone' AS phone, doc ? 'tel' AS has_tel, doc->'_schema' AS schema FROM subdoc WHERE id = 'sdmig::1';
+SELECT doc->'phone' AS phone, doc ? 'tel' AS has_tel, doc->'_schema' AS schema FROM subdoc_documents WHERE id = 'sdmig::1';
 DELETE FROM docmodel.migration_rules WHERE doc_type = 'sdmig';
 
 \echo == privileges: those of the caller (SELECT for lookup_in, UPDATE, INSERT for mutate_in)
@@ -348,7 +348,7 @@ CREATE TRIGGER sd_before BEFORE UPDATE ON sd_direct FOR EACH ROW EXECUTE FUNCTIO
 CREATE TRIGGER sd_after AFTER UPDATE ON sd_direct FOR EACH ROW EXECUTE FUNCTION sd_direct_after();
 SELECT docmodel.mutate_in('sd_direct', 'user::1', '[{"op": "array_append", "path": "phones", "value": "111"}]') ? 'cas' AS appended;
 -- the BEFORE trigger changed the row, the AFTER trigger saw it, the history has it
-SELECT doc->'phones' AS phones, doc->'seen_by_before' AS seen, doc->'_ver' AS ver FROM sd_direct WHERE id = 'user::1';
+SELECT doc->'phones' AS phones, doc->'seen_by_before' AS seen, doc->'_ver' AS ver FROM sd_direct_documents WHERE id = 'user::1';
 SELECT * FROM sd_direct_log;
 SELECT count(*) AS revisions FROM sd_direct_revisions WHERE id = 'user::1';
 -- a CHECK constraint refuses, the unique index refuses: nothing changed
@@ -356,7 +356,7 @@ ALTER TABLE sd_direct ADD CONSTRAINT sd_few_phones CHECK (jsonb_array_length(doc
 SELECT split_part(pg_temp.try($$SELECT docmodel.mutate_in('sd_direct', 'user::1', '[{"op": "array_append", "path": "phones", "value": "222"}]')$$), ' (', 1) AS refused;
 CREATE UNIQUE INDEX sd_direct_email ON sd_direct ((doc->>'email'));
 SELECT pg_temp.try($$SELECT docmodel.mutate_in('sd_direct', 'user::2', '[{"op": "upsert", "path": "email", "value": "a@x"}]')$$);
-SELECT id, doc->'phones' AS phones, doc->>'email' AS email, doc->'_ver' AS ver FROM sd_direct ORDER BY id;
+SELECT id, doc->'phones' AS phones, doc->>'email' AS email, doc->'_ver' AS ver FROM sd_direct_documents ORDER BY id;
 -- a BEFORE trigger that returns NULL: the UPDATE does nothing, so the document is not found
 CREATE FUNCTION sd_direct_skip() RETURNS trigger LANGUAGE plpgsql AS $$
 BEGIN IF NEW.id = 'user::2' THEN RETURN NULL; END IF; RETURN NEW; END $$;

@@ -267,7 +267,7 @@ SELECT pg_temp.try($$SELECT docmodel.validate('{"firstName": "no type"}')$$);
 
 \echo == a 2.0 document written at 3.0: migrated first, then validated
 SELECT docmodel.insert('vpeople', 'person::3', '{"_schema": "2.0", "firstName": "Bo", "lastName": "Lee", "phone": "0123456789"}') > 0 AS inserted;
-SELECT doc->>'_schema' AS version, doc->'phones' AS phones FROM vpeople WHERE id = 'person::3';
+SELECT doc->>'_schema' AS version, doc->'phones' AS phones FROM vpeople_documents WHERE id = 'person::3';
 -- its 2.0 phone does not make a valid 3.0 phones item: refused after migration
 SELECT pg_temp.try($$SELECT docmodel.insert('vpeople', 'person::4', '{"_schema": "2.0", "firstName": "Cy", "lastName": "Ng", "phone": "555-1234"}')$$);
 -- a 1.0 document goes through both rules, then the 3.0 schema

@@ -21,7 +21,7 @@ SELECT id, doc->'phone' AS phone, doc->'birthday' AS birthday, doc ? 'nickname' 
 FROM customers ORDER BY id;
 UPDATE customers SET doc = doc || '{"phone": "555-123-0000"}' WHERE id = 'customer::1';
 SELECT docmodel.mutate_in('customers', 'customer::2', '[{"op": "upsert", "path": "phone", "value": "(555) 000-1111"}]') IS NOT NULL AS mutated;
-SELECT id, doc->>'phone' AS phone, doc->>'_ver' AS ver FROM customers ORDER BY id;
+SELECT id, doc->>'phone' AS phone, doc->>'_ver' AS ver FROM customers_documents ORDER BY id;
 
 \echo == refused writes: the require of the rule (23514), nothing written
 SELECT pg_temp.try($$SELECT docmodel.insert('customers', 'customer::3', '{"phone": "555-0100"}')$$);
