@@ -224,6 +224,9 @@ COMMENT ON FUNCTION docmodel._documents_trigger() IS
 CREATE FUNCTION docmodel._documents_view(coll regclass) RETURNS regclass
     LANGUAGE plpgsql VOLATILE STRICT PARALLEL UNSAFE
     SET search_path = pg_catalog, pg_temp
+    -- on a Citus coordinator the view stays local (it reads the collection
+    -- where the collection is queried)
+    SET citus.enable_ddl_propagation = off
     AS $$
 DECLARE
     cfg docmodel.collection_config;
@@ -243,6 +246,20 @@ BEGIN
     IF view IS NOT NULL AND NOT EXISTS (SELECT FROM pg_catalog.pg_class AS r
                                         WHERE r.oid OPERATOR(pg_catalog.=) view) THEN
         view := NULL;
+    END IF;
+    IF view IS NULL THEN
+        -- a view <name>_documents of this collection that lost its record
+        -- (Citus's undistribute_table makes the table and its views anew)
+        SELECT v.oid INTO view FROM pg_catalog.pg_class AS v
+            JOIN pg_catalog.pg_rewrite AS w ON w.ev_class OPERATOR(pg_catalog.=) v.oid
+            JOIN pg_catalog.pg_depend AS d
+              ON d.classid OPERATOR(pg_catalog.=) 'pg_catalog.pg_rewrite'::pg_catalog.regclass
+             AND d.objid OPERATOR(pg_catalog.=) w.oid
+             AND d.refobjid OPERATOR(pg_catalog.=) $1
+            WHERE v.relkind OPERATOR(pg_catalog.=) 'v'
+              AND v.relnamespace OPERATOR(pg_catalog.=) nspid
+              AND v.relname OPERATOR(pg_catalog.=) (base::text OPERATOR(pg_catalog.||) '_documents')
+            LIMIT 1;
     END IF;
     IF view IS NULL THEN
         viewname := docmodel._derived_name(nspid::regnamespace, base, 'documents');
@@ -321,9 +338,8 @@ BEGIN
     hist := docmodel._collection_history(coll);
     IF $2 OPERATOR(pg_catalog.=) 'columns' THEN
         PERFORM docmodel._stamp_columns(coll, true);
-        IF hist IS NOT NULL AND pg_catalog.to_regprocedure(
-                'docmodel._history_stamp_columns(pg_catalog.regclass,boolean)') IS NOT NULL THEN
-            EXECUTE 'SELECT docmodel._history_stamp_columns($1, true)' USING hist;
+        IF hist IS NOT NULL THEN
+            PERFORM docmodel._history_stamp_columns(hist, true);
         END IF;
         PERFORM docmodel._config_set_meta_style(coll, 'columns', 'columns', NULL);
         PERFORM docmodel._documents_view(coll);
@@ -366,13 +382,14 @@ BEGIN
         EXIT WHEN docmodel._meta_style_batch(coll, batch_size, true)
             OPERATOR(pg_catalog.<) batch_size;
     END LOOP;
+    -- the history's stamps go back into its documents while the collection
+    -- still says whose they are
+    hist := docmodel._collection_history(coll);
+    IF hist IS NOT NULL THEN
+        PERFORM docmodel._history_stamp_columns(hist, false);
+    END IF;
     PERFORM docmodel._config_set_meta_style(coll, 'underscore', NULL, NULL);
     PERFORM docmodel._documents_view(coll);
-    hist := docmodel._collection_history(coll);
-    IF hist IS NOT NULL AND pg_catalog.to_regprocedure(
-            'docmodel._history_stamp_columns(pg_catalog.regclass,boolean)') IS NOT NULL THEN
-        EXECUTE 'SELECT docmodel._history_stamp_columns($1, false)' USING hist;
-    END IF;
     PERFORM docmodel._stamp_columns(coll, false);
     RETURN true;
 END

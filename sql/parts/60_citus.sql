@@ -327,6 +327,8 @@ BEGIN
     IF cfg.max_ttl OPERATOR(pg_catalog.>) 0 THEN
         PERFORM docmodel._config_set_max_ttl(coll, cfg.max_ttl);
     END IF;
+    -- the documents view Citus made anew with the table
+    PERFORM docmodel._documents_view(coll);
     FOR t IN SELECT g.tgname, pg_catalog.pg_get_triggerdef(g.oid) AS def
              FROM pg_catalog.pg_trigger AS g
              WHERE g.tgrelid OPERATOR(pg_catalog.=) coll
