@@ -266,7 +266,11 @@ BEGIN
     ELSE
         SELECT r.relname INTO viewname FROM pg_catalog.pg_class AS r
             WHERE r.oid OPERATOR(pg_catalog.=) view;
-        EXECUTE pg_catalog.format('DROP TRIGGER IF EXISTS docmodel_documents ON %s', view);
+        IF EXISTS (SELECT FROM pg_catalog.pg_trigger AS g
+                   WHERE g.tgrelid OPERATOR(pg_catalog.=) view
+                     AND g.tgname OPERATOR(pg_catalog.=) 'docmodel_documents') THEN
+            EXECUTE pg_catalog.format('DROP TRIGGER docmodel_documents ON %s', view);
+        END IF;
     END IF;
     EXECUTE pg_catalog.format('CREATE OR REPLACE VIEW %I.%I WITH (security_invoker = true) AS '
         'SELECT c.id, %s AS doc, c.cas, c.expires_at, c.locked_until FROM %s AS c',
