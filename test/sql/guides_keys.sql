@@ -134,7 +134,7 @@ SELECT pg_temp.shown(doc) FROM hotels_documents WHERE id = 'hotel::4';
 -- a no-op update keeps rev
 UPDATE hotels SET doc = doc WHERE id = 'hotel::4';
 UPDATE hotels SET doc = doc - 'modifiedAt' WHERE id = 'hotel::4';
-SELECT doc -> 'rev' AS rev FROM hotels WHERE id = 'hotel::4';
+SELECT doc -> 'rev' AS rev FROM hotels_documents WHERE id = 'hotel::4';
 -- a write reads the renamed schema field too
 SELECT pg_temp.try($$UPDATE hotels SET doc = jsonb_set(doc, '{version}', '"1"')
   WHERE id = 'hotel::3'$$);
@@ -268,8 +268,12 @@ INSERT INTO with_meta (id, doc, meta) VALUES ('note::1', '{}', 'mine');
 SELECT id, w.meta, d.doc ->> '_type' AS type FROM with_meta w JOIN with_meta_documents d USING (id);
 SELECT docmodel.drop_collection('with_meta');
 
--- the options are shown
-SELECT collection, meta_style, type_part, type_check, fields FROM docmodel.collections
+-- the options are shown (users and hotels, made without meta_style, have the
+-- default style: underscore, or columns where docmodel.default_meta_style says so)
+SELECT collection,
+       CASE WHEN meta_style IN ('underscore', 'columns') THEN 'default style' ELSE meta_style END
+         AS meta_style,
+       type_part, type_check, fields FROM docmodel.collections
   WHERE collection::text IN ('users', 'couchmusic', 'profiles', 'hotels', 'sessions')
   ORDER BY collection::text;
 

@@ -155,7 +155,7 @@ SELECT docmodel.insert('logins', 'user:jdoh', '{"name": "John Doe"}') > 0 AS ins
 SET docmodel.actor = 'app';
 UPDATE logins SET doc = doc || '{"email": "jd@example.com"}' WHERE id = 'user:jdoh';
 UPDATE logins SET doc = doc || '{"plan": "pro"}' WHERE id = 'user:jdoh';
-CREATE TEMP TABLE before AS SELECT doc, cas FROM logins WHERE id = 'user:jdoh';
+CREATE TEMP TABLE before AS SELECT doc, cas FROM logins_documents WHERE id = 'user:jdoh';
 SELECT docmodel.rename_key('logins', 'user:jdoh', 'user:jdoe') > (SELECT cas FROM before) AS new_cas;
 SELECT id, doc->'_ver' AS ver, doc->'_created' = (SELECT doc->'_created' FROM before) AS created_kept,
        doc->>'_createdBy' AS created_by, doc->>'_modifiedBy' AS modified_by,

@@ -117,7 +117,7 @@ DROP INDEX revisions_people_history_op;
 TRUNCATE revisions_people;
 SELECT id, ver, op FROM revisions_people_history WHERE op = 'truncate' ORDER BY id;
 INSERT INTO revisions_people (id, doc, cas) VALUES ('user::2', '{"n": "after truncate"}', 0);
-SELECT doc->'_ver' AS continues FROM revisions_people WHERE id = 'user::2';
+SELECT doc->'_ver' AS continues FROM revisions_users_documents WHERE id = 'user::2';
 
 -- Lowering keep prunes at once; 0 turns history off but keeps the table, and
 -- numbering still continues after it.
@@ -128,7 +128,7 @@ SELECT tgname FROM pg_trigger WHERE tgrelid = 'revisions_people'::regclass AND N
 UPDATE revisions_people SET doc = doc || '{"off": true}';
 DELETE FROM revisions_people;
 INSERT INTO revisions_people (id, doc, cas) VALUES ('user::1', '{"n": "while off"}', 0);
-SELECT doc->'_ver' AS ver FROM revisions_people;
+SELECT doc->'_ver' AS ver FROM revisions_users_documents;
 SELECT count(*) AS history_rows FROM revisions_people_history;
 SELECT docmodel.set_revisions('revisions_people', 2);
 SELECT tgname FROM pg_trigger WHERE tgrelid = 'revisions_people'::regclass AND NOT tgisinternal ORDER BY 1;

@@ -150,7 +150,7 @@ SELECT (docmodel.mutate_in('subdoc', 'user::1', '[{"op": "upsert", "path": "n", 
 SELECT cas = :returned_cas AS returned_is_stored FROM subdoc WHERE id = 'user::1';
 
 \echo == mutate_in: per-spec errors (each raises; nothing is written)
-SELECT doc AS doc_before, cas AS cas_before2 FROM subdoc WHERE id = 'user::1' \gset
+SELECT doc AS doc_before, cas AS cas_before2 FROM subdoc_documents WHERE id = 'user::1' \gset
 SELECT s AS spec, pg_temp.try(format($$SELECT docmodel.mutate_in('subdoc', 'user::1', '[{"op": "upsert", "path": "ok", "value": 1}, %s]')$$, s)) AS outcome
 FROM unnest(ARRAY[
   '{"op": "insert", "path": "name", "value": 1}',
@@ -200,7 +200,7 @@ FROM unnest(ARRAY[
   '{"op": "upsert", "path": "a..b", "value": 1}'
 ]) AS s;
 SELECT doc = :'doc_before'::jsonb AS doc_unchanged, cas = :cas_before2 AS cas_unchanged
-FROM subdoc WHERE id = 'user::1';
+FROM subdoc_documents WHERE id = 'user::1';
 -- All or nothing: a failing 2nd spec leaves doc, _ver, cas and history as they were.
 SELECT count(*) AS revisions_before FROM docmodel.revisions('subdoc', 'user::1') \gset
 SELECT pg_temp.try($$SELECT docmodel.mutate_in('subdoc', 'user::1', '[
@@ -280,8 +280,20 @@ SELECT pg_temp.try($$SELECT docmodel.lookup_in('subdoc', 'user::2', '[{"op": "ge
 SELECT pg_temp.try($$SELECT docmodel.get('subdoc', 'user::2')$$);
 SELECT pg_temp.try($$SELECT docmodel.exists('subdoc', 'user::2')$$);
 RESET ROLE;
--- Column privileges on what the read needs are enough, as for the SELECT.
-GRANT SELECT (id, doc, expires_at) ON subdoc TO subdoc_reader;
+-- Column privileges on what the read needs are enough, as for the SELECT:
+-- id, doc, expires_at, and the stamp columns where the collection keeps its
+-- management fields in them (meta_style columns, as
+-- docmodel.default_meta_style may make it); not cas nor locked_until.
+DO $$
+BEGIN
+  IF EXISTS (SELECT FROM pg_attribute
+             WHERE attrelid = 'subdoc'::regclass AND attname = 'ver' AND NOT attisdropped) THEN
+    GRANT SELECT (id, doc, expires_at, created_at, modified_at, ver, created_by, modified_by)
+      ON subdoc TO subdoc_reader;
+  ELSE
+    GRANT SELECT (id, doc, expires_at) ON subdoc TO subdoc_reader;
+  END IF;
+END $$;
 SET ROLE subdoc_reader;
 SELECT docmodel.get('subdoc', 'user::2')->'n' AS column_grant_get,
        docmodel.exists('subdoc', 'user::2') AS column_grant_exists;
@@ -341,8 +353,11 @@ SELECT docmodel.insert('sd_direct', 'user::1', '{"email": "a@x", "phones": []}')
 CREATE TABLE sd_direct_log (id text, phones integer, ver integer);
 CREATE FUNCTION sd_direct_before() RETURNS trigger LANGUAGE plpgsql AS $$
 BEGIN NEW.doc := NEW.doc || '{"seen_by_before": true}'; RETURN NEW; END $$;
+-- (the version the trigger stamped: doc's _ver, or the column ver where the
+-- collection has meta_style columns)
 CREATE FUNCTION sd_direct_after() RETURNS trigger LANGUAGE plpgsql AS $$
-BEGIN INSERT INTO sd_direct_log VALUES (NEW.id, jsonb_array_length(NEW.doc->'phones'), (NEW.doc->>'_ver')::int);
+BEGIN INSERT INTO sd_direct_log VALUES (NEW.id, jsonb_array_length(NEW.doc->'phones'),
+  coalesce(NEW.doc->>'_ver', to_jsonb(NEW)->>'ver')::int);
 RETURN NULL; END $$;
 CREATE TRIGGER sd_before BEFORE UPDATE ON sd_direct FOR EACH ROW EXECUTE FUNCTION sd_direct_before();
 CREATE TRIGGER sd_after AFTER UPDATE ON sd_direct FOR EACH ROW EXECUTE FUNCTION sd_direct_after();

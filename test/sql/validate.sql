@@ -260,7 +260,7 @@ SELECT pg_temp.try($$SELECT docmodel.insert('vpeople', 'person::2', '{"_schema":
 SELECT pg_temp.try($$UPDATE vpeople SET doc = doc || '{"phones": [{"type": "home", "number": "1"}, {}, {}]}' WHERE id = 'person::1'$$);
 SELECT id, doc->'phones' AS phones FROM vpeople ORDER BY id;
 -- validate() and validation_errors() read the document's own type and version
-SELECT docmodel.validate(doc) FROM vpeople;
+SELECT docmodel.validate(doc) FROM vpeople_documents;
 SELECT * FROM docmodel.validation_errors('{"_type": "person", "_schema": "3.0", "firstName": 1, "lastName": "L", "phones": [{"type": "x", "number": "0123456789"}]}');
 SELECT docmodel.validate('{"_type": "person", "_schema": "2.0", "anything": true}') AS no_schema_at_2_0;
 SELECT pg_temp.try($$SELECT docmodel.validate('{"firstName": "no type"}')$$);
