@@ -573,6 +573,31 @@ ColumnsSplitOld(TriggerWrite *w)
 }
 
 /*
+ * An old row whose stamps the columns could not take (set_meta_style left
+ * it as stored, e.g. a _ver past 2147483647): its version, _created and
+ * _createdBy read from its document, as the document styles read them
+ * (22003 when it has no next version).
+ */
+static void
+ColumnsUnsplitOld(TriggerWrite *w)
+{
+	DocmodelStamp *st = &w->st;
+	JsonbContainer *omc =
+		JB_ROOT_IS_OBJECT(st->old_doc)
+			? DocmodelFieldContainer(w->fs, &st->old_doc->root)
+			: NULL;
+
+	if (omc == NULL)
+		return;
+	st->ver = NextVer(DocmodelFieldValue(w->fs, omc, DOC_FIELD_VER), 1, w->key,
+					  w->key_len);
+	st->kept[DOC_FIELD_CREATED] =
+		DocmodelFieldValue(w->fs, omc, DOC_FIELD_CREATED);
+	st->kept[DOC_FIELD_CREATED_BY] =
+		DocmodelFieldValue(w->fs, omc, DOC_FIELD_CREATED_BY);
+}
+
+/*
  * StampWrite for meta_style 'columns': the new ver from the old row's
  * column, the revisions floor of a new document, the new cas.
  */
@@ -592,6 +617,8 @@ ColumnsStampWrite(TriggerWrite *w)
 		if (oldver && DatumGetInt32(*oldver) == PG_INT32_MAX)
 			DocmodelVersionOverflow(w->key, w->key_len,
 									psprintf("%d", PG_INT32_MAX));
+		if (oldver == NULL)
+			ColumnsUnsplitOld(w);
 	}
 	st->cas = DocmodelNextCas(w->old_cas);
 	if (st->is_insert && OidIsValid(w->cfg.revisions_relid))

@@ -587,8 +587,11 @@ RowVer(const DocmodelCollection *cfg, const AttrNumber *cstamps, HeapTuple tup,
 	}
 	for (i = 0; i < DOCMODEL_STAMP_NCOLUMNS; i++)
 		rs->v[i] = heap_getattr(tup, cstamps[i], desc, &rs->n[i]);
-	return rs->n[DOCMODEL_STAMP_VER] ? -1
-									 : DatumGetInt32(rs->v[DOCMODEL_STAMP_VER]);
+	if (!rs->n[DOCMODEL_STAMP_VER])
+		return DatumGetInt32(rs->v[DOCMODEL_STAMP_VER]);
+	/* a row set_meta_style has not converted: its document has the fields */
+	meta = heap_getattr(tup, DOCMODEL_COLL_ATT_DOC, desc, &isnull);
+	return isnull ? -1 : DocVer(cfg, DatumGetJsonbP(meta), id);
 }
 
 /* Is the row's expires_at at or before the transaction's start? */
