@@ -24,8 +24,10 @@
 #include "postgres.h"
 
 #include "access/htup_details.h"
+#include "catalog/dependency.h"
 #include "catalog/namespace.h"
 #include "catalog/pg_class.h"
+#include "catalog/pg_depend.h"
 #include "catalog/pg_type.h"
 #include "executor/spi.h"
 #include "fmgr.h"
@@ -49,6 +51,7 @@ PG_FUNCTION_INFO_V1(catalog_config_adopt_history);
 PG_FUNCTION_INFO_V1(catalog_config_drop);
 PG_FUNCTION_INFO_V1(catalog_config_set_max_ttl);
 PG_FUNCTION_INFO_V1(catalog_config_set_layout);
+PG_FUNCTION_INFO_V1(catalog_config_set_documents);
 PG_FUNCTION_INFO_V1(migration_run_new);
 PG_FUNCTION_INFO_V1(migration_run_set);
 PG_FUNCTION_INFO_V1(mapping_write);
@@ -89,70 +92,6 @@ RequireUpdate(Oid relid, const char *why)
 				 errdetail("%s needs UPDATE on the collection.", why)));
 }
 
-/* Return the OID of docmodel table name. */
-static Oid
-DocmodelTable(const char *name)
-{
-	Oid relid = get_relname_relid(name, get_namespace_oid("docmodel", false));
-
-	if (!OidIsValid(relid))
-		ereport(ERROR, (errcode(ERRCODE_UNDEFINED_TABLE),
-						errmsg("docmodel.%s does not exist", name)));
-	return relid;
-}
-
-/*
- * Run one statement as the owner of docmodel table table (which it writes)
- * and return the number of rows it processed; *result gets the first
- * column of the first row (by-value types only) when wanted and present.
- * The caller has checked the current user's rights.
- */
-static uint64
-ExecAsTableOwner(const char *table, const char *sql, int nargs, Oid *types,
-				 Datum *values, const char *nulls, Datum *result,
-				 bool *result_null)
-{
-	Oid owner;
-	Oid save_userid;
-	int save_sec;
-	int ret;
-	uint64 n = 0;
-	HeapTuple tup;
-
-	tup = SearchSysCache1(RELOID, ObjectIdGetDatum(DocmodelTable(table)));
-	if (!HeapTupleIsValid(tup))
-		ereport(ERROR, (errcode(ERRCODE_UNDEFINED_TABLE),
-						errmsg("docmodel.%s does not exist", table)));
-	owner = ((Form_pg_class) GETSTRUCT(tup))->relowner;
-	ReleaseSysCache(tup);
-
-	if (result_null)
-		*result_null = true;
-	GetUserIdAndSecContext(&save_userid, &save_sec);
-	SetUserIdAndSecContext(owner, save_sec | SECURITY_LOCAL_USERID_CHANGE |
-									  SECURITY_RESTRICTED_OPERATION);
-	PG_TRY();
-	{
-		DocmodelSpiConnect();
-		ret = SPI_execute_with_args(sql, nargs, types, values, nulls, false, 0);
-		if (ret < 0)
-			ereport(ERROR, (errcode(ERRCODE_INTERNAL_ERROR),
-							errmsg("%s failed: %s", sql,
-								   SPI_result_code_string(ret))));
-		n = SPI_processed;
-		if (result && SPI_tuptable != NULL && n > 0)
-			*result = SPI_getbinval(SPI_tuptable->vals[0],
-									SPI_tuptable->tupdesc, 1, result_null);
-		SPI_finish();
-	}
-	PG_FINALLY();
-	{
-		SetUserIdAndSecContext(save_userid, save_sec);
-	}
-	PG_END_TRY();
-	return n;
-}
-
 /* Fill values/nulls[0 .. n - 1] from the first n arguments of fcinfo. */
 static void
 TakeArgs(FunctionCallInfo fcinfo, int n, Datum *values, char *nulls)
@@ -175,7 +114,7 @@ static void
 UpdateConfig(const char *set, int nargs, Oid *types, Datum *values,
 			 const char *nulls)
 {
-	if (ExecAsTableOwner(
+	if (DocmodelExecAsOwner(
 			"collection_config",
 			psprintf("UPDATE docmodel.collection_config AS c %s "
 					 "WHERE c.coll::pg_catalog.oid OPERATOR(pg_catalog.=) $1",
@@ -202,16 +141,17 @@ catalog_config_create(PG_FUNCTION_ARGS)
 	DocmodelRequireArg(fcinfo, 0, "coll");
 	RequireOwner(PG_GETARG_OID(0));
 	TakeArgs(fcinfo, 5, values, nulls);
-	ExecAsTableOwner("collection_config",
-					 "DELETE FROM docmodel.collection_config AS c "
-					 "WHERE c.coll::pg_catalog.oid OPERATOR(pg_catalog.=) $1",
-					 1, types, values, nulls, NULL, NULL);
-	ExecAsTableOwner("collection_config",
-					 "INSERT INTO docmodel.collection_config "
-					 "(coll, doc_type, meta_style, time_unit, delimiter) "
-					 "VALUES ($1::pg_catalog.regclass, $2, $3, $4, $5) "
-					 "RETURNING id",
-					 5, types, values, nulls, &id, &isnull);
+	DocmodelExecAsOwner(
+		"collection_config",
+		"DELETE FROM docmodel.collection_config AS c "
+		"WHERE c.coll::pg_catalog.oid OPERATOR(pg_catalog.=) $1",
+		1, types, values, nulls, NULL, NULL);
+	DocmodelExecAsOwner("collection_config",
+						"INSERT INTO docmodel.collection_config "
+						"(coll, doc_type, meta_style, time_unit, delimiter) "
+						"VALUES ($1::pg_catalog.regclass, $2, $3, $4, $5) "
+						"RETURNING id",
+						5, types, values, nulls, &id, &isnull);
 	if (isnull)
 		ereport(ERROR, (errcode(ERRCODE_INTERNAL_ERROR),
 						errmsg("_config_create: no id")));
@@ -264,13 +204,13 @@ catalog_config_adopt_history(PG_FUNCTION_ARGS)
 	DocmodelRequireArg(fcinfo, 0, "hist");
 	values[0] = PG_GETARG_DATUM(0);
 	sql = psprintf("SELECT %s", orphans);
-	if (ExecAsTableOwner("collection_config", sql, 1, types, values, nulls,
-						 NULL, NULL) == 0)
+	if (DocmodelExecAsOwner("collection_config", sql, 1, types, values, nulls,
+							NULL, NULL) == 0)
 		PG_RETURN_BOOL(false);
 	RequireOwner(PG_GETARG_OID(0));
 	sql = psprintf("DELETE %s", orphans);
-	PG_RETURN_BOOL(ExecAsTableOwner("collection_config", sql, 1, types, values,
-									nulls, NULL, NULL) > 0);
+	PG_RETURN_BOOL(DocmodelExecAsOwner("collection_config", sql, 1, types,
+									   values, nulls, NULL, NULL) > 0);
 }
 
 /*
@@ -294,6 +234,36 @@ catalog_config_set_max_ttl(PG_FUNCTION_ARGS)
 	RequireOwner(PG_GETARG_OID(0));
 	TakeArgs(fcinfo, 2, values, nulls);
 	UpdateConfig("SET max_ttl = $2", 2, types, values, nulls);
+	PG_RETURN_VOID();
+}
+
+/*
+ * _config_set_documents(coll, documents): record the documents view of a
+ * collection; the caller owns both (docmodel._documents_view makes it).
+ */
+Datum
+catalog_config_set_documents(PG_FUNCTION_ARGS)
+{
+	Oid types[2] = {OIDOID, OIDOID};
+	Datum values[2];
+	char nulls[2];
+	ObjectAddress view;
+	ObjectAddress coll;
+
+	DocmodelRequireArg(fcinfo, 0, "coll");
+	DocmodelRequireArg(fcinfo, 1, "documents");
+	RequireOwner(PG_GETARG_OID(0));
+	RequireOwner(PG_GETARG_OID(1));
+	TakeArgs(fcinfo, 2, values, nulls);
+	UpdateConfig("SET documents = $2", 2, types, values, nulls);
+	/* the view goes with its collection, as an index does: a plain DROP
+	 * TABLE drops it without CASCADE */
+	ObjectAddressSet(view, RelationRelationId, PG_GETARG_OID(1));
+	ObjectAddressSet(coll, RelationRelationId, PG_GETARG_OID(0));
+	deleteDependencyRecordsForSpecific(RelationRelationId, view.objectId,
+									   DEPENDENCY_AUTO, RelationRelationId,
+									   coll.objectId);
+	recordDependencyOn(&view, &coll, DEPENDENCY_AUTO);
 	PG_RETURN_VOID();
 }
 
@@ -332,10 +302,11 @@ catalog_config_drop(PG_FUNCTION_ARGS)
 	DocmodelRequireArg(fcinfo, 0, "coll");
 	RequireOwner(PG_GETARG_OID(0));
 	values[0] = PG_GETARG_DATUM(0);
-	ExecAsTableOwner("collection_config",
-					 "DELETE FROM docmodel.collection_config AS c "
-					 "WHERE c.coll::pg_catalog.oid OPERATOR(pg_catalog.=) $1",
-					 1, types, values, nulls, NULL, NULL);
+	DocmodelExecAsOwner(
+		"collection_config",
+		"DELETE FROM docmodel.collection_config AS c "
+		"WHERE c.coll::pg_catalog.oid OPERATOR(pg_catalog.=) $1",
+		1, types, values, nulls, NULL, NULL);
 	PG_RETURN_VOID();
 }
 
@@ -356,7 +327,7 @@ migration_run_new(PG_FUNCTION_ARGS)
 	DocmodelRequireArg(fcinfo, 3, "targets");
 	RequireUpdate(PG_GETARG_OID(0), "Running a migration of a collection");
 	TakeArgs(fcinfo, 4, values, nulls);
-	ExecAsTableOwner(
+	DocmodelExecAsOwner(
 		"migration_run",
 		"INSERT INTO docmodel.migration_run (coll, doc_type, target, targets) "
 		"VALUES ($1::pg_catalog.regclass, $2, $3::docmodel.version, $4) "
@@ -386,17 +357,17 @@ migration_run_set(PG_FUNCTION_ARGS)
 	DocmodelRequireArg(fcinfo, 0, "run");
 	DocmodelRequireArg(fcinfo, 1, "status");
 	TakeArgs(fcinfo, 7, values, nulls);
-	if (ExecAsTableOwner("migration_run",
-						 "SELECT r.coll::pg_catalog.oid "
-						 "FROM docmodel.migration_run AS r "
-						 "WHERE r.run_id OPERATOR(pg_catalog.=) $1",
-						 1, types, values, nulls, &coll, &isnull) == 0)
+	if (DocmodelExecAsOwner("migration_run",
+							"SELECT r.coll::pg_catalog.oid "
+							"FROM docmodel.migration_run AS r "
+							"WHERE r.run_id OPERATOR(pg_catalog.=) $1",
+							1, types, values, nulls, &coll, &isnull) == 0)
 		ereport(ERROR, (errcode(ERRCODE_UNDEFINED_OBJECT),
 						errmsg("migration run " INT64_FORMAT " does not exist",
 							   PG_GETARG_INT64(0))));
 	RequireUpdate(DatumGetObjectId(coll),
 				  "Recording a migration of a collection");
-	ExecAsTableOwner(
+	DocmodelExecAsOwner(
 		"migration_run",
 		"UPDATE docmodel.migration_run AS r SET status = $2, last_key = $3, "
 		"docs_done = COALESCE($4, r.docs_done), docs_total = $5, "
@@ -546,8 +517,8 @@ mapping_write(PG_FUNCTION_ARGS)
 		values[i] = values[i + 1];
 		nulls[i] = nulls[i + 1];
 	}
-	ExecAsTableOwner(MappingWrites[w].table, MappingWrites[w].sql, 6, types,
-					 values, nulls, NULL, NULL);
+	DocmodelExecAsOwner(MappingWrites[w].table, MappingWrites[w].sql, 6, types,
+						values, nulls, NULL, NULL);
 	PG_RETURN_VOID();
 }
 
@@ -587,7 +558,7 @@ copy_rule_write(PG_FUNCTION_ARGS)
 		DocmodelRequireArg(fcinfo, 3, "source");
 		RequireOwner(PG_GETARG_OID(1));
 		RequireOwner(PG_GETARG_OID(3));
-		ExecAsTableOwner(
+		DocmodelExecAsOwner(
 			"copy_rules",
 			"INSERT INTO docmodel.copy_rules (coll, path, source, kind, ref, "
 			"fields, agg, on_missing, mode) VALUES ($1::pg_catalog.regclass, "
@@ -598,17 +569,18 @@ copy_rule_write(PG_FUNCTION_ARGS)
 	else if (strcmp(op, "drop") == 0)
 	{
 		RequireOwner(PG_GETARG_OID(1));
-		ExecAsTableOwner("copy_rules",
-						 "DELETE FROM docmodel.copy_rules AS r "
-						 "WHERE r.coll::pg_catalog.oid OPERATOR(pg_catalog.=) "
-						 "$1 AND r.path OPERATOR(pg_catalog.=) $2 RETURNING id",
-						 2, types, values, nulls, &id, &isnull);
+		DocmodelExecAsOwner(
+			"copy_rules",
+			"DELETE FROM docmodel.copy_rules AS r "
+			"WHERE r.coll::pg_catalog.oid OPERATOR(pg_catalog.=) "
+			"$1 AND r.path OPERATOR(pg_catalog.=) $2 RETURNING id",
+			2, types, values, nulls, &id, &isnull);
 		/* a deferred rule's queued keys go with it */
 		if (!isnull)
 		{
 			Oid qtypes[1] = {INT4OID};
 
-			ExecAsTableOwner(
+			DocmodelExecAsOwner(
 				"copy_queue",
 				"DELETE FROM docmodel.copy_queue AS q WHERE q.rule "
 				"OPERATOR(pg_catalog.=) $1",

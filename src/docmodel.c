@@ -11,6 +11,11 @@
  */
 #include "postgres.h"
 
+#include "access/htup_details.h"
+#include "catalog/namespace.h"
+#include "catalog/pg_class.h"
+#include "miscadmin.h"
+#include "utils/lsyscache.h"
 #include "commands/trigger.h"
 #include "executor/spi.h"
 #include "fmgr.h"
@@ -183,4 +188,70 @@ DocmodelTriggerRows(TriggerData *td, HeapTuple *oldt, HeapTuple *newt)
 		*newt = td->tg_newtuple;
 	else if (TRIGGER_FIRED_BY_INSERT(td->tg_event))
 		*newt = td->tg_trigtuple;
+}
+
+/* Return the OID of docmodel table name. */
+static Oid
+DocmodelTable(const char *name)
+{
+	Oid relid = get_relname_relid(name, get_namespace_oid("docmodel", false));
+
+	if (!OidIsValid(relid))
+		ereport(ERROR, (errcode(ERRCODE_UNDEFINED_TABLE),
+						errmsg("docmodel.%s does not exist", name)));
+	return relid;
+}
+
+/*
+ * Run one statement as the owner of docmodel table table (which it writes)
+ * and return the number of rows it processed; *result gets the first
+ * column of the first row (by-value types only) when wanted and present.
+ * The caller has checked the current user's rights. The switch to the
+ * owner is a security-restricted operation around one SPI statement whose
+ * every name and operator is schema-qualified.
+ */
+uint64
+DocmodelExecAsOwner(const char *table, const char *sql, int nargs, Oid *types,
+					Datum *values, const char *nulls, Datum *result,
+					bool *result_null)
+{
+	Oid owner;
+	Oid save_userid;
+	int save_sec;
+	int ret;
+	uint64 n = 0;
+	HeapTuple tup;
+
+	tup = SearchSysCache1(RELOID, ObjectIdGetDatum(DocmodelTable(table)));
+	if (!HeapTupleIsValid(tup))
+		ereport(ERROR, (errcode(ERRCODE_UNDEFINED_TABLE),
+						errmsg("docmodel.%s does not exist", table)));
+	owner = ((Form_pg_class) GETSTRUCT(tup))->relowner;
+	ReleaseSysCache(tup);
+
+	if (result_null)
+		*result_null = true;
+	GetUserIdAndSecContext(&save_userid, &save_sec);
+	SetUserIdAndSecContext(owner, save_sec | SECURITY_LOCAL_USERID_CHANGE |
+									  SECURITY_RESTRICTED_OPERATION);
+	PG_TRY();
+	{
+		DocmodelSpiConnect();
+		ret = SPI_execute_with_args(sql, nargs, types, values, nulls, false, 0);
+		if (ret < 0)
+			ereport(ERROR, (errcode(ERRCODE_INTERNAL_ERROR),
+							errmsg("%s failed: %s", sql,
+								   SPI_result_code_string(ret))));
+		n = SPI_processed;
+		if (result && SPI_tuptable != NULL && n > 0)
+			*result = SPI_getbinval(SPI_tuptable->vals[0],
+									SPI_tuptable->tupdesc, 1, result_null);
+		SPI_finish();
+	}
+	PG_FINALLY();
+	{
+		SetUserIdAndSecContext(save_userid, save_sec);
+	}
+	PG_END_TRY();
+	return n;
 }

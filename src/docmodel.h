@@ -40,6 +40,14 @@ struct _SPI_plan;
 extern void DocmodelCheckPlanTargets(struct _SPI_plan *plan, const Oid *rels,
 									 int nrels);
 
+/*
+ * Run one fixed statement as the owner of docmodel's table table (which it
+ * writes), for a caller whose rights were checked; see docmodel.c.
+ */
+extern uint64 DocmodelExecAsOwner(const char *table, const char *sql, int nargs,
+								  Oid *types, Datum *values, const char *nulls,
+								  Datum *result, bool *result_null);
+
 /* SPI_connect, raising an error when it fails. */
 extern void DocmodelSpiConnect(void);
 

@@ -22,6 +22,8 @@
 
 #include "docmodel.h"
 #include "init.h"
+#include "collection/columns.h"
+#include "collection/docview.h"
 #include "collection/config.h"
 #include "collection/fields.h"
 #include "collection/kv.h"
@@ -40,6 +42,8 @@ PG_MODULE_MAGIC;
 static void (*const RelcacheSubscribers[])(Oid relid) = {
 	DocmodelLayoutRelcache,     /* collection/layout.c (before config.c's) */
 	DocmodelCollectionRelcache, /* collection/config.c */
+	DocmodelColumnsRelcache,    /* collection/columns.c */
+	DocmodelDocviewRelcache,    /* collection/docview.c */
 	DocmodelKvRelcache,         /* kv.c */
 	DocmodelMigrateRelcache,    /* migrate.c */
 	DocmodelCounterRelcache,    /* counter.c */

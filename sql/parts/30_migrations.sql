@@ -546,10 +546,10 @@ BEGIN
     RETURN QUERY EXECUTE format(
         'SELECT s.t, s.v, s.n, docmodel._migration_target(s.t, $1, true),
             docmodel._migration_steps(s.t, s.v, NULL, $1, true)
-        FROM (SELECT docmodel._doc_type(doc, $1) AS t,
-                docmodel._doc_version(doc, $1) AS v, count(*) AS n
-            FROM %s GROUP BY 1, 2) s
-        ORDER BY 1, 2', coll)
+        FROM (SELECT docmodel._doc_type(%2$s, $1) AS t,
+                docmodel._doc_version(%2$s, $1) AS v, count(*) AS n
+            FROM %1$s AS d GROUP BY 1, 2) s
+        ORDER BY 1, 2', coll, docmodel._document_sql(coll, 'd'))
     USING (SELECT c.coll FROM docmodel.collection_config AS c
         WHERE c.coll = migration_plan.coll);
 END
@@ -656,8 +656,9 @@ BEGIN
             remaining := 0;  -- counted by the first batch, on the shards
         ELSE
             -- a collection's own field names (NULL for another table: any style)
-            EXECUTE format('SELECT count(*) FROM %s
-                WHERE ($1 IS NULL OR id > $1) AND docmodel._migration_pending(doc, $2, $3, $4)', coll)
+            EXECUTE format('SELECT count(*) FROM %1$s AS d
+                WHERE ($1 IS NULL OR id > $1) AND docmodel._migration_pending(%2$s, $2, $3, $4)',
+                coll, docmodel._document_sql(coll, 'd'))
             INTO remaining USING last, doc_type, target, cfg;
         END IF;
         PERFORM docmodel._migration_run_set(run, 'running', last, done, done + remaining,
@@ -686,10 +687,13 @@ DECLARE
     pending bigint;
     finished boolean;
     ctx text;
+    -- the document: for meta_style 'columns', the body with its stamps
+    docexpr text;
 BEGIN
     SELECT * INTO STRICT r FROM docmodel.migration_run m WHERE m.run_id = run;
     -- a collection's own field names (NULL for another table: any style)
     cfg := (SELECT c.coll FROM docmodel.collection_config AS c WHERE c.coll = r.coll);
+    docexpr := docmodel._document_sql(r.coll, 'd');
     done := r.docs_done;
     total := r.docs_total;
     BEGIN
@@ -705,9 +709,9 @@ BEGIN
             RETURN;
         END IF;
         EXECUTE format('SELECT max(id), count(*)
-            FROM (SELECT id FROM %s
-                WHERE ($1 IS NULL OR id > $1) AND docmodel._migration_pending(doc, $2, $3, $5)
-                ORDER BY id LIMIT $4) b', r.coll)
+            FROM (SELECT id FROM %1$s AS d
+                WHERE ($1 IS NULL OR id > $1) AND docmodel._migration_pending(%2$s, $2, $3, $5)
+                ORDER BY id LIMIT $4) b', r.coll, docexpr)
         INTO batch_end, n USING r.last_key, r.doc_type, r.target, batch_size, cfg;
         IF n = 0 THEN
             PERFORM docmodel._migration_run_set(run, 'done', r.last_key, done, done,
@@ -715,9 +719,9 @@ BEGIN
             total := done;
             RETURN;
         END IF;
-        EXECUTE format('UPDATE %s SET doc = docmodel._migrate_doc(doc, $3, id, $5)
+        EXECUTE format('UPDATE %1$s AS d SET doc = docmodel._migrate_doc(%2$s, $3, id, $5)
             WHERE ($1 IS NULL OR id > $1) AND id <= $4
-                AND docmodel._migration_pending(doc, $2, $3, $5)', r.coll)
+                AND docmodel._migration_pending(%2$s, $2, $3, $5)', r.coll, docexpr)
         USING r.last_key, r.doc_type, r.target, batch_end, cfg;
         GET DIAGNOSTICS n = ROW_COUNT;
         done := done + n;

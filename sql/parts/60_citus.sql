@@ -221,6 +221,16 @@ BEGIN
             USING ERRCODE = 'invalid_parameter_value',
                   HINT = 'Give a positive number of shards, or NULL for citus.shard_count.';
     END IF;
+    -- The writer ids of meta_style 'columns' are this node's
+    -- (docmodel.writers); a worker's trigger would record its own.
+    IF EXISTS (SELECT FROM docmodel.collection_config AS c
+               WHERE c.coll OPERATOR(pg_catalog.=) $1
+                 AND c.meta_style OPERATOR(pg_catalog.=) 'columns') THEN
+        RAISE EXCEPTION 'cannot distribute collection "%": its stamps are in columns', coll
+            USING ERRCODE = 'feature_not_supported',
+                  DETAIL = 'The writer names of meta_style ''columns'' are recorded per node.',
+                  HINT = 'Convert it with set_meta_style to ''underscore'' first.';
+    END IF;
     -- A rule's function is this node's; the workers would not find it.
     SELECT pg_catalog.format('type "%s" from %s', m.doc_type, m.from_version) INTO fn
         FROM docmodel.migration_rules AS m WHERE m.fn IS NOT NULL LIMIT 1;

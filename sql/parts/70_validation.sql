@@ -151,12 +151,12 @@ BEGIN
             CASE WHEN $1 THEN count(s.err) END,
             CASE WHEN $1 THEN (array_agg(s.id || '' '' || s.err ORDER BY s.id)
                 FILTER (WHERE s.err IS NOT NULL))[1:3] END
-        FROM (SELECT d.id, docmodel._doc_type(d.doc, $2) AS t,
-                docmodel._doc_version(d.doc, $2) AS v,
-                CASE WHEN $1 THEN docmodel._plan_error(d.doc, d.id, $2) END AS err
-            FROM %s AS d) s
+        FROM (SELECT d.id, docmodel._doc_type(%2$s, $2) AS t,
+                docmodel._doc_version(%2$s, $2) AS v,
+                CASE WHEN $1 THEN docmodel._plan_error(%2$s, d.id, $2) END AS err
+            FROM %1$s AS d) s
         GROUP BY 1, 2
-        ORDER BY 1, 2', coll)
+        ORDER BY 1, 2', coll, docmodel._document_sql(coll, 'd'))
     -- a collection's own field names (NULL for another table: any style)
     USING validate, (SELECT c.coll FROM docmodel.collection_config AS c
         WHERE c.coll = migration_plan.coll);

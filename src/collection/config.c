@@ -146,7 +146,8 @@ ParseConfigName(const char *s, const ConfigName *t, int *out)
 
 /*
  * Parse a meta_style name; return false when unknown. 'xattrs' keeps the
- * fields, named as in the plain style, in the column meta (*xattrs).
+ * fields, named as in the plain style, in the column meta (*xattrs);
+ * 'columns' keeps them, named as in the underscore style, in typed columns.
  */
 static bool
 ParseMetaStyle(const char *s, DocMetaStyle *out, bool *xattrs)
@@ -154,6 +155,8 @@ ParseMetaStyle(const char *s, DocMetaStyle *out, bool *xattrs)
 	int v;
 
 	*xattrs = strcmp(s, "xattrs") == 0;
+	if (strcmp(s, "columns") == 0)
+		s = "underscore"; /* named as underscore's, kept in columns */
 	if (!ParseConfigName(*xattrs ? "plain" : s, MetaStyleNames, &v))
 		return false;
 	*out = (DocMetaStyle) v;
@@ -356,6 +359,7 @@ LoadCollection(int32 id, DocmodelCollection *cfg)
 		s = SPI_getvalue(tup, desc, 3);
 		if (s == NULL || !ParseMetaStyle(s, &cfg->meta_style, &cfg->xattrs))
 			elog(ERROR, "bad meta_style in docmodel.collection_config");
+		cfg->columns = strcmp(s, "columns") == 0;
 		s = SPI_getvalue(tup, desc, 4);
 		if (s == NULL || !ParseConfigName(s, TimeUnitNames, &v))
 			elog(ERROR, "bad time_unit in docmodel.collection_config");

@@ -91,6 +91,8 @@ typedef struct DocmodelCollection
 	char doc_type[DOCMODEL_MAX_KEY_BYTES + 1]; /* when has_doc_type */
 	DocMetaStyle meta_style;                   /* never DOC_META_AUTO */
 	bool xattrs;           /* meta_style 'xattrs': the fields in column meta */
+	bool columns;          /* meta_style 'columns': the fields in typed columns
+				   * (collection/columns.c); meta_style is underscore */
 	const DocFieldSet *fs; /* the management fields: a preset, or the
 							* collection's own (fields.c, never freed) */
 	int type_part;         /* the key part holding the type; 0: none */

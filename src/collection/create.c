@@ -80,7 +80,7 @@ collection_check_collection_options(PG_FUNCTION_ARGS)
 						"Give the number of revisions to keep, 0 for none.");
 	if (meta == NULL || !DocmodelConfigMetaStyle(meta, &ms, &xattrs))
 		CreateBadOption("meta_style", meta,
-						"Use one of underscore, meta, plain, xattrs.");
+						"Use one of underscore, meta, plain, xattrs, columns.");
 	if (unit == NULL || !DocmodelConfigTimeUnit(unit, &tu))
 		CreateBadOption("time_unit", unit,
 						"Use one of ms, s, min, h, day, iso.");

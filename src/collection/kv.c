@@ -82,6 +82,7 @@
 #include "tcop/dest.h"
 #include "access/xact.h"
 
+#include "collection/columns.h"
 #include "collection/config.h"
 #include "compat.h"
 #include "json/tree.h"
@@ -134,7 +135,10 @@ typedef enum KvStmt
 /*
  * Statements are formatted with the collection's qualified name and, as
  * the second argument (%2$s), its lock column: "c.locked_until", or a NULL
- * for a collection of the 0.1.0 schema that its update has not reached.
+ * for a collection of the 0.1.0 schema that its update has not reached;
+ * as the third (%3$s), the document a read returns: "c.doc", or for
+ * meta_style 'columns' the body with its stamp columns merged
+ * (docmodel._document, collection/columns.c).
  */
 
 /*
@@ -146,11 +150,23 @@ typedef enum KvStmt
 	"CASE WHEN " n " AND (c.expires_at IS NULL OR c.expires_at " \
 	"OPERATOR(pg_catalog.>) " now ") THEN c.expires_at ELSE " other " END"
 
+/*
+ * The lock column, not printed: a statement that names %3$s but not %2$s
+ * still takes every argument in turn (positional arguments leave no gap).
+ */
+#define KV_NO_LOCK "%2$.0s"
+
+/* The document of a meta_style 'columns' collection, its stamps merged. */
+#define KV_DOCUMENT                                                     \
+	"docmodel._document(%d, c.id, c.doc, c.created_at, c.modified_at, " \
+	"c.ver, c.created_by, c.modified_by)"
+
 static const char *const KvSql[KV_NSTMTS] = {
-	[KV_GET] =
-		"SELECT doc FROM %s WHERE id OPERATOR(pg_catalog.=) $1 AND " LIVE(""),
+	[KV_GET] = KV_NO_LOCK
+	"SELECT %3$s FROM %1$s AS c WHERE c.id OPERATOR(pg_catalog.=) "
+	"$1 AND " LIVE("c."),
 	/* a locked document shows cas -1 to readers, as Couchbase's does */
-	[KV_GET_MULTI] = "SELECT k.key, c.doc, CASE WHEN %2$s IS NULL "
+	[KV_GET_MULTI] = "SELECT k.key, %3$s, CASE WHEN %2$s IS NULL "
 					 "THEN c.cas WHEN %2$s OPERATOR(pg_catalog.>) "
 					 "pg_catalog.clock_timestamp() THEN -1 ELSE c.cas END "
 					 "FROM pg_catalog.unnest($1) WITH ORDINALITY AS k(key, n) "
@@ -195,16 +211,16 @@ static const char *const KvSql[KV_NSTMTS] = {
 		"DELETE FROM %s AS c WHERE c.id OPERATOR(pg_catalog.=) $1 AND " LIVE(
 			"c.") " AND ($2 IS NULL OR c.cas OPERATOR(pg_catalog.=) $2) "
 				  "RETURNING c.cas",
-	[KV_TOUCH] = "UPDATE %s AS c SET expires_at = $2 "
-				 "WHERE c.id OPERATOR(pg_catalog.=) $1 AND " LIVE(
-					 "c.") " RETURNING c.cas, c.doc",
+	[KV_TOUCH] = KV_NO_LOCK "UPDATE %1$s AS c SET expires_at = $2 "
+							"WHERE c.id OPERATOR(pg_catalog.=) $1 AND " LIVE(
+								"c.") " RETURNING c.cas, %3$s",
 	[KV_PURGE] = "DELETE FROM %s WHERE expires_at OPERATOR(pg_catalog.<=) "
 				 "pg_catalog.now()",
 	[KV_EXISTS] =
 		"SELECT FROM %s WHERE id OPERATOR(pg_catalog.=) $1 AND " LIVE(""),
-	[KV_LOCK] = "UPDATE %s AS c SET locked_until = $2 "
-				"WHERE c.id OPERATOR(pg_catalog.=) $1 AND " LIVE(
-					"c.") " RETURNING c.cas, c.doc",
+	[KV_LOCK] = KV_NO_LOCK "UPDATE %1$s AS c SET locked_until = $2 "
+						   "WHERE c.id OPERATOR(pg_catalog.=) $1 AND " LIVE(
+							   "c.") " RETURNING c.cas, %3$s",
 	[KV_UNLOCK] =
 		"UPDATE %s AS c SET locked_until = NULL, cas = $2 "
 		"WHERE c.id OPERATOR(pg_catalog.=) $1 AND " LIVE(
@@ -212,8 +228,8 @@ static const char *const KvSql[KV_NSTMTS] = {
 				  "OPERATOR(pg_catalog.>) $3 "
 				  "RETURNING c.cas",
 	/* the column meta exists in xattrs collections only */
-	[KV_META] = "SELECT c.doc, c.cas, c.expires_at, pg_catalog.to_jsonb(c) "
-				"OPERATOR(pg_catalog.->) 'meta' FROM %s AS c "
+	[KV_META] = "SELECT %3$s, c.cas, c.expires_at, pg_catalog.to_jsonb(c) "
+				"OPERATOR(pg_catalog.->) 'meta' FROM %1$s AS c " KV_NO_LOCK
 				"WHERE c.id OPERATOR(pg_catalog.=) $1 AND " LIVE("c."),
 };
 
@@ -254,6 +270,7 @@ typedef struct KvRel
 	bool valid;      /* checked to be a collection, plans current */
 	bool locks;      /* has the column locked_until (not a 0.1.0 table) */
 	int32 config_id; /* its collection_config id */
+	bool columns;    /* meta_style 'columns': reads merge the stamps */
 	bool citus;      /* a Citus table (DocmodelCitusTable): statements only */
 	Oid pkey; /* the unique btree on (id) for KvReadDirect, or InvalidOid */
 	/* KvSql's statements, then KvExt's */
@@ -380,6 +397,7 @@ KvLookup(Oid relid, LOCKMODE mode)
 		/* the checks may have processed invalidations: entry is current */
 		entry = hash_search(KvCache, &relid, HASH_FIND, NULL);
 		entry->config_id = id;
+		entry->columns = DocmodelCollectionById(id)->columns;
 		entry->locks =
 			get_attnum(relid, "locked_until") == DOCMODEL_COLL_ATT_LOCKED;
 		entry->citus = DocmodelCitusTable(relid);
@@ -403,13 +421,15 @@ KvPlan(KvRel *entry, KvStmt stmt)
 
 		if (nsp == NULL || rel == NULL)
 			elog(ERROR, "relation %u has gone", entry->relid);
-		plan =
-			SPI_prepare(psprintf(ext ? ext->sql : KvSql[stmt],
-								 quote_qualified_identifier(nsp, rel),
-								 entry->locks ? "c.locked_until"
-											  : "NULL::pg_catalog.timestamptz"),
-						ext ? ext->nargs : KvNargs[stmt],
-						ext ? (Oid *) ext->argtypes : (Oid *) KvArgs[stmt]);
+		plan = SPI_prepare(
+			psprintf(ext ? ext->sql : KvSql[stmt],
+					 quote_qualified_identifier(nsp, rel),
+					 entry->locks ? "c.locked_until"
+								  : "NULL::pg_catalog.timestamptz",
+					 entry->columns ? psprintf(KV_DOCUMENT, entry->config_id)
+									: "c.doc"),
+			ext ? ext->nargs : KvNargs[stmt],
+			ext ? (Oid *) ext->argtypes : (Oid *) KvArgs[stmt]);
 		if (plan == NULL)
 			elog(ERROR, "SPI_prepare failed: %s",
 				 SPI_result_code_string(SPI_result));
@@ -601,6 +621,28 @@ kv_get(PG_FUNCTION_ARGS)
 }
 
 /*
+ * The document of a meta_style 'columns' collection read by KvReadDirect:
+ * body d with the stamp columns of slot merged.
+ */
+static Jsonb *
+KvColumnsDocument(KvRel *entry, Relation rel, TupleTableSlot *slot, Datum keyd,
+				  Datum d)
+{
+	const AttrNumber *att = DocmodelStampColumns(rel);
+	DocmodelCollection cfg = *DocmodelCollectionById(entry->config_id);
+	Datum v[DOCMODEL_STAMP_NCOLUMNS];
+	bool n[DOCMODEL_STAMP_NCOLUMNS];
+	text *key = DatumGetTextPP(keyd);
+	int i;
+
+	for (i = 0; i < DOCMODEL_STAMP_NCOLUMNS; i++)
+		v[i] = slot_getattr(slot, att[i], &n[i]);
+	return DocmodelColumnsDocument(&cfg, VARDATA_ANY(key),
+								   VARSIZE_ANY_EXHDR(key), DatumGetJsonbP(d), v,
+								   n);
+}
+
+/*
  * Read the live document key of the collection (locked by KvLookup) by its
  * primary key without a statement, as "SELECT doc ... WHERE id = $1 AND
  * live" would under the active snapshot: into *doc (a copy in the current
@@ -646,7 +688,9 @@ KvReadDirect(KvRel *entry, Datum keyd, Jsonb **doc, bool *found)
 		{
 			Datum d = slot_getattr(slot, DOCMODEL_COLL_ATT_DOC, &isnull);
 
-			if (!isnull)
+			if (!isnull && entry->columns)
+				*doc = KvColumnsDocument(entry, rel, slot, keyd, d);
+			else if (!isnull)
 				*doc = DatumGetJsonbPCopy(d);
 		}
 	}
@@ -1229,9 +1273,10 @@ KvDirectUpdateOk(KvRel *entry, Relation rel)
 {
 	TriggerDesc *td = rel->trigdesc;
 
-	return OidIsValid(entry->pkey) && !IsolationUsesXactSnapshot() &&
-		   !XactReadOnly && !rel->rd_rel->relispartition &&
-		   rel->rd_rules == NULL &&
+	/* meta_style 'columns': the statement merges the stamps (KV_DOCUMENT) */
+	return !entry->columns && OidIsValid(entry->pkey) &&
+		   !IsolationUsesXactSnapshot() && !XactReadOnly &&
+		   !rel->rd_rel->relispartition && rel->rd_rules == NULL &&
 		   pg_class_aclcheck(entry->relid, GetUserId(), ACL_UPDATE) ==
 			   ACLCHECK_OK &&
 		   pg_class_aclcheck(entry->relid, GetUserId(), ACL_SELECT) ==

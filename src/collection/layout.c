@@ -60,6 +60,8 @@ typedef struct RelCheck
 					  * colocated shard of the collection's history */
 	uint32 optional_known; /* 1 << attnum, for each optional column looked at */
 	uint32 optional;       /* 1 << attnum, for each one found in place */
+	bool stamps_known;     /* stamps[] looked up (meta_style columns) */
+	AttrNumber stamps[DOCMODEL_STAMP_NCOLUMNS];
 } RelCheck;
 
 static HTAB *RelChecks = NULL;
@@ -163,6 +165,7 @@ RelCheckFor(Oid relid)
 		rc->config_id = -1;
 		rc->history = InvalidOid;
 		rc->optional_known = rc->optional = 0;
+		rc->stamps_known = false;
 	}
 	return LastCheck = rc;
 }
@@ -285,6 +288,67 @@ DocmodelHasOptionalColumn(Relation rel, int attnum)
 		rc->optional_known |= bit;
 	}
 	return (rc->optional & bit) != 0;
+}
+
+/* The stamp columns of meta_style 'columns', by DocmodelStampColumn. */
+static const LayoutColumn StampColumns[DOCMODEL_STAMP_NCOLUMNS] = {
+	[DOCMODEL_STAMP_CREATED_AT] = {"created_at", TIMESTAMPTZOID},
+	[DOCMODEL_STAMP_MODIFIED_AT] = {"modified_at", TIMESTAMPTZOID},
+	[DOCMODEL_STAMP_VER] = {"ver", INT4OID},
+	[DOCMODEL_STAMP_CREATED_BY] = {"created_by", INT4OID},
+	[DOCMODEL_STAMP_MODIFIED_BY] = {"modified_by", INT4OID},
+};
+
+/*
+ * Return the column numbers of collection rel's stamp columns (meta_style
+ * 'columns'), found by name, wherever they are (set_meta_style adds them
+ * to a table that may have dropped columns); raise 55000 when one is
+ * missing and 42804 when it has another type. Decided once per relcache
+ * entry, so it may be asked per row.
+ */
+const AttrNumber *
+DocmodelStampColumns(Relation rel)
+{
+	RelCheck *rc = RelCheckFor(RelationGetRelid(rel));
+	TupleDesc desc = RelationGetDescr(rel);
+	AttrNumber found[DOCMODEL_STAMP_NCOLUMNS];
+	int i;
+
+	if (rc->stamps_known)
+		return rc->stamps;
+	for (i = 0; i < DOCMODEL_STAMP_NCOLUMNS; i++)
+	{
+		const LayoutColumn *col = &StampColumns[i];
+		Oid type;
+
+		found[i] = ColumnNumber(desc, col->name);
+		if (found[i] == 0)
+			ereport(ERROR,
+					(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
+					 errmsg("column \"%s\" of collection \"%s\" is missing",
+							col->name, RelationGetRelationName(rel)),
+					 errdetail("A collection with meta_style 'columns' keeps "
+							   "its management fields in the columns "
+							   "created_at, modified_at, ver, created_by and "
+							   "modified_by."),
+					 errhint("Columns of a docmodel collection must not be "
+							 "dropped or renamed.")));
+		type = TupleDescAttr(desc, found[i] - 1)->atttypid;
+		if (type != col->type)
+			ereport(ERROR,
+					(errcode(ERRCODE_DATATYPE_MISMATCH),
+					 errmsg("column \"%s\" of collection \"%s\" has type %s, "
+							"not %s",
+							col->name, RelationGetRelationName(rel),
+							format_type_be(type), format_type_be(col->type)),
+					 errhint("Change the column back with ALTER TABLE ... "
+							 "ALTER COLUMN \"%s\" TYPE %s.",
+							 col->name, format_type_be(col->type))));
+	}
+	/* no invalidation can have been processed: rc is still the entry */
+	memcpy(rc->stamps, found, sizeof(found));
+	rc->stamps_known = true;
+	return rc->stamps;
 }
 
 /*

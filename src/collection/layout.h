@@ -22,6 +22,17 @@
 /* The management fields of an xattrs collection (meta_style 'xattrs'). */
 #define DOCMODEL_COLL_ATT_META 6
 
+/* The stamp columns of meta_style 'columns' (found by name, not number). */
+typedef enum DocmodelStampColumn
+{
+	DOCMODEL_STAMP_CREATED_AT,
+	DOCMODEL_STAMP_MODIFIED_AT,
+	DOCMODEL_STAMP_VER,
+	DOCMODEL_STAMP_CREATED_BY,
+	DOCMODEL_STAMP_MODIFIED_BY,
+	DOCMODEL_STAMP_NCOLUMNS
+} DocmodelStampColumn;
+
 /*
  * The layouts docmodel reads and writes (collection/config.c's LayoutSpecs):
  * a collection (id, doc, cas, expires_at, locked_until, read by number), a history table
@@ -47,5 +58,6 @@ extern bool DocmodelHasOptionalColumn(Relation rel, int attnum);
 extern void DocmodelCheckTriggerRelation(Relation rel, const char *tgname,
 										 DocmodelCollection *cfg);
 extern void DocmodelLayoutRelcache(Oid relid);
+extern const AttrNumber *DocmodelStampColumns(Relation rel);
 
 #endif /* DOCMODEL_COLLECTION_LAYOUT_H */

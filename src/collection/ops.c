@@ -51,9 +51,10 @@ PG_FUNCTION_INFO_V1(collection_bucket_append);
  */
 static const DocmodelKvSql RenameSql = {
 	KV_EXT_RENAME,
+	"%2$.0s"
 	"WITH old AS (DELETE FROM %1$s AS c WHERE c.id OPERATOR(pg_catalog.=) $1 "
 	"AND " LIVE_C " AND ($2 IS NULL OR c.cas OPERATOR(pg_catalog.=) $2) "
-	"RETURNING c.doc, c.expires_at), "
+	"RETURNING %3$s AS doc, c.expires_at), "
 	"new AS (INSERT INTO %1$s AS c (id, doc, expires_at) "
 	"SELECT $3, old.doc, old.expires_at FROM old "
 	"ON CONFLICT (id) DO UPDATE SET doc = (SELECT old.doc FROM old), "

@@ -170,6 +170,21 @@ ManagedPairs(const DocFieldSet *fs, DocmodelStamp *st, JsonbValue *timeval,
 		DocFieldKind kind = fs->order[i];
 		const DocFieldName *name = &fs->field[kind];
 
+		if (st->mode != DOCMODEL_STAMP_DOCUMENT && kind != DOC_NFIELDS &&
+			kind != DOC_FIELD_SCHEMA &&
+			(kind != DOC_FIELD_TYPE || st->mode == DOCMODEL_STAMP_BODY))
+		{
+			/* meta_style 'columns': a body keeps only its type (when it
+			 * must), a read shows the columns' stamps (kept[]) */
+			if (st->mode == DOCMODEL_STAMP_BODY
+					? kind == DOC_FIELD_TYPE && st->type_in_body
+					: st->kept[kind] != NULL)
+				SetPair(&m[k++], name,
+						st->mode == DOCMODEL_STAMP_BODY
+							? DocmodelJsonTreeString(st->type, st->type_len)
+							: *st->kept[kind]);
+			continue;
+		}
 		if (kind != DOC_NFIELDS && kind != DOC_FIELD_VER &&
 			st->kept[kind] != NULL)
 		{
@@ -277,7 +292,8 @@ DocmodelAssembleDocument(Jsonb *body, DocmodelStamp *st)
 	}
 	ver.type = jbvNumeric;
 	ver.val.numeric = st->ver == 1 ? VerOne : int64_to_numeric(st->ver);
-	nmanaged = ManagedPairs(fs, st, timeval, &ver, strlen(st->who), managed);
+	nmanaged = ManagedPairs(fs, st, timeval, &ver,
+							st->who != NULL ? strlen(st->who) : 0, managed);
 	doc.type = jbvObject;
 	doc.val.object.pairs = out;
 	if (fs->container.len > 0)

@@ -30,11 +30,24 @@
  * writer stamped. old_doc: the stored document on update, else NULL. cas:
  * the new cas (already chosen when the hooks run). kept: per field kind,
  * the value the body carries that the write keeps instead of stamping
- * (docmodel.keep_stamps, rename_key; NULL: stamp as usual).
+ * (docmodel.keep_stamps, rename_key; NULL: stamp as usual). mode: see
+ * DocmodelStampMode (0, the document's, unless set).
  */
+typedef enum DocmodelStampMode
+{
+	DOCMODEL_STAMP_DOCUMENT, /* a write: the stamps into the document */
+	DOCMODEL_STAMP_BODY,     /* a write of meta_style 'columns': the body
+							  * only, its stamps gone (they go to columns);
+							  * the type field when type_in_body */
+	DOCMODEL_STAMP_READ      /* a read of meta_style 'columns': the stamps
+							  * of the columns, in kept[] (ver too) */
+} DocmodelStampMode;
+
 typedef struct DocmodelStamp
 {
 	const DocmodelCollection *cfg;
+	DocmodelStampMode mode;
+	bool type_in_body; /* DOCMODEL_STAMP_BODY: keep the type field */
 	bool is_insert;
 	const char *key;
 	int key_len;

@@ -1179,7 +1179,8 @@ SubdocApplyDirect(void *arg, Jsonb *doc)
  */
 static const DocmodelKvSql SubdocUpdate = {
 	KV_EXT_SUBDOC_UPDATE,
-	"UPDATE %s AS c SET doc = docmodel._mutate_in_apply(c.doc, $2, $1), "
+	"%2$.0s"
+	"UPDATE %1$s AS c SET doc = docmodel._mutate_in_apply(%3$s, $2, $1), "
 	"expires_at = CASE WHEN $5 THEN c.expires_at ELSE $3 END "
 	"WHERE c.id OPERATOR(pg_catalog.=) $1 AND (c.expires_at IS NULL OR "
 	"c.expires_at OPERATOR(pg_catalog.>) pg_catalog.now()) AND ($4 IS NULL OR "
@@ -1193,7 +1194,8 @@ static const DocmodelKvSql SubdocUpdate = {
  */
 static const DocmodelKvSql SubdocUpdateLean = {
 	KV_EXT_SUBDOC_UPDATE_LEAN,
-	"UPDATE %s AS c SET doc = docmodel._mutate_in_apply(c.doc, $2, $1), "
+	"%2$.0s"
+	"UPDATE %1$s AS c SET doc = docmodel._mutate_in_apply(%3$s, $2, $1), "
 	"expires_at = $3 WHERE c.id OPERATOR(pg_catalog.=) $1 AND "
 	"(c.expires_at IS NULL OR c.expires_at OPERATOR(pg_catalog.>) "
 	"pg_catalog.now()) RETURNING c.cas",
@@ -1228,7 +1230,8 @@ static const DocmodelKvSql SubdocInsert = {
 	"c.expires_at OPERATOR(pg_catalog.>) $6)"
 static const DocmodelKvSql SubdocCitusRead = {
 	KV_EXT_SUBDOC_READ,
-	"SELECT c.doc FROM %s AS c WHERE " SUBDOC_CITUS_LIVE " FOR UPDATE",
+	"%2$.0s"
+	"SELECT %3$s FROM %1$s AS c WHERE " SUBDOC_CITUS_LIVE " FOR UPDATE",
 	SUBDOC_CITUS_ARGS};
 static const DocmodelKvSql SubdocCitusSet = {
 	KV_EXT_SUBDOC_SET,

@@ -36,6 +36,7 @@
 #include "utils/acl.h"
 #include "utils/lsyscache.h"
 
+#include "collection/columns.h"
 #include "collection/config.h"
 #include "compat.h"
 #include "collection/fields.h"
@@ -235,6 +236,7 @@ typedef struct TriggerWrite
 	int64 old_cas; /* the stored cas, 0 when none */
 	Datum olddocd; /* the stored document, on an update of a live one */
 	int32 min_ver; /* with a kept _ver: the version the write would get */
+	const AttrNumber *stamps; /* meta_style 'columns': the stamp columns */
 	DocmodelStamp st;
 } TriggerWrite;
 
@@ -532,6 +534,45 @@ OldManaged(TriggerWrite *w)
 	return DatumGetJsonbP(w->ov[col - 1]);
 }
 
+/* The old row's stamp column c (meta_style 'columns'); NULL when null. */
+static Datum *
+OldStamp(TriggerWrite *w, DocmodelStampColumn c)
+{
+	int att = w->stamps[c] - 1;
+
+	if (w->oldtup == NULL || w->on[att])
+		return NULL;
+	return &w->ov[att];
+}
+
+/*
+ * StampWrite for meta_style 'columns': the new ver from the old row's
+ * column, the revisions floor of a new document, the new cas.
+ */
+static void
+ColumnsStampWrite(TriggerWrite *w)
+{
+	DocmodelStamp *st = &w->st;
+	Datum *oldver = OldStamp(w, DOCMODEL_STAMP_VER);
+
+	if (!st->is_insert)
+	{
+		st->old_doc = DatumGetJsonbP(w->olddocd);
+		st->ver = oldver ? DatumGetInt32(*oldver) + 1 : 2;
+		if (oldver && DatumGetInt32(*oldver) == PG_INT32_MAX)
+			DocmodelVersionOverflow(w->key, w->key_len,
+									psprintf("%d", PG_INT32_MAX));
+	}
+	st->cas = DocmodelNextCas(w->old_cas);
+	if (st->is_insert && OidIsValid(w->cfg.revisions_relid))
+		st->ver = DocmodelRevisionFirstVer(
+			&w->cfg, w->oldtup == NULL ? w->rel : NULL,
+			w->nv[DOCMODEL_COLL_ATT_ID - 1],
+			oldver && DatumGetInt32(*oldver) < PG_INT32_MAX
+				? DatumGetInt32(*oldver) + 1
+				: 1);
+}
+
 /*
  * The stamp: who, the new _ver, what an update keeps (_created,
  * _createdBy), the new cas.
@@ -544,6 +585,11 @@ StampWrite(TriggerWrite *w)
 
 	st->who = DocmodelWho();
 	st->ver = 1;
+	if (w->cfg.columns)
+	{
+		ColumnsStampWrite(w);
+		return;
+	}
 	if (!st->is_insert)
 	{
 		Jsonb *old = OldManaged(w);
@@ -720,6 +766,77 @@ CheckKeptVer(TriggerWrite *w)
 						 "turn it off for ordinary writes.")));
 }
 
+/* Keep the old row's stamp columns, whatever the UPDATE set. */
+static void
+KeepStampColumns(TriggerWrite *w)
+{
+	int i;
+
+	for (i = 0; i < DOCMODEL_STAMP_NCOLUMNS; i++)
+	{
+		int att = w->stamps[i] - 1;
+
+		w->nv[att] = w->ov[att];
+		w->nn[att] = w->on[att];
+	}
+}
+
+/*
+ * The end of a write of meta_style 'columns' (after migrations and write
+ * rules): the body stored as written when it holds no management field
+ * (else without them), the stamps into their columns; validation sees the
+ * document every other style would have stored. An update that changes
+ * nothing is a no-op, as in the other styles. docd: the row's own datum
+ * of body, when body is it (0 when migrations or write rules made another).
+ */
+static Datum
+ColumnsStore(TriggerWrite *w, Jsonb *body, Datum docd)
+{
+	Datum sv[DOCMODEL_STAMP_NCOLUMNS];
+	bool sn[DOCMODEL_STAMP_NCOLUMNS];
+	Datum oldv[DOCMODEL_STAMP_NCOLUMNS];
+	bool oldn[DOCMODEL_STAMP_NCOLUMNS];
+	Jsonb *result = body;
+	int i;
+
+	w->st.mode = DOCMODEL_STAMP_BODY;
+	w->st.type_in_body = DocmodelColumnsTypeInBody(&w->st);
+	if (w->st.schema != NULL ||
+		!DocmodelColumnsBodyClean(w->fs, body, w->st.type_in_body))
+		result = DocmodelAssembleDocument(body, &w->st);
+	CheckSize(VARSIZE(result), w->key, w->key_len);
+	if (!w->st.is_insert && JB_ROOT_IS_OBJECT(w->st.old_doc) &&
+		!BodyChanged(w->fs, w->st.old_doc, result))
+	{
+		KeepStampColumns(w);
+		return StoreRow(w, w->olddocd);
+	}
+	CheckKeptVer(w);
+	for (i = 0; i < DOCMODEL_STAMP_NCOLUMNS; i++)
+	{
+		int att = w->stamps[i] - 1;
+
+		oldv[i] = w->ov ? w->ov[att] : (Datum) 0;
+		oldn[i] = w->ov ? w->on[att] : true;
+	}
+	DocmodelColumnsStamp(&w->st, w->st.is_insert ? NULL : oldv, oldn, sv, sn);
+	/* schema validation: see schema.c (the document as stored elsewhere) */
+	if (DocmodelValidateWanted())
+		DocmodelValidateWrite(DocmodelColumnsDocument(
+								  &w->cfg, w->key, w->key_len, result, sv, sn),
+							  &w->st);
+	for (i = 0; i < DOCMODEL_STAMP_NCOLUMNS; i++)
+	{
+		int att = w->stamps[i] - 1;
+
+		w->nv[att] = sv[i];
+		w->nn[att] = sn[i];
+	}
+	/* revisions: see history/revision.c */
+	return StoreRow(
+		w, result == body && docd != (Datum) 0 ? docd : JsonbPGetDatum(result));
+}
+
 /*
  * Check how the trigger was called and that it fires on its own collection
  * (or a shard of it), which has the layout the code below and history/revision.c
@@ -750,6 +867,7 @@ CheckTriggerCall(FunctionCallInfo fcinfo, TriggerWrite *w)
 	w->cfg = *DocmodelCollectionById(TriggerArgId);
 	DocmodelCheckTriggerRelation(w->rel, td->tg_trigger->tgname, &w->cfg);
 	DocmodelCheckLayout(w->rel, DOCMODEL_LAYOUT_COLLECTION);
+	w->stamps = w->cfg.columns ? DocmodelStampColumns(w->rel) : NULL;
 	if (w->cfg.xattrs &&
 		!DocmodelHasOptionalColumn(w->rel, DOCMODEL_COLL_ATT_META))
 		ereport(ERROR,
@@ -776,6 +894,7 @@ collection_trigger(PG_FUNCTION_ARGS)
 	TriggerWrite w;
 	Datum docd;
 	Jsonb *body;
+	Jsonb *orig;
 	Jsonb *result;
 
 	CheckTriggerCall(fcinfo, &w);
@@ -816,9 +935,11 @@ collection_trigger(PG_FUNCTION_ARGS)
 			w.nv[DOCMODEL_COLL_ATT_META - 1] = w.ov[DOCMODEL_COLL_ATT_META - 1];
 			w.nn[DOCMODEL_COLL_ATT_META - 1] = w.on[DOCMODEL_COLL_ATT_META - 1];
 		}
+		if (w.cfg.columns)
+			KeepStampColumns(&w);
 		return StoreRow(&w, (Datum) 0);
 	}
-	body = CheckBody(&w, docd);
+	body = orig = CheckBody(&w, docd);
 	CheckType(&w, body);
 	StampWrite(&w);
 	CarryStamps(&w, body);
@@ -831,6 +952,8 @@ collection_trigger(PG_FUNCTION_ARGS)
 	body = DocmodelApplyWriteRules(body, w.st.type, w.st.type_len, w.cfg.id,
 								   w.key, w.key_len);
 
+	if (w.cfg.columns)
+		return ColumnsStore(&w, body, body == orig ? docd : (Datum) 0);
 	if (w.cfg.xattrs)
 	{
 		/* the body as written; the fields in meta, over the stored ones */

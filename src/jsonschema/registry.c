@@ -304,6 +304,15 @@ ReportInvalid(RegisteredSchema *r, DocmodelSchema *s, Jsonb *doc,
 				 : 0));
 }
 
+/* Whether any schema is registered: a write has anything to validate. */
+bool
+DocmodelValidateWanted(void)
+{
+	if (!SchemaRegistryValid)
+		LoadRegistry();
+	return SchemaRegistryCount > 0;
+}
+
 /*
  * Enforce the schema of the written document (the collection trigger's
  * step after the assembly): doc is the document to store, st the write.

@@ -14,6 +14,7 @@
 #include "collection/fields.h"
 #include "collection/stamp.h"
 
+extern bool DocmodelValidateWanted(void);
 extern void DocmodelValidateWrite(Jsonb *doc, const DocmodelStamp *st);
 /*
  * A document a bulk migration produced, held to the schema of its type and

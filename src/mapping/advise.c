@@ -572,6 +572,20 @@ DocFindings(ReturnSetInfo *rsinfo, AdviseCx *cx, double scale)
 	}
 }
 
+/* The SQL of collection relid's documents with their stamps (alias d). */
+static char *
+AdviseDocumentSql(Oid relid)
+{
+	Oid types[1] = {REGCLASSOID};
+	Datum values[1] = {ObjectIdGetDatum(relid)};
+
+	if (SPI_execute_with_args("SELECT docmodel._document_sql($1, 'd')", 1,
+							  types, values, NULL, true, 1) != SPI_OK_SELECT ||
+		SPI_processed != 1)
+		elog(ERROR, "docmodel._document_sql failed");
+	return SPI_getvalue(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 1);
+}
+
 /*
  * advise(coll, sample) -> TABLE(check, severity, path, detail, bytes_saved):
  * see README, "From tables to documents".
@@ -623,14 +637,15 @@ mapping_advise(PG_FUNCTION_ARGS)
 	total = DatumGetInt64(SPI_getbinval(SPI_tuptable->vals[0],
 										SPI_tuptable->tupdesc, 1, &isnull));
 	values[0] = Int32GetDatum(sample);
-	/* the first documents in key order: repeatable, and an index scan */
+	/* the first documents in key order: repeatable, and an index scan; each
+	 * with its stamps (meta_style 'columns' keeps them in columns) */
 	portal = SPI_cursor_open_with_args(
 		NULL,
-		psprintf("SELECT d.id, d.doc FROM %s AS d "
+		psprintf("SELECT d.id, %s FROM %s AS d "
 				 "WHERE d.expires_at IS NULL "
 				 "OR d.expires_at OPERATOR(pg_catalog.>) pg_catalog.now() "
 				 "ORDER BY d.id LIMIT $1",
-				 rel),
+				 AdviseDocumentSql(relid), rel),
 		1, types, values, NULL, true, 0);
 	for (;;)
 	{

@@ -1,0 +1,557 @@
+/*-------------------------------------------------------------------------
+ *
+ * collection/columns.c
+ *	  meta_style 'columns': a collection keeps the management fields of its
+ *	  documents in typed columns (created_at, modified_at timestamptz; ver,
+ *	  created_by, modified_by integer) and the body as the application
+ *	  wrote it. This file holds the three things that style adds:
+ *	  - the writers' names, interned in docmodel.writers (created_by and
+ *	    modified_by hold their ids);
+ *	  - the stamp columns of a write (DocmodelColumnsStamp), which the
+ *	    collection trigger stores instead of fields of the document;
+ *	  - the document every other style would have stored
+ *	    (DocmodelColumnsDocument: the body and the columns' stamps, placed
+ *	    by the same assembly as a write's, stamp.c), which get(), the
+ *	    documents view (_document) and the history read.
+ *
+ * Backend-local state: the interned names both ways (WriterIds,
+ * WriterNames), flushed when docmodel.writers changes and on any abort (a
+ * name this transaction interned may be rolled back). Per row: no catalog
+ * access;
+ * a name met for the first time is interned with one statement.
+ *
+ *-------------------------------------------------------------------------
+ */
+#include "postgres.h"
+
+#include "access/htup_details.h"
+#include "access/xact.h"
+#include "catalog/namespace.h"
+#include "catalog/pg_type.h"
+#include "common/int.h"
+#include "executor/spi.h"
+#include "fmgr.h"
+#include "miscadmin.h"
+#include "utils/builtins.h"
+#include "utils/datetime.h"
+#include "utils/hsearch.h"
+#include "utils/jsonb.h"
+#include "utils/lsyscache.h"
+#include "utils/memutils.h"
+#include "utils/numeric.h"
+#include "utils/rel.h"
+#include "utils/timestamp.h"
+
+#include "collection/columns.h"
+#include "collection/key.h"
+#include "collection/layout.h"
+#include "collection/stamp.h"
+#include "docmodel.h"
+#include "json/tree.h"
+#include "json/util.h"
+
+PG_FUNCTION_INFO_V1(columns_document);
+
+/* The interned writer names: name -> id and id -> name. */
+typedef struct WriterByName
+{
+	char name[NAMEDATALEN * 2]; /* hash key (docmodel.actor may be long) */
+	int32 id;
+} WriterByName;
+
+typedef struct WriterById
+{
+	int32 id; /* hash key */
+	char *name;
+} WriterById;
+
+static HTAB *WriterIds = NULL;
+static HTAB *WriterNames = NULL;
+static MemoryContext WriterCxt = NULL;
+static Oid WritersRelid = InvalidOid;
+static bool WriterCallbacks = false;
+
+/* Forget every interned name (both ways). */
+static void
+ColumnsFlushWriters(void)
+{
+	if (WriterCxt != NULL)
+		MemoryContextDelete(WriterCxt);
+	WriterCxt = NULL;
+	WriterIds = NULL;
+	WriterNames = NULL;
+	WritersRelid = InvalidOid;
+}
+
+/* An abort may roll back a name this backend interned: forget them all. */
+static void
+ColumnsXactCallback(XactEvent event, void *arg)
+{
+	if (event == XACT_EVENT_ABORT || event == XACT_EVENT_PARALLEL_ABORT)
+		ColumnsFlushWriters();
+}
+
+static void
+ColumnsSubXactCallback(SubXactEvent event, SubTransactionId mySubid,
+					   SubTransactionId parentSubid, void *arg)
+{
+	if (event == SUBXACT_EVENT_ABORT_SUB)
+		ColumnsFlushWriters();
+}
+
+/* Relcache subscriber (init.c): docmodel.writers changed or went. */
+void
+DocmodelColumnsRelcache(Oid relid)
+{
+	if (relid == InvalidOid || relid == WritersRelid)
+		ColumnsFlushWriters();
+}
+
+/* Create the name caches, once after each flush. */
+static void
+WritersInit(void)
+{
+	HASHCTL ctl;
+
+	if (!WriterCallbacks)
+	{
+		RegisterXactCallback(ColumnsXactCallback, NULL);
+		RegisterSubXactCallback(ColumnsSubXactCallback, NULL);
+		WriterCallbacks = true;
+	}
+	if (WriterCxt != NULL)
+		return;
+	WriterCxt = AllocSetContextCreate(TopMemoryContext, "docmodel writers",
+									  ALLOCSET_SMALL_SIZES);
+	memset(&ctl, 0, sizeof(ctl));
+	ctl.keysize = NAMEDATALEN * 2;
+	ctl.entrysize = sizeof(WriterByName);
+	ctl.hcxt = WriterCxt;
+	WriterIds = hash_create("docmodel writer ids", 16, &ctl,
+							HASH_ELEM | HASH_STRINGS | HASH_CONTEXT);
+	memset(&ctl, 0, sizeof(ctl));
+	ctl.keysize = sizeof(int32);
+	ctl.entrysize = sizeof(WriterById);
+	ctl.hcxt = WriterCxt;
+	WriterNames = hash_create("docmodel writer names", 16, &ctl,
+							  HASH_ELEM | HASH_BLOBS | HASH_CONTEXT);
+	WritersRelid =
+		get_relname_relid("writers", get_namespace_oid("docmodel", false));
+}
+
+/* Remember that name has id, both ways. */
+static void
+RememberWriter(const char *name, int32 id)
+{
+	WriterByName *n;
+	WriterById *i;
+	bool found;
+
+	n = hash_search(WriterIds, name, HASH_ENTER, &found);
+	n->id = id;
+	i = hash_search(WriterNames, &id, HASH_ENTER, &found);
+	if (!found)
+		i->name = MemoryContextStrdup(WriterCxt, name);
+}
+
+/*
+ * The id of writer name in docmodel.writers, interned when new: one
+ * statement, as the table's owner, the first time this backend meets the
+ * name. A name longer than docmodel.actor allows is refused (22023).
+ */
+int32
+DocmodelWriterId(const char *name)
+{
+	static const char *const sql =
+		"WITH i AS (INSERT INTO docmodel.writers AS w (name) VALUES ($1) "
+		"ON CONFLICT (name) DO NOTHING RETURNING w.id) "
+		"SELECT i.id FROM i UNION ALL SELECT w.id FROM docmodel.writers AS w "
+		"WHERE w.name OPERATOR(pg_catalog.=) $1 LIMIT 1";
+	Oid types[1] = {TEXTOID};
+	Datum values[1];
+	WriterByName *n;
+	Datum id = (Datum) 0;
+	bool isnull = true;
+	int attempt;
+
+	if (strlen(name) >= NAMEDATALEN * 2)
+		ereport(
+			ERROR,
+			(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+			 errmsg("writer name \"%.*s...\" is too long", NAMEDATALEN, name),
+			 errdetail("A collection with meta_style 'columns' records "
+					   "writer names of at most %d bytes.",
+					   NAMEDATALEN * 2 - 1)));
+	WritersInit();
+	n = hash_search(WriterIds, name, HASH_FIND, NULL);
+	if (n != NULL)
+		return n->id;
+	values[0] = CStringGetTextDatum(name);
+	/* a name another transaction commits after our snapshot: ask again */
+	for (attempt = 0; attempt < 3 && isnull; attempt++)
+		(void) DocmodelExecAsOwner("writers", sql, 1, types, values, NULL, &id,
+								   &isnull);
+	if (isnull)
+		ereport(ERROR, (errcode(ERRCODE_T_R_SERIALIZATION_FAILURE),
+						errmsg("could not record writer \"%s\"", name),
+						errhint("Try the write again.")));
+	WritersInit(); /* SPI may have processed an invalidation */
+	RememberWriter(name, DatumGetInt32(id));
+	return DatumGetInt32(id);
+}
+
+/* The name of writer id, or NULL when docmodel.writers has none. */
+const char *
+DocmodelWriterName(int32 id)
+{
+	static const char *const sql = "SELECT w.name FROM docmodel.writers AS w "
+								   "WHERE w.id OPERATOR(pg_catalog.=) $1";
+	Oid types[1] = {INT4OID};
+	Datum values[1];
+	WriterById *i;
+	char *name = NULL;
+	int ret;
+
+	WritersInit();
+	i = hash_search(WriterNames, &id, HASH_FIND, NULL);
+	if (i != NULL)
+		return i->name;
+	values[0] = Int32GetDatum(id);
+	DocmodelSpiConnect();
+	ret = SPI_execute_with_args(sql, 1, types, values, NULL, true, 1);
+	if (ret != SPI_OK_SELECT)
+		elog(ERROR, "reading docmodel.writers failed: %d", ret);
+	if (SPI_processed == 1)
+	{
+		char *s = SPI_getvalue(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 1);
+
+		if (s != NULL && strlen(s) < NAMEDATALEN * 2)
+			name = MemoryContextStrdup(TopMemoryContext, s);
+	}
+	SPI_finish();
+	if (name == NULL)
+		return NULL;
+	WritersInit();
+	RememberWriter(name, id);
+	pfree(name);
+	i = hash_search(WriterNames, &id, HASH_FIND, NULL);
+	return i->name;
+}
+
+/* The microseconds of one unit of time_unit (0 for iso). */
+static int64
+UnitMicros(DocmodelTimeUnit unit)
+{
+	switch (unit)
+	{
+		case DOCMODEL_TIME_MS:
+			return INT64CONST(1000);
+		case DOCMODEL_TIME_S:
+			return INT64CONST(1000000);
+		case DOCMODEL_TIME_MIN:
+			return INT64CONST(60000000);
+		case DOCMODEL_TIME_H:
+			return INT64CONST(3600000000);
+		case DOCMODEL_TIME_DAY:
+			return USECS_PER_DAY;
+		case DOCMODEL_TIME_ISO:
+			break;
+	}
+	return 0;
+}
+
+/*
+ * Raise 22023: the kept field of document key cannot go into its column
+ * (what: the kind of value the column takes).
+ */
+static void
+CannotKeep(const DocmodelStamp *st, DocFieldKind kind, const char *column,
+		   const char *what, JsonbValue *v)
+{
+	ereport(
+		ERROR,
+		(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+		 errmsg("cannot keep %s of document \"%.*s\" in column %s",
+				st->cfg->fs->field[kind].name, st->key_len, st->key, column),
+		 errdetail("A collection with meta_style 'columns' keeps %s; "
+				   "this one is %s.",
+				   what, DocmodelJsonTreeTypeName(v))));
+}
+
+/*
+ * A time field's JSON value as the column holds it: a whole number of the
+ * collection's time unit, or the ISO-8601 text docmodel writes (iso), so
+ * that DocmodelTimeValue() gives the value back unchanged.
+ */
+static TimestampTz
+KeptTime(const DocmodelStamp *st, DocFieldKind kind, JsonbValue *v)
+{
+	const char *column =
+		kind == DOC_FIELD_CREATED ? "created_at" : "modified_at";
+	int64 div = UnitMicros(st->cfg->time_unit);
+	TimestampTz ts;
+
+	if (div == 0)
+	{
+		char buf[DOCMODEL_ISO8601_LEN + 1];
+
+		if (v->type != jbvString ||
+			!DocmodelParseIso8601(v->val.string.val, v->val.string.len, &ts) ||
+			!DocmodelFormatIso8601(ts, buf) ||
+			v->val.string.len != DOCMODEL_ISO8601_LEN ||
+			memcmp(buf, v->val.string.val, DOCMODEL_ISO8601_LEN) != 0)
+			CannotKeep(st, kind, column,
+					   "a time as the text docmodel writes "
+					   "(\"2024-01-31T12:00:00.000Z\")",
+					   v);
+		return ts;
+	}
+	if (v->type == jbvNumeric)
+	{
+		/* a whole number's text is its digits (numeric_out) */
+		char *txt = DatumGetCString(
+			DirectFunctionCall1(numeric_out, NumericGetDatum(v->val.numeric)));
+		char *end;
+		int64 n;
+		int64 us;
+
+		errno = 0;
+		n = strtoi64(txt, &end, 10);
+		if (errno == 0 && *end == '\0' && end != txt &&
+			!pg_mul_s64_overflow(n, div, &us) &&
+			!pg_sub_s64_overflow(
+				us,
+				(int64) (POSTGRES_EPOCH_JDATE - UNIX_EPOCH_JDATE) *
+					USECS_PER_DAY,
+				&ts) &&
+			IS_VALID_TIMESTAMP(ts))
+			return ts;
+	}
+	CannotKeep(st, kind, column,
+			   "a time as a whole number of the collection's time unit", v);
+	return 0; /* not reached */
+}
+
+/* A writer field's JSON value as the column holds it: an interned name. */
+static int32
+KeptWriter(const DocmodelStamp *st, DocFieldKind kind, JsonbValue *v)
+{
+	char *name;
+
+	if (v->type != jbvString || v->val.string.len >= NAMEDATALEN * 2 ||
+		memchr(v->val.string.val, '\0', v->val.string.len) != NULL)
+		CannotKeep(st, kind,
+				   kind == DOC_FIELD_CREATED_BY ? "created_by" : "modified_by",
+				   "a writer as a name (a string)", v);
+	name = pnstrdup(v->val.string.val, v->val.string.len);
+	return DocmodelWriterId(name);
+}
+
+/*
+ * The stamp columns of a write (v, n: indexed by DocmodelStampColumn) from
+ * its stamp st and, on an update or a carried document, the stamp columns
+ * it continues (oldv, oldn; NULL for a new document): the same values
+ * DocmodelAssembleDocument() would have written as fields.
+ */
+void
+DocmodelColumnsStamp(const DocmodelStamp *st, const Datum *oldv,
+					 const bool *oldn, Datum *v, bool *n)
+{
+	int32 who = DocmodelWriterId(st->who);
+
+	memset(n, 0, DOCMODEL_STAMP_NCOLUMNS * sizeof(bool));
+	/* created: kept, or now for a new document, or the stored one */
+	if (st->kept[DOC_FIELD_CREATED] != NULL)
+		v[DOCMODEL_STAMP_CREATED_AT] = TimestampTzGetDatum(
+			KeptTime(st, DOC_FIELD_CREATED, st->kept[DOC_FIELD_CREATED]));
+	else if (oldv == NULL)
+		v[DOCMODEL_STAMP_CREATED_AT] = TimestampTzGetDatum(st->now);
+	else
+	{
+		v[DOCMODEL_STAMP_CREATED_AT] = oldv[DOCMODEL_STAMP_CREATED_AT];
+		n[DOCMODEL_STAMP_CREATED_AT] = oldn[DOCMODEL_STAMP_CREATED_AT];
+	}
+	if (st->kept[DOC_FIELD_CREATED_BY] != NULL)
+		v[DOCMODEL_STAMP_CREATED_BY] = Int32GetDatum(KeptWriter(
+			st, DOC_FIELD_CREATED_BY, st->kept[DOC_FIELD_CREATED_BY]));
+	else if (oldv == NULL)
+		v[DOCMODEL_STAMP_CREATED_BY] = Int32GetDatum(who);
+	else
+	{
+		v[DOCMODEL_STAMP_CREATED_BY] = oldv[DOCMODEL_STAMP_CREATED_BY];
+		n[DOCMODEL_STAMP_CREATED_BY] = oldn[DOCMODEL_STAMP_CREATED_BY];
+	}
+	v[DOCMODEL_STAMP_MODIFIED_AT] =
+		st->kept[DOC_FIELD_MODIFIED] != NULL
+			? TimestampTzGetDatum(KeptTime(st, DOC_FIELD_MODIFIED,
+										   st->kept[DOC_FIELD_MODIFIED]))
+			: TimestampTzGetDatum(st->now);
+	v[DOCMODEL_STAMP_MODIFIED_BY] =
+		st->kept[DOC_FIELD_MODIFIED_BY] != NULL
+			? Int32GetDatum(KeptWriter(st, DOC_FIELD_MODIFIED_BY,
+									   st->kept[DOC_FIELD_MODIFIED_BY]))
+			: Int32GetDatum(who);
+	v[DOCMODEL_STAMP_VER] = Int32GetDatum(st->ver);
+}
+
+/*
+ * Whether body (an object) holds no management field of fs but, when
+ * keep_type, its type field: then it is stored as it is.
+ */
+bool
+DocmodelColumnsBodyClean(const DocFieldSet *fs, Jsonb *body, bool keep_type)
+{
+	JsonbContainer *c = &body->root;
+	int n = JsonContainerSize(c);
+	char *base = (char *) &c->children[2 * n];
+	uint32 koff = 0;
+	int i;
+
+	if (fs->container.len > 0)
+		return getKeyJsonValueFromContainer(c, fs->container.name,
+											fs->container.len, NULL) == NULL;
+	for (i = 0; i < n; i++)
+	{
+		uint32 kstart = koff;
+		DocFieldKind kind;
+
+		JBE_ADVANCE_OFFSET(koff, c->children[i]);
+		kind = DocmodelFieldKind(fs, base + kstart, koff - kstart);
+		if (kind != DOC_NFIELDS && !(kind == DOC_FIELD_TYPE && keep_type))
+			return false;
+	}
+	return true;
+}
+
+/*
+ * The type a document of collection cfg with key key has when its body
+ * names none: the collection's doc_type, else the key's.
+ */
+static void
+DerivedType(const DocmodelCollection *cfg, const char *key, int key_len,
+			const char **type, int *type_len)
+{
+	if (cfg->has_doc_type)
+	{
+		*type = cfg->doc_type;
+		*type_len = cfg->doc_type_len;
+	}
+	else
+		DocmodelKeyType(cfg, key, key_len, type, type_len);
+}
+
+/*
+ * Whether a write's body must keep its type field st->type: the type is
+ * read from bodies (types), or the body spells it otherwise than the
+ * collection or the key would give it.
+ */
+bool
+DocmodelColumnsTypeInBody(const DocmodelStamp *st)
+{
+	const char *t;
+	int tlen;
+
+	if (DOCMODEL_BODY_TYPED(st->cfg))
+		return true;
+	DerivedType(st->cfg, st->key, st->key_len, &t, &tlen);
+	return tlen != st->type_len || memcmp(t, st->type, tlen) != 0;
+}
+
+/* Show writer column c (when not null and known) as field kind of st. */
+static void
+KeptName(DocmodelStamp *st, JsonbValue *kept, DocFieldKind kind, const Datum *v,
+		 const bool *n, DocmodelStampColumn c)
+{
+	const char *s;
+
+	if (n[c] || (s = DocmodelWriterName(DatumGetInt32(v[c]))) == NULL)
+		return;
+	kept[kind] = DocmodelJsonTreeString(s, strlen(s));
+	st->kept[kind] = &kept[kind];
+}
+
+/*
+ * The document of key in collection cfg (meta_style 'columns') as the
+ * other styles store it: body with the stamps of the columns v, n (indexed
+ * by DocmodelStampColumn; a null column leaves its field out), named and
+ * placed as the collection's fields say.
+ */
+Jsonb *
+DocmodelColumnsDocument(const DocmodelCollection *cfg, const char *key,
+						int key_len, Jsonb *body, const Datum *v, const bool *n)
+{
+	DocmodelStamp st;
+	JsonbValue kept[DOC_NFIELDS];
+	JsonbValue *typev;
+	JsonbValue typebuf;
+	JsonbContainer *mc;
+
+	if (!JB_ROOT_IS_OBJECT(body))
+		return body;
+	memset(&st, 0, sizeof(st));
+	st.cfg = cfg;
+	st.mode = DOCMODEL_STAMP_READ;
+	st.key = key;
+	st.key_len = key_len;
+	mc = DocmodelFieldContainer(cfg->fs, &body->root);
+	typev =
+		mc ? DocmodelFieldValueIn(cfg->fs, mc, DOC_FIELD_TYPE, &typebuf) : NULL;
+	if (typev != NULL && typev->type == jbvString)
+	{
+		st.type = typev->val.string.val;
+		st.type_len = typev->val.string.len;
+	}
+	else
+		DerivedType(cfg, key, key_len, &st.type, &st.type_len);
+	if (!n[DOCMODEL_STAMP_VER])
+	{
+		kept[DOC_FIELD_VER].type = jbvNumeric;
+		kept[DOC_FIELD_VER].val.numeric =
+			int64_to_numeric(DatumGetInt32(v[DOCMODEL_STAMP_VER]));
+		st.kept[DOC_FIELD_VER] = &kept[DOC_FIELD_VER];
+	}
+	if (!n[DOCMODEL_STAMP_CREATED_AT])
+		st.kept[DOC_FIELD_CREATED] = DocmodelTimeValue(
+			DatumGetTimestampTz(v[DOCMODEL_STAMP_CREATED_AT]), cfg->time_unit);
+	if (!n[DOCMODEL_STAMP_MODIFIED_AT])
+		st.kept[DOC_FIELD_MODIFIED] = DocmodelTimeValue(
+			DatumGetTimestampTz(v[DOCMODEL_STAMP_MODIFIED_AT]), cfg->time_unit);
+	KeptName(&st, kept, DOC_FIELD_CREATED_BY, v, n, DOCMODEL_STAMP_CREATED_BY);
+	KeptName(&st, kept, DOC_FIELD_MODIFIED_BY, v, n,
+			 DOCMODEL_STAMP_MODIFIED_BY);
+	return DocmodelAssembleDocument(body, &st);
+}
+
+/*
+ * _document(collection, id, doc, created_at, modified_at, ver, created_by,
+ * modified_by) -> jsonb: DocmodelColumnsDocument() for SQL (the documents
+ * view, the statements of get() and friends). NULL for a NULL doc; a
+ * collection id that names no collection raises 42704; one of another
+ * style returns doc as it is.
+ */
+Datum
+columns_document(PG_FUNCTION_ARGS)
+{
+	DocmodelCollection cfg;
+	Datum v[DOCMODEL_STAMP_NCOLUMNS];
+	bool n[DOCMODEL_STAMP_NCOLUMNS];
+	text *key;
+	int i;
+
+	if (PG_ARGISNULL(2))
+		PG_RETURN_NULL();
+	DocmodelRequireArg(fcinfo, 0, "collection");
+	DocmodelRequireArg(fcinfo, 1, "id");
+	cfg = *DocmodelCollectionById(PG_GETARG_INT32(0));
+	if (!cfg.columns)
+		PG_RETURN_DATUM(PG_GETARG_DATUM(2));
+	for (i = 0; i < DOCMODEL_STAMP_NCOLUMNS; i++)
+	{
+		n[i] = PG_ARGISNULL(3 + i);
+		v[i] = n[i] ? (Datum) 0 : PG_GETARG_DATUM(3 + i);
+	}
+	key = PG_GETARG_TEXT_PP(1);
+	PG_RETURN_JSONB_P(DocmodelColumnsDocument(&cfg, VARDATA_ANY(key),
+											  VARSIZE_ANY_EXHDR(key),
+											  PG_GETARG_JSONB_P(2), v, n));
+}

@@ -1,0 +1,31 @@
+/*-------------------------------------------------------------------------
+ *
+ * collection/columns.h
+ *	  meta_style 'columns': the management fields in typed columns
+ *	  (columns.c).
+ *
+ *-------------------------------------------------------------------------
+ */
+#ifndef DOCMODEL_COLLECTION_COLUMNS_H
+#define DOCMODEL_COLLECTION_COLUMNS_H
+
+#include "utils/jsonb.h"
+
+#include "collection/config.h"
+#include "collection/stamp.h"
+
+extern int32 DocmodelWriterId(const char *name);
+extern const char *DocmodelWriterName(int32 id);
+extern void DocmodelColumnsStamp(const DocmodelStamp *st, const Datum *oldv,
+								 const bool *oldn, Datum *v, bool *n);
+extern bool DocmodelColumnsBodyClean(const DocFieldSet *fs, Jsonb *body,
+									 bool keep_type);
+extern bool DocmodelColumnsTypeInBody(const DocmodelStamp *st);
+extern Jsonb *DocmodelColumnsDocument(const DocmodelCollection *cfg,
+									  const char *key, int key_len, Jsonb *body,
+									  const Datum *v, const bool *n);
+extern void DocmodelColumnsRelcache(Oid relid);
+
+extern Datum columns_document(PG_FUNCTION_ARGS);
+
+#endif /* DOCMODEL_COLLECTION_COLUMNS_H */
