@@ -19,7 +19,7 @@ stamp_k=$((stamp_n / 1000))k
 
 # Is meta_style 'columns' there? Created and rolled back, whatever the outcome.
 stamp_cols=0
-if "${PSQL[@]}" -At 2>&1 <<'SQL' | grep -q 'columns=true'; then
+if "${PSQL[@]}" -At 2>&1 <<'SQL' | grep -q 'stamp probe: columns=yes'; then
 SET client_min_messages = notice;
 DO $$
 DECLARE
@@ -32,7 +32,7 @@ BEGIN
     EXCEPTION WHEN OTHERS THEN
         NULL;
     END;
-    RAISE NOTICE 'columns=%', ok;
+    RAISE NOTICE 'stamp probe: columns=%', CASE WHEN ok THEN 'yes' ELSE 'no' END;
 END
 $$;
 SQL
