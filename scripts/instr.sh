@@ -32,4 +32,5 @@ PGUSER=$(id -un)
 export PGUSER BENCH_INSTR=1
 # Smaller data than make bench where a scenario lets us choose: counts per row do not change.
 export MIG_DOCS=${MIG_DOCS:-20000}
+export BENCH_STAMP_DOCS=${BENCH_STAMP_DOCS:-100000}
 bash test/bench/run.sh "$@"

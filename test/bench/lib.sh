@@ -28,6 +28,8 @@ time_sql() {
 # the target is met when ratio <= TARGET_RATIO. TARGET_RATIO "-" marks an anchor (the
 # hand-written or third-party way, measured for comparison). When BENCH_RESET names a command, it runs
 # before every round (for statements that change the data they time) and replaces the warm-up.
+# BENCH_ABBA=1 alternates which statement goes first (A B, B A, ...; use an even BENCH_ROUNDS):
+# for heavy statements whose dirty pages and WAL the second one would otherwise pay for.
 bench_sql() {
 	local name=$1 target=$2 a=$3 b=$4 i ta=() tb=()
 	if [ -z "${BENCH_RESET:-}" ]; then
@@ -35,8 +37,13 @@ bench_sql() {
 	fi
 	for ((i = 0; i < BENCH_ROUNDS; i++)); do
 		[ -n "${BENCH_RESET:-}" ] && $BENCH_RESET
-		ta+=("$(time_sql "$a")")
-		tb+=("$(time_sql "$b")")
+		if [ -n "${BENCH_ABBA:-}" ] && ((i % 2)); then
+			tb+=("$(time_sql "$b")")
+			ta+=("$(time_sql "$a")")
+		else
+			ta+=("$(time_sql "$a")")
+			tb+=("$(time_sql "$b")")
+		fi
 	done
 	local ma mb
 	ma=$(median "${ta[@]}"); mb=$(median "${tb[@]}")
