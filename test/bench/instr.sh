@@ -12,6 +12,8 @@ INSTR_SETTINGS="-c shared_buffers=512MB -c synchronous_commit=off -c autovacuum=
 INSTR_TOGGLES="PortalRun pg_parse_query pg_analyze_and_rewrite_fixedparams pg_plan_queries StartTransactionCommand CommitTransactionCommand"
 INSTR_TX=${INSTR_TX:-1000} # pgbench transactions counted per script (plus 200 to warm up)
 INSTR_WAIT=${INSTR_WAIT:-3600} # seconds pg_ctl waits for the server to start or stop
+# INSTR_KEEP: a directory to keep every count's callgrind output in (NNN.out, in the order
+# counted; NNN.sql the statements counted), for callgrind_annotate.
 
 instr_start() {
 	# No autovacuum (it would run at random moments) and no full-page images (every restart
@@ -54,6 +56,13 @@ instr_count() {
 	fi
 	total=$(sed -n 's/^totals: *\([0-9]*\).*/\1/p' "$out" 2>/dev/null | head -1)
 	[ -n "$total" ] && [ "$total" -gt 0 ] || instr_fail "no instructions counted (${total:-no totals line in $out})"
+	if [ -n "${INSTR_KEEP:-}" ]; then
+		local n
+		mkdir -p "$INSTR_KEEP"
+		n=$(printf '%03d' $(($(find "$INSTR_KEEP" -name '*.out' | wc -l) + 1)))
+		cp "$out" "$INSTR_KEEP/$n.out"
+		cp "$file" "$INSTR_KEEP/$n.sql"
+	fi
 	echo "$total"
 }
 
