@@ -13,7 +13,11 @@ INSTR_SETTINGS="-c shared_buffers=512MB -c synchronous_commit=off -c autovacuum=
 # first call of a statement would otherwise count their _PG_init (its GUCs: a few million
 # instructions), a cost per backend, not per statement, and one that moves with every setting added.
 INSTR_PRELOAD="-c session_preload_libraries=docmodel,plpgsql"
-INSTR_TOGGLES="PortalRun pg_parse_query pg_analyze_and_rewrite_fixedparams pg_plan_queries StartTransactionCommand CommitTransactionCommand"
+# Callgrind flips the counting on entering and leaving each of INSTR_TOGGLES, so one called
+# inside another turns it off while it runs: the parse, analysis and planning of statements run
+# through SPI inside a counted one (a trigger's, PL/pgSQL's, an SPI_execute's) are left out.
+# INSTR_TOGGLES=PortalRun counts them, and leaves out the top-level parse, plan and commit.
+INSTR_TOGGLES=${INSTR_TOGGLES:-"PortalRun pg_parse_query pg_analyze_and_rewrite_fixedparams pg_plan_queries StartTransactionCommand CommitTransactionCommand"}
 INSTR_TX=${INSTR_TX:-1000} # pgbench transactions counted per script (plus 200 to warm up)
 INSTR_WAIT=${INSTR_WAIT:-3600} # seconds pg_ctl waits for the server to start or stop
 # INSTR_KEEP: a directory to keep every count's callgrind output in (NNN.out, in the order
