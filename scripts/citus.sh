@@ -24,14 +24,7 @@ source "$(dirname "$0")/env.sh"
 CITUS_VERSION=13.2.2
 # The PostgreSQL majors Citus 13.2 builds against.
 CITUS_MAJORS="15 16 17"
-# The vendor directory beside the checkout (for a git worktree, beside its main checkout).
-if [ -z "${CITUS_SRC:-}" ]; then
-	CITUS_SRC="$TOP/../shared/vendor/citus"
-	if [ ! -d "$CITUS_SRC" ]; then
-		common=$(git -C "$TOP" rev-parse --path-format=absolute --git-common-dir 2>/dev/null || true)
-		[ -z "$common" ] || CITUS_SRC="$(dirname "$common")/../shared/vendor/citus"
-	fi
-fi
+# CITUS_SRC: by default the vendored copy (scripts/vendor.sh, sourced by env.sh).
 # Ports of the throwaway cluster: coordinator, then the workers.
 CITUS_PORTS="${CITUS_PORTS:-59771 59772 59773}"
 

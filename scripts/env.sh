@@ -10,6 +10,7 @@ PGBIN=$(dirname "$PG_CONFIG")
 [ -x "$PGBIN/postgres" ] || PGBIN=$("$PG_CONFIG" --bindir 2>/dev/null || echo "$PGBIN")
 export PG_MAJOR PGBIN
 export PATH="$PGBIN:$PATH"
+source "$TOP/scripts/vendor.sh"
 sudo=""
 [ "$(id -u)" -eq 0 ] || sudo="sudo"
 

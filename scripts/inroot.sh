@@ -14,16 +14,11 @@ cd "$TOP"
 scripts/root.sh make "$major"
 root=$(scripts/root.sh path "$major")
 
-vendor="$TOP/../shared/vendor"
-if [ ! -d "$vendor" ]; then
-	common=$(git -C "$TOP" rev-parse --path-format=absolute --git-common-dir 2>/dev/null || true)
-	[ -z "$common" ] || vendor="$(dirname "$common")/../shared/vendor"
-fi
+source scripts/vendor.sh
 binds="" env=""
-if [ -d "$vendor" ]; then
-	vendor=$(cd "$vendor" && pwd)
-	binds=$vendor
-	env="CITUS_SRC=$vendor/citus JSON_SCHEMA_TEST_SUITE=$vendor/json-schema-test-suite"
+if [ -d "$VENDOR" ]; then
+	binds=$VENDOR
+	env="CITUS_SRC=$CITUS_SRC JSON_SCHEMA_TEST_SUITE=$JSON_SCHEMA_TEST_SUITE POSTGRES_JSON_SCHEMA=$POSTGRES_JSON_SCHEMA"
 fi
 
 # A build directory of its own per run, removed after it: no object of another major is left

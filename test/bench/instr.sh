@@ -9,38 +9,69 @@
 # picks a value (the same seed for both scripts of a pair), \sleep is dropped.
 
 INSTR_SETTINGS="-c shared_buffers=512MB -c synchronous_commit=off -c autovacuum=off -c full_page_writes=off -c max_wal_size=4GB"
-INSTR_TOGGLES="PortalRun pg_parse_query pg_analyze_and_rewrite_fixedparams pg_plan_queries StartTransactionCommand CommitTransactionCommand"
+# docmodel and PL/pgSQL are loaded when the single-user backend starts, before the counting: the
+# first call of a statement would otherwise count their _PG_init (its GUCs: a few million
+# instructions), a cost per backend, not per statement, and one that moves with every setting added.
+INSTR_PRELOAD="-c session_preload_libraries=docmodel,plpgsql"
+# Callgrind flips the counting on entering and leaving each of INSTR_TOGGLES, so one called
+# inside another turns it off while it runs: the parse, analysis and planning of statements run
+# through SPI inside a counted one (a trigger's, PL/pgSQL's, an SPI_execute's) are left out.
+# INSTR_TOGGLES=PortalRun counts them, and leaves out the top-level parse, plan and commit.
+INSTR_TOGGLES=${INSTR_TOGGLES:-"PortalRun pg_parse_query pg_analyze_and_rewrite_fixedparams pg_plan_queries StartTransactionCommand CommitTransactionCommand"}
 INSTR_TX=${INSTR_TX:-1000} # pgbench transactions counted per script (plus 200 to warm up)
+INSTR_WAIT=${INSTR_WAIT:-3600} # seconds pg_ctl waits for the server to start or stop
+# INSTR_KEEP: a directory to keep every count's callgrind output in (NNN.out, in the order
+# counted; NNN.sql the statements counted), for callgrind_annotate.
 
 instr_start() {
 	# No autovacuum (it would run at random moments) and no full-page images (every restart
 	# checkpoints, and the first write of each page after it would carry one).
-	$INSTR_AS_PG "$PGBIN/pg_ctl" -D "$INSTR_DIR/data" -w -l "$INSTR_DIR/server.log" \
+	$INSTR_AS_PG "$PGBIN/pg_ctl" -D "$INSTR_DIR/data" -w -t "$INSTR_WAIT" -l "$INSTR_DIR/server.log" \
 		-o "-p $INSTR_PORT -k $INSTR_DIR -c listen_addresses= $INSTR_SETTINGS" start >/dev/null
 }
 
+# The shutdown checkpoint after a large set-up (hundreds of MB of dirty buffers, fsync on) can
+# take longer than pg_ctl's default minute on a loaded machine: a server still running then
+# would keep the single-user backend out of its data directory.
 instr_stop() {
-	$INSTR_AS_PG "$PGBIN/pg_ctl" -D "$INSTR_DIR/data" -w -m fast stop >/dev/null
+	$INSTR_AS_PG "$PGBIN/pg_ctl" -D "$INSTR_DIR/data" -w -t "$INSTR_WAIT" -m fast stop >/dev/null
+}
+
+# instr_fail MESSAGE: print it with the backend's error lines and stop the whole run (a count
+# that is not one must not pass for a result).
+instr_fail() {
+	echo "bench-instr: $1" >&2
+	grep -E -A1 'ERROR:|FATAL:|PANIC:' "$INSTR_DIR/single.err" 2>/dev/null | head -6 >&2
+	kill -TERM $$
+	exit 1
 }
 
 # instr_count FILE: print the instructions the statements of FILE (each ending with ";" and
-# an empty line) take in one single-user backend; a statement that fails stops the run.
+# an empty line) take in one single-user backend. A statement that fails, a backend that does
+# not start or dies, or a server that does not stop or start stops the run.
 instr_count() {
-	local file=$1 out=$INSTR_DIR/callgrind.out toggles=() t
+	local file=$1 out=$INSTR_DIR/callgrind.out toggles=() t rc=0 total
 	for t in $INSTR_TOGGLES; do toggles+=(--toggle-collect="$t"); done
-	instr_stop
+	instr_stop || instr_fail "the server did not stop within ${INSTR_WAIT} s"
+	rm -f "$out"
 	# shellcheck disable=SC2086
 	$INSTR_AS_PG valgrind -q --tool=callgrind --callgrind-out-file="$out" "${toggles[@]}" \
-		"$PGBIN/postgres" --single -j -D "$INSTR_DIR/data" $INSTR_SETTINGS postgres \
-		<"$file" >"$INSTR_DIR/single.out" 2>"$INSTR_DIR/single.err"
-	instr_start
-	if grep -q 'ERROR:' "$INSTR_DIR/single.err"; then
-		echo "bench-instr: a statement failed:" >&2
-		grep -A1 'ERROR:' "$INSTR_DIR/single.err" | head -4 >&2
-		kill -TERM $$
-		exit 1
+		"$PGBIN/postgres" --single -j -D "$INSTR_DIR/data" $INSTR_SETTINGS $INSTR_PRELOAD postgres \
+		<"$file" >"$INSTR_DIR/single.out" 2>"$INSTR_DIR/single.err" || rc=$?
+	instr_start || instr_fail "the server did not start again (see $INSTR_DIR/server.log)"
+	if [ $rc -ne 0 ] || grep -qE 'ERROR:|FATAL:|PANIC:' "$INSTR_DIR/single.err"; then
+		instr_fail "a statement failed or the single-user backend exited with $rc:"
 	fi
-	sed -n 's/^totals: *\([0-9]*\).*/\1/p' "$out" | head -1
+	total=$(sed -n 's/^totals: *\([0-9]*\).*/\1/p' "$out" 2>/dev/null | head -1)
+	[ -n "$total" ] && [ "$total" -gt 0 ] || instr_fail "no instructions counted (${total:-no totals line in $out})"
+	if [ -n "${INSTR_KEEP:-}" ]; then
+		local n
+		mkdir -p "$INSTR_KEEP"
+		n=$(printf '%03d' $(($(find "$INSTR_KEEP" -name '*.out' | wc -l) + 1)))
+		cp "$out" "$INSTR_KEEP/$n.out"
+		cp "$file" "$INSTR_KEEP/$n.sql"
+	fi
+	echo "$total"
 }
 
 # instr_expand SCRIPT COUNT [prepared]: write COUNT pgbench transactions of SCRIPT as plain

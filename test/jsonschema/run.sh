@@ -8,16 +8,13 @@
 # "only an annotation by default" are counted apart ("asserted"): docmodel asserts formats unless
 # the schema says "x-docmodel-format": "annotation".
 #
-# JSON_SCHEMA_TEST_SUITE: the suite's checkout; by default the vendor directory beside this
-# checkout (../shared/vendor/json-schema-test-suite); without it the run says "not found".
+# JSON_SCHEMA_TEST_SUITE: the suite's checkout; by default the vendored copy (scripts/vendor.sh);
+# without it the run says "not found".
 set -u
 top="$(cd "$(dirname "$0")/../.." && pwd)"
-suite="${JSON_SCHEMA_TEST_SUITE:-$top/../shared/vendor/json-schema-test-suite}"
-if [ ! -d "$suite/tests/draft2020-12" ]; then
-	# a git worktree: beside the main checkout
-	common="$(git -C "$top" rev-parse --path-format=absolute --git-common-dir 2>/dev/null)"
-	[ -n "$common" ] && suite="${JSON_SCHEMA_TEST_SUITE:-$(dirname "$common")/../shared/vendor/json-schema-test-suite}"
-fi
+TOP=$top
+source "$top/scripts/vendor.sh"
+suite=$JSON_SCHEMA_TEST_SUITE
 if [ ! -d "$suite/tests/draft2020-12" ] || [ ! -d "$suite/tests/draft7" ]; then
 	echo "JSON-Schema-Test-Suite not found at $suite (set JSON_SCHEMA_TEST_SUITE): skipped"
 	exit 0

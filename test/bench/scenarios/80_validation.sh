@@ -3,10 +3,11 @@
 # without one), validate() in documents per second, and schema_valid() against
 # postgres-json-schema's validate_json_schema (PL/pgSQL, draft 4) on the same rows with the
 # same schema of about 30 keywords. postgres-json-schema is installed here from its checkout:
-# $POSTGRES_JSON_SCHEMA, by default the vendor directory beside this checkout
-# (../shared/vendor/postgres-json-schema); that line is left out without it. Sourced by run.sh.
+# $POSTGRES_JSON_SCHEMA, by default the vendored copy (scripts/vendor.sh, which make bench and
+# make bench-instr source); that line is left out without it. Sourced by run.sh.
 
 VAL_DOCS=${VAL_DOCS:-100000}
+VAL_COMPARE=${VAL_COMPARE:-10000} # the rows of schema_valid vs validate_json_schema
 # about 30 keywords, all of draft 4 too (so both validators read the same schema)
 VAL_SCHEMA='{"type": "object", "required": ["firstName", "lastName", "email", "phones"],
  "properties": {
@@ -57,20 +58,16 @@ awk -v n="validate(doc), ${VAL_DOCS} docs" -v ms="$(median "${val_ms[@]}")" -v d
 	r = d / (ms / 1000); printf "%-44s %10.1f ms %10.0f docs/s   target >= 200000 docs/s  %s\n",
 		n, ms, r, (r >= 200000 ? "met" : "MISSED") }'
 
-pjs="${POSTGRES_JSON_SCHEMA:-$(cd "$(dirname "${BASH_SOURCE[0]}")/../../.." && pwd)/../shared/vendor/postgres-json-schema}"
-if [ ! -f "$pjs/postgres-json-schema.control" ]; then
-	common="$(git -C "$(dirname "${BASH_SOURCE[0]}")" rev-parse --path-format=absolute --git-common-dir 2>/dev/null)"
-	[ -n "$common" ] && pjs="${POSTGRES_JSON_SCHEMA:-$(dirname "$common")/../shared/vendor/postgres-json-schema}"
-fi
+pjs=${POSTGRES_JSON_SCHEMA:-}
 if [ -f "$pjs/postgres-json-schema.control" ] &&
 	make -s -C "$pjs" PG_CONFIG="${PG_CONFIG:-pg_config}" install >/dev/null 2>&1 &&
 	"${PSQL[@]}" -c 'CREATE EXTENSION IF NOT EXISTS "postgres-json-schema"' >/dev/null 2>&1; then
-	bench_sql "schema_valid vs validate_json_schema, 10k" 0.05 \
-		"SELECT count(*) FILTER (WHERE docmodel.schema_valid('$VAL_SCHEMA', doc)) FROM (SELECT doc FROM bench_val_rows LIMIT 10000) r" \
-		"SELECT count(*) FILTER (WHERE validate_json_schema('$VAL_SCHEMA', doc)) FROM (SELECT doc FROM bench_val_rows LIMIT 10000) r"
+	bench_sql "schema_valid vs validate_json_schema, ${VAL_COMPARE}" 0.05 \
+		"SELECT count(*) FILTER (WHERE docmodel.schema_valid('$VAL_SCHEMA', doc)) FROM (SELECT doc FROM bench_val_rows LIMIT $VAL_COMPARE) r" \
+		"SELECT count(*) FILTER (WHERE validate_json_schema('$VAL_SCHEMA', doc)) FROM (SELECT doc FROM bench_val_rows LIMIT $VAL_COMPARE) r"
 	"${PSQL[@]}" -c 'DROP EXTENSION "postgres-json-schema"' >/dev/null
 else
-	echo "postgres-json-schema not found at $pjs: schema_valid vs validate_json_schema left out"
+	echo "postgres-json-schema not found at ${pjs:-(POSTGRES_JSON_SCHEMA unset)}: schema_valid vs validate_json_schema left out"
 fi
 
 "${PSQL[@]}" >/dev/null <<SQL

@@ -2,13 +2,15 @@
 # with two embedded arrays (a Pagila-shaped customer with its rentals and payments, about 27 of
 # each, scattered over their tables as Pagila's are) against the same documents written by hand
 # as JOIN + GROUP BY and as correlated subqueries; get_by against a SELECT through an expression
-# index on the value.
+# index on the value. REL_CUSTOMERS: the customers (6,000, as Pagila; rentals and payments
+# scale with them).
 
-"${PSQL[@]}" >/dev/null <<'SQL'
+rel_customers=${REL_CUSTOMERS:-6000}
+"${PSQL[@]}" >/dev/null <<SQL
 SET client_min_messages = warning;
 SELECT docmodel.drop_mapping('bench_cust');
 DROP TABLE IF EXISTS bench_rental, bench_payment, bench_customer;
-DELETE FROM docmodel.collection_config WHERE coll::text = 'bench_lookup' OR coll::text ~ '^\d+$';
+DELETE FROM docmodel.collection_config WHERE coll::text = 'bench_lookup' OR coll::text ~ '^\d+\$';
 DROP TABLE IF EXISTS bench_lookup;
 CREATE TABLE bench_customer (customer_id integer PRIMARY KEY, first_name text NOT NULL, last_name text NOT NULL,
     email text, active boolean NOT NULL);
@@ -18,12 +20,12 @@ CREATE TABLE bench_payment (payment_id integer PRIMARY KEY, customer_id integer 
     staff_id integer NOT NULL, rental_id integer NOT NULL, amount numeric(5,2) NOT NULL, payment_date timestamptz NOT NULL);
 CREATE INDEX ON bench_rental (customer_id);
 CREATE INDEX ON bench_payment (customer_id);
-INSERT INTO bench_customer SELECT i, 'F' || i, 'L' || i, 'c' || i || '@x.org', true FROM generate_series(1, 6000) i;
+INSERT INTO bench_customer SELECT i, 'F' || i, 'L' || i, 'c' || i || '@x.org', true FROM generate_series(1, $rel_customers) i;
 INSERT INTO bench_rental SELECT i, '2005-05-24'::timestamptz + i * interval '7 min', i % 4581 + 1,
-    (hashint4(i) & 2147483647) % 6000 + 1, '2005-05-28'::timestamptz + i * interval '7 min', i % 2 + 1
-    FROM generate_series(1, 160440) i;
-INSERT INTO bench_payment SELECT i, (hashint4(i + 7) & 2147483647) % 6000 + 1, i % 2 + 1, i, (i % 1000) / 100.0,
-    '2007-02-14'::timestamptz + i * interval '3 min' FROM generate_series(1, 160490) i;
+    (hashint4(i) & 2147483647) % $rel_customers + 1, '2005-05-28'::timestamptz + i * interval '7 min', i % 2 + 1
+    FROM generate_series(1, 160440 * $rel_customers / 6000) i;
+INSERT INTO bench_payment SELECT i, (hashint4(i + 7) & 2147483647) % $rel_customers + 1, i % 2 + 1, i, (i % 1000) / 100.0,
+    '2007-02-14'::timestamptz + i * interval '3 min' FROM generate_series(1, 160490 * $rel_customers / 6000) i;
 SELECT docmodel.create_mapping('bench_cust', 'bench_customer', 'customer');
 SELECT docmodel.map_embed_array('bench_cust', 'bench_rental', 'rentals', order_by => 'rental_date');
 SELECT docmodel.map_embed_array('bench_cust', 'bench_payment', 'payments');
