@@ -6,6 +6,8 @@
 # (test/soak/check.sql): no error but the expected ones, every counter value handed out once,
 # every key's versions without gaps a delete did not cause, amcheck on every index. Holds
 # /tmp/docmodel-install.lock from its install to its end, as make test does.
+# PGOPTIONS='-c docmodel.default_meta_style=columns' make soak: the same on a collection with
+# meta_style 'columns'.
 set -u
 source "$(dirname "$0")/env.sh"
 SOAK_SECONDS="${SOAK_SECONDS:-300}"

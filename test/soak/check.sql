@@ -37,7 +37,8 @@ SELECT 'counter behind the keys it handed out',
 FROM soak.handed
 HAVING max(docmodel.key_id(key)::bigint) > docmodel.counter_value('user');
 
--- versions: per key, revisions (ver, op) then the live document's _ver. Consecutive
+-- versions: per key, revisions (ver, op) then the live document's _ver (read through the
+-- documents view: with docmodel.default_meta_style columns the version is a column). Consecutive
 -- versions differ by one unless a delete (tombstone) came between; the live _ver is above
 -- every revision's.
 CREATE TEMP VIEW hist AS
@@ -54,11 +55,11 @@ SELECT CASE WHEN n.op = 'delete'
 	THEN 'stuck key: document after a delete at the tombstone''s version'
 	ELSE 'document _ver not above its newest revision' END,
 	format('%s: _ver %s, newest revision %s (%s)', s.id, s.doc->>'_ver', n.ver, n.op)
-FROM soak s JOIN newest n USING (id) WHERE (s.doc->>'_ver')::int <= n.ver;
+FROM soak_documents s JOIN newest n USING (id) WHERE (s.doc->>'_ver')::int <= n.ver;
 INSERT INTO soak.problems
 SELECT 'version gap after the newest revision',
 	format('%s: newest revision %s (update), _ver %s', s.id, n.ver, s.doc->>'_ver')
-FROM soak s JOIN newest n USING (id)
+FROM soak_documents s JOIN newest n USING (id)
 WHERE n.op = 'update' AND (s.doc->>'_ver')::int <> n.ver + 1;
 INSERT INTO soak.problems
 SELECT 'absent document whose newest revision is not a delete',
