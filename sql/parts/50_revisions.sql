@@ -57,10 +57,11 @@ BEGIN
     IF add THEN
         -- the ones missing (a column of that name but another type stays,
         -- and the history writer refuses it: 42804)
-        SELECT pg_catalog.string_agg(pg_catalog.format('ADD COLUMN %I %s', n.col, n.typ), ', ')
+        SELECT pg_catalog.string_agg(pg_catalog.format('ADD COLUMN %I %s', n.col, n.typ), ', '
+                                     ORDER BY n.ord)
             INTO adds
-            FROM (VALUES ('created_at', 'timestamptz'), ('modified_at', 'timestamptz'),
-                         ('created_by', 'integer'), ('modified_by', 'integer')) AS n(col, typ)
+            FROM (VALUES (1, 'created_at', 'timestamptz'), (2, 'modified_at', 'timestamptz'),
+                         (3, 'created_by', 'integer'), (4, 'modified_by', 'integer')) AS n(ord, col, typ)
             WHERE NOT EXISTS (SELECT FROM pg_catalog.pg_attribute AS a
                               WHERE a.attrelid OPERATOR(pg_catalog.=) $1 AND NOT a.attisdropped
                                 AND a.attname OPERATOR(pg_catalog.=) n.col);
