@@ -58,34 +58,11 @@ PG_FUNCTION_INFO_V1(migration_run_set);
 PG_FUNCTION_INFO_V1(mapping_write);
 PG_FUNCTION_INFO_V1(copy_rule_write);
 
-/* Raise 42P01 unless relid is an existing relation; return its kind. */
-static char
-RequireRelation(Oid relid)
-{
-	char kind = get_rel_relkind(relid);
-
-	if (kind == '\0')
-		ereport(ERROR, (errcode(ERRCODE_UNDEFINED_TABLE),
-						errmsg("relation with OID %u does not exist", relid)));
-	return kind;
-}
-
-/* Raise 42501 unless the current user owns relid (as ALTER TABLE does). */
-static void
-RequireOwner(Oid relid)
-{
-	char kind = RequireRelation(relid);
-
-	if (!pg_class_ownercheck(relid, GetUserId()))
-		aclcheck_error(ACLCHECK_NOT_OWNER, get_relkind_objtype(kind),
-					   get_rel_name(relid));
-}
-
 /* Raise 42501 unless the current user has UPDATE on relid. */
 static void
 RequireUpdate(Oid relid, const char *why)
 {
-	RequireRelation(relid);
+	DocmodelRequireRelation(relid);
 	if (pg_class_aclcheck(relid, GetUserId(), ACL_UPDATE) != ACLCHECK_OK)
 		ereport(ERROR,
 				(errcode(ERRCODE_INSUFFICIENT_PRIVILEGE),
@@ -140,7 +117,7 @@ catalog_config_create(PG_FUNCTION_ARGS)
 	bool isnull;
 
 	DocmodelRequireArg(fcinfo, 0, "coll");
-	RequireOwner(PG_GETARG_OID(0));
+	DocmodelRequireOwner(PG_GETARG_OID(0));
 	TakeArgs(fcinfo, 5, values, nulls);
 	DocmodelExecAsOwner(
 		"collection_config",
@@ -173,9 +150,9 @@ catalog_config_set_revisions(PG_FUNCTION_ARGS)
 
 	DocmodelRequireArg(fcinfo, 0, "coll");
 	DocmodelRequireArg(fcinfo, 1, "revisions");
-	RequireOwner(PG_GETARG_OID(0));
+	DocmodelRequireOwner(PG_GETARG_OID(0));
 	if (!PG_ARGISNULL(2))
-		RequireOwner(PG_GETARG_OID(2));
+		DocmodelRequireOwner(PG_GETARG_OID(2));
 	TakeArgs(fcinfo, 3, values, nulls);
 	UpdateConfig("SET revisions = $2, "
 				 "revisions_table = $3::pg_catalog.regclass",
@@ -208,7 +185,7 @@ catalog_config_adopt_history(PG_FUNCTION_ARGS)
 	if (DocmodelExecAsOwner("collection_config", sql, 1, types, values, nulls,
 							NULL, NULL) == 0)
 		PG_RETURN_BOOL(false);
-	RequireOwner(PG_GETARG_OID(0));
+	DocmodelRequireOwner(PG_GETARG_OID(0));
 	sql = psprintf("DELETE %s", orphans);
 	PG_RETURN_BOOL(DocmodelExecAsOwner("collection_config", sql, 1, types,
 									   values, nulls, NULL, NULL) > 0);
@@ -232,7 +209,7 @@ catalog_config_set_max_ttl(PG_FUNCTION_ARGS)
 						errmsg("invalid max_ttl %d", PG_GETARG_INT32(1)),
 						errdetail("max_ttl is 0 (none) or a number of "
 								  "seconds.")));
-	RequireOwner(PG_GETARG_OID(0));
+	DocmodelRequireOwner(PG_GETARG_OID(0));
 	TakeArgs(fcinfo, 2, values, nulls);
 	UpdateConfig("SET max_ttl = $2", 2, types, values, nulls);
 	PG_RETURN_VOID();
@@ -253,8 +230,8 @@ catalog_config_set_documents(PG_FUNCTION_ARGS)
 
 	DocmodelRequireArg(fcinfo, 0, "coll");
 	DocmodelRequireArg(fcinfo, 1, "documents");
-	RequireOwner(PG_GETARG_OID(0));
-	RequireOwner(PG_GETARG_OID(1));
+	DocmodelRequireOwner(PG_GETARG_OID(0));
+	DocmodelRequireOwner(PG_GETARG_OID(1));
 	TakeArgs(fcinfo, 2, values, nulls);
 	UpdateConfig("SET documents = $2", 2, types, values, nulls);
 	/* the view goes with its collection, as an index does: a plain DROP
@@ -283,7 +260,7 @@ catalog_config_set_meta_style(PG_FUNCTION_ARGS)
 
 	DocmodelRequireArg(fcinfo, 0, "coll");
 	DocmodelRequireArg(fcinfo, 1, "meta_style");
-	RequireOwner(PG_GETARG_OID(0));
+	DocmodelRequireOwner(PG_GETARG_OID(0));
 	TakeArgs(fcinfo, 4, values, nulls);
 	UpdateConfig("SET meta_style = $2, meta_style_to = $3, meta_style_key = $4",
 				 4, types, values, nulls);
@@ -305,7 +282,7 @@ catalog_config_set_layout(PG_FUNCTION_ARGS)
 	DocmodelRequireArg(fcinfo, 0, "coll");
 	DocmodelRequireArg(fcinfo, 1, "type_part");
 	DocmodelRequireArg(fcinfo, 2, "type_check");
-	RequireOwner(PG_GETARG_OID(0));
+	DocmodelRequireOwner(PG_GETARG_OID(0));
 	TakeArgs(fcinfo, 5, values, nulls);
 	/* the table's CHECKs refuse an inconsistent layout (23514) */
 	UpdateConfig("SET type_part = $2, type_check = $3, fields = $4, "
@@ -323,7 +300,7 @@ catalog_config_drop(PG_FUNCTION_ARGS)
 	char nulls[1] = {' '};
 
 	DocmodelRequireArg(fcinfo, 0, "coll");
-	RequireOwner(PG_GETARG_OID(0));
+	DocmodelRequireOwner(PG_GETARG_OID(0));
 	values[0] = PG_GETARG_DATUM(0);
 	DocmodelExecAsOwner(
 		"collection_config",
@@ -452,7 +429,7 @@ static const struct
 static void
 RequireSelect(Oid relid, const char *name)
 {
-	RequireRelation(relid);
+	DocmodelRequireRelation(relid);
 	if (pg_class_aclcheck(relid, GetUserId(), ACL_SELECT) != ACLCHECK_OK)
 		ereport(ERROR,
 				(errcode(ERRCODE_INSUFFICIENT_PRIVILEGE),
@@ -579,8 +556,8 @@ copy_rule_write(PG_FUNCTION_ARGS)
 	if (strcmp(op, "create") == 0)
 	{
 		DocmodelRequireArg(fcinfo, 3, "source");
-		RequireOwner(PG_GETARG_OID(1));
-		RequireOwner(PG_GETARG_OID(3));
+		DocmodelRequireOwner(PG_GETARG_OID(1));
+		DocmodelRequireOwner(PG_GETARG_OID(3));
 		DocmodelExecAsOwner(
 			"copy_rules",
 			"INSERT INTO docmodel.copy_rules (coll, path, source, kind, ref, "
@@ -591,7 +568,7 @@ copy_rule_write(PG_FUNCTION_ARGS)
 	}
 	else if (strcmp(op, "drop") == 0)
 	{
-		RequireOwner(PG_GETARG_OID(1));
+		DocmodelRequireOwner(PG_GETARG_OID(1));
 		DocmodelExecAsOwner(
 			"copy_rules",
 			"DELETE FROM docmodel.copy_rules AS r "

@@ -15,6 +15,7 @@
 #include "catalog/namespace.h"
 #include "catalog/pg_class.h"
 #include "miscadmin.h"
+#include "utils/acl.h"
 #include "utils/lsyscache.h"
 #include "commands/trigger.h"
 #include "executor/spi.h"
@@ -257,4 +258,27 @@ DocmodelExecAsOwner(const char *table, const char *sql, int nargs, Oid *types,
 	}
 	PG_END_TRY();
 	return n;
+}
+
+/* Raise 42P01 unless relid is an existing relation; return its kind. */
+char
+DocmodelRequireRelation(Oid relid)
+{
+	char kind = get_rel_relkind(relid);
+
+	if (kind == '\0')
+		ereport(ERROR, (errcode(ERRCODE_UNDEFINED_TABLE),
+						errmsg("relation with OID %u does not exist", relid)));
+	return kind;
+}
+
+/* Raise 42501 unless the current user owns relid (as ALTER TABLE does). */
+void
+DocmodelRequireOwner(Oid relid)
+{
+	char kind = DocmodelRequireRelation(relid);
+
+	if (!pg_class_ownercheck(relid, GetUserId()))
+		aclcheck_error(ACLCHECK_NOT_OWNER, get_relkind_objtype(kind),
+					   get_rel_name(relid));
 }

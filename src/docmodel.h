@@ -49,6 +49,11 @@ extern uint64 DocmodelExecAsOwner(const char *table, const char *sql, int nargs,
 								  Oid *types, Datum *values, const char *nulls,
 								  Datum *result, bool *result_null);
 
+/* Raise 42P01 unless relid is an existing relation; return its kind. */
+extern char DocmodelRequireRelation(Oid relid);
+/* Raise 42501 unless the current user owns relid (as ALTER TABLE does). */
+extern void DocmodelRequireOwner(Oid relid);
+
 /* SPI_connect, raising an error when it fails. */
 extern void DocmodelSpiConnect(void);
 

@@ -442,6 +442,18 @@ DerivedType(const DocmodelCollection *cfg, const char *key, int key_len,
 		DocmodelKeyType(cfg, key, key_len, type, type_len);
 }
 
+/* An empty stamp of document key of collection cfg, in mode. */
+static void
+StampFor(DocmodelStamp *st, const DocmodelCollection *cfg,
+		 DocmodelStampMode mode, const char *key, int key_len)
+{
+	memset(st, 0, sizeof(*st));
+	st->cfg = cfg;
+	st->mode = mode;
+	st->key = key;
+	st->key_len = key_len;
+}
+
 /*
  * Whether a write's body must keep its type field st->type: the type is
  * read from bodies (types), or the body spells it otherwise than the
@@ -490,11 +502,7 @@ DocmodelColumnsDocument(const DocmodelCollection *cfg, const char *key,
 
 	if (!JB_ROOT_IS_OBJECT(body))
 		return body;
-	memset(&st, 0, sizeof(st));
-	st.cfg = cfg;
-	st.mode = DOCMODEL_STAMP_READ;
-	st.key = key;
-	st.key_len = key_len;
+	StampFor(&st, cfg, DOCMODEL_STAMP_READ, key, key_len);
 	mc = DocmodelFieldContainer(cfg->fs, &body->root);
 	typev =
 		mc ? DocmodelFieldValueIn(cfg->fs, mc, DOC_FIELD_TYPE, &typebuf) : NULL;
@@ -584,11 +592,7 @@ DocmodelColumnsSplit(const DocmodelCollection *cfg, const char *key,
 										 &buf[DOC_FIELD_VER]),
 					1, &ver))
 		return false;
-	memset(&st, 0, sizeof(st));
-	st.cfg = cfg;
-	st.mode = DOCMODEL_STAMP_BODY;
-	st.key = key;
-	st.key_len = key_len;
+	StampFor(&st, cfg, DOCMODEL_STAMP_BODY, key, key_len);
 	st.ver = ver;
 	typev = DocmodelFieldValueIn(cfg->fs, mc, DOC_FIELD_TYPE, &typebuf);
 	if (typev != NULL && typev->type == jbvString)

@@ -77,20 +77,6 @@ DocmodelMetaStyleConverting(TriggerData *td)
 				  VARSIZE_ANY_EXHDR(t)) == 0;
 }
 
-/* Raise 42501 unless the current user owns collection relid. */
-static void
-RequireCollectionOwner(Oid relid)
-{
-	char kind = get_rel_relkind(relid);
-
-	if (kind == '\0')
-		ereport(ERROR, (errcode(ERRCODE_UNDEFINED_TABLE),
-						errmsg("relation with OID %u does not exist", relid)));
-	if (!pg_class_ownercheck(relid, GetUserId()))
-		aclcheck_error(ACLCHECK_NOT_OWNER, get_relkind_objtype(kind),
-					   get_rel_name(relid));
-}
-
 /* Raise 22023 unless batch is a batch size set_meta_style takes. */
 static void
 CheckBatch(int32 batch)
@@ -274,7 +260,7 @@ metastyle_batch(PG_FUNCTION_ARGS)
 	batch = PG_GETARG_INT32(1);
 	sweep = PG_GETARG_BOOL(2);
 	CheckBatch(batch);
-	RequireCollectionOwner(relid);
+	DocmodelRequireOwner(relid);
 	DocmodelSpiConnect();
 	if (!ReadState(relid, &id, &to, &after))
 	{
@@ -361,7 +347,7 @@ metastyle_set_meta_style(PG_FUNCTION_ARGS)
 	DocmodelRequireArg(fcinfo, 1, "meta_style");
 	DocmodelRequireArg(fcinfo, 2, "batch_size");
 	CheckBatch(PG_GETARG_INT32(2));
-	RequireCollectionOwner(PG_GETARG_OID(0));
+	DocmodelRequireOwner(PG_GETARG_OID(0));
 	DocmodelRequireCall(fcinfo, "set_meta_style");
 	values[0] = PG_GETARG_DATUM(0);
 	values[1] = PG_GETARG_DATUM(1);
