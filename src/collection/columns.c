@@ -72,6 +72,8 @@ static HTAB *WriterNames = NULL;
 static MemoryContext WriterCxt = NULL;
 static Oid WritersRelid = InvalidOid;
 static bool WriterCallbacks = false;
+static const char *LastName = NULL; /* the last name found, of id LastNameId */
+static int32 LastNameId;
 
 /* Forget every interned name (both ways). */
 static void
@@ -83,6 +85,7 @@ ColumnsFlushWriters(void)
 	WriterIds = NULL;
 	WriterNames = NULL;
 	WritersRelid = InvalidOid;
+	LastName = NULL;
 }
 
 /* An abort may roll back a name this backend interned: forget them all. */
@@ -215,9 +218,14 @@ DocmodelWriterName(int32 id)
 	int ret;
 
 	WritersInit();
+	if (LastName != NULL && LastNameId == id)
+		return LastName;
 	i = hash_search(WriterNames, &id, HASH_FIND, NULL);
 	if (i != NULL)
-		return i->name;
+	{
+		LastNameId = id;
+		return LastName = i->name;
+	}
 	values[0] = Int32GetDatum(id);
 	DocmodelSpiConnect();
 	ret = SPI_execute_with_args(sql, 1, types, values, NULL, true, 1);
@@ -471,6 +479,24 @@ DocmodelColumnsTypeInBody(const DocmodelStamp *st)
 	return tlen != st->type_len || memcmp(t, st->type, tlen) != 0;
 }
 
+/* The numeric of version ver; the first ones made once. */
+static Numeric
+VerNumeric(int32 ver)
+{
+	static Numeric small[16];
+
+	if (ver < 0 || ver >= lengthof(small))
+		return int64_to_numeric(ver);
+	if (small[ver] == NULL)
+	{
+		MemoryContext old = MemoryContextSwitchTo(TopMemoryContext);
+
+		small[ver] = int64_to_numeric(ver);
+		MemoryContextSwitchTo(old);
+	}
+	return small[ver];
+}
+
 /* Show writer column c (when not null and known) as field kind of st. */
 static void
 KeptName(DocmodelStamp *st, JsonbValue *kept, DocFieldKind kind, const Datum *v,
@@ -517,18 +543,22 @@ DocmodelColumnsDocument(const DocmodelCollection *cfg, const char *key,
 	 * it (not converted yet by set_meta_style, or converted back) */
 	if (n[DOCMODEL_STAMP_VER])
 		return body;
-	{
-		kept[DOC_FIELD_VER].type = jbvNumeric;
-		kept[DOC_FIELD_VER].val.numeric =
-			int64_to_numeric(DatumGetInt32(v[DOCMODEL_STAMP_VER]));
-		st.kept[DOC_FIELD_VER] = &kept[DOC_FIELD_VER];
-	}
+	kept[DOC_FIELD_VER].type = jbvNumeric;
+	kept[DOC_FIELD_VER].val.numeric =
+		VerNumeric(DatumGetInt32(v[DOCMODEL_STAMP_VER]));
+	st.kept[DOC_FIELD_VER] = &kept[DOC_FIELD_VER];
 	if (!n[DOCMODEL_STAMP_CREATED_AT])
 		st.kept[DOC_FIELD_CREATED] = DocmodelTimeValue(
 			DatumGetTimestampTz(v[DOCMODEL_STAMP_CREATED_AT]), cfg->time_unit);
+	/* a document never updated: _modified is _created */
 	if (!n[DOCMODEL_STAMP_MODIFIED_AT])
-		st.kept[DOC_FIELD_MODIFIED] = DocmodelTimeValue(
-			DatumGetTimestampTz(v[DOCMODEL_STAMP_MODIFIED_AT]), cfg->time_unit);
+		st.kept[DOC_FIELD_MODIFIED] =
+			!n[DOCMODEL_STAMP_CREATED_AT] && v[DOCMODEL_STAMP_MODIFIED_AT] ==
+												 v[DOCMODEL_STAMP_CREATED_AT]
+				? st.kept[DOC_FIELD_CREATED]
+				: DocmodelTimeValue(
+					  DatumGetTimestampTz(v[DOCMODEL_STAMP_MODIFIED_AT]),
+					  cfg->time_unit);
 	KeptName(&st, kept, DOC_FIELD_CREATED_BY, v, n, DOCMODEL_STAMP_CREATED_BY);
 	KeptName(&st, kept, DOC_FIELD_MODIFIED_BY, v, n,
 			 DOCMODEL_STAMP_MODIFIED_BY);

@@ -277,7 +277,10 @@ DocmodelAssembleDocument(Jsonb *body, DocmodelStamp *st)
 	int n = JsonContainerSize(&body->root);
 	JsonbPair *out = palloc((n + 1 + MAX_MANAGED) * sizeof(JsonbPair));
 	JsonbPair managed[MAX_MANAGED];
-	JsonbValue *timeval = CachedTimeValue(st->now, st->cfg->time_unit);
+	/* only a write stamps a time and a version of its own */
+	JsonbValue *timeval = st->mode == DOCMODEL_STAMP_DOCUMENT
+							  ? CachedTimeValue(st->now, st->cfg->time_unit)
+							  : NULL;
 	const DocFieldSet *fs = st->cfg->fs;
 	JsonbValue ver;
 	JsonbValue doc;
@@ -291,7 +294,9 @@ DocmodelAssembleDocument(Jsonb *body, DocmodelStamp *st)
 		MemoryContextSwitchTo(old);
 	}
 	ver.type = jbvNumeric;
-	ver.val.numeric = st->ver == 1 ? VerOne : int64_to_numeric(st->ver);
+	ver.val.numeric = st->mode != DOCMODEL_STAMP_DOCUMENT ? NULL
+					  : st->ver == 1                      ? VerOne
+									 : int64_to_numeric(st->ver);
 	nmanaged = ManagedPairs(fs, st, timeval, &ver,
 							st->who != NULL ? strlen(st->who) : 0, managed);
 	doc.type = jbvObject;
