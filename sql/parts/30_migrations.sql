@@ -549,7 +549,7 @@ BEGIN
         FROM (SELECT docmodel._doc_type(%2$s, $1) AS t,
                 docmodel._doc_version(%2$s, $1) AS v, count(*) AS n
             FROM %1$s AS d GROUP BY 1, 2) s
-        ORDER BY 1, 2', coll, docmodel._document_sql(coll, 'd'))
+        ORDER BY 1, 2', docmodel._rel_sql(coll), docmodel._document_sql(coll, 'd'))
     USING (SELECT c.coll FROM docmodel.collection_config AS c
         WHERE c.coll = migration_plan.coll);
 END
@@ -658,7 +658,7 @@ BEGIN
             -- a collection's own field names (NULL for another table: any style)
             EXECUTE format('SELECT count(*) FROM %1$s AS d
                 WHERE ($1 IS NULL OR id > $1) AND docmodel._migration_pending(%2$s, $2, $3, $4)',
-                coll, docmodel._document_sql(coll, 'd'))
+                docmodel._rel_sql(coll), docmodel._document_sql(coll, 'd'))
             INTO remaining USING last, doc_type, target, cfg;
         END IF;
         PERFORM docmodel._migration_run_set(run, 'running', last, done, done + remaining,
@@ -711,7 +711,7 @@ BEGIN
         EXECUTE format('SELECT max(id), count(*)
             FROM (SELECT id FROM %1$s AS d
                 WHERE ($1 IS NULL OR id > $1) AND docmodel._migration_pending(%2$s, $2, $3, $5)
-                ORDER BY id LIMIT $4) b', r.coll, docexpr)
+                ORDER BY id LIMIT $4) b', docmodel._rel_sql(r.coll), docexpr)
         INTO batch_end, n USING r.last_key, r.doc_type, r.target, batch_size, cfg;
         IF n = 0 THEN
             PERFORM docmodel._migration_run_set(run, 'done', r.last_key, done, done,
@@ -721,7 +721,7 @@ BEGIN
         END IF;
         EXECUTE format('UPDATE %1$s AS d SET doc = docmodel._migrate_doc(%2$s, $3, id, $5)
             WHERE ($1 IS NULL OR id > $1) AND id <= $4
-                AND docmodel._migration_pending(%2$s, $2, $3, $5)', r.coll, docexpr)
+                AND docmodel._migration_pending(%2$s, $2, $3, $5)', docmodel._rel_sql(r.coll), docexpr)
         USING r.last_key, r.doc_type, r.target, batch_end, cfg;
         GET DIAGNOSTICS n = ROW_COUNT;
         done := done + n;

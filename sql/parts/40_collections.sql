@@ -167,11 +167,11 @@ BEGIN
     IF add THEN
         EXECUTE pg_catalog.format('ALTER TABLE %s ADD COLUMN created_at timestamptz, '
             'ADD COLUMN modified_at timestamptz, ADD COLUMN ver integer, '
-            'ADD COLUMN created_by integer, ADD COLUMN modified_by integer', $1);
+            'ADD COLUMN created_by integer, ADD COLUMN modified_by integer', docmodel._rel_sql($1));
     ELSE
         EXECUTE pg_catalog.format('ALTER TABLE %s DROP COLUMN created_at, '
             'DROP COLUMN modified_at, DROP COLUMN ver, DROP COLUMN created_by, '
-            'DROP COLUMN modified_by', $1);
+            'DROP COLUMN modified_by', docmodel._rel_sql($1));
     END IF;
 END
 $$;
@@ -269,23 +269,23 @@ BEGIN
         IF EXISTS (SELECT FROM pg_catalog.pg_trigger AS g
                    WHERE g.tgrelid OPERATOR(pg_catalog.=) view
                      AND g.tgname OPERATOR(pg_catalog.=) 'docmodel_documents') THEN
-            EXECUTE pg_catalog.format('DROP TRIGGER docmodel_documents ON %s', view);
+            EXECUTE pg_catalog.format('DROP TRIGGER docmodel_documents ON %s', docmodel._rel_sql(view));
         END IF;
     END IF;
     EXECUTE pg_catalog.format('CREATE OR REPLACE VIEW %I.%I WITH (security_invoker = true) AS '
         'SELECT c.id, %s AS doc, c.cas, c.expires_at, c.locked_until FROM %s AS c',
-        nspid::regnamespace, viewname, docmodel._document_sql($1, 'c'), $1);
+        nspid::regnamespace, viewname, docmodel._document_sql($1, 'c'), docmodel._rel_sql($1));
     view := (pg_catalog.quote_ident(nspid::regnamespace::text) OPERATOR(pg_catalog.||) '.'
              OPERATOR(pg_catalog.||) pg_catalog.quote_ident(viewname))::regclass;
     IF cfg.meta_style OPERATOR(pg_catalog.=) 'columns' THEN
         EXECUTE pg_catalog.format('CREATE TRIGGER docmodel_documents '
             'INSTEAD OF INSERT OR UPDATE OR DELETE ON %s FOR EACH ROW '
-            'EXECUTE FUNCTION docmodel._documents_trigger(%s)', view, cfg.id);
+            'EXECUTE FUNCTION docmodel._documents_trigger(%s)', docmodel._rel_sql(view), cfg.id);
     END IF;
     IF owner OPERATOR(pg_catalog.<>) CURRENT_USER THEN
-        EXECUTE pg_catalog.format('ALTER VIEW %s OWNER TO %I', view, owner);
+        EXECUTE pg_catalog.format('ALTER VIEW %s OWNER TO %I', docmodel._rel_sql(view), owner);
     END IF;
-    EXECUTE pg_catalog.format('COMMENT ON VIEW %s IS %L', view,
+    EXECUTE pg_catalog.format('COMMENT ON VIEW %s IS %L', docmodel._rel_sql(view),
         pg_catalog.format('docmodel documents of collection %s', $1));
     PERFORM docmodel._config_set_documents($1, view);
     RETURN view;
@@ -381,7 +381,7 @@ BEGIN
         RETURN true;
     END IF;
     -- back: no write meanwhile; the rows written in columns since the pass
-    EXECUTE pg_catalog.format('LOCK TABLE %s IN ACCESS EXCLUSIVE MODE', coll);
+    EXECUTE pg_catalog.format('LOCK TABLE %s IN ACCESS EXCLUSIVE MODE', docmodel._rel_sql(coll));
     LOOP
         EXIT WHEN docmodel._meta_style_batch(coll, batch_size, true)
             OPERATOR(pg_catalog.<) batch_size;
@@ -500,7 +500,7 @@ BEGIN
     EXECUTE pg_catalog.format('LOCK TABLE %s IN ACCESS EXCLUSIVE MODE', $1);
     IF view IS NOT NULL AND EXISTS (SELECT FROM pg_catalog.pg_class AS r
                                     WHERE r.oid OPERATOR(pg_catalog.=) view) THEN
-        EXECUTE pg_catalog.format('DROP VIEW %s', view);
+        EXECUTE pg_catalog.format('DROP VIEW %s', docmodel._rel_sql(view));
     END IF;
     IF hist IS NOT NULL THEN
         EXECUTE pg_catalog.format('DROP TABLE %s', hist);

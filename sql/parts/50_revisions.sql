@@ -66,7 +66,7 @@ BEGIN
                               WHERE a.attrelid OPERATOR(pg_catalog.=) $1 AND NOT a.attisdropped
                                 AND a.attname OPERATOR(pg_catalog.=) n.col);
         IF adds IS NOT NULL THEN
-            EXECUTE pg_catalog.format('ALTER TABLE %s %s', $1, adds);
+            EXECUTE pg_catalog.format('ALTER TABLE %s %s', docmodel._rel_sql($1), adds);
         END IF;
         RETURN;
     END IF;
@@ -82,12 +82,11 @@ BEGIN
                   DETAIL = pg_catalog.format('Collection %s does not have meta_style ''columns'', whose stamps they hold.', cfg.coll),
                   HINT = 'Merge them before the collection''s meta_style changes.';
     END IF;
-    EXECUTE pg_catalog.format('UPDATE %s AS r SET doc = docmodel._document(%s, r.id, r.doc, '
-        'r.created_at, r.modified_at, r.ver, r.created_by, r.modified_by) '
+    EXECUTE pg_catalog.format('UPDATE %s AS r SET doc = %s '
         'WHERE pg_catalog.num_nulls(r.created_at, r.modified_at, r.created_by, r.modified_by) '
-        'OPERATOR(pg_catalog.<) 4', $1, cfg.id);
+        'OPERATOR(pg_catalog.<) 4', docmodel._rel_sql($1), docmodel._document_sql(cfg.coll, 'r'));
     EXECUTE pg_catalog.format('ALTER TABLE %s DROP COLUMN created_at, DROP COLUMN modified_at, '
-        'DROP COLUMN created_by, DROP COLUMN modified_by', $1);
+        'DROP COLUMN created_by, DROP COLUMN modified_by', docmodel._rel_sql($1));
 END
 $$;
 COMMENT ON FUNCTION docmodel._history_stamp_columns(regclass, boolean) IS
@@ -248,23 +247,17 @@ CREATE FUNCTION docmodel.revisions(coll regclass, key text)
     AS $$
 DECLARE
     t record;
-    cid integer;
 BEGIN
     t := docmodel._revisions_table($1);
     -- meta_style 'columns': the body merged with the revision's stamp
     -- columns (its ver the _ver), as get() merges a document's; a row
     -- whose four stamp columns are null (filed before the collection took
     -- that style) as it is.
-    SELECT c.id INTO cid FROM docmodel.collection_config AS c
-        WHERE c.coll OPERATOR(pg_catalog.=) $1 AND c.meta_style OPERATOR(pg_catalog.=) 'columns';
     RETURN QUERY EXECUTE pg_catalog.format('SELECT r.ver, r.id OPERATOR(pg_catalog.||) $2 '
         'OPERATOR(pg_catalog.||) ''v'' OPERATOR(pg_catalog.||) $2 OPERATOR(pg_catalog.||) r.ver::text, '
         'r.op, r.changed_at, r.changed_by, %s FROM %s AS r '
         'WHERE r.id OPERATOR(pg_catalog.=) $1 ORDER BY r.ver DESC',
-        CASE WHEN cid IS NULL THEN 'r.doc' ELSE pg_catalog.format('CASE WHEN pg_catalog.num_nulls(r.created_at, '
-            'r.modified_at, r.created_by, r.modified_by) OPERATOR(pg_catalog.=) 4 THEN r.doc '
-            'ELSE docmodel._document(%s, r.id, r.doc, r.created_at, r.modified_at, r.ver, '
-            'r.created_by, r.modified_by) END', cid) END, t.hist)
+        docmodel._document_sql($1, 'r'), docmodel._rel_sql(t.hist))
         USING $2, t.delim;
 END
 $$;
@@ -278,18 +271,12 @@ CREATE FUNCTION docmodel.get_revision(coll regclass, key text, ver integer) RETU
 DECLARE
     t record;
     body jsonb;
-    cid integer;
 BEGIN
     t := docmodel._revisions_table($1);
     -- meta_style 'columns': merged as revisions() merges it
-    SELECT c.id INTO cid FROM docmodel.collection_config AS c
-        WHERE c.coll OPERATOR(pg_catalog.=) $1 AND c.meta_style OPERATOR(pg_catalog.=) 'columns';
     EXECUTE pg_catalog.format('SELECT %s FROM %s AS r WHERE r.id OPERATOR(pg_catalog.=) $1 '
         'AND r.ver OPERATOR(pg_catalog.=) $2',
-        CASE WHEN cid IS NULL THEN 'r.doc' ELSE pg_catalog.format('CASE WHEN pg_catalog.num_nulls(r.created_at, '
-            'r.modified_at, r.created_by, r.modified_by) OPERATOR(pg_catalog.=) 4 THEN r.doc '
-            'ELSE docmodel._document(%s, r.id, r.doc, r.created_at, r.modified_at, r.ver, '
-            'r.created_by, r.modified_by) END', cid) END, t.hist)
+        docmodel._document_sql($1, 'r'), docmodel._rel_sql(t.hist))
         INTO body USING $2, $3;
     RETURN body;
 END

@@ -156,7 +156,7 @@ BEGIN
                 CASE WHEN $1 THEN docmodel._plan_error(%2$s, d.id, $2) END AS err
             FROM %1$s AS d) s
         GROUP BY 1, 2
-        ORDER BY 1, 2', coll, docmodel._document_sql(coll, 'd'))
+        ORDER BY 1, 2', docmodel._rel_sql(coll), docmodel._document_sql(coll, 'd'))
     -- a collection's own field names (NULL for another table: any style)
     USING validate, (SELECT c.coll FROM docmodel.collection_config AS c
         WHERE c.coll = migration_plan.coll);

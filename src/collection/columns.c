@@ -540,8 +540,12 @@ DocmodelColumnsDocument(const DocmodelCollection *cfg, const char *key,
 	else
 		DerivedType(cfg, key, key_len, &st.type, &st.type_len);
 	/* a row whose ver is null holds its document as the other styles store
-	 * it (not converted yet by set_meta_style, or converted back) */
-	if (n[DOCMODEL_STAMP_VER])
+	 * it (not converted yet by set_meta_style, or converted back); so does a
+	 * revision filed before its collection took the columns (its ver is the
+	 * history's, its four stamps null) */
+	if (n[DOCMODEL_STAMP_VER] ||
+		(n[DOCMODEL_STAMP_CREATED_AT] && n[DOCMODEL_STAMP_MODIFIED_AT] &&
+		 n[DOCMODEL_STAMP_CREATED_BY] && n[DOCMODEL_STAMP_MODIFIED_BY]))
 		return body;
 	kept[DOC_FIELD_VER].type = jbvNumeric;
 	kept[DOC_FIELD_VER].val.numeric =
