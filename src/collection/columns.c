@@ -467,8 +467,8 @@ StampFor(DocmodelStamp *st, const DocmodelCollection *cfg,
  * read from bodies (types), or the body spells it otherwise than the
  * collection or the key would give it.
  */
-bool
-DocmodelColumnsTypeInBody(const DocmodelStamp *st)
+static bool
+ColumnsTypeInBody(const DocmodelStamp *st)
 {
 	const char *t;
 	int tlen;
@@ -651,7 +651,7 @@ DocmodelColumnsSplit(const DocmodelCollection *cfg, const char *key,
 						   : Int32GetDatum(KeptWriter(&st, kinds[i], f));
 		n[cols[i]] = false;
 	}
-	st.type_in_body = DocmodelColumnsTypeInBody(&st);
+	st.type_in_body = ColumnsTypeInBody(&st);
 	*body = DocmodelAssembleDocument(doc, &st);
 	back = DocmodelColumnsDocument(cfg, key, key_len, *body, v, n);
 	return compareJsonbContainers(&back->root, &doc->root) == 0;

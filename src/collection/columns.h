@@ -21,7 +21,6 @@ extern void DocmodelColumnsStamp(const DocmodelStamp *st, const Datum *oldv,
 								 const bool *oldn, Datum *v, bool *n);
 extern bool DocmodelColumnsBodyClean(const DocFieldSet *fs, Jsonb *body,
 									 bool keep_type);
-extern bool DocmodelColumnsTypeInBody(const DocmodelStamp *st);
 extern Jsonb *DocmodelColumnsDocument(const DocmodelCollection *cfg,
 									  const char *key, int key_len, Jsonb *body,
 									  const Datum *v, const bool *n);

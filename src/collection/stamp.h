@@ -47,7 +47,8 @@ typedef struct DocmodelStamp
 {
 	const DocmodelCollection *cfg;
 	DocmodelStampMode mode;
-	bool type_in_body; /* DOCMODEL_STAMP_BODY: keep the type field */
+	bool type_in_body; /* DOCMODEL_STAMP_BODY: keep the type field (set by
+						* the trigger's type check) */
 	bool is_insert;
 	const char *key;
 	int key_len;

@@ -416,6 +416,22 @@ BodyType(TriggerWrite *w, JsonbValue *typev)
 					   w->key_len, w->key, coll, DocmodelTypesList(&w->cfg))));
 	w->st.type = typev->val.string.val;
 	w->st.type_len = typev->val.string.len;
+	w->st.type_in_body = true; /* the type is the body's to keep */
+}
+
+/*
+ * The type of a write is the body's own spelling typev; meta_style
+ * 'columns' keeps it in the body only where derived (doc_type or the key's
+ * type) would not give it back.
+ */
+static void
+BodySpelling(TriggerWrite *w, JsonbValue *typev, const char *derived,
+			 int derived_len)
+{
+	w->st.type = typev->val.string.val;
+	w->st.type_len = typev->val.string.len;
+	w->st.type_in_body = w->st.type_len != derived_len ||
+						 memcmp(w->st.type, derived, derived_len) != 0;
 }
 
 /*
@@ -505,10 +521,8 @@ CheckType(TriggerWrite *w, Jsonb *body)
 						   RelationGetRelationName(w->rel), cfg->doc_type,
 						   key_len, key, ktype_len, ktype)));
 	if (typev != NULL && typev->type == jbvString)
-	{
-		w->st.type = typev->val.string.val;
-		w->st.type_len = typev->val.string.len;
-	}
+		BodySpelling(w, typev, cfg->has_doc_type ? cfg->doc_type : ktype,
+					 cfg->has_doc_type ? cfg->doc_type_len : ktype_len);
 	else if (cfg->has_doc_type)
 	{
 		w->st.type = cfg->doc_type;
@@ -857,7 +871,6 @@ ColumnsStore(TriggerWrite *w, Jsonb *body, Datum docd)
 	int i;
 
 	w->st.mode = DOCMODEL_STAMP_BODY;
-	w->st.type_in_body = DocmodelColumnsTypeInBody(&w->st);
 	if (w->st.schema != NULL ||
 		!DocmodelColumnsBodyClean(w->fs, body, w->st.type_in_body))
 		result = DocmodelAssembleDocument(body, &w->st);
