@@ -28,6 +28,7 @@
 #include "collection/fields.h"
 #include "collection/kv.h"
 #include "collection/layout.h"
+#include "collection/stamp.h"
 #include "copy/rules.h"
 #include "copy/worker.h"
 #include "counter/counter.h"
@@ -85,9 +86,10 @@ NamesChanged(int cacheid, uint32 hashvalue)
 }
 
 static const SyscacheSubscriber SyscacheSubscribers[] = {
-	{PROCOID, DocmodelMigrateSyscache},       /* fn steps: functions */
-	{NAMESPACEOID, NamesChanged},             /* plans name the schema */
-	{AUTHOID, DocmodelCounterSyscache},       /* privileges: role attributes */
+	{PROCOID, DocmodelMigrateSyscache}, /* fn steps: functions */
+	{NAMESPACEOID, NamesChanged},       /* plans name the schema */
+	{AUTHOID, DocmodelCounterSyscache}, /* privileges: role attributes */
+	{AUTHOID, DocmodelWhoSyscache},     /* stamps: the session user's name */
 	{AUTHMEMROLEMEM, DocmodelCounterSyscache} /* privileges: memberships */
 };
 

@@ -366,6 +366,13 @@ DocmodelNextCas(int64 old_cas)
 	return cas;
 }
 
+/* Syscache subscriber (init.c): a role changed, perhaps its name. */
+void
+DocmodelWhoSyscache(int cacheid, uint32 hashvalue)
+{
+	WhoRoleId = InvalidOid;
+}
+
 /* Return who writes: docmodel.actor when set, else session_user. */
 const char *
 DocmodelWho(void)

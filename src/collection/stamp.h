@@ -91,5 +91,6 @@ extern void DocmodelVersionOverflow(const char *key, int key_len,
 									const char *stored) pg_attribute_noreturn();
 extern int64 DocmodelNextCas(int64 old_cas);
 extern const char *DocmodelWho(void);
+extern void DocmodelWhoSyscache(int cacheid, uint32 hashvalue);
 
 #endif /* DOCMODEL_COLLECTION_STAMP_H */

@@ -177,6 +177,21 @@ INSERT INTO collection_t_ms VALUES ('t::2', '{}');
 SELECT doc->>'_createdBy' = session_user AS created_by_session_user,
        doc->>'_modifiedBy' = session_user AS modified_by_session_user
 FROM collection_t_ms_documents WHERE id = 't::2';
+-- A role renamed since it last wrote is stamped by its new name.
+CREATE ROLE collection_renamed;
+GRANT ALL ON collection_t_ms TO collection_renamed;
+SET SESSION AUTHORIZATION collection_renamed;
+INSERT INTO collection_t_ms VALUES ('t::3', '{}');
+RESET SESSION AUTHORIZATION;
+ALTER ROLE collection_renamed RENAME TO collection_renamed2;
+SET SESSION AUTHORIZATION collection_renamed2;
+UPDATE collection_t_ms SET doc = '{"n": 1}' WHERE id = 't::3';
+RESET SESSION AUTHORIZATION;
+SELECT doc->>'_createdBy' AS created_by, doc->>'_modifiedBy' AS modified_by
+FROM collection_t_ms_documents WHERE id = 't::3';
+DELETE FROM collection_t_ms WHERE id = 't::3';
+REVOKE ALL ON collection_t_ms FROM collection_renamed2;
+DROP ROLE collection_renamed2;
 SET docmodel.actor = 'tester';
 
 -- Errors of the trigger, for plain SQL and the functions alike.
