@@ -137,7 +137,7 @@ BEGIN
     FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace WHERE c.oid = rel;
     IF res IS NULL THEN
         RAISE EXCEPTION USING ERRCODE = '42P01',
-            MESSAGE = format('relation with OID %s of a mapping does not exist', rel);
+            MESSAGE = format('relation with OID %s does not exist', rel);
     END IF;
     RETURN res;
 END

@@ -215,3 +215,6 @@ DROP SCHEMA sm_evil CASCADE;
 DROP OWNED BY regress_sm_alice, regress_sm_mallory;
 DROP ROLE regress_sm_alice;
 DROP ROLE regress_sm_mallory;
+-- The quoting helper of generated SQL: an OID that names no relation.
+SELECT docmodel._rel_sql(0);
+SELECT docmodel._rel_sql('pg_catalog.pg_class'::regclass) AS quoted;
