@@ -390,8 +390,7 @@ DocmodelColumnsBodyWriters(DocmodelStamp *st, JsonbValue *old_created_by)
 		KeptWriterCheck(st, DOC_FIELD_CREATED_BY,
 						st->kept[DOC_FIELD_CREATED_BY]);
 	else
-		st->kept[DOC_FIELD_CREATED_BY] =
-			st->is_insert ? who : old_created_by;
+		st->kept[DOC_FIELD_CREATED_BY] = st->is_insert ? who : old_created_by;
 	if (st->kept[DOC_FIELD_MODIFIED_BY] != NULL)
 		KeptWriterCheck(st, DOC_FIELD_MODIFIED_BY,
 						st->kept[DOC_FIELD_MODIFIED_BY]);
@@ -415,7 +414,8 @@ DocmodelColumnsStamp(const DocmodelStamp *st, const Datum *oldv,
 	if (st->writers_in_body)
 	{
 		/* on a Citus shard the names are in the body */
-		v[DOCMODEL_STAMP_CREATED_BY] = v[DOCMODEL_STAMP_MODIFIED_BY] = (Datum) 0;
+		v[DOCMODEL_STAMP_CREATED_BY] = v[DOCMODEL_STAMP_MODIFIED_BY] =
+			(Datum) 0;
 		n[DOCMODEL_STAMP_CREATED_BY] = n[DOCMODEL_STAMP_MODIFIED_BY] = true;
 	}
 	/* created: kept, or now for a new document, or the stored one */
@@ -853,14 +853,14 @@ columns_writers_in_body(PG_FUNCTION_ARGS)
 	}
 	for (i = 0; i < lengthof(kinds); i++)
 	{
-		const char *name =
-			PG_ARGISNULL(3 + i)
-				? NULL
-				: DocmodelWriterName(PG_GETARG_INT32(3 + i));
+		const char *name = PG_ARGISNULL(3 + i)
+							   ? NULL
+							   : DocmodelWriterName(PG_GETARG_INT32(3 + i));
 
 		if (name != NULL)
 		{
-			kept[kinds[i]] = DocmodelJsonTreeString(pstrdup(name), strlen(name));
+			kept[kinds[i]] =
+				DocmodelJsonTreeString(pstrdup(name), strlen(name));
 			st.kept[kinds[i]] = &kept[kinds[i]];
 		}
 		else if (mc != NULL &&

@@ -180,11 +180,11 @@ ManagedPairs(const DocFieldSet *fs, DocmodelStamp *st, JsonbValue *timeval,
 			bool type = st->mode == DOCMODEL_STAMP_BODY &&
 						kind == DOC_FIELD_TYPE && st->type_in_body;
 
-			if (type || (st->kept[kind] != NULL &&
-						 (st->mode == DOCMODEL_STAMP_READ ||
-						  (st->writers_in_body &&
-						   (kind == DOC_FIELD_CREATED_BY ||
-							kind == DOC_FIELD_MODIFIED_BY)))))
+			if (type ||
+				(st->kept[kind] != NULL &&
+				 (st->mode == DOCMODEL_STAMP_READ ||
+				  (st->writers_in_body && (kind == DOC_FIELD_CREATED_BY ||
+										   kind == DOC_FIELD_MODIFIED_BY)))))
 				SetPair(&m[k++], name,
 						type ? DocmodelJsonTreeString(st->type, st->type_len)
 							 : *st->kept[kind]);

@@ -626,10 +626,10 @@ ColumnsWritersOld(TriggerWrite *w)
 		v[i] = w->ov[w->stamps[i] - 1];
 		n[i] = w->on[w->stamps[i] - 1];
 	}
-	if (!DocmodelColumnsSplit(&w->cfg, w->key, w->key_len,
-							  DocmodelColumnsDocument(&w->cfg, w->key,
-													  w->key_len, old, v, n),
-							  &body, v, n, false))
+	if (!DocmodelColumnsSplit(
+			&w->cfg, w->key, w->key_len,
+			DocmodelColumnsDocument(&w->cfg, w->key, w->key_len, old, v, n),
+			&body, v, n, false))
 		return;
 	w->olddocd = JsonbPGetDatum(body);
 	for (i = 0; i < lengthof(writers); i++)
