@@ -338,6 +338,16 @@ SET LOCAL citus.propagate_set_commands = 'local';
 SET LOCAL docmodel.actor = 'svc';
 INSERT INTO accts (id, doc) VALUES ('acct::9', '{"n": 9}');
 COMMIT;
+-- A kept writer (docmodel.keep_stamps) stays in the body there too; a
+-- restore is a write of the restorer.
+BEGIN;
+SET LOCAL citus.propagate_set_commands = 'local';
+SET LOCAL docmodel.keep_stamps = on;
+INSERT INTO accts (id, doc) VALUES ('acct::21', '{"n": 21, "_createdBy": "loader"}');
+COMMIT;
+SELECT docmodel.restore('accts', 'acct::3', 1) > 0 AS restored;
+SELECT id, doc, created_by, modified_by, ver FROM accts WHERE id IN ('acct::3', 'acct::21') ORDER BY id;
+SELECT docmodel.get('accts', 'acct::3') - '{_created,_modified}'::text[] AS restored;
 SELECT docmodel.upsert('accts', 'acct::4', '{"n": 40}') > 0 AS same_body;
 SELECT id, doc, created_by, modified_by, ver FROM accts WHERE id IN ('acct::4', 'acct::5', 'acct::7', 'acct::8', 'acct::9') ORDER BY id;
 SELECT key, doc->>'_createdBy' AS created_by, doc->>'_modifiedBy' AS modified_by, doc->'_ver' AS ver, doc->'n' AS n
