@@ -190,6 +190,18 @@ CREATE FUNCTION docmodel._document(collection integer, id text, doc jsonb,
 COMMENT ON FUNCTION docmodel._document(integer, text, jsonb, timestamptz, timestamptz, integer, integer, integer) IS
     'internal: the document of a collection with meta_style columns, its stamps merged';
 
+-- On Citus the shards of a distributed collection with meta_style
+-- 'columns' keep the writers' names in the body (writer ids are per node),
+-- their columns null: a row's body with the names of its writer columns
+-- in it, for distribute_collection's conversion.
+CREATE FUNCTION docmodel._writers_in_body(collection integer, id text, doc jsonb,
+    created_by integer, modified_by integer)
+    RETURNS jsonb
+    LANGUAGE c STABLE PARALLEL SAFE
+    AS 'MODULE_PATHNAME', 'columns_writers_in_body';
+COMMENT ON FUNCTION docmodel._writers_in_body(integer, text, jsonb, integer, integer) IS
+    'internal: the body of a row of a collection with meta_style columns with its writers'' names in it (distributed on Citus)';
+
 -- The SQL of a collection's document as every style shows it, for the
 -- statements docmodel generates: "<alias>.doc", or for meta_style
 -- 'columns' the body with its stamp columns (_document); "<alias>.doc" for

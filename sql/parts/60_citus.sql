@@ -212,6 +212,7 @@ CREATE FUNCTION docmodel.distribute_collection(coll regclass, shard_count intege
     AS $$
 DECLARE
     hist regclass := docmodel._citus_collection(coll, 'distribute a collection');
+    cid integer;
     fn text;
     tg name;
     off name[] := '{}';
@@ -221,16 +222,14 @@ BEGIN
             USING ERRCODE = 'invalid_parameter_value',
                   HINT = 'Give a positive number of shards, or NULL for citus.shard_count.';
     END IF;
-    -- The writer ids of meta_style 'columns' are this node's
-    -- (docmodel.writers); a worker's trigger would record its own.
-    IF EXISTS (SELECT FROM docmodel.collection_config AS c
-               WHERE c.coll OPERATOR(pg_catalog.=) $1
-                 AND c.meta_style OPERATOR(pg_catalog.=) 'columns') THEN
-        RAISE EXCEPTION 'cannot distribute collection "%": its stamps are in columns', coll
-            USING ERRCODE = 'feature_not_supported',
-                  DETAIL = 'The writer names of meta_style ''columns'' are recorded per node.',
-                  HINT = 'Convert it with set_meta_style to ''underscore'' first.';
-    END IF;
+    -- meta_style 'columns': writer ids are this node's (docmodel.writers)
+    -- and a shard moves between nodes, so the shards keep the writers'
+    -- names in the body and their columns null (the trigger writes them so
+    -- there); the rows and revisions already here are converted before
+    -- they are copied.
+    SELECT c.id INTO cid FROM docmodel.collection_config AS c
+        WHERE c.coll OPERATOR(pg_catalog.=) $1
+          AND c.meta_style OPERATOR(pg_catalog.=) 'columns';
     -- A rule's function is this node's; the workers would not find it.
     SELECT pg_catalog.format('type "%s" from %s', m.doc_type, m.from_version) INTO fn
         FROM docmodel.migration_rules AS m WHERE m.fn IS NOT NULL LIMIT 1;
@@ -273,6 +272,12 @@ BEGIN
             EXECUTE pg_catalog.format('ALTER TABLE %s DISABLE TRIGGER %I', coll, tg);
             off := off OPERATOR(pg_catalog.||) tg;
         END LOOP;
+        IF cid IS NOT NULL THEN
+            EXECUTE pg_catalog.format('UPDATE %s AS c SET doc = docmodel._writers_in_body(%s, '
+                'c.id, c.doc, c.created_by, c.modified_by), created_by = NULL, modified_by = NULL '
+                'WHERE c.ver IS NOT NULL AND (c.created_by IS NOT NULL OR c.modified_by IS NOT NULL)',
+                docmodel._rel_sql(coll), cid);
+        END IF;
         PERFORM pg_catalog.create_distributed_table(coll, 'id', shard_count => shard_count);
         -- (the copied rows would stay on the coordinator's disk, unseen)
         PERFORM pg_catalog.truncate_local_data_after_distributing_table(coll);
@@ -282,6 +287,12 @@ BEGIN
     END IF;
     -- History next to its document: the same shards of the key space.
     IF hist IS NOT NULL AND NOT docmodel._citus_distributed(hist) THEN
+        IF cid IS NOT NULL THEN
+            EXECUTE pg_catalog.format('UPDATE %s AS r SET doc = docmodel._writers_in_body(%s, '
+                'r.id, r.doc, r.created_by, r.modified_by), created_by = NULL, modified_by = NULL '
+                'WHERE r.doc IS NOT NULL AND (r.created_by IS NOT NULL OR r.modified_by IS NOT NULL)',
+                docmodel._rel_sql(hist), cid);
+        END IF;
         PERFORM pg_catalog.create_distributed_table(hist, 'id', colocate_with => coll::text);
         PERFORM pg_catalog.truncate_local_data_after_distributing_table(hist);
     END IF;

@@ -53,6 +53,7 @@
 #include "json/util.h"
 
 PG_FUNCTION_INFO_V1(columns_document);
+PG_FUNCTION_INFO_V1(columns_writers_in_body);
 
 /* The interned writer names: name -> id and id -> name. */
 typedef struct WriterByName
@@ -159,6 +160,20 @@ RememberWriter(const char *name, int32 id)
 		i->name = MemoryContextStrdup(WriterCxt, name);
 }
 
+/* Raise 22023 when writer name is longer than the columns record. */
+static void
+WriterNameCheck(const char *name)
+{
+	if (strlen(name) >= NAMEDATALEN * 2)
+		ereport(
+			ERROR,
+			(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+			 errmsg("writer name \"%.*s...\" is too long", NAMEDATALEN, name),
+			 errdetail("A collection with meta_style 'columns' records "
+					   "writer names of at most %d bytes.",
+					   NAMEDATALEN * 2 - 1)));
+}
+
 /*
  * The id of writer name in docmodel.writers, interned when new: one
  * statement, as the table's owner, the first time this backend meets the
@@ -179,14 +194,7 @@ DocmodelWriterId(const char *name)
 	bool isnull = true;
 	int attempt;
 
-	if (strlen(name) >= NAMEDATALEN * 2)
-		ereport(
-			ERROR,
-			(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-			 errmsg("writer name \"%.*s...\" is too long", NAMEDATALEN, name),
-			 errdetail("A collection with meta_style 'columns' records "
-					   "writer names of at most %d bytes.",
-					   NAMEDATALEN * 2 - 1)));
+	WriterNameCheck(name);
 	WritersInit();
 	n = hash_search(WriterIds, name, HASH_FIND, NULL);
 	if (n != NULL)
@@ -342,19 +350,52 @@ KeptTime(const DocmodelStamp *st, DocFieldKind kind, JsonbValue *v)
 	return 0; /* not reached */
 }
 
-/* A writer field's JSON value as the column holds it: an interned name. */
-static int32
-KeptWriter(const DocmodelStamp *st, DocFieldKind kind, JsonbValue *v)
+/* Raise 22023 unless writer field v is a name the column can hold. */
+static void
+KeptWriterCheck(const DocmodelStamp *st, DocFieldKind kind, JsonbValue *v)
 {
-	char *name;
-
 	if (v->type != jbvString || v->val.string.len >= NAMEDATALEN * 2 ||
 		memchr(v->val.string.val, '\0', v->val.string.len) != NULL)
 		CannotKeep(st, kind,
 				   kind == DOC_FIELD_CREATED_BY ? "created_by" : "modified_by",
 				   "a writer as a name (a string)", v);
-	name = pnstrdup(v->val.string.val, v->val.string.len);
-	return DocmodelWriterId(name);
+}
+
+/* A writer field's JSON value as the column holds it: an interned name. */
+static int32
+KeptWriter(const DocmodelStamp *st, DocFieldKind kind, JsonbValue *v)
+{
+	KeptWriterCheck(st, kind, v);
+	return DocmodelWriterId(pnstrdup(v->val.string.val, v->val.string.len));
+}
+
+/*
+ * A write on a Citus shard of a distributed collection keeps its writers
+ * as names in the body (writer ids are per node, and a shard moves):
+ * st->kept[] of _createdBy and _modifiedBy set to what the write stores, a
+ * kept one (checked as the column would check it), else the document's
+ * creator (old_created_by on an update, NULL when it has none) or the
+ * writer for _createdBy, the writer for _modifiedBy. The write's columns
+ * of them stay null (DocmodelColumnsStamp).
+ */
+void
+DocmodelColumnsBodyWriters(DocmodelStamp *st, JsonbValue *old_created_by)
+{
+	JsonbValue *who = palloc(sizeof(JsonbValue));
+
+	WriterNameCheck(st->who);
+	*who = DocmodelJsonTreeString(st->who, strlen(st->who));
+	st->writers_in_body = true;
+	if (st->kept[DOC_FIELD_CREATED_BY] != NULL)
+		KeptWriterCheck(st, DOC_FIELD_CREATED_BY,
+						st->kept[DOC_FIELD_CREATED_BY]);
+	else
+		st->kept[DOC_FIELD_CREATED_BY] = st->is_insert ? who : old_created_by;
+	if (st->kept[DOC_FIELD_MODIFIED_BY] != NULL)
+		KeptWriterCheck(st, DOC_FIELD_MODIFIED_BY,
+						st->kept[DOC_FIELD_MODIFIED_BY]);
+	else
+		st->kept[DOC_FIELD_MODIFIED_BY] = who;
 }
 
 /*
@@ -367,9 +408,16 @@ void
 DocmodelColumnsStamp(const DocmodelStamp *st, const Datum *oldv,
 					 const bool *oldn, Datum *v, bool *n)
 {
-	int32 who = DocmodelWriterId(st->who);
+	int32 who = st->writers_in_body ? 0 : DocmodelWriterId(st->who);
 
 	memset(n, 0, DOCMODEL_STAMP_NCOLUMNS * sizeof(bool));
+	if (st->writers_in_body)
+	{
+		/* on a Citus shard the names are in the body */
+		v[DOCMODEL_STAMP_CREATED_BY] = v[DOCMODEL_STAMP_MODIFIED_BY] =
+			(Datum) 0;
+		n[DOCMODEL_STAMP_CREATED_BY] = n[DOCMODEL_STAMP_MODIFIED_BY] = true;
+	}
 	/* created: kept, or now for a new document, or the stored one */
 	if (st->kept[DOC_FIELD_CREATED] != NULL)
 		v[DOCMODEL_STAMP_CREATED_AT] = TimestampTzGetDatum(
@@ -381,7 +429,9 @@ DocmodelColumnsStamp(const DocmodelStamp *st, const Datum *oldv,
 		v[DOCMODEL_STAMP_CREATED_AT] = oldv[DOCMODEL_STAMP_CREATED_AT];
 		n[DOCMODEL_STAMP_CREATED_AT] = oldn[DOCMODEL_STAMP_CREATED_AT];
 	}
-	if (st->kept[DOC_FIELD_CREATED_BY] != NULL)
+	if (st->writers_in_body)
+		;
+	else if (st->kept[DOC_FIELD_CREATED_BY] != NULL)
 		v[DOCMODEL_STAMP_CREATED_BY] = Int32GetDatum(KeptWriter(
 			st, DOC_FIELD_CREATED_BY, st->kept[DOC_FIELD_CREATED_BY]));
 	else if (oldv == NULL)
@@ -396,11 +446,12 @@ DocmodelColumnsStamp(const DocmodelStamp *st, const Datum *oldv,
 			? TimestampTzGetDatum(KeptTime(st, DOC_FIELD_MODIFIED,
 										   st->kept[DOC_FIELD_MODIFIED]))
 			: TimestampTzGetDatum(st->now);
-	v[DOCMODEL_STAMP_MODIFIED_BY] =
-		st->kept[DOC_FIELD_MODIFIED_BY] != NULL
-			? Int32GetDatum(KeptWriter(st, DOC_FIELD_MODIFIED_BY,
-									   st->kept[DOC_FIELD_MODIFIED_BY]))
-			: Int32GetDatum(who);
+	if (!st->writers_in_body)
+		v[DOCMODEL_STAMP_MODIFIED_BY] =
+			st->kept[DOC_FIELD_MODIFIED_BY] != NULL
+				? Int32GetDatum(KeptWriter(st, DOC_FIELD_MODIFIED_BY,
+										   st->kept[DOC_FIELD_MODIFIED_BY]))
+				: Int32GetDatum(who);
 	v[DOCMODEL_STAMP_VER] = Int32GetDatum(st->ver);
 }
 
@@ -497,14 +548,25 @@ VerNumeric(int32 ver)
 	return small[ver];
 }
 
-/* Show writer column c (when not null and known) as field kind of st. */
+/*
+ * Show writer column c (when not null and known) as field kind of st; a
+ * null one leaves the name the body carries (mc: its management fields),
+ * as a distributed collection's rows keep them on Citus.
+ */
 static void
 KeptName(DocmodelStamp *st, JsonbValue *kept, DocFieldKind kind, const Datum *v,
-		 const bool *n, DocmodelStampColumn c)
+		 const bool *n, DocmodelStampColumn c, JsonbContainer *mc)
 {
 	const char *s;
 
-	if (n[c] || (s = DocmodelWriterName(DatumGetInt32(v[c]))) == NULL)
+	if (n[c])
+	{
+		if (mc != NULL &&
+			DocmodelFieldValueIn(st->cfg->fs, mc, kind, &kept[kind]) != NULL)
+			st->kept[kind] = &kept[kind];
+		return;
+	}
+	if ((s = DocmodelWriterName(DatumGetInt32(v[c]))) == NULL)
 		return;
 	kept[kind] = DocmodelJsonTreeString(s, strlen(s));
 	st->kept[kind] = &kept[kind];
@@ -513,8 +575,9 @@ KeptName(DocmodelStamp *st, JsonbValue *kept, DocFieldKind kind, const Datum *v,
 /*
  * The document of key in collection cfg (meta_style 'columns') as the
  * other styles store it: body with the stamps of the columns v, n (indexed
- * by DocmodelStampColumn; a null column leaves its field out), named and
- * placed as the collection's fields say.
+ * by DocmodelStampColumn; a null column leaves its field out, but a null
+ * writer column the name the body carries), named and placed as the
+ * collection's fields say.
  */
 Jsonb *
 DocmodelColumnsDocument(const DocmodelCollection *cfg, const char *key,
@@ -563,9 +626,10 @@ DocmodelColumnsDocument(const DocmodelCollection *cfg, const char *key,
 				: DocmodelTimeValue(
 					  DatumGetTimestampTz(v[DOCMODEL_STAMP_MODIFIED_AT]),
 					  cfg->time_unit);
-	KeptName(&st, kept, DOC_FIELD_CREATED_BY, v, n, DOCMODEL_STAMP_CREATED_BY);
-	KeptName(&st, kept, DOC_FIELD_MODIFIED_BY, v, n,
-			 DOCMODEL_STAMP_MODIFIED_BY);
+	KeptName(&st, kept, DOC_FIELD_CREATED_BY, v, n, DOCMODEL_STAMP_CREATED_BY,
+			 mc);
+	KeptName(&st, kept, DOC_FIELD_MODIFIED_BY, v, n, DOCMODEL_STAMP_MODIFIED_BY,
+			 mc);
 	return DocmodelAssembleDocument(body, &st);
 }
 
@@ -598,10 +662,13 @@ WholeInt32(JsonbValue *v, int32 lo, int32 *out)
  * kept as it is, which reads right: its ver stays null) when doc carries no
  * whole _ver or when the columns would not give doc back exactly. A stamp
  * a column cannot hold raises 22023 naming the key (CannotKeep).
+ * writers_in_body (a Citus shard): the writers' names stay in *body, their
+ * columns null.
  */
 bool
 DocmodelColumnsSplit(const DocmodelCollection *cfg, const char *key,
-					 int key_len, Jsonb *doc, Jsonb **body, Datum *v, bool *n)
+					 int key_len, Jsonb *doc, Jsonb **body, Datum *v, bool *n,
+					 bool writers_in_body)
 {
 	static const DocFieldKind kinds[4] = {DOC_FIELD_CREATED, DOC_FIELD_MODIFIED,
 										  DOC_FIELD_CREATED_BY,
@@ -647,11 +714,17 @@ DocmodelColumnsSplit(const DocmodelCollection *cfg, const char *key,
 		if (f == NULL)
 			continue;
 		st.kept[kinds[i]] = f;
+		if (i >= 2 && writers_in_body)
+		{
+			KeptWriterCheck(&st, kinds[i], f);
+			continue;
+		}
 		v[cols[i]] = i < 2 ? TimestampTzGetDatum(KeptTime(&st, kinds[i], f))
 						   : Int32GetDatum(KeptWriter(&st, kinds[i], f));
 		n[cols[i]] = false;
 	}
 	st.type_in_body = ColumnsTypeInBody(&st);
+	st.writers_in_body = writers_in_body;
 	*body = DocmodelAssembleDocument(doc, &st);
 	back = DocmodelColumnsDocument(cfg, key, key_len, *body, v, n);
 	return compareJsonbContainers(&back->root, &doc->root) == 0;
@@ -730,4 +803,69 @@ columns_document(PG_FUNCTION_ARGS)
 	PG_RETURN_JSONB_P(DocmodelColumnsDocument(&cfg, VARDATA_ANY(key),
 											  VARSIZE_ANY_EXHDR(key),
 											  PG_GETARG_JSONB_P(2), v, n));
+}
+
+/*
+ * _writers_in_body(collection, id, doc, created_by, modified_by) -> jsonb:
+ * the body doc of a row of a meta_style 'columns' collection (config id
+ * collection) with the names of its writer columns in it, as its shards
+ * keep them on Citus (distribute_collection converts the rows so, its
+ * triggers off). A null or unknown writer column leaves the body's own
+ * field. NULL for a NULL doc; doc as it is for a collection of another
+ * style or a doc that is not an object; 42704 for an id no collection has.
+ */
+Datum
+columns_writers_in_body(PG_FUNCTION_ARGS)
+{
+	static const DocFieldKind kinds[2] = {DOC_FIELD_CREATED_BY,
+										  DOC_FIELD_MODIFIED_BY};
+	DocmodelCollection cfg;
+	DocmodelStamp st;
+	JsonbValue kept[DOC_NFIELDS];
+	JsonbValue typebuf;
+	JsonbValue *typev;
+	JsonbContainer *mc;
+	Jsonb *doc;
+	text *key;
+	int i;
+
+	if (PG_ARGISNULL(2))
+		PG_RETURN_NULL();
+	DocmodelRequireArg(fcinfo, 0, "collection");
+	DocmodelRequireArg(fcinfo, 1, "id");
+	cfg = *DocmodelCollectionById(PG_GETARG_INT32(0));
+	doc = PG_GETARG_JSONB_P(2);
+	if (!cfg.columns || !JB_ROOT_IS_OBJECT(doc))
+		PG_RETURN_JSONB_P(doc);
+	key = PG_GETARG_TEXT_PP(1);
+	StampFor(&st, &cfg, DOCMODEL_STAMP_BODY, VARDATA_ANY(key),
+			 VARSIZE_ANY_EXHDR(key));
+	st.writers_in_body = true;
+	mc = DocmodelFieldContainer(cfg.fs, &doc->root);
+	/* the body's type field (a string where kept) stays as it is */
+	typev =
+		mc ? DocmodelFieldValueIn(cfg.fs, mc, DOC_FIELD_TYPE, &typebuf) : NULL;
+	if (typev != NULL && typev->type == jbvString)
+	{
+		st.type = typev->val.string.val;
+		st.type_len = typev->val.string.len;
+		st.type_in_body = true;
+	}
+	for (i = 0; i < lengthof(kinds); i++)
+	{
+		const char *name = PG_ARGISNULL(3 + i)
+							   ? NULL
+							   : DocmodelWriterName(PG_GETARG_INT32(3 + i));
+
+		if (name != NULL)
+		{
+			kept[kinds[i]] =
+				DocmodelJsonTreeString(pstrdup(name), strlen(name));
+			st.kept[kinds[i]] = &kept[kinds[i]];
+		}
+		else if (mc != NULL &&
+				 DocmodelFieldValueIn(cfg.fs, mc, kinds[i], &kept[kinds[i]]))
+			st.kept[kinds[i]] = &kept[kinds[i]];
+	}
+	PG_RETURN_JSONB_P(DocmodelAssembleDocument(doc, &st));
 }

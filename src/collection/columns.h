@@ -30,9 +30,12 @@ extern Jsonb *DocmodelColumnsSlotDocument(int32 id, Relation rel,
 extern char *DocmodelDocumentSql(Oid relid, const char *alias);
 extern bool DocmodelColumnsSplit(const DocmodelCollection *cfg, const char *key,
 								 int key_len, Jsonb *doc, Jsonb **body,
-								 Datum *v, bool *n);
+								 Datum *v, bool *n, bool writers_in_body);
+extern void DocmodelColumnsBodyWriters(DocmodelStamp *st,
+									   JsonbValue *old_created_by);
 extern void DocmodelColumnsRelcache(Oid relid);
 
 extern Datum columns_document(PG_FUNCTION_ARGS);
+extern Datum columns_writers_in_body(PG_FUNCTION_ARGS);
 
 #endif /* DOCMODEL_COLLECTION_COLUMNS_H */

@@ -126,7 +126,7 @@ ConvertRow(const DocmodelCollection *cfg, bool to_columns, text *key,
 	if (to_columns)
 	{
 		if (!DocmodelColumnsSplit(cfg, VARDATA_ANY(key), VARSIZE_ANY_EXHDR(key),
-								  doc, &out, v, n))
+								  doc, &out, v, n, false))
 			return false;
 	}
 	else

@@ -175,14 +175,19 @@ ManagedPairs(const DocFieldSet *fs, DocmodelStamp *st, JsonbValue *timeval,
 			(kind != DOC_FIELD_TYPE || st->mode == DOCMODEL_STAMP_BODY))
 		{
 			/* meta_style 'columns': a body keeps only its type (when it
-			 * must), a read shows the columns' stamps (kept[]) */
-			if (st->mode == DOCMODEL_STAMP_BODY
-					? kind == DOC_FIELD_TYPE && st->type_in_body
-					: st->kept[kind] != NULL)
+			 * must) and, on a Citus shard, its writers' names; a read shows
+			 * the columns' stamps (kept[]) */
+			bool type = st->mode == DOCMODEL_STAMP_BODY &&
+						kind == DOC_FIELD_TYPE && st->type_in_body;
+
+			if (type ||
+				(st->kept[kind] != NULL &&
+				 (st->mode == DOCMODEL_STAMP_READ ||
+				  (st->writers_in_body && (kind == DOC_FIELD_CREATED_BY ||
+										   kind == DOC_FIELD_MODIFIED_BY)))))
 				SetPair(&m[k++], name,
-						st->mode == DOCMODEL_STAMP_BODY
-							? DocmodelJsonTreeString(st->type, st->type_len)
-							: *st->kept[kind]);
+						type ? DocmodelJsonTreeString(st->type, st->type_len)
+							 : *st->kept[kind]);
 			continue;
 		}
 		if (kind != DOC_NFIELDS && kind != DOC_FIELD_VER &&

@@ -47,8 +47,11 @@ typedef struct DocmodelStamp
 {
 	const DocmodelCollection *cfg;
 	DocmodelStampMode mode;
-	bool type_in_body; /* DOCMODEL_STAMP_BODY: keep the type field (set by
+	bool type_in_body;    /* DOCMODEL_STAMP_BODY: keep the type field (set by
 						* the trigger's type check) */
+	bool writers_in_body; /* DOCMODEL_STAMP_BODY: the writer fields kept[]
+						   * holds stay in the body (a distributed
+						   * collection's shard, on Citus) */
 	bool is_insert;
 	const char *key;
 	int key_len;

@@ -238,6 +238,8 @@ typedef struct TriggerWrite
 	Datum olddocd; /* the stored document, on an update of a live one */
 	int32 min_ver; /* with a kept _ver: the version the write would get */
 	const AttrNumber *stamps; /* meta_style 'columns': the stamp columns */
+	bool shard; /* meta_style 'columns' on a Citus shard: the writers' names
+				 * stay in the body (DocmodelColumnsBodyWriters) */
 	DocmodelStamp st;
 } TriggerWrite;
 
@@ -576,13 +578,64 @@ ColumnsSplitOld(TriggerWrite *w)
 	if (w->oldtup == NULL || w->olddocd == (Datum) 0 ||
 		!w->on[w->stamps[DOCMODEL_STAMP_VER] - 1] ||
 		!DocmodelColumnsSplit(&w->cfg, w->key, w->key_len,
-							  DatumGetJsonbP(w->olddocd), &body, v, n))
+							  DatumGetJsonbP(w->olddocd), &body, v, n,
+							  w->shard))
 		return;
 	w->olddocd = JsonbPGetDatum(body);
 	for (i = 0; i < DOCMODEL_STAMP_NCOLUMNS; i++)
 	{
 		w->ov[w->stamps[i] - 1] = v[i];
 		w->on[w->stamps[i] - 1] = n[i];
+	}
+}
+
+/*
+ * Off a shard, an old row whose writer columns are null but whose body
+ * carries the writers' names (written on a Citus shard, brought back by
+ * undistribute_collection): take it split as this node keeps it, its
+ * names as ids of docmodel.writers, its time and version columns as they
+ * are.
+ */
+static void
+ColumnsWritersOld(TriggerWrite *w)
+{
+	static const DocmodelStampColumn writers[2] = {DOCMODEL_STAMP_CREATED_BY,
+												   DOCMODEL_STAMP_MODIFIED_BY};
+	Datum v[DOCMODEL_STAMP_NCOLUMNS];
+	bool n[DOCMODEL_STAMP_NCOLUMNS];
+	JsonbValue buf;
+	JsonbContainer *mc;
+	Jsonb *old;
+	Jsonb *body;
+	int i;
+
+	if (w->shard || w->oldtup == NULL || w->olddocd == (Datum) 0 ||
+		w->on[w->stamps[DOCMODEL_STAMP_VER] - 1] ||
+		!(w->on[w->stamps[DOCMODEL_STAMP_CREATED_BY] - 1] ||
+		  w->on[w->stamps[DOCMODEL_STAMP_MODIFIED_BY] - 1]))
+		return;
+	old = DatumGetJsonbP(w->olddocd);
+	mc = JB_ROOT_IS_OBJECT(old) ? DocmodelFieldContainer(w->fs, &old->root)
+								: NULL;
+	if (mc == NULL ||
+		(DocmodelFieldValueIn(w->fs, mc, DOC_FIELD_CREATED_BY, &buf) == NULL &&
+		 DocmodelFieldValueIn(w->fs, mc, DOC_FIELD_MODIFIED_BY, &buf) == NULL))
+		return;
+	for (i = 0; i < DOCMODEL_STAMP_NCOLUMNS; i++)
+	{
+		v[i] = w->ov[w->stamps[i] - 1];
+		n[i] = w->on[w->stamps[i] - 1];
+	}
+	if (!DocmodelColumnsSplit(
+			&w->cfg, w->key, w->key_len,
+			DocmodelColumnsDocument(&w->cfg, w->key, w->key_len, old, v, n),
+			&body, v, n, false))
+		return;
+	w->olddocd = JsonbPGetDatum(body);
+	for (i = 0; i < lengthof(writers); i++)
+	{
+		w->ov[w->stamps[writers[i]] - 1] = v[writers[i]];
+		w->on[w->stamps[writers[i]] - 1] = n[writers[i]];
 	}
 }
 
@@ -622,7 +675,10 @@ ColumnsStampWrite(TriggerWrite *w)
 	Datum *oldver;
 
 	if (!st->is_insert)
+	{
 		ColumnsSplitOld(w);
+		ColumnsWritersOld(w);
+	}
 	oldver = OldStamp(w, DOCMODEL_STAMP_VER);
 	if (!st->is_insert)
 	{
@@ -853,6 +909,36 @@ KeepStampColumns(TriggerWrite *w)
 }
 
 /*
+ * On a shard, the creator an update of a live document keeps: the old
+ * row's created_by (read as this node names it), else the name its body
+ * carries; NULL when it has none.
+ */
+static JsonbValue *
+OldCreatedBy(TriggerWrite *w)
+{
+	Datum *id;
+	const char *name;
+	JsonbValue *v;
+	JsonbContainer *mc;
+
+	if (w->st.is_insert)
+		return NULL;
+	id = OldStamp(w, DOCMODEL_STAMP_CREATED_BY);
+	if (id != NULL)
+	{
+		if ((name = DocmodelWriterName(DatumGetInt32(*id))) == NULL)
+			return NULL;
+		v = palloc(sizeof(JsonbValue));
+		*v = DocmodelJsonTreeString(pstrdup(name), strlen(name));
+		return v;
+	}
+	mc = JB_ROOT_IS_OBJECT(w->st.old_doc)
+			 ? DocmodelFieldContainer(w->fs, &w->st.old_doc->root)
+			 : NULL;
+	return mc ? DocmodelFieldValue(w->fs, mc, DOC_FIELD_CREATED_BY) : NULL;
+}
+
+/*
  * The end of a write of meta_style 'columns' (after migrations and write
  * rules): the body stored as written when it holds no management field
  * (else without them), the stamps into their columns; validation sees the
@@ -871,7 +957,9 @@ ColumnsStore(TriggerWrite *w, Jsonb *body, Datum docd)
 	int i;
 
 	w->st.mode = DOCMODEL_STAMP_BODY;
-	if (w->st.schema != NULL ||
+	if (w->shard)
+		DocmodelColumnsBodyWriters(&w->st, OldCreatedBy(w));
+	if (w->shard || w->st.schema != NULL ||
 		!DocmodelColumnsBodyClean(w->fs, body, w->st.type_in_body))
 		result = DocmodelAssembleDocument(body, &w->st);
 	CheckSize(VARSIZE(result), w->key, w->key_len);
@@ -975,6 +1063,8 @@ CheckTriggerCall(FunctionCallInfo fcinfo, TriggerWrite *w)
 	DocmodelCheckTriggerRelation(w->rel, td->tg_trigger->tgname, &w->cfg);
 	DocmodelCheckLayout(w->rel, DOCMODEL_LAYOUT_COLLECTION);
 	w->stamps = w->cfg.columns ? DocmodelStampColumns(w->rel) : NULL;
+	/* (DocmodelCheckTriggerRelation: another relation is a shard of it) */
+	w->shard = w->cfg.columns && RelationGetRelid(w->rel) != w->cfg.relid;
 	if (w->cfg.xattrs &&
 		!DocmodelHasOptionalColumn(w->rel, DOCMODEL_COLL_ATT_META))
 		ereport(ERROR,

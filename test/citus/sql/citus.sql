@@ -272,3 +272,128 @@ SELECT pg_temp.try($$INSERT INTO notes (id, doc) VALUES ('note::3', '[1]')$$);
 SELECT id, doc->>'text' AS text, doc->'_ver' AS ver FROM notes ORDER BY id;
 SELECT ver, op, doc->>'text' AS text FROM docmodel.revisions('notes', 'note::1') ORDER BY ver;
 SELECT docmodel.drop_collection('notes');
+
+-- A collection with meta_style 'columns' (stamps in typed columns, writers
+-- as ids of this node's docmodel.writers) is distributed with its writers
+-- as names in the body and its writer columns null on the shards: every
+-- read shows the same documents as before, and a moved shard keeps them.
+CREATE ROLE alice LOGIN;
+CREATE ROLE bob LOGIN;
+SELECT docmodel.create_collection('accts', 'acct', revisions => 5, meta_style => 'columns') IS NOT NULL AS created;
+GRANT ALL ON accts, accts_revisions, accts_documents TO alice, bob;
+SET SESSION AUTHORIZATION alice;
+SELECT docmodel.insert('accts', 'acct::' || g, jsonb_build_object('n', g)) > 0 AS inserted
+FROM generate_series(1, 6) g;
+RESET SESSION AUTHORIZATION;
+SET SESSION AUTHORIZATION bob;
+SELECT docmodel.upsert('accts', 'acct::' || g, jsonb_build_object('n', g, 'by', 'bob')) > 0 AS updated
+FROM generate_series(1, 3) g;
+RESET SESSION AUTHORIZATION;
+SET docmodel.actor = 'importer';
+SELECT docmodel.mutate_in('accts', 'acct::2', '[{"op": "upsert", "path": "x", "value": 1}]')->'cas' IS NOT NULL AS mutated;
+SELECT docmodel.insert('accts', 'acct::7', '{"n": 7}') > 0 AS inserted;
+RESET docmodel.actor;
+SELECT a.id, a.doc, w1.name AS created_by, w2.name AS modified_by, a.ver
+FROM accts a LEFT JOIN docmodel.writers w1 ON w1.id = created_by LEFT JOIN docmodel.writers w2 ON w2.id = modified_by
+ORDER BY id;
+-- What every read shows before.
+CREATE TEMP TABLE accts_reads AS
+SELECT 'get' AS how, 'acct::' || g AS key, docmodel.get('accts', 'acct::' || g) AS doc FROM generate_series(1, 7) g
+UNION ALL SELECT 'meta', 'acct::' || g, docmodel.meta('accts', 'acct::' || g) - 'cas' FROM generate_series(1, 7) g
+UNION ALL SELECT 'multi', key, doc FROM docmodel.get_multi('accts', ARRAY['acct::1', 'acct::2', 'acct::5', 'acct::7'])
+UNION ALL SELECT 'view', id, doc FROM accts_documents
+UNION ALL SELECT 'rev ' || r.ver, 'acct::' || g, r.doc FROM generate_series(1, 7) g, docmodel.revisions('accts', 'acct::' || g) r
+UNION ALL SELECT 'getrev', 'acct::2', docmodel.get_revision('accts', 'acct::2', 1);
+SELECT how, key, doc->>'_createdBy' AS created_by, doc->>'_modifiedBy' AS modified_by, doc->'_ver' AS ver
+FROM accts_reads WHERE how IN ('get', 'rev 1', 'rev 2') ORDER BY key, how;
+SELECT docmodel.distribute_collection('accts', 4) IS NOT NULL AS distributed;
+-- The shards: the names in the body, the writer columns null, times and
+-- versions in their columns.
+SELECT id, created_by, modified_by, doc, ver, created_at IS NOT NULL AS created_at FROM accts ORDER BY id;
+SELECT id, ver, created_by, modified_by, doc FROM accts_revisions ORDER BY id, ver;
+-- Every read is as before.
+SET client_min_messages TO error;
+CREATE FUNCTION pg_temp.accts_diff() RETURNS TABLE (how text, key text, was jsonb, now jsonb) LANGUAGE sql AS $$
+  WITH now AS (
+    SELECT 'get' AS how, 'acct::' || g AS key, docmodel.get('accts', 'acct::' || g) AS doc FROM generate_series(1, 7) g
+    UNION ALL SELECT 'meta', 'acct::' || g, docmodel.meta('accts', 'acct::' || g) - 'cas' FROM generate_series(1, 7) g
+    UNION ALL SELECT 'multi', key, doc FROM docmodel.get_multi('accts', ARRAY['acct::1', 'acct::2', 'acct::5', 'acct::7'])
+    UNION ALL SELECT 'view', id, doc FROM accts_documents
+    UNION ALL SELECT 'rev ' || r.ver, 'acct::' || g, r.doc FROM generate_series(1, 7) g, docmodel.revisions('accts', 'acct::' || g) r
+    UNION ALL SELECT 'getrev', 'acct::2', docmodel.get_revision('accts', 'acct::2', 1))
+  SELECT how, key, b.doc, n.doc FROM accts_reads b FULL JOIN now n USING (how, key)
+  WHERE b.doc IS DISTINCT FROM n.doc ORDER BY 1, 2
+$$;
+RESET client_min_messages;
+SELECT * FROM pg_temp.accts_diff();
+-- Writes on the shards stamp the writers' names (bob's, an actor's).
+SET SESSION AUTHORIZATION bob;
+SELECT docmodel.upsert('accts', 'acct::4', '{"n": 40}') > 0 AS updated;
+SELECT docmodel.insert('accts', 'acct::8', '{"n": 8}') > 0 AS inserted;
+UPDATE accts SET doc = doc || '{"seen": true}' WHERE id = 'acct::7';
+SELECT docmodel.mutate_in('accts', 'acct::5', '[{"op": "increment", "path": "n", "delta": 1}]')->'cas' IS NOT NULL AS mutated;
+RESET SESSION AUTHORIZATION;
+BEGIN;
+SET LOCAL citus.propagate_set_commands = 'local';
+SET LOCAL docmodel.actor = 'svc';
+INSERT INTO accts (id, doc) VALUES ('acct::9', '{"n": 9}');
+COMMIT;
+-- A kept writer (docmodel.keep_stamps) stays in the body there too; a
+-- restore is a write of the restorer.
+BEGIN;
+SET LOCAL citus.propagate_set_commands = 'local';
+SET LOCAL docmodel.keep_stamps = on;
+INSERT INTO accts (id, doc) VALUES ('acct::21', '{"n": 21, "_createdBy": "loader"}');
+COMMIT;
+SELECT docmodel.restore('accts', 'acct::3', 1) > 0 AS restored;
+SELECT id, doc, created_by, modified_by, ver FROM accts WHERE id IN ('acct::3', 'acct::21') ORDER BY id;
+SELECT docmodel.get('accts', 'acct::3') - '{_created,_modified}'::text[] AS restored;
+SELECT docmodel.upsert('accts', 'acct::4', '{"n": 40}') > 0 AS same_body;
+SELECT id, doc, created_by, modified_by, ver FROM accts WHERE id IN ('acct::4', 'acct::5', 'acct::7', 'acct::8', 'acct::9') ORDER BY id;
+SELECT key, doc->>'_createdBy' AS created_by, doc->>'_modifiedBy' AS modified_by, doc->'_ver' AS ver, doc->'n' AS n
+FROM docmodel.get_multi('accts', ARRAY['acct::4', 'acct::5', 'acct::7', 'acct::8', 'acct::9']);
+SELECT ver, op, changed_by, doc->>'_createdBy' AS created_by, doc->>'_modifiedBy' AS modified_by, doc->'n' AS n
+FROM docmodel.revisions('accts', 'acct::4') ORDER BY ver;
+-- No writer is recorded on the workers.
+SELECT nodeport > 0 AS worker, result FROM run_command_on_workers($$SELECT count(*) FROM docmodel.writers$$) ORDER BY nodeport;
+-- A shard moved to the other worker keeps every name.
+CREATE TEMP TABLE accts_docs AS SELECT 'acct::' || g AS id, docmodel.get('accts', 'acct::' || g) AS doc FROM generate_series(1, 9) g;
+SELECT pg_temp.node_of('accts', 'acct::4') AS node_before \gset
+SELECT citus_move_shard_placement(get_shard_id_for_distribution_column('accts', 'acct::4'),
+  s.nodename, s.nodeport, t.nodename, t.nodeport, shard_transfer_mode => 'block_writes')
+FROM pg_dist_placement p JOIN pg_dist_node s ON s.groupid = p.groupid,
+     pg_dist_node t
+WHERE p.shardid = get_shard_id_for_distribution_column('accts', 'acct::4')
+  AND t.groupid NOT IN (0, p.groupid);
+SELECT pg_temp.node_of('accts', 'acct::4') <> :node_before AS moved;
+SELECT count(*) AS changed FROM accts_docs a WHERE a.doc IS DISTINCT FROM docmodel.get('accts', a.id);
+SELECT ver, doc->>'_createdBy' AS created_by, doc->>'_modifiedBy' AS modified_by FROM docmodel.revisions('accts', 'acct::4') ORDER BY ver;
+SET SESSION AUTHORIZATION alice;
+SELECT docmodel.upsert('accts', 'acct::4', '{"n": 41}') > 0 AS updated;
+RESET SESSION AUTHORIZATION;
+SELECT doc->>'_createdBy' AS created_by, doc->>'_modifiedBy' AS modified_by, doc->'_ver' AS ver FROM accts_documents WHERE id = 'acct::4';
+-- Back on the coordinator: the rows as the shards kept them, read the same;
+-- a write there keeps the creator, in the columns again.
+DELETE FROM accts_docs;
+INSERT INTO accts_docs SELECT 'acct::' || g, docmodel.get('accts', 'acct::' || g) FROM generate_series(1, 9) g;
+CREATE TEMP TABLE accts_revs AS SELECT r.* FROM accts_docs d, docmodel.revisions('accts', d.id) r;
+SELECT docmodel.undistribute_collection('accts') IS NOT NULL AS undistributed;
+SELECT count(*) AS changed FROM accts_docs a WHERE a.doc IS DISTINCT FROM docmodel.get('accts', a.id);
+SELECT count(*) AS changed FROM (SELECT r.* FROM accts_docs d, docmodel.revisions('accts', d.id) r
+  EXCEPT SELECT * FROM accts_revs) x;
+SET SESSION AUTHORIZATION bob;
+SELECT docmodel.upsert('accts', 'acct::8', '{"n": 80}') > 0 AS updated;
+RESET SESSION AUTHORIZATION;
+SELECT docmodel.upsert('accts', 'acct::1', '{"n": 10}') > 0 AS updated;
+SELECT docmodel.upsert('accts', 'acct::9', '{"n": 9}') > 0 AS same_body;
+SELECT a.id, a.doc, w1.name AS created_by, w2.name AS modified_by, a.ver
+FROM accts a LEFT JOIN docmodel.writers w1 ON w1.id = created_by LEFT JOIN docmodel.writers w2 ON w2.id = modified_by
+WHERE a.id IN ('acct::1', 'acct::2', 'acct::8', 'acct::9') ORDER BY a.id;
+SELECT key, doc->>'_createdBy' AS created_by, doc->>'_modifiedBy' AS modified_by, doc->'_ver' AS ver
+FROM docmodel.get_multi('accts', ARRAY['acct::1', 'acct::2', 'acct::8', 'acct::9']);
+SELECT ver, doc->>'_createdBy' AS created_by, doc->>'_modifiedBy' AS modified_by FROM docmodel.revisions('accts', 'acct::1') ORDER BY ver;
+SELECT docmodel.drop_collection('accts');
+SET client_min_messages TO warning;
+CALL citus_cleanup_orphaned_resources();
+RESET client_min_messages;
+DROP ROLE alice, bob;
