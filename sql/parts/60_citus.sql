@@ -338,6 +338,7 @@ BEGIN
     IF cfg.max_ttl OPERATOR(pg_catalog.>) 0 THEN
         PERFORM docmodel._config_set_max_ttl(coll, cfg.max_ttl);
     END IF;
+    PERFORM docmodel._config_set_layout(coll, cfg.type_part, cfg.type_check, cfg.fields, cfg.types);
     -- the documents view Citus made anew with the table
     PERFORM docmodel._documents_view(coll);
     FOR t IN SELECT g.tgname, pg_catalog.pg_get_triggerdef(g.oid) AS def

@@ -250,6 +250,16 @@ SELECT docmodel.distribute_collection('members') IS NOT NULL AS distributed;
 INSERT INTO members (id, doc) VALUES ('123', '{"name": "Fred"}');
 SELECT id, doc->>'docType' AS type, doc->'rev' AS rev, doc ? '_type' AS underscore FROM members;
 SELECT result FROM run_command_on_workers($$SELECT string_agg(type_part || ' ' || type_check || ' ' || coalesce(fields::text, '-'), ',') FROM docmodel.collection_config WHERE type_part = 0$$);
+-- Brought back, it keeps its whole configuration: layout, field names, types.
+CREATE TEMP TABLE members_cfg AS
+SELECT doc_type, meta_style, time_unit, delimiter, max_ttl, type_part, type_check, fields, types
+FROM docmodel.collections WHERE collection = 'members'::regclass;
+SELECT docmodel.undistribute_collection('members') IS NOT NULL AS undistributed;
+SELECT count(*) AS changed FROM (SELECT doc_type, meta_style, time_unit, delimiter, max_ttl,
+  type_part, type_check, fields, types FROM docmodel.collections WHERE collection = 'members'::regclass
+  EXCEPT SELECT * FROM members_cfg) x;
+INSERT INTO members (id, doc) VALUES ('124', '{"name": "Wilma"}');
+SELECT id, doc->>'docType' AS type, doc->'rev' AS rev, doc ? '_type' AS underscore FROM members ORDER BY id;
 SELECT docmodel.drop_collection('members');
 
 -- History turned on after distributing is distributed with the collection.
