@@ -351,6 +351,13 @@ BEGIN
                 coll, cfg.meta_style, $2),
             DETAIL = 'set_meta_style converts between ''underscore'' and ''columns'' (both name the fields alike).';
     END IF;
+    -- Its batches rewrite rows through the coordinator, which Citus sends
+    -- to the shards' triggers as ordinary writes.
+    IF docmodel._citus_distributed(coll) THEN
+        RAISE EXCEPTION USING ERRCODE = '0A000',
+            MESSAGE = pg_catalog.format('cannot convert collection %s: it is distributed', coll),
+            HINT = 'Undistribute it (docmodel.undistribute_collection), convert it, then distribute it again.';
+    END IF;
     hist := docmodel._collection_history(coll);
     IF $2 OPERATOR(pg_catalog.=) 'columns' THEN
         PERFORM docmodel._stamp_columns(coll, true);
