@@ -37,11 +37,13 @@
 #include "utils/lsyscache.h"
 #include "utils/syscache.h"
 
+#include "collection/columns.h"
 #include "collection/config.h"
 #include "compat.h"
 #include "docmodel.h"
 #include "catalog.h"
 #include "citus/citus.h"
+#include "json/pointer.h"
 #include "utils/inval.h"
 
 PG_FUNCTION_INFO_V1(collection_config_changed);
@@ -523,6 +525,54 @@ mapping_write(PG_FUNCTION_ARGS)
 }
 
 /*
+ * Refuse (0A000) a rule whose references, at JSON Pointer refpath of the
+ * documents of collection relid, start at a stamp that meta_style
+ * 'columns' keeps in a column: the rule's index and triggers read the
+ * references from the body, which does not hold them.
+ */
+static void
+CheckRefsAt(Oid relid, const char *refpath)
+{
+	if (DocmodelColumnsStampPointer(DocmodelCollectionOf(relid), refpath))
+		ereport(ERROR,
+				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+				 errmsg("cannot read references at %s of collection %s",
+						refpath, get_rel_name(relid)),
+				 errdetail("The collection keeps that management field in a "
+						   "column (meta_style 'columns'); a rule reads "
+						   "references from the document's body, through "
+						   "an index on it."),
+				 errhint("Keep the references in a member of the body.")));
+}
+
+/*
+ * The references of a rule _copy_rule_write creates (its arguments in
+ * fcinfo) are where a reader of the body finds them: a copy's at path/ref
+ * of coll, an aggregate's at ref of source (CheckRefsAt).
+ */
+static void
+CheckRuleRefs(FunctionCallInfo fcinfo)
+{
+	char *kind;
+	char *ref;
+	StringInfoData refpath;
+
+	if (PG_ARGISNULL(4) || PG_ARGISNULL(5))
+		return; /* the table's constraints refuse it */
+	kind = text_to_cstring(PG_GETARG_TEXT_PP(4));
+	ref = text_to_cstring(PG_GETARG_TEXT_PP(5));
+	if (strcmp(kind, "aggregate") == 0)
+	{
+		CheckRefsAt(PG_GETARG_OID(3), ref);
+		return;
+	}
+	initStringInfo(&refpath);
+	appendStringInfoString(&refpath, text_to_cstring(PG_GETARG_TEXT_PP(2)));
+	DocmodelJsonPointerAppendToken(&refpath, ref, strlen(ref));
+	CheckRefsAt(PG_GETARG_OID(1), refpath.data);
+}
+
+/*
  * _copy_rule_write(op, coll, path, source, kind, ref, fields, agg,
  * on_missing, mode) -> integer: record (op 'create') or forget ('drop') the
  * copy or aggregate rule of collection coll at path; return its id (NULL
@@ -558,6 +608,7 @@ copy_rule_write(PG_FUNCTION_ARGS)
 		DocmodelRequireArg(fcinfo, 3, "source");
 		DocmodelRequireOwner(PG_GETARG_OID(1));
 		DocmodelRequireOwner(PG_GETARG_OID(3));
+		CheckRuleRefs(fcinfo);
 		DocmodelExecAsOwner(
 			"copy_rules",
 			"INSERT INTO docmodel.copy_rules (coll, path, source, kind, ref, "
