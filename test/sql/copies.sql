@@ -188,9 +188,19 @@ UPDATE drafts SET doc = doc || '{"title": "T"}' WHERE id = 'draft::1';
 INSERT INTO desks (id, doc) VALUES ('desk::2', '{}');
 SELECT id, doc->'versions' AS versions, doc->'latest' AS latest FROM desks_documents ORDER BY id;
 SELECT docmodel.refresh_aggregate('desks', '/versions') AS unchanged;
+-- the update of draft::1 filled its copy again from its known source
+SELECT id, doc->'editor' AS editor FROM drafts_documents ORDER BY id;
 -- references at a stamp a meta_style 'columns' collection keeps in a column
 -- are refused: the rules read them from the body, through an index
 SELECT docmodel.create_collection('stamped', meta_style => 'columns') IS NOT NULL AS stamped;
 SELECT docmodel.create_aggregate('desks', '/byWriter', 'stamped', '/_createdBy', 'count');
 SELECT docmodel.create_copy('stamped', '/_ver', 'desks', '{"n": "/x"}');
-SELECT docmodel.drop_collection(c) FROM unnest(ARRAY['editors', 'drafts', 'desks', 'stamped']) c;
+-- nor can a collection whose references lie there take the columns
+SELECT docmodel.create_collection('unstamped', meta_style => 'underscore') IS NOT NULL AS unstamped;
+SELECT docmodel.create_aggregate('desks', '/byWriter', 'unstamped', '/_createdBy', 'count');
+CALL docmodel.set_meta_style('unstamped', 'columns');
+SELECT meta_style FROM docmodel.collections WHERE collection = 'unstamped'::regclass;
+SELECT docmodel.drop_aggregate('desks', '/byWriter');
+CALL docmodel.set_meta_style('unstamped', 'columns');
+SELECT meta_style FROM docmodel.collections WHERE collection = 'unstamped'::regclass;
+SELECT docmodel.drop_collection(c) FROM unnest(ARRAY['editors', 'drafts', 'desks', 'stamped', 'unstamped']) c;
