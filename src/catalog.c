@@ -37,11 +37,13 @@
 #include "utils/lsyscache.h"
 #include "utils/syscache.h"
 
+#include "collection/columns.h"
 #include "collection/config.h"
 #include "compat.h"
 #include "docmodel.h"
 #include "catalog.h"
 #include "citus/citus.h"
+#include "json/pointer.h"
 #include "utils/inval.h"
 
 PG_FUNCTION_INFO_V1(collection_config_changed);
@@ -57,6 +59,8 @@ PG_FUNCTION_INFO_V1(migration_run_new);
 PG_FUNCTION_INFO_V1(migration_run_set);
 PG_FUNCTION_INFO_V1(mapping_write);
 PG_FUNCTION_INFO_V1(copy_rule_write);
+
+static void CheckRulesForColumns(Oid relid);
 
 /* Raise 42501 unless the current user has UPDATE on relid. */
 static void
@@ -261,6 +265,11 @@ catalog_config_set_meta_style(PG_FUNCTION_ARGS)
 	DocmodelRequireArg(fcinfo, 0, "coll");
 	DocmodelRequireArg(fcinfo, 1, "meta_style");
 	DocmodelRequireOwner(PG_GETARG_OID(0));
+	/* a conversion to columns begins: no rule may read its stamps' places */
+	if (!PG_ARGISNULL(2) &&
+		strcmp(text_to_cstring(PG_GETARG_TEXT_PP(2)), "columns") == 0 &&
+		!DocmodelCollectionOf(PG_GETARG_OID(0))->columns)
+		CheckRulesForColumns(PG_GETARG_OID(0));
 	TakeArgs(fcinfo, 4, values, nulls);
 	UpdateConfig("SET meta_style = $2, meta_style_to = $3, meta_style_key = $4",
 				 4, types, values, nulls);
@@ -523,6 +532,104 @@ mapping_write(PG_FUNCTION_ARGS)
 }
 
 /*
+ * The reference path of a rule (its kind, path and ref): a copy's is its
+ * path followed by ref (in its collection), an aggregate's its ref (in its
+ * source).
+ */
+static char *
+RuleRefPath(const char *kind, const char *path, const char *ref)
+{
+	StringInfoData b;
+
+	if (strcmp(kind, "aggregate") == 0)
+		return pstrdup(ref);
+	initStringInfo(&b);
+	appendStringInfoString(&b, path);
+	DocmodelJsonPointerAppendToken(&b, ref, strlen(ref));
+	return b.data;
+}
+
+/*
+ * Refuse (0A000) a rule _copy_rule_write creates (its arguments in fcinfo)
+ * whose references start at a stamp that meta_style 'columns' keeps in a
+ * column: the rule's index and triggers read the references from the
+ * body, which does not hold them.
+ */
+static void
+CheckRuleRefs(FunctionCallInfo fcinfo)
+{
+	char *kind;
+	char *refpath;
+	Oid relid;
+
+	if (PG_ARGISNULL(4) || PG_ARGISNULL(5))
+		return; /* the table's constraints refuse it */
+	kind = text_to_cstring(PG_GETARG_TEXT_PP(4));
+	relid = PG_GETARG_OID(strcmp(kind, "aggregate") == 0 ? 3 : 1);
+	refpath = RuleRefPath(kind, text_to_cstring(PG_GETARG_TEXT_PP(2)),
+						  text_to_cstring(PG_GETARG_TEXT_PP(5)));
+	if (DocmodelColumnsStampPointer(DocmodelCollectionOf(relid), refpath))
+		ereport(ERROR,
+				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+				 errmsg("cannot read references at %s of collection %s",
+						refpath, get_rel_name(relid)),
+				 errdetail("The collection keeps that management field in a "
+						   "column (meta_style 'columns'); a rule reads "
+						   "references from the document's body, through "
+						   "an index on it."),
+				 errhint("Keep the references in a member of the body.")));
+}
+
+/*
+ * Refuse (0A000) to give collection relid meta_style 'columns' while a
+ * copy or aggregate rule reads references in its documents at a stamp the
+ * columns would keep out of the body (CheckRuleRefs).
+ */
+static void
+CheckRulesForColumns(Oid relid)
+{
+	Oid types[1] = {OIDOID};
+	Datum values[1] = {ObjectIdGetDatum(relid)};
+	DocmodelCollection cfg = *DocmodelCollectionOf(relid);
+	uint64 i;
+
+	cfg.columns = true;
+	DocmodelSpiConnect();
+	if (SPI_execute_with_args(
+			"SELECT r.kind, r.path, r.ref, r.coll FROM docmodel.copy_rules AS "
+			"r "
+			"WHERE CASE r.kind WHEN 'aggregate' THEN r.source ELSE r.coll "
+			"END::pg_catalog.oid OPERATOR(pg_catalog.=) $1 ORDER BY r.id",
+			1, types, values, NULL, true, 0) != SPI_OK_SELECT)
+		ereport(ERROR, (errcode(ERRCODE_INTERNAL_ERROR),
+						errmsg("reading copy rules failed")));
+	for (i = 0; i < SPI_processed; i++)
+	{
+		HeapTuple t = SPI_tuptable->vals[i];
+		TupleDesc d = SPI_tuptable->tupdesc;
+		char *path = SPI_getvalue(t, d, 2);
+		char *refpath =
+			RuleRefPath(SPI_getvalue(t, d, 1), path, SPI_getvalue(t, d, 3));
+
+		if (DocmodelColumnsStampPointer(&cfg, refpath))
+			ereport(ERROR,
+					(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+					 errmsg("cannot convert collection %s to meta_style "
+							"'columns'",
+							get_rel_name(relid)),
+					 errdetail("The %s rule of %s at %s reads references at %s "
+							   "of its documents, a management field the "
+							   "columns would keep out of the body its "
+							   "index reads.",
+							   SPI_getvalue(t, d, 1), SPI_getvalue(t, d, 4),
+							   path, refpath),
+					 errhint("Drop the rule first (drop_copy or "
+							 "drop_aggregate).")));
+	}
+	SPI_finish();
+}
+
+/*
  * _copy_rule_write(op, coll, path, source, kind, ref, fields, agg,
  * on_missing, mode) -> integer: record (op 'create') or forget ('drop') the
  * copy or aggregate rule of collection coll at path; return its id (NULL
@@ -558,6 +665,7 @@ copy_rule_write(PG_FUNCTION_ARGS)
 		DocmodelRequireArg(fcinfo, 3, "source");
 		DocmodelRequireOwner(PG_GETARG_OID(1));
 		DocmodelRequireOwner(PG_GETARG_OID(3));
+		CheckRuleRefs(fcinfo);
 		DocmodelExecAsOwner(
 			"copy_rules",
 			"INSERT INTO docmodel.copy_rules (coll, path, source, kind, ref, "

@@ -1540,15 +1540,17 @@ SET search_path = pg_catalog, pg_temp
 AS $$
 BEGIN
     PERFORM docmodel._require_collection(target);
+    -- the documents as every style shows them (with their stamps)
     RETURN QUERY EXECUTE format(
         'SELECT d.id, r.ref FROM %1$s AS d
-           CROSS JOIN LATERAL jsonb_array_elements_text(CASE jsonb_typeof(d.doc #> $1)
-               WHEN ''array'' THEN d.doc #> $1 WHEN ''string'' THEN jsonb_build_array(d.doc #> $1)
+           CROSS JOIN LATERAL (SELECT %3$s #> $1 AS v) AS x
+           CROSS JOIN LATERAL jsonb_array_elements_text(CASE jsonb_typeof(x.v)
+               WHEN ''array'' THEN x.v WHEN ''string'' THEN jsonb_build_array(x.v)
                ELSE ''[]'' END) AS r(ref)
           WHERE (d.expires_at IS NULL OR d.expires_at > now())
             AND NOT EXISTS (SELECT FROM %2$s AS t WHERE t.id = r.ref
                             AND (t.expires_at IS NULL OR t.expires_at > now()))
-          ORDER BY 1, 2', coll, target)
+          ORDER BY 1, 2', coll, target, docmodel._document_sql(coll, 'd'))
     USING path;
 END
 $$;
@@ -1781,6 +1783,9 @@ SET search_path = pg_catalog, pg_temp
 AS $$
 DECLARE
     lc regclass := coalesce(lookup_coll, coll);
+    -- the documents as every style shows them (with their stamps: the
+    -- trigger reads a stamp path so too)
+    docexpr text := docmodel._document_sql(coll, 'd');
     c record;
     l record;
     type_sql text;
@@ -1827,10 +1832,10 @@ BEGIN
             c.delimiter, c.type_part, doc_type) END
         || CASE WHEN lc = coll THEN ' AND NOT pg_catalog.starts_with(d.id, $2 OPERATOR(pg_catalog.||) $3)' ELSE '' END;
     -- the documents there already: one value, one document
-    EXECUTE format('SELECT d.doc OPERATOR(pg_catalog.#>>) $1 AS v, (pg_catalog.array_agg(d.id ORDER BY d.id))[1:2] AS keys
-        FROM %s AS d WHERE pg_catalog.jsonb_typeof(d.doc OPERATOR(pg_catalog.#>) $1) IN (''string'', ''number'', ''boolean'')
-          AND %s
-        GROUP BY 1 HAVING pg_catalog.count(*) > 1 ORDER BY 1 LIMIT 1', docmodel._rel_sql(coll), type_sql)
+    EXECUTE format('SELECT %3$s OPERATOR(pg_catalog.#>>) $1 AS v, (pg_catalog.array_agg(d.id ORDER BY d.id))[1:2] AS keys
+        FROM %1$s AS d WHERE pg_catalog.jsonb_typeof(%3$s OPERATOR(pg_catalog.#>) $1) IN (''string'', ''number'', ''boolean'')
+          AND %2$s
+        GROUP BY 1 HAVING pg_catalog.count(*) > 1 ORDER BY 1 LIMIT 1', docmodel._rel_sql(coll), type_sql, docexpr)
         INTO dup USING path, lookup_type, l.delimiter;
     IF dup.v IS NOT NULL THEN
         RAISE EXCEPTION USING ERRCODE = '23505',
@@ -1844,19 +1849,19 @@ BEGIN
         lc::oid, coalesce(doc_type, ''));
     -- index what is there; a lookup document already there for another
     -- document is a taken value
-    EXECUTE format('INSERT INTO %s AS l (id, doc)
-        SELECT $2 OPERATOR(pg_catalog.||) $3 OPERATOR(pg_catalog.||) (d.doc OPERATOR(pg_catalog.#>>) $1),
-            pg_catalog.jsonb_build_object(''ref'', d.id) FROM %s AS d
-        WHERE pg_catalog.jsonb_typeof(d.doc OPERATOR(pg_catalog.#>) $1) IN (''string'', ''number'', ''boolean'')
-          AND %s
-        ON CONFLICT (id) DO NOTHING', docmodel._rel_sql(lc), docmodel._rel_sql(coll), type_sql)
+    EXECUTE format('INSERT INTO %1$s AS l (id, doc)
+        SELECT $2 OPERATOR(pg_catalog.||) $3 OPERATOR(pg_catalog.||) (%4$s OPERATOR(pg_catalog.#>>) $1),
+            pg_catalog.jsonb_build_object(''ref'', d.id) FROM %2$s AS d
+        WHERE pg_catalog.jsonb_typeof(%4$s OPERATOR(pg_catalog.#>) $1) IN (''string'', ''number'', ''boolean'')
+          AND %3$s
+        ON CONFLICT (id) DO NOTHING', docmodel._rel_sql(lc), docmodel._rel_sql(coll), type_sql, docexpr)
         USING path, lookup_type, l.delimiter;
     GET DIAGNOSTICS n = ROW_COUNT;
-    EXECUTE format('SELECT d.id, l.doc OPERATOR(pg_catalog.->>) ''ref'' AS ref FROM %s AS d JOIN %s AS l
-            ON l.id OPERATOR(pg_catalog.=) ($2 OPERATOR(pg_catalog.||) $3 OPERATOR(pg_catalog.||) (d.doc OPERATOR(pg_catalog.#>>) $1))
-        WHERE pg_catalog.jsonb_typeof(d.doc OPERATOR(pg_catalog.#>) $1) IN (''string'', ''number'', ''boolean'')
-          AND %s AND l.doc OPERATOR(pg_catalog.->>) ''ref'' IS DISTINCT FROM d.id LIMIT 1',
-        docmodel._rel_sql(coll), docmodel._rel_sql(lc), type_sql)
+    EXECUTE format('SELECT d.id, l.doc OPERATOR(pg_catalog.->>) ''ref'' AS ref FROM %1$s AS d JOIN %2$s AS l
+            ON l.id OPERATOR(pg_catalog.=) ($2 OPERATOR(pg_catalog.||) $3 OPERATOR(pg_catalog.||) (%4$s OPERATOR(pg_catalog.#>>) $1))
+        WHERE pg_catalog.jsonb_typeof(%4$s OPERATOR(pg_catalog.#>) $1) IN (''string'', ''number'', ''boolean'')
+          AND %3$s AND l.doc OPERATOR(pg_catalog.->>) ''ref'' IS DISTINCT FROM d.id LIMIT 1',
+        docmodel._rel_sql(coll), docmodel._rel_sql(lc), type_sql, docexpr)
         INTO dup USING path, lookup_type, l.delimiter;
     IF dup IS NOT NULL AND dup.id IS NOT NULL THEN
         RAISE EXCEPTION USING ERRCODE = '23505',

@@ -98,14 +98,18 @@ CREATE FUNCTION docmodel._aggregate_trigger() RETURNS trigger
 COMMENT ON FUNCTION docmodel._aggregate_trigger() IS
     'docmodel internal: the row triggers of an aggregate rule: computes again the aggregates of the documents a written document refers to (AFTER), and a new document''s own (BEFORE INSERT)';
 
--- The aggregate expression of agg over the referring documents (alias b).
-CREATE FUNCTION docmodel._aggregate_expr(agg text) RETURNS text
-LANGUAGE plpgsql IMMUTABLE PARALLEL SAFE
+-- The aggregate expression of agg over the referring documents (alias b)
+-- of collection source: a pointer reads the document as every style shows
+-- it (_document_sql: with its stamps for meta_style 'columns'); a NULL
+-- source reads the bodies (b.doc).
+CREATE FUNCTION docmodel._aggregate_expr(agg text, source regclass) RETURNS text
+LANGUAGE plpgsql STABLE PARALLEL SAFE
 SET search_path = pg_catalog, pg_temp
 AS $$
 DECLARE
     ptr text;
     num text;
+    doc text := COALESCE(docmodel._document_sql(source, 'b'), 'b.doc');
 BEGIN
     IF agg OPERATOR(pg_catalog.=) 'count' THEN
         RETURN 'pg_catalog.to_jsonb(pg_catalog.count(*))';
@@ -114,11 +118,11 @@ BEGIN
     ELSIF agg OPERATOR(pg_catalog.~) '^(sum|min|max):/' THEN
         ptr := pg_catalog.substr(agg, 5);
         PERFORM docmodel.ref_keys('{}', ptr);
-        num := pg_catalog.format('CASE WHEN pg_catalog.jsonb_typeof(b.doc OPERATOR(pg_catalog.#>) %1$L::pg_catalog.text[]) '
-            'OPERATOR(pg_catalog.=) ''number'' THEN (b.doc OPERATOR(pg_catalog.#>>) %1$L::pg_catalog.text[])::pg_catalog.numeric END',
+        num := pg_catalog.format('CASE WHEN pg_catalog.jsonb_typeof(%2$s OPERATOR(pg_catalog.#>) %1$L::pg_catalog.text[]) '
+            'OPERATOR(pg_catalog.=) ''number'' THEN (%2$s OPERATOR(pg_catalog.#>>) %1$L::pg_catalog.text[])::pg_catalog.numeric END',
             ARRAY(SELECT pg_catalog.replace(pg_catalog.replace(t.t, '~1', '/'), '~0', '~')
                   FROM pg_catalog.unnest(pg_catalog.string_to_array(pg_catalog.substr(ptr, 2), '/')) WITH ORDINALITY AS t(t, n)
-                  ORDER BY t.n)::text);
+                  ORDER BY t.n)::text, doc);
         IF pg_catalog.left(agg, 3) OPERATOR(pg_catalog.=) 'sum' THEN
             RETURN pg_catalog.format('pg_catalog.to_jsonb(COALESCE(pg_catalog.sum(%s), 0::pg_catalog.numeric))', num);
         END IF;
@@ -131,8 +135,8 @@ BEGIN
         HINT = 'The aggregates are count, keys, sum:/pointer, min:/pointer and max:/pointer.';
 END
 $$;
-COMMENT ON FUNCTION docmodel._aggregate_expr(text) IS
-    'docmodel internal: the SQL expression of an aggregate rule''s aggregate over the referring documents';
+COMMENT ON FUNCTION docmodel._aggregate_expr(text, regclass) IS
+    'docmodel internal: the SQL expression of an aggregate rule''s aggregate over the referring documents of a collection (with their stamps)';
 
 -- The expression index on the references at refpath of coll: made when
 -- missing (make), dropped when no rule uses it any more (not make).
@@ -276,7 +280,7 @@ BEGIN
         RAISE EXCEPTION USING ERRCODE = '22004', MESSAGE = 'ref_path and agg must not be null';
     END IF;
     PERFORM docmodel.ref_keys('{}', ref_path);
-    PERFORM docmodel._aggregate_expr(agg);
+    PERFORM docmodel._aggregate_expr(agg, NULL);
     IF path OPERATOR(pg_catalog.~) '(^|/)\*(/|$)' THEN
         RAISE EXCEPTION USING ERRCODE = '22023',
             MESSAGE = pg_catalog.format('the path of an aggregate names one member, not "%s"', path);
@@ -319,7 +323,7 @@ BEGIN
         'FROM (SELECT a2.id, (SELECT %5$s FROM %2$s AS b WHERE docmodel.ref_keys(b.doc, %4$L) '
         'OPERATOR(pg_catalog.@>) ARRAY[a2.id]::pg_catalog.text[]) AS v FROM %1$s AS a2 ORDER BY a2.id) AS x '
         'WHERE a.id OPERATOR(pg_catalog.=) x.id AND a.doc OPERATOR(pg_catalog.<>) docmodel._copy_put_at(a.doc, %3$L, x.v)',
-        r.coll, r.source, r.path, r.ref, docmodel._aggregate_expr(r.agg));
+        r.coll, r.source, r.path, r.ref, docmodel._aggregate_expr(r.agg, r.source));
     GET DIAGNOSTICS n = ROW_COUNT;
     RETURN n;
 END

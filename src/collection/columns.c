@@ -49,6 +49,7 @@
 #include "collection/layout.h"
 #include "collection/stamp.h"
 #include "docmodel.h"
+#include "json/pointer.h"
 #include "json/tree.h"
 #include "json/util.h"
 
@@ -748,6 +749,85 @@ DocmodelColumnsSlotDocument(int32 id, Relation rel, TupleTableSlot *slot,
 
 	for (i = 0; i < DOCMODEL_STAMP_NCOLUMNS; i++)
 		v[i] = slot_getattr(slot, att[i], &n[i]);
+	return DocmodelColumnsDocument(&cfg, VARDATA_ANY(key),
+								   VARSIZE_ANY_EXHDR(key), DatumGetJsonbP(d), v,
+								   n);
+}
+
+/*
+ * Whether a path into a document of collection cfg whose first tokens are
+ * t0 (l0 bytes) and t1 (NULL when the path has one token) reaches a stamp
+ * that meta_style 'columns' keeps out of the body: a management field but
+ * the schema's (which stays in the body), or their container as a whole.
+ * What a reader of the body alone would not find; false for another style.
+ */
+bool
+DocmodelColumnsStampAt(const DocmodelCollection *cfg, const char *t0, int l0,
+					   const char *t1, int l1)
+{
+	const DocFieldSet *fs = cfg->fs;
+	DocFieldKind kind;
+
+	if (!cfg->columns)
+		return false;
+	if (fs->container.len > 0)
+	{
+		if (l0 != fs->container.len || memcmp(t0, fs->container.name, l0) != 0)
+			return false;
+		if (t1 == NULL)
+			return true;
+		t0 = t1;
+		l0 = l1;
+	}
+	kind = DocmodelFieldKind(fs, t0, l0);
+	return kind != DOC_NFIELDS && kind != DOC_FIELD_SCHEMA;
+}
+
+/* The same for JSON Pointer text ptr (false when it is not one). */
+bool
+DocmodelColumnsStampPointer(const DocmodelCollection *cfg, const char *ptr)
+{
+	JsonPointer p;
+
+	if (!cfg->columns ||
+		DocmodelJsonPointerParse(ptr, strlen(ptr), true, &p) !=
+			JSONPOINTER_OK ||
+		p.ntok == 0)
+		return false;
+	return DocmodelColumnsStampAt(cfg, p.tok[0], p.toklen[0],
+								  p.ntok > 1 ? p.tok[1] : NULL,
+								  p.ntok > 1 ? p.toklen[1] : 0);
+}
+
+/*
+ * The document of tuple t of collection rel as every style shows it (the
+ * row triggers' read of a written row): its doc, with the stamp columns
+ * merged for meta_style 'columns'; NULL for a NULL doc. From the backend's
+ * caches: no catalog access.
+ */
+Jsonb *
+DocmodelColumnsTupleDocument(Relation rel, HeapTuple t)
+{
+	TupleDesc desc = RelationGetDescr(rel);
+	DocmodelCollection cfg;
+	const AttrNumber *att;
+	Datum v[DOCMODEL_STAMP_NCOLUMNS];
+	bool n[DOCMODEL_STAMP_NCOLUMNS];
+	text *key;
+	bool isnull;
+	Datum d = heap_getattr(t, DOCMODEL_COLL_ATT_DOC, desc, &isnull);
+	int i;
+
+	if (isnull)
+		return NULL;
+	/* a copy: a writer's name read below may flush the cache */
+	cfg = *DocmodelCollectionOf(RelationGetRelid(rel));
+	if (!cfg.columns)
+		return DatumGetJsonbP(d);
+	att = DocmodelStampColumns(rel);
+	for (i = 0; i < DOCMODEL_STAMP_NCOLUMNS; i++)
+		v[i] = heap_getattr(t, att[i], desc, &n[i]);
+	key = DatumGetTextPP(heap_getattr(t, DOCMODEL_COLL_ATT_ID, desc, &isnull));
 	return DocmodelColumnsDocument(&cfg, VARDATA_ANY(key),
 								   VARSIZE_ANY_EXHDR(key), DatumGetJsonbP(d), v,
 								   n);

@@ -10,6 +10,7 @@
 #define DOCMODEL_COLLECTION_COLUMNS_H
 
 #include "utils/jsonb.h"
+#include "access/htup.h"
 #include "utils/rel.h"
 
 #include "collection/config.h"
@@ -27,6 +28,12 @@ extern Jsonb *DocmodelColumnsDocument(const DocmodelCollection *cfg,
 extern Jsonb *DocmodelColumnsSlotDocument(int32 id, Relation rel,
 										  struct TupleTableSlot *slot,
 										  Datum keyd, Datum d);
+extern bool DocmodelColumnsStampAt(const DocmodelCollection *cfg,
+								   const char *t0, int l0, const char *t1,
+								   int l1);
+extern bool DocmodelColumnsStampPointer(const DocmodelCollection *cfg,
+										const char *ptr);
+extern Jsonb *DocmodelColumnsTupleDocument(Relation rel, HeapTuple t);
 extern char *DocmodelDocumentSql(Oid relid, const char *alias);
 extern bool DocmodelColumnsSplit(const DocmodelCollection *cfg, const char *key,
 								 int key_len, Jsonb *doc, Jsonb **body,

@@ -52,6 +52,7 @@
 
 #include "docmodel.h"
 #include "catalog.h"
+#include "collection/columns.h"
 #include "collection/config.h"
 #include "collection/layout.h"
 #include "copy/copy.h"
@@ -589,6 +590,19 @@ DocOf(TriggerData *td, HeapTuple t)
 	return isnull ? NULL : DatumGetJsonbP(d);
 }
 
+/*
+ * The source document of tuple t as rule e reads it: its doc, or the
+ * document with its stamps when the rule reads stamps of a meta_style
+ * 'columns' source (e->stamps).
+ */
+static Jsonb *
+SourceDocOf(RulePlans *e, TriggerData *td, HeapTuple t)
+{
+	if (t == NULL || !e->stamps)
+		return DocOf(td, t);
+	return DocmodelColumnsTupleDocument(td->tg_relation, t);
+}
+
 static char *
 KeyOf(TriggerData *td, HeapTuple t)
 {
@@ -755,13 +769,13 @@ copy_source_trigger(PG_FUNCTION_ARGS)
 		oldkey = KeyOf(td, oldt);
 	if (key != NULL)
 	{
-		JsonbValue nv = CopiesOf(e->fields, DocOf(td, newt));
+		JsonbValue nv = CopiesOf(e->fields, SourceDocOf(e, td, newt));
 		Jsonb *vals = DocmodelJsonTreeToJsonb(&nv);
 		bool same = false;
 
 		if (oldkey != NULL && strcmp(oldkey, key) == 0)
 		{
-			JsonbValue ov = CopiesOf(e->fields, DocOf(td, oldt));
+			JsonbValue ov = CopiesOf(e->fields, SourceDocOf(e, td, oldt));
 
 			same = JsonbSame(DocmodelJsonTreeToJsonb(&ov), vals);
 		}
@@ -1240,8 +1254,10 @@ copy_aggregate_trigger(PG_FUNCTION_ARGS)
 {
 	TriggerData *td = (TriggerData *) fcinfo->context;
 	RulePlans *e;
-	Jsonb *olddoc = NULL;
-	Jsonb *newdoc = NULL;
+	HeapTuple oldt = NULL;
+	HeapTuple newt = NULL;
+	Jsonb *olddoc;
+	Jsonb *newdoc;
 	JsonPointer p;
 	RefList oldrefs = {0, NULL};
 	RefList newrefs = {0, NULL};
@@ -1262,18 +1278,16 @@ copy_aggregate_trigger(PG_FUNCTION_ARGS)
 	DocmodelCheckLayout(td->tg_relation, DOCMODEL_LAYOUT_COLLECTION);
 	if (TRIGGER_FIRED_BEFORE(td->tg_event))
 		return AggregateOfNew(td);
-	if (!TRIGGER_FIRED_BY_INSERT(td->tg_event))
-		olddoc = DocOf(td, td->tg_trigtuple);
-	if (TRIGGER_FIRED_BY_UPDATE(td->tg_event))
-		newdoc = DocOf(td, td->tg_newtuple);
-	else if (TRIGGER_FIRED_BY_INSERT(td->tg_event))
-		newdoc = DocOf(td, td->tg_trigtuple);
+	DocmodelTriggerRows(td, &oldt, &newt);
 	e = DocmodelCopyRuleFor(td, 'a');
 	ParsePath(e->refpath, "path", &p);
-	if (olddoc)
-		oldrefs = RefsOf(olddoc, &p);
-	if (newdoc)
-		newrefs = RefsOf(newdoc, &p);
+	/* the references are the bodies' (as the index reads them); the
+	 * weights the documents' (with their stamps when the pointer reads
+	 * one) */
+	if ((olddoc = SourceDocOf(e, td, oldt)) != NULL)
+		oldrefs = RefsOf(DocOf(td, oldt), &p);
+	if ((newdoc = SourceDocOf(e, td, newt)) != NULL)
+		newrefs = RefsOf(DocOf(td, newt), &p);
 	if (olddoc && newdoc && SameRefs(&oldrefs, &newrefs) &&
 		SameWeight(e, td, olddoc, newdoc))
 	{

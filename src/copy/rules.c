@@ -39,6 +39,7 @@
 
 #include "docmodel.h"
 #include "catalog.h"
+#include "collection/columns.h"
 #include "collection/config.h"
 #include "collection/layout.h"
 #include "copy/rules.h"
@@ -199,6 +200,59 @@ DocmodelCopyApplyRule(int32 id)
 	return LoadRule(e, id, 'p', NULL);
 }
 
+/*
+ * The SQL of the source document (alias s) a rule's statements read: with
+ * its stamps merged when the rule reads them (DocmodelDocumentSql).
+ */
+static char *
+SourceDocSql(RulePlans *e)
+{
+	return e->stamps ? DocmodelDocumentSql(e->source, "s") : "s.doc";
+}
+
+/* Whether the text v of copy fields is a pointer to a stamp of cfg's. */
+static bool
+StampString(const DocmodelCollection *cfg, JsonbValue *v)
+{
+	return v->type == jbvString && v->val.string.len > 0 &&
+		   v->val.string.val[0] == '/' &&
+		   DocmodelColumnsStampPointer(
+			   cfg, pnstrdup(v->val.string.val, v->val.string.len));
+}
+
+/*
+ * Whether rule e reads a stamp its source keeps in columns: a pointer of
+ * its fields, or of its aggregate, starting at one (collection/columns.c).
+ */
+static bool
+RuleReadsStamps(RulePlans *e)
+{
+	const DocmodelCollection *cfg = DocmodelCollectionOf(e->source);
+	JsonbValue f;
+	int i;
+	int j;
+
+	if (!cfg->columns)
+		return false;
+	if (e->kind == 'a')
+		return e->agg_ptr != NULL &&
+			   DocmodelColumnsStampPointer(cfg, e->agg_ptr);
+	DocmodelJsonTreeFromJsonb(e->fields, &f);
+	DocmodelJsonTreeExpand(&f);
+	for (i = 0; f.type == jbvObject && i < f.val.object.nPairs; i++)
+	{
+		JsonbValue *spec = &f.val.object.pairs[i].value;
+
+		DocmodelJsonTreeExpand(spec);
+		if (StampString(cfg, spec))
+			return true;
+		for (j = 0; spec->type == jbvArray && j < spec->val.array.nElems; j++)
+			if (StampString(cfg, &spec->val.array.elems[j]))
+				return true;
+	}
+	return false;
+}
+
 /* Prepare the statements of copy rule e: its source trigger's (kind 'c') or
  * apply_copies' ('p'); coll and src are the collections' qualified names. */
 static void
@@ -249,9 +303,9 @@ PrepareCopy(RulePlans *e, char kind, const char *coll, const char *src)
 	{
 		/* 1: the source of key $1, as committed now */
 		RuleKeepPlan(e, 1,
-					 psprintf("SELECT s.doc FROM %s AS s WHERE s.id "
+					 psprintf("SELECT %s FROM %s AS s WHERE s.id "
 							  "OPERATOR(pg_catalog.=) $1",
-							  src),
+							  SourceDocSql(e), src),
 					 1, t1);
 		/* 2: forget key $2 of rule $1 */
 		RuleKeepPlanOn(e, 2,
@@ -300,14 +354,15 @@ PrepareFill(RulePlans *e, const char *src)
 		exclusive = SPI_processed > 0;
 	}
 	RuleKeepPlan(e, 0,
-				 psprintf("SELECT s.doc FROM %s AS s WHERE s.id "
+				 psprintf("SELECT %s FROM %s AS s WHERE s.id "
 						  "OPERATOR(pg_catalog.=) $1 FOR %s",
-						  src, exclusive ? "NO KEY UPDATE" : "SHARE"),
+						  SourceDocSql(e), src,
+						  exclusive ? "NO KEY UPDATE" : "SHARE"),
 				 1, t);
 	RuleKeepPlan(e, 1,
-				 psprintf("SELECT s.doc FROM %s AS s WHERE s.id "
+				 psprintf("SELECT %s FROM %s AS s WHERE s.id "
 						  "OPERATOR(pg_catalog.=) $1",
-						  src),
+						  SourceDocSql(e), src),
 				 1, t);
 }
 
@@ -320,11 +375,15 @@ PrepareAggregate(RulePlans *e, TriggerData *td, const char *coll,
 	const char *value;
 
 	{
-		Oid at[1] = {TEXTOID};
-		Datum av[1] = {CStringGetTextDatum(e->agg)};
+		Oid at[2] = {TEXTOID, REGCLASSOID};
+		Datum av[2] = {CStringGetTextDatum(e->agg),
+					   ObjectIdGetDatum(e->source)};
 
-		if (SPI_execute_with_args("SELECT docmodel._aggregate_expr($1)", 1, at,
-								  av, NULL, true, 1) != SPI_OK_SELECT ||
+		/* the referring documents with their stamps when the pointer
+		 * reads one (a NULL source: their bodies) */
+		if (SPI_execute_with_args("SELECT docmodel._aggregate_expr($1, $2)", 2,
+								  at, av, e->stamps ? NULL : " n", true,
+								  1) != SPI_OK_SELECT ||
 			SPI_processed != 1)
 			ereport(ERROR, (errcode(ERRCODE_INTERNAL_ERROR),
 							errmsg("making an aggregate's expression failed")));
@@ -487,6 +546,7 @@ LoadRule(RulePlans *e, int32 id, char kind, TriggerData *td)
 								"table this way.",
 								id));
 	ReadRuleMembers(e, tup, desc);
+	e->stamps = RuleReadsStamps(e);
 	coll = QualifiedName(e->coll);
 	src = QualifiedName(e->source);
 

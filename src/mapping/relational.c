@@ -39,6 +39,7 @@
 #include "utils/timestamp.h"
 
 #include "docmodel.h"
+#include "collection/columns.h"
 #include "collection/config.h"
 #include "collection/kv.h"
 #include "json/pointer.h"
@@ -299,9 +300,9 @@ mapping_projection_trigger(PG_FUNCTION_ARGS)
  * text of a number or boolean; NULL when the path holds none of these.
  */
 static char *
-LookupValue(Datum docd, ArrayType *path)
+LookupValue(Jsonb *doc, ArrayType *path)
 {
-	JsonbValue *v = DocmodelValueAtPath(DatumGetJsonbP(docd), path);
+	JsonbValue *v = doc ? DocmodelValueAtPath(doc, path) : NULL;
 
 	if (v == NULL)
 		return NULL;
@@ -317,6 +318,43 @@ LookupValue(Datum docd, ArrayType *path)
 		default:
 			return NULL;
 	}
+}
+
+/*
+ * Whether lookup path (a text[]) of the documents of collection relid
+ * starts at a stamp a meta_style 'columns' collection keeps in a column:
+ * then the trigger reads the documents with their stamps merged.
+ */
+static bool
+LookupReadsStamps(Oid relid, ArrayType *path)
+{
+	const DocmodelCollection *cfg = DocmodelCollectionOf(relid);
+	Datum *e;
+	bool *nulls;
+	int n;
+
+	if (!cfg->columns)
+		return false;
+	deconstruct_array(path, TEXTOID, -1, false, TYPALIGN_INT, &e, &nulls, &n);
+	if (n == 0 || nulls[0] || (n > 1 && nulls[1]))
+		return false;
+	return DocmodelColumnsStampAt(
+		cfg, VARDATA_ANY(e[0]), VARSIZE_ANY_EXHDR(e[0]),
+		n > 1 ? VARDATA_ANY(e[1]) : NULL, n > 1 ? VARSIZE_ANY_EXHDR(e[1]) : 0);
+}
+
+/* The document of row t of td's collection (with its stamps: stamps). */
+static Jsonb *
+LookupDoc(TriggerData *td, HeapTuple t, bool stamps)
+{
+	bool isnull;
+	Datum d;
+
+	if (stamps)
+		return DocmodelColumnsTupleDocument(td->tg_relation, t);
+	d = heap_getattr(t, DOCMODEL_COLL_ATT_DOC,
+					 RelationGetDescr(td->tg_relation), &isnull);
+	return isnull ? NULL : DatumGetJsonbP(d);
 }
 
 /*
@@ -585,8 +623,8 @@ mapping_lookup_trigger(PG_FUNCTION_ARGS)
 	TriggerPlans *e;
 	Oid relid;
 	Datum args[2];
-	Datum d;
 	bool isnull;
+	bool stamps;
 
 	if (!CALLED_AS_TRIGGER(fcinfo) || !TRIGGER_FIRED_FOR_ROW(td->tg_event) ||
 		!TRIGGER_FIRED_AFTER(td->tg_event))
@@ -625,18 +663,11 @@ mapping_lookup_trigger(PG_FUNCTION_ARGS)
 		if (ktlen != strlen(a.doc_type) || memcmp(kt, a.doc_type, ktlen) != 0)
 			return PointerGetDatum(NULL); /* not a document it indexes */
 	}
+	stamps = LookupReadsStamps(relid, path);
 	if (oldt && !isnull)
-	{
-		d = heap_getattr(oldt, DOCMODEL_COLL_ATT_DOC, desc, &isnull);
-		if (!isnull)
-			oldv = LookupValue(d, path);
-	}
+		oldv = LookupValue(LookupDoc(td, oldt, stamps), path);
 	if (newt)
-	{
-		d = heap_getattr(newt, DOCMODEL_COLL_ATT_DOC, desc, &isnull);
-		if (!isnull)
-			newv = LookupValue(d, path);
-	}
+		newv = LookupValue(LookupDoc(td, newt, stamps), path);
 	if (oldv && newv && strcmp(oldv, newv) == 0)
 		return PointerGetDatum(NULL);
 	e = TriggerPlansFor(td);

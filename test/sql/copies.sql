@@ -161,3 +161,46 @@ SELECT docmodel.drop_copy('shelves', '/books/*'), docmodel.drop_copy('orders', '
        docmodel.drop_copy('o_null', '/c'), docmodel.drop_copy('o_rm', '/c');
 SELECT count(*) FROM docmodel.copy_rules;
 SELECT docmodel.drop_collection(c) FROM unnest(ARRAY['authors', 'books', 'profiles', 'orders', 'o_null', 'o_rm', 'shelves']) c;
+
+-- the stamps are copied and aggregated as every style shows them (for
+-- meta_style 'columns', merged from their columns): a copy of the source's
+-- type and version, filled on write, rewritten on the source's change and
+-- by apply_copies; aggregates of the referring documents' versions
+SELECT docmodel.create_collection('editors') IS NOT NULL AS editors,
+       docmodel.create_collection('drafts') IS NOT NULL AS drafts,
+       docmodel.create_collection('desks') IS NOT NULL AS desks;
+INSERT INTO editors (id, doc) VALUES ('editor::1', '{"name": "Ann"}'), ('editor::2', '{"name": "Bo"}');
+SELECT docmodel.create_copy('drafts', '/editor', 'editors', '{"type": "/_type", "ver": "/_ver", "name": "/name"}');
+SELECT docmodel.create_copy('drafts', '/reviewer', 'editors', '{"ver": "/_ver"}', mode => 'deferred');
+INSERT INTO drafts (id, doc) VALUES ('draft::1', '{"editor": {"id": "editor::1"}, "reviewer": {"id": "editor::2"}, "desk": "desk::1"}');
+SELECT doc->'editor' AS editor, doc->'reviewer' AS reviewer FROM drafts_documents;
+UPDATE editors SET doc = doc || '{"name": "Anne"}' WHERE id = 'editor::1';
+UPDATE editors SET doc = doc || '{"name": "Bob"}' WHERE id = 'editor::2';
+SELECT doc->'editor' AS editor, doc->'reviewer' AS reviewer FROM drafts_documents;
+CALL docmodel.apply_copies('drafts');
+SELECT doc->'reviewer' AS reviewer, doc->'_ver' AS ver FROM drafts_documents;
+INSERT INTO desks (id, doc) VALUES ('desk::1', '{}');
+SELECT docmodel.create_aggregate('desks', '/versions', 'drafts', '/desk', 'sum:/_ver') AS sum,
+       docmodel.create_aggregate('desks', '/latest', 'drafts', '/desk', 'max:/_ver') AS max;
+SELECT doc->'versions' AS versions, doc->'latest' AS latest FROM desks_documents;
+INSERT INTO drafts (id, doc) VALUES ('draft::2', '{"desk": "desk::1"}'), ('draft::3', '{"desk": "desk::2"}');
+UPDATE drafts SET doc = doc || '{"title": "T"}' WHERE id = 'draft::1';
+INSERT INTO desks (id, doc) VALUES ('desk::2', '{}');
+SELECT id, doc->'versions' AS versions, doc->'latest' AS latest FROM desks_documents ORDER BY id;
+SELECT docmodel.refresh_aggregate('desks', '/versions') AS unchanged;
+-- the update of draft::1 filled its copy again from its known source
+SELECT id, doc->'editor' AS editor FROM drafts_documents ORDER BY id;
+-- references at a stamp a meta_style 'columns' collection keeps in a column
+-- are refused: the rules read them from the body, through an index
+SELECT docmodel.create_collection('stamped', meta_style => 'columns') IS NOT NULL AS stamped;
+SELECT docmodel.create_aggregate('desks', '/byWriter', 'stamped', '/_createdBy', 'count');
+SELECT docmodel.create_copy('stamped', '/_ver', 'desks', '{"n": "/x"}');
+-- nor can a collection whose references lie there take the columns
+SELECT docmodel.create_collection('unstamped', meta_style => 'underscore') IS NOT NULL AS unstamped;
+SELECT docmodel.create_aggregate('desks', '/byWriter', 'unstamped', '/_createdBy', 'count');
+CALL docmodel.set_meta_style('unstamped', 'columns');
+SELECT meta_style FROM docmodel.collections WHERE collection = 'unstamped'::regclass;
+SELECT docmodel.drop_aggregate('desks', '/byWriter');
+CALL docmodel.set_meta_style('unstamped', 'columns');
+SELECT meta_style FROM docmodel.collections WHERE collection = 'unstamped'::regclass;
+SELECT docmodel.drop_collection(c) FROM unnest(ARRAY['editors', 'drafts', 'desks', 'stamped', 'unstamped']) c;

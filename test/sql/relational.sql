@@ -223,6 +223,8 @@ SELECT pg_temp.try($$SELECT docmodel.embed('{"b": {}}', '{b}', 'breweries')$$);
 SELECT docmodel.remove('breweries', 'brewery::2') > 0 AS removed;
 SELECT * FROM docmodel.dangling_refs('beer_docs', '{brewery}', 'breweries');
 SELECT * FROM docmodel.dangling_refs('beer_docs', '{styles}', 'breweries');
+-- a stamp is read as every style shows it: the beers' type names no brewery
+SELECT * FROM docmodel.dangling_refs('beer_docs', '{_type}', 'breweries');
 SELECT pg_temp.try($$SELECT * FROM docmodel.dangling_refs('beer_docs', '{brewery}', 'brewery')$$);
 
 -- live projection: the collection kept in step with the tables
