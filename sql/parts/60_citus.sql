@@ -389,6 +389,9 @@ CREATE FUNCTION docmodel._citus_migrate_batch(coll regclass, doc_type text,
 DECLARE
     q text;
     s record;
+    -- the document: for meta_style 'columns', the body with its stamps
+    -- (_document by the configuration id, which the workers share)
+    d text := docmodel._document_sql(coll, 's');
 BEGIN
     IF NOT docmodel._citus_distributed(coll) THEN
         RETURN;
@@ -399,17 +402,17 @@ BEGIN
     q := pg_catalog.format('WITH small AS (SELECT c.reltuples OPERATOR(pg_catalog.>=) 0 '
         'AND c.reltuples OPERATOR(pg_catalog.<=) %4$s AS yes FROM pg_catalog.pg_class AS c '
         'WHERE c.oid OPERATOR(pg_catalog.=) %%1$L::pg_catalog.regclass), '
-        'w AS (UPDATE %%1$s AS s SET doc = docmodel._migrate_doc(s.doc, %2$L::docmodel.version, s.id, %3$L::pg_catalog.regclass) '
-        'WHERE (SELECT yes FROM small) AND docmodel._migration_pending(s.doc, %1$L::text, %2$L::docmodel.version, %3$L::pg_catalog.regclass) RETURNING 1), '
-        'p AS MATERIALIZED (SELECT id FROM %%1$s WHERE NOT (SELECT yes FROM small) '
-        'AND docmodel._migration_pending(doc, %1$L::text, %2$L::docmodel.version, %3$L::pg_catalog.regclass)), '
-        'u AS (UPDATE %%1$s AS s SET doc = docmodel._migrate_doc(s.doc, %2$L::docmodel.version, s.id, %3$L::pg_catalog.regclass) '
+        'w AS (UPDATE %%1$s AS s SET doc = docmodel._migrate_doc(%5$s, %2$L::docmodel.version, s.id, %3$L::pg_catalog.regclass) '
+        'WHERE (SELECT yes FROM small) AND docmodel._migration_pending(%5$s, %1$L::text, %2$L::docmodel.version, %3$L::pg_catalog.regclass) RETURNING 1), '
+        'p AS MATERIALIZED (SELECT s.id FROM %%1$s AS s WHERE NOT (SELECT yes FROM small) '
+        'AND docmodel._migration_pending(%5$s, %1$L::text, %2$L::docmodel.version, %3$L::pg_catalog.regclass)), '
+        'u AS (UPDATE %%1$s AS s SET doc = docmodel._migrate_doc(%5$s, %2$L::docmodel.version, s.id, %3$L::pg_catalog.regclass) '
         'FROM (SELECT id FROM p LIMIT %4$s) AS b WHERE s.id OPERATOR(pg_catalog.=) b.id RETURNING 1), '
         'n AS (SELECT (SELECT pg_catalog.count(*) FROM w) AS w, (SELECT pg_catalog.count(*) FROM u) AS u, '
         '(SELECT pg_catalog.count(*) FROM p) AS p) '
         'SELECT (n.w OPERATOR(pg_catalog.+) n.u)::pg_catalog.text OPERATOR(pg_catalog.||) '' '' '
         'OPERATOR(pg_catalog.||) (n.w OPERATOR(pg_catalog.+) n.p)::pg_catalog.text FROM n',
-        doc_type, target, cfg::pg_catalog.text, batch_size);
+        doc_type, target, cfg::pg_catalog.text, batch_size, d);
     n := 0;
     pending := 0;
     finished := true;

@@ -405,6 +405,24 @@ SELECT key, doc->>'_createdBy' AS created_by, doc->>'_modifiedBy' AS modified_by
 FROM docmodel.get_multi('accts', ARRAY['acct::1', 'acct::2', 'acct::8', 'acct::9']);
 SELECT ver, doc->>'_createdBy' AS created_by, doc->>'_modifiedBy' AS modified_by FROM docmodel.revisions('accts', 'acct::1') ORDER BY ver;
 SELECT docmodel.drop_collection('accts');
+-- A bulk migration of a distributed columns collection reads each document
+-- with its stamps, shard by shard, as on one server.
+SELECT docmodel.create_collection('tallies', 'tally', meta_style => 'columns') IS NOT NULL AS created;
+INSERT INTO tallies (id, doc) SELECT 'tally::' || g, jsonb_build_object('n', g, '_schema', '1') FROM generate_series(1, 20) g;
+UPDATE tallies SET doc = doc || '{"seen": 1}' WHERE id IN ('tally::1', 'tally::2');
+SELECT docmodel.distribute_collection('tallies') IS NOT NULL AS distributed;
+SELECT docmodel.register_migration('tally', '1', '2', steps => '[{"op": "copy", "from": "/_ver", "path": "/v0"}]');
+SET client_min_messages TO warning;
+CALL docmodel.migrate_collection('tallies', batch_size => 5);
+RESET client_min_messages;
+SELECT status, docs_done, error FROM docmodel.migration_runs WHERE coll = 'tallies'::regclass;
+SELECT count(*) AS docs, count(*) FILTER (WHERE doc->>'_schema' = '2') AS at_2,
+       count(*) FILTER (WHERE doc->'v0' = '1') AS v0_1, count(*) FILTER (WHERE doc->'v0' = '2') AS v0_2,
+       count(*) FILTER (WHERE doc->>'_createdBy' = current_user) AS created_by_me
+FROM tallies_documents;
+SELECT doc - '_created' - '_modified' AS doc FROM tallies_documents WHERE id = 'tally::1';
+SELECT docmodel.drop_collection('tallies');
+DELETE FROM docmodel.migration_rules WHERE doc_type = 'tally';
 SET client_min_messages TO warning;
 CALL citus_cleanup_orphaned_resources();
 RESET client_min_messages;
