@@ -1543,14 +1543,15 @@ BEGIN
     -- the documents as every style shows them (with their stamps)
     RETURN QUERY EXECUTE format(
         'SELECT d.id, r.ref FROM %1$s AS d
-           CROSS JOIN LATERAL (SELECT %3$s #> $1 AS v) AS x
-           CROSS JOIN LATERAL jsonb_array_elements_text(CASE jsonb_typeof(x.v)
-               WHEN ''array'' THEN x.v WHEN ''string'' THEN jsonb_build_array(x.v)
-               ELSE ''[]'' END) AS r(ref)
-          WHERE (d.expires_at IS NULL OR d.expires_at > now())
-            AND NOT EXISTS (SELECT FROM %2$s AS t WHERE t.id = r.ref
-                            AND (t.expires_at IS NULL OR t.expires_at > now()))
-          ORDER BY 1, 2', coll, target, docmodel._document_sql(coll, 'd'))
+           CROSS JOIN LATERAL (SELECT %3$s OPERATOR(pg_catalog.#>) $1 AS v) AS x
+           CROSS JOIN LATERAL pg_catalog.jsonb_array_elements_text(CASE pg_catalog.jsonb_typeof(x.v)
+               WHEN ''array'' THEN x.v WHEN ''string'' THEN pg_catalog.jsonb_build_array(x.v)
+               ELSE ''[]''::pg_catalog.jsonb END) AS r(ref)
+          WHERE (d.expires_at IS NULL OR d.expires_at OPERATOR(pg_catalog.>) pg_catalog.now())
+            AND NOT EXISTS (SELECT FROM %2$s AS t WHERE t.id OPERATOR(pg_catalog.=) r.ref
+                            AND (t.expires_at IS NULL OR t.expires_at OPERATOR(pg_catalog.>) pg_catalog.now()))
+          ORDER BY 1, 2', docmodel._rel_sql(coll), docmodel._rel_sql(target),
+        docmodel._document_sql(coll, 'd'))
     USING path;
 END
 $$;
