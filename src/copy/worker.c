@@ -12,12 +12,14 @@
  *	  rule's collection, the role the rule's statements run as in mode sync:
  *	  never with more privilege than that owner has. An error in one rule is
  *	  logged and the worker goes on with the next; the rule is tried again at
- *	  the next round. SIGTERM ends it between statements (the batches check
+ *	  the next round. The same error of the same rule is logged once per
+ *	  COPY_WORKER_LOG_REPEAT seconds, with how often it came meanwhile. SIGTERM ends it between statements (the batches check
  *	  for interrupts); it restarts after a crash, after
  *	  COPY_WORKER_RESTART seconds.
  *
  *	  Shared state: none (the settings are read from the configuration
- *	  file, the queue is docmodel.copy_queue).
+ *	  file, the queue is docmodel.copy_queue). Worker-local: the last error
+ *	  logged per failing rule (Failures).
  *
  *-------------------------------------------------------------------------
  */
@@ -37,8 +39,11 @@
 #include "tcop/tcopprot.h"
 #include "utils/acl.h"
 #include "utils/builtins.h"
+#include "common/hashfn.h"
 #include "utils/guc.h"
+#include "utils/hsearch.h"
 #include "utils/memutils.h"
+#include "utils/timestamp.h"
 #include "utils/snapmgr.h"
 
 #include "docmodel.h"
@@ -49,6 +54,9 @@
 
 /* The most rules one round applies (the rest wait for the next round). */
 #define COPY_WORKER_MAX_RULES 10000
+
+/* Seconds during which a rule's same error again is counted, not logged. */
+#define COPY_WORKER_LOG_REPEAT 300
 
 /* docmodel.copy_worker_database: the database the worker serves, or "". */
 static char *copy_worker_database = NULL;
@@ -205,6 +213,70 @@ WorkerBatch(WorkerRule *r)
 	return n;
 }
 
+/* The last error logged of a failing rule: its message's hash, when, and
+ * how often the same error came since. */
+typedef struct WorkerFailure
+{
+	int32 rule;
+	uint32 hash;
+	TimestampTz logged;
+	int64 repeats;
+} WorkerFailure;
+
+static HTAB *Failures = NULL;
+
+/*
+ * Whether to log error edata of rule: not when the rule's last logged error
+ * had the same message less than COPY_WORKER_LOG_REPEAT seconds ago (then
+ * it is counted). When it logs an error that came again meanwhile, it says
+ * first how often. edata NULL: the rule succeeded (forget its error).
+ */
+static bool
+LogFailure(int32 rule, ErrorData *edata)
+{
+	WorkerFailure *f;
+	bool found;
+	uint32 hash;
+	TimestampTz now = GetCurrentTimestamp();
+
+	if (Failures == NULL ||
+		hash_get_num_entries(Failures) >= COPY_WORKER_MAX_RULES)
+	{
+		HASHCTL ctl;
+
+		if (Failures != NULL)
+			hash_destroy(Failures);
+		ctl.keysize = sizeof(int32);
+		ctl.entrysize = sizeof(WorkerFailure);
+		Failures = hash_create("docmodel copy worker failures", 16, &ctl,
+							   HASH_ELEM | HASH_BLOBS);
+	}
+	if (edata == NULL)
+	{
+		(void) hash_search(Failures, &rule, HASH_REMOVE, NULL);
+		return false;
+	}
+	hash = edata->message ? hash_bytes((const unsigned char *) edata->message,
+									   strlen(edata->message))
+						  : 0;
+	f = hash_search(Failures, &rule, HASH_ENTER, &found);
+	if (found && f->hash == hash &&
+		!TimestampDifferenceExceeds(f->logged, now,
+									COPY_WORKER_LOG_REPEAT * 1000))
+	{
+		f->repeats++;
+		return false;
+	}
+	if (found && f->repeats > 0)
+		ereport(LOG, (errmsg("copy rule %d failed %lld more times with its "
+							 "last logged error",
+							 rule, (long long) f->repeats)));
+	f->hash = hash;
+	f->logged = now;
+	f->repeats = 0;
+	return true;
+}
+
 /* One round: every deferred rule with queued keys, until its queue is
  * drained (a batch takes fewer keys than the batch size) or fails. */
 static void
@@ -230,15 +302,23 @@ WorkerRound(MemoryContext cxt)
 			}
 			PG_CATCH();
 			{
-				/* log it, roll back, go on with the next rule */
+				ErrorData *edata;
+
+				/* log it (once while it repeats), roll back, go on with the
+				 * next rule */
 				MemoryContextSwitchTo(old);
-				EmitErrorReport();
+				edata = CopyErrorData();
+				if (LogFailure(rules[i].id, edata))
+					EmitErrorReport();
+				FreeErrorData(edata);
 				FlushErrorState();
 				AbortCurrentTransaction();
 				failed = true;
 			}
 			PG_END_TRY();
 			pgstat_report_activity(STATE_IDLE, NULL);
+			if (!failed)
+				(void) LogFailure(rules[i].id, NULL);
 			if (failed || done < copy_worker_batch_size)
 				break;
 		}
