@@ -551,21 +551,17 @@ DocmodelColumnsDocument(const DocmodelCollection *cfg, const char *key,
 	kept[DOC_FIELD_VER].val.numeric =
 		VerNumeric(DatumGetInt32(v[DOCMODEL_STAMP_VER]));
 	st.kept[DOC_FIELD_VER] = &kept[DOC_FIELD_VER];
-	if (!n[DOCMODEL_STAMP_CREATED_AT])
-		st.kept[DOC_FIELD_CREATED] = DocmodelTimeValue(
-			DatumGetTimestampTz(v[DOCMODEL_STAMP_CREATED_AT]), cfg->time_unit);
-	/* a document never updated: _modified is _created */
-	if (!n[DOCMODEL_STAMP_MODIFIED_AT])
-		st.kept[DOC_FIELD_MODIFIED] =
-			!n[DOCMODEL_STAMP_CREATED_AT] && v[DOCMODEL_STAMP_MODIFIED_AT] ==
-												 v[DOCMODEL_STAMP_CREATED_AT]
-				? st.kept[DOC_FIELD_CREATED]
-				: DocmodelTimeValue(
-					  DatumGetTimestampTz(v[DOCMODEL_STAMP_MODIFIED_AT]),
-					  cfg->time_unit);
+	/* the names first: a name not met yet is read with a statement, and the
+	 * cached time values stay valid only until the second call after */
 	KeptName(&st, kept, DOC_FIELD_CREATED_BY, v, n, DOCMODEL_STAMP_CREATED_BY);
 	KeptName(&st, kept, DOC_FIELD_MODIFIED_BY, v, n,
 			 DOCMODEL_STAMP_MODIFIED_BY);
+	if (!n[DOCMODEL_STAMP_CREATED_AT])
+		st.kept[DOC_FIELD_CREATED] = DocmodelCachedTimeValue(
+			DatumGetTimestampTz(v[DOCMODEL_STAMP_CREATED_AT]), cfg->time_unit);
+	if (!n[DOCMODEL_STAMP_MODIFIED_AT])
+		st.kept[DOC_FIELD_MODIFIED] = DocmodelCachedTimeValue(
+			DatumGetTimestampTz(v[DOCMODEL_STAMP_MODIFIED_AT]), cfg->time_unit);
 	return DocmodelAssembleDocument(body, &st);
 }
 

@@ -87,6 +87,8 @@ extern DocmodelRenameState DocmodelRename;
 
 extern Jsonb *DocmodelAssembleDocument(Jsonb *body, DocmodelStamp *stamp);
 extern JsonbValue *DocmodelTimeValue(TimestampTz ts, DocmodelTimeUnit unit);
+extern JsonbValue *DocmodelCachedTimeValue(TimestampTz ts,
+										   DocmodelTimeUnit unit);
 extern void DocmodelVersionOverflow(const char *key, int key_len,
 									const char *stored) pg_attribute_noreturn();
 extern int64 DocmodelNextCas(int64 old_cas);

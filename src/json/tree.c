@@ -784,6 +784,132 @@ DocmodelJsonTreeToJsonb(JsonbValue *v)
 	return (Jsonb *) buf.data;
 }
 
+/* The source and sizes of the members MergeObject writes. */
+#define MERGE_STACK 32
+
+/*
+ * Fill order with the members of the merge in key order (a kept member's
+ * index in c, or -(j + 1) for add[j]) and return the bytes their keys and
+ * values may take, padding included; start holds c's entries' offsets.
+ */
+static Size
+MergeOrder(JsonbContainer *c, const uint32 *start, const int *keep, int nkeep,
+		   const JsonbPair *add, int nadd, int *order)
+{
+	char *base = (char *) &c->children[2 * JsonContainerSize(c)];
+	Size room = 0;
+	int i = 0;
+	int j = 0;
+	int k = 0;
+
+	while (i < nkeep || j < nadd)
+	{
+		int b = i < nkeep ? keep[i] : -1;
+
+		if (j < nadd &&
+			(b < 0 || DocmodelJsonTreeKeyCmp(
+						  add[j].key.val.string.val, add[j].key.val.string.len,
+						  base + start[b], start[b + 1] - start[b]) < 0))
+		{
+			room += add[j].key.val.string.len + ScalarRoom(&add[j].value);
+			order[k++] = -(j++) - 1;
+		}
+		else
+		{
+			order[k++] = b;
+			i++;
+		}
+	}
+	return room;
+}
+
+Jsonb *
+DocmodelJsonTreeMergeObject(JsonbContainer *c, const int *keep, int nkeep,
+							const JsonbPair *add, int nadd)
+{
+	int n = JsonContainerSize(c);
+	int total_n = nkeep + nadd;
+	char *base = (char *) &c->children[2 * n];
+	uint32 startbuf[2 * MERGE_STACK + 1];
+	int orderbuf[2 * MERGE_STACK];
+	uint32 *start =
+		n <= MERGE_STACK ? startbuf : palloc((2 * n + 1) * sizeof(uint32));
+	int *order =
+		total_n <= 2 * MERGE_STACK ? orderbuf : palloc(total_n * sizeof(int));
+	StringInfoData buf;
+	uint32 header = (uint32) total_n | JB_FOBJECT;
+	uint32 total = 0;
+	int jpos;
+	int k;
+
+	start[0] = 0;
+	for (k = 0; k < 2 * n; k++)
+	{
+		start[k + 1] = start[k];
+		JBE_ADVANCE_OFFSET(start[k + 1], c->children[k]);
+	}
+	/* the kept members' keys and values with 3 bytes of padding each */
+	buf.maxlen = VARHDRSZ + sizeof(uint32) + 2 * total_n * sizeof(JEntry) +
+				 start[2 * n] + 3 * nkeep +
+				 MergeOrder(c, start, keep, nkeep, add, nadd, order);
+	buf.data = palloc(buf.maxlen);
+	buf.cursor = 0;
+	memcpy(buf.data + VARHDRSZ, &header, sizeof(uint32));
+	jpos = VARHDRSZ + sizeof(uint32);
+	buf.len = jpos + 2 * total_n * sizeof(JEntry);
+	for (k = 0; k < total_n; k++)
+	{
+		int b = order[k];
+		const char *key =
+			b >= 0 ? base + start[b] : add[-b - 1].key.val.string.val;
+		uint32 len = b >= 0 ? start[b + 1] - start[b]
+							: (uint32) add[-b - 1].key.val.string.len;
+
+		memcpy(buf.data + buf.len, key, len);
+		buf.len += len;
+		total += len;
+		SET_JENTRY(&buf, jpos, k, JENTRY_ISSTRING, len, total);
+	}
+	for (k = 0; k < total_n; k++)
+	{
+		int b = order[k];
+		int from = buf.len;
+		uint32 type;
+
+		if (b >= 0)
+		{
+			/* a stored value: its bytes, aligned again where it must be */
+			uint32 s = start[n + b];
+			uint32 end = start[n + b + 1];
+
+			type = c->children[n + b] & JENTRY_TYPEMASK;
+			if (type == JENTRY_ISNUMERIC || type == JENTRY_ISCONTAINER)
+			{
+				s = INTALIGN(s);
+				while (buf.len % 4 != 0)
+					buf.data[buf.len++] = '\0';
+			}
+			if (s > end)
+				ereport(ERROR, (errcode(ERRCODE_DATA_CORRUPTED),
+								errmsg("invalid jsonb value offsets")));
+			memcpy(buf.data + buf.len, base + s, end - s);
+			buf.len += end - s;
+		}
+		else
+			type = PutScalar(&buf, &add[-b - 1].value);
+		total += buf.len - from;
+		SET_JENTRY(&buf, jpos, total_n + k, type, buf.len - from, total);
+	}
+	if (total > JENTRY_OFFLENMASK)
+		ereport(ERROR,
+				(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
+				 errmsg("total size of jsonb elements exceeds the maximum of "
+						"%u bytes",
+						JENTRY_OFFLENMASK)));
+	SET_VARSIZE(buf.data, buf.len);
+	return (Jsonb *) buf.data;
+}
+
 /*
  * Return the depth of the stored container c as Couchbase counts it ([] 1,
  * [1] 2, [[1]] 3: a scalar is a level), or limit + 1 when it is deeper than
