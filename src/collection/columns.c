@@ -529,7 +529,10 @@ DocmodelColumnsDocument(const DocmodelCollection *cfg, const char *key,
 	if (!JB_ROOT_IS_OBJECT(body))
 		return body;
 	StampFor(&st, cfg, DOCMODEL_STAMP_READ, key, key_len);
-	mc = DocmodelFieldContainer(cfg->fs, &body->root);
+	/* the type field at the root: the assembly reads it on its way */
+	st.type_from_body = cfg->fs->container.len == 0;
+	mc =
+		st.type_from_body ? NULL : DocmodelFieldContainer(cfg->fs, &body->root);
 	typev =
 		mc ? DocmodelFieldValueIn(cfg->fs, mc, DOC_FIELD_TYPE, &typebuf) : NULL;
 	if (typev != NULL && typev->type == jbvString)
@@ -667,10 +670,18 @@ DocmodelColumnsSlotDocument(int32 id, Relation rel, TupleTableSlot *slot,
 	Datum v[DOCMODEL_STAMP_NCOLUMNS];
 	bool n[DOCMODEL_STAMP_NCOLUMNS];
 	text *key = DatumGetTextPP(keyd);
+	AttrNumber last = 0;
 	int i;
 
+	/* the columns deformed at once, up to the last stamp column */
 	for (i = 0; i < DOCMODEL_STAMP_NCOLUMNS; i++)
-		v[i] = slot_getattr(slot, att[i], &n[i]);
+		last = Max(last, att[i]);
+	slot_getsomeattrs(slot, last);
+	for (i = 0; i < DOCMODEL_STAMP_NCOLUMNS; i++)
+	{
+		v[i] = slot->tts_values[att[i] - 1];
+		n[i] = slot->tts_isnull[att[i] - 1];
+	}
 	return DocmodelColumnsDocument(&cfg, VARDATA_ANY(key),
 								   VARSIZE_ANY_EXHDR(key), DatumGetJsonbP(d), v,
 								   n);

@@ -158,7 +158,8 @@ ReadPairs(JsonbContainer *c, const DocFieldSet *fs, DocmodelStamp *st,
  * Fill keep with the indexes of the members of object container c that a
  * stored document keeps (ReadPairs without skip: all but the management
  * fields of fs, the schema field only when the stamp sets none) and
- * return how many.
+ * return how many. With st->type_from_body, a type field that is a string
+ * becomes st->type.
  */
 static int
 KeepMembers(JsonbContainer *c, const DocFieldSet *fs, DocmodelStamp *st,
@@ -180,6 +181,12 @@ KeepMembers(JsonbContainer *c, const DocFieldSet *fs, DocmodelStamp *st,
 		if (kind == DOC_NFIELDS ||
 			(kind == DOC_FIELD_SCHEMA && st->schema == NULL))
 			keep[k++] = i;
+		else if (kind == DOC_FIELD_TYPE && st->type_from_body &&
+				 JBE_ISSTRING(c->children[n + i]))
+		{
+			st->type = base + getJsonbOffset(c, n + i);
+			st->type_len = getJsonbLength(c, n + i);
+		}
 	}
 	return k;
 }
@@ -375,7 +382,9 @@ DocmodelAssembleDocument(Jsonb *body, DocmodelStamp *st)
 	JsonbValue ver;
 	JsonbValue doc;
 	int nmanaged;
-	int *keep;
+	int keepbuf[32];
+	int *keep = NULL;
+	int nkeep = 0;
 	int i;
 
 	if (VerOne == NULL)
@@ -389,6 +398,12 @@ DocmodelAssembleDocument(Jsonb *body, DocmodelStamp *st)
 	ver.val.numeric = st->mode != DOCMODEL_STAMP_DOCUMENT ? NULL
 					  : st->ver == 1                      ? VerOne
 									 : int64_to_numeric(st->ver);
+	if (fs->container.len == 0 && JsonContainerIsObject(&body->root))
+	{
+		/* the body's members kept (and its type, for a read) first */
+		keep = n <= lengthof(keepbuf) ? keepbuf : palloc(n * sizeof(int));
+		nkeep = KeepMembers(&body->root, fs, st, keep);
+	}
 	nmanaged = ManagedPairs(fs, st, timeval, &ver,
 							st->who != NULL ? strlen(st->who) : 0, managed);
 	if (fs->container.len > 0)
@@ -397,13 +412,11 @@ DocmodelAssembleDocument(Jsonb *body, DocmodelStamp *st)
 		if (managed[i].value.type == jbvObject ||
 			managed[i].value.type == jbvArray)
 			break;
-	if (i == nmanaged && JsonContainerIsObject(&body->root))
+	if (i == nmanaged && keep != NULL)
 	{
 		/* the body's members and the stamp's, written from the bytes */
-		keep = palloc(Max(n, 1) * sizeof(int));
-		return DocmodelJsonTreeMergeObject(
-			&body->root, keep, KeepMembers(&body->root, fs, st, keep), managed,
-			nmanaged);
+		return DocmodelJsonTreeMergeObject(&body->root, keep, nkeep, managed,
+										   nmanaged);
 	}
 	doc.type = jbvObject;
 	doc.val.object.pairs = palloc((n + 1 + MAX_MANAGED) * sizeof(JsonbPair));

@@ -47,8 +47,10 @@ typedef struct DocmodelStamp
 {
 	const DocmodelCollection *cfg;
 	DocmodelStampMode mode;
-	bool type_in_body; /* DOCMODEL_STAMP_BODY: keep the type field (set by
+	bool type_in_body;   /* DOCMODEL_STAMP_BODY: keep the type field (set by
 						* the trigger's type check) */
+	bool type_from_body; /* DOCMODEL_STAMP_READ: the body's type field, when
+						  * a string, is the type (over type) */
 	bool is_insert;
 	const char *key;
 	int key_len;

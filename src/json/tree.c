@@ -784,24 +784,27 @@ DocmodelJsonTreeToJsonb(JsonbValue *v)
 	return (Jsonb *) buf.data;
 }
 
-/* The source and sizes of the members MergeObject writes. */
+/* Members a merge keeps its offsets and order of on the stack. */
 #define MERGE_STACK 32
 
 /*
  * Fill order with the members of the merge in key order (a kept member's
- * index in c, or -(j + 1) for add[j]) and return the bytes their keys and
- * values may take, padding included; start holds c's entries' offsets.
+ * index in c, or -(j + 1) for add[j]), start holding c's entries' offsets;
+ * *keys is set to the bytes of all their keys. Returns the bytes their
+ * values may take, padding included.
  */
 static Size
 MergeOrder(JsonbContainer *c, const uint32 *start, const int *keep, int nkeep,
-		   const JsonbPair *add, int nadd, int *order)
+		   const JsonbPair *add, int nadd, int *order, uint32 *keys)
 {
-	char *base = (char *) &c->children[2 * JsonContainerSize(c)];
+	int n = JsonContainerSize(c);
+	char *base = (char *) &c->children[2 * n];
 	Size room = 0;
 	int i = 0;
 	int j = 0;
 	int k = 0;
 
+	*keys = 0;
 	while (i < nkeep || j < nadd)
 	{
 		int b = i < nkeep ? keep[i] : -1;
@@ -811,16 +814,46 @@ MergeOrder(JsonbContainer *c, const uint32 *start, const int *keep, int nkeep,
 						  add[j].key.val.string.val, add[j].key.val.string.len,
 						  base + start[b], start[b + 1] - start[b]) < 0))
 		{
-			room += add[j].key.val.string.len + ScalarRoom(&add[j].value);
+			*keys += add[j].key.val.string.len;
+			room += ScalarRoom(&add[j].value);
 			order[k++] = -(j++) - 1;
 		}
 		else
 		{
+			*keys += start[b + 1] - start[b];
+			room += start[n + b + 1] - start[n + b] + 3;
 			order[k++] = b;
 			i++;
 		}
 	}
 	return room;
+}
+
+/*
+ * Append kept value b of c (whose data starts at base, offsets in start) to
+ * buf as stored, aligned again where it must be; return its JEntry type.
+ */
+static pg_attribute_always_inline uint32
+PutStored(StringInfo buf, JsonbContainer *c, char *base, const uint32 *start,
+		  int b)
+{
+	int n = JsonContainerSize(c);
+	uint32 s = start[n + b];
+	uint32 end = start[n + b + 1];
+	uint32 type = c->children[n + b] & JENTRY_TYPEMASK;
+
+	if (type == JENTRY_ISNUMERIC || type == JENTRY_ISCONTAINER)
+	{
+		s = INTALIGN(s);
+		while (buf->len % 4 != 0)
+			buf->data[buf->len++] = '\0';
+	}
+	if (s > end)
+		ereport(ERROR, (errcode(ERRCODE_DATA_CORRUPTED),
+						errmsg("invalid jsonb value offsets")));
+	memcpy(buf->data + buf->len, base + s, end - s);
+	buf->len += end - s;
+	return type;
 }
 
 Jsonb *
@@ -838,8 +871,11 @@ DocmodelJsonTreeMergeObject(JsonbContainer *c, const int *keep, int nkeep,
 		total_n <= 2 * MERGE_STACK ? orderbuf : palloc(total_n * sizeof(int));
 	StringInfoData buf;
 	uint32 header = (uint32) total_n | JB_FOBJECT;
-	uint32 total = 0;
-	int jpos;
+	uint32 keys;
+	uint32 ktotal = 0;
+	uint32 vtotal;
+	int kpos;
+	int jpos = VARHDRSZ + sizeof(uint32);
 	int k;
 
 	start[0] = 0;
@@ -848,59 +884,44 @@ DocmodelJsonTreeMergeObject(JsonbContainer *c, const int *keep, int nkeep,
 		start[k + 1] = start[k];
 		JBE_ADVANCE_OFFSET(start[k + 1], c->children[k]);
 	}
-	/* the kept members' keys and values with 3 bytes of padding each */
-	buf.maxlen = VARHDRSZ + sizeof(uint32) + 2 * total_n * sizeof(JEntry) +
-				 start[2 * n] + 3 * nkeep +
-				 MergeOrder(c, start, keep, nkeep, add, nadd, order);
+	buf.maxlen = jpos + 2 * total_n * sizeof(JEntry);
+	buf.maxlen += MergeOrder(c, start, keep, nkeep, add, nadd, order, &keys);
+	buf.maxlen += keys;
 	buf.data = palloc(buf.maxlen);
 	buf.cursor = 0;
 	memcpy(buf.data + VARHDRSZ, &header, sizeof(uint32));
-	jpos = VARHDRSZ + sizeof(uint32);
-	buf.len = jpos + 2 * total_n * sizeof(JEntry);
-	for (k = 0; k < total_n; k++)
-	{
-		int b = order[k];
-		const char *key =
-			b >= 0 ? base + start[b] : add[-b - 1].key.val.string.val;
-		uint32 len = b >= 0 ? start[b + 1] - start[b]
-							: (uint32) add[-b - 1].key.val.string.len;
-
-		memcpy(buf.data + buf.len, key, len);
-		buf.len += len;
-		total += len;
-		SET_JENTRY(&buf, jpos, k, JENTRY_ISSTRING, len, total);
-	}
+	/* the keys from kpos, the values after all of them (buf.len) */
+	kpos = jpos + 2 * total_n * sizeof(JEntry);
+	buf.len = kpos + keys;
+	vtotal = keys;
 	for (k = 0; k < total_n; k++)
 	{
 		int b = order[k];
 		int from = buf.len;
+		const char *key;
+		uint32 len;
 		uint32 type;
 
 		if (b >= 0)
 		{
-			/* a stored value: its bytes, aligned again where it must be */
-			uint32 s = start[n + b];
-			uint32 end = start[n + b + 1];
-
-			type = c->children[n + b] & JENTRY_TYPEMASK;
-			if (type == JENTRY_ISNUMERIC || type == JENTRY_ISCONTAINER)
-			{
-				s = INTALIGN(s);
-				while (buf.len % 4 != 0)
-					buf.data[buf.len++] = '\0';
-			}
-			if (s > end)
-				ereport(ERROR, (errcode(ERRCODE_DATA_CORRUPTED),
-								errmsg("invalid jsonb value offsets")));
-			memcpy(buf.data + buf.len, base + s, end - s);
-			buf.len += end - s;
+			key = base + start[b];
+			len = start[b + 1] - start[b];
+			type = PutStored(&buf, c, base, start, b);
 		}
 		else
+		{
+			key = add[-b - 1].key.val.string.val;
+			len = add[-b - 1].key.val.string.len;
 			type = PutScalar(&buf, &add[-b - 1].value);
-		total += buf.len - from;
-		SET_JENTRY(&buf, jpos, total_n + k, type, buf.len - from, total);
+		}
+		memcpy(buf.data + kpos, key, len);
+		kpos += len;
+		ktotal += len;
+		vtotal += buf.len - from;
+		SET_JENTRY(&buf, jpos, k, JENTRY_ISSTRING, len, ktotal);
+		SET_JENTRY(&buf, jpos, total_n + k, type, buf.len - from, vtotal);
 	}
-	if (total > JENTRY_OFFLENMASK)
+	if (vtotal > JENTRY_OFFLENMASK)
 		ereport(ERROR,
 				(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
 				 errmsg("total size of jsonb elements exceeds the maximum of "
