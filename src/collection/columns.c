@@ -569,7 +569,9 @@ KeptName(DocmodelStamp *st, JsonbValue *kept, DocFieldKind kind, const Datum *v,
 	}
 	if ((s = DocmodelWriterName(DatumGetInt32(v[c]))) == NULL)
 		return;
-	kept[kind] = DocmodelJsonTreeString(s, strlen(s));
+	/* a copy: reading the other name may run a statement that flushes the
+	 * cache s points into */
+	kept[kind] = DocmodelJsonTreeString(pstrdup(s), strlen(s));
 	st->kept[kind] = &kept[kind];
 }
 
@@ -589,11 +591,15 @@ DocmodelColumnsDocument(const DocmodelCollection *cfg, const char *key,
 	JsonbValue *typev;
 	JsonbValue typebuf;
 	JsonbContainer *mc;
+	JsonbContainer *wc;
 
 	if (!JB_ROOT_IS_OBJECT(body))
 		return body;
 	StampFor(&st, cfg, DOCMODEL_STAMP_READ, key, key_len);
-	mc = DocmodelFieldContainer(cfg->fs, &body->root);
+	/* the type field at the root: the assembly reads it on its way */
+	st.type_from_body = cfg->fs->container.len == 0;
+	mc =
+		st.type_from_body ? NULL : DocmodelFieldContainer(cfg->fs, &body->root);
 	typev =
 		mc ? DocmodelFieldValueIn(cfg->fs, mc, DOC_FIELD_TYPE, &typebuf) : NULL;
 	if (typev != NULL && typev->type == jbvString)
@@ -615,22 +621,21 @@ DocmodelColumnsDocument(const DocmodelCollection *cfg, const char *key,
 	kept[DOC_FIELD_VER].val.numeric =
 		VerNumeric(DatumGetInt32(v[DOCMODEL_STAMP_VER]));
 	st.kept[DOC_FIELD_VER] = &kept[DOC_FIELD_VER];
-	if (!n[DOCMODEL_STAMP_CREATED_AT])
-		st.kept[DOC_FIELD_CREATED] = DocmodelTimeValue(
-			DatumGetTimestampTz(v[DOCMODEL_STAMP_CREATED_AT]), cfg->time_unit);
-	/* a document never updated: _modified is _created */
-	if (!n[DOCMODEL_STAMP_MODIFIED_AT])
-		st.kept[DOC_FIELD_MODIFIED] =
-			!n[DOCMODEL_STAMP_CREATED_AT] && v[DOCMODEL_STAMP_MODIFIED_AT] ==
-												 v[DOCMODEL_STAMP_CREATED_AT]
-				? st.kept[DOC_FIELD_CREATED]
-				: DocmodelTimeValue(
-					  DatumGetTimestampTz(v[DOCMODEL_STAMP_MODIFIED_AT]),
-					  cfg->time_unit);
+	/* the names first: a name not met yet is read with a statement, and the
+	 * cached time values stay valid only until the second call after; a
+	 * null writer column: the name the body carries (fields at the root:
+	 * the root) */
+	wc = st.type_from_body ? &body->root : mc;
 	KeptName(&st, kept, DOC_FIELD_CREATED_BY, v, n, DOCMODEL_STAMP_CREATED_BY,
-			 mc);
+			 wc);
 	KeptName(&st, kept, DOC_FIELD_MODIFIED_BY, v, n, DOCMODEL_STAMP_MODIFIED_BY,
-			 mc);
+			 wc);
+	if (!n[DOCMODEL_STAMP_CREATED_AT])
+		st.kept[DOC_FIELD_CREATED] = DocmodelCachedTimeValue(
+			DatumGetTimestampTz(v[DOCMODEL_STAMP_CREATED_AT]), cfg->time_unit);
+	if (!n[DOCMODEL_STAMP_MODIFIED_AT])
+		st.kept[DOC_FIELD_MODIFIED] = DocmodelCachedTimeValue(
+			DatumGetTimestampTz(v[DOCMODEL_STAMP_MODIFIED_AT]), cfg->time_unit);
 	return DocmodelAssembleDocument(body, &st);
 }
 
@@ -745,10 +750,18 @@ DocmodelColumnsSlotDocument(int32 id, Relation rel, TupleTableSlot *slot,
 	Datum v[DOCMODEL_STAMP_NCOLUMNS];
 	bool n[DOCMODEL_STAMP_NCOLUMNS];
 	text *key = DatumGetTextPP(keyd);
+	AttrNumber last = 0;
 	int i;
 
+	/* the columns deformed at once, up to the last stamp column */
 	for (i = 0; i < DOCMODEL_STAMP_NCOLUMNS; i++)
-		v[i] = slot_getattr(slot, att[i], &n[i]);
+		last = Max(last, att[i]);
+	slot_getsomeattrs(slot, last);
+	for (i = 0; i < DOCMODEL_STAMP_NCOLUMNS; i++)
+	{
+		v[i] = slot->tts_values[att[i] - 1];
+		n[i] = slot->tts_isnull[att[i] - 1];
+	}
 	return DocmodelColumnsDocument(&cfg, VARDATA_ANY(key),
 								   VARSIZE_ANY_EXHDR(key), DatumGetJsonbP(d), v,
 								   n);

@@ -265,6 +265,7 @@ typedef struct KvRel
 	bool columns;    /* meta_style 'columns': reads merge the stamps */
 	bool citus;      /* a Citus table (DocmodelCitusTable): statements only */
 	Oid pkey; /* the unique btree on (id) for KvReadDirect, or InvalidOid */
+	bool rls; /* relrowsecurity: KvReadDirect asks check_enable_rls */
 	/* KvSql's statements, then KvExt's */
 	SPIPlanPtr plans[KV_NSTMTS + DOCMODEL_KV_EXT_STMTS];
 } KvRel;
@@ -323,18 +324,19 @@ KvRetirePlans(KvRel *entry)
 }
 
 /*
- * Return the index KvReadDirect reads collection relid (locked) through:
+ * Return the index KvReadDirect reads collection entry->relid (locked) by:
  * its primary key when that is a unique btree on column id alone and the
  * collection is a plain heap table; else InvalidOid (the statement path).
  * Not for a Citus table (its data is on the workers; KvLookup asks).
  */
 static Oid
-KvDirectIndex(Oid relid)
+KvDirectIndex(KvRel *entry)
 {
 	Relation rel;
 	Oid pkey = InvalidOid;
 
-	rel = table_open(relid, NoLock);
+	rel = table_open(entry->relid, NoLock);
+	entry->rls = rel->rd_rel->relrowsecurity;
 	/* a table with inheritance children: a SELECT reads them too */
 	if (rel->rd_rel->relkind == RELKIND_RELATION &&
 		rel->rd_rel->relam == HEAP_TABLE_AM_OID && !rel->rd_rel->relhassubclass)
@@ -384,7 +386,6 @@ KvLookup(Oid relid, LOCKMODE mode)
 
 		KvRetirePlans(entry);
 		id = DocmodelRequireCollection(relid);
-
 		DocmodelCheckLayoutOf(relid, DOCMODEL_LAYOUT_COLLECTION);
 		/* the checks may have processed invalidations: entry is current */
 		entry = hash_search(KvCache, &relid, HASH_FIND, NULL);
@@ -393,7 +394,7 @@ KvLookup(Oid relid, LOCKMODE mode)
 		entry->locks =
 			get_attnum(relid, "locked_until") == DOCMODEL_COLL_ATT_LOCKED;
 		entry->citus = DocmodelCitusTable(relid);
-		entry->pkey = entry->citus ? InvalidOid : KvDirectIndex(relid);
+		entry->pkey = entry->citus ? InvalidOid : KvDirectIndex(entry);
 		entry->valid = true;
 	}
 	return entry;
@@ -634,7 +635,8 @@ KvReadDirect(KvRel *entry, Datum keyd, Jsonb **doc, bool *found)
 	if (!OidIsValid(entry->pkey) || !ActiveSnapshotSet() ||
 		pg_class_aclcheck(entry->relid, GetUserId(), ACL_SELECT) !=
 			ACLCHECK_OK ||
-		check_enable_rls(entry->relid, InvalidOid, true) != RLS_NONE)
+		(entry->rls &&
+		 check_enable_rls(entry->relid, InvalidOid, true) != RLS_NONE))
 		return false;
 	rel = table_open(entry->relid, NoLock);
 	idx = index_open(entry->pkey, AccessShareLock);

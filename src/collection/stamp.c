@@ -9,7 +9,7 @@
  *
  * Backend-local state: the last CAS issued (LastCas), the session user's
  * name (WhoName, looked up again when the session user changes), the last
- * time value made (TimeCache*), DocmodelRename. No catalog access per row.
+ * two time values made (TimeCache), DocmodelRename. No catalog access per row.
  *
  *-------------------------------------------------------------------------
  */
@@ -155,6 +155,43 @@ ReadPairs(JsonbContainer *c, const DocFieldSet *fs, DocmodelStamp *st,
 }
 
 /*
+ * Fill keep with the indexes of the members of object container c that a
+ * stored document keeps (ReadPairs without skip: all but the management
+ * fields of fs, the schema field only when the stamp sets none) and
+ * return how many. With st->type_from_body, a type field that is a string
+ * becomes st->type.
+ */
+static int
+KeepMembers(JsonbContainer *c, const DocFieldSet *fs, DocmodelStamp *st,
+			int *keep)
+{
+	int n = JsonContainerSize(c);
+	char *base = (char *) &c->children[2 * n];
+	uint32 koff = 0;
+	int i;
+	int k = 0;
+
+	for (i = 0; i < n; i++)
+	{
+		uint32 kstart = koff;
+		DocFieldKind kind;
+
+		JBE_ADVANCE_OFFSET(koff, c->children[i]);
+		kind = DocmodelFieldKind(fs, base + kstart, koff - kstart);
+		if (kind == DOC_NFIELDS ||
+			(kind == DOC_FIELD_SCHEMA && st->schema == NULL))
+			keep[k++] = i;
+		else if (kind == DOC_FIELD_TYPE && st->type_from_body &&
+				 JBE_ISSTRING(c->children[n + i]))
+		{
+			st->type = base + getJsonbOffset(c, n + i);
+			st->type_len = getJsonbLength(c, n + i);
+		}
+	}
+	return k;
+}
+
+/*
  * Fill m with the management pairs of the stamp named as in fs, in key
  * order; timeval is the JSON value of st->now. Returns how many.
  */
@@ -237,37 +274,97 @@ ManagedPairs(const DocFieldSet *fs, DocmodelStamp *st, JsonbValue *timeval,
 
 #define MAX_MANAGED 8
 
-/* The last time value made (a transaction stamps one now() throughout). */
-static TimestampTz TimeCacheTs;
-static int TimeCacheUnit = -1;
-static JsonbValue TimeCacheVal;
+/*
+ * The last two time values made, by unit and time: a transaction stamps one
+ * now() throughout, a read shows a created and a modified time (a bulk
+ * load's documents share them). TimeCacheLast is the one made or found
+ * last; a miss replaces the other, so the last two values returned stay
+ * valid until the next call.
+ */
+typedef struct TimeCacheEntry
+{
+	TimestampTz ts;
+	int unit; /* -1: empty */
+	JsonbValue val;
+} TimeCacheEntry;
+
+static TimeCacheEntry TimeCache[2] = {{0, -1}, {0, -1}};
+static int TimeCacheLast = 0;
 static Numeric VerOne = NULL;
 
-/* Return DocmodelTimeValue(ts, unit), made once per transaction. */
-static JsonbValue *
-CachedTimeValue(TimestampTz ts, DocmodelTimeUnit unit)
+/*
+ * Return DocmodelTimeValue(ts, unit), made once while it is one of the
+ * last two asked for. The value stays valid until the second call after.
+ */
+JsonbValue *
+DocmodelCachedTimeValue(TimestampTz ts, DocmodelTimeUnit unit)
 {
-	if (TimeCacheUnit != (int) unit || TimeCacheTs != ts)
-	{
-		MemoryContext old = MemoryContextSwitchTo(TopMemoryContext);
-		JsonbValue *v;
+	TimeCacheEntry *e;
+	MemoryContext old;
+	JsonbValue *v;
+	int i;
 
-		if (TimeCacheUnit >= 0)
+	for (i = 0; i < 2; i++)
+	{
+		e = &TimeCache[TimeCacheLast ^ i];
+		if (e->unit == (int) unit && e->ts == ts)
 		{
-			TimeCacheUnit = -1;
-			if (TimeCacheVal.type == jbvString)
-				pfree(TimeCacheVal.val.string.val);
-			else
-				pfree(TimeCacheVal.val.numeric);
+			TimeCacheLast ^= i;
+			return &e->val;
 		}
-		v = DocmodelTimeValue(ts, unit);
-		TimeCacheVal = *v;
-		pfree(v);
-		MemoryContextSwitchTo(old);
-		TimeCacheTs = ts;
-		TimeCacheUnit = (int) unit;
 	}
-	return &TimeCacheVal;
+	TimeCacheLast ^= 1;
+	e = &TimeCache[TimeCacheLast];
+	if (e->unit >= 0)
+	{
+		e->unit = -1;
+		if (e->val.type == jbvString)
+			pfree(e->val.val.string.val);
+		else
+			pfree(e->val.val.numeric);
+	}
+	old = MemoryContextSwitchTo(TopMemoryContext);
+	v = DocmodelTimeValue(ts, unit);
+	MemoryContextSwitchTo(old);
+	e->val = *v;
+	pfree(v);
+	e->ts = ts;
+	e->unit = (int) unit;
+	return &e->val;
+}
+
+/*
+ * The document of DocmodelAssembleDocument when the management fields go
+ * into the container object fs->container: body's members and that
+ * object, which holds its own members and the nmanaged pairs of managed.
+ */
+static Jsonb *
+AssembleInContainer(Jsonb *body, const DocFieldSet *fs, DocmodelStamp *st,
+					const JsonbPair *managed, int nmanaged)
+{
+	JsonbValue *m = getKeyJsonValueFromContainer(
+		&body->root, fs->container.name, fs->container.len, NULL);
+	JsonbContainer *meta = NULL;
+	JsonbPair metapair;
+	JsonbValue doc;
+
+	if (m != NULL && m->type == jbvBinary &&
+		JsonContainerIsObject(m->val.binary.data))
+		meta = m->val.binary.data;
+	metapair.key =
+		DocmodelJsonTreeString(fs->container.name, fs->container.len);
+	metapair.value.type = jbvObject;
+	metapair.value.val.object.pairs =
+		palloc(((meta ? JsonContainerSize(meta) : 0) + 1 + MAX_MANAGED) *
+			   sizeof(JsonbPair));
+	metapair.value.val.object.nPairs = ReadPairs(
+		meta, fs, st, NULL, managed, nmanaged, metapair.value.val.object.pairs);
+	doc.type = jbvObject;
+	doc.val.object.pairs = palloc(
+		(JsonContainerSize(&body->root) + 1 + MAX_MANAGED) * sizeof(JsonbPair));
+	doc.val.object.nPairs = ReadPairs(&body->root, NULL, st, &fs->container,
+									  &metapair, 1, doc.val.object.pairs);
+	return DocmodelJsonTreeToJsonb(&doc);
 }
 
 /*
@@ -280,16 +377,20 @@ Jsonb *
 DocmodelAssembleDocument(Jsonb *body, DocmodelStamp *st)
 {
 	int n = JsonContainerSize(&body->root);
-	JsonbPair *out = palloc((n + 1 + MAX_MANAGED) * sizeof(JsonbPair));
 	JsonbPair managed[MAX_MANAGED];
 	/* only a write stamps a time and a version of its own */
-	JsonbValue *timeval = st->mode == DOCMODEL_STAMP_DOCUMENT
-							  ? CachedTimeValue(st->now, st->cfg->time_unit)
-							  : NULL;
+	JsonbValue *timeval =
+		st->mode == DOCMODEL_STAMP_DOCUMENT
+			? DocmodelCachedTimeValue(st->now, st->cfg->time_unit)
+			: NULL;
 	const DocFieldSet *fs = st->cfg->fs;
 	JsonbValue ver;
 	JsonbValue doc;
 	int nmanaged;
+	int keepbuf[32];
+	int *keep = NULL;
+	int nkeep = 0;
+	int i;
 
 	if (VerOne == NULL)
 	{
@@ -302,36 +403,30 @@ DocmodelAssembleDocument(Jsonb *body, DocmodelStamp *st)
 	ver.val.numeric = st->mode != DOCMODEL_STAMP_DOCUMENT ? NULL
 					  : st->ver == 1                      ? VerOne
 									 : int64_to_numeric(st->ver);
+	if (fs->container.len == 0 && JsonContainerIsObject(&body->root))
+	{
+		/* the body's members kept (and its type, for a read) first */
+		keep = n <= lengthof(keepbuf) ? keepbuf : palloc(n * sizeof(int));
+		nkeep = KeepMembers(&body->root, fs, st, keep);
+	}
 	nmanaged = ManagedPairs(fs, st, timeval, &ver,
 							st->who != NULL ? strlen(st->who) : 0, managed);
-	doc.type = jbvObject;
-	doc.val.object.pairs = out;
 	if (fs->container.len > 0)
+		return AssembleInContainer(body, fs, st, managed, nmanaged);
+	for (i = 0; i < nmanaged; i++)
+		if (managed[i].value.type == jbvObject ||
+			managed[i].value.type == jbvArray)
+			break;
+	if (i == nmanaged && keep != NULL)
 	{
-		/* the management fields go into the container object */
-		JsonbValue *m = getKeyJsonValueFromContainer(
-			&body->root, fs->container.name, fs->container.len, NULL);
-		JsonbContainer *meta = NULL;
-		JsonbPair metapair;
-
-		if (m != NULL && m->type == jbvBinary &&
-			JsonContainerIsObject(m->val.binary.data))
-			meta = m->val.binary.data;
-		metapair.key =
-			DocmodelJsonTreeString(fs->container.name, fs->container.len);
-		metapair.value.type = jbvObject;
-		metapair.value.val.object.pairs =
-			palloc(((meta ? JsonContainerSize(meta) : 0) + 1 + MAX_MANAGED) *
-				   sizeof(JsonbPair));
-		metapair.value.val.object.nPairs =
-			ReadPairs(meta, fs, st, NULL, managed, nmanaged,
-					  metapair.value.val.object.pairs);
-		doc.val.object.nPairs =
-			ReadPairs(&body->root, NULL, st, &fs->container, &metapair, 1, out);
+		/* the body's members and the stamp's, written from the bytes */
+		return DocmodelJsonTreeMergeObject(&body->root, keep, nkeep, managed,
+										   nmanaged);
 	}
-	else
-		doc.val.object.nPairs =
-			ReadPairs(&body->root, fs, st, NULL, managed, nmanaged, out);
+	doc.type = jbvObject;
+	doc.val.object.pairs = palloc((n + 1 + MAX_MANAGED) * sizeof(JsonbPair));
+	doc.val.object.nPairs = ReadPairs(&body->root, fs, st, NULL, managed,
+									  nmanaged, doc.val.object.pairs);
 	return DocmodelJsonTreeToJsonb(&doc);
 }
 

@@ -48,10 +48,12 @@ typedef struct DocmodelStamp
 	const DocmodelCollection *cfg;
 	DocmodelStampMode mode;
 	bool type_in_body;    /* DOCMODEL_STAMP_BODY: keep the type field (set by
-						* the trigger's type check) */
+						   * the trigger's type check) */
 	bool writers_in_body; /* DOCMODEL_STAMP_BODY: the writer fields kept[]
 						   * holds stay in the body (a distributed
 						   * collection's shard, on Citus) */
+	bool type_from_body;  /* DOCMODEL_STAMP_READ: the body's type field, when
+						   * a string, is the type (over type) */
 	bool is_insert;
 	const char *key;
 	int key_len;
@@ -90,6 +92,8 @@ extern DocmodelRenameState DocmodelRename;
 
 extern Jsonb *DocmodelAssembleDocument(Jsonb *body, DocmodelStamp *stamp);
 extern JsonbValue *DocmodelTimeValue(TimestampTz ts, DocmodelTimeUnit unit);
+extern JsonbValue *DocmodelCachedTimeValue(TimestampTz ts,
+										   DocmodelTimeUnit unit);
 extern void DocmodelVersionOverflow(const char *key, int key_len,
 									const char *stored) pg_attribute_noreturn();
 extern int64 DocmodelNextCas(int64 old_cas);

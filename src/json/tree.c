@@ -784,6 +784,152 @@ DocmodelJsonTreeToJsonb(JsonbValue *v)
 	return (Jsonb *) buf.data;
 }
 
+/* Members a merge keeps its offsets and order of on the stack. */
+#define MERGE_STACK 32
+
+/*
+ * Fill order with the members of the merge in key order (a kept member's
+ * index in c, or -(j + 1) for add[j]), start holding c's entries' offsets;
+ * *keys is set to the bytes of all their keys. Returns the bytes their
+ * values may take, padding included.
+ */
+static Size
+MergeOrder(JsonbContainer *c, const uint32 *start, const int *keep, int nkeep,
+		   const JsonbPair *add, int nadd, int *order, uint32 *keys)
+{
+	int n = JsonContainerSize(c);
+	char *base = (char *) &c->children[2 * n];
+	Size room = 0;
+	int i = 0;
+	int j = 0;
+	int k = 0;
+
+	*keys = 0;
+	while (i < nkeep || j < nadd)
+	{
+		int b = i < nkeep ? keep[i] : -1;
+
+		if (j < nadd &&
+			(b < 0 || DocmodelJsonTreeKeyCmp(
+						  add[j].key.val.string.val, add[j].key.val.string.len,
+						  base + start[b], start[b + 1] - start[b]) < 0))
+		{
+			*keys += add[j].key.val.string.len;
+			room += ScalarRoom(&add[j].value);
+			order[k++] = -(j++) - 1;
+		}
+		else
+		{
+			*keys += start[b + 1] - start[b];
+			room += start[n + b + 1] - start[n + b] + 3;
+			order[k++] = b;
+			i++;
+		}
+	}
+	return room;
+}
+
+/*
+ * Append kept value b of c (whose data starts at base, offsets in start) to
+ * buf as stored, aligned again where it must be; return its JEntry type.
+ */
+static pg_attribute_always_inline uint32
+PutStored(StringInfo buf, JsonbContainer *c, char *base, const uint32 *start,
+		  int b)
+{
+	int n = JsonContainerSize(c);
+	uint32 s = start[n + b];
+	uint32 end = start[n + b + 1];
+	uint32 type = c->children[n + b] & JENTRY_TYPEMASK;
+
+	if (type == JENTRY_ISNUMERIC || type == JENTRY_ISCONTAINER)
+	{
+		s = INTALIGN(s);
+		while (buf->len % 4 != 0)
+			buf->data[buf->len++] = '\0';
+	}
+	if (s > end)
+		s = end; /* only a corrupt container: copy nothing, not 4 GB */
+	memcpy(buf->data + buf->len, base + s, end - s);
+	buf->len += end - s;
+	return type;
+}
+
+Jsonb *
+DocmodelJsonTreeMergeObject(JsonbContainer *c, const int *keep, int nkeep,
+							const JsonbPair *add, int nadd)
+{
+	int n = JsonContainerSize(c);
+	int total_n = nkeep + nadd;
+	char *base = (char *) &c->children[2 * n];
+	uint32 startbuf[2 * MERGE_STACK + 1];
+	int orderbuf[2 * MERGE_STACK];
+	uint32 *start =
+		n <= MERGE_STACK ? startbuf : palloc((2 * n + 1) * sizeof(uint32));
+	int *order =
+		total_n <= 2 * MERGE_STACK ? orderbuf : palloc(total_n * sizeof(int));
+	StringInfoData buf;
+	uint32 header = (uint32) total_n | JB_FOBJECT;
+	uint32 keys;
+	uint32 ktotal = 0;
+	uint32 vtotal;
+	int kpos;
+	int jpos = VARHDRSZ + sizeof(uint32);
+	int k;
+
+	start[0] = 0;
+	for (k = 0; k < 2 * n; k++)
+	{
+		start[k + 1] = start[k];
+		JBE_ADVANCE_OFFSET(start[k + 1], c->children[k]);
+	}
+	buf.maxlen = jpos + 2 * total_n * sizeof(JEntry);
+	buf.maxlen += MergeOrder(c, start, keep, nkeep, add, nadd, order, &keys);
+	buf.maxlen += keys;
+	buf.data = palloc(buf.maxlen);
+	buf.cursor = 0;
+	memcpy(buf.data + VARHDRSZ, &header, sizeof(uint32));
+	/* the keys from kpos, the values after all of them (buf.len) */
+	kpos = jpos + 2 * total_n * sizeof(JEntry);
+	buf.len = kpos + keys;
+	vtotal = keys;
+	for (k = 0; k < total_n; k++)
+	{
+		int b = order[k];
+		int from = buf.len;
+		const char *key;
+		uint32 len;
+		uint32 type;
+
+		if (b >= 0)
+		{
+			key = base + start[b];
+			len = start[b + 1] - start[b];
+			type = PutStored(&buf, c, base, start, b);
+		}
+		else
+		{
+			key = add[-b - 1].key.val.string.val;
+			len = add[-b - 1].key.val.string.len;
+			type = PutScalar(&buf, &add[-b - 1].value);
+		}
+		memcpy(buf.data + kpos, key, len);
+		kpos += len;
+		ktotal += len;
+		vtotal += buf.len - from;
+		SET_JENTRY(&buf, jpos, k, JENTRY_ISSTRING, len, ktotal);
+		SET_JENTRY(&buf, jpos, total_n + k, type, buf.len - from, vtotal);
+	}
+	if (vtotal > JENTRY_OFFLENMASK)
+		ereport(ERROR,
+				(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
+				 errmsg("total size of jsonb elements exceeds the maximum of "
+						"%u bytes",
+						JENTRY_OFFLENMASK)));
+	SET_VARSIZE(buf.data, buf.len);
+	return (Jsonb *) buf.data;
+}
+
 /*
  * Return the depth of the stored container c as Couchbase counts it ([] 1,
  * [1] 2, [[1]] 3: a scalar is a level), or limit + 1 when it is deeper than

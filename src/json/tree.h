@@ -221,6 +221,18 @@ extern const char *DocmodelJsonTreeTypeName(const JsonbValue *v);
 extern Jsonb *DocmodelJsonTreeToJsonb(JsonbValue *v);
 
 /*
+ * Return the jsonb of an object made of the members keep[0..nkeep) of the
+ * stored object container c (indexes in ascending order) and the nadd
+ * pairs of add (sorted by key as jsonb orders keys, none equal to a kept
+ * one; values scalars or stored containers, never expanded ones), written
+ * from c's bytes without decoding them: the bytes DocmodelJsonTreeToJsonb
+ * writes for the same members.
+ */
+extern Jsonb *DocmodelJsonTreeMergeObject(JsonbContainer *c, const int *keep,
+										  int nkeep, const JsonbPair *add,
+										  int nadd);
+
+/*
  * The depth of stored container c as Couchbase counts it ([] 1, [1] 2,
  * [[1]] 3: a scalar is a level), or limit + 1 when deeper than limit; and
  * of a value (a scalar, or a container as jbvBinary).

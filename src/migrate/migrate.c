@@ -686,6 +686,11 @@ MigrateIn(Jsonb *doc, const DocVersion *target, const char *key,
 	const DocVersion *v;
 	const DocVersion *tgt;
 
+	/* no type has rules: no need to read the document's fields */
+	if (!migrate_cache_valid)
+		LoadCache();
+	if (migrate_ntypes == 0)
+		return doc;
 	if (!(fs ? DocmodelFieldsFindIn(doc, fs, &f)
 			 : DocmodelFieldsFind(doc, DOC_META_AUTO, &f)))
 		return doc;

@@ -36,7 +36,7 @@ static const struct
 	{"key", FuzzKey},         {"version", FuzzVersion},
 	{"pointer", FuzzPointer}, {"steps", FuzzSteps},
 	{"patch", FuzzPatch},     {"subdoc_path", FuzzSubdocPath},
-	{"schema", FuzzSchema},
+	{"schema", FuzzSchema},   {"merge", FuzzMerge},
 };
 
 static FuzzHarness current;

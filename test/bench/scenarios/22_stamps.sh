@@ -11,6 +11,15 @@
 # The INSERT and UPDATE pairs are heavy at this size: each round starts from the same state
 # (BENCH_RESET: emptied, or reloaded and vacuumed, then a CHECKPOINT), alternates which side
 # goes first (BENCH_ABBA) and they run BENCH_STAMP_ROUNDS rounds (4) instead of BENCH_ROUNDS.
+# The floors (informative rows, anchor "-"): a hand-written table with the columns of the
+# columns collection (bench_stamp_floor: the same names, types, order and expires_at index)
+# whose stamps come from column DEFAULTs (now(), 1, a constant writer id and cas) with no
+# trigger, and the same table with the cheapest C row trigger PostgreSQL ships (contrib's
+# insert_username, BEFORE INSERT OR UPDATE, filling one more text column; its row says
+# skipped when the extension is not installed). An UPDATE must bump ver and modified_at,
+# which without a trigger only the statement can do: the floors' UPDATE sets them. They show
+# what any row trigger costs against the plain table, which the columns style's targets
+# (INSERT and UPDATE <= 1.15x) are measured against.
 # Sourced by test/bench/run.sh (bench_sql, bench_tps, PSQL from lib.sh).
 
 stamp_n=${BENCH_STAMP_DOCS:-1000000}
@@ -45,7 +54,8 @@ stamp_colls=bench_stamp_def
 SET client_min_messages = warning;
 SELECT docmodel.drop_collection(collection) FROM docmodel.collections
  WHERE collection::text IN ('bench_stamp_def', 'bench_stamp_cols');
-DROP TABLE IF EXISTS bench_stamp_src, bench_stamp_plain, bench_stamp_def, bench_stamp_cols;
+DROP TABLE IF EXISTS bench_stamp_src, bench_stamp_plain, bench_stamp_def, bench_stamp_cols,
+    bench_stamp_floor, bench_stamp_floor_trg;
 CREATE TABLE bench_stamp_src AS
 SELECT 'user::' || i AS id,
        jsonb_build_object('name', 'User ' || i, 'email', 'user' || i || '@example.com',
@@ -54,7 +64,26 @@ SELECT 'user::' || i AS id,
 FROM generate_series(1, $stamp_n) AS i;
 CREATE TABLE bench_stamp_plain (id text COLLATE "C" PRIMARY KEY, doc jsonb NOT NULL);
 SELECT docmodel.create_collection('bench_stamp_def') IS NOT NULL;
+-- the floors: the columns collection's table, its stamps from defaults
+CREATE TABLE bench_stamp_floor (id text COLLATE "C" PRIMARY KEY, doc jsonb NOT NULL,
+    cas bigint NOT NULL DEFAULT 1, expires_at timestamptz, locked_until timestamptz,
+    created_at timestamptz DEFAULT now(), modified_at timestamptz DEFAULT now(),
+    ver integer DEFAULT 1, created_by integer DEFAULT 1, modified_by integer DEFAULT 1);
+CREATE INDEX ON bench_stamp_floor (expires_at) WHERE expires_at IS NOT NULL;
 SQL
+# The same with contrib's insert_username as its row trigger (and the text column it fills).
+stamp_floors=bench_stamp_floor
+if "${PSQL[@]}" -At -c "SELECT 1 FROM pg_available_extensions WHERE name = 'insert_username'" | grep -q 1; then
+	"${PSQL[@]}" >/dev/null <<'SQL'
+SET client_min_messages = warning;
+CREATE EXTENSION IF NOT EXISTS insert_username;
+CREATE TABLE bench_stamp_floor_trg (LIKE bench_stamp_floor INCLUDING DEFAULTS INCLUDING INDEXES,
+    trigger_user text);
+CREATE TRIGGER bench_stamp_floor_trg BEFORE INSERT OR UPDATE ON bench_stamp_floor_trg
+    FOR EACH ROW EXECUTE FUNCTION insert_username(trigger_user);
+SQL
+	stamp_floors="bench_stamp_floor bench_stamp_floor_trg"
+fi
 if [ $stamp_cols = 1 ]; then
 	"${PSQL[@]}" -c "SELECT docmodel.create_collection('bench_stamp_cols', meta_style => 'columns') IS NOT NULL" >/dev/null
 fi
@@ -62,7 +91,7 @@ fi
 # Empty every table (the INSERT pairs' reset).
 stamp_empty() {
 	local t
-	for t in bench_stamp_plain $stamp_colls; do
+	for t in bench_stamp_plain $stamp_colls $stamp_floors; do
 		"${PSQL[@]}" -c "TRUNCATE $t" >/dev/null
 	done
 	"${PSQL[@]}" -c "CHECKPOINT" >/dev/null
@@ -77,7 +106,7 @@ stamp_reload() {
 	"${PSQL[@]}" -c "CHECKPOINT" >/dev/null
 }
 "${PSQL[@]}" -c "VACUUM ANALYZE bench_stamp_src" >/dev/null
-stamp_reload bench_stamp_plain $stamp_colls
+stamp_reload bench_stamp_plain $stamp_colls $stamp_floors
 
 stamp_skip() {
 	printf '%-44s skipped: meta_style columns not available\n' "$1"
@@ -165,9 +194,28 @@ else
 	stamp_skip "stamps: UPDATE ${stamp_k}, columns vs plain"
 fi
 
+# The floors of a row trigger (anchors): no trigger, and the cheapest C one.
+BENCH_RESET=stamp_empty stamp_pair "stamps: INSERT ${stamp_k}, no trigger vs plain" - \
+	"INSERT INTO bench_stamp_floor (id, doc) SELECT id, doc FROM bench_stamp_src" \
+	"INSERT INTO bench_stamp_plain (id, doc) SELECT id, doc FROM bench_stamp_src"
+stamp_floor_update="$stamp_update, ver = ver + 1, modified_at = now()"
+BENCH_RESET="stamp_reload bench_stamp_floor bench_stamp_plain" stamp_pair \
+	"stamps: UPDATE ${stamp_k}, no trigger vs plain" - \
+	"UPDATE bench_stamp_floor $stamp_floor_update" "UPDATE bench_stamp_plain $stamp_update"
+if [ "$stamp_floors" != bench_stamp_floor ]; then
+	BENCH_RESET=stamp_empty stamp_pair "stamps: INSERT ${stamp_k}, insert_username vs plain" - \
+		"INSERT INTO bench_stamp_floor_trg (id, doc) SELECT id, doc FROM bench_stamp_src" \
+		"INSERT INTO bench_stamp_plain (id, doc) SELECT id, doc FROM bench_stamp_src"
+	BENCH_RESET="stamp_reload bench_stamp_floor_trg bench_stamp_plain" stamp_pair \
+		"stamps: UPDATE ${stamp_k}, insert_username vs plain" - \
+		"UPDATE bench_stamp_floor_trg $stamp_floor_update" "UPDATE bench_stamp_plain $stamp_update"
+else
+	printf '%-44s skipped: extension insert_username not available\n' "stamps: INSERT/UPDATE ${stamp_k}, insert_username"
+fi
+
 "${PSQL[@]}" >/dev/null <<'SQL'
 SET client_min_messages = warning;
 SELECT docmodel.drop_collection(collection) FROM docmodel.collections
  WHERE collection::text IN ('bench_stamp_def', 'bench_stamp_cols');
-DROP TABLE bench_stamp_src, bench_stamp_plain;
+DROP TABLE IF EXISTS bench_stamp_src, bench_stamp_plain, bench_stamp_floor, bench_stamp_floor_trg;
 SQL
