@@ -321,26 +321,76 @@ LookupValue(Jsonb *doc, ArrayType *path)
 }
 
 /*
- * Whether lookup path (a text[]) of the documents of collection relid
- * starts at a stamp a meta_style 'columns' collection keeps in a column:
- * then the trigger reads the documents with their stamps merged.
+ * A lookup trigger's path, parsed once per backend: the text[] and its
+ * first two elements (what a stamp is recognised by), keyed by the
+ * trigger's OID and checked against its argument's text (an OID used
+ * again by another trigger is parsed again).
  */
-static bool
-LookupReadsStamps(Oid relid, ArrayType *path)
+typedef struct LookupPath
 {
-	const DocmodelCollection *cfg = DocmodelCollectionOf(relid);
+	Oid tgoid;  /* hash key */
+	char *text; /* the trigger's path argument */
+	ArrayType *path;
+	const char *t0; /* NULL when one of the first two elements is null */
+	int l0;
+	const char *t1; /* NULL when it has no second (non-null) element */
+	int l1;
+} LookupPath;
+
+static HTAB *LookupPaths = NULL;
+
+static LookupPath *
+LookupPathOf(Trigger *tg, const char *text)
+{
+	LookupPath *p;
+	MemoryContext old;
 	Datum *e;
 	bool *nulls;
+	bool found;
 	int n;
 
-	if (!cfg->columns)
-		return false;
-	deconstruct_array(path, TEXTOID, -1, false, TYPALIGN_INT, &e, &nulls, &n);
-	if (n == 0 || nulls[0] || (n > 1 && nulls[1]))
-		return false;
-	return DocmodelColumnsStampAt(
-		cfg, VARDATA_ANY(e[0]), VARSIZE_ANY_EXHDR(e[0]),
-		n > 1 ? VARDATA_ANY(e[1]) : NULL, n > 1 ? VARSIZE_ANY_EXHDR(e[1]) : 0);
+	if (LookupPaths == NULL)
+		LookupPaths = DocmodelHash("docmodel lookup paths", 16, sizeof(Oid),
+								   sizeof(LookupPath), false, NULL);
+	p = hash_search(LookupPaths, &tg->tgoid, HASH_ENTER, &found);
+	if (found && p->text != NULL && strcmp(p->text, text) == 0)
+		return p;
+	if (found && p->text != NULL)
+	{
+		pfree(p->text);
+		pfree(p->path);
+	}
+	p->text = NULL; /* (an error below leaves the entry parsed again) */
+	old = MemoryContextSwitchTo(TopMemoryContext);
+	p->path = DatumGetArrayTypePCopy(
+		OidInputFunctionCall(F_ARRAY_IN, (char *) text, TEXTOID, -1));
+	deconstruct_array(p->path, TEXTOID, -1, false, TYPALIGN_INT, &e, &nulls,
+					  &n);
+	MemoryContextSwitchTo(old);
+	/* (a null first or second element: no stamp) */
+	p->t0 =
+		n > 0 && !nulls[0] && !(n > 1 && nulls[1]) ? VARDATA_ANY(e[0]) : NULL;
+	p->l0 = p->t0 ? VARSIZE_ANY_EXHDR(e[0]) : 0;
+	p->t1 = p->t0 && n > 1 && !nulls[1] ? VARDATA_ANY(e[1]) : NULL;
+	p->l1 = p->t1 ? VARSIZE_ANY_EXHDR(e[1]) : 0;
+	pfree(e);
+	pfree(nulls);
+	p->text = MemoryContextStrdup(TopMemoryContext, text);
+	return p;
+}
+
+/*
+ * Whether lookup path p of the documents of collection relid starts at a
+ * stamp a meta_style 'columns' collection keeps in a column: then the
+ * trigger reads the documents with their stamps merged.
+ */
+static bool
+LookupReadsStamps(Oid relid, const LookupPath *p)
+{
+	const DocmodelCollection *cfg = DocmodelCollectionOf(relid);
+
+	return cfg->columns && p->t0 != NULL &&
+		   DocmodelColumnsStampAt(cfg, p->t0, p->l0, p->t1, p->l1);
 }
 
 /* The document of row t of td's collection (with its stamps: stamps). */
@@ -625,6 +675,7 @@ mapping_lookup_trigger(PG_FUNCTION_ARGS)
 	Datum args[2];
 	bool isnull;
 	bool stamps;
+	LookupPath *lp;
 
 	if (!CALLED_AS_TRIGGER(fcinfo) || !TRIGGER_FIRED_FOR_ROW(td->tg_event) ||
 		!TRIGGER_FIRED_AFTER(td->tg_event))
@@ -644,8 +695,8 @@ mapping_lookup_trigger(PG_FUNCTION_ARGS)
 	desc = RelationGetDescr(td->tg_relation);
 	type = a.type;
 	delim = a.delim;
-	path = DatumGetArrayTypeP(
-		OidInputFunctionCall(F_ARRAY_IN, (char *) a.path, TEXTOID, -1));
+	lp = LookupPathOf(td->tg_trigger, a.path);
+	path = lp->path;
 	DocmodelTriggerRows(td, &oldt, &newt);
 	key = TextDatumGetCString(
 		heap_getattr(newt ? newt : oldt, DOCMODEL_COLL_ATT_ID, desc, &isnull));
@@ -663,7 +714,7 @@ mapping_lookup_trigger(PG_FUNCTION_ARGS)
 		if (ktlen != strlen(a.doc_type) || memcmp(kt, a.doc_type, ktlen) != 0)
 			return PointerGetDatum(NULL); /* not a document it indexes */
 	}
-	stamps = LookupReadsStamps(relid, path);
+	stamps = LookupReadsStamps(relid, lp);
 	if (oldt && !isnull)
 		oldv = LookupValue(LookupDoc(td, oldt, stamps), path);
 	if (newt)
