@@ -41,7 +41,6 @@
 #include "utils/builtins.h"
 #include "common/hashfn.h"
 #include "utils/guc.h"
-#include "utils/hsearch.h"
 #include "utils/memutils.h"
 #include "utils/timestamp.h"
 #include "utils/snapmgr.h"
@@ -239,18 +238,16 @@ LogFailure(int32 rule, ErrorData *edata)
 	uint32 hash;
 	TimestampTz now = GetCurrentTimestamp();
 
-	if (Failures == NULL ||
+	if (Failures != NULL &&
 		hash_get_num_entries(Failures) >= COPY_WORKER_MAX_RULES)
 	{
-		HASHCTL ctl;
-
-		if (Failures != NULL)
-			hash_destroy(Failures);
-		ctl.keysize = sizeof(int32);
-		ctl.entrysize = sizeof(WorkerFailure);
-		Failures = hash_create("docmodel copy worker failures", 16, &ctl,
-							   HASH_ELEM | HASH_BLOBS);
+		hash_destroy(Failures);
+		Failures = NULL;
 	}
+	if (Failures == NULL)
+		Failures =
+			DocmodelHash("docmodel copy worker failures", 16, sizeof(int32),
+						 sizeof(WorkerFailure), false, NULL);
 	if (edata == NULL)
 	{
 		(void) hash_search(Failures, &rule, HASH_REMOVE, NULL);
