@@ -448,7 +448,7 @@ BEGIN
         'locked_until timestamptz)', qname);
     rel := qname::regclass;
     EXECUTE pg_catalog.format('CREATE INDEX ON %s (expires_at) '
-        'WHERE expires_at IS NOT NULL', rel);
+        'WHERE expires_at IS NOT NULL', docmodel._rel_sql(rel));
     -- A plain DROP TABLE of an earlier collection leaves its row; should
     -- the new table reuse that OID, the row is stale (_config_create
     -- replaces it).
@@ -459,11 +459,11 @@ BEGIN
     PERFORM docmodel._documents_view(rel);
     EXECUTE pg_catalog.format('CREATE TRIGGER docmodel_collection '
         'BEFORE INSERT OR UPDATE ON %s FOR EACH ROW '
-        'EXECUTE FUNCTION docmodel.collection_trigger(%s)', rel, cid);
+        'EXECUTE FUNCTION docmodel.collection_trigger(%s)', docmodel._rel_sql(rel), cid);
     -- Locks: a DELETE of a locked row is checked; others pay nothing.
     EXECUTE pg_catalog.format('CREATE TRIGGER docmodel_lock '
         'BEFORE DELETE ON %s FOR EACH ROW WHEN (OLD.locked_until IS NOT NULL) '
-        'EXECUTE FUNCTION docmodel.collection_trigger(%s)', rel, cid);
+        'EXECUTE FUNCTION docmodel.collection_trigger(%s)', docmodel._rel_sql(rel), cid);
     IF revisions OPERATOR(pg_catalog.>) 0 THEN
         PERFORM docmodel.set_revisions(rel, revisions);
     END IF;
@@ -516,15 +516,15 @@ BEGIN
     PERFORM docmodel._config_drop($1);
     -- the copy and aggregate rules it writes or feeds, their triggers
     PERFORM docmodel._drop_copy_rules_of($1);
-    EXECUTE pg_catalog.format('LOCK TABLE %s IN ACCESS EXCLUSIVE MODE', $1);
+    EXECUTE pg_catalog.format('LOCK TABLE %s IN ACCESS EXCLUSIVE MODE', docmodel._rel_sql($1));
     IF view IS NOT NULL AND EXISTS (SELECT FROM pg_catalog.pg_class AS r
                                     WHERE r.oid OPERATOR(pg_catalog.=) view) THEN
         EXECUTE pg_catalog.format('DROP VIEW %s', docmodel._rel_sql(view));
     END IF;
     IF hist IS NOT NULL THEN
-        EXECUTE pg_catalog.format('DROP TABLE %s', hist);
+        EXECUTE pg_catalog.format('DROP TABLE %s', docmodel._rel_sql(hist));
     END IF;
-    EXECUTE pg_catalog.format('DROP TABLE %s', $1);
+    EXECUTE pg_catalog.format('DROP TABLE %s', docmodel._rel_sql($1));
 END
 $$;
 COMMENT ON FUNCTION docmodel.drop_collection(regclass) IS

@@ -122,7 +122,7 @@ BEGIN
             USING ERRCODE = 'insufficient_privilege',
                   DETAIL = 'Changing the configuration of a collection takes its ownership.';
     END IF;
-    EXECUTE pg_catalog.format('LOCK TABLE %s IN SHARE ROW EXCLUSIVE MODE', $1);
+    EXECUTE pg_catalog.format('LOCK TABLE %s IN SHARE ROW EXCLUSIVE MODE', docmodel._rel_sql($1));
     PERFORM docmodel._require_collection($1);
     SELECT c.id, c.revisions_table INTO cid, hist
         FROM docmodel.collection_config AS c
@@ -166,9 +166,9 @@ BEGIN
                 WHERE h.relnamespace OPERATOR(pg_catalog.=) nspid
                   AND h.relname OPERATOR(pg_catalog.=) histname;
             IF owner OPERATOR(pg_catalog.<>) CURRENT_USER THEN
-                EXECUTE pg_catalog.format('ALTER TABLE %s OWNER TO %I', hist, owner);
+                EXECUTE pg_catalog.format('ALTER TABLE %s OWNER TO %I', docmodel._rel_sql(hist), owner);
             END IF;
-            EXECUTE pg_catalog.format('COMMENT ON TABLE %s IS %L', hist,
+            EXECUTE pg_catalog.format('COMMENT ON TABLE %s IS %L', docmodel._rel_sql(hist),
                 pg_catalog.format('docmodel revisions of collection %s', $1));
         END IF;
     END IF;
@@ -187,19 +187,19 @@ BEGIN
     END IF;
     IF EXISTS (SELECT FROM pg_catalog.pg_trigger AS g WHERE g.tgrelid OPERATOR(pg_catalog.=) $1
                AND g.tgname OPERATOR(pg_catalog.=) 'docmodel_revisions') THEN
-        EXECUTE pg_catalog.format('DROP TRIGGER docmodel_revisions ON %s', $1);
+        EXECUTE pg_catalog.format('DROP TRIGGER docmodel_revisions ON %s', docmodel._rel_sql($1));
     END IF;
     IF EXISTS (SELECT FROM pg_catalog.pg_trigger AS g WHERE g.tgrelid OPERATOR(pg_catalog.=) $1
                AND g.tgname OPERATOR(pg_catalog.=) 'docmodel_revisions_truncate') THEN
-        EXECUTE pg_catalog.format('DROP TRIGGER docmodel_revisions_truncate ON %s', $1);
+        EXECUTE pg_catalog.format('DROP TRIGGER docmodel_revisions_truncate ON %s', docmodel._rel_sql($1));
     END IF;
     IF keep OPERATOR(pg_catalog.>) 0 THEN
         EXECUTE pg_catalog.format('CREATE TRIGGER docmodel_revisions '
             'AFTER INSERT OR UPDATE OR DELETE ON %s FOR EACH ROW '
-            'EXECUTE FUNCTION docmodel.collection_trigger(%s)', $1, cid);
+            'EXECUTE FUNCTION docmodel.collection_trigger(%s)', docmodel._rel_sql($1), cid);
         EXECUTE pg_catalog.format('CREATE TRIGGER docmodel_revisions_truncate '
             'BEFORE TRUNCATE ON %s FOR EACH STATEMENT '
-            'EXECUTE FUNCTION docmodel.collection_trigger(%s)', $1, cid);
+            'EXECUTE FUNCTION docmodel.collection_trigger(%s)', docmodel._rel_sql($1), cid);
         -- Keep at most keep revisions per key from now on.
         EXECUTE pg_catalog.format('DELETE FROM %1$s AS r USING '
             '(SELECT h.id, pg_catalog.max(h.ver) AS newest FROM %1$s AS h GROUP BY h.id) AS n '
@@ -304,7 +304,7 @@ BEGIN
     -- stamps it, and the update files the current body as a revision.
     EXECUTE pg_catalog.format('INSERT INTO %s AS t (id, doc, cas) VALUES ($1, $2, 0) '
         'ON CONFLICT (id) DO UPDATE SET doc = excluded.doc, expires_at = NULL '
-        'RETURNING t.cas', $1)
+        'RETURNING t.cas', docmodel._rel_sql($1))
         INTO newcas USING $2, body;
     RETURN newcas;
 END

@@ -269,7 +269,7 @@ BEGIN
                   WHERE g.tgrelid OPERATOR(pg_catalog.=) coll AND NOT g.tgisinternal
                     AND g.tgenabled OPERATOR(pg_catalog.<>) 'D'
                     AND g.tgname OPERATOR(pg_catalog.~~) 'docmodel\_%' LOOP
-            EXECUTE pg_catalog.format('ALTER TABLE %s DISABLE TRIGGER %I', coll, tg);
+            EXECUTE pg_catalog.format('ALTER TABLE %s DISABLE TRIGGER %I', docmodel._rel_sql(coll), tg);
             off := off OPERATOR(pg_catalog.||) tg;
         END LOOP;
         IF cid IS NOT NULL THEN
@@ -282,7 +282,7 @@ BEGIN
         -- (the copied rows would stay on the coordinator's disk, unseen)
         PERFORM pg_catalog.truncate_local_data_after_distributing_table(coll);
         FOREACH tg IN ARRAY off LOOP
-            EXECUTE pg_catalog.format('ALTER TABLE %s ENABLE TRIGGER %I', coll, tg);
+            EXECUTE pg_catalog.format('ALTER TABLE %s ENABLE TRIGGER %I', docmodel._rel_sql(coll), tg);
         END LOOP;
     END IF;
     -- History next to its document: the same shards of the key space.
@@ -345,7 +345,7 @@ BEGIN
              FROM pg_catalog.pg_trigger AS g
              WHERE g.tgrelid OPERATOR(pg_catalog.=) coll
                AND g.tgfoid OPERATOR(pg_catalog.=) 'docmodel.collection_trigger()'::pg_catalog.regprocedure LOOP
-        EXECUTE pg_catalog.format('DROP TRIGGER %I ON %s', t.tgname, coll);
+        EXECUTE pg_catalog.format('DROP TRIGGER %I ON %s', t.tgname, docmodel._rel_sql(coll));
         EXECUTE pg_catalog.replace(t.def, pg_catalog.format('collection_trigger(''%s'')', cfg.id),
                                    pg_catalog.format('collection_trigger(''%s'')', cid));
     END LOOP;

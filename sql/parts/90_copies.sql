@@ -157,7 +157,7 @@ BEGIN
         -- without a pending list: every write of a rule looks up through it
         EXECUTE pg_catalog.format('CREATE INDEX %I ON %s USING gin (docmodel.ref_keys(doc, %L)) '
             'WITH (fastupdate = off)',
-            name, coll, refpath);
+            name, docmodel._rel_sql(coll), refpath);
     ELSIF NOT EXISTS (SELECT FROM docmodel.copy_rules r
             WHERE (r.kind OPERATOR(pg_catalog.=) 'copy' AND r.coll OPERATOR(pg_catalog.=) _copy_index.coll
                    AND r.path OPERATOR(pg_catalog.||) '/' OPERATOR(pg_catalog.||)
@@ -246,10 +246,10 @@ BEGIN
     -- as the caller: a trigger takes the collection's ownership
     EXECUTE pg_catalog.format('CREATE TRIGGER %I AFTER INSERT OR UPDATE OR DELETE ON %s '
         'FOR EACH ROW EXECUTE FUNCTION docmodel._copy_source_trigger(%L)',
-        'docmodel_copy_' OPERATOR(pg_catalog.||) id, source_coll, id);
+        'docmodel_copy_' OPERATOR(pg_catalog.||) id, docmodel._rel_sql(source_coll), id);
     EXECUTE pg_catalog.format('CREATE TRIGGER %I BEFORE INSERT OR UPDATE ON %s '
         'FOR EACH ROW EXECUTE FUNCTION docmodel._copy_fill_trigger(%L)',
-        'docmodel_cfill_' OPERATOR(pg_catalog.||) id, coll, id);
+        'docmodel_cfill_' OPERATOR(pg_catalog.||) id, docmodel._rel_sql(coll), id);
     PERFORM docmodel._copy_index(coll, refpath, true);
     -- the documents there already: their copies filled by the trigger
     EXECUTE pg_catalog.format('UPDATE %s AS c SET doc = c.doc WHERE docmodel.ref_keys(c.doc, %L) '
@@ -293,11 +293,11 @@ BEGIN
     id := docmodel._copy_rule_write('create', coll, path, source_coll, 'aggregate', ref_path, NULL, agg, NULL, mode);
     EXECUTE pg_catalog.format('CREATE TRIGGER %I AFTER INSERT OR UPDATE OR DELETE ON %s '
         'FOR EACH ROW EXECUTE FUNCTION docmodel._aggregate_trigger(%L)',
-        'docmodel_agg_' OPERATOR(pg_catalog.||) id, source_coll, id);
+        'docmodel_agg_' OPERATOR(pg_catalog.||) id, docmodel._rel_sql(source_coll), id);
     -- a new document gets the aggregate of those already referring to it
     EXECUTE pg_catalog.format('CREATE TRIGGER %I BEFORE INSERT ON %s '
         'FOR EACH ROW EXECUTE FUNCTION docmodel._aggregate_trigger(%L)',
-        'docmodel_afill_' OPERATOR(pg_catalog.||) id, coll, id);
+        'docmodel_afill_' OPERATOR(pg_catalog.||) id, docmodel._rel_sql(coll), id);
     PERFORM docmodel._copy_index(source_coll, ref_path, true);
     RETURN docmodel.refresh_aggregate(coll, path);
 END
