@@ -300,17 +300,33 @@ catalog_config_set_layout(PG_FUNCTION_ARGS)
 	PG_RETURN_VOID();
 }
 
-/* _config_drop(coll): forget a collection the caller owns. */
+/*
+ * _config_drop(coll): forget a collection the caller owns, with the
+ * migration and write rules registered for it alone (their scope is its
+ * configuration id, never used again): left behind, a rule's pin would keep
+ * its function from being dropped. Rules of every collection stay.
+ */
 Datum
 catalog_config_drop(PG_FUNCTION_ARGS)
 {
 	Oid types[1] = {OIDOID};
 	Datum values[1];
 	char nulls[1] = {' '};
+	static const char *const rules[] = {"migration_rules", "write_rules"};
+	int i;
 
 	DocmodelRequireArg(fcinfo, 0, "coll");
 	DocmodelRequireOwner(PG_GETARG_OID(0));
 	values[0] = PG_GETARG_DATUM(0);
+	for (i = 0; i < lengthof(rules); i++)
+		DocmodelExecAsOwner(
+			rules[i],
+			psprintf("DELETE FROM docmodel.%s AS r WHERE r.collection_id "
+					 "OPERATOR(pg_catalog.=) ANY (SELECT c.id FROM "
+					 "docmodel.collection_config AS c WHERE "
+					 "c.coll::pg_catalog.oid OPERATOR(pg_catalog.=) $1)",
+					 rules[i]),
+			1, types, values, nulls, NULL, NULL);
 	DocmodelExecAsOwner(
 		"collection_config",
 		"DELETE FROM docmodel.collection_config AS c "

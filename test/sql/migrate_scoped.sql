@@ -99,7 +99,29 @@ DROP FUNCTION public.tag_global(jsonb), public.tag_forum(jsonb);
 DELETE FROM docmodel.migration_run WHERE coll IN ('shop_users'::regclass, 'forum_users'::regclass, 'crm_users'::regclass);
 SELECT setval(pg_get_serial_sequence('docmodel.migration_run', 'run_id'),
   COALESCE((SELECT max(run_id) FROM docmodel.migration_run), 0) + 1, false) > 0 AS run_ids_reset;
+\echo == drop_collection takes the rules of its collection along, by an owner who may not write them
+CREATE ROLE scoped_owner;
+GRANT CREATE ON SCHEMA public TO scoped_owner;
+SET ROLE scoped_owner;
+SELECT docmodel.create_collection('owned_users') IS NOT NULL;
+RESET ROLE;
+CREATE FUNCTION public.tag_owned(doc jsonb) RETURNS jsonb LANGUAGE sql AS $$SELECT doc || '{"tag": "owned"}'$$;
+SELECT docmodel.register_migration('tagged', '1', '2', fn => 'public.tag_owned(jsonb)', coll => 'owned_users');
+SELECT docmodel.register_write_rule('user', '[{"op": "default", "path": "/source", "value": "owned"}]', coll => 'owned_users');
+SELECT config_id AS owned_id FROM docmodel.collections WHERE collection = 'owned_users'::regclass \gset
+SELECT has_table_privilege('scoped_owner', 'docmodel.migration_rules', 'DELETE') AS owner_may_delete_rules;
+SET ROLE scoped_owner;
+SELECT docmodel.drop_collection('owned_users');
+RESET ROLE;
+SELECT (SELECT count(*) FROM docmodel.migration_rules WHERE collection_id = :owned_id) AS its_migrations,
+       (SELECT count(*) FROM docmodel.write_rules WHERE collection_id = :owned_id) AS its_write_rules,
+       (SELECT count(*) FROM docmodel.migration_rules WHERE doc_type = 'user' AND collection_id = 0) AS global_kept;
+-- no pin is left to hold the function
+DROP FUNCTION public.tag_owned(jsonb);
+REVOKE CREATE ON SCHEMA public FROM scoped_owner;
+DROP ROLE scoped_owner;
 SELECT docmodel.drop_collection('shop_users');
 SELECT docmodel.drop_collection('forum_users');
 SELECT docmodel.drop_collection('crm_users');
+SELECT count(*) AS scoped_rules_left FROM docmodel.migration_rules WHERE collection_id <> 0;
 DELETE FROM docmodel.migration_rules WHERE doc_type = 'user';
