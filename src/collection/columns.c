@@ -118,8 +118,6 @@ DocmodelColumnsRelcache(Oid relid)
 static void
 WritersInit(void)
 {
-	HASHCTL ctl;
-
 	if (!WriterCallbacks)
 	{
 		RegisterXactCallback(ColumnsXactCallback, NULL);
@@ -130,18 +128,10 @@ WritersInit(void)
 		return;
 	WriterCxt = AllocSetContextCreate(TopMemoryContext, "docmodel writers",
 									  ALLOCSET_SMALL_SIZES);
-	memset(&ctl, 0, sizeof(ctl));
-	ctl.keysize = NAMEDATALEN * 2;
-	ctl.entrysize = sizeof(WriterByName);
-	ctl.hcxt = WriterCxt;
-	WriterIds = hash_create("docmodel writer ids", 16, &ctl,
-							HASH_ELEM | HASH_STRINGS | HASH_CONTEXT);
-	memset(&ctl, 0, sizeof(ctl));
-	ctl.keysize = sizeof(int32);
-	ctl.entrysize = sizeof(WriterById);
-	ctl.hcxt = WriterCxt;
-	WriterNames = hash_create("docmodel writer names", 16, &ctl,
-							  HASH_ELEM | HASH_BLOBS | HASH_CONTEXT);
+	WriterIds = DocmodelHash("docmodel writer ids", 16, NAMEDATALEN * 2,
+							 sizeof(WriterByName), true, WriterCxt);
+	WriterNames = DocmodelHash("docmodel writer names", 16, sizeof(int32),
+							   sizeof(WriterById), false, WriterCxt);
 	WritersRelid =
 		get_relname_relid("writers", get_namespace_oid("docmodel", false));
 }

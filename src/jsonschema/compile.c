@@ -17,6 +17,7 @@
 #include "utils/builtins.h"
 #include "utils/memutils.h"
 
+#include "docmodel.h"
 #include "json/pointer.h"
 #include "json/tree.h"
 #include "jsonschema/compile.h"
@@ -28,13 +29,8 @@ const char *const DocmodelSchemaTypeNames[7] = {
 HTAB *
 DocmodelSchemaIndexCreate(const char *name)
 {
-	HASHCTL ctl;
-
-	memset(&ctl, 0, sizeof(ctl));
-	ctl.keysize = sizeof(uint32);
-	ctl.entrysize = sizeof(NameIndexEntry);
-	ctl.hcxt = CurrentMemoryContext;
-	return hash_create(name, 64, &ctl, HASH_ELEM | HASH_BLOBS | HASH_CONTEXT);
+	return DocmodelHash(name, 64, sizeof(uint32), sizeof(NameIndexEntry), false,
+						CurrentMemoryContext);
 }
 
 /* Add item under name (not copied) to index. */
