@@ -16,7 +16,7 @@
 # BASE, by comparing each statement with BASE's statement of the same object:
 #   - a function, procedure or view BASE has, the same text: left out; changed: CREATE OR REPLACE
 #     (unless TEMPLATE drops it first: then CREATE); one BASE lacks: CREATE;
-#   - a table, index, trigger, sequence, type, cast or operator: only when BASE lacks it (a change
+#   - a table, index, trigger, event trigger, sequence, type, cast or operator: only when BASE lacks it (a change
 #     to one BASE has is an ALTER the template writes), with the rows inserted into a new table;
 #   - a comment, grant or revoke: unless BASE has the same statement;
 #   - DO blocks run at install only (the template has the upgrade's own).
@@ -113,6 +113,7 @@ sub object {
 	return ['view', lc $1] if $b =~ /^CREATE\s+(?:OR\s+REPLACE\s+)?VIEW\s+([\w."]+)/is;
 	return ['table', lc $1] if $b =~ /^CREATE\s+TABLE\s+(?:IF\s+NOT\s+EXISTS\s+)?([\w."]+)/is;
 	return ['index', lc $1] if $b =~ /^CREATE\s+(?:UNIQUE\s+)?INDEX\s+(?:IF\s+NOT\s+EXISTS\s+)?([\w."]+)/is;
+	return ['eventtrigger', lc $1] if $b =~ /^CREATE\s+EVENT\s+TRIGGER\s+([\w."]+)/is;
 	return ['trigger', lc "$1 on $2"] if $b =~ /^CREATE\s+(?:CONSTRAINT\s+)?TRIGGER\s+([\w."]+).*?\sON\s+([\w."]+)/is;
 	return ['sequence', lc $1] if $b =~ /^CREATE\s+SEQUENCE\s+([\w."]+)/is;
 	return ['shelltype', lc $1] if $b =~ /^CREATE\s+TYPE\s+([\w."]+)\s*;/is;
@@ -166,14 +167,14 @@ if ($mode eq 'check') {
 	my (%seen, @errors);
 	for my $s (@part) {
 		my ($k, $key) = @{ $s->{obj} };
-		next unless $k =~ /^(function|view|table|index|trigger|sequence|type)$/;
+		next unless $k =~ /^(function|view|table|index|trigger|eventtrigger|sequence|type)$/;
 		push @errors, "$s->{file}: $k $key is defined twice (also in $seen{\"$k $key\"})" if $seen{"$k $key"};
 		$seen{"$k $key"} = $s->{file};
 	}
 	for my $s (@tmpl) {
 		my ($k, $key) = @{ $s->{obj} };
 		push @errors, "$template: $k $key is written by hand; it is defined in $seen{\"$k $key\"}"
-			if $k =~ /^(function|view|table|index|trigger|sequence|type)$/ && $seen{"$k $key"};
+			if $k =~ /^(function|view|table|index|trigger|eventtrigger|sequence|type)$/ && $seen{"$k $key"};
 	}
 	print STDERR "sqlbuild: $_\n" for @errors;
 	exit(@errors ? 1 : 0);
@@ -193,7 +194,7 @@ sub generated {
 				$body =~ s/^(\s*CREATE)\s+(?!OR\s)/$1 OR REPLACE /is;
 			}
 		}
-		elsif ($k =~ /^(table|index|trigger|sequence|type|shelltype|dump|cast|operator)$/) { $emit = !$b; }
+		elsif ($k =~ /^(table|index|trigger|eventtrigger|sequence|type|shelltype|dump|cast|operator)$/) { $emit = !$b; }
 		elsif ($k eq 'altersequence') { $emit = !$base{"sequence $key"}; }
 		elsif ($k eq 'insert' || $k eq 'altertable') { $emit = !$base_table{$key}; }
 		elsif ($k eq 'comment' || $k eq 'acl') { $emit = !$b; }

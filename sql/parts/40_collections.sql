@@ -530,6 +530,44 @@ $$;
 COMMENT ON FUNCTION docmodel.drop_collection(regclass) IS
     'drop a collection, its revisions table and its configuration';
 
+-- The parts docmodel made for a collection follow its owner, as a table's
+-- indexes do: after ALTER TABLE ... OWNER TO of a collection, its documents
+-- view and its revisions table are given the same owner (by the role that
+-- ran it, with its own rights), so that the new owner can read its history,
+-- change it (set_revisions) and drop the collection.
+CREATE FUNCTION docmodel._collection_owner_changed() RETURNS event_trigger
+    LANGUAGE plpgsql VOLATILE PARALLEL UNSAFE
+    SET search_path = pg_catalog, pg_temp
+    AS $$
+DECLARE
+    p record;
+BEGIN
+    FOR p IN
+        SELECT DISTINCT part.oid AS part, part.relkind,
+               pg_catalog.pg_get_userbyid(t.relowner) AS owner
+        FROM pg_catalog.pg_event_trigger_ddl_commands() AS e
+        JOIN docmodel.collection_config AS c
+          ON c.coll::pg_catalog.oid OPERATOR(pg_catalog.=) e.objid
+        JOIN pg_catalog.pg_class AS t ON t.oid OPERATOR(pg_catalog.=) e.objid
+        CROSS JOIN LATERAL (VALUES (c.documents::pg_catalog.oid),
+                                   (c.revisions_table::pg_catalog.oid)) AS v(part)
+        JOIN pg_catalog.pg_class AS part ON part.oid OPERATOR(pg_catalog.=) v.part
+        WHERE e.classid OPERATOR(pg_catalog.=) 'pg_catalog.pg_class'::pg_catalog.regclass
+          AND e.objsubid OPERATOR(pg_catalog.=) 0
+          AND part.relowner OPERATOR(pg_catalog.<>) t.relowner
+    LOOP
+        EXECUTE pg_catalog.format('ALTER %s %s OWNER TO %I',
+            CASE WHEN p.relkind OPERATOR(pg_catalog.=) 'v' THEN 'VIEW' ELSE 'TABLE' END,
+            docmodel._rel_sql(p.part), p.owner);
+    END LOOP;
+END
+$$;
+COMMENT ON FUNCTION docmodel._collection_owner_changed() IS
+    'docmodel internal: event trigger: give the documents view and the revisions table of a collection whose owner changed the same owner';
+CREATE EVENT TRIGGER docmodel_collection_owner ON ddl_command_end
+    WHEN TAG IN ('ALTER TABLE')
+    EXECUTE FUNCTION docmodel._collection_owner_changed();
+
 CREATE VIEW docmodel.collections AS
     SELECT c.coll AS collection, c.doc_type, c.revisions, c.meta_style,
            c.time_unit, c.delimiter, c.revisions_table, c.id AS config_id,

@@ -163,6 +163,32 @@ SELECT count(*) AS pins_left FROM pg_proc
 WHERE pronamespace = 'docmodel'::regnamespace AND proname LIKE '\_migration\_fn\_%'
   AND proname <> '_migration_fn_name';
 
+\echo == a collection given to another owner gives it its view and history too
+SET ROLE regress_dm_alice;
+SELECT docmodel.create_collection('dm_priv.handed', revisions => 3) IS NOT NULL AS created;
+INSERT INTO dm_priv.handed (id, doc) VALUES ('doc::1', '{"n": 1}');
+RESET ROLE;
+ALTER TABLE dm_priv.handed OWNER TO regress_dm_bob;
+SELECT c.relname, pg_get_userbyid(c.relowner) AS owner FROM pg_class AS c
+ WHERE c.oid IN ('dm_priv.handed'::regclass, 'dm_priv.handed_documents'::regclass,
+                 'dm_priv.handed_revisions'::regclass) ORDER BY 1;
+SET ROLE regress_dm_bob;
+UPDATE dm_priv.handed SET doc = '{"n": 2}';
+SELECT ver, op FROM docmodel.revisions('dm_priv.handed', 'doc::1') ORDER BY ver;
+SELECT docmodel.set_revisions('dm_priv.handed', 5) IS NOT NULL AS set_by_new_owner;
+SELECT docmodel.drop_collection('dm_priv.handed');
+RESET ROLE;
+-- other ALTER TABLEs of a collection and of other tables change no owner
+SET ROLE regress_dm_alice;
+SELECT docmodel.create_collection('dm_priv.kept') IS NOT NULL AS created;
+RESET ROLE;
+ALTER TABLE dm_priv.kept ADD COLUMN note text;
+CREATE TABLE dm_priv.plain_t (a int);
+ALTER TABLE dm_priv.plain_t OWNER TO regress_dm_bob;
+SELECT pg_get_userbyid(relowner) AS view_owner FROM pg_class WHERE oid = 'dm_priv.kept_documents'::regclass;
+SELECT docmodel.drop_collection('dm_priv.kept');
+DROP TABLE dm_priv.plain_t;
+
 \echo == clean up
 DELETE FROM docmodel.migration_rules WHERE doc_type IN ('acct', 'pinned');
 SELECT docmodel.drop_collection('dm_priv.a_users');
