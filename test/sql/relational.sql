@@ -321,3 +321,12 @@ EXECUTE (SELECT format('CREATE TRIGGER t AFTER INSERT ON elsewhere REFERENCING N
     FROM docmodel.mappings WHERE name = 'people');
 END $$;
 SELECT pg_temp.try($$INSERT INTO elsewhere VALUES (1)$$);
+
+\echo == clean up (later tests reuse some of these names)
+DROP TRIGGER t ON elsewhere;
+DROP VIEW projection_diff;
+SELECT count(*) AS mappings_dropped FROM (SELECT docmodel.drop_mapping(name) FROM docmodel.mappings ORDER BY name) AS d;
+SELECT count(*) AS collections_dropped
+  FROM (SELECT docmodel.drop_collection(c) FROM unnest('{persons,bigc,breweries,beer_docs}'::regclass[]) AS c) AS d;
+DROP TABLE address, beer_style, beer, big, brewery, contact_detail, contact_detail_type, enrollment,
+    course, student, customer, order_line, orders, person_details, person, style, nokey, elsewhere;
