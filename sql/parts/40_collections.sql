@@ -556,9 +556,18 @@ BEGIN
           AND e.objsubid OPERATOR(pg_catalog.=) 0
           AND part.relowner OPERATOR(pg_catalog.<>) t.relowner
     LOOP
-        EXECUTE pg_catalog.format('ALTER %s %s OWNER TO %I',
-            CASE WHEN p.relkind OPERATOR(pg_catalog.=) 'v' THEN 'VIEW' ELSE 'TABLE' END,
-            docmodel._rel_sql(p.part), p.owner);
+        -- a part some third role owns, which the role changing the table
+        -- may not give away: the table's change stands, the part stays
+        BEGIN
+            EXECUTE pg_catalog.format('ALTER %s %s OWNER TO %I',
+                CASE WHEN p.relkind OPERATOR(pg_catalog.=) 'v' THEN 'VIEW' ELSE 'TABLE' END,
+                docmodel._rel_sql(p.part), p.owner);
+        EXCEPTION WHEN insufficient_privilege THEN
+            RAISE WARNING '%', SQLERRM
+                USING DETAIL = pg_catalog.format('%s is part of a collection now owned by %I.',
+                                                 p.part::pg_catalog.regclass, p.owner),
+                      HINT = 'A role that may give it away can change its owner with ALTER TABLE or ALTER VIEW.';
+        END;
     END LOOP;
 END
 $$;

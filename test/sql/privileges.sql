@@ -186,7 +186,18 @@ ALTER TABLE dm_priv.kept ADD COLUMN note text;
 CREATE TABLE dm_priv.plain_t (a int);
 ALTER TABLE dm_priv.plain_t OWNER TO regress_dm_bob;
 SELECT pg_get_userbyid(relowner) AS view_owner FROM pg_class WHERE oid = 'dm_priv.kept_documents'::regclass;
+-- a part a third role owns stays with it, with a WARNING; the table's owner changes
+CREATE ROLE regress_dm_carol NOLOGIN;
+ALTER VIEW dm_priv.kept_documents OWNER TO regress_dm_carol;
+GRANT regress_dm_bob TO regress_dm_alice;
+SET ROLE regress_dm_alice;
+ALTER TABLE dm_priv.kept OWNER TO regress_dm_bob;
+RESET ROLE;
+SELECT c.relname, pg_get_userbyid(c.relowner) AS owner FROM pg_class AS c
+ WHERE c.oid IN ('dm_priv.kept'::regclass, 'dm_priv.kept_documents'::regclass) ORDER BY 1;
+REVOKE regress_dm_bob FROM regress_dm_alice;
 SELECT docmodel.drop_collection('dm_priv.kept');
+DROP ROLE regress_dm_carol;
 DROP TABLE dm_priv.plain_t;
 
 \echo == clean up
