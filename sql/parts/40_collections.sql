@@ -59,6 +59,8 @@ CREATE TABLE docmodel.writers (
     name text NOT NULL UNIQUE
 );
 SELECT pg_catalog.pg_extension_config_dump('docmodel.writers', '');
+-- (its ids' sequence too: restored without it, the next new name would take id 1 again)
+SELECT pg_catalog.pg_extension_config_dump('docmodel.writers_id_seq', '');
 GRANT SELECT ON docmodel.writers TO PUBLIC;
 COMMENT ON TABLE docmodel.writers IS
     'docmodel writer names of the created_by and modified_by columns (meta_style columns)';

@@ -17,6 +17,15 @@ $node->safe_psql('postgres', q{
 	SELECT docmodel.create_collection('profiles', doc_type => 'user', meta_style => 'plain');
 	SELECT docmodel.insert('profiles', 'user::1', '{"name": "Ann"}');
 });
+# A collection with its stamps in columns, written by two names: the names
+# come back with their ids, and a new name after the restore gets a new id.
+$node->safe_psql('postgres', q{
+	SELECT docmodel.create_collection('stamped', meta_style => 'columns');
+	SET docmodel.actor = 'writer one';
+	INSERT INTO stamped (id, doc) VALUES ('note::1', '{}');
+	SET docmodel.actor = 'writer two';
+	INSERT INTO stamped (id, doc) VALUES ('note::2', '{}');
+});
 
 # History in the states the integrity tests reach: collections whose names fill
 # NAMEDATALEN (their history tables cut and numbered), a history table with
@@ -83,6 +92,18 @@ is($node->safe_psql('restored',
 my ($ret, $out, $err) = $node->psql('restored',
 	q{INSERT INTO profiles VALUES ('order::1', '{}')});
 like($err, qr/does not match collection type "user"/, 'restored doc_type is enforced');
+
+$node->safe_psql('restored', q{
+	SET docmodel.actor = 'writer three';
+	INSERT INTO stamped (id, doc) VALUES ('note::3', '{}');
+	SET docmodel.actor = 'writer one';
+	UPDATE stamped SET doc = '{"n": 2}' WHERE id = 'note::2';
+});
+is($node->safe_psql('restored',
+		q{SELECT string_agg(format('%s %s/%s', id, doc->>'_createdBy', doc->>'_modifiedBy'), ', ' ORDER BY id)
+		  FROM stamped_documents}),
+	'note::1 writer one/writer one, note::2 writer two/writer one, note::3 writer three/writer three',
+	'writer names restored; a new one after the restore is recorded');
 
 # The history states come back as they were, and work on.
 is($node->safe_psql('restored', $history_query), $history_before, 'history of long-named collections restored');
