@@ -169,13 +169,24 @@ WriterNameCheck(const char *name)
  * The id of writer name in docmodel.writers, interned when new: one
  * statement, as the table's owner, the first time this backend meets the
  * name. A name longer than docmodel.actor allows is refused (22023).
+ *
+ * A new id is past every id the table holds, whatever the sequence says:
+ * rows restored or replicated without their sequence (a dump of 0.2.0
+ * before it kept it, a logical replica taking over from its publisher)
+ * would otherwise make the next name take a used id and fail (23505). Two
+ * names recorded at once may pick the same id: one takes it, the other
+ * finds no row and asks again.
  */
 int32
 DocmodelWriterId(const char *name)
 {
 	static const char *const sql =
-		"WITH i AS (INSERT INTO docmodel.writers AS w (name) VALUES ($1) "
-		"ON CONFLICT (name) DO NOTHING RETURNING w.id) "
+		"WITH i AS (INSERT INTO docmodel.writers AS w (id, name) VALUES "
+		"(pg_catalog.int4larger(pg_catalog.nextval("
+		"'docmodel.writers_id_seq'::pg_catalog.regclass)::pg_catalog.int4, "
+		"(SELECT COALESCE(pg_catalog.max(x.id), 0) "
+		"OPERATOR(pg_catalog.+) 1 FROM docmodel.writers AS x)), $1) "
+		"ON CONFLICT DO NOTHING RETURNING w.id) "
 		"SELECT i.id FROM i UNION ALL SELECT w.id FROM docmodel.writers AS w "
 		"WHERE w.name OPERATOR(pg_catalog.=) $1 LIMIT 1";
 	Oid types[1] = {TEXTOID};
