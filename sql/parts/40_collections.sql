@@ -532,11 +532,21 @@ $$;
 COMMENT ON FUNCTION docmodel.drop_collection(regclass) IS
     'drop a collection, its revisions table and its configuration';
 
+-- Whether a command of pg_event_trigger_ddl_commands() changes a table's
+-- owner (ALTER TABLE ... OWNER TO among its subcommands).
+CREATE FUNCTION docmodel._ddl_changes_owner(command pg_catalog.pg_ddl_command) RETURNS boolean
+    LANGUAGE C STABLE STRICT PARALLEL SAFE
+    AS 'MODULE_PATHNAME', 'collection_ddl_changes_owner';
+COMMENT ON FUNCTION docmodel._ddl_changes_owner(pg_catalog.pg_ddl_command) IS
+    'docmodel internal: whether an event trigger''s command is an ALTER TABLE that changes the owner';
+
 -- The parts docmodel made for a collection follow its owner, as a table's
 -- indexes do: after ALTER TABLE ... OWNER TO of a collection, its documents
 -- view and its revisions table are given the same owner (by the role that
 -- ran it, with its own rights), so that the new owner can read its history,
--- change it (set_revisions) and drop the collection.
+-- change it (set_revisions) and drop the collection. Other ALTER TABLEs of
+-- the collection leave them alone (a history table given to another role on
+-- purpose stays with it until the collection's owner changes).
 CREATE FUNCTION docmodel._collection_owner_changed() RETURNS event_trigger
     LANGUAGE plpgsql VOLATILE PARALLEL UNSAFE
     SET search_path = pg_catalog, pg_temp
@@ -556,6 +566,7 @@ BEGIN
         JOIN pg_catalog.pg_class AS part ON part.oid OPERATOR(pg_catalog.=) v.part
         WHERE e.classid OPERATOR(pg_catalog.=) 'pg_catalog.pg_class'::pg_catalog.regclass
           AND e.objsubid OPERATOR(pg_catalog.=) 0
+          AND docmodel._ddl_changes_owner(e.command)
           AND part.relowner OPERATOR(pg_catalog.<>) t.relowner
     LOOP
         -- a part some third role owns, which the role changing the table

@@ -3,7 +3,9 @@
  * collection/create.c
  *	  The C helpers of create_collection(): checking its options, and the
  *	  one way docmodel names the tables it derives from a collection
- *	  (DocmodelDerivedName). No state.
+ *	  (DocmodelDerivedName), and the test of an ALTER TABLE that changes a
+ *	  table's owner (for the event trigger that hands a collection's parts
+ *	  to its new owner). No state.
  *
  *-------------------------------------------------------------------------
  */
@@ -15,6 +17,8 @@
 #include "catalog/pg_namespace.h"
 #include "mb/pg_wchar.h"
 #include "nodes/makefuncs.h"
+#include "nodes/parsenodes.h"
+#include "tcop/deparse_utility.h"
 #include "utils/varlena.h"
 #include "catalog/pg_type.h"
 #include "commands/trigger.h"
@@ -39,6 +43,7 @@
 PG_FUNCTION_INFO_V1(collection_check_collection_options);
 PG_FUNCTION_INFO_V1(collection_create_collection);
 PG_FUNCTION_INFO_V1(collection_derived_name);
+PG_FUNCTION_INFO_V1(collection_ddl_changes_owner);
 
 /*
  * Raise 22023 naming the bad option of create_collection() (22004 when it is
@@ -375,4 +380,29 @@ collection_derived_name(PG_FUNCTION_ARGS)
 
 	strlcpy(NameStr(*result), name, NAMEDATALEN);
 	PG_RETURN_NAME(result);
+}
+
+/*
+ * SQL: _ddl_changes_owner(pg_ddl_command) -> boolean: whether a command of
+ * pg_event_trigger_ddl_commands() is an ALTER TABLE with an OWNER TO among
+ * its subcommands. A pg_ddl_command has no input function: only an event
+ * trigger's pg_event_trigger_ddl_commands() makes one.
+ */
+Datum
+collection_ddl_changes_owner(PG_FUNCTION_ARGS)
+{
+	CollectedCommand *cmd = (CollectedCommand *) PG_GETARG_POINTER(0);
+	ListCell *lc;
+
+	if (cmd == NULL || cmd->type != SCT_AlterTable)
+		PG_RETURN_BOOL(false);
+	foreach (lc, cmd->d.alterTable.subcmds)
+	{
+		CollectedATSubcmd *sub = (CollectedATSubcmd *) lfirst(lc);
+
+		if (sub->parsetree != NULL && IsA(sub->parsetree, AlterTableCmd) &&
+			((AlterTableCmd *) sub->parsetree)->subtype == AT_ChangeOwner)
+			PG_RETURN_BOOL(true);
+	}
+	PG_RETURN_BOOL(false);
 }

@@ -196,6 +196,13 @@ RESET ROLE;
 SELECT c.relname, pg_get_userbyid(c.relowner) AS owner FROM pg_class AS c
  WHERE c.oid IN ('dm_priv.kept'::regclass, 'dm_priv.kept_documents'::regclass) ORDER BY 1;
 REVOKE regress_dm_bob FROM regress_dm_alice;
+-- an ALTER TABLE that changes no owner leaves a part given away on purpose alone,
+-- even when a superuser runs it
+ALTER TABLE dm_priv.kept ADD COLUMN note2 text;
+SELECT pg_get_userbyid(relowner) AS view_owner FROM pg_class WHERE oid = 'dm_priv.kept_documents'::regclass;
+-- nor may a role make a command the predicate reads (pg_ddl_command has no input)
+SELECT pg_temp.try($$SELECT docmodel._ddl_changes_owner('0'::pg_ddl_command)$$);
+SELECT docmodel._ddl_changes_owner(NULL) IS NULL AS strict;
 SELECT docmodel.drop_collection('dm_priv.kept');
 DROP ROLE regress_dm_carol;
 DROP TABLE dm_priv.plain_t;
