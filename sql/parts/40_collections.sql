@@ -540,14 +540,23 @@ CREATE FUNCTION docmodel._ddl_changes_owner(command pg_catalog.pg_ddl_command) R
 COMMENT ON FUNCTION docmodel._ddl_changes_owner(pg_catalog.pg_ddl_command) IS
     'docmodel internal: whether an event trigger''s command is an ALTER TABLE that changes the owner';
 
--- The parts docmodel made for a collection follow its owner, as a table's
--- indexes do: after ALTER TABLE ... OWNER TO of a collection, its documents
--- view and its revisions table are given the same owner (by the role that
--- ran it, with its own rights), so that the new owner can read its history,
--- change it (set_revisions) and drop the collection. Other ALTER TABLEs of
--- the collection leave them alone (a history table given to another role on
--- purpose stays with it until the collection's owner changes).
-CREATE FUNCTION docmodel._collection_owner_changed() RETURNS event_trigger
+-- The schema a command of pg_event_trigger_ddl_commands() moved a table
+-- from (ALTER TABLE ... SET SCHEMA), else NULL.
+CREATE FUNCTION docmodel._ddl_old_schema(command pg_catalog.pg_ddl_command) RETURNS oid
+    LANGUAGE C STABLE STRICT PARALLEL SAFE
+    AS 'MODULE_PATHNAME', 'collection_ddl_old_schema';
+COMMENT ON FUNCTION docmodel._ddl_old_schema(pg_catalog.pg_ddl_command) IS
+    'docmodel internal: the schema an event trigger''s ALTER TABLE ... SET SCHEMA moved the table from (NULL for any other command)';
+
+-- The parts docmodel made for a collection follow it, as a table's indexes
+-- do: after ALTER TABLE ... OWNER TO of a collection its documents view and
+-- its revisions table are given the same owner, so that the new owner can
+-- read its history, change it (set_revisions) and drop the collection; after
+-- ALTER TABLE ... SET SCHEMA those of them in the schema it left move with
+-- it. Done by the role that ran the ALTER TABLE, with its own rights. Other
+-- ALTER TABLEs leave them alone (a history table given to another role, or
+-- kept in another schema, on purpose stays).
+CREATE FUNCTION docmodel._collection_parts_follow() RETURNS event_trigger
     LANGUAGE plpgsql VOLATILE PARALLEL UNSAFE
     SET search_path = pg_catalog, pg_temp
     AS $$
@@ -556,39 +565,48 @@ DECLARE
 BEGIN
     FOR p IN
         SELECT DISTINCT part.oid AS part, part.relkind,
-               pg_catalog.pg_get_userbyid(t.relowner) AS owner
+               CASE WHEN docmodel._ddl_changes_owner(e.command)
+                    THEN pg_catalog.format('OWNER TO %I', pg_catalog.pg_get_userbyid(t.relowner))
+                    ELSE pg_catalog.format('SET SCHEMA %I', n.nspname) END AS change,
+               pg_catalog.format('%s is part of collection %s.', part.oid::pg_catalog.regclass,
+                                 t.oid::pg_catalog.regclass) AS detail
         FROM pg_catalog.pg_event_trigger_ddl_commands() AS e
         JOIN docmodel.collection_config AS c
           ON c.coll::pg_catalog.oid OPERATOR(pg_catalog.=) e.objid
         JOIN pg_catalog.pg_class AS t ON t.oid OPERATOR(pg_catalog.=) e.objid
+        JOIN pg_catalog.pg_namespace AS n ON n.oid OPERATOR(pg_catalog.=) t.relnamespace
         CROSS JOIN LATERAL (VALUES (c.documents::pg_catalog.oid),
                                    (c.revisions_table::pg_catalog.oid)) AS v(part)
         JOIN pg_catalog.pg_class AS part ON part.oid OPERATOR(pg_catalog.=) v.part
         WHERE e.classid OPERATOR(pg_catalog.=) 'pg_catalog.pg_class'::pg_catalog.regclass
           AND e.objsubid OPERATOR(pg_catalog.=) 0
-          AND docmodel._ddl_changes_owner(e.command)
-          AND part.relowner OPERATOR(pg_catalog.<>) t.relowner
+          AND ((docmodel._ddl_changes_owner(e.command)
+                AND part.relowner OPERATOR(pg_catalog.<>) t.relowner)
+               OR (docmodel._ddl_old_schema(e.command) OPERATOR(pg_catalog.=) part.relnamespace
+                   AND part.relnamespace OPERATOR(pg_catalog.<>) t.relnamespace))
     LOOP
         -- a part some third role owns, which the role changing the table
-        -- may not give away: the table's change stands, the part stays
+        -- may not give away or move, or whose name the new schema holds:
+        -- the table's change stands, the part stays
         BEGIN
-            EXECUTE pg_catalog.format('ALTER %s %s OWNER TO %I',
+            EXECUTE pg_catalog.format('ALTER %s %s %s',
                 CASE WHEN p.relkind OPERATOR(pg_catalog.=) 'v' THEN 'VIEW' ELSE 'TABLE' END,
-                docmodel._rel_sql(p.part), p.owner);
-        EXCEPTION WHEN insufficient_privilege THEN
+                docmodel._rel_sql(p.part), p.change);
+        EXCEPTION WHEN insufficient_privilege OR duplicate_table THEN
             RAISE WARNING '%', SQLERRM
-                USING DETAIL = pg_catalog.format('%s is part of a collection now owned by %I.',
-                                                 p.part::pg_catalog.regclass, p.owner),
-                      HINT = 'A role that may give it away can change its owner with ALTER TABLE or ALTER VIEW.';
+                USING DETAIL = p.detail,
+                      HINT = pg_catalog.format('A role that may do so can run ALTER %s ... %s.',
+                          CASE WHEN p.relkind OPERATOR(pg_catalog.=) 'v' THEN 'VIEW' ELSE 'TABLE' END,
+                          p.change);
         END;
     END LOOP;
 END
 $$;
-COMMENT ON FUNCTION docmodel._collection_owner_changed() IS
-    'docmodel internal: event trigger: give the documents view and the revisions table of a collection whose owner changed the same owner';
-CREATE EVENT TRIGGER docmodel_collection_owner ON ddl_command_end
+COMMENT ON FUNCTION docmodel._collection_parts_follow() IS
+    'docmodel internal: event trigger: give the documents view and the revisions table of a collection the owner it was given, and move them to the schema it moved to';
+CREATE EVENT TRIGGER docmodel_collection_parts ON ddl_command_end
     WHEN TAG IN ('ALTER TABLE')
-    EXECUTE FUNCTION docmodel._collection_owner_changed();
+    EXECUTE FUNCTION docmodel._collection_parts_follow();
 
 CREATE VIEW docmodel.collections AS
     SELECT c.coll AS collection, c.doc_type, c.revisions, c.meta_style,

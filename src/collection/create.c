@@ -3,9 +3,9 @@
  * collection/create.c
  *	  The C helpers of create_collection(): checking its options, and the
  *	  one way docmodel names the tables it derives from a collection
- *	  (DocmodelDerivedName), and the test of an ALTER TABLE that changes a
- *	  table's owner (for the event trigger that hands a collection's parts
- *	  to its new owner). No state.
+ *	  (DocmodelDerivedName), and what an ALTER TABLE changed of a table (its
+ *	  owner, its schema) for the event trigger that makes a collection's
+ *	  parts follow it. No state.
  *
  *-------------------------------------------------------------------------
  */
@@ -44,6 +44,7 @@ PG_FUNCTION_INFO_V1(collection_check_collection_options);
 PG_FUNCTION_INFO_V1(collection_create_collection);
 PG_FUNCTION_INFO_V1(collection_derived_name);
 PG_FUNCTION_INFO_V1(collection_ddl_changes_owner);
+PG_FUNCTION_INFO_V1(collection_ddl_old_schema);
 
 /*
  * Raise 22023 naming the bad option of create_collection() (22004 when it is
@@ -405,4 +406,21 @@ collection_ddl_changes_owner(PG_FUNCTION_ARGS)
 			PG_RETURN_BOOL(true);
 	}
 	PG_RETURN_BOOL(false);
+}
+
+/*
+ * SQL: _ddl_old_schema(pg_ddl_command) -> oid: the schema an ALTER TABLE ...
+ * SET SCHEMA of pg_event_trigger_ddl_commands() moved its table from (the
+ * command's secondary object), NULL for any other command.
+ */
+Datum
+collection_ddl_old_schema(PG_FUNCTION_ARGS)
+{
+	CollectedCommand *cmd = (CollectedCommand *) PG_GETARG_POINTER(0);
+
+	if (cmd == NULL || cmd->type != SCT_Simple || cmd->parsetree == NULL ||
+		!IsA(cmd->parsetree, AlterObjectSchemaStmt) ||
+		cmd->d.simple.secondaryObject.classId != NamespaceRelationId)
+		PG_RETURN_NULL();
+	PG_RETURN_OID(cmd->d.simple.secondaryObject.objectId);
 }

@@ -203,7 +203,32 @@ SELECT pg_get_userbyid(relowner) AS view_owner FROM pg_class WHERE oid = 'dm_pri
 -- nor may a role make a command the predicate reads (pg_ddl_command has no input)
 SELECT pg_temp.try($$SELECT docmodel._ddl_changes_owner('0'::pg_ddl_command)$$);
 SELECT docmodel._ddl_changes_owner(NULL) IS NULL AS strict;
+SELECT docmodel._ddl_old_schema(NULL) IS NULL AS strict;
 SELECT docmodel.drop_collection('dm_priv.kept');
+
+\echo == a collection moved to another schema takes its view and history along
+CREATE SCHEMA dm_moved;
+CREATE SCHEMA dm_archive;
+SELECT docmodel.create_collection('dm_priv.moving', revisions => 2) IS NOT NULL AS created;
+INSERT INTO dm_priv.moving (id, doc) VALUES ('doc::1', '{"n": 1}');
+UPDATE dm_priv.moving SET doc = '{"n": 2}';
+ALTER TABLE dm_priv.moving SET SCHEMA dm_moved;
+SELECT c.relname, c.relnamespace::regnamespace AS schema FROM pg_class AS c
+ WHERE c.relname LIKE 'moving%' AND c.relkind IN ('r', 'v') ORDER BY 1;
+SELECT ver, op, doc->'n' AS n FROM docmodel.revisions('dm_moved.moving', 'doc::1');
+SELECT doc->'n' AS n, doc->'_ver' AS ver FROM dm_moved.moving_documents;
+-- a history kept in another schema on purpose stays there; a name the new schema holds
+-- keeps the view where it was, with a WARNING; other ALTER TABLEs move nothing
+ALTER TABLE dm_moved.moving_revisions SET SCHEMA dm_archive;
+CREATE TABLE dm_priv.moving_documents (x int);
+ALTER TABLE dm_moved.moving ADD COLUMN note text;
+ALTER TABLE dm_moved.moving SET SCHEMA dm_priv;
+SELECT c.relname, c.relnamespace::regnamespace AS schema, c.relkind FROM pg_class AS c
+ WHERE c.relname LIKE 'moving%' AND c.relkind IN ('r', 'v') ORDER BY 1, 2;
+SELECT count(*) AS revisions FROM docmodel.revisions('dm_priv.moving', 'doc::1');
+SELECT docmodel.drop_collection('dm_priv.moving');
+DROP TABLE dm_priv.moving_documents;
+DROP SCHEMA dm_moved, dm_archive;
 DROP ROLE regress_dm_carol;
 DROP TABLE dm_priv.plain_t;
 
