@@ -423,6 +423,26 @@ FROM tallies_documents;
 SELECT doc - '_created' - '_modified' AS doc FROM tallies_documents WHERE id = 'tally::1';
 SELECT docmodel.drop_collection('tallies');
 DELETE FROM docmodel.migration_rules WHERE doc_type = 'tally';
+-- A distributed collection's view and history follow it to a new owner and
+-- a new schema, as on one server.
+SELECT docmodel.create_collection('handed', revisions => 2) IS NOT NULL AS created;
+INSERT INTO handed (id, doc) VALUES ('doc::1', '{"n": 1}');
+SELECT docmodel.distribute_collection('handed') IS NOT NULL AS distributed;
+UPDATE handed SET doc = '{"n": 2}';
+GRANT CREATE ON SCHEMA public TO bob;
+ALTER TABLE handed OWNER TO bob;
+CREATE SCHEMA elsewhere;
+GRANT USAGE, CREATE ON SCHEMA elsewhere TO bob;
+ALTER TABLE handed SET SCHEMA elsewhere;
+SELECT c.relname, c.relnamespace::regnamespace AS schema, pg_get_userbyid(c.relowner) AS owner
+FROM pg_class c WHERE c.relname IN ('handed', 'handed_documents', 'handed_revisions') ORDER BY 1;
+SET ROLE bob;
+SELECT ver, op, doc->'n' AS n FROM docmodel.revisions('elsewhere.handed', 'doc::1');
+SELECT doc->'n' AS n, doc->'_ver' AS ver FROM elsewhere.handed_documents;
+SELECT docmodel.drop_collection('elsewhere.handed');
+RESET ROLE;
+DROP SCHEMA elsewhere;
+REVOKE CREATE ON SCHEMA public FROM bob;
 SET client_min_messages TO warning;
 CALL citus_cleanup_orphaned_resources();
 RESET client_min_messages;
