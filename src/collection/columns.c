@@ -814,13 +814,13 @@ DocmodelColumnsStampPointer(const DocmodelCollection *cfg, const char *ptr)
 }
 
 /*
- * The document of tuple t of collection rel as every style shows it (the
- * row triggers' read of a written row): its doc, with the stamp columns
- * merged for meta_style 'columns'; NULL for a NULL doc. From the backend's
- * caches: no catalog access.
+ * The document of tuple t of collection rel as a row trigger reads a
+ * written row: its doc as stored, or (stamps) as every style shows it, with
+ * the stamp columns merged for meta_style 'columns'. NULL for no tuple or a
+ * NULL doc. From the backend's caches: no catalog access.
  */
 Jsonb *
-DocmodelColumnsTupleDocument(Relation rel, HeapTuple t)
+DocmodelColumnsTupleDocument(Relation rel, HeapTuple t, bool stamps)
 {
 	TupleDesc desc = RelationGetDescr(rel);
 	DocmodelCollection cfg;
@@ -829,11 +829,16 @@ DocmodelColumnsTupleDocument(Relation rel, HeapTuple t)
 	bool n[DOCMODEL_STAMP_NCOLUMNS];
 	text *key;
 	bool isnull;
-	Datum d = heap_getattr(t, DOCMODEL_COLL_ATT_DOC, desc, &isnull);
+	Datum d;
 	int i;
 
+	if (t == NULL)
+		return NULL;
+	d = heap_getattr(t, DOCMODEL_COLL_ATT_DOC, desc, &isnull);
 	if (isnull)
 		return NULL;
+	if (!stamps)
+		return DatumGetJsonbP(d);
 	/* a copy: a writer's name read below may flush the cache */
 	cfg = *DocmodelCollectionOf(RelationGetRelid(rel));
 	if (!cfg.columns)

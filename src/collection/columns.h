@@ -33,7 +33,8 @@ extern bool DocmodelColumnsStampAt(const DocmodelCollection *cfg,
 								   int l1);
 extern bool DocmodelColumnsStampPointer(const DocmodelCollection *cfg,
 										const char *ptr);
-extern Jsonb *DocmodelColumnsTupleDocument(Relation rel, HeapTuple t);
+extern Jsonb *DocmodelColumnsTupleDocument(Relation rel, HeapTuple t,
+										   bool stamps);
 extern char *DocmodelDocumentSql(Oid relid, const char *alias);
 extern bool DocmodelColumnsSplit(const DocmodelCollection *cfg, const char *key,
 								 int key_len, Jsonb *doc, Jsonb **body,

@@ -580,14 +580,7 @@ static int32 FanoutRule = 0;
 static Jsonb *
 DocOf(TriggerData *td, HeapTuple t)
 {
-	bool isnull;
-	Datum d;
-
-	if (t == NULL)
-		return NULL;
-	d = heap_getattr(t, DOCMODEL_COLL_ATT_DOC,
-					 RelationGetDescr(td->tg_relation), &isnull);
-	return isnull ? NULL : DatumGetJsonbP(d);
+	return DocmodelColumnsTupleDocument(td->tg_relation, t, false);
 }
 
 /*
@@ -598,9 +591,7 @@ DocOf(TriggerData *td, HeapTuple t)
 static Jsonb *
 SourceDocOf(RulePlans *e, TriggerData *td, HeapTuple t)
 {
-	if (t == NULL || !e->stamps)
-		return DocOf(td, t);
-	return DocmodelColumnsTupleDocument(td->tg_relation, t);
+	return DocmodelColumnsTupleDocument(td->tg_relation, t, e->stamps);
 }
 
 static char *

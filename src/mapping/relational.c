@@ -393,20 +393,6 @@ LookupReadsStamps(Oid relid, const LookupPath *p)
 		   DocmodelColumnsStampAt(cfg, p->t0, p->l0, p->t1, p->l1);
 }
 
-/* The document of row t of td's collection (with its stamps: stamps). */
-static Jsonb *
-LookupDoc(TriggerData *td, HeapTuple t, bool stamps)
-{
-	bool isnull;
-	Datum d;
-
-	if (stamps)
-		return DocmodelColumnsTupleDocument(td->tg_relation, t);
-	d = heap_getattr(t, DOCMODEL_COLL_ATT_DOC,
-					 RelationGetDescr(td->tg_relation), &isnull);
-	return isnull ? NULL : DatumGetJsonbP(d);
-}
-
 /*
  * A lookup as create_lookup records it, in its trigger's arguments
  * (lookup_type, path, delimiter, lookup collection OID, document type or
@@ -716,9 +702,11 @@ mapping_lookup_trigger(PG_FUNCTION_ARGS)
 	}
 	stamps = LookupReadsStamps(relid, lp);
 	if (oldt && !isnull)
-		oldv = LookupValue(LookupDoc(td, oldt, stamps), path);
+		oldv = LookupValue(
+			DocmodelColumnsTupleDocument(td->tg_relation, oldt, stamps), path);
 	if (newt)
-		newv = LookupValue(LookupDoc(td, newt, stamps), path);
+		newv = LookupValue(
+			DocmodelColumnsTupleDocument(td->tg_relation, newt, stamps), path);
 	if (oldv && newv && strcmp(oldv, newv) == 0)
 		return PointerGetDatum(NULL);
 	e = TriggerPlansFor(td);
