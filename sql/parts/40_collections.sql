@@ -564,13 +564,16 @@ DECLARE
     p record;
 BEGIN
     FOR p IN
-        SELECT DISTINCT part.oid AS part, part.relkind,
-               CASE WHEN docmodel._ddl_changes_owner(e.command)
+        SELECT DISTINCT part.oid AS part,
+               CASE WHEN part.relkind OPERATOR(pg_catalog.=) 'v' THEN 'VIEW' ELSE 'TABLE' END AS kind,
+               CASE WHEN k.owner
                     THEN pg_catalog.format('OWNER TO %I', pg_catalog.pg_get_userbyid(t.relowner))
                     ELSE pg_catalog.format('SET SCHEMA %I', n.nspname) END AS change,
                pg_catalog.format('%s is part of collection %s.', part.oid::pg_catalog.regclass,
                                  t.oid::pg_catalog.regclass) AS detail
         FROM pg_catalog.pg_event_trigger_ddl_commands() AS e
+        CROSS JOIN LATERAL (SELECT docmodel._ddl_changes_owner(e.command) AS owner,
+                                   docmodel._ddl_old_schema(e.command) AS from_nsp) AS k
         JOIN docmodel.collection_config AS c
           ON c.coll::pg_catalog.oid OPERATOR(pg_catalog.=) e.objid
         JOIN pg_catalog.pg_class AS t ON t.oid OPERATOR(pg_catalog.=) e.objid
@@ -580,24 +583,20 @@ BEGIN
         JOIN pg_catalog.pg_class AS part ON part.oid OPERATOR(pg_catalog.=) v.part
         WHERE e.classid OPERATOR(pg_catalog.=) 'pg_catalog.pg_class'::pg_catalog.regclass
           AND e.objsubid OPERATOR(pg_catalog.=) 0
-          AND ((docmodel._ddl_changes_owner(e.command)
-                AND part.relowner OPERATOR(pg_catalog.<>) t.relowner)
-               OR (docmodel._ddl_old_schema(e.command) OPERATOR(pg_catalog.=) part.relnamespace
+          AND ((k.owner AND part.relowner OPERATOR(pg_catalog.<>) t.relowner)
+               OR (k.from_nsp OPERATOR(pg_catalog.=) part.relnamespace
                    AND part.relnamespace OPERATOR(pg_catalog.<>) t.relnamespace))
     LOOP
         -- a part some third role owns, which the role changing the table
         -- may not give away or move, or whose name the new schema holds:
         -- the table's change stands, the part stays
         BEGIN
-            EXECUTE pg_catalog.format('ALTER %s %s %s',
-                CASE WHEN p.relkind OPERATOR(pg_catalog.=) 'v' THEN 'VIEW' ELSE 'TABLE' END,
-                docmodel._rel_sql(p.part), p.change);
+            EXECUTE pg_catalog.format('ALTER %s %s %s', p.kind, docmodel._rel_sql(p.part), p.change);
         EXCEPTION WHEN insufficient_privilege OR duplicate_table THEN
             RAISE WARNING '%', SQLERRM
                 USING DETAIL = p.detail,
                       HINT = pg_catalog.format('A role that may do so can run ALTER %s ... %s.',
-                          CASE WHEN p.relkind OPERATOR(pg_catalog.=) 'v' THEN 'VIEW' ELSE 'TABLE' END,
-                          p.change);
+                                               p.kind, p.change);
         END;
     END LOOP;
 END

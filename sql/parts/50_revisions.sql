@@ -101,6 +101,7 @@ DECLARE
     cid integer;
     hist regclass;
     nspid oid;
+    nspname name;
     base name;
     owner name;
     owner_id oid;
@@ -139,9 +140,10 @@ BEGIN
         PERFORM pg_catalog.set_config('citus.enable_unsafe_triggers', 'on', true);
     END IF;
     IF keep OPERATOR(pg_catalog.>) 0 AND hist IS NULL THEN
-        SELECT r.relnamespace, r.relname, pg_catalog.pg_get_userbyid(r.relowner)
-            INTO nspid, base, owner
+        SELECT r.relnamespace, n.nspname, r.relname, pg_catalog.pg_get_userbyid(r.relowner)
+            INTO nspid, nspname, base, owner
             FROM pg_catalog.pg_class AS r
+            JOIN pg_catalog.pg_namespace AS n ON n.oid OPERATOR(pg_catalog.=) r.relnamespace
             WHERE r.oid OPERATOR(pg_catalog.=) $1;
         -- The history a plain DROP TABLE of a collection of this name left
         -- behind is taken over (its numbering continues): <name>_revisions,
@@ -158,10 +160,10 @@ BEGIN
             -- A free name that fits: <name>_revisions, the name cut to fit,
             -- a number added when taken.
             histname := docmodel._derived_name(nspid::regnamespace, base, 'revisions');
-            EXECUTE pg_catalog.format('CREATE TABLE %s.%I (id text COLLATE "C" NOT NULL, '
+            EXECUTE pg_catalog.format('CREATE TABLE %I.%I (id text COLLATE "C" NOT NULL, '
                 'ver integer NOT NULL, op text NOT NULL, changed_at timestamptz NOT NULL, '
                 'changed_by text, doc jsonb, PRIMARY KEY (id, ver))',
-                nspid::regnamespace, histname);
+                nspname, histname);
             SELECT h.oid INTO hist FROM pg_catalog.pg_class AS h
                 WHERE h.relnamespace OPERATOR(pg_catalog.=) nspid
                   AND h.relname OPERATOR(pg_catalog.=) histname;
@@ -204,7 +206,7 @@ BEGIN
         EXECUTE pg_catalog.format('DELETE FROM %1$s AS r USING '
             '(SELECT h.id, pg_catalog.max(h.ver) AS newest FROM %1$s AS h GROUP BY h.id) AS n '
             'WHERE r.id OPERATOR(pg_catalog.=) n.id '
-            'AND r.ver OPERATOR(pg_catalog.<=) (n.newest OPERATOR(pg_catalog.-) $1)', hist)
+            'AND r.ver OPERATOR(pg_catalog.<=) (n.newest OPERATOR(pg_catalog.-) $1)', docmodel._rel_sql(hist))
             USING keep;
     END IF;
     RETURN hist;

@@ -253,7 +253,7 @@ BEGIN
     PERFORM docmodel._copy_index(coll, refpath, true);
     -- the documents there already: their copies filled by the trigger
     EXECUTE pg_catalog.format('UPDATE %s AS c SET doc = c.doc WHERE docmodel.ref_keys(c.doc, %L) '
-        'OPERATOR(pg_catalog.<>) ''{}''::pg_catalog.text[]', coll, refpath);
+        'OPERATOR(pg_catalog.<>) ''{}''::pg_catalog.text[]', docmodel._rel_sql(coll), refpath);
     GET DIAGNOSTICS n = ROW_COUNT;
     RETURN n;
 END
@@ -323,7 +323,8 @@ BEGIN
         'FROM (SELECT a2.id, (SELECT %5$s FROM %2$s AS b WHERE docmodel.ref_keys(b.doc, %4$L) '
         'OPERATOR(pg_catalog.@>) ARRAY[a2.id]::pg_catalog.text[]) AS v FROM %1$s AS a2 ORDER BY a2.id) AS x '
         'WHERE a.id OPERATOR(pg_catalog.=) x.id AND a.doc OPERATOR(pg_catalog.<>) docmodel._copy_put_at(a.doc, %3$L, x.v)',
-        r.coll, r.source, r.path, r.ref, docmodel._aggregate_expr(r.agg, r.source));
+        docmodel._rel_sql(r.coll), docmodel._rel_sql(r.source), r.path, r.ref,
+        docmodel._aggregate_expr(r.agg, r.source));
     GET DIAGNOSTICS n = ROW_COUNT;
     RETURN n;
 END
