@@ -192,13 +192,21 @@ SELECT docmodel.refresh_aggregate('desks', '/versions') AS unchanged;
 SELECT id, doc->'editor' AS editor FROM drafts_documents ORDER BY id;
 -- references at a stamp a meta_style 'columns' collection keeps in a column
 -- are refused: the rules read them from the body, through an index
+-- (the message with its SQLSTATE)
 SELECT docmodel.create_collection('stamped', meta_style => 'columns') IS NOT NULL AS stamped;
+\set VERBOSITY default
+\set SHOW_CONTEXT never
 SELECT docmodel.create_aggregate('desks', '/byWriter', 'stamped', '/_createdBy', 'count');
+SELECT :'LAST_ERROR_SQLSTATE' AS sqlstate;
 SELECT docmodel.create_copy('stamped', '/_ver', 'desks', '{"n": "/x"}');
+SELECT :'LAST_ERROR_SQLSTATE' AS sqlstate;
 -- nor can a collection whose references lie there take the columns
 SELECT docmodel.create_collection('unstamped', meta_style => 'underscore') IS NOT NULL AS unstamped;
 SELECT docmodel.create_aggregate('desks', '/byWriter', 'unstamped', '/_createdBy', 'count');
 CALL docmodel.set_meta_style('unstamped', 'columns');
+SELECT :'LAST_ERROR_SQLSTATE' AS sqlstate;
+\set VERBOSITY sqlstate
+\set SHOW_CONTEXT errors
 SELECT meta_style FROM docmodel.collections WHERE collection = 'unstamped'::regclass;
 SELECT docmodel.drop_aggregate('desks', '/byWriter');
 CALL docmodel.set_meta_style('unstamped', 'columns');
