@@ -219,25 +219,14 @@ DocmodelExecAsOwner(const char *table, const char *sql, int nargs, Oid *types,
 					Datum *values, const char *nulls, Datum *result,
 					bool *result_null)
 {
-	Oid owner;
-	Oid save_userid;
-	int save_sec;
+	DocmodelOwnerSwitch sw;
 	int ret;
 	uint64 n = 0;
-	HeapTuple tup;
-
-	tup = SearchSysCache1(RELOID, ObjectIdGetDatum(DocmodelTable(table)));
-	if (!HeapTupleIsValid(tup))
-		ereport(ERROR, (errcode(ERRCODE_UNDEFINED_TABLE),
-						errmsg("docmodel.%s does not exist", table)));
-	owner = ((Form_pg_class) GETSTRUCT(tup))->relowner;
-	ReleaseSysCache(tup);
 
 	if (result_null)
 		*result_null = true;
-	GetUserIdAndSecContext(&save_userid, &save_sec);
-	SetUserIdAndSecContext(owner, save_sec | SECURITY_LOCAL_USERID_CHANGE |
-									  SECURITY_RESTRICTED_OPERATION);
+	DocmodelBecomeRole(&sw, DocmodelRelationOwner(DocmodelTable(table)),
+					   DOCMODEL_FIXED_PATH);
 	PG_TRY();
 	{
 		DocmodelSpiConnect();
@@ -252,12 +241,57 @@ DocmodelExecAsOwner(const char *table, const char *sql, int nargs, Oid *types,
 									SPI_tuptable->tupdesc, 1, result_null);
 		SPI_finish();
 	}
-	PG_FINALLY();
+	PG_CATCH();
 	{
-		SetUserIdAndSecContext(save_userid, save_sec);
+		SetUserIdAndSecContext(sw.save_userid, sw.save_sec);
+		PG_RE_THROW();
 	}
 	PG_END_TRY();
+	DocmodelRestoreUser(&sw);
 	return n;
+}
+
+/* The owner of relation relid; 42P01 when there is none. */
+Oid
+DocmodelRelationOwner(Oid relid)
+{
+	HeapTuple tup;
+	Oid owner;
+
+	tup = SearchSysCache1(RELOID, ObjectIdGetDatum(relid));
+	if (!HeapTupleIsValid(tup))
+		ereport(ERROR,
+				(errcode(ERRCODE_UNDEFINED_TABLE),
+				 errmsg("relation with OID %u does not exist", relid)));
+	owner = ((Form_pg_class) GETSTRUCT(tup))->relowner;
+	ReleaseSysCache(tup);
+	return owner;
+}
+
+/*
+ * Become role (see docmodel.h): a security-restricted operation in a new
+ * settings nest level, with search_path fixed when flags ask.
+ */
+void
+DocmodelBecomeRole(DocmodelOwnerSwitch *s, Oid role, int flags)
+{
+	GetUserIdAndSecContext(&s->save_userid, &s->save_sec);
+	s->guc_level = NewGUCNestLevel();
+	if (flags & DOCMODEL_FIXED_PATH)
+		(void) set_config_option("search_path", "pg_catalog, pg_temp",
+								 PGC_USERSET, PGC_S_SESSION, GUC_ACTION_SAVE,
+								 true, 0, false);
+	SetUserIdAndSecContext(role, s->save_sec | SECURITY_LOCAL_USERID_CHANGE |
+									 SECURITY_RESTRICTED_OPERATION);
+}
+
+/* Back to the user DocmodelBecomeRole saved, every setting changed since
+ * rolled back. */
+void
+DocmodelRestoreUser(DocmodelOwnerSwitch *s)
+{
+	AtEOXact_GUC(false, s->guc_level);
+	SetUserIdAndSecContext(s->save_userid, s->save_sec);
 }
 
 /* Raise 42P01 unless relid is an existing relation; return its kind. */

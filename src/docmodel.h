@@ -49,6 +49,27 @@ extern uint64 DocmodelExecAsOwner(const char *table, const char *sql, int nargs,
 								  Oid *types, Datum *values, const char *nulls,
 								  Datum *result, bool *result_null);
 
+/*
+ * Code run as another role (DocmodelBecomeOwner ... DocmodelRestoreUser):
+ * the owner of relid, in a security-restricted operation and a settings
+ * nest level of its own, so that nothing the owner's code sets (search_path,
+ * docmodel.actor, timeouts, default_transaction_read_only, even with
+ * set_config(..., false)) outlives the switch; with DOCMODEL_FIXED_PATH
+ * also search_path = pg_catalog, pg_temp, as PostgreSQL's maintenance
+ * commands run an index's functions. An error in between is cleaned up by
+ * the (sub)transaction's abort, as for a function's SET clause.
+ */
+typedef struct DocmodelOwnerSwitch
+{
+	Oid save_userid;
+	int save_sec;
+	int guc_level;
+} DocmodelOwnerSwitch;
+#define DOCMODEL_FIXED_PATH 0x01
+extern Oid DocmodelRelationOwner(Oid relid);
+extern void DocmodelBecomeRole(DocmodelOwnerSwitch *s, Oid role, int flags);
+extern void DocmodelRestoreUser(DocmodelOwnerSwitch *s);
+
 /* Raise 42P01 unless relid is an existing relation; return its kind. */
 extern char DocmodelRequireRelation(Oid relid);
 /* Raise 42501 unless the current user owns relid (as ALTER TABLE does). */

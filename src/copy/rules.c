@@ -568,31 +568,23 @@ int
 DocmodelCopyRunAsOwner(SPIPlanPtr plan, Datum *args, const char *nulls,
 					   bool read_only, long count, Oid owner_of)
 {
-	Oid owner;
-	Oid save_userid;
-	int save_sec;
+	DocmodelOwnerSwitch sw;
 	int ret;
-	HeapTuple tup;
 
-	tup = SearchSysCache1(RELOID, ObjectIdGetDatum(owner_of));
-	if (!HeapTupleIsValid(tup))
-		ereport(ERROR,
-				(errcode(ERRCODE_UNDEFINED_TABLE),
-				 errmsg("relation with OID %u does not exist", owner_of)));
-	owner = ((Form_pg_class) GETSTRUCT(tup))->relowner;
-	ReleaseSysCache(tup);
-	GetUserIdAndSecContext(&save_userid, &save_sec);
-	SetUserIdAndSecContext(owner, save_sec | SECURITY_LOCAL_USERID_CHANGE |
-									  SECURITY_RESTRICTED_OPERATION);
+	/* the writer's search_path stays, as for a foreign key's action; what
+	 * the owner's code sets does not outlive its statement */
+	DocmodelBecomeRole(&sw, DocmodelRelationOwner(owner_of), 0);
 	PG_TRY();
 	{
 		ret = SPI_execute_plan(plan, args, nulls, read_only, count);
 	}
-	PG_FINALLY();
+	PG_CATCH();
 	{
-		SetUserIdAndSecContext(save_userid, save_sec);
+		SetUserIdAndSecContext(sw.save_userid, sw.save_sec);
+		PG_RE_THROW();
 	}
 	PG_END_TRY();
+	DocmodelRestoreUser(&sw);
 	if (ret < 0)
 		ereport(ERROR, (errcode(ERRCODE_INTERNAL_ERROR),
 						errmsg("a copy rule's statement failed: %s",

@@ -178,8 +178,7 @@ WorkerBatch(WorkerRule *r)
 	Datum values[2];
 	int64 n = 0;
 	bool isnull;
-	Oid save_userid;
-	int save_sec;
+	DocmodelOwnerSwitch sw;
 
 	SetCurrentStatementStartTimestamp();
 	StartTransactionCommand();
@@ -195,8 +194,10 @@ WorkerBatch(WorkerRule *r)
 						r->id),
 				 errhint("Set docmodel.copy_worker_role to a role that is a "
 						 "member of the owner, or leave it empty.")));
-	GetUserIdAndSecContext(&save_userid, &save_sec);
-	SetUserIdAndSecContext(r->owner, save_sec | SECURITY_LOCAL_USERID_CHANGE);
+	/* each batch in a clean environment of its own: a fixed search_path,
+	 * and nothing the owner's code sets reaches the next batch (another
+	 * owner's) */
+	DocmodelBecomeRole(&sw, r->owner, DOCMODEL_FIXED_PATH);
 	values[0] = Int32GetDatum(r->id);
 	values[1] = Int32GetDatum(copy_worker_batch_size);
 	if (SPI_execute_with_args("SELECT docmodel._apply_copies_batch($1, $2)", 2,
@@ -205,7 +206,7 @@ WorkerBatch(WorkerRule *r)
 						errmsg("applying copy rule %d failed", r->id)));
 	n = DatumGetInt64(SPI_getbinval(SPI_tuptable->vals[0],
 									SPI_tuptable->tupdesc, 1, &isnull));
-	SetUserIdAndSecContext(save_userid, save_sec);
+	DocmodelRestoreUser(&sw);
 	SPI_finish();
 	PopActiveSnapshot();
 	CommitTransactionCommand();
