@@ -14,9 +14,11 @@ fi
 pgxs=$(cd "$(dirname "$("$PG_CONFIG" --pgxs)")/../.." && pwd)
 tmp=$(mktemp -d /tmp/docmodel_tap.XXXXXX)
 chmod 755 "$tmp"
-# The tests run from a copy, so the postgres user can read them wherever the checkout is.
-mkdir -p "$tmp/test/t"
+# The tests run from a copy, so the postgres user can read them wherever the checkout is (the
+# regression tests' scripts too: a TAP test may run one, then look at what it made).
+mkdir -p "$tmp/test/t" "$tmp/test/sql"
 cp test/t/*.pl "$tmp/test/t/"
+cp test/sql/*.sql "$tmp/test/sql/"
 run=()
 if [ "$(id -u)" -eq 0 ]; then
 	chown -R postgres "$tmp"

@@ -562,12 +562,13 @@ copy_add_at(PG_FUNCTION_ARGS)
 	ParsePath(text_to_cstring(PG_GETARG_TEXT_PP(1)), "path", &p);
 	DocmodelJsonTreeFromJsonb(PG_GETARG_JSONB_P(0), &root);
 	v = ReadAt(&root, p.text, strlen(p.text));
-	val.type = jbvNumeric;
-	val.val.numeric = v != NULL && v->type == jbvNumeric
-						  ? DatumGetNumeric(DirectFunctionCall2(
-								numeric_add, NumericGetDatum(v->val.numeric),
-								NumericGetDatum(delta)))
-						  : delta;
+	val = DocmodelJsonTreeNumber(
+		v != NULL && v->type == jbvNumeric
+			? DatumGetNumeric(DirectFunctionCall2(
+				  numeric_add, NumericGetDatum(v->val.numeric),
+				  NumericGetDatum(delta)))
+			: delta,
+		psprintf("the number at \"%s\"", p.text));
 	if (!PutAt(&root, &p, &val))
 		PG_RETURN_DATUM(PG_GETARG_DATUM(0));
 	PG_RETURN_JSONB_P(DocmodelJsonTreeToJsonb(&root));

@@ -501,6 +501,26 @@ DocmodelJsonTreeRoom(const JsonbValue *v, Size limit)
 	return TreeRoom(v, limit, 0);
 }
 
+/* A number node of n; 22003 unless n is finite (jsonb has no NaN nor
+ * Infinity: its text form would not parse back, nor restore). */
+JsonbValue
+DocmodelJsonTreeNumber(Numeric n, const char *what)
+{
+	JsonbValue v;
+
+	if (numeric_is_nan(n) || numeric_is_inf(n))
+		ereport(ERROR,
+				(errcode(ERRCODE_NUMERIC_VALUE_OUT_OF_RANGE),
+				 errmsg("%s is %s, which is not a JSON number", what,
+						DatumGetCString(DirectFunctionCall1(
+							numeric_out, NumericGetDatum(n)))),
+				 errdetail("A document holds finite numbers only: NaN and "
+						   "Infinity have no JSON form.")));
+	v.type = jbvNumeric;
+	v.val.numeric = n;
+	return v;
+}
+
 /* Compare two scalars of the same type as jsonb = does. */
 static bool
 ScalarsEqual(const JsonbValue *a, const JsonbValue *b)

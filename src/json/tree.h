@@ -217,6 +217,12 @@ DocmodelJsonTreePut(JsonbValue *obj, const char *name, JsonbValue val)
 /* The JSON type of v for messages: "an object", "a string", "null", ... */
 extern const char *DocmodelJsonTreeTypeName(const JsonbValue *v);
 
+/*
+ * A number node of n, which jsonb's text form reads back: 22003 for NaN
+ * and +-Infinity (what: the value's name in the message).
+ */
+extern JsonbValue DocmodelJsonTreeNumber(Numeric n, const char *what);
+
 /* Turn a tree back into jsonb. */
 extern Jsonb *DocmodelJsonTreeToJsonb(JsonbValue *v);
 
