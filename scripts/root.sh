@@ -4,17 +4,72 @@
 # This is how Debian itself builds for other releases (pbuilder, sbuild).
 #
 #   scripts/root.sh path MAJOR        print the root's directory (made or not)
+#   scripts/root.sh check MAJOR       refuse (exit 1, saying why) unless the roots' directory and
+#                                     the major's root, where they exist, are root's alone
 #   scripts/root.sh make MAJOR        make the root unless it is there and current
 #   scripts/root.sh run MAJOR CMD...  make it if needed, then run CMD inside it, in a private
 #                                     mount namespace with /proc, /dev and /dev/shm mounted
 #                                     (nothing stays mounted after CMD ends)
 #
-# Roots live under DOCMODEL_ROOTS (default /var/tmp/docmodel-roots), one per release, and are
+# Roots live under DOCMODEL_ROOTS (default /var/lib/docmodel-roots), one per release, and are
 # kept: a root is made again only when its package list (below) or its release changes, which
 # its stamp file records. The archive is the one the host's apt uses (read from its sources).
+#
+# What runs in a root runs as root: a root, and the directory holding the roots, must be ones no
+# other user could have made or changed. Before any use, the roots' directory and each of its
+# parents, the root, its stamp and its lock must be owned by root and writable by no one else
+# (a parent may be world-writable with the sticky bit, as /var/tmp is: then nobody else can
+# rename what root made in it) and no symbolic link; anything else is refused with a message
+# saying what to remove. The lock is taken on the roots' directory itself (no file to plant a
+# link at).
 set -eu
 
-ROOTS="${DOCMODEL_ROOTS:-/var/tmp/docmodel-roots}"
+ROOTS="${DOCMODEL_ROOTS:-/var/lib/docmodel-roots}"
+
+# Refuse (exit 1) unless path is root's alone: not a link, owned by uid 0, not writable by group
+# or others (unless sticky is "sticky" and the sticky bit is set).
+trusted() {
+	local path=$1 sticky=${2:-} owner mode
+	if [ -L "$path" ]; then
+		echo "docmodel: $path is a symbolic link; refusing to use it for a root (remove it)" >&2
+		exit 1
+	fi
+	owner=$(stat -c %u "$path")
+	mode=$(stat -c %a "$path")
+	if [ "$owner" != 0 ]; then
+		echo "docmodel: $path is owned by $(stat -c %U "$path"), not root; refusing to use it for a root (remove it, or set DOCMODEL_ROOTS to a directory only root can write)" >&2
+		exit 1
+	fi
+	# group or other write bit, unless sticky is allowed and set
+	if [ $((0$mode & 022)) != 0 ] && ! { [ -n "$sticky" ] && [ $((0$mode & 01000)) != 0 ]; }; then
+		echo "docmodel: $path (mode $mode) is writable by others than root; refusing to use it for a root (remove it, or set DOCMODEL_ROOTS to a directory only root can write)" >&2
+		exit 1
+	fi
+}
+
+# The roots' directory, its parents and the major's root (and what it holds that is read before
+# use), as far as they exist.
+root_check() {
+	local dir p
+	dir=$(root_dir "$1")
+	p=$(dirname "$ROOTS")
+	case "$ROOTS" in /*) ;; *)
+		echo "docmodel: DOCMODEL_ROOTS must be an absolute path, not $ROOTS" >&2
+		exit 1 ;;
+	esac
+	while :; do
+		[ -e "$p" ] && trusted "$p" sticky
+		[ "$p" = / ] && break
+		p=$(dirname "$p")
+	done
+	[ -e "$ROOTS" ] || [ -L "$ROOTS" ] || return 0
+	trusted "$ROOTS"
+	local f
+	for f in "$dir" "$dir.new" "$dir/.docmodel-stamp" "$ROOTS/$(release_of "$1").log"; do
+		if [ -e "$f" ] || [ -L "$f" ]; then trusted "$f"; fi
+	done
+	return 0
+}
 
 # The release that ships each major.
 release_of() {
@@ -70,12 +125,18 @@ root_make() {
 	rel=$(release_of "$major")
 	dir=$(root_dir "$major")
 	stamp=$(stamp_of "$major")
+	root_check "$major"
 	if [ -f "$dir/.docmodel-stamp" ] && [ "$(cat "$dir/.docmodel-stamp")" = "$stamp" ]; then
 		return 0
 	fi
-	mkdir -p "$ROOTS"
-	exec 8>>"$ROOTS/.$rel.lock"
+	if [ ! -e "$ROOTS" ]; then
+		mkdir -p "$(dirname "$ROOTS")"
+		mkdir -m 755 "$ROOTS" 2>/dev/null || true
+	fi
+	root_check "$major"
+	exec 8<"$ROOTS"
 	flock 8
+	root_check "$major"
 	# another run may have made it while this one waited
 	if [ -f "$dir/.docmodel-stamp" ] && [ "$(cat "$dir/.docmodel-stamp")" = "$stamp" ]; then
 		exec 8>&-
@@ -131,6 +192,7 @@ root_run() {
 	local major=$1 dir
 	shift
 	root_make "$major"
+	root_check "$major"
 	dir=$(root_dir "$major")
 	unshare --mount bash -c "$(declare -f mounts); mounts '$dir'"'
 		for b in ${DOCMODEL_ROOT_BINDS:-}; do
@@ -141,15 +203,16 @@ root_run() {
 }
 
 cmd="${1:-}"
-[ $# -ge 2 ] || { echo "usage: scripts/root.sh path|make|run MAJOR [CMD...]" >&2; exit 2; }
+[ $# -ge 2 ] || { echo "usage: scripts/root.sh path|check|make|run MAJOR [CMD...]" >&2; exit 2; }
 major=$2
 shift 2
 case "$cmd" in
 path) root_dir "$major" ;;
+check) root_check "$major" ;;
 make) root_make "$major" ;;
 run) root_run "$major" "$@" ;;
 *)
-	echo "usage: scripts/root.sh path|make|run MAJOR [CMD...]" >&2
+	echo "usage: scripts/root.sh path|check|make|run MAJOR [CMD...]" >&2
 	exit 2
 	;;
 esac

@@ -65,6 +65,10 @@ cat "$logdir/format.log"
 perl test/errors/check.pl > "$logdir/errors.log" 2>&1; echo $? > "$logdir/errors.rc"
 cat "$logdir/errors.log"
 
+# scripts/root.sh's refusal of roots another user could have made or changed.
+test/roots/check.sh > "$logdir/roots.log" 2>&1; echo $? > "$logdir/roots.rc"
+cat "$logdir/roots.log"
+
 # TAP: each test starts its own clusters.
 scripts/tap.sh > "$logdir/tap.log" 2>&1; echo $? > "$logdir/tap.rc"
 cat "$logdir/tap.log"
@@ -82,7 +86,7 @@ else
 	echo 0 > "$logdir/citus.rc"
 fi
 
-logs="$logdir/regress.log $logdir/columns.log $logdir/iso.log $logdir/readme.log $logdir/jsonschema.log $logdir/meta.log $logdir/links.log $logdir/format.log $logdir/errors.log $logdir/citus.log"
+logs="$logdir/regress.log $logdir/columns.log $logdir/iso.log $logdir/readme.log $logdir/jsonschema.log $logdir/meta.log $logdir/links.log $logdir/format.log $logdir/errors.log $logdir/roots.log $logdir/citus.log"
 pass=$(cat $logs 2>/dev/null | grep -cE "$REGRESS_OK")
 fail=$(cat $logs 2>/dev/null | grep -cE "$REGRESS_FAILED")
 # the README check counts one per block; if it stopped before any block failed, count it once
@@ -95,7 +99,7 @@ tfiles=$(ls test/t/*.pl 2>/dev/null | wc -l)
 pass=$((pass + tpass))
 fail=$((fail + tfiles - tpass))
 rc=0
-for s in regress columns iso readme jsonschema meta links format errors tap citus; do
+for s in regress columns iso readme jsonschema meta links format errors roots tap citus; do
 	r=$(cat "$logdir/$s.rc" 2>/dev/null || echo 1)
 	[ "$r" = 0 ] || { rc=1; echo "suite $s exited $r"; }
 done
