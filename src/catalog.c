@@ -236,6 +236,18 @@ catalog_config_set_documents(PG_FUNCTION_ARGS)
 	DocmodelRequireArg(fcinfo, 1, "documents");
 	DocmodelRequireOwner(PG_GETARG_OID(0));
 	DocmodelRequireOwner(PG_GETARG_OID(1));
+	/* a view, never the collection itself (it would depend on itself) nor
+	 * another table */
+	if (PG_GETARG_OID(1) == PG_GETARG_OID(0) ||
+		DocmodelRequireRelation(PG_GETARG_OID(1)) != RELKIND_VIEW)
+		ereport(ERROR,
+				(errcode(ERRCODE_WRONG_OBJECT_TYPE),
+				 errmsg("\"%s\" cannot be the documents view of collection "
+						"\"%s\"",
+						get_rel_name(PG_GETARG_OID(1)),
+						get_rel_name(PG_GETARG_OID(0))),
+				 errdetail("A collection's documents view is a view, not the "
+						   "collection nor another table.")));
 	TakeArgs(fcinfo, 2, values, nulls);
 	UpdateConfig("SET documents = $2", 2, types, values, nulls);
 	/* the view goes with its collection, as an index does: a plain DROP

@@ -285,6 +285,22 @@ BEGIN
         RAISE EXCEPTION USING ERRCODE = '22023',
             MESSAGE = pg_catalog.format('the path of an aggregate names one member, not "%s"', path);
     END IF;
+    -- an aggregate into a collection whose own aggregates feed, through
+    -- other collections, the source would never settle (a sum of _ver
+    -- changes every time it is written); a collection aggregating itself
+    -- (a tree counting its children) is allowed
+    IF coll OPERATOR(pg_catalog.<>) source_coll AND EXISTS (
+        WITH RECURSIVE down(rel) AS (
+            SELECT r.coll FROM docmodel.copy_rules r
+            WHERE r.kind OPERATOR(pg_catalog.=) 'aggregate' AND r.source OPERATOR(pg_catalog.=) create_aggregate.coll
+            UNION
+            SELECT r.coll FROM docmodel.copy_rules r JOIN down ON r.source OPERATOR(pg_catalog.=) down.rel
+            WHERE r.kind OPERATOR(pg_catalog.=) 'aggregate')
+        SELECT FROM down WHERE down.rel OPERATOR(pg_catalog.=) source_coll) THEN
+        RAISE EXCEPTION USING ERRCODE = '22023',
+            MESSAGE = pg_catalog.format('aggregates of %s into %s would form a cycle', source_coll, coll),
+            DETAIL = pg_catalog.format('%s already aggregates %s, directly or through other collections.', source_coll, coll);
+    END IF;
     IF EXISTS (SELECT FROM docmodel.copy_rules r WHERE r.coll OPERATOR(pg_catalog.=) create_aggregate.coll
                AND r.path OPERATOR(pg_catalog.=) create_aggregate.path) THEN
         RAISE EXCEPTION USING ERRCODE = '42710',

@@ -774,7 +774,17 @@ copy_source_trigger(PG_FUNCTION_ARGS)
 		if (same)
 			; /* the copies are the same */
 		else if (e->deferred)
-			Enqueue(e, key);
+		{
+			/* queued only when a document holds copies of it (a new key
+			 * nobody refers to yet changes no copy: a document referring
+			 * to it later is filled when written) */
+			Datum args[1];
+
+			args[0] = CStringGetTextDatum(key);
+			DocmodelCopyRunAsOwner(e->plans[1], args, NULL, false, 1, e->coll);
+			if (SPI_processed > 0)
+				Enqueue(e, key);
+		}
 		else
 			Fanout(e, key, vals, "set");
 	}
