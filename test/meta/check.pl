@@ -77,6 +77,19 @@ sub spec_errors
 		my @l = ref $l eq 'ARRAY' ? @$l : ($l);
 		err("license \"", $_ // '', "\" is not one of the spec's") for grep { !is_str($_) || !$LICENSE{$_} } @l;
 	}
+	# the license META.json names is the one LICENSE, debian/copyright and README.md give
+	if (defined $l && !ref $l && $l eq 'postgresql')
+	{
+		for my $f (['LICENSE', qr/PostgreSQL License/], ['debian/copyright', qr/^License: PostgreSQL$/m],
+			['README.md', qr/\[PostgreSQL License\]\(LICENSE\)/])
+		{
+			my ($file, $re) = @$f;
+			open(my $fh, '<', $file) or do { err("$file missing: META.json names the PostgreSQL License"); next };
+			local $/;
+			my $text = <$fh>;
+			err("$file does not state the PostgreSQL License that META.json names") unless $text =~ $re;
+		}
+	}
 	my $p = $m->{provides};
 	if (ref $p eq 'HASH' && %$p)
 	{
@@ -187,7 +200,7 @@ if (@ARGV)
 		my $want = "docmodel-$control";
 		err("top directory is ", join(', ', @top), ", not $want") unless @top == 1 && $top[0] eq $want;
 		my %in = map { $_ => 1 } @files;
-		my @need = ('META.json', 'docmodel.control', 'Makefile', 'README.md');
+		my @need = ('META.json', 'docmodel.control', 'Makefile', 'README.md', 'LICENSE');
 		push @need, grep { is_str($_) } map { ($_->{file}, $_->{docfile}) } values %{ $meta->{provides} || {} };
 		err("$want/$_ missing") for grep { !$in{"$want/$_"} } @need;
 	}
