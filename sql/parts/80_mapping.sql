@@ -1450,19 +1450,31 @@ LANGUAGE plpgsql STABLE PARALLEL SAFE
 SET search_path = pg_catalog, pg_temp
 AS $$
 DECLARE
-    t text := coalesce(key_type, (SELECT c.doc_type FROM docmodel.collection_config c WHERE c.coll = _embed_key.coll));
+    cfg record;
+    t text;
 BEGIN
     IF jsonb_typeof(v) = 'string' AND key_type IS NULL THEN
         RETURN v #>> '{}';
     END IF;
+    SELECT c.doc_type, c.delimiter, c.type_part INTO cfg FROM docmodel.collection_config c WHERE c.coll = _embed_key.coll;
+    -- keys that carry no type (type_part 0): the id is the whole key
+    IF cfg.type_part = 0 THEN
+        RETURN v #>> '{}';
+    END IF;
+    IF cfg.type_part > 1 THEN
+        RAISE EXCEPTION USING ERRCODE = '22023',
+            MESSAGE = format('path %s of the document holds the id %s, not a key', path, v),
+            DETAIL = format('Collection %s takes the type from part %s of its keys: an id alone does not say the parts before it.', coll, cfg.type_part),
+            HINT = 'Store whole keys at the path.';
+    END IF;
+    t := coalesce(key_type, cfg.doc_type);
     IF t IS NULL THEN
         RAISE EXCEPTION USING ERRCODE = '22023',
             MESSAGE = format('path %s of the document holds the number %s, not a key', path, v),
             DETAIL = format('Collection %s has no doc_type to make a key of it.', coll),
             HINT = 'Give key_type: the type of the keys the numbers are the ids of.';
     END IF;
-    RETURN docmodel.key_with((SELECT c.delimiter FROM docmodel.collection_config c WHERE c.coll = _embed_key.coll),
-        t, v #>> '{}');
+    RETURN docmodel.key_with(cfg.delimiter, t, v #>> '{}');
 END
 $$;
 COMMENT ON FUNCTION docmodel._embed_key(jsonb, regclass, text, text[]) IS
@@ -1795,7 +1807,7 @@ DECLARE
 BEGIN
     PERFORM docmodel._require_collection(coll);
     PERFORM docmodel._require_collection(lc);
-    SELECT x.delimiter, x.doc_type, x.type_part INTO c FROM docmodel.collection_config x WHERE x.coll = create_lookup.coll;
+    SELECT x.delimiter, x.doc_type, x.type_part, x.types, x.type_check INTO c FROM docmodel.collection_config x WHERE x.coll = create_lookup.coll;
     SELECT x.delimiter, x.doc_type, x.type_part INTO l FROM docmodel.collection_config x WHERE x.coll = lc;
     PERFORM docmodel.key_with(l.delimiter, lookup_type, 'x');
     IF doc_type IS NOT NULL THEN
@@ -1828,6 +1840,14 @@ BEGIN
     -- beside them
     type_sql := CASE
         WHEN doc_type IS NULL THEN 'true'
+        -- a body-typed collection: the body's type field, compared as the
+        -- collection's type_check says (as the trigger compares it)
+        WHEN c.types IS NOT NULL AND c.type_check = 'case_insensitive' THEN
+            format('pg_catalog.lower(docmodel._doc_type(%s, %L::pg_catalog.regclass) COLLATE "C") OPERATOR(pg_catalog.=) pg_catalog.lower(%L COLLATE "C")',
+                docexpr, coll::oid, doc_type)
+        WHEN c.types IS NOT NULL THEN
+            format('docmodel._doc_type(%s, %L::pg_catalog.regclass) OPERATOR(pg_catalog.=) %L::pg_catalog.text',
+                docexpr, coll::oid, doc_type)
         WHEN c.type_part = 0 THEN pg_catalog.quote_literal(c.doc_type IS NOT DISTINCT FROM doc_type)
         ELSE format('(pg_catalog.string_to_array(d.id, %L::pg_catalog.text))[%s] OPERATOR(pg_catalog.=) %L::pg_catalog.text',
             c.delimiter, c.type_part, doc_type) END

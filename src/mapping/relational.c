@@ -632,6 +632,45 @@ LookupTake(TriggerPlans *e, Datum *args, const char *type, const char *delim,
 }
 
 /*
+ * Whether row t (document doc) of collection rel is one lookup a indexes: of
+ * its doc_type (any when it has none) under the collection's layout: the
+ * type its key gives, or, in a body-typed collection, its body's type field
+ * (compared as the collection's type_check says).
+ */
+static bool
+LookupIndexes(Relation rel, const LookupArgs *a, HeapTuple t, Jsonb *doc)
+{
+	DocmodelCollection *cfg;
+	const char *kt;
+	int ktlen;
+	bool isnull;
+	char *key;
+
+	if (a->doc_type == NULL)
+		return true;
+	cfg = DocmodelCollectionOf(RelationGetRelid(rel));
+	if (DOCMODEL_BODY_TYPED(cfg))
+	{
+		JsonbContainer *mc = DocmodelFieldContainer(cfg->fs, &doc->root);
+		JsonbValue *tv =
+			mc ? DocmodelFieldValue(cfg->fs, mc, DOC_FIELD_TYPE) : NULL;
+
+		/* type_check off (any type allowed) still tells types apart */
+		return tv != NULL && tv->type == jbvString &&
+			   DocmodelSameType(cfg->type_check ==
+										DOCMODEL_TYPE_CASE_INSENSITIVE
+									? DOCMODEL_TYPE_CASE_INSENSITIVE
+									: DOCMODEL_TYPE_EXACT,
+								tv->val.string.val, tv->val.string.len,
+								a->doc_type, strlen(a->doc_type));
+	}
+	key = TextDatumGetCString(
+		heap_getattr(t, DOCMODEL_COLL_ATT_ID, RelationGetDescr(rel), &isnull));
+	DocmodelKeyType(cfg, key, strlen(key), &kt, &ktlen);
+	return ktlen == strlen(a->doc_type) && memcmp(kt, a->doc_type, ktlen) == 0;
+}
+
+/*
  * _lookup_trigger(lookup_type, path, delimiter, lookup collection, type):
  * the AFTER ... FOR EACH ROW trigger of a lookup on a collection. A
  * document's value at path (of a document of the type, when one is given)
@@ -689,24 +728,24 @@ mapping_lookup_trigger(PG_FUNCTION_ARGS)
 	if (a.lcoll == relid && strncmp(key, type, strlen(type)) == 0 &&
 		strncmp(key + strlen(type), delim, strlen(delim)) == 0)
 		return PointerGetDatum(NULL); /* a lookup document */
-	if (a.doc_type != NULL)
-	{
-		const char *kt;
-		int ktlen;
-
-		/* the document's type under the collection's layout */
-		DocmodelKeyType(DocmodelCollectionOf(relid), key, strlen(key), &kt,
-						&ktlen);
-		if (ktlen != strlen(a.doc_type) || memcmp(kt, a.doc_type, ktlen) != 0)
-			return PointerGetDatum(NULL); /* not a document it indexes */
-	}
 	stamps = LookupReadsStamps(relid, lp);
+	/* each row version's value, when it is a document of the lookup's type */
 	if (oldt && !isnull)
-		oldv = LookupValue(
-			DocmodelColumnsTupleDocument(td->tg_relation, oldt, stamps), path);
+	{
+		Jsonb *doc =
+			DocmodelColumnsTupleDocument(td->tg_relation, oldt, stamps);
+
+		if (LookupIndexes(td->tg_relation, &a, oldt, doc))
+			oldv = LookupValue(doc, path);
+	}
 	if (newt)
-		newv = LookupValue(
-			DocmodelColumnsTupleDocument(td->tg_relation, newt, stamps), path);
+	{
+		Jsonb *doc =
+			DocmodelColumnsTupleDocument(td->tg_relation, newt, stamps);
+
+		if (LookupIndexes(td->tg_relation, &a, newt, doc))
+			newv = LookupValue(doc, path);
+	}
 	if (oldv && newv && strcmp(oldv, newv) == 0)
 		return PointerGetDatum(NULL);
 	e = TriggerPlansFor(td);

@@ -55,9 +55,10 @@ ParseDatetimeSoft(text *value, text *template, Oid *typid, bool *failed)
 /*
  * The time string v says, read by the step's "input" template (a
  * to_timestamp template, CheckInputTemplate's): the same in every session,
- * a template without a zone read as UTC (a date: its midnight, UTC); 22007
- * when v does not match it or gives no date, 22008 outside years
- * 0000-9999.
+ * a template without a zone read as UTC (a date: its midnight, UTC); in a
+ * write rule a string that does not match it but is ISO 8601 (the step's
+ * own output) is read as ISO 8601; 22007 when v is neither or the template
+ * gives no date, 22008 outside years 0000-9999.
  */
 static TimestampTz
 ParseTimeAs(ApplyCx *cx, const Step *st, const JsonbValue *v)
@@ -92,6 +93,12 @@ ParseTimeAs(ApplyCx *cx, const Step *st, const JsonbValue *v)
 					 "Give a template with a date (YYYY, MM, DD, Mon, ...).",
 					 "template \"%s\" reads no date from \"%.*s\"", tmpl,
 					 v->val.string.len, v->val.string.val);
+	/* a write rule runs on every write, also of a document it has set: its
+	 * step reads what it writes (ISO 8601) back as it is (a migration's
+	 * template stays strict) */
+	if (failed && cx->write_rule &&
+		DocmodelParseIso8601(v->val.string.val, v->val.string.len, &ts))
+		return ts;
 	if (failed)
 		StepFailCode(cx, st, st->path.text, ERRCODE_INVALID_DATETIME_FORMAT,
 					 "The input template is read as to_timestamp() reads it "

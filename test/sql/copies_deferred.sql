@@ -70,6 +70,8 @@ INSERT INTO d_ref (id, doc) VALUES ('o4', '{"c": {"id": "nobody"}}');
 DELETE FROM dp WHERE id = 'p::3';
 SELECT docmodel.rename_key('dp', 'p::3', 'p::33');
 DELETE FROM docmodel.copy_queue WHERE true;
+-- the keys that go are queued (for null and remove); the new key of a
+-- rename is not: nobody refers to it yet
 DELETE FROM dp WHERE id = 'p::1';
 SELECT docmodel.rename_key('dp', 'p::2', 'p::22') > 0;
 SELECT r.coll, q.key FROM docmodel.copy_queue q JOIN docmodel.copy_rules r ON r.id = q.rule ORDER BY 1, 2;
