@@ -1047,13 +1047,19 @@ BEGIN
         FOREACH t IN ARRAY level LOOP
             -- what t refers to: key references, named after the table (or
             -- the key column when two keys reach one table)
-            FOR r IN SELECT c.confrelid AS dst, f.cols, f.ref_cols,
-                    count(*) OVER (PARTITION BY c.confrelid) AS n
-                FROM pg_constraint c
-                CROSS JOIN LATERAL docmodel._fk_columns(c.conrelid, c.confrelid) f
-                WHERE c.contype = 'f' AND c.conrelid = t AND f.name = c.conname
-                  AND NOT (d > 0 AND c.confrelid = ANY (seen))
-                ORDER BY c.conname LOOP
+            -- (a partitioned table is one table: the keys declared on it or
+            -- on its partitions, each column list once, to the top-most
+            -- parent of what they reach)
+            FOR r IN SELECT x.dst, x.cols, x.ref_cols, count(*) OVER (PARTITION BY x.dst) AS n
+                FROM (SELECT DISTINCT ON (coalesce(pg_partition_root(c.confrelid), c.confrelid), f.cols)
+                        coalesce(pg_partition_root(c.confrelid), c.confrelid)::oid AS dst, f.cols, f.ref_cols, c.conname
+                    FROM pg_constraint c
+                    CROSS JOIN LATERAL docmodel._fk_columns(c.conrelid, c.confrelid) f
+                    WHERE c.contype = 'f' AND c.conparentid = 0 AND f.name = c.conname
+                      AND coalesce(pg_partition_root(c.conrelid), c.conrelid) = t
+                    ORDER BY coalesce(pg_partition_root(c.confrelid), c.confrelid), f.cols, c.conname) x
+                WHERE NOT (d > 0 AND x.dst = ANY (seen))
+                ORDER BY x.conname LOOP
                 parts := parts || jsonb_build_object('kind', 'reference', 'tbl', r.dst, 'under', t,
                     'field', CASE WHEN r.n = 1 THEN (SELECT relname FROM pg_class WHERE oid = r.dst)::text
                                   ELSE regexp_replace(r.cols[1], '_id$', '') END,
@@ -1063,12 +1069,14 @@ BEGIN
             END LOOP;
             EXIT WHEN d = depth;
             -- who refers to t: embedded arrays
-            FOR r IN SELECT DISTINCT ON (c.conrelid) c.conrelid AS src, f.cols, f.ref_cols
+            FOR r IN SELECT DISTINCT ON (1) coalesce(pg_partition_root(c.conrelid), c.conrelid)::oid AS src,
+                    f.cols, f.ref_cols
                 FROM pg_constraint c
                 CROSS JOIN LATERAL docmodel._fk_columns(c.conrelid, c.confrelid) f
-                WHERE c.contype = 'f' AND c.confrelid = t AND f.name = c.conname
-                  AND NOT c.conrelid = ANY (seen)
-                ORDER BY c.conrelid, c.conname LOOP
+                WHERE c.contype = 'f' AND c.conparentid = 0 AND f.name = c.conname
+                  AND coalesce(pg_partition_root(c.confrelid), c.confrelid) = t
+                  AND NOT coalesce(pg_partition_root(c.conrelid), c.conrelid) = ANY (seen)
+                ORDER BY 1, c.conname LOOP
                 seen := seen || r.src;
                 next := next || r.src;
                 parts := parts || jsonb_build_object('kind', 'array', 'tbl', r.src, 'under', t,

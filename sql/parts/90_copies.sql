@@ -333,11 +333,16 @@ BEGIN
         RAISE EXCEPTION USING ERRCODE = '42704',
             MESSAGE = pg_catalog.format('%s has no aggregate at %s', coll, path);
     END IF;
-    -- as the caller (UPDATE on coll, SELECT on the source); the documents
+    -- as the caller (UPDATE on coll, SELECT on the source); one pass over
+    -- the source grouped by the key each document refers to (once per
+    -- document however often it names it), joined to the documents; one
+    -- no document refers to gets the aggregate of none; the documents
     -- whose aggregate changes, in key order
     EXECUTE pg_catalog.format('UPDATE %1$s AS a SET doc = docmodel._copy_put_at(a.doc, %3$L, x.v) '
-        'FROM (SELECT a2.id, (SELECT %5$s FROM %2$s AS b WHERE docmodel.ref_keys(b.doc, %4$L) '
-        'OPERATOR(pg_catalog.@>) ARRAY[a2.id]::pg_catalog.text[]) AS v FROM %1$s AS a2 ORDER BY a2.id) AS x '
+        'FROM (SELECT a2.id, COALESCE(g.v, (SELECT %5$s FROM %2$s AS b WHERE false)) AS v FROM %1$s AS a2 '
+        'LEFT JOIN (SELECT k.k AS id, %5$s AS v FROM %2$s AS b CROSS JOIN LATERAL '
+        '(SELECT DISTINCT u.k FROM pg_catalog.unnest(docmodel.ref_keys(b.doc, %4$L)) AS u(k)) AS k '
+        'GROUP BY k.k) AS g ON g.id OPERATOR(pg_catalog.=) a2.id ORDER BY a2.id) AS x '
         'WHERE a.id OPERATOR(pg_catalog.=) x.id AND a.doc OPERATOR(pg_catalog.<>) docmodel._copy_put_at(a.doc, %3$L, x.v)',
         docmodel._rel_sql(r.coll), docmodel._rel_sql(r.source), r.path, r.ref,
         docmodel._aggregate_expr(r.agg, r.source));

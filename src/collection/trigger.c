@@ -382,6 +382,54 @@ CheckBody(TriggerWrite *w, Datum docd)
 }
 
 /*
+ * A body-typed collection's key that starts with one of its types and the
+ * delimiter (beer_Hoptimus_Prime) names that type: the body's type must be
+ * one of the types the key starts so with (as type_check says; 23514
+ * otherwise, naming both). A key starting with no type is free (the
+ * beer-sample's 21st_amendment_brewery_cafe). Not with type_check off.
+ */
+static void
+BodyTypeKeyPrefix(TriggerWrite *w, JsonbValue *typev)
+{
+	const DocmodelCollection *cfg = &w->cfg;
+	const char *t = cfg->types;
+	const char *claimed = NULL;
+	int claimed_len = 0;
+	int i;
+
+	if (cfg->type_check == DOCMODEL_TYPE_OFF)
+		return;
+	for (i = 0; i < cfg->ntypes; i++)
+	{
+		int len = strlen(t);
+
+		if (w->key_len > len + cfg->delim_len &&
+			DocmodelSameType(cfg->type_check, t, len, w->key, len) &&
+			memcmp(w->key + len, cfg->delim, cfg->delim_len) == 0)
+		{
+			if (DocmodelSameType(cfg->type_check, t, len, typev->val.string.val,
+								 typev->val.string.len))
+				return;
+			if (len > claimed_len)
+				claimed = t, claimed_len = len;
+		}
+		t += len + 1;
+	}
+	if (claimed != NULL)
+		ereport(ERROR,
+				(errcode(ERRCODE_CHECK_VIOLATION),
+				 errmsg("document type \"%.*s\" does not match key \"%.*s\"",
+						typev->val.string.len, typev->val.string.val,
+						w->key_len, w->key),
+				 errdetail("The key starts with type \"%.*s\" of collection "
+						   "\"%s\" and its delimiter \"%s\".",
+						   claimed_len, claimed,
+						   RelationGetRelationName(w->rel), cfg->delim),
+				 errhint("Key the document with its own type first, or with "
+						 "no type of the collection first.")));
+}
+
+/*
  * The type of a write to a body-typed collection (types): the body's type
  * field typev, which must be a string and one of the collection's types
  * (as type_check says); 23514 otherwise, naming the key.
@@ -416,6 +464,7 @@ BodyType(TriggerWrite *w, JsonbValue *typev)
 			 errdetail("Document \"%.*s\": collection \"%s\" holds "
 					   "documents of the types %s.",
 					   w->key_len, w->key, coll, DocmodelTypesList(&w->cfg))));
+	BodyTypeKeyPrefix(w, typev);
 	w->st.type = typev->val.string.val;
 	w->st.type_len = typev->val.string.len;
 	w->st.type_in_body = true; /* the type is the body's to keep */

@@ -1,7 +1,8 @@
 -- What the guides' layouts answered wrongly without an error: a numeric
 -- reference embedded from a collection whose keys carry no type, a lookup
 -- of one type in a body-typed collection (travel-sample's layout), and a
--- format_date write rule with an input template written twice.
+-- format_date write rule with an input template written twice; and a key
+-- whose type prefix the body's type contradicts in a body-typed collection.
 \i test/sql/include/try.sql
 SET client_min_messages = warning;
 
@@ -42,6 +43,22 @@ SELECT id, doc->>'ref' AS ref FROM gl_travel_lookups ORDER BY id;
 -- lookup documents beside the documents need keys with their type first
 SELECT pg_temp.try($$SELECT docmodel.create_lookup('gl_travel', 'lookup', '{icao}', doc_type => 'airport')$$);
 
+\echo == a key that starts with a type of a body-typed collection names that type
+-- beer-sample's layout typed from the body: beer_My_Brew typed brewery was stored
+SELECT docmodel.create_collection('gl_beers', type_part => 0, delimiter => '_',
+    types => ARRAY['beer', 'brewery'], fields => '{"type": "type"}') IS NOT NULL AS beers;
+SELECT pg_temp.try($$INSERT INTO gl_beers VALUES ('beer_My_Brew', '{"type": "brewery", "name": "My Brew"}')$$);
+INSERT INTO gl_beers VALUES ('beer_Hoptimus_Prime', '{"type": "beer"}'),
+    ('21st_amendment_brewery_cafe', '{"type": "brewery"}'), ('brewery_x', '{"type": "brewery"}');
+SELECT pg_temp.try($$UPDATE gl_beers SET doc = '{"type": "brewery"}' WHERE id = 'beer_Hoptimus_Prime'$$);
+SELECT pg_temp.try($$SELECT docmodel.upsert('gl_beers', 'brewery_y', '{"type": "beer"}')$$);
+SELECT id, doc->>'type' AS type FROM gl_beers ORDER BY id;
+-- with type_check off the body's type is not checked against anything
+SELECT docmodel.create_collection('gl_loose', type_part => 0, delimiter => '_', type_check => 'off',
+    types => ARRAY['beer'], fields => '{"type": "type"}') IS NOT NULL AS loose;
+INSERT INTO gl_loose VALUES ('beer_1', '{"type": "brewery"}');
+SELECT id, doc->>'type' AS type FROM gl_loose;
+
 \echo == a format_date write rule with an input template accepts its own output
 SELECT docmodel.create_collection('gl_events') IS NOT NULL AS events;
 SELECT docmodel.register_write_rule('gevent', '[{"op": "format_date", "path": "/when",
@@ -54,5 +71,5 @@ SELECT id, doc->>'when' AS "when", doc->>'_ver' AS ver FROM gl_events;
 -- a value that is neither the template's nor ISO 8601 is still refused
 SELECT pg_temp.try($$UPDATE gl_events SET doc = jsonb_set(doc, '{when}', '"Dec 14 2018"')$$);
 SELECT docmodel.drop_write_rule('gevent', 'gl_events');
-SELECT docmodel.drop_collection(c) FROM unnest(ARRAY['gl_events', 'gl_travel', 'gl_travel_lookups',
+SELECT docmodel.drop_collection(c) FROM unnest(ARRAY['gl_loose', 'gl_beers', 'gl_events', 'gl_travel', 'gl_travel_lookups',
     'gl_tenant_stocks', 'gl_typed_stocks', 'gl_stocks']) AS c;
