@@ -669,10 +669,10 @@ CheckRulesForColumns(Oid relid)
 Datum
 copy_rule_write(PG_FUNCTION_ARGS)
 {
-	Oid types[9] = {OIDOID,   TEXTOID, OIDOID,  TEXTOID, TEXTOID,
-					JSONBOID, TEXTOID, TEXTOID, TEXTOID};
-	Datum values[10];
-	char nulls[10];
+	Oid types[10] = {OIDOID,   TEXTOID, OIDOID,  TEXTOID, TEXTOID,
+					 JSONBOID, TEXTOID, TEXTOID, TEXTOID, TEXTOID};
+	Datum values[11];
+	char nulls[11];
 	char *op;
 	Datum id = (Datum) 0;
 	bool isnull = true;
@@ -682,8 +682,13 @@ copy_rule_write(PG_FUNCTION_ARGS)
 	DocmodelRequireArg(fcinfo, 1, "coll");
 	DocmodelRequireArg(fcinfo, 2, "path");
 	op = text_to_cstring(PG_GETARG_TEXT_PP(0));
-	TakeArgs(fcinfo, 10, values, nulls);
-	for (i = 0; i < 9; i++)
+	TakeArgs(fcinfo, PG_NARGS() >= 11 ? 11 : 10, values, nulls);
+	if (PG_NARGS() < 11)
+	{
+		values[10] = (Datum) 0;
+		nulls[10] = 'n';
+	}
+	for (i = 0; i < 10; i++)
 	{
 		values[i] = values[i + 1];
 		nulls[i] = nulls[i + 1];
@@ -697,10 +702,10 @@ copy_rule_write(PG_FUNCTION_ARGS)
 		DocmodelExecAsOwner(
 			"copy_rules",
 			"INSERT INTO docmodel.copy_rules (coll, path, source, kind, ref, "
-			"fields, agg, on_missing, mode) VALUES ($1::pg_catalog.regclass, "
-			"$2, $3::pg_catalog.regclass, $4, $5, $6, $7, $8, $9) "
-			"RETURNING id",
-			9, types, values, nulls, &id, &isnull);
+			"fields, agg, on_missing, mode, doc_type) VALUES "
+			"($1::pg_catalog.regclass, $2, $3::pg_catalog.regclass, $4, $5, "
+			"$6, $7, $8, $9, $10) RETURNING id",
+			10, types, values, nulls, &id, &isnull);
 	}
 	else if (strcmp(op, "drop") == 0)
 	{

@@ -223,6 +223,43 @@ CREATE FUNCTION docmodel._document_sql(coll regclass, alias text) RETURNS text
 COMMENT ON FUNCTION docmodel._document_sql(regclass, text) IS
     'internal: the SQL of a collection''s document with its stamps, for generated statements';
 
+-- The SQL of "the row <alias> of collection coll is a document of type
+-- doc_type" under the collection's layout, for generated statements: the
+-- key's type part, the collection's doc_type when keys carry no type, or in
+-- a body-typed collection the body's type field (compared as its
+-- type_check says, exactly when off); 'true' for a NULL doc_type. The same
+-- rule as the C triggers' DocmodelDocumentOfType.
+CREATE FUNCTION docmodel._type_filter_sql(coll regclass, alias text, doc_type text) RETURNS text
+    LANGUAGE plpgsql STABLE PARALLEL SAFE
+    SET search_path = pg_catalog, pg_temp
+    AS $$
+DECLARE
+    c record;
+BEGIN
+    IF doc_type IS NULL THEN
+        RETURN 'true';
+    END IF;
+    SELECT x.delimiter, x.doc_type, x.type_part, x.types, x.type_check INTO c
+        FROM docmodel.collection_config AS x WHERE x.coll OPERATOR(pg_catalog.=) $1;
+    IF NOT FOUND THEN
+        PERFORM docmodel._require_collection(coll);
+    END IF;
+    IF c.types IS NOT NULL AND c.type_check OPERATOR(pg_catalog.=) 'case_insensitive' THEN
+        RETURN pg_catalog.format('pg_catalog.lower(docmodel._doc_type(%1$I.doc, %2$s::pg_catalog.regclass) COLLATE "C") '
+            'OPERATOR(pg_catalog.=) pg_catalog.lower(%3$L COLLATE "C")', alias, coll::oid, doc_type);
+    ELSIF c.types IS NOT NULL THEN
+        RETURN pg_catalog.format('docmodel._doc_type(%1$I.doc, %2$s::pg_catalog.regclass) '
+            'OPERATOR(pg_catalog.=) %3$L::pg_catalog.text', alias, coll::oid, doc_type);
+    ELSIF c.type_part OPERATOR(pg_catalog.=) 0 THEN
+        RETURN pg_catalog.quote_literal(c.doc_type IS NOT DISTINCT FROM doc_type);
+    END IF;
+    RETURN pg_catalog.format('(pg_catalog.string_to_array(%1$I.id, %2$L::pg_catalog.text))[%3$s] '
+        'OPERATOR(pg_catalog.=) %4$L::pg_catalog.text', alias, c.delimiter, c.type_part, doc_type);
+END
+$$;
+COMMENT ON FUNCTION docmodel._type_filter_sql(regclass, text, text) IS
+    'internal: the SQL condition that a collection''s row is a document of a type, for generated statements';
+
 CREATE FUNCTION docmodel._documents_trigger() RETURNS trigger
     LANGUAGE c VOLATILE PARALLEL UNSAFE
     AS 'MODULE_PATHNAME', 'docview_documents_trigger';

@@ -1815,7 +1815,7 @@ DECLARE
 BEGIN
     PERFORM docmodel._require_collection(coll);
     PERFORM docmodel._require_collection(lc);
-    SELECT x.delimiter, x.doc_type, x.type_part, x.types, x.type_check INTO c FROM docmodel.collection_config x WHERE x.coll = create_lookup.coll;
+    SELECT x.delimiter, x.doc_type, x.type_part INTO c FROM docmodel.collection_config x WHERE x.coll = create_lookup.coll;
     SELECT x.delimiter, x.doc_type, x.type_part INTO l FROM docmodel.collection_config x WHERE x.coll = lc;
     PERFORM docmodel.key_with(l.delimiter, lookup_type, 'x');
     IF doc_type IS NOT NULL THEN
@@ -1846,19 +1846,7 @@ BEGIN
     -- the documents it indexes: of doc_type (the type their key gives under
     -- the collection's layout) when given; never the lookup documents
     -- beside them
-    type_sql := CASE
-        WHEN doc_type IS NULL THEN 'true'
-        -- a body-typed collection: the body's type field, compared as the
-        -- collection's type_check says (as the trigger compares it)
-        WHEN c.types IS NOT NULL AND c.type_check = 'case_insensitive' THEN
-            format('pg_catalog.lower(docmodel._doc_type(%s, %L::pg_catalog.regclass) COLLATE "C") OPERATOR(pg_catalog.=) pg_catalog.lower(%L COLLATE "C")',
-                docexpr, coll::oid, doc_type)
-        WHEN c.types IS NOT NULL THEN
-            format('docmodel._doc_type(%s, %L::pg_catalog.regclass) OPERATOR(pg_catalog.=) %L::pg_catalog.text',
-                docexpr, coll::oid, doc_type)
-        WHEN c.type_part = 0 THEN pg_catalog.quote_literal(c.doc_type IS NOT DISTINCT FROM doc_type)
-        ELSE format('(pg_catalog.string_to_array(d.id, %L::pg_catalog.text))[%s] OPERATOR(pg_catalog.=) %L::pg_catalog.text',
-            c.delimiter, c.type_part, doc_type) END
+    type_sql := docmodel._type_filter_sql(coll, 'd', doc_type)
         || CASE WHEN lc = coll THEN ' AND NOT pg_catalog.starts_with(d.id, $2 OPERATOR(pg_catalog.||) $3)' ELSE '' END;
     -- the documents there already: one value, one document
     EXECUTE format('SELECT %3$s OPERATOR(pg_catalog.#>>) $1 AS v, (pg_catalog.array_agg(d.id ORDER BY d.id))[1:2] AS keys

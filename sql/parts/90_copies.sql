@@ -39,7 +39,8 @@ COMMENT ON FUNCTION docmodel._copy_add_at(jsonb, text, numeric) IS
  * the key of a document of source; fields (member -> pointer, or array of
  * pointers and strings joined) are copied from it. kind aggregate: each
  * document of coll holds at path the aggregate agg of the documents of
- * source whose references at pointer ref (* allowed) hold its key.
+ * source whose references at pointer ref (* allowed) hold its key;
+ * doc_type (aggregates): only the documents of coll of that type hold it.
  * Written only by _copy_rule_write (catalog.c), which checks the caller
  * owns the collections.
  */
@@ -58,6 +59,7 @@ CREATE TABLE docmodel.copy_rules (
     mode       text NOT NULL DEFAULT 'sync' CHECK (mode OPERATOR(pg_catalog.=) ANY (ARRAY['sync', 'deferred'])
                    AND (mode OPERATOR(pg_catalog.=) 'sync' OR kind OPERATOR(pg_catalog.=) 'copy')),
     created_at timestamptz NOT NULL DEFAULT pg_catalog.now(),
+    doc_type   text CHECK (doc_type OPERATOR(pg_catalog.<>) ''),
     UNIQUE (coll, path)
 );
 COMMENT ON TABLE docmodel.copy_rules IS
@@ -68,10 +70,10 @@ GRANT SELECT ON docmodel.copy_rules TO PUBLIC;
 
 CREATE FUNCTION docmodel._copy_rule_write(op text, coll regclass, path text,
     source regclass, kind text, ref text, fields jsonb, agg text,
-    on_missing text, mode text) RETURNS integer
+    on_missing text, mode text, doc_type text DEFAULT NULL) RETURNS integer
     AS 'MODULE_PATHNAME', 'copy_rule_write'
     LANGUAGE C VOLATILE PARALLEL UNSAFE;
-COMMENT ON FUNCTION docmodel._copy_rule_write(text, regclass, text, regclass, text, text, jsonb, text, text, text) IS
+COMMENT ON FUNCTION docmodel._copy_rule_write(text, regclass, text, regclass, text, text, jsonb, text, text, text, text) IS
     'docmodel internal: record (create) or forget (drop) a copy or aggregate rule, checking the caller owns the collections';
 
 CREATE FUNCTION docmodel._copy_rules_changed() RETURNS trigger
@@ -262,7 +264,7 @@ COMMENT ON FUNCTION docmodel.create_copy(regclass, text, regclass, jsonb, text, 
     'docmodel: keep copies of source documents'' members (fields) in the objects at path of coll''s documents that refer to them (member ref); returns how many documents were filled';
 
 CREATE FUNCTION docmodel.create_aggregate(coll regclass, path text, source_coll regclass,
-    ref_path text, agg text DEFAULT 'count', mode text DEFAULT 'sync')
+    ref_path text, agg text DEFAULT 'count', mode text DEFAULT 'sync', doc_type text DEFAULT NULL)
     RETURNS bigint
 LANGUAGE plpgsql VOLATILE PARALLEL UNSAFE
 SET search_path = pg_catalog, pg_temp
@@ -281,6 +283,9 @@ BEGIN
     END IF;
     PERFORM docmodel.ref_keys('{}', ref_path);
     PERFORM docmodel._aggregate_expr(agg, NULL);
+    IF doc_type IS NOT NULL THEN
+        PERFORM docmodel.key('x', doc_type);   -- a type name as keys take it (22023)
+    END IF;
     IF path OPERATOR(pg_catalog.~) '(^|/)\*(/|$)' THEN
         RAISE EXCEPTION USING ERRCODE = '22023',
             MESSAGE = pg_catalog.format('the path of an aggregate names one member, not "%s"', path);
@@ -306,7 +311,7 @@ BEGIN
         RAISE EXCEPTION USING ERRCODE = '42710',
             MESSAGE = pg_catalog.format('%s already has a rule at %s', coll, path);
     END IF;
-    id := docmodel._copy_rule_write('create', coll, path, source_coll, 'aggregate', ref_path, NULL, agg, NULL, mode);
+    id := docmodel._copy_rule_write('create', coll, path, source_coll, 'aggregate', ref_path, NULL, agg, NULL, mode, doc_type);
     EXECUTE pg_catalog.format('CREATE TRIGGER %I AFTER INSERT OR UPDATE OR DELETE ON %s '
         'FOR EACH ROW EXECUTE FUNCTION docmodel._aggregate_trigger(%L)',
         'docmodel_agg_' OPERATOR(pg_catalog.||) id, docmodel._rel_sql(source_coll), id);
@@ -342,17 +347,17 @@ BEGIN
         'FROM (SELECT a2.id, COALESCE(g.v, (SELECT %5$s FROM %2$s AS b WHERE false)) AS v FROM %1$s AS a2 '
         'LEFT JOIN (SELECT k.k AS id, %5$s AS v FROM %2$s AS b CROSS JOIN LATERAL '
         '(SELECT DISTINCT u.k FROM pg_catalog.unnest(docmodel.ref_keys(b.doc, %4$L)) AS u(k)) AS k '
-        'GROUP BY k.k) AS g ON g.id OPERATOR(pg_catalog.=) a2.id ORDER BY a2.id) AS x '
+        'GROUP BY k.k) AS g ON g.id OPERATOR(pg_catalog.=) a2.id WHERE %6$s ORDER BY a2.id) AS x '
         'WHERE a.id OPERATOR(pg_catalog.=) x.id AND a.doc OPERATOR(pg_catalog.<>) docmodel._copy_put_at(a.doc, %3$L, x.v)',
         docmodel._rel_sql(r.coll), docmodel._rel_sql(r.source), r.path, r.ref,
-        docmodel._aggregate_expr(r.agg, r.source));
+        docmodel._aggregate_expr(r.agg, r.source), docmodel._type_filter_sql(r.coll, 'a2', r.doc_type));
     GET DIAGNOSTICS n = ROW_COUNT;
     RETURN n;
 END
 $$;
 COMMENT ON FUNCTION docmodel.refresh_aggregate(regclass, text) IS
     'docmodel: compute again from scratch the aggregate at path of every document of coll; returns how many documents changed';
-COMMENT ON FUNCTION docmodel.create_aggregate(regclass, text, regclass, text, text, text) IS
+COMMENT ON FUNCTION docmodel.create_aggregate(regclass, text, regclass, text, text, text, text) IS
     'docmodel: keep at path of each document of coll an aggregate (count, keys, sum/min/max:/pointer) of the documents of source_coll referring to it at ref_path; returns how many documents were filled';
 
 -- Forget the rule of coll at path of kind kind: its triggers, its index

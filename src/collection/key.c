@@ -1328,3 +1328,29 @@ key_from_template(PG_FUNCTION_ARGS)
 						   tmpl, buf.len, DOCMODEL_MAX_KEY_BYTES)));
 	PG_RETURN_TEXT_P(cstring_to_text_with_len(buf.data, buf.len));
 }
+
+/* See key.h. */
+bool
+DocmodelDocumentOfType(const DocmodelCollection *cfg, const char *key,
+					   int key_len, Jsonb *doc, const char *type)
+{
+	const char *kt;
+	int ktlen;
+
+	if (DOCMODEL_BODY_TYPED(cfg))
+	{
+		JsonbContainer *mc =
+			doc ? DocmodelFieldContainer(cfg->fs, &doc->root) : NULL;
+		JsonbValue *tv =
+			mc ? DocmodelFieldValue(cfg->fs, mc, DOC_FIELD_TYPE) : NULL;
+
+		return tv != NULL && tv->type == jbvString &&
+			   DocmodelSameType(
+				   cfg->type_check == DOCMODEL_TYPE_CASE_INSENSITIVE
+					   ? DOCMODEL_TYPE_CASE_INSENSITIVE
+					   : DOCMODEL_TYPE_EXACT,
+				   tv->val.string.val, tv->val.string.len, type, strlen(type));
+	}
+	DocmodelKeyType(cfg, key, key_len, &kt, &ktlen);
+	return kt != NULL && ktlen == strlen(type) && memcmp(kt, type, ktlen) == 0;
+}

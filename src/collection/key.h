@@ -35,4 +35,15 @@ extern bool DocmodelCheckKey(const char *key, int len, const char *delim,
 extern void DocmodelKeyType(const DocmodelCollection *cfg, const char *key,
 							int key_len, const char **type, int *type_len);
 
+/*
+ * Whether the document doc of key (key_len bytes) of collection cfg is of
+ * type (NUL-terminated) under its layout: the key's type (DocmodelKeyType),
+ * or in a body-typed collection the body's type field, compared as
+ * type_check says (exactly when off). _type_filter_sql gives the same rule
+ * as SQL.
+ */
+extern bool DocmodelDocumentOfType(const DocmodelCollection *cfg,
+								   const char *key, int key_len, Jsonb *doc,
+								   const char *type);
+
 #endif /* DOCMODEL_KEY_H */

@@ -56,6 +56,7 @@
 #include "collection/config.h"
 #include "collection/layout.h"
 #include "copy/copy.h"
+#include "collection/key.h"
 #include "copy/rules.h"
 #include "json/pointer.h"
 #include "json/tree.h"
@@ -1165,7 +1166,11 @@ AggregateOfNew(TriggerData *td)
 	bool isnull;
 	Datum v;
 
-	if (doc == NULL || key == NULL)
+	/* a document of another type than the rule's holds no aggregate */
+	if (doc == NULL || key == NULL ||
+		(e->doc_type != NULL &&
+		 !DocmodelDocumentOfType(DocmodelCollectionOf(e->coll), key,
+								 strlen(key), doc, e->doc_type)))
 	{
 		SPI_finish();
 		return PointerGetDatum(newt);

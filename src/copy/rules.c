@@ -373,7 +373,25 @@ PrepareAggregate(RulePlans *e, TriggerData *td, const char *coll,
 {
 	Oid t[1] = {TEXTOID};
 	const char *value;
+	const char *of_type = "";
 
+	if (e->doc_type != NULL)
+	{
+		Oid ft[2] = {REGCLASSOID, TEXTOID};
+		Datum fv[2] = {ObjectIdGetDatum(e->coll),
+					   CStringGetTextDatum(e->doc_type)};
+
+		/* the documents of its type alone hold the aggregate */
+		if (SPI_execute_with_args("SELECT ' AND ' OPERATOR(pg_catalog.||) "
+								  "docmodel._type_filter_sql($1, 'a', $2)",
+								  2, ft, fv, NULL, true, 1) != SPI_OK_SELECT ||
+			SPI_processed != 1)
+			ereport(ERROR, (errcode(ERRCODE_INTERNAL_ERROR),
+							errmsg("making an aggregate's type test failed")));
+		of_type = MemoryContextStrdup(
+			CurrentMemoryContext,
+			SPI_getvalue(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 1));
+	}
 	{
 		Oid at[2] = {TEXTOID, REGCLASSOID};
 		Datum av[2] = {CStringGetTextDatum(e->agg),
@@ -404,8 +422,8 @@ PrepareAggregate(RulePlans *e, TriggerData *td, const char *coll,
 			e, 3,
 			psprintf("UPDATE %s AS a SET doc = docmodel._copy_add_at("
 					 "a.doc, %s, $2) WHERE a.id OPERATOR(pg_catalog.=) "
-					 "$1",
-					 coll, quote_literal_cstr(e->path)),
+					 "$1%s",
+					 coll, quote_literal_cstr(e->path), of_type),
 			2, t2);
 	}
 	RuleKeepPlan(
@@ -417,8 +435,8 @@ PrepareAggregate(RulePlans *e, TriggerData *td, const char *coll,
 		1, t);
 	RuleKeepPlan(e, 0,
 				 psprintf("SELECT FROM %s AS a WHERE a.id "
-						  "OPERATOR(pg_catalog.=) $1 FOR NO KEY UPDATE",
-						  coll),
+						  "OPERATOR(pg_catalog.=) $1%s FOR NO KEY UPDATE",
+						  coll, of_type),
 				 1, t);
 	RuleKeepPlan(e, 1,
 				 psprintf("UPDATE %s AS a SET doc = docmodel._copy_put_at("
@@ -426,11 +444,11 @@ PrepareAggregate(RulePlans *e, TriggerData *td, const char *coll,
 						  "WHERE docmodel.ref_keys(b.doc, %s) "
 						  "OPERATOR(pg_catalog.@>) "
 						  "ARRAY[$1]::pg_catalog.text[]) AS v "
-						  "WHERE a.id OPERATOR(pg_catalog.=) $1 AND "
+						  "WHERE a.id OPERATOR(pg_catalog.=) $1%s AND "
 						  "a.doc OPERATOR(pg_catalog.<>) "
 						  "docmodel._copy_put_at(a.doc, %s, v.v)",
 						  coll, quote_literal_cstr(e->path), value, src,
-						  quote_literal_cstr(e->refpath),
+						  quote_literal_cstr(e->refpath), of_type,
 						  quote_literal_cstr(e->path)),
 				 1, t);
 }
@@ -451,6 +469,7 @@ ReadRuleMembers(RulePlans *e, HeapTuple tup, TupleDesc desc)
 		e->fields = isnull ? NULL : DatumGetJsonbPCopy(f);
 	}
 	e->agg = TopString(SPI_getvalue(tup, desc, 7));
+	e->doc_type = TopString(SPI_getvalue(tup, desc, 10));
 	{
 		char *m = SPI_getvalue(tup, desc, 8);
 
@@ -504,7 +523,7 @@ LoadRule(RulePlans *e, int32 id, char kind, TriggerData *td)
 	args[0] = Int32GetDatum(id);
 	if (SPI_execute_with_args(
 			"SELECT r.kind, r.coll::pg_catalog.oid, r.source::pg_catalog.oid, "
-			"r.path, r.ref, r.fields, r.agg, r.on_missing, r.mode "
+			"r.path, r.ref, r.fields, r.agg, r.on_missing, r.mode, r.doc_type "
 			"FROM docmodel.copy_rules AS r "
 			"WHERE r.id OPERATOR(pg_catalog.=) $1",
 			1, types, args, NULL, true, 1) != SPI_OK_SELECT)

@@ -31,6 +31,8 @@ typedef struct RulePlans
 	char *agg_ptr;  /* aggregate: its pointer, or NULL */
 	int on_missing; /* copy: 0 keep, 1 null, 2 remove, 3 refuse */
 	bool deferred;  /* copy: mode deferred (its writes are queued) */
+	char *doc_type; /* aggregate: only documents of this type hold it, or
+					 * NULL */
 	bool stamps;    /* the fields or the aggregate's pointer read stamps a
 					 * meta_style 'columns' source keeps in columns: its
 					 * documents are read with them merged */

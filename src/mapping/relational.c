@@ -633,54 +633,22 @@ LookupTake(TriggerPlans *e, Datum *args, const char *type, const char *delim,
 
 /*
  * Whether row t (document doc) of collection rel is one lookup a indexes: of
- * its doc_type (any when it has none) under the collection's layout: the
- * type its key gives, or, in a body-typed collection, its body's type field
- * (compared as the collection's type_check says).
+ * its doc_type (any when it has none) under the collection's layout.
  */
 static bool
 LookupIndexes(Relation rel, const LookupArgs *a, HeapTuple t, Jsonb *doc)
 {
-	DocmodelCollection *cfg;
-	const char *kt;
-	int ktlen;
 	bool isnull;
 	char *key;
 
 	if (a->doc_type == NULL)
 		return true;
-	cfg = DocmodelCollectionOf(RelationGetRelid(rel));
-	if (DOCMODEL_BODY_TYPED(cfg))
-	{
-		JsonbContainer *mc = DocmodelFieldContainer(cfg->fs, &doc->root);
-		JsonbValue *tv =
-			mc ? DocmodelFieldValue(cfg->fs, mc, DOC_FIELD_TYPE) : NULL;
-
-		/* type_check off (any type allowed) still tells types apart */
-		return tv != NULL && tv->type == jbvString &&
-			   DocmodelSameType(cfg->type_check ==
-										DOCMODEL_TYPE_CASE_INSENSITIVE
-									? DOCMODEL_TYPE_CASE_INSENSITIVE
-									: DOCMODEL_TYPE_EXACT,
-								tv->val.string.val, tv->val.string.len,
-								a->doc_type, strlen(a->doc_type));
-	}
 	key = TextDatumGetCString(
 		heap_getattr(t, DOCMODEL_COLL_ATT_ID, RelationGetDescr(rel), &isnull));
-	DocmodelKeyType(cfg, key, strlen(key), &kt, &ktlen);
-	return ktlen == strlen(a->doc_type) && memcmp(kt, a->doc_type, ktlen) == 0;
+	return DocmodelDocumentOfType(DocmodelCollectionOf(RelationGetRelid(rel)),
+								  key, strlen(key), doc, a->doc_type);
 }
 
-/*
- * _lookup_trigger(lookup_type, path, delimiter, lookup collection, type):
- * the AFTER ... FOR EACH ROW trigger of a lookup on a collection. A
- * document's value at path (of a document of the type, when one is given)
- * has the lookup document <lookup_type><delimiter><value> -> {"ref": key}
- * in the lookup collection: written when the value appears, deleted when
- * it goes, moved when it changes; a value another document holds is
- * 23505. When the lookup documents live beside the documents, they
- * themselves (their key starts with the lookup type and delimiter) are
- * left alone.
- */
 Datum
 mapping_lookup_trigger(PG_FUNCTION_ARGS)
 {
