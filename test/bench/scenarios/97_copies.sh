@@ -4,7 +4,8 @@
 # rewritten), a book insert that keeps its author's count against the insert alone, and a
 # deferred rule draining 100,000 queued copies (1,000 authors renamed, 100 books each) with
 # apply_copies against the hand-written batch UPDATE ... jsonb_set ... FROM the authors through
-# the same index (both through the collection trigger; each round renames them all first).
+# the same index (both through the collection trigger; each round renames them all first); and
+# an aggregate's fill on beer-sample's one-bucket shape against the hand-written GROUP BY.
 
 "${PSQL[@]}" >/dev/null <<'SQL'
 SET client_min_messages = warning;
@@ -63,7 +64,39 @@ PGBENCH_ARGS="-M prepared" bench_tps "copies: book insert counted vs alone" 0.6 
 	"$bench_dir/agg.sql" "$bench_dir/plain.sql" 4 8
 
 rm -rf "$bench_dir"
+
+# An aggregate's fill on beer-sample's one-bucket shape (1,412 breweries and 5,891 beers in one
+# collection typed from the body, each beer naming its brewery): refresh_aggregate of the
+# breweries' beer counts (doc_type brewery) against the hand-written GROUP BY update of a
+# second bucket through the same collection trigger; each round first takes the counts away.
 "${PSQL[@]}" >/dev/null <<'SQL'
 SET client_min_messages = warning;
-SELECT docmodel.drop_collection(c::regclass) FROM unnest('{bench_cbook,bench_cauth,bench_hauth,bench_hbook,bench_abook,bench_aauth,bench_pbook,bench_dbook,bench_dauth}'::text[]) c;
+SELECT docmodel.drop_collection(c::regclass) FROM unnest('{bench_bucket,bench_hbucket}'::text[]) c
+WHERE to_regclass(c) IS NOT NULL;
+SELECT docmodel.create_collection(c, type_part => 0, delimiter => '-', types => ARRAY['beer', 'brewery'],
+    fields => '{"type": "type"}') FROM unnest('{bench_bucket,bench_hbucket}'::text[]) c;
+INSERT INTO bench_bucket (id, doc) SELECT 'brewery_' || i, jsonb_build_object('type', 'brewery', 'name', 'Brewery ' || i)
+FROM generate_series(1, 1412) i;
+INSERT INTO bench_bucket (id, doc) SELECT 'brewery_' || (i % 1412 + 1) || '-beer_' || i,
+    jsonb_build_object('type', 'beer', 'name', 'Beer ' || i, 'brewery_id', 'brewery_' || (i % 1412 + 1), 'abv', i % 12)
+FROM generate_series(1, 5891) i;
+INSERT INTO bench_hbucket (id, doc) SELECT id, doc FROM bench_bucket;
+SELECT docmodel.create_aggregate('bench_bucket', '/beer_count', 'bench_bucket', '/brewery_id', 'count', doc_type => 'brewery');
+CREATE INDEX ON bench_hbucket USING gin (docmodel.ref_keys(doc, '/brewery_id')) WITH (fastupdate = off);
+VACUUM ANALYZE bench_bucket, bench_hbucket;
+SQL
+copies_uncount() {
+	"${PSQL[@]}" >/dev/null -c "UPDATE bench_bucket SET doc = doc - 'beer_count' WHERE doc ? 'beer_count'" \
+		-c "UPDATE bench_hbucket SET doc = doc - 'beer_count' WHERE doc ? 'beer_count'" \
+		-c "VACUUM bench_bucket, bench_hbucket"
+}
+BENCH_RESET=copies_uncount bench_sql "aggregates: fill, 1,412 breweries' beer counts" 2.0 \
+	"SELECT docmodel.refresh_aggregate('bench_bucket', '/beer_count')" \
+	"UPDATE bench_hbucket h SET doc = jsonb_set(h.doc, '{beer_count}', to_jsonb(g.n))
+	 FROM (SELECT doc->>'brewery_id' AS id, count(*) AS n FROM bench_hbucket WHERE doc ? 'brewery_id' GROUP BY 1) g
+	 WHERE h.id = g.id"
+
+"${PSQL[@]}" >/dev/null <<'SQL'
+SET client_min_messages = warning;
+SELECT docmodel.drop_collection(c::regclass) FROM unnest('{bench_cbook,bench_cauth,bench_hauth,bench_hbook,bench_abook,bench_aauth,bench_pbook,bench_dbook,bench_dauth,bench_bucket,bench_hbucket}'::text[]) c;
 SQL
