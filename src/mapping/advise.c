@@ -45,6 +45,44 @@ PG_FUNCTION_INFO_V1(mapping_advise);
 #define TOAST_LIMIT 2000  /* a document past this is compressed and moved */
 #define MAX_VERSIONS 16
 
+/*
+ * Whether name (a path token as advise prints it: "~1" for "/", "~0" for
+ * "~") is an identifier N1QL reads without backticks: [A-Za-z_][A-Za-z0-9_]*.
+ */
+static bool
+N1qlIdentifier(const char *name)
+{
+	const char *p = name;
+
+	if (*p == '\0' || (*p >= '0' && *p <= '9'))
+		return false;
+	for (; *p; p++)
+		if (!((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') ||
+			  (*p >= '0' && *p <= '9') || *p == '_'))
+			return false;
+	return true;
+}
+
+/* name with every character N1QL would need quoted as _ (region-number:
+ * region_number), and _ first when it starts with a digit. */
+static char *
+N1qlSuggestion(const char *name)
+{
+	StringInfoData b;
+	const char *p;
+
+	initStringInfo(&b);
+	if (*name >= '0' && *name <= '9')
+		appendStringInfoChar(&b, '_');
+	for (p = name; *p; p++)
+		appendStringInfoChar(&b, ((*p >= 'a' && *p <= 'z') ||
+								  (*p >= 'A' && *p <= 'Z') ||
+								  (*p >= '0' && *p <= '9'))
+									 ? *p
+									 : '_');
+	return b.data;
+}
+
 /* N1QL's reserved words (Couchbase Server 7) that documents use as names. */
 static const char *const Reserved[] = {
 	"all",      "alter",       "analyze",    "and",          "any",
@@ -505,6 +543,15 @@ PathFindings(ReturnSetInfo *rsinfo, AdviseCx *cx, PathStat *s, double scale)
 					0, scale);
 				break;
 			}
+		if (strcmp(leaf, "/*") != 0 && !N1qlIdentifier(leaf + 1))
+			AdviseEmit(rsinfo, "quoted_name", "info", s->path,
+					   psprintf("\"%s\" is no N1QL identifier (letters, "
+								"digits and _, not first a digit): every "
+								"query naming it must quote it in "
+								"backticks; a name such as \"%s\" needs "
+								"none (a migration step move renames it)",
+								leaf + 1, N1qlSuggestion(leaf + 1)),
+					   0, scale);
 	}
 	if (s->key_copies > 0)
 		AdviseEmit(rsinfo, "key_in_body", "info", s->path,

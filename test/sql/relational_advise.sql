@@ -40,6 +40,11 @@ SELECT docmodel.create_collection('loose', 'user', type_check => 'off') IS NOT N
 INSERT INTO loose (id, doc) VALUES ('user::1', '{"_type": "admin"}'), ('user::2', '{}');
 SELECT "check", detail FROM docmodel.advise('loose');
 
+-- names N1QL must quote: the guides' region-number and sub-region
+SELECT docmodel.create_collection('quoted') IS NOT NULL AS quoted;
+INSERT INTO quoted (id, doc) VALUES ('c::1', '{"region-number": 1, "sub-region": "x", "2nd": true, "plain_name": 1, "dotted.name": 2}');
+SELECT "check", severity, path, detail FROM docmodel.advise('quoted') WHERE "check" = 'quoted_name' ORDER BY path;
+
 -- errors
 SELECT pg_temp.try($$SELECT * FROM docmodel.advise('waste', 0)$$);
 CREATE TABLE plain_t (id text);
@@ -52,5 +57,5 @@ RESET ROLE;
 REVOKE ALL ON SCHEMA docmodel FROM advise_other;
 DROP ROLE advise_other;
 -- leave no collection behind for the tests after this one
-SELECT docmodel.drop_collection(c) FROM unnest('{tidy,waste,loose}'::regclass[]) c;
+SELECT docmodel.drop_collection(c) FROM unnest('{tidy,waste,loose,quoted}'::regclass[]) c;
 DROP TABLE plain_t;
