@@ -18,7 +18,7 @@ chmod 755 "$tmp"
 # regression tests' scripts too: a TAP test may run one, then look at what it made).
 mkdir -p "$tmp/test/t" "$tmp/test/sql"
 cp test/t/*.pl "$tmp/test/t/"
-cp test/sql/*.sql "$tmp/test/sql/"
+cp -r test/sql/. "$tmp/test/sql/"
 run=()
 if [ "$(id -u)" -eq 0 ]; then
 	chown -R postgres "$tmp"

@@ -202,6 +202,25 @@ $$;
 COMMENT ON FUNCTION docmodel._copy_check(regclass, text, regclass, text) IS
     'docmodel internal: the checks create_copy and create_aggregate share';
 
+-- Whether the rules of kind already carry what is written to collection
+-- src into collection dst, directly or through other collections (a rule
+-- writes its coll from its source): a new rule from dst into src would
+-- close a cycle.
+CREATE FUNCTION docmodel._rules_flow(kind text, src regclass, dst regclass) RETURNS boolean
+LANGUAGE sql STABLE PARALLEL SAFE
+SET search_path = pg_catalog, pg_temp
+AS $$
+    WITH RECURSIVE down(rel) AS (
+        SELECT r.coll FROM docmodel.copy_rules r
+        WHERE r.kind OPERATOR(pg_catalog.=) $1 AND r.source OPERATOR(pg_catalog.=) $2
+        UNION
+        SELECT r.coll FROM docmodel.copy_rules r JOIN down ON r.source OPERATOR(pg_catalog.=) down.rel
+        WHERE r.kind OPERATOR(pg_catalog.=) $1)
+    SELECT EXISTS (SELECT FROM down WHERE down.rel OPERATOR(pg_catalog.=) $3)
+$$;
+COMMENT ON FUNCTION docmodel._rules_flow(text, regclass, regclass) IS
+    'docmodel internal: whether the rules of a kind carry writes of one collection into another, through others or not';
+
 CREATE FUNCTION docmodel.create_copy(coll regclass, path text, source_coll regclass, fields jsonb,
     ref text DEFAULT 'id', on_missing text DEFAULT 'keep', mode text DEFAULT 'sync')
     RETURNS bigint
@@ -225,14 +244,7 @@ BEGIN
     END IF;
     -- a copy of itself, or of a collection that copies from it (through
     -- others), would never settle
-    IF coll OPERATOR(pg_catalog.=) source_coll OR EXISTS (
-        WITH RECURSIVE up(rel) AS (
-            SELECT r.source FROM docmodel.copy_rules r
-            WHERE r.kind OPERATOR(pg_catalog.=) 'copy' AND r.coll OPERATOR(pg_catalog.=) source_coll
-            UNION
-            SELECT r.source FROM docmodel.copy_rules r JOIN up ON r.coll OPERATOR(pg_catalog.=) up.rel
-            WHERE r.kind OPERATOR(pg_catalog.=) 'copy')
-        SELECT FROM up WHERE up.rel OPERATOR(pg_catalog.=) coll) THEN
+    IF coll OPERATOR(pg_catalog.=) source_coll OR docmodel._rules_flow('copy', coll, source_coll) THEN
         RAISE EXCEPTION USING ERRCODE = '22023',
             MESSAGE = pg_catalog.format('copies of %s into %s would form a cycle', source_coll, coll),
             DETAIL = pg_catalog.format('%s already copies from %s, directly or through other collections.', source_coll, coll);
@@ -294,14 +306,7 @@ BEGIN
     -- other collections, the source would never settle (a sum of _ver
     -- changes every time it is written); a collection aggregating itself
     -- (a tree counting its children) is allowed
-    IF coll OPERATOR(pg_catalog.<>) source_coll AND EXISTS (
-        WITH RECURSIVE down(rel) AS (
-            SELECT r.coll FROM docmodel.copy_rules r
-            WHERE r.kind OPERATOR(pg_catalog.=) 'aggregate' AND r.source OPERATOR(pg_catalog.=) create_aggregate.coll
-            UNION
-            SELECT r.coll FROM docmodel.copy_rules r JOIN down ON r.source OPERATOR(pg_catalog.=) down.rel
-            WHERE r.kind OPERATOR(pg_catalog.=) 'aggregate')
-        SELECT FROM down WHERE down.rel OPERATOR(pg_catalog.=) source_coll) THEN
+    IF coll OPERATOR(pg_catalog.<>) source_coll AND docmodel._rules_flow('aggregate', coll, source_coll) THEN
         RAISE EXCEPTION USING ERRCODE = '22023',
             MESSAGE = pg_catalog.format('aggregates of %s into %s would form a cycle', source_coll, coll),
             DETAIL = pg_catalog.format('%s already aggregates %s, directly or through other collections.', source_coll, coll);

@@ -1,15 +1,9 @@
 -- What copy and aggregate rules refuse when declared, and what a deferred
 -- rule queues: aggregates that would feed each other forever, a collection
 -- recorded as its own documents view, and source writes that change no copy.
+\i test/sql/include/try.sql
 SET client_min_messages = warning;
 \set VERBOSITY sqlstate
-CREATE FUNCTION pg_temp.try(q text) RETURNS text LANGUAGE plpgsql AS $$
-BEGIN
-    EXECUTE q;
-    RETURN 'ok';
-EXCEPTION WHEN OTHERS THEN
-    RETURN SQLSTATE || ': ' || SQLERRM;
-END $$;
 SELECT docmodel.create_collection('cr_a') IS NOT NULL, docmodel.create_collection('cr_b') IS NOT NULL,
        docmodel.create_collection('cr_c') IS NOT NULL;
 INSERT INTO cr_a VALUES ('a1', '{"b": "b1", "c": "c1"}');

@@ -7,15 +7,9 @@
 -- unchanged. NaN and Infinity are refused (22003) where they would be a
 -- number, and become the strings to_jsonb makes of them where a column is
 -- mapped. TAP test 053_values_dump dumps and restores what this test made.
+\i test/sql/include/try.sql
 SET client_min_messages = warning;
 \set VERBOSITY sqlstate
-CREATE FUNCTION pg_temp.try(q text) RETURNS text LANGUAGE plpgsql AS $$
-BEGIN
-    EXECUTE q;
-    RETURN 'ok';
-EXCEPTION WHEN OTHERS THEN
-    RETURN SQLSTATE || ': ' || SQLERRM;
-END $$;
 -- the copies' and aggregates' increments: a non-finite number is refused
 CREATE TABLE rt_plain (id text PRIMARY KEY, doc jsonb);
 SELECT pg_temp.try($$INSERT INTO rt_plain VALUES ('nan', docmodel._copy_add_at('{"a": 1}', '/a', 'NaN'))$$);
