@@ -974,13 +974,9 @@ CounterIdNameIn(FunctionCallInfo fcinfo, char **prefix)
 			 errhint("Give the type of the documents the keys are for.")));
 	if (DOCMODEL_BODY_TYPED(cfg)
 			? !DocmodelTypeAllowed(cfg, doc_type, strlen(doc_type))
-			: (cfg->has_doc_type && cfg->type_check != DOCMODEL_TYPE_OFF &&
-			   (strlen(doc_type) != (size_t) cfg->doc_type_len ||
-				(cfg->type_check == DOCMODEL_TYPE_EXACT &&
-				 memcmp(doc_type, cfg->doc_type, cfg->doc_type_len) != 0) ||
-				(cfg->type_check == DOCMODEL_TYPE_CASE_INSENSITIVE &&
-				 pg_strncasecmp(doc_type, cfg->doc_type, cfg->doc_type_len) !=
-					 0))))
+			: (cfg->has_doc_type &&
+			   !DocmodelSameType(cfg->type_check, doc_type, strlen(doc_type),
+								 cfg->doc_type, cfg->doc_type_len)))
 		ereport(ERROR,
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
 				 errmsg("document type \"%s\" is not a type of collection "
