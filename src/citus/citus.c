@@ -62,7 +62,7 @@ static bool LocalGroupKnown = false;
  * A C function of Citus's library, or 42883 naming it. Citus built against
  * PostgreSQL 16 or later with PGXS's default hidden symbol visibility
  * exports its SQL functions only (scripts/citus.sh builds it with default
- * visibility; see README, "Scale-out").
+ * visibility; see doc/scale-out.md).
  */
 static void *
 CitusFunction(const char *name)

@@ -189,7 +189,7 @@ SubdocBadSpec(const SubdocCall *call, int i, const char *op, int sqlstate,
 	ereport(ERROR, (errcode(sqlstate),
 					errmsg("%s spec %d (%s) of document \"%s\": %s",
 						   SubdocFn(call), i, op, call->key, msg),
-					errdetail("%s: see README, \"Sub-documents\".", name)));
+					errdetail("%s: see doc/subdoc.md, \"Sub-documents\".", name)));
 }
 
 /*
@@ -206,7 +206,7 @@ SubdocDefer(SubdocCall *call, int i, int sqlstate, const char *name, char *msg)
 		return;
 	s->bad = palloc(sizeof(SubdocMiss));
 	SubdocSetMiss(s->bad, sqlstate, name, msg,
-				  pstrdup("see README, \"Sub-documents\"."));
+				  pstrdup("see doc/subdoc.md, \"Sub-documents\"."));
 }
 
 /*

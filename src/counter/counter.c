@@ -1228,7 +1228,7 @@ typedef struct CounterKeysState
 /*
  * The most keys counter_keys returns: past it a counter's range is refused
  * (54000) rather than streamed to a client that collects it (get_multi's
- * ARRAY(SELECT ...)). See README, "Counters".
+ * ARRAY(SELECT ...)). See doc/counters.md.
  */
 #define COUNTER_KEYS_MAX 1000000
 

@@ -622,7 +622,7 @@ DocFindings(ReturnSetInfo *rsinfo, AdviseCx *cx, double scale)
 
 /*
  * advise(coll, sample) -> TABLE(check, severity, path, detail, bytes_saved):
- * see README, "From tables to documents".
+ * see doc/mappings.md.
  */
 Datum
 mapping_advise(PG_FUNCTION_ARGS)

@@ -265,7 +265,7 @@ DropDefaults(JsonbValue *root, JsonbValue *defaults)
 	}
 }
 
-/* compact(doc, options): see README, "From tables to documents". */
+/* compact(doc, options): see doc/mappings.md. */
 Datum
 mapping_compact(PG_FUNCTION_ARGS)
 {
