@@ -186,10 +186,11 @@ SubdocBadSpec(const SubdocCall *call, int i, const char *op, int sqlstate,
 						errdetail("%s: %s", name,
 								  "Specs look like {\"op\": \"get\", "
 								  "\"path\": \"a.b[0]\"}.")));
-	ereport(ERROR, (errcode(sqlstate),
-					errmsg("%s spec %d (%s) of document \"%s\": %s",
-						   SubdocFn(call), i, op, call->key, msg),
-					errdetail("%s: see doc/subdoc.md, \"Sub-documents\".", name)));
+	ereport(ERROR,
+			(errcode(sqlstate),
+			 errmsg("%s spec %d (%s) of document \"%s\": %s", SubdocFn(call), i,
+					op, call->key, msg),
+			 errdetail("%s: see doc/subdoc.md, \"Sub-documents\".", name)));
 }
 
 /*

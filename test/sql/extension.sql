@@ -8,7 +8,7 @@ FROM pg_proc p
 JOIN pg_depend d ON d.classid = 'pg_proc'::regclass AND d.objid = p.oid AND d.deptype = 'e'
 JOIN pg_extension e ON e.oid = d.refobjid AND e.extname = 'docmodel'
 WHERE obj_description(p.oid, 'pg_proc') IS NULL
-ORDER BY 1::text;
+ORDER BY p.oid::regprocedure::text;
 -- Moving it is refused.
 CREATE SCHEMA elsewhere;
 ALTER EXTENSION docmodel SET SCHEMA elsewhere;

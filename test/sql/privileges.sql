@@ -59,7 +59,7 @@ SELECT pg_temp.try($$SELECT docmodel._config_set_revisions('dm_priv.b_docs', 5, 
 SELECT docmodel.set_revisions('dm_priv.b_docs', 3) AS b_history;
 RESET ROLE;
 SELECT collection, revisions, revisions_table FROM docmodel.collections
-WHERE collection::text LIKE 'dm_priv.%' ORDER BY 1::text;
+WHERE collection::text LIKE 'dm_priv.%' ORDER BY collection::text;
 SET ROLE regress_dm_alice;
 SELECT docmodel.upsert('dm_priv.a_users', 'acct::1', '{"name": "Ann C", "_schema": "1"}') > 0 AS written;
 SELECT ver, op, doc->>'name' AS name FROM docmodel.revisions('dm_priv.a_users', 'acct::1');
