@@ -121,10 +121,14 @@ sub crash_round
 			SELECT pid FROM pg_stat_activity WHERE backend_type = '$type' AND pid <> pg_backend_pid()
 			  AND (backend_type <> 'client backend' OR query LIKE '%accounts%' OR query LIKE '%orders%')
 			ORDER BY random() LIMIT 1});
-		ok($pid ne '', "round $round: a $type to kill");
-		kill 'KILL', $pid;
-		# every backend is ended and the server restarts
-		$node->poll_query_until('postgres', 'SELECT true') or die 'no restart';
+		ok($pid =~ /^[1-9]\d*$/, "round $round: a $type to kill");
+		# (never a kill of pid 0, this test's own process group)
+		kill 'KILL', $pid if $pid =~ /^[1-9]\d*$/;
+		# every backend is ended (the clients with them) and the server
+		# restarts
+		eval { $h[$_]->finish; } for 1 .. $nclients;
+		$node->poll_query_until('postgres', "SELECT count(*) = 0 FROM pg_stat_activity WHERE pid = $pid")
+		  or die 'no restart';
 	}
 	eval { $h[$_]->finish; } for 1 .. $nclients;
 
