@@ -669,10 +669,10 @@ CheckRulesForColumns(Oid relid)
 Datum
 copy_rule_write(PG_FUNCTION_ARGS)
 {
-	Oid types[10] = {OIDOID,   TEXTOID, OIDOID,  TEXTOID, TEXTOID,
-					 JSONBOID, TEXTOID, TEXTOID, TEXTOID, TEXTOID};
-	Datum values[11];
-	char nulls[11];
+	Oid types[11] = {OIDOID,  TEXTOID, OIDOID,  TEXTOID, TEXTOID, JSONBOID,
+					 TEXTOID, TEXTOID, TEXTOID, TEXTOID, JSONBOID};
+	Datum values[12];
+	char nulls[12];
 	char *op;
 	Datum id = (Datum) 0;
 	bool isnull = true;
@@ -682,13 +682,13 @@ copy_rule_write(PG_FUNCTION_ARGS)
 	DocmodelRequireArg(fcinfo, 1, "coll");
 	DocmodelRequireArg(fcinfo, 2, "path");
 	op = text_to_cstring(PG_GETARG_TEXT_PP(0));
-	TakeArgs(fcinfo, PG_NARGS() >= 11 ? 11 : 10, values, nulls);
-	if (PG_NARGS() < 11)
+	TakeArgs(fcinfo, Min(PG_NARGS(), 12), values, nulls);
+	for (i = PG_NARGS(); i < 12; i++)
 	{
-		values[10] = (Datum) 0;
-		nulls[10] = 'n';
+		values[i] = (Datum) 0;
+		nulls[i] = 'n';
 	}
-	for (i = 0; i < 10; i++)
+	for (i = 0; i < 11; i++)
 	{
 		values[i] = values[i + 1];
 		nulls[i] = nulls[i + 1];
@@ -702,10 +702,10 @@ copy_rule_write(PG_FUNCTION_ARGS)
 		DocmodelExecAsOwner(
 			"copy_rules",
 			"INSERT INTO docmodel.copy_rules (coll, path, source, kind, ref, "
-			"fields, agg, on_missing, mode, doc_type) VALUES "
+			"fields, agg, on_missing, mode, doc_type, frozen_when) VALUES "
 			"($1::pg_catalog.regclass, $2, $3::pg_catalog.regclass, $4, $5, "
-			"$6, $7, $8, $9, $10) RETURNING id",
-			10, types, values, nulls, &id, &isnull);
+			"$6, $7, $8, $9, $10, $11) RETURNING id",
+			11, types, values, nulls, &id, &isnull);
 	}
 	else if (strcmp(op, "drop") == 0)
 	{

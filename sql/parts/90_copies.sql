@@ -40,7 +40,9 @@ COMMENT ON FUNCTION docmodel._copy_add_at(jsonb, text, numeric) IS
  * pointers and strings joined) are copied from it. kind aggregate: each
  * document of coll holds at path the aggregate agg of the documents of
  * source whose references at pointer ref (* allowed) hold its key;
- * doc_type (aggregates): only the documents of coll of that type hold it.
+ * doc_type (aggregates): only the documents of coll of that type hold it;
+ * frozen_when (copies): a document whose value at one of its pointers is
+ * one of the values listed keeps the copies it holds.
  * Written only by _copy_rule_write (catalog.c), which checks the caller
  * owns the collections.
  */
@@ -60,6 +62,7 @@ CREATE TABLE docmodel.copy_rules (
                    AND (mode OPERATOR(pg_catalog.=) 'sync' OR kind OPERATOR(pg_catalog.=) 'copy')),
     created_at timestamptz NOT NULL DEFAULT pg_catalog.now(),
     doc_type   text CHECK (doc_type OPERATOR(pg_catalog.<>) ''),
+    frozen_when jsonb CHECK (pg_catalog.jsonb_typeof(frozen_when) OPERATOR(pg_catalog.=) 'object'),
     UNIQUE (coll, path)
 );
 COMMENT ON TABLE docmodel.copy_rules IS
@@ -70,10 +73,10 @@ GRANT SELECT ON docmodel.copy_rules TO PUBLIC;
 
 CREATE FUNCTION docmodel._copy_rule_write(op text, coll regclass, path text,
     source regclass, kind text, ref text, fields jsonb, agg text,
-    on_missing text, mode text, doc_type text DEFAULT NULL) RETURNS integer
+    on_missing text, mode text, doc_type text DEFAULT NULL, frozen_when jsonb DEFAULT NULL) RETURNS integer
     AS 'MODULE_PATHNAME', 'copy_rule_write'
     LANGUAGE C VOLATILE PARALLEL UNSAFE;
-COMMENT ON FUNCTION docmodel._copy_rule_write(text, regclass, text, regclass, text, text, jsonb, text, text, text, text) IS
+COMMENT ON FUNCTION docmodel._copy_rule_write(text, regclass, text, regclass, text, text, jsonb, text, text, text, text, jsonb) IS
     'docmodel internal: record (create) or forget (drop) a copy or aggregate rule, checking the caller owns the collections';
 
 CREATE FUNCTION docmodel._copy_rules_changed() RETURNS trigger
@@ -104,6 +107,19 @@ COMMENT ON FUNCTION docmodel._aggregate_trigger() IS
 -- of collection source: a pointer reads the document as every style shows
 -- it (_document_sql: with its stamps for meta_style 'columns'); a NULL
 -- source reads the bodies (b.doc).
+-- The member names and indexes of a JSON Pointer ('/a/b~1c' -> {a,b/c}),
+-- as #> and #>> take them.
+CREATE FUNCTION docmodel._pointer_tokens(ptr text) RETURNS text[]
+LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE
+SET search_path = pg_catalog, pg_temp
+AS $$
+    SELECT ARRAY(SELECT pg_catalog.replace(pg_catalog.replace(t.t, '~1', '/'), '~0', '~')
+        FROM pg_catalog.unnest(pg_catalog.string_to_array(pg_catalog.substr($1, 2), '/')) WITH ORDINALITY AS t(t, n)
+        ORDER BY t.n)
+$$;
+COMMENT ON FUNCTION docmodel._pointer_tokens(text) IS
+    'docmodel internal: the tokens of a JSON Pointer, as #> and #>> take a path';
+
 CREATE FUNCTION docmodel._aggregate_expr(agg text, source regclass) RETURNS text
 LANGUAGE plpgsql STABLE PARALLEL SAFE
 SET search_path = pg_catalog, pg_temp
@@ -122,9 +138,7 @@ BEGIN
         PERFORM docmodel.ref_keys('{}', ptr);
         num := pg_catalog.format('CASE WHEN pg_catalog.jsonb_typeof(%2$s OPERATOR(pg_catalog.#>) %1$L::pg_catalog.text[]) '
             'OPERATOR(pg_catalog.=) ''number'' THEN (%2$s OPERATOR(pg_catalog.#>>) %1$L::pg_catalog.text[])::pg_catalog.numeric END',
-            ARRAY(SELECT pg_catalog.replace(pg_catalog.replace(t.t, '~1', '/'), '~0', '~')
-                  FROM pg_catalog.unnest(pg_catalog.string_to_array(pg_catalog.substr(ptr, 2), '/')) WITH ORDINALITY AS t(t, n)
-                  ORDER BY t.n)::text, doc);
+            docmodel._pointer_tokens(ptr)::text, doc);
         IF pg_catalog.left(agg, 3) OPERATOR(pg_catalog.=) 'sum' THEN
             RETURN pg_catalog.format('pg_catalog.to_jsonb(COALESCE(pg_catalog.sum(%s), 0::pg_catalog.numeric))', num);
         END IF;
@@ -221,8 +235,56 @@ $$;
 COMMENT ON FUNCTION docmodel._rules_flow(text, regclass, regclass) IS
     'docmodel internal: whether the rules of a kind carry writes of one collection into another, through others or not';
 
+-- The SQL of "the document <alias>.doc keeps its copies" for a copy
+-- rule's frozen_when (an object: JSON Pointer -> array of JSON values; a
+-- document whose value at one of the pointers is one of its values is
+-- frozen); 'false' for NULL; 22023 for anything else. Generated for the
+-- rule's statements: pointers and values quoted, operators qualified.
+CREATE FUNCTION docmodel._frozen_sql(frozen_when jsonb, alias text) RETURNS text
+LANGUAGE plpgsql IMMUTABLE PARALLEL SAFE
+SET search_path = pg_catalog, pg_temp
+AS $$
+DECLARE
+    m record;
+    parts text[] := '{}';
+    q text := pg_catalog.quote_ident(alias);
+BEGIN
+    IF frozen_when IS NULL THEN
+        RETURN 'false';
+    END IF;
+    IF alias IS NULL THEN
+        RAISE EXCEPTION USING ERRCODE = '22004', MESSAGE = 'alias must not be null';
+    END IF;
+    IF pg_catalog.jsonb_typeof(frozen_when) OPERATOR(pg_catalog.<>) 'object' THEN
+        RAISE EXCEPTION USING ERRCODE = '22023', MESSAGE = 'frozen_when must be an object',
+            HINT = 'frozen_when maps JSON Pointers to the values that freeze a document: {"/status": ["shipped"]}.';
+    END IF;
+    FOR m IN SELECT e.key, e.value FROM pg_catalog.jsonb_each(frozen_when) AS e ORDER BY e.key LOOP
+        IF m.key OPERATOR(pg_catalog.!~) '^/' OR m.key OPERATOR(pg_catalog.~) '(^|/)\*(/|$)'
+           OR pg_catalog.jsonb_typeof(m.value) OPERATOR(pg_catalog.<>) 'array'
+           OR pg_catalog.jsonb_array_length(m.value) OPERATOR(pg_catalog.=) 0
+           OR EXISTS (SELECT FROM pg_catalog.jsonb_array_elements(m.value) AS v(v)
+                      WHERE pg_catalog.jsonb_typeof(v.v) OPERATOR(pg_catalog.=) ANY (ARRAY['object', 'array'])) THEN
+            RAISE EXCEPTION USING ERRCODE = '22023',
+                MESSAGE = pg_catalog.format('frozen_when member "%s" is not a JSON Pointer to a list of values', m.key),
+                HINT = 'Each member is a pointer to one member ("/status", no *) and a non-empty array of strings, numbers, booleans or null.';
+        END IF;
+        PERFORM docmodel.ref_keys('{}', m.key);
+        parts := parts OPERATOR(pg_catalog.||) pg_catalog.format(
+            '(%s.doc OPERATOR(pg_catalog.#>) %L::pg_catalog.text[]) OPERATOR(pg_catalog.=) ANY (%L::pg_catalog.jsonb[])',
+            q,
+            docmodel._pointer_tokens(m.key)::text,
+            ARRAY(SELECT v.v FROM pg_catalog.jsonb_array_elements(m.value) AS v(v))::text);
+    END LOOP;
+    RETURN '(' OPERATOR(pg_catalog.||) pg_catalog.array_to_string(parts, ' OR ') OPERATOR(pg_catalog.||) ')';
+END
+$$;
+COMMENT ON FUNCTION docmodel._frozen_sql(jsonb, text) IS
+    'docmodel internal: the SQL condition that a document keeps its copies under a copy rule''s frozen_when (22023 for a bad one)';
+
 CREATE FUNCTION docmodel.create_copy(coll regclass, path text, source_coll regclass, fields jsonb,
-    ref text DEFAULT 'id', on_missing text DEFAULT 'keep', mode text DEFAULT 'sync')
+    ref text DEFAULT 'id', on_missing text DEFAULT 'keep', mode text DEFAULT 'sync',
+    frozen_when jsonb DEFAULT NULL)
     RETURNS bigint
 LANGUAGE plpgsql VOLATILE PARALLEL UNSAFE
 SET search_path = pg_catalog, pg_temp
@@ -237,6 +299,7 @@ BEGIN
         RAISE EXCEPTION USING ERRCODE = CASE WHEN fields IS NULL OR ref IS NULL THEN '22004' ELSE '22023' END, MESSAGE = 'fields and ref must not be null or empty';
     END IF;
     PERFORM docmodel.copy_values('{}', fields);
+    PERFORM docmodel._frozen_sql(frozen_when, 'c');
     IF on_missing IS NULL OR NOT on_missing OPERATOR(pg_catalog.=) ANY (ARRAY['keep', 'null', 'remove', 'refuse']) THEN
         RAISE EXCEPTION USING ERRCODE = CASE WHEN on_missing IS NULL THEN '22004' ELSE '22023' END,
             MESSAGE = pg_catalog.format('invalid on_missing "%s"', on_missing),
@@ -254,7 +317,8 @@ BEGIN
         RAISE EXCEPTION USING ERRCODE = '42710',
             MESSAGE = pg_catalog.format('%s already has a rule at %s', coll, path);
     END IF;
-    id := docmodel._copy_rule_write('create', coll, path, source_coll, 'copy', ref, fields, NULL, on_missing, mode);
+    id := docmodel._copy_rule_write('create', coll, path, source_coll, 'copy', ref, fields, NULL, on_missing, mode,
+        NULL, frozen_when);
     refpath := path OPERATOR(pg_catalog.||) '/' OPERATOR(pg_catalog.||)
         pg_catalog.replace(pg_catalog.replace(ref, '~', '~0'), '/', '~1');
     -- as the caller: a trigger takes the collection's ownership
@@ -272,7 +336,7 @@ BEGIN
     RETURN n;
 END
 $$;
-COMMENT ON FUNCTION docmodel.create_copy(regclass, text, regclass, jsonb, text, text, text) IS
+COMMENT ON FUNCTION docmodel.create_copy(regclass, text, regclass, jsonb, text, text, text, jsonb) IS
     'docmodel: keep copies of source documents'' members (fields) in the objects at path of coll''s documents that refer to them (member ref); returns how many documents were filled';
 
 CREATE FUNCTION docmodel.create_aggregate(coll regclass, path text, source_coll regclass,

@@ -250,6 +250,44 @@ ReadAt(JsonbValue *src, const char *s, int len)
 	return DocmodelJsonTreeRead(src, &p, 0, &miss);
 }
 
+/*
+ * Whether document doc keeps the copies it holds under rule e's
+ * frozen_when: its value at one of the pointers equals one of the values
+ * listed for it (as _frozen_sql says in SQL).
+ */
+static bool
+Frozen(RulePlans *e, Jsonb *doc)
+{
+	JsonbValue root;
+	JsonbValue rule;
+	int i;
+
+	if (e->frozen == NULL)
+		return false;
+	DocmodelJsonTreeFromJsonb(doc, &root);
+	DocmodelJsonTreeFromJsonb(e->frozen, &rule);
+	DocmodelJsonTreeExpand(&rule);
+	if (rule.type != jbvObject)
+		return false;
+	for (i = 0; i < rule.val.object.nPairs; i++)
+	{
+		JsonbValue *k = &rule.val.object.pairs[i].key;
+		JsonbValue *vals = &rule.val.object.pairs[i].value;
+		JsonbValue *v = ReadAt(&root, k->val.string.val, k->val.string.len);
+		int j;
+
+		if (v == NULL)
+			continue;
+		DocmodelJsonTreeExpand(vals);
+		if (vals->type != jbvArray)
+			continue;
+		for (j = 0; j < vals->val.array.nElems; j++)
+			if (DocmodelJsonTreeEqual(v, &vals->val.array.elems[j]))
+				return true;
+	}
+	return false;
+}
+
 static void
 BadFields(const char *detail)
 {
@@ -1025,7 +1063,7 @@ copy_fill_trigger(PG_FUNCTION_ARGS)
 												 : td->tg_trigtuple;
 	e = DocmodelCopyRuleFor(td, 'f');
 	doc = DocOf(td, newt);
-	if (e->id == FanoutRule || doc == NULL)
+	if (e->id == FanoutRule || doc == NULL || Frozen(e, doc))
 	{
 		SPI_finish();
 		return PointerGetDatum(newt);

@@ -265,15 +265,29 @@ PrepareCopy(RulePlans *e, char kind, const char *coll, const char *src)
 	char *put =
 		psprintf("docmodel._copy_put(c.doc, %s, %s, $1, $2, $3)",
 				 quote_literal_cstr(e->path), quote_literal_cstr(e->ref));
+	const char *frozen = "false";
 
-	/* 0: rewrite the referring documents of key $1 */
+	if (e->frozen != NULL)
+	{
+		Oid ft[1] = {JSONBOID};
+		Datum fv[1] = {JsonbPGetDatum(e->frozen)};
+
+		/* the documents frozen_when freezes keep their copies */
+		if (SPI_execute_with_args("SELECT docmodel._frozen_sql($1, 'c')", 1, ft,
+								  fv, NULL, true, 1) != SPI_OK_SELECT ||
+			SPI_processed != 1)
+			ereport(ERROR, (errcode(ERRCODE_INTERNAL_ERROR),
+							errmsg("making a copy rule's condition failed")));
+		frozen = SPI_getvalue(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 1);
+	}
+	/* 0: rewrite the referring documents of key $1 (not frozen ones) */
 	RuleKeepPlan(
 		e, 0,
 		psprintf("UPDATE %s AS c SET doc = %s WHERE "
 				 "docmodel.ref_keys(c.doc, %s) "
 				 "OPERATOR(pg_catalog.@>) ARRAY[$1]::pg_catalog.text[] "
-				 "AND c.doc OPERATOR(pg_catalog.<>) %s",
-				 coll, put, quote_literal_cstr(e->refpath), put),
+				 "AND c.doc OPERATOR(pg_catalog.<>) %s AND NOT %s",
+				 coll, put, quote_literal_cstr(e->refpath), put, frozen),
 		3, t);
 	if (kind == 'c')
 	{
@@ -471,6 +485,11 @@ ReadRuleMembers(RulePlans *e, HeapTuple tup, TupleDesc desc)
 	e->agg = TopString(SPI_getvalue(tup, desc, 7));
 	e->doc_type = TopString(SPI_getvalue(tup, desc, 10));
 	{
+		Datum f = SPI_getbinval(tup, desc, 11, &isnull);
+
+		e->frozen = isnull ? NULL : DatumGetJsonbPCopy(f);
+	}
+	{
 		char *m = SPI_getvalue(tup, desc, 8);
 
 		e->on_missing = m == NULL                  ? 0
@@ -523,7 +542,8 @@ LoadRule(RulePlans *e, int32 id, char kind, TriggerData *td)
 	args[0] = Int32GetDatum(id);
 	if (SPI_execute_with_args(
 			"SELECT r.kind, r.coll::pg_catalog.oid, r.source::pg_catalog.oid, "
-			"r.path, r.ref, r.fields, r.agg, r.on_missing, r.mode, r.doc_type "
+			"r.path, r.ref, r.fields, r.agg, r.on_missing, r.mode, r.doc_type, "
+			"r.frozen_when "
 			"FROM docmodel.copy_rules AS r "
 			"WHERE r.id OPERATOR(pg_catalog.=) $1",
 			1, types, args, NULL, true, 1) != SPI_OK_SELECT)

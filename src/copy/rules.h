@@ -33,6 +33,7 @@ typedef struct RulePlans
 	bool deferred;  /* copy: mode deferred (its writes are queued) */
 	char *doc_type; /* aggregate: only documents of this type hold it, or
 					 * NULL */
+	Jsonb *frozen;  /* copy: frozen_when (pointer -> values), or NULL */
 	bool stamps;    /* the fields or the aggregate's pointer read stamps a
 					 * meta_style 'columns' source keeps in columns: its
 					 * documents are read with them merged */
