@@ -245,15 +245,15 @@ BEGIN
         PERFORM docmodel._require_collection(coll);
     END IF;
     IF c.types IS NOT NULL AND c.type_check OPERATOR(pg_catalog.=) 'case_insensitive' THEN
-        RETURN pg_catalog.format('pg_catalog.lower(docmodel._doc_type(%1$I.doc, %2$s::pg_catalog.regclass) COLLATE "C") '
+        RETURN pg_catalog.format('pg_catalog.lower(docmodel._doc_type(%1$I.doc, %2$L::pg_catalog.oid::pg_catalog.regclass) COLLATE "C") '
             'OPERATOR(pg_catalog.=) pg_catalog.lower(%3$L COLLATE "C")', alias, coll::oid, doc_type);
     ELSIF c.types IS NOT NULL THEN
-        RETURN pg_catalog.format('docmodel._doc_type(%1$I.doc, %2$s::pg_catalog.regclass) '
+        RETURN pg_catalog.format('docmodel._doc_type(%1$I.doc, %2$L::pg_catalog.oid::pg_catalog.regclass) '
             'OPERATOR(pg_catalog.=) %3$L::pg_catalog.text', alias, coll::oid, doc_type);
     ELSIF c.type_part OPERATOR(pg_catalog.=) 0 THEN
         RETURN pg_catalog.quote_literal(c.doc_type IS NOT DISTINCT FROM doc_type);
     END IF;
-    RETURN pg_catalog.format('(pg_catalog.string_to_array(%1$I.id, %2$L::pg_catalog.text))[%3$s] '
+    RETURN pg_catalog.format('(pg_catalog.string_to_array(%1$I.id, %2$L::pg_catalog.text))[%3$L::pg_catalog.int4] '
         'OPERATOR(pg_catalog.=) %4$L::pg_catalog.text', alias, c.delimiter, c.type_part, doc_type);
 END
 $$;

@@ -247,7 +247,6 @@ AS $$
 DECLARE
     m record;
     parts text[] := '{}';
-    q text := pg_catalog.quote_ident(alias);
 BEGIN
     IF frozen_when IS NULL THEN
         RETURN 'false';
@@ -271,8 +270,8 @@ BEGIN
         END IF;
         PERFORM docmodel.ref_keys('{}', m.key);
         parts := parts OPERATOR(pg_catalog.||) pg_catalog.format(
-            '(%s.doc OPERATOR(pg_catalog.#>) %L::pg_catalog.text[]) OPERATOR(pg_catalog.=) ANY (%L::pg_catalog.jsonb[])',
-            q,
+            '(%I.doc OPERATOR(pg_catalog.#>) %L::pg_catalog.text[]) OPERATOR(pg_catalog.=) ANY (%L::pg_catalog.jsonb[])',
+            alias,
             docmodel._pointer_tokens(m.key)::text,
             ARRAY(SELECT v.v FROM pg_catalog.jsonb_array_elements(m.value) AS v(v))::text);
     END LOOP;
@@ -360,7 +359,7 @@ BEGIN
     PERFORM docmodel.ref_keys('{}', ref_path);
     PERFORM docmodel._aggregate_expr(agg, NULL);
     IF doc_type IS NOT NULL THEN
-        PERFORM docmodel.key('x', doc_type);   -- a type name as keys take it (22023)
+        PERFORM docmodel._check_doc_type(doc_type);
     END IF;
     IF path OPERATOR(pg_catalog.~) '(^|/)\*(/|$)' THEN
         RAISE EXCEPTION USING ERRCODE = '22023',

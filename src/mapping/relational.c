@@ -632,21 +632,39 @@ LookupTake(TriggerPlans *e, Datum *args, const char *type, const char *delim,
 }
 
 /*
- * Whether row t (document doc) of collection rel is one lookup a indexes: of
- * its doc_type (any when it has none) under the collection's layout.
+ * The value at path of row t of collection rel when it is a document lookup
+ * a indexes (of its doc_type, any when it has none, under the collection's
+ * layout), else NULL. A key-typed collection's key decides before the
+ * document is read; a body-typed one's body.
  */
-static bool
-LookupIndexes(Relation rel, const LookupArgs *a, HeapTuple t, Jsonb *doc)
+static char *
+LookupRowValue(Relation rel, const LookupArgs *a, HeapTuple t, bool stamps,
+			   ArrayType *path)
 {
+	Oid relid = RelationGetRelid(rel);
 	bool isnull;
-	char *key;
+	char *key = NULL;
+	Jsonb *doc;
 
-	if (a->doc_type == NULL)
-		return true;
-	key = TextDatumGetCString(
-		heap_getattr(t, DOCMODEL_COLL_ATT_ID, RelationGetDescr(rel), &isnull));
-	return DocmodelDocumentOfType(DocmodelCollectionOf(RelationGetRelid(rel)),
-								  key, strlen(key), doc, a->doc_type);
+	if (a->doc_type != NULL)
+	{
+		DocmodelCollection *cfg = DocmodelCollectionOf(relid);
+
+		key = TextDatumGetCString(heap_getattr(t, DOCMODEL_COLL_ATT_ID,
+											   RelationGetDescr(rel), &isnull));
+		if (!DOCMODEL_BODY_TYPED(cfg) &&
+			!DocmodelDocumentOfType(cfg, key, strlen(key), NULL, a->doc_type))
+			return NULL;
+	}
+	doc = DocmodelColumnsTupleDocument(rel, t, stamps);
+	/* (the configuration looked up again: reading the row may have taken
+	 * invalidations) */
+	if (a->doc_type != NULL &&
+		DOCMODEL_BODY_TYPED(DocmodelCollectionOf(relid)) &&
+		!DocmodelDocumentOfType(DocmodelCollectionOf(relid), key, strlen(key),
+								doc, a->doc_type))
+		return NULL;
+	return LookupValue(doc, path);
 }
 
 Datum
@@ -699,21 +717,9 @@ mapping_lookup_trigger(PG_FUNCTION_ARGS)
 	stamps = LookupReadsStamps(relid, lp);
 	/* each row version's value, when it is a document of the lookup's type */
 	if (oldt && !isnull)
-	{
-		Jsonb *doc =
-			DocmodelColumnsTupleDocument(td->tg_relation, oldt, stamps);
-
-		if (LookupIndexes(td->tg_relation, &a, oldt, doc))
-			oldv = LookupValue(doc, path);
-	}
+		oldv = LookupRowValue(td->tg_relation, &a, oldt, stamps, path);
 	if (newt)
-	{
-		Jsonb *doc =
-			DocmodelColumnsTupleDocument(td->tg_relation, newt, stamps);
-
-		if (LookupIndexes(td->tg_relation, &a, newt, doc))
-			newv = LookupValue(doc, path);
-	}
+		newv = LookupRowValue(td->tg_relation, &a, newt, stamps, path);
 	if (oldv && newv && strcmp(oldv, newv) == 0)
 		return PointerGetDatum(NULL);
 	e = TriggerPlansFor(td);
