@@ -35,6 +35,7 @@
 #include "jsonschema/registry.h"
 #include "mapping/relational.h"
 #include "migrate/migrate.h"
+#include "migrate/versions.h"
 #include "init.h"
 
 PG_MODULE_MAGIC;
@@ -176,5 +177,6 @@ _PG_init(void)
 		&docmodel_default_meta_style, "underscore", PGC_USERSET, 0,
 		CheckDefaultMetaStyle, NULL, NULL);
 	DocmodelCopyWorkerInit();
+	DocmodelVersionsInit();
 	MarkGUCPrefixReserved("docmodel");
 }

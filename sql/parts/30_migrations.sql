@@ -21,6 +21,10 @@ CREATE TABLE docmodel.migration_rules (
     registered_at timestamptz NOT NULL DEFAULT pg_catalog.now(),
     collection_id integer NOT NULL DEFAULT 0,
     active        boolean NOT NULL DEFAULT true,
+    down_steps    jsonb,
+    down_fn       text,
+    reversible    boolean NOT NULL DEFAULT false,
+    lossless      boolean NOT NULL DEFAULT false,
     PRIMARY KEY (doc_type, collection_id, from_version),
     CHECK ((steps IS NULL) <> (fn IS NULL)),
     CHECK (from_version OPERATOR(docmodel.<) to_version)
@@ -173,6 +177,68 @@ $$;
 COMMENT ON FUNCTION docmodel._migration_pin(text, docmodel.version, docmodel.version, regprocedure, integer) IS
     'docmodel internal: pin the function of a rule (or unpin, with fn NULL), so that it cannot be dropped and is called by its OID';
 
+-- The way down of a rule by a function (register_migration's down_fn) is
+-- pinned as its way up is, under a name of its own.
+CREATE FUNCTION docmodel._migration_down_fn_name(doc_type text, from_version docmodel.version,
+    collection_id integer)
+    RETURNS text
+    LANGUAGE sql STABLE STRICT PARALLEL SAFE
+    SET search_path = pg_catalog, pg_temp
+    RETURN '_migration_down_' OPERATOR(pg_catalog.||) pg_catalog.substr(
+        docmodel._migration_fn_name(doc_type, from_version, collection_id), 15);
+COMMENT ON FUNCTION docmodel._migration_down_fn_name(text, docmodel.version, integer) IS
+    'docmodel internal: name of the function pinning the down function of a type''s rule from a version';
+
+CREATE FUNCTION docmodel._migration_down_fn(doc_type text, from_version docmodel.version,
+    collection_id integer)
+    RETURNS oid
+    LANGUAGE sql STABLE STRICT PARALLEL SAFE
+    SET search_path = pg_catalog, pg_temp
+    BEGIN ATOMIC
+    SELECT d.refobjid FROM pg_catalog.pg_depend AS d
+    WHERE d.classid OPERATOR(pg_catalog.=) 'pg_catalog.pg_proc'::pg_catalog.regclass
+        AND d.objid OPERATOR(pg_catalog.=) pg_catalog.to_regprocedure(pg_catalog.format(
+            'docmodel.%I(pg_catalog.jsonb)', docmodel._migration_down_fn_name(doc_type,
+                from_version, collection_id)))
+        AND d.refclassid OPERATOR(pg_catalog.=) 'pg_catalog.pg_proc'::pg_catalog.regclass
+        AND d.deptype OPERATOR(pg_catalog.=) 'n';
+    END;
+COMMENT ON FUNCTION docmodel._migration_down_fn(text, docmodel.version, integer) IS
+    'docmodel internal: the OID of the down function of a type''s rule from a version (NULL when not pinned)';
+
+CREATE FUNCTION docmodel._migration_pin_down(doc_type text, from_version docmodel.version,
+    to_version docmodel.version, fn regprocedure, collection_id integer) RETURNS void
+LANGUAGE plpgsql VOLATILE PARALLEL UNSAFE
+SET search_path = pg_catalog, pg_temp
+AS $$
+DECLARE
+    name text := docmodel._migration_down_fn_name(doc_type, from_version, collection_id);
+    p record;
+BEGIN
+    IF to_regprocedure(format('docmodel.%I(jsonb)', name)) IS NOT NULL THEN
+        EXECUTE format('DROP FUNCTION docmodel.%I(jsonb)', name);
+    END IF;
+    IF fn IS NULL THEN
+        RETURN;
+    END IF;
+    SELECT pr.proname, n.nspname INTO p
+    FROM pg_proc pr JOIN pg_namespace n ON n.oid = pr.pronamespace
+    WHERE pr.oid = fn;
+    EXECUTE format('CREATE FUNCTION docmodel.%I(doc jsonb) RETURNS jsonb LANGUAGE sql '
+        'BEGIN ATOMIC SELECT %I.%I(doc); END', name, p.nspname, p.proname);
+    IF docmodel._migration_down_fn(doc_type, from_version, collection_id) IS DISTINCT FROM fn::oid THEN
+        RAISE EXCEPTION USING ERRCODE = '42725',
+            MESSAGE = format('migration function %s cannot be called unambiguously by its name', fn),
+            DETAIL = format('Type "%s", migration %s down to %s.', doc_type, to_version, from_version);
+    END IF;
+    EXECUTE format('COMMENT ON FUNCTION docmodel.%I(jsonb) IS %L', name,
+        format('docmodel: pins %s, the down function of the migration of type "%s" from %s to %s',
+            fn, doc_type, from_version, to_version));
+END
+$$;
+COMMENT ON FUNCTION docmodel._migration_pin_down(text, docmodel.version, docmodel.version, regprocedure, integer) IS
+    'docmodel internal: pin the down function of a rule (or unpin, with fn NULL)';
+
 -- Rules deleted (or changed) directly let their functions go.
 CREATE FUNCTION docmodel._migration_unpin_orphans() RETURNS trigger
 LANGUAGE plpgsql VOLATILE PARALLEL UNSAFE
@@ -183,10 +249,15 @@ DECLARE
 BEGIN
     FOR f IN SELECT p.oid::regprocedure AS pin FROM pg_proc p
         WHERE p.pronamespace = 'docmodel'::regnamespace
-            AND p.proname LIKE '\_migration\_fn\_%' AND p.pronargs = 1
+            AND (p.proname LIKE '\_migration\_fn\_%' OR p.proname LIKE '\_migration\_down\_%')
+            AND p.pronargs = 1
             AND p.proname NOT IN (SELECT docmodel._migration_fn_name(r.doc_type, r.from_version,
                 r.collection_id)
-                FROM docmodel.migration_rules r)
+                FROM docmodel.migration_rules r
+                UNION ALL
+                SELECT docmodel._migration_down_fn_name(r.doc_type, r.from_version,
+                    r.collection_id)
+                FROM docmodel.migration_rules r WHERE r.down_fn IS NOT NULL)
     LOOP
         EXECUTE format('DROP FUNCTION %s', f.pin);
     END LOOP;
@@ -224,15 +295,99 @@ $$;
 COMMENT ON FUNCTION docmodel._check_doc_type(text) IS
     'docmodel internal: raise 22004 for a NULL document type, 22023 for one that is empty or longer than 250 bytes';
 
+CREATE FUNCTION docmodel._migration_inverse(steps jsonb) RETURNS jsonb
+    AS 'MODULE_PATHNAME', 'migration_inverse'
+    LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+COMMENT ON FUNCTION docmodel._migration_inverse(jsonb) IS
+    'docmodel internal: the way down of a steps array: {"down": steps or null (one-way), "lossless", "steps": each step''s inverse}';
+
+CREATE FUNCTION docmodel.step_inverses(steps jsonb)
+    RETURNS TABLE(step integer, op text, inverse jsonb, lossless boolean, drops text)
+    LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE
+    SET search_path = pg_catalog, pg_temp
+    BEGIN ATOMIC
+    SELECT (e OPERATOR(pg_catalog.->>) 'step')::pg_catalog.int4,
+        e OPERATOR(pg_catalog.->>) 'op',
+        CASE WHEN pg_catalog.jsonb_typeof(e OPERATOR(pg_catalog.->) 'inverse')
+            OPERATOR(pg_catalog.=) 'null' THEN NULL ELSE e OPERATOR(pg_catalog.->) 'inverse' END,
+        (e OPERATOR(pg_catalog.->>) 'lossless')::pg_catalog.bool,
+        e OPERATOR(pg_catalog.->>) 'drops'
+    FROM pg_catalog.jsonb_array_elements(
+        docmodel._migration_inverse(steps) OPERATOR(pg_catalog.->) 'steps') AS e;
+    END;
+COMMENT ON FUNCTION docmodel.step_inverses(jsonb) IS
+    'docmodel: each step''s way down (NULL: one-way), whether it is lossless, and what it drops';
+
+/*
+ * Compatibility modes, as a schema registry checks them: backward (the
+ * default: every rule goes up), forward and full (every rule also goes
+ * down), none. Kept by pg_dump.
+ */
+CREATE TABLE docmodel.compatibility (
+    doc_type      text NOT NULL,
+    collection_id integer NOT NULL DEFAULT 0,
+    mode          text NOT NULL CHECK (mode IN ('backward', 'forward', 'full', 'none')),
+    PRIMARY KEY (doc_type, collection_id)
+);
+COMMENT ON TABLE docmodel.compatibility IS
+    'docmodel: the compatibility mode register_migration checks a type''s rules against (collection_id 0: global)';
+SELECT pg_catalog.pg_extension_config_dump('docmodel.compatibility', '');
+GRANT SELECT ON docmodel.compatibility TO PUBLIC;
+
+CREATE FUNCTION docmodel.set_compatibility(doc_type text, mode text, coll regclass DEFAULT NULL)
+    RETURNS void
+LANGUAGE plpgsql VOLATILE PARALLEL UNSAFE
+SET search_path = pg_catalog, pg_temp
+AS $$
+DECLARE
+    scope integer := 0;
+    r record;
+BEGIN
+    PERFORM docmodel._check_doc_type(doc_type);
+    IF mode IS NULL OR mode NOT IN ('backward', 'forward', 'full', 'none') THEN
+        RAISE EXCEPTION USING ERRCODE = CASE WHEN mode IS NULL THEN '22004' ELSE '22023' END,
+            MESSAGE = format('compatibility mode of type "%s" must be backward, forward, full or none, not %s',
+                doc_type, coalesce(quote_literal(mode), 'NULL'));
+    END IF;
+    IF coll IS NOT NULL THEN
+        scope := docmodel._require_collection(coll);
+    END IF;
+    LOCK TABLE docmodel.migration_rules IN SHARE ROW EXCLUSIVE MODE;
+    IF mode IN ('forward', 'full') THEN
+        SELECT m.from_version, m.to_version INTO r FROM docmodel.migration_rules m
+        WHERE m.doc_type = set_compatibility.doc_type AND m.collection_id = scope
+            AND NOT m.reversible
+        ORDER BY m.from_version LIMIT 1;
+        IF FOUND THEN
+            RAISE EXCEPTION USING ERRCODE = '22023',
+                MESSAGE = format('type "%s" cannot be %s compatible: its migration from %s to %s is one-way',
+                    doc_type, mode, r.from_version, r.to_version),
+                HINT = 'Register that rule again with steps that have inverses or with down_fn.';
+        END IF;
+    END IF;
+    INSERT INTO docmodel.compatibility AS c (doc_type, collection_id, mode)
+    VALUES (doc_type, scope, mode)
+    ON CONFLICT ON CONSTRAINT compatibility_pkey DO UPDATE SET mode = excluded.mode;
+END
+$$;
+COMMENT ON FUNCTION docmodel.set_compatibility(text, text, regclass) IS
+    'docmodel: the compatibility mode of a type (backward, forward, full, none), globally or in one collection, checked by register_migration';
+
 CREATE FUNCTION docmodel.register_migration(doc_type text,
     from_version docmodel.version, to_version docmodel.version,
     steps jsonb DEFAULT NULL, fn regprocedure DEFAULT NULL,
-    coll regclass DEFAULT NULL, active boolean DEFAULT true) RETURNS void
+    coll regclass DEFAULT NULL, active boolean DEFAULT true,
+    down_fn regprocedure DEFAULT NULL) RETURNS void
 LANGUAGE plpgsql VOLATILE PARALLEL UNSAFE
 SET search_path = pg_catalog, pg_temp
 AS $$
 DECLARE
     fn_text text;
+    down_text text;
+    new_down jsonb;
+    is_lossless boolean := false;
+    compat text;
+    inv jsonb;
     p record;
     same record;
     first_from docmodel.version;
@@ -283,6 +438,39 @@ BEGIN
         END IF;
         fn_text := format('%I.%I(jsonb)', p.nspname, p.proname);
     END IF;
+    -- The way down: down_fn, else the steps' inverses (NULL: one-way).
+    IF down_fn IS NOT NULL THEN
+        SELECT pr.pronargs, pr.proargtypes, pr.prorettype, pr.prokind, pr.proretset,
+            pr.proname, n.nspname
+        INTO p
+        FROM pg_proc pr JOIN pg_namespace n ON n.oid = pr.pronamespace
+        WHERE pr.oid = down_fn;
+        IF p.prokind <> 'f' OR p.pronargs <> 1 OR p.proargtypes[0] <> 'jsonb'::regtype
+            OR p.prorettype <> 'jsonb'::regtype OR p.proretset THEN
+            RAISE EXCEPTION USING ERRCODE = '22023',
+                MESSAGE = format('migration function %s must take jsonb and return jsonb', down_fn),
+                DETAIL = format('Type "%s", migration %s down to %s.', doc_type, to_version, from_version);
+        END IF;
+        down_text := format('%I.%I(jsonb)', p.nspname, p.proname);
+    ELSIF steps IS NOT NULL THEN
+        inv := docmodel._migration_inverse(steps);
+        new_down := nullif(inv -> 'down', 'null'::jsonb);
+        is_lossless := (inv ->> 'lossless')::boolean;
+    END IF;
+    -- The compatibility mode: forward and full need a way down.
+    compat := coalesce(
+        (SELECT c.mode FROM docmodel.compatibility c
+         WHERE c.doc_type = register_migration.doc_type AND c.collection_id = scope),
+        'backward');
+    IF compat IN ('forward', 'full') AND new_down IS NULL AND down_text IS NULL THEN
+        RAISE EXCEPTION USING ERRCODE = '22023',
+            MESSAGE = format('the migration of type "%s" from %s to %s is one-way, and the type is %s compatible%s',
+                doc_type, from_version, to_version, compat, place),
+            DETAIL = coalesce((SELECT format('Step %s (%s): %s.', i.step, i.op, i.drops)
+                FROM docmodel.step_inverses(steps) i WHERE i.inverse IS NULL
+                ORDER BY i.step LIMIT 1), 'A function rule goes down only with down_fn.'),
+            HINT = 'Give steps that have inverses, or down_fn; or set_compatibility(type, ''backward'').';
+    END IF;
 
     -- One registration at a time, so two cannot fork the chain.
     LOCK TABLE docmodel.migration_rules IN SHARE ROW EXCLUSIVE MODE;
@@ -294,10 +482,15 @@ BEGIN
             -- The same rule registered again replaces its steps (a fix).
             UPDATE docmodel.migration_rules r
             SET steps = register_migration.steps, fn = fn_text, registered_at = now(),
-                active = register_migration.active
+                active = register_migration.active,
+                down_steps = new_down, down_fn = down_text,
+                reversible = new_down IS NOT NULL OR down_text IS NOT NULL,
+                lossless = is_lossless
             WHERE r.doc_type = register_migration.doc_type AND r.collection_id = scope
                 AND r.from_version OPERATOR(docmodel.=) register_migration.from_version;
             PERFORM docmodel._migration_pin(doc_type, same.from_version, same.to_version, fn, scope);
+            PERFORM docmodel._migration_pin_down(doc_type, same.from_version, same.to_version,
+                down_fn, scope);
             RETURN;
         END IF;
         RAISE EXCEPTION USING ERRCODE = '22023',
@@ -321,13 +514,15 @@ BEGIN
             HINT = format('A new migration starts at %s or ends at %s.', last_to, first_from);
     END IF;
     INSERT INTO docmodel.migration_rules (doc_type, from_version, to_version, steps, fn,
-        collection_id, active)
-    VALUES (doc_type, from_version, to_version, steps, fn_text, scope, register_migration.active);
+        collection_id, active, down_steps, down_fn, reversible, lossless)
+    VALUES (doc_type, from_version, to_version, steps, fn_text, scope, register_migration.active,
+        new_down, down_text, new_down IS NOT NULL OR down_text IS NOT NULL, is_lossless);
     PERFORM docmodel._migration_pin(doc_type, from_version, to_version, fn, scope);
+    PERFORM docmodel._migration_pin_down(doc_type, from_version, to_version, down_fn, scope);
 END
 $$;
-COMMENT ON FUNCTION docmodel.register_migration(text, docmodel.version, docmodel.version, jsonb, regprocedure, regclass, boolean) IS
-    'docmodel: register the migration of a document type from one version to the next, by steps or by a jsonb -> jsonb function; of every collection (coll NULL) or of one, active now or not';
+COMMENT ON FUNCTION docmodel.register_migration(text, docmodel.version, docmodel.version, jsonb, regprocedure, regclass, boolean, regprocedure) IS
+    'docmodel: register the migration of a document type from one version to the next, by steps or by a jsonb -> jsonb function, with its way down (derived from the steps, or down_fn); of every collection (coll NULL) or of one, active now or not';
 
 -- The collection_id of the rules of coll: 0 (every collection) for NULL,
 -- else the id of the collection (42809 unless coll is one).
@@ -557,6 +752,56 @@ $$;
 COMMENT ON FUNCTION docmodel.migration_plan(regclass) IS
     'docmodel: the dry run of migrate_collection: documents per type and version, the target and the steps each needs';
 
+CREATE FUNCTION docmodel._migration_kept(doc jsonb, target docmodel.version, coll regclass)
+    RETURNS jsonb
+    AS 'MODULE_PATHNAME', 'migration_kept'
+    LANGUAGE C STABLE PARALLEL RESTRICTED;
+COMMENT ON FUNCTION docmodel._migration_kept(jsonb, docmodel.version, regclass) IS
+    'docmodel internal: what taking a document of collection coll down to target would keep of it (NULL: nothing)';
+
+CREATE FUNCTION docmodel._migration_plan_to(coll regclass, tgt docmodel.version)
+    RETURNS TABLE(doc_type text, version docmodel.version, docs bigint,
+        target docmodel.version, steps integer, lossy bigint)
+LANGUAGE plpgsql STABLE PARALLEL SAFE
+SET search_path = pg_catalog, pg_temp
+AS $$
+BEGIN
+    IF tgt IS NULL THEN
+        RAISE EXCEPTION USING ERRCODE = '22004', MESSAGE = 'target is required',
+            HINT = 'migration_plan(coll) plans to the current versions.';
+    END IF;
+    -- the types whose chain holds target; lossy: the documents whose way
+    -- down would keep something
+    RETURN QUERY EXECUTE format(
+        'SELECT s.t, s.v, s.n, $2, docmodel._migration_steps(s.t, s.v, $2, $1, true), s.l
+        FROM (SELECT docmodel._doc_type(%2$s, $1) AS t,
+                docmodel._doc_version(%2$s, $1) AS v, count(*) AS n,
+                count(*) FILTER (WHERE docmodel._migration_kept(%2$s, $2, $1) IS NOT NULL) AS l
+            FROM %1$s AS d GROUP BY 1, 2) s
+        WHERE EXISTS (SELECT FROM docmodel.migration_rules AS m
+                WHERE m.doc_type OPERATOR(pg_catalog.=) s.t
+                    AND (m.from_version OPERATOR(docmodel.=) $2
+                        OR m.to_version OPERATOR(docmodel.=) $2))
+        ORDER BY 1, 2', docmodel._rel_sql(coll), docmodel._document_sql(coll, 'd'))
+    USING (SELECT c.coll FROM docmodel.collection_config AS c
+        WHERE c.coll = _migration_plan_to.coll), tgt;
+END
+$$;
+COMMENT ON FUNCTION docmodel._migration_plan_to(regclass, docmodel.version) IS
+    'docmodel internal: migration_plan(coll, target)';
+
+CREATE FUNCTION docmodel.migration_plan(coll regclass, target docmodel.version)
+    RETURNS TABLE(doc_type text, version docmodel.version, docs bigint,
+        target docmodel.version, steps integer, lossy bigint)
+    LANGUAGE sql STABLE PARALLEL SAFE
+    SET search_path = pg_catalog, pg_temp
+    BEGIN ATOMIC
+    SELECT p.doc_type, p.version, p.docs, p.target, p.steps, p.lossy
+    FROM docmodel._migration_plan_to($1, $2) AS p;
+    END;
+COMMENT ON FUNCTION docmodel.migration_plan(regclass, docmodel.version) IS
+    'docmodel: the dry run of migrate_collection to a target, up or down: documents per type and version, the steps each needs, and how many a way down would keep something of';
+
 /*
  * The bulk run: CALL migrate_collection() is a C procedure (migrate.c) that
  * commits after each batch; the SQL work is in the three functions below
@@ -595,13 +840,29 @@ BEGIN
             HINT = 'CALL docmodel.migrate_collection(coll, ''user'', ''2.0'').';
     END IF;
     IF doc_type IS NOT NULL THEN
-        IF docmodel.current_version(doc_type, cfg) IS NULL THEN
+        IF docmodel._migration_target(doc_type, cfg, true) IS NULL THEN
             RAISE EXCEPTION USING ERRCODE = '42704',
                 MESSAGE = format('type "%s" has no migrations', doc_type),
                 HINT = 'Register one with docmodel.register_migration().';
         END IF;
-        -- raises 42704 when no chain reaches target
-        PERFORM docmodel._migration_steps(doc_type, NULL, target, cfg, false);
+        -- raises 42704 when no chain reaches target (either way)
+        PERFORM docmodel._migration_steps(doc_type, NULL, target, cfg, true);
+        -- A collection's writes take a document to the current version:
+        -- a target below it holds only once the rule above is switched off.
+        IF cfg IS NOT NULL AND target IS NOT NULL
+            AND target OPERATOR(docmodel.<) docmodel.current_version(doc_type, cfg) THEN
+            RAISE EXCEPTION USING ERRCODE = '55000',
+                MESSAGE = format('version %s of type "%s" is below its current version %s in %s',
+                    target, doc_type, docmodel.current_version(doc_type, cfg), coll),
+                DETAIL = 'Every write of the collection migrates a document to the current version.',
+                HINT = format('To roll back, switch the rule from %s off first: docmodel.set_migration_active(%L, %L, false%s).',
+                    target, doc_type, target::text,
+                    CASE WHEN EXISTS (SELECT FROM docmodel.migration_rules m
+                        WHERE m.doc_type = _migration_start.doc_type
+                            AND m.collection_id = (SELECT c.id FROM docmodel.collection_config c
+                                WHERE c.coll = cfg))
+                    THEN format(', %L', coll::text) ELSE '' END);
+        END IF;
     END IF;
     IF (SELECT count(*) FROM pg_attribute a
         WHERE a.attrelid = coll AND NOT a.attisdropped

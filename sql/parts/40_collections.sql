@@ -662,6 +662,12 @@ CREATE FUNCTION docmodel.get(coll regclass, key text) RETURNS jsonb
 COMMENT ON FUNCTION docmodel.get(regclass, text) IS
     'the document with this key, NULL when absent or expired';
 
+CREATE FUNCTION docmodel.get(coll regclass, key text, as_version docmodel.version) RETURNS jsonb
+    LANGUAGE c STABLE PARALLEL RESTRICTED
+    AS 'MODULE_PATHNAME', 'kv_get_as';
+COMMENT ON FUNCTION docmodel.get(regclass, text, docmodel.version) IS
+    'the document with this key at schema version as_version (migrated up or down), NULL when absent or expired';
+
 CREATE FUNCTION docmodel.meta(coll regclass, key text) RETURNS jsonb
     LANGUAGE c STABLE STRICT PARALLEL RESTRICTED
     AS 'MODULE_PATHNAME', 'kv_meta';
@@ -674,6 +680,13 @@ CREATE FUNCTION docmodel.get_multi(coll regclass, keys text[])
     AS 'MODULE_PATHNAME', 'kv_get_multi';
 COMMENT ON FUNCTION docmodel.get_multi(regclass, text[]) IS
     'the present documents of these keys, in the order asked';
+
+CREATE FUNCTION docmodel.get_multi(coll regclass, keys text[], as_version docmodel.version)
+    RETURNS TABLE (key text, doc jsonb, cas bigint)
+    LANGUAGE c STABLE PARALLEL RESTRICTED ROWS 10
+    AS 'MODULE_PATHNAME', 'kv_get_multi_as';
+COMMENT ON FUNCTION docmodel.get_multi(regclass, text[], docmodel.version) IS
+    'the present documents of these keys, in the order asked, at schema version as_version';
 
 -- An expiry is "any": an interval, a number of seconds (Couchbase's: over
 -- 30 days a Unix time, 0 none), or an untyped literal of either, so that

@@ -1176,9 +1176,9 @@ collection_trigger(PG_FUNCTION_ARGS)
 	CarryStamps(&w, body);
 
 	/* schema version: see migrate.c (migrate on write, stamp _schema) */
-	body = DocmodelMigrateOnWrite(body, w.st.type, w.st.type_len,
-								  w.cfg.xattrs ? NULL : w.fs, w.cfg.id, w.key,
-								  w.key_len, &w.st.schema);
+	body = DocmodelMigrateOnWrite(
+		body, w.st.is_insert ? NULL : w.st.old_doc, w.st.type, w.st.type_len,
+		w.cfg.xattrs ? NULL : w.fs, w.cfg.id, w.key, w.key_len, &w.st.schema);
 	/* write rules: see migrate.c (setters on every write, after migration) */
 	body = DocmodelApplyWriteRules(body, w.st.type, w.st.type_len, w.cfg.id,
 								   w.key, w.key_len);

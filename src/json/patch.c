@@ -43,13 +43,14 @@ typedef struct DiffState
 	JsonbValue ops;      /* the result array being built */
 	int room;            /* its elements' allocated length */
 	StringInfoData path; /* JSON Pointer of the current location */
+	bool with_was;       /* remove and replace also say the value before */
 } DiffState;
 
 static void DiffValues(DiffState *st, JsonbValue *a, JsonbValue *b);
 
 /* Emit one operation {op, path[, value]} at the current path. */
 static void
-EmitOp(DiffState *st, const char *op, JsonbValue *value)
+EmitOp(DiffState *st, const char *op, JsonbValue *value, JsonbValue *was)
 {
 	JsonbValue o = {.type = jbvObject};
 
@@ -59,6 +60,8 @@ EmitOp(DiffState *st, const char *op, JsonbValue *value)
 		DocmodelJsonTreeString(pstrdup(st->path.data), st->path.len));
 	if (value != NULL)
 		DocmodelJsonTreePut(&o, "value", *value);
+	if (was != NULL && st->with_was)
+		DocmodelJsonTreePut(&o, "was", *was);
 	if (st->ops.val.array.nElems == st->room)
 	{
 		st->room = Max(16, 2 * st->room);
@@ -84,9 +87,9 @@ DiffAt(DiffState *st, const char *key, int len, JsonbValue *a, JsonbValue *b)
 	else
 		appendStringInfo(&st->path, "/%d", len);
 	if (a == NULL)
-		EmitOp(st, "add", b);
+		EmitOp(st, "add", b, NULL);
 	else if (b == NULL)
-		EmitOp(st, "remove", NULL);
+		EmitOp(st, "remove", NULL, a);
 	else
 		DiffValues(st, a, b);
 	st->path.len = base;
@@ -146,7 +149,84 @@ DiffValues(DiffState *st, JsonbValue *a, JsonbValue *b)
 			 !a->val.array.rawScalar && !b->val.array.rawScalar)
 		DiffArrays(st, a, b);
 	else if (!DocmodelJsonTreeEqual(a, b))
-		EmitOp(st, "replace", b);
+		EmitOp(st, "replace", b, a);
+}
+
+/* See patch.h. */
+JsonbValue
+DocmodelJsonDiffTrees(JsonbValue *a, JsonbValue *b, bool with_was)
+{
+	DiffState st = {.ops = {.type = jbvArray}, .with_was = with_was};
+
+	initStringInfo(&st.path);
+	DiffValues(&st, a, b);
+	return st.ops;
+}
+
+/* See patch.h. */
+void
+DocmodelJsonPatchApplyGuarded(JsonbValue *root, JsonbValue *ops)
+{
+	int i;
+
+	DocmodelJsonTreeExpand(ops);
+	if (ops->type != jbvArray)
+		return;
+	for (i = 0; i < ops->val.array.nElems; i++)
+	{
+		JsonbValue *o = &ops->val.array.elems[i];
+		JsonbValue *opv;
+		JsonbValue *pathv;
+		JsonbValue *value = NULL;
+		JsonbValue *was = NULL;
+		JsonbValue *cur;
+		JsonPointer p;
+		JsonTreeMiss miss;
+		JsonbValue removed;
+		int k;
+
+		CHECK_FOR_INTERRUPTS();
+		DocmodelJsonTreeExpand(o);
+		if (o->type != jbvObject)
+			continue;
+		k = DocmodelJsonTreeFindMember(o, "op", 2);
+		opv = k >= 0 ? &o->val.object.pairs[k].value : NULL;
+		k = DocmodelJsonTreeFindMember(o, "path", 4);
+		pathv = k >= 0 ? &o->val.object.pairs[k].value : NULL;
+		if (opv == NULL || pathv == NULL || opv->type != jbvString ||
+			pathv->type != jbvString ||
+			DocmodelJsonPointerParse(pathv->val.string.val,
+									 pathv->val.string.len, true,
+									 &p) != JSONPOINTER_OK)
+			continue;
+		k = DocmodelJsonTreeFindMember(o, "value", 5);
+		if (k >= 0)
+			value = &o->val.object.pairs[k].value;
+		k = DocmodelJsonTreeFindMember(o, "was", 3);
+		if (k >= 0)
+			was = &o->val.object.pairs[k].value;
+		cur = p.ntok == 0 ? root
+						  : DocmodelJsonTreeWalk(root, &p, p.ntok, 0, &miss);
+		if (opv->val.string.len == 3 &&
+			memcmp(opv->val.string.val, "add", 3) == 0)
+		{
+			JsonbValue v;
+
+			if (cur != NULL || value == NULL || p.ntok == 0)
+				continue;
+			v = DocmodelJsonTreeCopy(value);
+			(void) DocmodelJsonTreeAdd(root, &p, &v, &miss);
+		}
+		else if (cur == NULL || was == NULL || !DocmodelJsonTreeEqual(cur, was))
+			continue;
+		else if (opv->val.string.len == 6 &&
+				 memcmp(opv->val.string.val, "remove", 6) == 0 && p.ntok > 0)
+			(void) DocmodelJsonTreeRemove(root, &p, &removed, &miss);
+		else if (opv->val.string.len == 7 &&
+				 memcmp(opv->val.string.val, "replace", 7) == 0 &&
+				 value != NULL)
+			*cur = DocmodelJsonTreeCopy(value);
+	}
 }
 
 /* SQL: diff(a jsonb, b jsonb) -> jsonb, the RFC 6902 patch turning a into b. */

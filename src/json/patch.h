@@ -50,4 +50,21 @@ extern bool DocmodelJsonPatchApplyOp(JsonPatchOp op, JsonbValue *root,
  */
 extern Jsonb *DocmodelPatch(Jsonb *doc, Jsonb *patch);
 
+/*
+ * The RFC 6902 patch turning tree a into tree b (diff()'s, see patch.c),
+ * as an array node; with_was: each "remove" and "replace" also carries
+ * "was", the value it finds in a.
+ */
+extern JsonbValue DocmodelJsonDiffTrees(JsonbValue *a, JsonbValue *b,
+										bool with_was);
+
+/*
+ * Apply, to the tree at root, the operations of a diff made with with_was
+ * that still fit: an "add" where nothing is (and its parent is), a
+ * "remove" or "replace" where the value is still the one it says it "was".
+ * The others are left out, never raised: what a document kept for later
+ * (migrate.c's complement) must not overwrite what was written since.
+ */
+extern void DocmodelJsonPatchApplyGuarded(JsonbValue *root, JsonbValue *ops);
+
 #endif /* DOCMODEL_JSONPATCH_H */

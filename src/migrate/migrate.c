@@ -33,6 +33,7 @@
 #include "fmgr.h"
 #include "miscadmin.h"
 #include "utils/builtins.h"
+#include "utils/guc.h"
 #include "utils/hsearch.h"
 #include "utils/jsonb.h"
 #include "utils/lsyscache.h"
@@ -41,8 +42,11 @@
 #include "collection/config.h"
 #include "docmodel.h"
 #include "collection/fields.h"
+#include "json/patch.h"
 #include "json/tree.h"
+#include "migrate/kept.h"
 #include "migrate/migrate.h"
+#include "migrate/versions.h"
 #include "migrate/steps.h"
 #include "collection/version.h"
 #include "catalog.h"
@@ -61,6 +65,14 @@ typedef struct Rule
 	char *fn_text;
 	Oid fn_oid; /* the pinned function; InvalidOid: its pin was dropped */
 	FmgrInfo flinfo;
+	/* the way down (to -> from): derived steps, a function, or none */
+	bool has_down;
+	Step *down;
+	int ndown;
+	bool down_is_fn;
+	char *down_fn_text;
+	Oid down_fn_oid;
+	FmgrInfo down_flinfo;
 } Rule;
 
 #define TYPE_NAME_MAX 256
@@ -121,9 +133,8 @@ PG_FUNCTION_INFO_V1(migration_pending);
 PG_FUNCTION_INFO_V1(migration_steps);
 PG_FUNCTION_INFO_V1(migration_doc_type);
 PG_FUNCTION_INFO_V1(migration_doc_version);
-PG_FUNCTION_INFO_V1(migration_check_steps);
-PG_FUNCTION_INFO_V1(migration_check_write_rule_steps);
 PG_FUNCTION_INFO_V1(migration_rules_changed);
+PG_FUNCTION_INFO_V1(migration_kept);
 
 /* ---------------------------------------------------------------------
  * The registry cache
@@ -180,6 +191,18 @@ FindRuleFrom(TypeRules *tr, const DocVersion *v)
 	return NULL;
 }
 
+/* Return the rule of tr whose to version equals v, or NULL. */
+static Rule *
+FindRuleTo(TypeRules *tr, const DocVersion *v)
+{
+	int i;
+
+	for (i = tr->nrules - 1; i >= 0; i--)
+		if (DocmodelVersionCmp(tr->rules[i].to, v) == 0)
+			return &tr->rules[i];
+	return NULL;
+}
+
 /*
  * Run the registry query under SPI (connected by the caller): whether the
  * SQL has pins (0.1.0's has none: its function rules are refused until
@@ -200,19 +223,24 @@ ReadRegistry(void)
 	migrate_sql_has_pins = DatumGetBool(SPI_getbinval(
 		SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 1, &isnull));
 	/* collection_id and active: absent under the 0.1.0 schema */
-#define RULES_SQL(pin)                                                    \
+#define RULES_SQL(pin, down)                                              \
 	"SELECT doc_type, from_version::pg_catalog.text, "                    \
 	"to_version::pg_catalog.text, steps, fn, " pin ", "                   \
 	"(pg_catalog.to_jsonb(r) OPERATOR(pg_catalog.->>) 'collection_id')"   \
 	"::pg_catalog.int4, "                                                 \
 	"COALESCE((pg_catalog.to_jsonb(r) OPERATOR(pg_catalog.->>) 'active')" \
-	"::pg_catalog.bool, true) "                                           \
+	"::pg_catalog.bool, true), " down " "                                 \
 	"FROM docmodel.migration_rules AS r ORDER BY doc_type, from_version"
 	ret = SPI_execute(
 		migrate_sql_has_pins
 			? RULES_SQL("docmodel._migration_fn(doc_type, from_version, "
+						"collection_id)",
+						"r.down_steps, r.down_fn, "
+						"docmodel._migration_down_fn(doc_type, from_version, "
 						"collection_id)")
-			: RULES_SQL("NULL::pg_catalog.oid"),
+			: RULES_SQL("NULL::pg_catalog.oid",
+						"NULL::pg_catalog.jsonb, NULL::pg_catalog.text, "
+						"NULL::pg_catalog.oid"),
 		true, 0);
 	if (ret != SPI_OK_SELECT)
 		elog(ERROR, "reading docmodel.migration_rules failed: %d", ret);
@@ -256,6 +284,21 @@ AddRule(HTAB *types, HeapTuple tup, TupleDesc td, MemoryContext cxt,
 	r->to_text = SPI_getvalue(tup, td, 3);
 	r->from = DocmodelVersionFromCString(r->from_text, true);
 	r->to = DocmodelVersionFromCString(r->to_text, true);
+	d = SPI_getbinval(tup, td, 9, &isnull);
+	if (!isnull)
+	{
+		r->has_down = true;
+		r->down = DocmodelStepsCheck(DatumGetJsonbPCopy(d), &r->ndown);
+	}
+	else if ((r->down_fn_text = SPI_getvalue(tup, td, 10)) != NULL)
+	{
+		r->has_down = true;
+		r->down_is_fn = true;
+		d = SPI_getbinval(tup, td, 11, &isnull);
+		r->down_fn_oid = isnull ? InvalidOid : DatumGetObjectId(d);
+		if (OidIsValid(r->down_fn_oid))
+			fmgr_info_cxt(r->down_fn_oid, &r->down_flinfo, cxt);
+	}
 	d = SPI_getbinval(tup, td, 4, &isnull);
 	if (!isnull)
 	{
@@ -478,40 +521,6 @@ LookupType(const char *type, int len)
 	return LookupRules(type, len, 0, false);
 }
 
-/* Set the schema version field (named as in fs) of a document tree. */
-static void
-SetVersion(JsonbValue *root, const DocFieldSet *fs, const char *text)
-{
-	const DocFieldName *name = &fs->field[DOC_FIELD_SCHEMA];
-	JsonbValue *where = root;
-	JsonbValue sv = DocmodelJsonTreeString(text, strlen(text));
-
-	DocmodelJsonTreeExpand(root);
-	if (fs->container.len > 0)
-	{
-		int k = DocmodelJsonTreeFindMember(root, fs->container.name,
-										   fs->container.len);
-
-		where = k >= 0 ? &root->val.object.pairs[k].value : NULL;
-		if (where != NULL)
-			DocmodelJsonTreeExpand(where);
-		if (where == NULL || where->type != jbvObject)
-		{
-			JsonbValue empty;
-
-			empty.type = jbvObject;
-			empty.val.object.nPairs = 0;
-			empty.val.object.pairs = NULL;
-			DocmodelJsonTreeSetMember(root, fs->container.name,
-									  fs->container.len, &empty);
-			k = DocmodelJsonTreeFindMember(root, fs->container.name,
-										   fs->container.len);
-			where = &root->val.object.pairs[k].value;
-		}
-	}
-	DocmodelJsonTreeSetMember(where, name->name, name->len, &sv);
-}
-
 /* errdetail naming the key (when known), type and rule of cx. */
 static int
 RuleDetail(const ApplyCx *cx)
@@ -523,32 +532,35 @@ RuleDetail(const ApplyCx *cx)
 					 cx->to);
 }
 
-/* Call a rule's jsonb -> jsonb function on a document. */
+/* Call a rule's jsonb -> jsonb function (its way up, or down) on a document. */
 static Jsonb *
-CallRuleFn(ApplyCx *cx, Rule *r, Jsonb *doc)
+CallRuleFn(ApplyCx *cx, Rule *r, bool down, Jsonb *doc)
 {
+	Oid oid = down ? r->down_fn_oid : r->fn_oid;
+	const char *text = down ? r->down_fn_text : r->fn_text;
 	Datum d;
 	Jsonb *res;
 	LOCAL_FCINFO(fcinfo, 1);
 
-	if (!OidIsValid(r->fn_oid) && !migrate_sql_has_pins)
+	if (!OidIsValid(oid) && !migrate_sql_has_pins)
 		ereport(ERROR,
 				(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
-				 errmsg("migration function %s is not pinned", r->fn_text),
+				 errmsg("migration function %s is not pinned", text),
 				 errdetail("Type \"%s\", migration %s to %s. The extension's "
 						   "SQL objects are those of docmodel 0.1.0.",
 						   cx->type, cx->from, cx->to),
 				 errhint("Run ALTER EXTENSION docmodel UPDATE.")));
-	if (!OidIsValid(r->fn_oid))
+	if (!OidIsValid(oid))
 		ereport(
 			ERROR,
 			(errcode(ERRCODE_UNDEFINED_FUNCTION),
-			 errmsg("migration function %s does not exist", r->fn_text),
+			 errmsg("migration function %s does not exist", text),
 			 errdetail("Type \"%s\", migration %s to %s.", cx->type, cx->from,
 					   cx->to),
 			 errhint(
 				 "Register the migration again with an existing function.")));
-	InitFunctionCallInfoData(*fcinfo, &r->flinfo, 1, InvalidOid, NULL, NULL);
+	InitFunctionCallInfoData(*fcinfo, down ? &r->down_flinfo : &r->flinfo, 1,
+							 InvalidOid, NULL, NULL);
 	fcinfo->args[0].value = JsonbPGetDatum(doc);
 	fcinfo->args[0].isnull = false;
 	migrate_depth++;
@@ -562,16 +574,15 @@ CallRuleFn(ApplyCx *cx, Rule *r, Jsonb *doc)
 	}
 	PG_END_TRY();
 	if (fcinfo->isnull)
-		ereport(ERROR,
-				(errcode(ERRCODE_DATA_EXCEPTION),
-				 errmsg("migration function %s returned null", r->fn_text),
-				 RuleDetail(cx)));
+		ereport(ERROR, (errcode(ERRCODE_DATA_EXCEPTION),
+						errmsg("migration function %s returned null", text),
+						RuleDetail(cx)));
 	res = DatumGetJsonbP(d);
 	if (!JB_ROOT_IS_OBJECT(res))
-		ereport(ERROR, (errcode(ERRCODE_DATA_EXCEPTION),
-						errmsg("migration function %s did not return an object",
-							   r->fn_text),
-						RuleDetail(cx)));
+		ereport(ERROR,
+				(errcode(ERRCODE_DATA_EXCEPTION),
+				 errmsg("migration function %s did not return an object", text),
+				 RuleDetail(cx)));
 	return res;
 }
 
@@ -594,35 +605,66 @@ CheckTarget(TypeRules *tr, const DocVersion *target)
 				   DocmodelVersionToCString(tr->oldest), tr->current_text)));
 }
 
+/* Set up cx and its error context for a chain of tr over doc. */
+static void
+ChainBegin(ApplyCx *cx, ErrorContextCallback *errcb, TypeRules *tr, Jsonb *doc,
+		   const char *key)
+{
+	memset(cx, 0, sizeof(ApplyCx));
+	cx->key = key;
+	cx->type = tr->key.name;
+	cx->prefix = "";
+	cx->room = JSONTREE_MAX_BYTES - Min(VARSIZE(doc), JSONTREE_MAX_BYTES);
+	errcb->callback = DocmodelStepsErrorContext;
+	errcb->arg = cx;
+	errcb->previous = error_context_stack;
+	error_context_stack = errcb;
+}
+
+/* Apply rule r's way up to the tree at *tree (a fn rule rebuilds it). */
+static void
+RuleUp(ApplyCx *cx, TypeRules *tr, Rule *r, JsonbValue *tree,
+	   const DocFieldSet *fs)
+{
+	cx->from = r->from_text;
+	cx->to = r->to_text;
+	cx->fn = r->is_fn ? r->fn_text : NULL;
+	if (r->is_fn)
+		DocmodelJsonTreeFromJsonb(
+			CallRuleFn(cx, r, false, DocmodelJsonTreeToJsonb(tree)), tree);
+	else
+		DocmodelStepsApply(cx, r->steps, r->nsteps, tree);
+	DocmodelJsonTreeExpand(tree);
+	if (tree->type != jbvObject)
+		ereport(ERROR, (errcode(ERRCODE_DATA_EXCEPTION),
+						errmsg("migration of type \"%s\" from %s to %s did "
+							   "not leave an object",
+							   tr->key.name, r->from_text, r->to_text)));
+	DocmodelSetVersion(tree, fs, r->to_text);
+}
+
 /*
  * Apply the rules of tr to doc, from version v up to tgt, and return the
- * new document (built once, unless a fn rule sits in the chain). fs (a
- * resolved description, not AUTO's) says where the schema field goes.
+ * new document. fs (a resolved description, not AUTO's) says where the
+ * schema field goes. What a way down kept (the document's "_kept", and
+ * extra: the complement of the stored document a write replaces) is put
+ * back after each rule it belongs to, where the document still holds what
+ * the way down left.
  */
 static Jsonb *
 ApplyChain(Jsonb *doc, TypeRules *tr, const DocFieldSet *fs,
-		   const DocVersion *v, const DocVersion *tgt, const char *key)
+		   const DocVersion *v, const DocVersion *tgt, const char *key,
+		   JsonbValue *extra)
 {
-	JsonbValue treebuf;
-	JsonbValue *tree = NULL;
-	Jsonb *cur = doc;
+	JsonbValue tree;
+	JsonbValue *kept;
 	ApplyCx cx;
 	ErrorContextCallback errcb;
 	Jsonb *res;
 
-	cx.key = key;
-	cx.type = tr->key.name;
-	cx.write_rule = false;
-	cx.from = NULL;
-	cx.to = NULL;
-	cx.fn = NULL;
-	cx.step = NULL;
-	cx.prefix = "";
-	cx.room = JSONTREE_MAX_BYTES - Min(VARSIZE(doc), JSONTREE_MAX_BYTES);
-	errcb.callback = DocmodelStepsErrorContext;
-	errcb.arg = &cx;
-	errcb.previous = error_context_stack;
-	error_context_stack = &errcb;
+	ChainBegin(&cx, &errcb, tr, doc, key);
+	DocmodelJsonTreeFromJsonb(doc, &tree);
+	kept = DocmodelMergeKept(DocmodelTakeKept(&tree, fs), extra);
 	while (DocmodelVersionCmp(v, tgt) < 0)
 	{
 		Rule *r = FindRuleFrom(tr, v);
@@ -645,46 +687,138 @@ ApplyChain(Jsonb *doc, TypeRules *tr, const DocFieldSet *fs,
 								 tr->current_text),
 				 errhint("Register a migration from version %s.",
 						 DocmodelVersionToCString(v))));
-		cx.from = r->from_text;
-		cx.to = r->to_text;
-		cx.fn = r->is_fn ? r->fn_text : NULL;
-		if (r->is_fn)
+		RuleUp(&cx, tr, r, &tree, fs);
+		if (kept != NULL)
 		{
-			if (tree)
-				cur = DocmodelJsonTreeToJsonb(tree);
-			cur = CallRuleFn(&cx, r, cur);
-			tree = NULL;
+			int k = DocmodelJsonTreeFindMember(kept, r->to_text,
+											   strlen(r->to_text));
+
+			if (k >= 0)
+			{
+				DocmodelJsonPatchApplyGuarded(&tree,
+											  &kept->val.object.pairs[k].value);
+				DocmodelJsonTreeRemoveAt(kept, k);
+			}
 		}
-		if (tree == NULL)
-		{
-			tree = &treebuf;
-			DocmodelJsonTreeFromJsonb(cur, tree);
-		}
-		if (!r->is_fn)
-			DocmodelStepsApply(&cx, r->steps, r->nsteps, tree);
-		DocmodelJsonTreeExpand(tree);
-		if (tree->type != jbvObject)
-			ereport(ERROR, (errcode(ERRCODE_DATA_EXCEPTION),
-							errmsg("migration of type \"%s\" from %s to %s did "
-								   "not leave an object",
-								   tr->key.name, r->from_text, r->to_text)));
-		SetVersion(tree, fs, r->to_text);
 		v = r->to;
 	}
-	res = DocmodelJsonTreeToJsonb(tree);
+	DocmodelPutKept(&tree, fs, kept);
+	res = DocmodelJsonTreeToJsonb(&tree);
 	error_context_stack = errcb.previous;
 	return res;
 }
 
-/* DocmodelMigrateIn, with the active or (planned) every rule. */
+/*
+ * Take doc down the chain tr (every rule, inactive ones too) from version
+ * v to tgt, by each rule's way down. With keep, what a way down drops is
+ * kept: for each rule, the guarded diff from the document its way up
+ * would give back to the one it had, under "_kept" (by the rule's to
+ * version), so that going up again restores it; *kept_out (when not NULL)
+ * gets that object, and the document keeps it only with keep_in_doc.
+ * A rule without a way down is 0A000.
+ */
+static Jsonb *
+ApplyDown(Jsonb *doc, TypeRules *tr, const DocFieldSet *fs, const DocVersion *v,
+		  const DocVersion *tgt, const char *key, bool keep, bool keep_in_doc,
+		  JsonbValue **kept_out)
+{
+	JsonbValue tree;
+	JsonbValue kept;
+	ApplyCx cx;
+	ErrorContextCallback errcb;
+	Jsonb *res;
+
+	ChainBegin(&cx, &errcb, tr, doc, key);
+	DocmodelJsonTreeFromJsonb(doc, &tree);
+	kept.type = jbvObject;
+	kept.val.object.nPairs = 0;
+	kept.val.object.pairs = NULL;
+	while (DocmodelVersionCmp(v, tgt) > 0)
+	{
+		Rule *r = FindRuleTo(tr, v);
+		JsonbValue before;
+
+		CHECK_FOR_INTERRUPTS();
+		cx.from = cx.to = cx.fn = NULL;
+		if (r == NULL)
+			ereport(ERROR,
+					(errcode(ERRCODE_DATA_EXCEPTION),
+					 errmsg("no migration of type \"%s\" goes to version %s",
+							tr->key.name, DocmodelVersionToCString(v)),
+					 key ? errdetail("Key \"%s\".", key) : 0));
+		if (!r->has_down)
+			ereport(
+				ERROR,
+				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+				 errmsg("the migration of type \"%s\" from %s to %s is "
+						"one-way",
+						tr->key.name, r->from_text, r->to_text),
+				 key ? errdetail("Key \"%s\" is at version %s; going to "
+								 "version %s needs its way down.",
+								 key, r->to_text, DocmodelVersionToCString(tgt))
+					 : errdetail("Going to version %s needs its way down.",
+								 DocmodelVersionToCString(tgt)),
+				 errhint("Register the rule again with steps that have "
+						 "inverses (see docmodel.step_inverses) or with "
+						 "down_fn.")));
+		if (keep)
+			before = DocmodelJsonTreeCopy(&tree);
+		cx.from = r->to_text;
+		cx.to = r->from_text;
+		cx.fn = r->down_is_fn ? r->down_fn_text : NULL;
+		if (r->down_is_fn)
+			DocmodelJsonTreeFromJsonb(
+				CallRuleFn(&cx, r, true, DocmodelJsonTreeToJsonb(&tree)),
+				&tree);
+		else
+			DocmodelStepsApply(&cx, r->down, r->ndown, &tree);
+		DocmodelJsonTreeExpand(&tree);
+		if (tree.type != jbvObject)
+			ereport(ERROR, (errcode(ERRCODE_DATA_EXCEPTION),
+							errmsg("migration of type \"%s\" from %s down to "
+								   "%s did not leave an object",
+								   tr->key.name, r->to_text, r->from_text)));
+		DocmodelSetVersion(&tree, fs, r->from_text);
+		if (keep)
+		{
+			JsonbValue base = DocmodelJsonTreeCopy(&tree);
+			JsonbValue ops;
+
+			RuleUp(&cx, tr, r, &base, fs);
+			ops = DocmodelJsonDiffTrees(&base, &before, true);
+			if (ops.val.array.nElems > 0)
+				DocmodelJsonTreeSetMember(&kept, r->to_text, strlen(r->to_text),
+										  &ops);
+		}
+		v = r->from;
+	}
+	if (kept_out)
+		*kept_out =
+			kept.val.object.nPairs > 0 ? DocmodelJsonTreeBuild(&kept) : NULL;
+	if (keep_in_doc && kept.val.object.nPairs > 0)
+		DocmodelPutKept(&tree, fs,
+						DocmodelMergeKept(DocmodelTakeKept(&tree, fs), &kept));
+	res = DocmodelJsonTreeToJsonb(&tree);
+	error_context_stack = errcb.previous;
+	return res;
+}
+
+/*
+ * DocmodelMigrateIn, with the active or (planned) every rule; session:
+ * a NULL target is the version the session reads the type at; keep: a
+ * way down keeps what it drops in the document.
+ */
 static Jsonb *
 MigrateIn(Jsonb *doc, const DocVersion *target, const char *key,
-		  const DocFieldSet *fs, int32 scope, bool planned)
+		  const DocFieldSet *fs, int32 scope, bool planned, bool session,
+		  bool keep)
 {
 	DocFields f;
 	TypeRules *tr;
+	TypeRules *all;
 	const DocVersion *v;
 	const DocVersion *tgt;
+	const char *sv = NULL;
 
 	/* no type has rules: no need to read the document's fields */
 	if (!migrate_cache_valid)
@@ -695,40 +829,118 @@ MigrateIn(Jsonb *doc, const DocVersion *target, const char *key,
 			 : DocmodelFieldsFind(doc, DOC_META_AUTO, &f)))
 		return doc;
 	tr = LookupRules(f.type, f.typelen, scope, planned);
+	if (tr == NULL && target != NULL)
+	{
+		/* every rule switched off: only a way down to target is left */
+		all = LookupRules(f.type, f.typelen, scope, true);
+		if (all == NULL || !f.has_version)
+			return doc;
+		v = DocmodelFieldsParseVersion(&f, key);
+		if (DocmodelVersionCmp(v, target) <= 0 || FindRuleTo(all, v) == NULL)
+			return doc;
+		CheckTarget(all, target);
+		return ApplyDown(doc, all, f.set, v, target, key, keep, keep, NULL);
+	}
 	if (tr == NULL)
 		return doc;
+	if (session && target == NULL)
+		sv = DocmodelSessionVersion(f.type, f.typelen);
 
 	/* The fast path: a current document comes back as it is. */
-	if (f.has_version && target == NULL && f.versionlen == tr->current_len &&
+	if (f.has_version && target == NULL && sv == NULL &&
+		f.versionlen == tr->current_len &&
 		memcmp(f.version, tr->current_text, f.versionlen) == 0)
 		return doc;
 
+	if (sv != NULL)
+		target = DocmodelVersionFromCString(sv, true);
 	tgt = target ? target : tr->current;
-	if (target)
-		CheckTarget(tr, target);
 	v = f.has_version ? DocmodelFieldsParseVersion(&f, key) : tr->oldest;
-	if (DocmodelVersionCmp(v, tgt) >= 0)
+	if (DocmodelVersionCmp(v, tgt) == 0)
 		return doc;
-	return ApplyChain(doc, tr, f.set, v, tgt, key);
+	if (DocmodelVersionCmp(v, tgt) < 0)
+	{
+		if (target)
+			CheckTarget(tr, target);
+		return ApplyChain(doc, tr, f.set, v, tgt, key, NULL);
+	}
+	/* newer than the target: down, when the registry knows the version */
+	all = planned ? tr : LookupRules(f.type, f.typelen, scope, true);
+	if (FindRuleTo(all, v) == NULL)
+		return doc; /* newer than we know: keep it */
+	CheckTarget(all, tgt);
+	return ApplyDown(doc, all, f.set, v, tgt, key, keep, keep, NULL);
 }
 
 Jsonb *
 DocmodelMigrateIn(Jsonb *doc, const DocVersion *target, const char *key,
 				  const DocFieldSet *fs, int32 scope)
 {
-	return MigrateIn(doc, target, key, fs, scope, false);
+	return MigrateIn(doc, target, key, fs, scope, false, target == NULL, false);
+}
+
+/*
+ * Whether every rule of chain tr from version lo up to hi has a way down
+ * (and hi is a version of it).
+ */
+static bool
+ReversibleBetween(TypeRules *tr, const DocVersion *lo, const DocVersion *hi)
+{
+	while (DocmodelVersionCmp(hi, lo) > 0)
+	{
+		Rule *r = FindRuleTo(tr, hi);
+
+		if (r == NULL || !r->has_down)
+			return false;
+		hi = r->from;
+	}
+	return true;
+}
+
+/*
+ * The complement of the stored document old (of type, at a version newer
+ * than v) for a write at version v: what the ways down from old's version
+ * to v drop, with what old kept itself; NULL when there is nothing. A
+ * one-way rule on the way keeps nothing: the write goes up as it is.
+ */
+static JsonbValue *
+StoredComplement(Jsonb *old, TypeRules *all, const DocFieldSet *fs,
+				 const char *type, int type_len, const DocVersion *v,
+				 const char *key)
+{
+	DocFields f;
+	JsonbValue tree;
+	JsonbValue *own;
+	JsonbValue *kept = NULL;
+	const DocVersion *ov;
+
+	if (old == NULL || !JB_ROOT_IS_OBJECT(old) ||
+		!DocmodelFieldsFindIn(old, fs, &f) || !f.has_version ||
+		f.typelen != type_len || memcmp(f.type, type, type_len) != 0 ||
+		!f.version_ok)
+		return NULL;
+	ov = DocmodelVersionFromCString(pnstrdup(f.version, f.versionlen), false);
+	if (ov != NULL && DocmodelVersionCmp(ov, v) > 0 &&
+		ReversibleBetween(all, v, ov))
+		(void) ApplyDown(old, all, fs, ov, v, key, true, false, &kept);
+	DocmodelJsonTreeFromJsonb(old, &tree);
+	own = DocmodelTakeKept(&tree, fs);
+	return DocmodelMergeKept(own, kept);
 }
 
 Jsonb *
-DocmodelMigrateOnWrite(Jsonb *body, const char *type, int type_len,
+DocmodelMigrateOnWrite(Jsonb *body, Jsonb *old, const char *type, int type_len,
 					   const DocFieldSet *fs, int32 scope, const char *key,
 					   int key_len, JsonbValue **schema)
 {
 	DocFields f;
 	TypeRules *tr;
+	TypeRules *all;
 	const DocVersion *v;
 	char *keyz;
 	JsonbValue *sv;
+	const char *session;
+	int cmp;
 
 	*schema = NULL;
 	if (fs != NULL && !JB_ROOT_IS_OBJECT(body))
@@ -748,24 +960,71 @@ DocmodelMigrateOnWrite(Jsonb *body, const char *type, int type_len,
 	DocmodelFieldsFindIn(body, fs, &f);
 	f.type = (char *) type;
 	f.typelen = type_len;
+	session = f.has_version ? NULL : DocmodelSessionVersion(type, type_len);
 	if (f.has_version && f.versionlen == tr->current_len &&
-		memcmp(f.version, tr->current_text, f.versionlen) == 0)
+		memcmp(f.version, tr->current_text, f.versionlen) == 0 &&
+		(old == NULL || !JB_ROOT_IS_OBJECT(old)))
 		return body;
 	sv = palloc(sizeof(JsonbValue));
 	*sv = DocmodelJsonTreeString(pstrdup(tr->current_text),
 								 strlen(tr->current_text));
-	if (!f.has_version)
+	keyz = pnstrdup(key, key_len);
+	if (f.has_version)
+		v = DocmodelFieldsParseVersion(&f, keyz);
+	else if (session != NULL)
+		v = DocmodelVersionFromCString(session, true);
+	else
 	{
 		/* a new shape written without a version is the current one */
-		*schema = sv;
-		return body;
+		v = tr->current;
 	}
-	keyz = pnstrdup(key, key_len);
-	v = DocmodelFieldsParseVersion(&f, keyz);
-	if (DocmodelVersionCmp(v, tr->current) >= 0)
-		return body; /* newer than we know: keep it */
+	cmp = DocmodelVersionCmp(v, tr->current);
+	all = LookupRules(type, type_len, scope, true);
+	if (cmp == 0)
+	{
+		JsonbValue tree;
+		JsonbValue *kept;
+
+		if (!f.has_version)
+			*schema = sv;
+		/*
+		 * A write at the version of the stored document keeps what the
+		 * stored one kept (a release writing a whole document it read).
+		 */
+		if (old == NULL || !JB_ROOT_IS_OBJECT(old) ||
+			!DocmodelFieldsFindIn(old, fs, &f) || !f.has_version ||
+			f.versionlen != tr->current_len ||
+			memcmp(f.version, tr->current_text, f.versionlen) != 0)
+			return body;
+		DocmodelJsonTreeFromJsonb(old, &tree);
+		kept = DocmodelTakeKept(&tree, fs);
+		if (kept == NULL)
+			return body;
+		DocmodelJsonTreeFromJsonb(body, &tree);
+		kept = DocmodelMergeKept(kept, DocmodelTakeKept(&tree, fs));
+		DocmodelPutKept(&tree, fs, kept);
+		return DocmodelJsonTreeToJsonb(&tree);
+	}
+	if (cmp > 0)
+	{
+		/* newer than the current version: down, keeping what it drops */
+		if (FindRuleTo(all, v) == NULL)
+			return body; /* newer than we know: keep it */
+		*schema = sv;
+		return ApplyDown(body, all, fs, v, tr->current, keyz, true, true, NULL);
+	}
 	*schema = sv;
-	return ApplyChain(body, tr, f.set, v, tr->current, keyz);
+	if (!f.has_version)
+	{
+		/* the session's version: stamp it, then go up from it */
+		JsonbValue tree;
+
+		DocmodelJsonTreeFromJsonb(body, &tree);
+		DocmodelSetVersion(&tree, fs, session);
+		body = DocmodelJsonTreeToJsonb(&tree);
+	}
+	return ApplyChain(body, tr, fs, v, tr->current, keyz,
+					  StoredComplement(old, all, fs, type, type_len, v, keyz));
 }
 
 /* See migrate.h. */
@@ -910,9 +1169,11 @@ MigrateArg(FunctionCallInfo fcinfo, const char *key, int collarg)
 	/* a plain in-line datum needs no detoasting call */
 	doc = VARATT_IS_EXTENDED(DatumGetPointer(d)) ? DatumGetJsonbP(d)
 												 : (Jsonb *) DatumGetPointer(d);
-	res = DocmodelMigrateIn(doc,
-							PG_ARGISNULL(1) ? NULL : PG_GETARG_DOCVERSION_P(1),
-							key, fs, ArgScope(fcinfo, collarg));
+	/* the target asked (never the session's); a bulk run (_migrate_doc,
+	 * collarg 3) going down keeps what it drops */
+	res =
+		MigrateIn(doc, PG_ARGISNULL(1) ? NULL : PG_GETARG_DOCVERSION_P(1), key,
+				  fs, ArgScope(fcinfo, collarg), false, false, collarg == 3);
 	if (res == doc)
 		PG_RETURN_DATUM(d); /* the same datum, not a copy */
 	PG_RETURN_JSONB_P(res);
@@ -970,8 +1231,10 @@ migration_plan_error(PG_FUNCTION_ARGS)
 	PG_TRY();
 	{
 		/* every rule, inactive ones too: what switching them on would do */
-		err = DocmodelFirstViolation(
-			MigrateIn(doc, NULL, key, fs, ArgScope(fcinfo, 2), true), key, fs);
+		err = DocmodelFirstViolation(MigrateIn(doc, NULL, key, fs,
+											   ArgScope(fcinfo, 2), true, false,
+											   false),
+									 key, fs);
 		ReleaseCurrentSubTransaction();
 		MemoryContextSwitchTo(cxt);
 		CurrentResourceOwner = owner;
@@ -1057,6 +1320,8 @@ migration_pending(PG_FUNCTION_ARGS)
 			PG_RETURN_BOOL(false);
 	}
 	tr = LookupRules(f.type, f.typelen, ArgScope(fcinfo, 3), false);
+	if (tr == NULL && !PG_ARGISNULL(2))
+		tr = LookupRules(f.type, f.typelen, ArgScope(fcinfo, 3), true);
 	if (tr == NULL)
 		PG_RETURN_BOOL(false);
 	tgt = PG_ARGISNULL(2) ? tr->current : PG_GETARG_DOCVERSION_P(2);
@@ -1069,7 +1334,17 @@ migration_pending(PG_FUNCTION_ARGS)
 			 (v = DocmodelVersionFromCString(pnstrdup(f.version, f.versionlen),
 											 false)) == NULL)
 		PG_RETURN_BOOL(true);
-	PG_RETURN_BOOL(DocmodelVersionCmp(v, tgt) < 0);
+	if (DocmodelVersionCmp(v, tgt) < 0)
+		PG_RETURN_BOOL(true);
+	/* newer than the target: pending when the registry can take it down */
+	if (DocmodelVersionCmp(v, tgt) > 0)
+	{
+		TypeRules *all =
+			LookupRules(f.type, f.typelen, ArgScope(fcinfo, 3), true);
+
+		PG_RETURN_BOOL(all != NULL && FindRuleTo(all, v) != NULL);
+	}
+	PG_RETURN_BOOL(false);
 }
 
 /*
@@ -1098,6 +1373,25 @@ migration_steps(PG_FUNCTION_ARGS)
 		PG_RETURN_NULL();
 	v = PG_ARGISNULL(1) ? tr->oldest : PG_GETARG_DOCVERSION_P(1);
 	tgt = PG_ARGISNULL(2) ? tr->current : PG_GETARG_DOCVERSION_P(2);
+	if (DocmodelVersionCmp(v, tgt) > 0)
+	{
+		/* down: every rule, inactive ones too; NULL when one is one-way */
+		tr = LookupRules(VARDATA_ANY(t), VARSIZE_ANY_EXHDR(t),
+						 ArgScope(fcinfo, 3), true);
+		if (!PG_ARGISNULL(2))
+			CheckTarget(tr, tgt);
+		while (DocmodelVersionCmp(v, tgt) > 0)
+		{
+			Rule *r = FindRuleTo(tr, v);
+
+			CHECK_FOR_INTERRUPTS();
+			if (r == NULL || !r->has_down)
+				PG_RETURN_NULL();
+			n += r->down_is_fn ? 1 : r->ndown;
+			v = r->from;
+		}
+		PG_RETURN_INT32(n);
+	}
 	if (!PG_ARGISNULL(2))
 		CheckTarget(tr, tgt);
 	while (DocmodelVersionCmp(v, tgt) < 0)
@@ -1151,33 +1445,45 @@ migration_doc_version(PG_FUNCTION_ARGS)
 	PG_RETURN_DOCVERSION_P(DocmodelFieldsParseVersion(&f, NULL));
 }
 
-/*
- * _check_write_rule_steps(steps jsonb): raise 22023 when a step is bad or
- * not one a write rule may hold.
- */
-Datum
-migration_check_write_rule_steps(PG_FUNCTION_ARGS)
-{
-	int n;
-	Step *steps = DocmodelStepsCheck(PG_GETARG_JSONB_P(0), &n);
-
-	DocmodelStepsCheckWriteRule(steps, n);
-	PG_RETURN_VOID();
-}
-
-/* _check_migration_steps(steps jsonb): raise 22023 when a step is bad */
-Datum
-migration_check_steps(PG_FUNCTION_ARGS)
-{
-	int n;
-
-	DocmodelStepsCheck(PG_GETARG_JSONB_P(0), &n);
-	PG_RETURN_VOID();
-}
-
 /* Statement trigger on the registry: tell every backend's cache. */
 Datum
 migration_rules_changed(PG_FUNCTION_ARGS)
 {
 	return DocmodelCatalogChanged(fcinfo, "migration_rules_changed");
+}
+
+/*
+ * _migration_kept(doc, target, coll) -> jsonb: what taking doc down to
+ * target would keep (the "_kept" complement it would get), NULL when
+ * nothing (not above target, a version the registry does not know, or a
+ * one-way rule on the way). For migration_plan.
+ */
+Datum
+migration_kept(PG_FUNCTION_ARGS)
+{
+	bool none;
+	const DocFieldSet *fs = ArgFields(fcinfo, 2, &none);
+	Jsonb *doc;
+	DocFields f;
+	TypeRules *tr;
+	const DocVersion *v;
+	const DocVersion *tgt;
+	JsonbValue *kept = NULL;
+
+	if (PG_ARGISNULL(0) || PG_ARGISNULL(1) || none)
+		PG_RETURN_NULL();
+	doc = PG_GETARG_JSONB_P(0);
+	tgt = PG_GETARG_DOCVERSION_P(1);
+	if (!FindFieldsOf(doc, fs, &f) || !f.has_version || !f.version_ok)
+		PG_RETURN_NULL();
+	tr = LookupRules(f.type, f.typelen, ArgScope(fcinfo, 2), true);
+	v = DocmodelVersionFromCString(pnstrdup(f.version, f.versionlen), false);
+	if (tr == NULL || v == NULL || DocmodelVersionCmp(v, tgt) <= 0)
+		PG_RETURN_NULL();
+	if (!ReversibleBetween(tr, tgt, v))
+		PG_RETURN_NULL();
+	(void) ApplyDown(doc, tr, f.set, v, tgt, NULL, true, false, &kept);
+	if (kept == NULL)
+		PG_RETURN_NULL();
+	PG_RETURN_JSONB_P(DocmodelJsonTreeToJsonb(kept));
 }

@@ -49,7 +49,7 @@ extern Jsonb *DocmodelMigrateIn(Jsonb *doc, const DocVersion *target,
  * *schema is NULL and body comes back as it is. scope and errors as
  * DocmodelMigrateIn.
  */
-extern Jsonb *DocmodelMigrateOnWrite(Jsonb *body, const char *type,
+extern Jsonb *DocmodelMigrateOnWrite(Jsonb *body, Jsonb *old, const char *type,
 									 int type_len, const DocFieldSet *fs,
 									 int32 scope, const char *key, int key_len,
 									 JsonbValue **schema);

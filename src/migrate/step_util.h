@@ -39,6 +39,7 @@ typedef enum StepOp
 	OP_REPLACE_REGEX,
 	OP_REQUIRE,
 	OP_FORMAT_DATE,
+	OP_UNWRAP,
 	OP_COUNT
 } StepOp;
 
@@ -69,14 +70,17 @@ typedef struct Step
 	char *label;        /* "3", or "2.1" inside a for_each */
 	JsonPointer path;
 	JsonPointer from; /* move, copy */
-	JsonPointer into; /* join, wrap, nest, unnest (target) */
+	JsonPointer into; /* join, wrap, unwrap, nest, unnest (target) */
 	bool has_into;
 	JsonPointer *ptrs; /* split targets; join and nest sources */
 	int nptrs;
-	JsonbValue *value; /* add, replace, test, default; wrap template */
+	JsonbValue *value; /* add, replace, test, default; wrap and unwrap
+						* template */
 	char *sep;         /* split, join */
 	int seplen;
 	CastTo cast_to;
+	CastTo cast_from; /* cast: the type it goes back to (has_cast_from) */
+	bool has_cast_from;
 	int64 unit_us; /* to_epoch, from_epoch, format_date */
 	StepMissing missing;
 	StepRegex *regex; /* replace_regex, require (NULL: no pattern) */

@@ -47,7 +47,7 @@
 #define OP_LIST                                                            \
 	"add, remove, replace, move, copy, test, default, split, join, wrap, " \
 	"cast, to_epoch, from_epoch, strip_dashes, nest, unnest, for_each, "   \
-	"drop_empty, replace_regex, require, format_date"
+	"drop_empty, replace_regex, require, format_date, unwrap"
 
 /* How a member of a step object is read (see ParseMember); the optional
  * ones from M_INTO_OPT on. */
@@ -72,8 +72,10 @@ typedef enum MemberKind
 	M_MESSAGE,     /* a non-empty string, into st->message */
 	M_FORMAT,      /* "date" (default) or "date-time", into st->date_only */
 	M_MISSING,     /* "error" or "skip", into st->missing */
-	M_INPUT        /* a to_timestamp template, into st->input (default:
+	M_INPUT,       /* a to_timestamp template, into st->input (default:
 					* ISO 8601) */
+	M_CAST_FROM    /* number, string or boolean, into st->cast_from: the
+					* type cast goes back to */
 } MemberKind;
 
 typedef struct StepMember
@@ -294,18 +296,31 @@ ParseWord(Step *st, JsonbValue *v, const StepMember *m, const char *op)
 	switch (m->kind)
 	{
 		case M_TO:
+		case M_CAST_FROM:
+		{
+			CastTo t;
+
 			if (s == NULL)
-				BadStep(label, op, "field \"to\" must be a string");
+				BadStep(label, op, "field \"%s\" must be a string", m->name);
 			if (strcmp(s, "number") == 0)
-				st->cast_to = CAST_NUMBER;
+				t = CAST_NUMBER;
 			else if (strcmp(s, "string") == 0)
-				st->cast_to = CAST_STRING;
+				t = CAST_STRING;
 			else if (strcmp(s, "boolean") == 0)
-				st->cast_to = CAST_BOOLEAN;
+				t = CAST_BOOLEAN;
 			else
 				BadStep(label, op,
-						"cannot cast to \"%s\" (number, string or boolean)", s);
+						"cannot cast %s \"%s\" (number, string or boolean)",
+						m->kind == M_TO ? "to" : "from", s);
+			if (m->kind == M_TO)
+				st->cast_to = t;
+			else
+			{
+				st->cast_from = t;
+				st->has_cast_from = true;
+			}
 			break;
+		}
 		case M_SEP:
 			if (s == NULL || v->val.string.len == 0)
 				BadStep(label, op,
@@ -800,6 +815,95 @@ ApplyWrap(ApplyCx *cx, const Step *st, JsonbValue *root)
 		*v = arr;
 }
 
+/*
+ * The value in elem at the place of the "$" string in template t (wrap's
+ * template), or NULL when elem has none there or t holds no "$".
+ */
+static JsonbValue *
+DollarIn(JsonbValue *t, JsonbValue *elem)
+{
+	int i;
+
+	check_stack_depth();
+	DocmodelJsonTreeExpand(t);
+	if (t->type == jbvString && t->val.string.len == 1 &&
+		t->val.string.val[0] == '$')
+		return elem;
+	DocmodelJsonTreeExpand(elem);
+	if (t->type == jbvObject && elem->type == jbvObject)
+	{
+		for (i = 0; i < t->val.object.nPairs; i++)
+		{
+			JsonbPair *pr = &t->val.object.pairs[i];
+			int k = DocmodelJsonTreeFindMember(elem, pr->key.val.string.val,
+											   pr->key.val.string.len);
+			JsonbValue *res;
+
+			if (k < 0)
+				continue;
+			res = DollarIn(&pr->value, &elem->val.object.pairs[k].value);
+			if (res)
+				return res;
+		}
+	}
+	else if (t->type == jbvArray && elem->type == jbvArray &&
+			 !t->val.array.rawScalar)
+	{
+		for (i = 0; i < t->val.array.nElems && i < elem->val.array.nElems; i++)
+		{
+			JsonbValue *res =
+				DollarIn(&t->val.array.elems[i], &elem->val.array.elems[i]);
+
+			if (res)
+				return res;
+		}
+	}
+	return NULL;
+}
+
+/*
+ * unwrap: wrap's inverse: the first element of the array at path (with a
+ * template, the value at its "$"), into into (default: path itself); an
+ * empty array leaves nothing.
+ */
+static void
+ApplyUnwrap(ApplyCx *cx, const Step *st, JsonbValue *root)
+{
+	JsonbValue *v = DocmodelStepResolve(root, &st->path);
+	JsonbValue *first = NULL;
+
+	if (v == NULL)
+		return;
+	if (v->type != jbvArray || v->val.array.rawScalar)
+		StepFail(cx, st, st->path.text, "expected an array, found %s",
+				 DocmodelJsonTreeTypeName(v));
+	if (st->has_into && DocmodelStepResolve(root, &st->into) != NULL)
+		StepFail(cx, st, st->into.text, "\"%s\" already exists", st->into.text);
+	if (v->val.array.nElems > 0)
+	{
+		first = &v->val.array.elems[0];
+		if (st->value)
+		{
+			JsonbValue tmpl = DocmodelJsonTreeCopy(st->value);
+
+			first = DollarIn(&tmpl, first);
+		}
+		if (first)
+			first = CopyValue(first, NULL);
+	}
+	if (!st->has_into)
+	{
+		if (first)
+			*v = *first;
+		else
+			RemoveAt(root, &st->path);
+		return;
+	}
+	RemoveAt(root, &st->path);
+	if (first)
+		AddAt(cx, st, root, &st->into, first);
+}
+
 /* strip_dashes: drop every "-" of a string. */
 static void
 ApplyStripDashes(ApplyCx *cx, const Step *st, JsonbValue *root)
@@ -1137,7 +1241,10 @@ static const StepOpDef step_ops[OP_COUNT] = {
 	 {PATH, {"into", M_INTO_OPT}, {"template", M_TEMPLATE}, MISSING},
 	 false,
 	 ApplyWrap},
-	{"cast", {PATH, {"to", M_TO}, MISSING}, true, ApplyCast},
+	{"cast",
+	 {PATH, {"to", M_TO}, {"from", M_CAST_FROM}, MISSING},
+	 true,
+	 ApplyCast},
 	{"to_epoch",
 	 {PATH, {"unit", M_UNIT}, {"input", M_INPUT}, MISSING},
 	 true,
@@ -1169,6 +1276,10 @@ static const StepOpDef step_ops[OP_COUNT] = {
 	  MISSING},
 	 true,
 	 DocmodelStepFormatDate},
+	{"unwrap",
+	 {PATH, {"into", M_INTO_OPT}, {"template", M_TEMPLATE}, MISSING},
+	 false,
+	 ApplyUnwrap},
 };
 
 /* Parse one step object into st; raise 22023 naming its label and op. */
@@ -1342,4 +1453,36 @@ DocmodelStepsCheckWriteRule(const Step *steps, int nsteps)
 								 "reshape documents with a migration.")));
 		}
 	}
+}
+
+/* ---------------------------------------------------------------------
+ * SQL-callable checks (register_migration, register_write_rule)
+ * ---------------------------------------------------------------------
+ */
+
+PG_FUNCTION_INFO_V1(migration_check_steps);
+PG_FUNCTION_INFO_V1(migration_check_write_rule_steps);
+
+/*
+ * _check_write_rule_steps(steps jsonb): raise 22023 when a step is bad or
+ * not one a write rule may hold.
+ */
+Datum
+migration_check_write_rule_steps(PG_FUNCTION_ARGS)
+{
+	int n;
+	Step *steps = DocmodelStepsCheck(PG_GETARG_JSONB_P(0), &n);
+
+	DocmodelStepsCheckWriteRule(steps, n);
+	PG_RETURN_VOID();
+}
+
+/* _check_migration_steps(steps jsonb): raise 22023 when a step is bad */
+Datum
+migration_check_steps(PG_FUNCTION_ARGS)
+{
+	int n;
+
+	DocmodelStepsCheck(PG_GETARG_JSONB_P(0), &n);
+	PG_RETURN_VOID();
 }

@@ -34,7 +34,7 @@ SELECT docmodel.migrate('{"_type": "user", "_schema": "1.0", "name": "Joe Smith"
 SELECT docmodel.migrate('{"_type": "user", "_schema": "2.0", "firstName": "Ann", "lastName": "Lee", "phone": "555-9"}');
 -- A target below current: 1.0 -> 2.0 only.
 SELECT docmodel.migrate('{"_type": "user", "_schema": "1.0", "name": "Joe Smith", "phone": "555-1234"}', '2.0');
--- Already at (or past) the target: unchanged.
+-- Already at the target: unchanged; past it: down (the way down of wrap).
 SELECT docmodel.migrate('{"_type": "user", "_schema": "3.0", "phones": []}');
 SELECT docmodel.migrate('{"_type": "user", "_schema": "3.0", "phones": []}', '2.0');
 SELECT docmodel.migrate('{"_type": "user", "_schema": "1.0", "name": "A B"}', '1.0');
@@ -284,7 +284,9 @@ CALL docmodel.migrate_collection('migrate_users');
 RESET client_min_messages;
 SELECT run_id, docs_done, docs_total, status FROM docmodel.migration_runs ORDER BY run_id;
 
--- A run to a target below current, for one type.
+-- A run to a target below current, for one type (a table without the
+-- collection trigger): older documents go up, newer ones down, keeping
+-- under _kept what the way down drops.
 CREATE TABLE migrate_users2 (id text PRIMARY KEY, doc jsonb);
 INSERT INTO migrate_users2 VALUES
   ('a', '{"_type": "user", "_schema": "1.0", "name": "Ann Lee", "phone": "1"}'),
