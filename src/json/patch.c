@@ -163,70 +163,86 @@ DocmodelJsonDiffTrees(JsonbValue *a, JsonbValue *b, bool with_was)
 	return st.ops;
 }
 
+/*
+ * Apply one operation of a diff made with with_was to root if it still
+ * fits (see DocmodelJsonPatchApplyGuarded); false when it does not.
+ */
+static bool
+ApplyGuardedOp(JsonbValue *root, JsonbValue *o)
+{
+	JsonbValue *opv;
+	JsonbValue *pathv;
+	JsonbValue *value = NULL;
+	JsonbValue *was = NULL;
+	JsonbValue *cur;
+	JsonPointer p;
+	JsonTreeMiss miss;
+	JsonbValue removed;
+	int k;
+
+	DocmodelJsonTreeExpand(o);
+	if (o->type != jbvObject)
+		return false;
+	k = DocmodelJsonTreeFindMember(o, "op", 2);
+	opv = k >= 0 ? &o->val.object.pairs[k].value : NULL;
+	k = DocmodelJsonTreeFindMember(o, "path", 4);
+	pathv = k >= 0 ? &o->val.object.pairs[k].value : NULL;
+	if (opv == NULL || pathv == NULL || opv->type != jbvString ||
+		pathv->type != jbvString ||
+		DocmodelJsonPointerParse(pathv->val.string.val, pathv->val.string.len,
+								 true, &p) != JSONPOINTER_OK ||
+		p.ntok == 0)
+		return false;
+	k = DocmodelJsonTreeFindMember(o, "value", 5);
+	if (k >= 0)
+		value = &o->val.object.pairs[k].value;
+	k = DocmodelJsonTreeFindMember(o, "was", 3);
+	if (k >= 0)
+		was = &o->val.object.pairs[k].value;
+	cur = DocmodelJsonTreeWalk(root, &p, p.ntok, 0, &miss);
+	if (opv->val.string.len == 3 && memcmp(opv->val.string.val, "add", 3) == 0)
+	{
+		JsonbValue v;
+
+		if (cur != NULL || value == NULL)
+			return false;
+		v = DocmodelJsonTreeCopy(value);
+		return DocmodelJsonTreeAdd(root, &p, &v, &miss);
+	}
+	if (cur == NULL || was == NULL || !DocmodelJsonTreeEqual(cur, was))
+		return false;
+	if (opv->val.string.len == 6 &&
+		memcmp(opv->val.string.val, "remove", 6) == 0)
+		return DocmodelJsonTreeRemove(root, &p, &removed, &miss);
+	if (opv->val.string.len == 7 &&
+		memcmp(opv->val.string.val, "replace", 7) == 0 && value != NULL)
+	{
+		*cur = DocmodelJsonTreeCopy(value);
+		return true;
+	}
+	return false;
+}
+
 /* See patch.h. */
-void
+bool
 DocmodelJsonPatchApplyGuarded(JsonbValue *root, JsonbValue *ops)
 {
+	JsonbValue work;
 	int i;
 
 	DocmodelJsonTreeExpand(ops);
-	if (ops->type != jbvArray)
-		return;
+	if (ops->type != jbvArray || ops->val.array.nElems == 0)
+		return ops->type == jbvArray;
+	/* all or nothing: on a copy, kept only when every operation fits */
+	work = DocmodelJsonTreeCopy(root);
 	for (i = 0; i < ops->val.array.nElems; i++)
 	{
-		JsonbValue *o = &ops->val.array.elems[i];
-		JsonbValue *opv;
-		JsonbValue *pathv;
-		JsonbValue *value = NULL;
-		JsonbValue *was = NULL;
-		JsonbValue *cur;
-		JsonPointer p;
-		JsonTreeMiss miss;
-		JsonbValue removed;
-		int k;
-
 		CHECK_FOR_INTERRUPTS();
-		DocmodelJsonTreeExpand(o);
-		if (o->type != jbvObject)
-			continue;
-		k = DocmodelJsonTreeFindMember(o, "op", 2);
-		opv = k >= 0 ? &o->val.object.pairs[k].value : NULL;
-		k = DocmodelJsonTreeFindMember(o, "path", 4);
-		pathv = k >= 0 ? &o->val.object.pairs[k].value : NULL;
-		if (opv == NULL || pathv == NULL || opv->type != jbvString ||
-			pathv->type != jbvString ||
-			DocmodelJsonPointerParse(pathv->val.string.val,
-									 pathv->val.string.len, true,
-									 &p) != JSONPOINTER_OK)
-			continue;
-		k = DocmodelJsonTreeFindMember(o, "value", 5);
-		if (k >= 0)
-			value = &o->val.object.pairs[k].value;
-		k = DocmodelJsonTreeFindMember(o, "was", 3);
-		if (k >= 0)
-			was = &o->val.object.pairs[k].value;
-		cur = p.ntok == 0 ? root
-						  : DocmodelJsonTreeWalk(root, &p, p.ntok, 0, &miss);
-		if (opv->val.string.len == 3 &&
-			memcmp(opv->val.string.val, "add", 3) == 0)
-		{
-			JsonbValue v;
-
-			if (cur != NULL || value == NULL || p.ntok == 0)
-				continue;
-			v = DocmodelJsonTreeCopy(value);
-			(void) DocmodelJsonTreeAdd(root, &p, &v, &miss);
-		}
-		else if (cur == NULL || was == NULL || !DocmodelJsonTreeEqual(cur, was))
-			continue;
-		else if (opv->val.string.len == 6 &&
-				 memcmp(opv->val.string.val, "remove", 6) == 0 && p.ntok > 0)
-			(void) DocmodelJsonTreeRemove(root, &p, &removed, &miss);
-		else if (opv->val.string.len == 7 &&
-				 memcmp(opv->val.string.val, "replace", 7) == 0 &&
-				 value != NULL)
-			*cur = DocmodelJsonTreeCopy(value);
+		if (!ApplyGuardedOp(&work, &ops->val.array.elems[i]))
+			return false;
 	}
+	*root = work;
+	return true;
 }
 
 /* SQL: diff(a jsonb, b jsonb) -> jsonb, the RFC 6902 patch turning a into b. */

@@ -60,11 +60,12 @@ extern JsonbValue DocmodelJsonDiffTrees(JsonbValue *a, JsonbValue *b,
 
 /*
  * Apply, to the tree at root, the operations of a diff made with with_was
- * that still fit: an "add" where nothing is (and its parent is), a
- * "remove" or "replace" where the value is still the one it says it "was".
- * The others are left out, never raised: what a document kept for later
- * (migrate.c's complement) must not overwrite what was written since.
+ * if they all still fit: each "add" where nothing is (and its parent is),
+ * each "remove" or "replace" where the value is still the one it says it
+ * "was". Else nothing is applied (false), never raised: what a document
+ * kept for later (migrate.c's complement) must not overwrite what was
+ * written since, nor be put back in part.
  */
-extern void DocmodelJsonPatchApplyGuarded(JsonbValue *root, JsonbValue *ops);
+extern bool DocmodelJsonPatchApplyGuarded(JsonbValue *root, JsonbValue *ops);
 
 #endif /* DOCMODEL_JSONPATCH_H */

@@ -286,7 +286,9 @@ InvertStep(JsonbValue *st, Inverse *res)
 	else if (strcmp(op, "test") == 0 || strcmp(op, "require") == 0)
 		Down(res, NULL, true, NULL);
 	else if (strcmp(op, "default") == 0)
-		Down(res, NULL, true, NULL);
+		Down(res, NULL, false,
+			 "nothing, but the way down leaves the default where there was "
+			 "none");
 	else if (strcmp(op, "strip_dashes") == 0)
 		Down(res, NULL, false, "the dashes");
 	else if (strcmp(op, "drop_empty") == 0)

@@ -643,6 +643,58 @@ RuleUp(ApplyCx *cx, TypeRules *tr, Rule *r, JsonbValue *tree,
 	DocmodelSetVersion(tree, fs, r->to_text);
 }
 
+/* Apply rule r's way down (it has one) to the tree at *tree. */
+static void
+RuleDown(ApplyCx *cx, TypeRules *tr, Rule *r, JsonbValue *tree,
+		 const DocFieldSet *fs)
+{
+	cx->from = r->to_text;
+	cx->to = r->from_text;
+	cx->fn = r->down_is_fn ? r->down_fn_text : NULL;
+	if (r->down_is_fn)
+		DocmodelJsonTreeFromJsonb(
+			CallRuleFn(cx, r, true, DocmodelJsonTreeToJsonb(tree)), tree);
+	else
+		DocmodelStepsApply(cx, r->down, r->ndown, tree);
+	DocmodelJsonTreeExpand(tree);
+	if (tree->type != jbvObject)
+		ereport(ERROR, (errcode(ERRCODE_DATA_EXCEPTION),
+						errmsg("migration of type \"%s\" from %s down to "
+							   "%s did not leave an object",
+							   tr->key.name, r->to_text, r->from_text)));
+	DocmodelSetVersion(tree, fs, r->from_text);
+}
+
+/*
+ * Rule r's way up of the tree at *tree, and what its way down kept (ops)
+ * put back: only when every operation still fits, and when the older
+ * version then reads what it wrote (the way down of the result gives the
+ * document before, or what the way up alone would have given it): so a
+ * value an older writer changed or removed is never brought back over it.
+ */
+static void
+PutBack(ApplyCx *cx, TypeRules *tr, Rule *r, JsonbValue *tree,
+		const DocFieldSet *fs, JsonbValue *ops)
+{
+	JsonbValue before = DocmodelJsonTreeCopy(tree);
+	JsonbValue plain;
+	JsonbValue seen;
+	JsonbValue plain_seen;
+
+	RuleUp(cx, tr, r, tree, fs);
+	plain = DocmodelJsonTreeCopy(tree);
+	if (!DocmodelJsonPatchApplyGuarded(tree, ops) || !r->has_down)
+		return;
+	seen = DocmodelJsonTreeCopy(tree);
+	RuleDown(cx, tr, r, &seen, fs);
+	if (DocmodelJsonTreeEqual(&seen, &before))
+		return;
+	plain_seen = DocmodelJsonTreeCopy(&plain);
+	RuleDown(cx, tr, r, &plain_seen, fs);
+	if (!DocmodelJsonTreeEqual(&seen, &plain_seen))
+		*tree = plain;
+}
+
 /*
  * Apply the rules of tr to doc, from version v up to tgt, and return the
  * new document. fs (a resolved description, not AUTO's) says where the
@@ -661,6 +713,7 @@ ApplyChain(Jsonb *doc, TypeRules *tr, const DocFieldSet *fs,
 	ApplyCx cx;
 	ErrorContextCallback errcb;
 	Jsonb *res;
+	int k;
 
 	ChainBegin(&cx, &errcb, tr, doc, key);
 	DocmodelJsonTreeFromJsonb(doc, &tree);
@@ -687,19 +740,16 @@ ApplyChain(Jsonb *doc, TypeRules *tr, const DocFieldSet *fs,
 								 tr->current_text),
 				 errhint("Register a migration from version %s.",
 						 DocmodelVersionToCString(v))));
-		RuleUp(&cx, tr, r, &tree, fs);
-		if (kept != NULL)
+		k = kept ? DocmodelJsonTreeFindMember(kept, r->to_text,
+											  strlen(r->to_text))
+				 : -1;
+		if (k >= 0)
 		{
-			int k = DocmodelJsonTreeFindMember(kept, r->to_text,
-											   strlen(r->to_text));
-
-			if (k >= 0)
-			{
-				DocmodelJsonPatchApplyGuarded(&tree,
-											  &kept->val.object.pairs[k].value);
-				DocmodelJsonTreeRemoveAt(kept, k);
-			}
+			PutBack(&cx, tr, r, &tree, fs, &kept->val.object.pairs[k].value);
+			DocmodelJsonTreeRemoveAt(kept, k);
 		}
+		else
+			RuleUp(&cx, tr, r, &tree, fs);
 		v = r->to;
 	}
 	DocmodelPutKept(&tree, fs, kept);
@@ -763,22 +813,7 @@ ApplyDown(Jsonb *doc, TypeRules *tr, const DocFieldSet *fs, const DocVersion *v,
 						 "down_fn.")));
 		if (keep)
 			before = DocmodelJsonTreeCopy(&tree);
-		cx.from = r->to_text;
-		cx.to = r->from_text;
-		cx.fn = r->down_is_fn ? r->down_fn_text : NULL;
-		if (r->down_is_fn)
-			DocmodelJsonTreeFromJsonb(
-				CallRuleFn(&cx, r, true, DocmodelJsonTreeToJsonb(&tree)),
-				&tree);
-		else
-			DocmodelStepsApply(&cx, r->down, r->ndown, &tree);
-		DocmodelJsonTreeExpand(&tree);
-		if (tree.type != jbvObject)
-			ereport(ERROR, (errcode(ERRCODE_DATA_EXCEPTION),
-							errmsg("migration of type \"%s\" from %s down to "
-								   "%s did not leave an object",
-								   tr->key.name, r->to_text, r->from_text)));
-		DocmodelSetVersion(&tree, fs, r->from_text);
+		RuleDown(&cx, tr, r, &tree, fs);
 		if (keep)
 		{
 			JsonbValue base = DocmodelJsonTreeCopy(&tree);
