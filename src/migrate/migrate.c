@@ -131,8 +131,6 @@ PG_FUNCTION_INFO_V1(migration_plan_error);
 PG_FUNCTION_INFO_V1(migration_current_version);
 PG_FUNCTION_INFO_V1(migration_pending);
 PG_FUNCTION_INFO_V1(migration_steps);
-PG_FUNCTION_INFO_V1(migration_doc_type);
-PG_FUNCTION_INFO_V1(migration_doc_version);
 PG_FUNCTION_INFO_V1(migration_rules_changed);
 PG_FUNCTION_INFO_V1(migration_kept);
 
@@ -1440,44 +1438,6 @@ migration_steps(PG_FUNCTION_ARGS)
 		v = r->to;
 	}
 	PG_RETURN_INT32(n);
-}
-
-/*
- * Find the fields of _doc_type's and _doc_version's document (argument 0;
- * in the fields of collection argument 1 when given); false when there is
- * no document or no type field.
- */
-static bool
-ArgDocFields(FunctionCallInfo fcinfo, DocFields *f)
-{
-	bool none;
-	const DocFieldSet *fs = ArgFields(fcinfo, 1, &none);
-
-	return !PG_ARGISNULL(0) && !none &&
-		   FindFieldsOf(PG_GETARG_JSONB_P(0), fs, f);
-}
-
-/* _doc_type(doc[, coll]) -> text: the type field, whichever meta style
- * (in coll's fields when given) */
-Datum
-migration_doc_type(PG_FUNCTION_ARGS)
-{
-	DocFields f;
-
-	if (!ArgDocFields(fcinfo, &f))
-		PG_RETURN_NULL();
-	PG_RETURN_TEXT_P(cstring_to_text_with_len(f.type, f.typelen));
-}
-
-/* _doc_version(doc[, coll]) -> version: the schema field (22P02 when bad) */
-Datum
-migration_doc_version(PG_FUNCTION_ARGS)
-{
-	DocFields f;
-
-	if (!ArgDocFields(fcinfo, &f) || !f.has_version)
-		PG_RETURN_NULL();
-	PG_RETURN_DOCVERSION_P(DocmodelFieldsParseVersion(&f, NULL));
 }
 
 /* Statement trigger on the registry: tell every backend's cache. */

@@ -1,10 +1,11 @@
 /*-------------------------------------------------------------------------
  *
  * migrate/versions.c
- *	  The versions a session reads and writes at (README, "Schema versions
- *	  and migrations", "Both ways"): the setting docmodel.versions, a
- *	  call's own version (get(..., as_version)), and the SQL functions
- *	  get(coll, key, as_version) and get_multi(coll, keys, as_version).
+ *	  The versions documents are read and written at (README, "Schema
+ *	  versions and migrations", "Both ways"): the setting docmodel.versions,
+ *	  a call's own version (get(..., as_version)), the SQL functions
+ *	  get(coll, key, as_version) and get_multi(coll, keys, as_version), and
+ *	  _doc_type / _doc_version, a document's type and version fields.
  *
  *	  Shared state: the parsed setting (its GUC "extra", one malloc'd
  *	  block) and the running call's version, both backend-local.
@@ -17,11 +18,17 @@
 #include "funcapi.h"
 #include "utils/guc.h"
 
+#include "utils/builtins.h"
+
+#include "collection/config.h"
+#include "collection/fields.h"
 #include "collection/version.h"
 #include "migrate/versions.h"
 
 PG_FUNCTION_INFO_V1(kv_get_as);
 PG_FUNCTION_INFO_V1(kv_get_multi_as);
+PG_FUNCTION_INFO_V1(migration_doc_type);
+PG_FUNCTION_INFO_V1(migration_doc_version);
 
 /* the plain readers (collection/kv.c) */
 extern Datum kv_get(PG_FUNCTION_ARGS);
@@ -283,4 +290,50 @@ kv_get_multi_as(PG_FUNCTION_ARGS)
 		return (Datum) 0;
 	}
 	return KvReadAs(fcinfo, kv_get_multi, 2);
+}
+
+/*
+ * Find the fields of _doc_type's and _doc_version's document (argument 0;
+ * in the fields of collection argument 1 when given, else of any meta
+ * style); false when there is no document or no type field (an xattrs
+ * body carries none).
+ */
+static bool
+ArgDocFields(FunctionCallInfo fcinfo, DocFields *f)
+{
+	const DocmodelCollection *cfg = NULL;
+	Jsonb *doc;
+
+	if (PG_ARGISNULL(0))
+		return false;
+	if (PG_NARGS() > 1 && !PG_ARGISNULL(1))
+		cfg = DocmodelCollectionOf(PG_GETARG_OID(1));
+	if (cfg && cfg->xattrs)
+		return false;
+	doc = PG_GETARG_JSONB_P(0);
+	return cfg ? DocmodelFieldsFindIn(doc, cfg->fs, f)
+			   : DocmodelFieldsFind(doc, DOC_META_AUTO, f);
+}
+
+/* _doc_type(doc[, coll]) -> text: the type field, whichever meta style
+ * (in coll's fields when given) */
+Datum
+migration_doc_type(PG_FUNCTION_ARGS)
+{
+	DocFields f;
+
+	if (!ArgDocFields(fcinfo, &f))
+		PG_RETURN_NULL();
+	PG_RETURN_TEXT_P(cstring_to_text_with_len(f.type, f.typelen));
+}
+
+/* _doc_version(doc[, coll]) -> version: the schema field (22P02 when bad) */
+Datum
+migration_doc_version(PG_FUNCTION_ARGS)
+{
+	DocFields f;
+
+	if (!ArgDocFields(fcinfo, &f) || !f.has_version)
+		PG_RETURN_NULL();
+	PG_RETURN_DOCVERSION_P(DocmodelFieldsParseVersion(&f, NULL));
 }
