@@ -141,6 +141,10 @@ DiffValues(DiffState *st, JsonbValue *a, JsonbValue *b)
 {
 	check_stack_depth();
 	CHECK_FOR_INTERRUPTS();
+	/* the same stored container (a tree and its copy, untouched there) */
+	if (a->type == jbvBinary && b->type == jbvBinary &&
+		a->val.binary.data == b->val.binary.data)
+		return;
 	DocmodelJsonTreeExpand(a);
 	DocmodelJsonTreeExpand(b);
 	if (a->type == jbvObject && b->type == jbvObject)

@@ -56,6 +56,69 @@ BENCH_ROUNDS=11 bench_sql "migrate: SELECT migrate(doc) current ${mig_k}k" 1.05 
 	"SELECT docmodel.migrate(doc) FROM bench_mig_a" \
 	"SELECT doc FROM bench_mig_a"
 
+# Both ways: the 3.0 documents (from the runs above) taken down to 1.0 by
+# migrate_collection (which keeps what a way down drops), against the
+# hand-written reverse UPDATE (which keeps nothing).
+MIG_DOWN_HAND="UPDATE bench_mig_b SET doc = (doc - 'firstName' - 'lastName' - 'phones') || jsonb_build_object(
+  'name', concat_ws(' ', doc->>'firstName', doc->>'lastName'),
+  'phone', doc->'phones'->0->'number', '_schema', '1.0')"
+mig_reset3() {
+	"${PSQL[@]}" -c "TRUNCATE bench_mig_a, bench_mig_b" \
+		-c "INSERT INTO bench_mig_a SELECT id, docmodel.migrate(doc) FROM bench_mig_src ORDER BY id" \
+		-c "INSERT INTO bench_mig_b SELECT * FROM bench_mig_a ORDER BY id" \
+		-c "DELETE FROM docmodel.migration_run" \
+		-c "VACUUM ANALYZE bench_mig_a, bench_mig_b" -c "CHECKPOINT" >/dev/null
+}
+PGOPTIONS='-c client_min_messages=warning' BENCH_RESET=mig_reset3 bench_sql \
+	"migrate: migrate_collection down ${mig_k}k 3.0->1.0" 1.15 \
+	"CALL docmodel.migrate_collection('bench_mig_a', 'user', '1.0', batch_size => 5000)" \
+	"$MIG_DOWN_HAND"
+
+# Two releases side by side: a collection of 100,000 3.0 documents with two
+# phones each; get at 2.0 (one step down) against get at 3.0, and a write
+# of a 2.0 document (migrated up, keeping the second phone from the stored
+# one) against a write of the same document at 3.0.
+"${PSQL[@]}" >/dev/null <<SQL
+SET client_min_messages = warning;
+SELECT docmodel.drop_collection('bench_bw') FROM docmodel.collections WHERE collection = to_regclass('bench_bw');
+SELECT docmodel.create_collection('bench_bw');
+INSERT INTO bench_bw (id, doc)
+SELECT 'user::' || i, jsonb_build_object('firstName', 'First' || i, 'lastName', 'Last' || i,
+  'email', 'user' || i || '@example.com', 'age', 20 + i % 50,
+  'phones', jsonb_build_array(jsonb_build_object('type', 'mobile', 'number', '555-' || i),
+    jsonb_build_object('type', 'home', 'number', '556-' || i)))
+FROM generate_series(1, 100000) i;
+VACUUM ANALYZE bench_bw;
+SQL
+bench_dir=$(mktemp -d)
+cat > "$bench_dir/get_at.sql" <<'SQL'
+\set k random(1, 100000)
+SELECT docmodel.get('bench_bw', 'user::' || :k, as_version => '2.0');
+SQL
+cat > "$bench_dir/get_cur.sql" <<'SQL'
+\set k random(1, 100000)
+SELECT docmodel.get('bench_bw', 'user::' || :k);
+SQL
+cat > "$bench_dir/put_at.sql" <<'SQL'
+\set k random(1, 100000)
+SELECT docmodel.upsert('bench_bw', 'user::' || :k, jsonb_build_object('_schema', '2.0',
+  'firstName', 'First' || :k, 'lastName', 'Last' || :k, 'email', 'user' || :k || '@example.com',
+  'age', 20 + :k % 50, 'phone', '555-' || :k));
+SQL
+cat > "$bench_dir/put_cur.sql" <<'SQL'
+\set k random(1, 100000)
+SELECT docmodel.upsert('bench_bw', 'user::' || :k, jsonb_build_object('_schema', '3.0',
+  'firstName', 'First' || :k, 'lastName', 'Last' || :k, 'email', 'user' || :k || '@example.com',
+  'age', 20 + :k % 50, 'phones', jsonb_build_array(jsonb_build_object('type', 'mobile', 'number', '555-' || :k),
+    jsonb_build_object('type', 'home', 'number', '556-' || :k))));
+SQL
+PGBENCH_ARGS="-M prepared" bench_tps "migrate: get at 2.0 vs get at 3.0 (current)" 0.80 \
+	"$bench_dir/get_at.sql" "$bench_dir/get_cur.sql" 2 8
+PGBENCH_ARGS="-M prepared" bench_tps "migrate: upsert at 2.0 vs upsert at 3.0" 0.75 \
+	"$bench_dir/put_at.sql" "$bench_dir/put_cur.sql" 2 8
+rm -rf "$bench_dir"
+"${PSQL[@]}" -c "SELECT docmodel.drop_collection('bench_bw')" >/dev/null
+
 "${PSQL[@]}" -c "DROP TABLE bench_mig_src, bench_mig_a, bench_mig_b" \
 	-c "DELETE FROM docmodel.migration_rules WHERE doc_type = 'user'" \
 	-c "DELETE FROM docmodel.migration_run" >/dev/null
