@@ -881,6 +881,60 @@ $$;
 COMMENT ON FUNCTION docmodel._mapping_spec_named(text, regclass) IS
     'docmodel internal: the spec of the mapping a name means to the current user, with the key layout of coll when given';
 
+-- The pairs (name, value) of jsonb_build_object for the columns of a row of
+-- tbl (alias a): in column order, renamed, less those excluded.
+CREATE FUNCTION docmodel._mapping_column_pairs(spec jsonb, tbl oid, a text) RETURNS text[]
+LANGUAGE sql STABLE PARALLEL SAFE
+SET search_path = pg_catalog, pg_temp
+AS $$
+    SELECT coalesce(array_agg(format('%L::pg_catalog.text, %I.%I',
+               CASE WHEN (spec->'columns') ? (tbl || '.' || c.attname)
+                    THEN spec->'columns'->>(tbl || '.' || c.attname) ELSE c.attname::text END,
+               a, c.attname) ORDER BY c.attnum), '{}')
+    FROM pg_attribute c
+    WHERE c.attrelid = tbl AND c.attnum > 0 AND NOT c.attisdropped
+      AND NOT ((spec->'columns') ? (tbl || '.' || c.attname)
+               AND spec->'columns'->>(tbl || '.' || c.attname) IS NULL)
+$$;
+COMMENT ON FUNCTION docmodel._mapping_column_pairs(jsonb, oid, text) IS
+    'docmodel internal: the name and value pairs of generated SQL for the columns of a mapped table''s row (renamed, less those excluded)';
+
+-- The pair of jsonb_build_object of a reference part p of a row (alias a):
+-- the target's key made of the row's columns, NULL when one is.
+CREATE FUNCTION docmodel._mapping_reference_pair(spec jsonb, p jsonb, a text) RETURNS text
+LANGUAGE sql STABLE PARALLEL SAFE
+SET search_path = pg_catalog, pg_temp
+AS $$
+    SELECT format('%L::pg_catalog.text, CASE WHEN %s THEN NULL ELSE %s END', p->>'field',
+        string_agg(format('%I.%I IS NULL', a, x.u), ' OR ' ORDER BY x.n),
+        docmodel._mapping_key_sql(spec, p->>'type', string_agg(format('%I.%I', a, x.u), ', ' ORDER BY x.n), true))
+    FROM jsonb_array_elements_text(p->'under_cols') WITH ORDINALITY x(u, n)
+$$;
+COMMENT ON FUNCTION docmodel._mapping_reference_pair(jsonb, jsonb, text) IS
+    'docmodel internal: the name and value pair of generated SQL for a reference part: the target''s key, NULL when a key column is';
+
+-- The document expression of generated SQL from its pairs and the merged
+-- parts' expressions (each starting with ||): the row's own fields win over
+-- merged ones; jsonb_build_object takes at most 100 arguments, 50 pairs a
+-- call.
+CREATE FUNCTION docmodel._mapping_object_sql(pairs text[], merges text) RETURNS text
+LANGUAGE plpgsql IMMUTABLE PARALLEL SAFE
+SET search_path = pg_catalog, pg_temp
+AS $$
+DECLARE
+    res text := '';
+BEGIN
+    FOR i IN 1 .. greatest(cardinality(pairs), 1) BY 50 LOOP
+        res := res || CASE WHEN i > 1 THEN ' OPERATOR(pg_catalog.||) ' ELSE '' END
+            || format('pg_catalog.jsonb_build_object(%s)', array_to_string(pairs[i : i + 49], ', '));
+    END LOOP;
+    RETURN CASE WHEN merges = '' THEN res
+        ELSE format('(%s%s OPERATOR(pg_catalog.||) %s)', '''{}''::pg_catalog.jsonb', merges, res) END;
+END
+$$;
+COMMENT ON FUNCTION docmodel._mapping_object_sql(text[], text) IS
+    'docmodel internal: the document expression of generated SQL from its name and value pairs and merged parts';
+
 -- The SQL expression of the document of a row of tbl (alias a): its columns
 -- (renamed, less those excluded), the parts under tbl, merges last. Every
 -- name is quoted (%I), every value a literal (%L), every keyword from a
@@ -893,7 +947,6 @@ AS $$
 DECLARE
     pairs text[] := '{}';
     merges text := '';
-    col record;
     p jsonb;
     b text := 't' || depth;
     src oid;
@@ -902,23 +955,12 @@ DECLARE
     keyparts text;
     ord text;
     sub text;
-    i integer;
-    res text := '';
 BEGIN
     IF depth > 32 THEN
         RAISE EXCEPTION USING ERRCODE = '54001',
             MESSAGE = format('mapping "%s" nests more than 32 levels', spec->>'name');
     END IF;
-    FOR col IN SELECT a2.attname FROM pg_attribute a2
-            WHERE a2.attrelid = tbl AND a2.attnum > 0 AND NOT a2.attisdropped
-            ORDER BY a2.attnum LOOP
-        IF (spec->'columns') ? (tbl || '.' || col.attname) THEN
-            CONTINUE WHEN spec->'columns'->>(tbl || '.' || col.attname) IS NULL;
-            pairs := pairs || format('%L::pg_catalog.text, %I.%I', spec->'columns'->>(tbl || '.' || col.attname), a, col.attname);
-        ELSE
-            pairs := pairs || format('%L::pg_catalog.text, %I.%I', col.attname, a, col.attname);
-        END IF;
-    END LOOP;
+    pairs := docmodel._mapping_column_pairs(spec, tbl, a);
     FOR p IN SELECT x FROM jsonb_array_elements(spec->'parts') x
             WHERE (x->>'under')::oid = tbl LOOP
         src := CASE WHEN p->>'kind' = 'references' THEN (p->>'via')::oid ELSE (p->>'tbl')::oid END;
@@ -951,11 +993,7 @@ BEGIN
             merges := merges || format(' OPERATOR(pg_catalog.||) coalesce((SELECT %s FROM %s AS %I WHERE %s LIMIT 1), ''{}''::pg_catalog.jsonb)',
                 docmodel._mapping_doc_sql(spec, (p->>'tbl')::oid, b, depth + 1), src_sql, b, cond);
         WHEN 'reference' THEN
-            SELECT string_agg(format('%I.%I', a, u), ', '), string_agg(format('%I.%I IS NULL', a, u), ' OR ')
-                INTO keyparts, cond
-            FROM jsonb_array_elements_text(p->'under_cols') u;
-            pairs := pairs || format('%L::pg_catalog.text, CASE WHEN %s THEN NULL ELSE %s END',
-                p->>'field', cond, docmodel._mapping_key_sql(spec, p->>'type', keyparts, true));
+            pairs := pairs || docmodel._mapping_reference_pair(spec, p, a);
         WHEN 'references' THEN
             SELECT string_agg(format('%I.%I', b, k), ', ') INTO keyparts
             FROM jsonb_array_elements_text(p->'key_cols') k;
@@ -966,14 +1004,7 @@ BEGIN
                 MESSAGE = format('invalid part kind "%s" in mapping "%s"', p->>'kind', spec->>'name');
         END CASE;
     END LOOP;
-    -- jsonb_build_object takes at most 100 arguments: 50 pairs a call
-    FOR i IN 1 .. greatest(cardinality(pairs), 1) BY 50 LOOP
-        res := res || CASE WHEN i > 1 THEN ' OPERATOR(pg_catalog.||) ' ELSE '' END
-            || format('pg_catalog.jsonb_build_object(%s)', array_to_string(pairs[i : i + 49], ', '));
-    END LOOP;
-    -- the row's own fields win over merged ones
-    RETURN CASE WHEN merges = '' THEN res
-        ELSE format('(%s%s OPERATOR(pg_catalog.||) %s)', '''{}''::pg_catalog.jsonb', merges, res) END;
+    RETURN docmodel._mapping_object_sql(pairs, merges);
 END
 $$;
 COMMENT ON FUNCTION docmodel._mapping_doc_sql(jsonb, oid, text, integer) IS
@@ -1038,7 +1069,6 @@ AS $$
 DECLARE
     pairs text[] := '{}';
     merges text := '';
-    col record;
     p jsonb;
     b text := 't' || depth;
     j text;
@@ -1051,31 +1081,17 @@ DECLARE
     ord text;
     child record;
     from_sql text;
-    i integer;
 BEGIN
     IF depth > 32 THEN
         RAISE EXCEPTION USING ERRCODE = '54001',
             MESSAGE = format('mapping "%s" nests more than 32 levels', spec->>'name');
     END IF;
     joins := '';
-    FOR col IN SELECT a2.attname FROM pg_attribute a2
-            WHERE a2.attrelid = tbl AND a2.attnum > 0 AND NOT a2.attisdropped
-            ORDER BY a2.attnum LOOP
-        IF (spec->'columns') ? (tbl || '.' || col.attname) THEN
-            CONTINUE WHEN spec->'columns'->>(tbl || '.' || col.attname) IS NULL;
-            pairs := pairs || format('%L::pg_catalog.text, %I.%I', spec->'columns'->>(tbl || '.' || col.attname), a, col.attname);
-        ELSE
-            pairs := pairs || format('%L::pg_catalog.text, %I.%I', col.attname, a, col.attname);
-        END IF;
-    END LOOP;
+    pairs := docmodel._mapping_column_pairs(spec, tbl, a);
     FOR p IN SELECT x FROM jsonb_array_elements(spec->'parts') x
             WHERE (x->>'under')::oid = tbl LOOP
         IF p->>'kind' = 'reference' THEN
-            SELECT string_agg(format('%I.%I', a, u), ', '), string_agg(format('%I.%I IS NULL', a, u), ' OR ')
-                INTO keyparts, on_sql
-            FROM jsonb_array_elements_text(p->'under_cols') u;
-            pairs := pairs || format('%L::pg_catalog.text, CASE WHEN %s THEN NULL ELSE %s END',
-                p->>'field', on_sql, docmodel._mapping_key_sql(spec, p->>'type', keyparts, true));
+            pairs := pairs || docmodel._mapping_reference_pair(spec, p, a);
             CONTINUE;
         ELSIF p->>'kind' NOT IN ('array', 'object', 'merge', 'references') THEN
             RAISE EXCEPTION USING ERRCODE = '22023',
@@ -1147,16 +1163,7 @@ BEGIN
             pairs := pairs || format('%L::pg_catalog.text, coalesce(%I.v, ''[]''::pg_catalog.jsonb)', p->>'field', j);
         END CASE;
     END LOOP;
-    doc := '';
-    -- jsonb_build_object takes at most 100 arguments: 50 pairs a call
-    FOR i IN 1 .. greatest(cardinality(pairs), 1) BY 50 LOOP
-        doc := doc || CASE WHEN i > 1 THEN ' OPERATOR(pg_catalog.||) ' ELSE '' END
-            || format('pg_catalog.jsonb_build_object(%s)', array_to_string(pairs[i : i + 49], ', '));
-    END LOOP;
-    -- the row's own fields win over merged ones
-    IF merges <> '' THEN
-        doc := format('(%s%s OPERATOR(pg_catalog.||) %s)', '''{}''::pg_catalog.jsonb', merges, doc);
-    END IF;
+    doc := docmodel._mapping_object_sql(pairs, merges);
 END
 $$;
 COMMENT ON FUNCTION docmodel._mapping_set_doc_sql(jsonb, oid, text, integer) IS

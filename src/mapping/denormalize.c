@@ -36,9 +36,8 @@ PG_FUNCTION_INFO_V1(mapping_denormalize_rows);
 typedef struct DenormalizeState
 {
 	char *portal;        /* the cursor's name; NULL once closed */
-	TupleDesc tupdesc;   /* the result's (key text, doc jsonb), blessed */
 	MemoryContext batch; /* the rows of the current batch */
-	HeapTuple *rows;
+	Datum *rows;         /* (key text, doc jsonb) composites */
 	uint64 nrows;
 	uint64 next;
 	long fetch; /* rows the next fetch asks for */
@@ -103,17 +102,20 @@ DenormalizeOpen(FunctionCallInfo fcinfo, DenormalizeState *st,
 	SPI_finish();
 }
 
-/* The next batch of rows, copied out of SPI into st->batch as result
- * tuples; the previous batch, returned already, is freed. */
+/* The next batch of rows, copied out of SPI into st->batch as composite
+ * datums (SPI_returntuple); the previous batch, returned already, is freed. */
 static void
 DenormalizeFetch(DenormalizeState *st)
 {
+	MemoryContext old;
 	Portal portal;
 	uint64 i;
 
 	MemoryContextReset(st->batch);
 	st->rows = NULL;
 	st->nrows = st->next = 0;
+	/* SPI_returntuple copies into the context current at SPI_connect */
+	old = MemoryContextSwitchTo(st->batch);
 	DocmodelSpiConnect();
 	portal = SPI_cursor_find(st->portal);
 	if (portal == NULL)
@@ -121,27 +123,17 @@ DenormalizeFetch(DenormalizeState *st)
 	SPI_cursor_fetch(portal, true, st->fetch);
 	if (SPI_processed > 0)
 	{
-		MemoryContext old = MemoryContextSwitchTo(st->batch);
-
-		st->rows = palloc(sizeof(HeapTuple) * SPI_processed);
+		st->rows = MemoryContextAlloc(st->batch, sizeof(Datum) * SPI_processed);
 		for (i = 0; i < SPI_processed; i++)
-		{
-			Datum values[2];
-			bool nulls[2];
-
-			values[0] = SPI_getbinval(SPI_tuptable->vals[i],
-									  SPI_tuptable->tupdesc, 1, &nulls[0]);
-			values[1] = SPI_getbinval(SPI_tuptable->vals[i],
-									  SPI_tuptable->tupdesc, 2, &nulls[1]);
-			st->rows[i] = heap_form_tuple(st->tupdesc, values, nulls);
-		}
-		MemoryContextSwitchTo(old);
+			st->rows[i] = PointerGetDatum(
+				SPI_returntuple(SPI_tuptable->vals[i], SPI_tuptable->tupdesc));
 	}
 	st->nrows = SPI_processed;
 	if (SPI_processed < (uint64) st->fetch)
 		st->done = true;
 	st->fetch = Min(st->fetch * 4, DENORMALIZE_MAX_BATCH);
 	SPI_finish();
+	MemoryContextSwitchTo(old);
 }
 
 /*
@@ -160,14 +152,10 @@ mapping_denormalize_rows(PG_FUNCTION_ARGS)
 	if (SRF_IS_FIRSTCALL())
 	{
 		MemoryContext old;
-		TupleDesc tupdesc;
 
 		funcctx = SRF_FIRSTCALL_INIT();
 		old = MemoryContextSwitchTo(funcctx->multi_call_memory_ctx);
-		if (get_call_result_type(fcinfo, NULL, &tupdesc) != TYPEFUNC_COMPOSITE)
-			elog(ERROR, "denormalize: the result type is not a row type");
 		st = palloc0(sizeof(DenormalizeState));
-		st->tupdesc = BlessTupleDesc(tupdesc);
 		st->batch = AllocSetContextCreate(funcctx->multi_call_memory_ctx,
 										  "docmodel denormalize rows",
 										  ALLOCSET_DEFAULT_SIZES);
@@ -184,7 +172,7 @@ mapping_denormalize_rows(PG_FUNCTION_ARGS)
 	if (st->next >= st->nrows && !st->done)
 		DenormalizeFetch(st);
 	if (st->next < st->nrows)
-		SRF_RETURN_NEXT(funcctx, HeapTupleGetDatum(st->rows[st->next++]));
+		SRF_RETURN_NEXT(funcctx, st->rows[st->next++]);
 	UnregisterExprContextCallback(rsinfo->econtext, DenormalizeClose,
 								  PointerGetDatum(st));
 	DenormalizeClose(PointerGetDatum(st));
