@@ -1129,13 +1129,13 @@ BEGIN
             IF jsonb_typeof(p->'max_items') = 'number' THEN
                 -- the first max_items rows of each group, in the array's order
                 from_sql := format('(SELECT %1$I.*, pg_catalog.row_number() OVER (PARTITION BY %2$s%3$s) AS %4$I FROM %5$s AS %1$I) AS %1$I',
-                    b, grp, CASE WHEN ord IS NOT NULL THEN ' ORDER BY ' || ord ELSE '' END, 'rn' || depth, src_sql);
+                    b, grp, CASE WHEN ord IS NOT NULL THEN ' ORDER BY ' || ord ELSE '' END, '_docmodel_rn' || depth, src_sql);
             END IF;
             joins := joins || format(' LEFT JOIN (SELECT %s, pg_catalog.jsonb_agg(%s%s) AS v FROM %s%s%s GROUP BY %s) AS %I ON %s',
                 keyparts, child.doc, CASE WHEN ord IS NOT NULL THEN ' ORDER BY ' || ord ELSE '' END,
                 from_sql, child.joins,
                 CASE WHEN jsonb_typeof(p->'max_items') = 'number'
-                     THEN format(' WHERE %I.%I OPERATOR(pg_catalog.<=) %s', b, 'rn' || depth, (p->>'max_items')::integer) ELSE '' END,
+                     THEN format(' WHERE %I.%I OPERATOR(pg_catalog.<=) %s', b, '_docmodel_rn' || depth, (p->>'max_items')::integer) ELSE '' END,
                 grp, j, on_sql);
             pairs := pairs || format('%L::pg_catalog.text, coalesce(%I.v, ''[]''::pg_catalog.jsonb)', p->>'field', j);
         WHEN 'object', 'merge' THEN
@@ -1196,10 +1196,11 @@ COMMENT ON FUNCTION docmodel._mapping_set_sql(jsonb) IS
     'docmodel internal: the set-based query of a mapping''s documents (key, doc), in primary key order: what denormalize runs';
 
 -- The query of denormalize: of the mapping a name means to the current
--- user (by_mapping), or of denormalize(root, doc_type, depth).
+-- user (by_mapping), or of denormalize(root, doc_type, depth); and the
+-- relations it may reach (the mapping's tables: _denormalize_rows refuses
+-- a plan that reaches another, a name renamed or replaced meanwhile).
 CREATE FUNCTION docmodel._denormalize_sql(by_mapping boolean, mapping text, root regclass,
-    doc_type text, depth integer)
-    RETURNS text
+    doc_type text, depth integer, OUT sql text, OUT rels oid[])
 LANGUAGE plpgsql STABLE PARALLEL SAFE
 SET search_path = pg_catalog, pg_temp
 AS $$
@@ -1212,11 +1213,12 @@ BEGIN
         spec := docmodel._auto_spec(root, doc_type, depth);
         PERFORM docmodel.key(spec->>'type', 'x');
     END IF;
-    RETURN docmodel._mapping_set_sql(spec);
+    sql := docmodel._mapping_set_sql(spec);
+    rels := docmodel._mapping_tables(spec);
 END
 $$;
 COMMENT ON FUNCTION docmodel._denormalize_sql(boolean, text, regclass, text, integer) IS
-    'docmodel internal: the query denormalize reads, of a mapping (by_mapping) or of the foreign keys around root';
+    'docmodel internal: the query denormalize reads, of a mapping (by_mapping) or of the foreign keys around root, and the relations it may reach';
 
 -- The rows of denormalize, one per call from a cursor on _denormalize_sql
 -- (src/mapping/denormalize.c): in a target list, where PostgreSQL asks for

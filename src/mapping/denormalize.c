@@ -22,6 +22,7 @@
 #include "executor/spi.h"
 #include "fmgr.h"
 #include "funcapi.h"
+#include "utils/array.h"
 #include "utils/builtins.h"
 #include "utils/memutils.h"
 
@@ -72,6 +73,10 @@ DenormalizeOpen(FunctionCallInfo fcinfo, DenormalizeState *st,
 	char nulls[5];
 	bool isnull;
 	char *sql;
+	Datum rels;
+	Datum *elems;
+	int nelems;
+	Oid *oids;
 	SPIPlanPtr plan;
 	Portal portal;
 	int i;
@@ -83,12 +88,21 @@ DenormalizeOpen(FunctionCallInfo fcinfo, DenormalizeState *st,
 	}
 	DocmodelSpiConnect();
 	if (SPI_execute_with_args(
-			"SELECT docmodel._denormalize_sql($1, $2, $3, $4, $5)", 5, types,
-			values, nulls, true, 1) != SPI_OK_SELECT ||
+			"SELECT s.sql, s.rels FROM docmodel._denormalize_sql($1, $2, $3, "
+			"$4, $5) AS s",
+			5, types, values, nulls, true, 1) != SPI_OK_SELECT ||
 		SPI_processed != 1)
 		elog(ERROR, "making the query of denormalize failed");
-	sql = TextDatumGetCString(SPI_getbinval(SPI_tuptable->vals[0],
-											SPI_tuptable->tupdesc, 1, &isnull));
+	sql = SPI_getvalue(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 1);
+	rels =
+		SPI_getbinval(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 2, &isnull);
+	if (sql == NULL || isnull)
+		elog(ERROR, "making the query of denormalize failed");
+	deconstruct_array(DatumGetArrayTypeP(rels), OIDOID, sizeof(Oid), true,
+					  TYPALIGN_INT, &elems, NULL, &nelems);
+	oids = palloc(sizeof(Oid) * Max(nelems, 1));
+	for (i = 0; i < nelems; i++)
+		oids[i] = DatumGetObjectId(elems[i]);
 	/* planned for the first rows (cursor_tuple_fraction): a LIMIT above
 	 * reads a few, a full read still reads each table once */
 	plan = SPI_prepare_cursor(sql, 0, NULL,
@@ -96,6 +110,9 @@ DenormalizeOpen(FunctionCallInfo fcinfo, DenormalizeState *st,
 	if (plan == NULL)
 		elog(ERROR, "preparing the query of denormalize failed: %s",
 			 SPI_result_code_string(SPI_result));
+	/* generated from the mapping's OIDs, planned from their names: the same
+	 * relations */
+	DocmodelCheckPlanTargets(plan, oids, nelems);
 	/* read-only: the calling query's snapshot */
 	portal = SPI_cursor_open(NULL, plan, NULL, NULL, true);
 	st->portal = MemoryContextStrdup(keep, portal->name);
