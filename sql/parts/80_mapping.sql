@@ -881,6 +881,60 @@ $$;
 COMMENT ON FUNCTION docmodel._mapping_spec_named(text, regclass) IS
     'docmodel internal: the spec of the mapping a name means to the current user, with the key layout of coll when given';
 
+-- The pairs (name, value) of jsonb_build_object for the columns of a row of
+-- tbl (alias a): in column order, renamed, less those excluded.
+CREATE FUNCTION docmodel._mapping_column_pairs(spec jsonb, tbl oid, a text) RETURNS text[]
+LANGUAGE sql STABLE PARALLEL SAFE
+SET search_path = pg_catalog, pg_temp
+AS $$
+    SELECT coalesce(array_agg(format('%L::pg_catalog.text, %I.%I',
+               CASE WHEN (spec->'columns') ? (tbl || '.' || c.attname)
+                    THEN spec->'columns'->>(tbl || '.' || c.attname) ELSE c.attname::text END,
+               a, c.attname) ORDER BY c.attnum), '{}')
+    FROM pg_attribute c
+    WHERE c.attrelid = tbl AND c.attnum > 0 AND NOT c.attisdropped
+      AND NOT ((spec->'columns') ? (tbl || '.' || c.attname)
+               AND spec->'columns'->>(tbl || '.' || c.attname) IS NULL)
+$$;
+COMMENT ON FUNCTION docmodel._mapping_column_pairs(jsonb, oid, text) IS
+    'docmodel internal: the name and value pairs of generated SQL for the columns of a mapped table''s row (renamed, less those excluded)';
+
+-- The pair of jsonb_build_object of a reference part p of a row (alias a):
+-- the target's key made of the row's columns, NULL when one is.
+CREATE FUNCTION docmodel._mapping_reference_pair(spec jsonb, p jsonb, a text) RETURNS text
+LANGUAGE sql STABLE PARALLEL SAFE
+SET search_path = pg_catalog, pg_temp
+AS $$
+    SELECT format('%L::pg_catalog.text, CASE WHEN %s THEN NULL ELSE %s END', p->>'field',
+        string_agg(format('%I.%I IS NULL', a, x.u), ' OR ' ORDER BY x.n),
+        docmodel._mapping_key_sql(spec, p->>'type', string_agg(format('%I.%I', a, x.u), ', ' ORDER BY x.n), true))
+    FROM jsonb_array_elements_text(p->'under_cols') WITH ORDINALITY x(u, n)
+$$;
+COMMENT ON FUNCTION docmodel._mapping_reference_pair(jsonb, jsonb, text) IS
+    'docmodel internal: the name and value pair of generated SQL for a reference part: the target''s key, NULL when a key column is';
+
+-- The document expression of generated SQL from its pairs and the merged
+-- parts' expressions (each starting with ||): the row's own fields win over
+-- merged ones; jsonb_build_object takes at most 100 arguments, 50 pairs a
+-- call.
+CREATE FUNCTION docmodel._mapping_object_sql(pairs text[], merges text) RETURNS text
+LANGUAGE plpgsql IMMUTABLE PARALLEL SAFE
+SET search_path = pg_catalog, pg_temp
+AS $$
+DECLARE
+    res text := '';
+BEGIN
+    FOR i IN 1 .. greatest(cardinality(pairs), 1) BY 50 LOOP
+        res := res || CASE WHEN i > 1 THEN ' OPERATOR(pg_catalog.||) ' ELSE '' END
+            || format('pg_catalog.jsonb_build_object(%s)', array_to_string(pairs[i : i + 49], ', '));
+    END LOOP;
+    RETURN CASE WHEN merges = '' THEN res
+        ELSE format('(%s%s OPERATOR(pg_catalog.||) %s)', '''{}''::pg_catalog.jsonb', merges, res) END;
+END
+$$;
+COMMENT ON FUNCTION docmodel._mapping_object_sql(text[], text) IS
+    'docmodel internal: the document expression of generated SQL from its name and value pairs and merged parts';
+
 -- The SQL expression of the document of a row of tbl (alias a): its columns
 -- (renamed, less those excluded), the parts under tbl, merges last. Every
 -- name is quoted (%I), every value a literal (%L), every keyword from a
@@ -893,7 +947,6 @@ AS $$
 DECLARE
     pairs text[] := '{}';
     merges text := '';
-    col record;
     p jsonb;
     b text := 't' || depth;
     src oid;
@@ -902,23 +955,12 @@ DECLARE
     keyparts text;
     ord text;
     sub text;
-    i integer;
-    res text := '';
 BEGIN
     IF depth > 32 THEN
         RAISE EXCEPTION USING ERRCODE = '54001',
             MESSAGE = format('mapping "%s" nests more than 32 levels', spec->>'name');
     END IF;
-    FOR col IN SELECT a2.attname FROM pg_attribute a2
-            WHERE a2.attrelid = tbl AND a2.attnum > 0 AND NOT a2.attisdropped
-            ORDER BY a2.attnum LOOP
-        IF (spec->'columns') ? (tbl || '.' || col.attname) THEN
-            CONTINUE WHEN spec->'columns'->>(tbl || '.' || col.attname) IS NULL;
-            pairs := pairs || format('%L::pg_catalog.text, %I.%I', spec->'columns'->>(tbl || '.' || col.attname), a, col.attname);
-        ELSE
-            pairs := pairs || format('%L::pg_catalog.text, %I.%I', col.attname, a, col.attname);
-        END IF;
-    END LOOP;
+    pairs := docmodel._mapping_column_pairs(spec, tbl, a);
     FOR p IN SELECT x FROM jsonb_array_elements(spec->'parts') x
             WHERE (x->>'under')::oid = tbl LOOP
         src := CASE WHEN p->>'kind' = 'references' THEN (p->>'via')::oid ELSE (p->>'tbl')::oid END;
@@ -951,11 +993,7 @@ BEGIN
             merges := merges || format(' OPERATOR(pg_catalog.||) coalesce((SELECT %s FROM %s AS %I WHERE %s LIMIT 1), ''{}''::pg_catalog.jsonb)',
                 docmodel._mapping_doc_sql(spec, (p->>'tbl')::oid, b, depth + 1), src_sql, b, cond);
         WHEN 'reference' THEN
-            SELECT string_agg(format('%I.%I', a, u), ', '), string_agg(format('%I.%I IS NULL', a, u), ' OR ')
-                INTO keyparts, cond
-            FROM jsonb_array_elements_text(p->'under_cols') u;
-            pairs := pairs || format('%L::pg_catalog.text, CASE WHEN %s THEN NULL ELSE %s END',
-                p->>'field', cond, docmodel._mapping_key_sql(spec, p->>'type', keyparts, true));
+            pairs := pairs || docmodel._mapping_reference_pair(spec, p, a);
         WHEN 'references' THEN
             SELECT string_agg(format('%I.%I', b, k), ', ') INTO keyparts
             FROM jsonb_array_elements_text(p->'key_cols') k;
@@ -966,14 +1004,7 @@ BEGIN
                 MESSAGE = format('invalid part kind "%s" in mapping "%s"', p->>'kind', spec->>'name');
         END CASE;
     END LOOP;
-    -- jsonb_build_object takes at most 100 arguments: 50 pairs a call
-    FOR i IN 1 .. greatest(cardinality(pairs), 1) BY 50 LOOP
-        res := res || CASE WHEN i > 1 THEN ' OPERATOR(pg_catalog.||) ' ELSE '' END
-            || format('pg_catalog.jsonb_build_object(%s)', array_to_string(pairs[i : i + 49], ', '));
-    END LOOP;
-    -- the row's own fields win over merged ones
-    RETURN CASE WHEN merges = '' THEN res
-        ELSE format('(%s%s OPERATOR(pg_catalog.||) %s)', '''{}''::pg_catalog.jsonb', merges, res) END;
+    RETURN docmodel._mapping_object_sql(pairs, merges);
 END
 $$;
 COMMENT ON FUNCTION docmodel._mapping_doc_sql(jsonb, oid, text, integer) IS
@@ -1004,18 +1035,210 @@ $$;
 COMMENT ON FUNCTION docmodel._mapping_sql(jsonb) IS
     'docmodel internal: the query of a mapping''s documents (key, doc, the root''s key columns k1, k2, ...)';
 
-CREATE FUNCTION docmodel.denormalize(mapping text) RETURNS TABLE(key text, doc jsonb)
+-- Whether the columns cols (names) of tbl hold each value at most once:
+-- a unique index, immediate and not partial, on some of them.
+CREATE FUNCTION docmodel._unique_columns(tbl oid, cols jsonb) RETURNS boolean
+LANGUAGE sql STABLE PARALLEL SAFE
+SET search_path = pg_catalog, pg_temp
+AS $$
+    SELECT EXISTS (SELECT FROM pg_index i
+        WHERE i.indrelid = tbl AND i.indisunique AND i.indimmediate AND i.indpred IS NULL
+          AND i.indexprs IS NULL AND i.indnkeyatts > 0
+          AND (SELECT bool_and(a.attname::text IN (SELECT jsonb_array_elements_text(cols)))
+               FROM unnest((i.indkey::int2[])[0 : i.indnkeyatts - 1]) k(att)
+               JOIN pg_attribute a ON a.attrelid = tbl AND a.attnum = k.att))
+$$;
+COMMENT ON FUNCTION docmodel._unique_columns(oid, jsonb) IS
+    'docmodel internal: whether a unique index (immediate, not partial) covers some of the given columns of a table';
+
+-- The set-based form of _mapping_doc_sql: the document of a row of tbl
+-- (alias a) as an expression (doc) over a and the joins (joins) that go
+-- after a in its FROM list: for each part under tbl reading another table
+-- (arrays, objects, merges, junctions), a LEFT JOIN to that table read
+-- once and grouped by its join columns (j1, j2, ...) into one value (v)
+-- per row of tbl, parts under it joined the same way inside, bottom-up.
+-- The documents are _mapping_doc_sql's: arrays in the same order (order_by,
+-- else the child's primary key) and cut at max_items, an object or merge
+-- one row (any one, as LIMIT 1 takes, when the join columns are not
+-- unique), junction keys sorted.
+CREATE FUNCTION docmodel._mapping_set_doc_sql(spec jsonb, tbl oid, a text, depth integer,
+    OUT doc text, OUT joins text)
 LANGUAGE plpgsql STABLE PARALLEL SAFE
 SET search_path = pg_catalog, pg_temp
 AS $$
 DECLARE
-    spec jsonb := docmodel._mapping_spec_named(mapping);
+    pairs text[] := '{}';
+    merges text := '';
+    p jsonb;
+    b text := 't' || depth;
+    j text;
+    np integer := 0;
+    src oid;
+    src_sql text;
+    on_sql text;
+    grp text;
+    keyparts text;
+    ord text;
+    child record;
+    from_sql text;
 BEGIN
-    RETURN QUERY EXECUTE format('SELECT q.key, q.doc FROM (%s) q ORDER BY %s',
-        docmodel._mapping_sql(spec),
-        (SELECT string_agg('q.k' || n, ', ' ORDER BY n)
-         FROM generate_series(1, cardinality(docmodel._pk_columns((spec->>'root')::oid))) n));
+    IF depth > 32 THEN
+        RAISE EXCEPTION USING ERRCODE = '54001',
+            MESSAGE = format('mapping "%s" nests more than 32 levels', spec->>'name');
+    END IF;
+    joins := '';
+    pairs := docmodel._mapping_column_pairs(spec, tbl, a);
+    FOR p IN SELECT x FROM jsonb_array_elements(spec->'parts') x
+            WHERE (x->>'under')::oid = tbl LOOP
+        IF p->>'kind' = 'reference' THEN
+            pairs := pairs || docmodel._mapping_reference_pair(spec, p, a);
+            CONTINUE;
+        ELSIF p->>'kind' NOT IN ('array', 'object', 'merge', 'references') THEN
+            RAISE EXCEPTION USING ERRCODE = '22023',
+                MESSAGE = format('invalid part kind "%s" in mapping "%s"', p->>'kind', spec->>'name');
+        END IF;
+        np := np + 1;
+        j := format('j%s_%s', depth, np);
+        src := CASE WHEN p->>'kind' = 'references' THEN (p->>'via')::oid ELSE (p->>'tbl')::oid END;
+        src_sql := docmodel._rel_sql(src);
+        -- the join columns of src as j1, j2, ..., matched to tbl's
+        SELECT string_agg(format('%I.%I', b, c.v), ', ' ORDER BY c.n),
+               string_agg(format('%I.%I AS j%s', b, c.v, c.n), ', ' ORDER BY c.n),
+               string_agg(format('%I.j%s %s %I.%I', j, c.n,
+                   docmodel._eq_op((SELECT x.atttypid FROM pg_attribute x WHERE x.attrelid = src AND x.attname = c.v),
+                                   (SELECT y.atttypid FROM pg_attribute y WHERE y.attrelid = tbl AND y.attname = u.v)),
+                   a, u.v), ' AND ' ORDER BY c.n)
+            INTO grp, keyparts, on_sql
+        FROM jsonb_array_elements_text(p->'cols') WITH ORDINALITY c(v, n)
+        JOIN jsonb_array_elements_text(p->'under_cols') WITH ORDINALITY u(v, n) USING (n);
+        CASE p->>'kind'
+        WHEN 'array' THEN
+            SELECT string_agg(format('%I.%I%s%s', b, o->>0,
+                    CASE o->>1 WHEN '' THEN '' WHEN 'ASC' THEN ' ASC' WHEN 'DESC' THEN ' DESC' END,
+                    CASE o->>2 WHEN '' THEN '' WHEN 'NULLS FIRST' THEN ' NULLS FIRST' WHEN 'NULLS LAST' THEN ' NULLS LAST' END),
+                ', ' ORDER BY n) INTO ord
+            FROM jsonb_array_elements(CASE jsonb_typeof(p->'order_by') WHEN 'array' THEN p->'order_by' ELSE '[]' END)
+                WITH ORDINALITY o(o, n);
+            -- without order_by: the child's primary key, as _mapping_doc_sql
+            IF ord IS NULL THEN
+                SELECT string_agg(format('%I.%I', b, c), ', ' ORDER BY n) INTO ord
+                FROM unnest(docmodel._pk_columns(src)) WITH ORDINALITY u(c, n);
+            END IF;
+            child := docmodel._mapping_set_doc_sql(spec, src, b, depth + 1);
+            from_sql := format('%s AS %I', src_sql, b);
+            IF jsonb_typeof(p->'max_items') = 'number' THEN
+                -- the first max_items rows of each group, in the array's order
+                from_sql := format('(SELECT %1$I.*, pg_catalog.row_number() OVER (PARTITION BY %2$s%3$s) AS %4$I FROM %5$s AS %1$I) AS %1$I',
+                    b, grp, CASE WHEN ord IS NOT NULL THEN ' ORDER BY ' || ord ELSE '' END, '_docmodel_rn' || depth, src_sql);
+            END IF;
+            joins := joins || format(' LEFT JOIN (SELECT %s, pg_catalog.jsonb_agg(%s%s) AS v FROM %s%s%s GROUP BY %s) AS %I ON %s',
+                keyparts, child.doc, CASE WHEN ord IS NOT NULL THEN ' ORDER BY ' || ord ELSE '' END,
+                from_sql, child.joins,
+                CASE WHEN jsonb_typeof(p->'max_items') = 'number'
+                     THEN format(' WHERE %I.%I OPERATOR(pg_catalog.<=) %s', b, '_docmodel_rn' || depth, (p->>'max_items')::integer) ELSE '' END,
+                grp, j, on_sql);
+            pairs := pairs || format('%L::pg_catalog.text, coalesce(%I.v, ''[]''::pg_catalog.jsonb)', p->>'field', j);
+        WHEN 'object', 'merge' THEN
+            child := docmodel._mapping_set_doc_sql(spec, src, b, depth + 1);
+            -- one row of src per row of tbl: any one (as LIMIT 1) unless its
+            -- join columns are unique
+            IF docmodel._unique_columns(src, p->'cols') THEN
+                joins := joins || format(' LEFT JOIN (SELECT %s, %s AS v FROM %s AS %I%s) AS %I ON %s',
+                    keyparts, child.doc, src_sql, b, child.joins, j, on_sql);
+            ELSE
+                joins := joins || format(' LEFT JOIN (SELECT DISTINCT ON (%s) %s, %s AS v FROM %s AS %I%s) AS %I ON %s',
+                    grp, keyparts, child.doc, src_sql, b, child.joins, j, on_sql);
+            END IF;
+            IF p->>'kind' = 'object' THEN
+                pairs := pairs || format('%L::pg_catalog.text, %I.v', p->>'field', j);
+            ELSE
+                merges := merges || format(' OPERATOR(pg_catalog.||) coalesce(%I.v, ''{}''::pg_catalog.jsonb)', j);
+            END IF;
+        WHEN 'references' THEN
+            SELECT string_agg(format('%I.%I', b, k), ', ') INTO ord
+            FROM jsonb_array_elements_text(p->'key_cols') k;
+            ord := docmodel._mapping_key_sql(spec, p->>'type', ord, true);
+            joins := joins || format(' LEFT JOIN (SELECT %s, pg_catalog.jsonb_agg(%s ORDER BY %s) AS v FROM %s AS %I GROUP BY %s) AS %I ON %s',
+                keyparts, ord, ord, src_sql, b, grp, j, on_sql);
+            pairs := pairs || format('%L::pg_catalog.text, coalesce(%I.v, ''[]''::pg_catalog.jsonb)', p->>'field', j);
+        END CASE;
+    END LOOP;
+    doc := docmodel._mapping_object_sql(pairs, merges);
 END
+$$;
+COMMENT ON FUNCTION docmodel._mapping_set_doc_sql(jsonb, oid, text, integer) IS
+    'docmodel internal: the set-based form of a mapped table''s documents: the expression and the joins (each other table read once, grouped by its join columns) that go after the table in a FROM list';
+
+-- The query denormalize runs: every document of the mapping spec (key,
+-- doc) in primary key order, each table read once (_mapping_set_doc_sql).
+CREATE FUNCTION docmodel._mapping_set_sql(spec jsonb) RETURNS text
+LANGUAGE plpgsql STABLE PARALLEL SAFE
+SET search_path = pg_catalog, pg_temp
+AS $$
+DECLARE
+    root oid := (spec->>'root')::oid;
+    pk text[] := docmodel._pk_columns(root);
+    d record;
+BEGIN
+    IF pk IS NULL THEN
+        RAISE EXCEPTION USING ERRCODE = '22023',
+            MESSAGE = format('table %s of mapping "%s" has no primary key', root::regclass, spec->>'name');
+    END IF;
+    d := docmodel._mapping_set_doc_sql(spec, root, 't0', 1);
+    RETURN format('SELECT %s AS key, %s AS doc FROM %s AS t0%s ORDER BY %s',
+        docmodel._mapping_key_sql(spec, spec->>'type',
+            (SELECT string_agg(format('t0.%I', c), ', ' ORDER BY n) FROM unnest(pk) WITH ORDINALITY u(c, n)), false),
+        d.doc, docmodel._rel_sql(root), d.joins,
+        (SELECT string_agg(format('t0.%I', c), ', ' ORDER BY n) FROM unnest(pk) WITH ORDINALITY u(c, n)));
+END
+$$;
+COMMENT ON FUNCTION docmodel._mapping_set_sql(jsonb) IS
+    'docmodel internal: the set-based query of a mapping''s documents (key, doc), in primary key order: what denormalize runs';
+
+-- The query of denormalize: of the mapping a name means to the current
+-- user (by_mapping), or of denormalize(root, doc_type, depth); and the
+-- relations it may reach (the mapping's tables: _denormalize_rows refuses
+-- a plan that reaches another, a name renamed or replaced meanwhile).
+CREATE FUNCTION docmodel._denormalize_sql(by_mapping boolean, mapping text, root regclass,
+    doc_type text, depth integer, OUT sql text, OUT rels oid[])
+LANGUAGE plpgsql STABLE PARALLEL SAFE
+SET search_path = pg_catalog, pg_temp
+AS $$
+DECLARE
+    spec jsonb;
+BEGIN
+    IF by_mapping THEN
+        spec := docmodel._mapping_spec_named(mapping);
+    ELSE
+        spec := docmodel._auto_spec(root, doc_type, depth);
+        PERFORM docmodel.key(spec->>'type', 'x');
+    END IF;
+    sql := docmodel._mapping_set_sql(spec);
+    rels := docmodel._mapping_tables(spec);
+END
+$$;
+COMMENT ON FUNCTION docmodel._denormalize_sql(boolean, text, regclass, text, integer) IS
+    'docmodel internal: the query denormalize reads, of a mapping (by_mapping) or of the foreign keys around root, and the relations it may reach';
+
+-- The rows of denormalize, one per call from a cursor on _denormalize_sql
+-- (src/mapping/denormalize.c): in a target list, where PostgreSQL asks for
+-- them one at a time, a LIMIT stops it.
+CREATE FUNCTION docmodel._denormalize_rows(by_mapping boolean, mapping text, root regclass,
+    doc_type text, depth integer) RETURNS TABLE(key text, doc jsonb)
+    AS 'MODULE_PATHNAME', 'mapping_denormalize_rows'
+    LANGUAGE C STABLE PARALLEL RESTRICTED ROWS 1000;
+COMMENT ON FUNCTION docmodel._denormalize_rows(boolean, text, regclass, text, integer) IS
+    'docmodel internal: the documents of denormalize, streamed from a cursor on the set-based query of a mapping (by_mapping) or of the foreign keys around root';
+
+-- denormalize is an SQL function of one SELECT, without SET options, so
+-- that PostgreSQL inlines it into the calling query: _denormalize_rows
+-- then runs in that query's target list and a LIMIT stops it.
+CREATE FUNCTION docmodel.denormalize(mapping text) RETURNS TABLE(key text, doc jsonb)
+LANGUAGE sql STABLE PARALLEL RESTRICTED
+AS $$
+    SELECT (d.r).key, (d.r).doc
+    FROM (SELECT docmodel._denormalize_rows(true, mapping, NULL::pg_catalog.regclass,
+                                            NULL::pg_catalog.text, NULL::pg_catalog.int4) AS r) AS d
 $$;
 COMMENT ON FUNCTION docmodel.denormalize(text) IS
     'docmodel: the documents a mapping makes of its tables, in primary key order, read as the caller';
@@ -1097,18 +1320,10 @@ COMMENT ON FUNCTION docmodel._auto_spec(regclass, text, integer) IS
 
 CREATE FUNCTION docmodel.denormalize(root regclass, doc_type text DEFAULT NULL,
     depth integer DEFAULT 1) RETURNS TABLE(key text, doc jsonb)
-LANGUAGE plpgsql STABLE PARALLEL SAFE
-SET search_path = pg_catalog, pg_temp
+LANGUAGE sql STABLE PARALLEL RESTRICTED
 AS $$
-DECLARE
-    spec jsonb := docmodel._auto_spec(root, doc_type, depth);
-BEGIN
-    PERFORM docmodel.key(spec->>'type', 'x');
-    RETURN QUERY EXECUTE format('SELECT q.key, q.doc FROM (%s) q ORDER BY %s',
-        docmodel._mapping_sql(spec),
-        (SELECT string_agg('q.k' || n, ', ' ORDER BY n)
-         FROM generate_series(1, cardinality(docmodel._pk_columns(root))) n));
-END
+    SELECT (d.r).key, (d.r).doc
+    FROM (SELECT docmodel._denormalize_rows(false, NULL::pg_catalog.text, root, doc_type, depth) AS r) AS d
 $$;
 COMMENT ON FUNCTION docmodel.denormalize(regclass, text, integer) IS
     'docmodel: each row of root as a document keyed <type>::<primary key>, with the rows referring to it embedded as arrays (depth levels) and the rows it refers to as key references';
