@@ -83,6 +83,9 @@ typedef struct EParse
 	char *err;
 } EParse;
 
+/* The bytes of a pattern a message quotes. */
+#define PATTERN_NAME_MAX 40
+
 /* Counts past this read as "too large" (the automaton bound decides). */
 #define COUNT_CAP 1000000
 
@@ -1190,6 +1193,11 @@ DocmodelRegexCompile(const char *src, int len, EcmaStatus *status, char **err)
 		return NULL;
 	}
 	re = palloc0(sizeof(EcmaRegex));
+	re->name =
+		len <= PATTERN_NAME_MAX
+			? pnstrdup(src, len)
+			: psprintf("%s...",
+					   pnstrdup(src, pg_mbcliplen(src, len, PATTERN_NAME_MAX)));
 	re->prog = palloc(sizeof(EInst) * size);
 	EmitNode(re, root, false);
 	RegexEmit(re, I_MATCH);

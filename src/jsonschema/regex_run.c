@@ -224,11 +224,12 @@ LookAll(ERun *r, int *cur, int *nxt)
 		return;
 	r->words = r->len / 64 + 1;
 	if ((double) re->nlook * r->words * sizeof(uint64) > ECMA_MAX_LOOK_BYTES)
-		ereport(ERROR,
-				(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
-				 errmsg("a pattern's %d lookaround assertions over a text of "
-						"%d characters need more than %d MB",
-						re->nlook, r->len, ECMA_MAX_LOOK_BYTES >> 20)));
+		ereport(
+			ERROR,
+			(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
+			 errmsg("the pattern \"%s\" needs more than %d MB for its "
+					"%d lookaround assertions over a text of %d characters",
+					re->name, ECMA_MAX_LOOK_BYTES >> 20, re->nlook, r->len)));
 	r->bits = palloc0(sizeof(uint64) * re->nlook * r->words);
 	for (k = 0; k < re->nlook; k++)
 		LookPass(r, k, cur, nxt);

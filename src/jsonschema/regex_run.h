@@ -66,6 +66,7 @@ struct EcmaRegex
 	bool anchored; /* every match starts at 0 */
 	int nlook;     /* lookarounds, innermost first */
 	ELook *look;
+	char *name; /* the pattern's start, for a message */
 };
 
 typedef struct EcmaRegex EcmaRegex;
