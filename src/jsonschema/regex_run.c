@@ -26,7 +26,7 @@
 #include "json/util.h"
 #include "jsonschema/regex_run.h"
 
-static bool
+static inline bool
 ClassHas(const EClass *c, pg_wchar ch)
 {
 	int lo = 0;
@@ -58,8 +58,6 @@ typedef struct ERun
 	int *stack;
 	uint64 *bits; /* per lookaround, whether it holds at 0..len */
 	int words;    /* uint64 words per lookaround */
-	bool all;     /* go on past I_MATCH (a lookaround's pass) */
-	bool hit;     /* I_MATCH was reached (with all) */
 } ERun;
 
 /* The code point at pos. */
@@ -81,20 +79,28 @@ IsWord(const ERun *r, int pos)
 		   (c >= 'A' && c <= 'Z') || c == '_';
 }
 
+/* Whether the lookaround state in holds at pos (its bit, negated or not). */
 static inline bool
-LookHolds(const ERun *r, int look, int pos)
+LookHolds(const ERun *r, const EInst *in, int pos)
 {
-	return (r->bits[(int64) look * r->words + pos / 64] >> (pos % 64)) & 1;
+	bool bit = (r->bits[(int64) in->x * r->words + pos / 64] >> (pos % 64)) & 1;
+
+	return bit != (bool) in->y;
 }
 
 /*
  * Add state pc and the states it reaches without reading to list (the
- * reading states only); true when the automaton accepts at pos (with
- * r->all, r->hit is set and the states past it are added too).
+ * reading states only); true when the automaton accepts at pos. Constants
+ * where it is inlined: all, go on past I_MATCH, adding every state (a
+ * lookaround's pass), else stop there (the match is found); looks, the
+ * automaton has lookaround states (without, the loop is the one it was
+ * before lookarounds, its registers its own).
  */
-static bool
-AddState(ERun *r, int *list, int *nlist, int pc, int pos)
+static pg_attribute_always_inline bool
+AddStateAll(ERun *r, int *list, int *nlist, int pc, int pos, const bool all,
+			const bool looks)
 {
+	bool hit = false;
 	int sp = 0;
 	uint32 gen = (uint32) pos + 1;
 
@@ -114,9 +120,9 @@ AddState(ERun *r, int *list, int *nlist, int pc, int pos)
 				list[(*nlist)++] = pc;
 				break;
 			case I_MATCH:
-				if (!r->all)
+				if (!all)
 					return true;
-				r->hit = true;
+				hit = true;
 				break;
 			case I_JMP:
 				r->stack[sp++] = in->x;
@@ -140,12 +146,33 @@ AddState(ERun *r, int *list, int *nlist, int pc, int pos)
 					r->stack[sp++] = pc + 1;
 				break;
 			case I_LOOK:
-				if (LookHolds(r, in->x, pos) != (bool) in->y)
+				if (looks && LookHolds(r, in, pos))
 					r->stack[sp++] = pc + 1;
 				break;
 		}
 	}
-	return false;
+	return hit;
+}
+
+/* The main automaton's, stopping at a match: without lookarounds, */
+static pg_noinline bool
+AddStatePlain(ERun *r, int *list, int *nlist, int pc, int pos)
+{
+	return AddStateAll(r, list, nlist, pc, pos, false, false);
+}
+
+/* and with. */
+static pg_noinline bool
+AddStateLooks(ERun *r, int *list, int *nlist, int pc, int pos)
+{
+	return AddStateAll(r, list, nlist, pc, pos, false, true);
+}
+
+static pg_attribute_always_inline bool
+AddStateMain(ERun *r, int *list, int *nlist, int pc, int pos, const bool looks)
+{
+	return looks ? AddStateLooks(r, list, nlist, pc, pos)
+				 : AddStatePlain(r, list, nlist, pc, pos);
 }
 
 /*
@@ -169,16 +196,14 @@ LookPass(ERun *r, int look, int *cur, int *nxt)
 	int ncur = 0;
 
 	memset(r->mark, 0, sizeof(uint32) * re->n);
-	r->all = true;
 	for (;;)
 	{
 		int nnxt = 0;
+		bool hit;
 		int k;
 		pg_wchar c;
 
-		r->hit = false;
-		AddState(r, cur, &ncur, l->start, pos);
-		if (r->hit)
+		if (AddStateAll(r, cur, &ncur, l->start, pos, true, true))
 			bits[pos / 64] |= UINT64CONST(1) << (pos % 64);
 		if (pos == end)
 			break;
@@ -186,15 +211,15 @@ LookPass(ERun *r, int look, int *cur, int *nxt)
 			CHECK_FOR_INTERRUPTS();
 		c = CharAt(r, l->behind ? pos : pos - 1);
 		pos += step;
-		r->hit = false;
+		hit = false;
 		for (k = 0; k < ncur; k++)
 		{
 			const EInst *in = &re->prog[cur[k]];
 
 			if (ClassHas(in->cls, c))
-				AddState(r, nxt, &nnxt, cur[k] + 1, pos);
+				hit |= AddStateAll(r, nxt, &nnxt, cur[k] + 1, pos, true, true);
 		}
-		if (r->hit)
+		if (hit)
 			bits[pos / 64] |= UINT64CONST(1) << (pos % 64);
 		{
 			int *t = cur;
@@ -204,7 +229,6 @@ LookPass(ERun *r, int look, int *cur, int *nxt)
 			ncur = nnxt;
 		}
 	}
-	r->all = false;
 	memset(r->mark, 0, sizeof(uint32) * re->n);
 }
 
@@ -235,6 +259,60 @@ LookAll(ERun *r, int *cur, int *nxt)
 		LookPass(r, k, cur, nxt);
 }
 
+/*
+ * The main automaton over the text (r's lookaround bits set): whether it
+ * matches somewhere. looks: a constant, whether it has lookaround states.
+ */
+static pg_attribute_always_inline bool
+RegexRun(ERun *r, int *cur, int *nxt, const bool looks)
+{
+	const EcmaRegex *re = r->re;
+	int ncur = 0;
+	int pos;
+	bool matched = false;
+
+	for (pos = 0;; pos++)
+	{
+		int nnxt = 0;
+		int k;
+		pg_wchar c;
+
+		if ((pos == 0 || !re->anchored) &&
+			AddStateMain(r, cur, &ncur, 0, pos, looks))
+		{
+			matched = true;
+			break;
+		}
+		if (pos == r->len || (ncur == 0 && re->anchored))
+			break;
+		if ((pos & 1023) == 0)
+			CHECK_FOR_INTERRUPTS();
+		c = CharAt(r, pos);
+		for (k = 0; k < ncur; k++)
+		{
+			const EInst *in = &re->prog[cur[k]];
+
+			if (ClassHas(in->cls, c) &&
+				AddStateMain(r, nxt, &nnxt, cur[k] + 1, pos + 1, looks))
+			{
+				matched = true;
+				break;
+			}
+		}
+		if (matched)
+			break;
+		{
+			int *t = cur;
+
+			/* the next list becomes the current one */
+			cur = nxt;
+			nxt = t;
+			ncur = nnxt;
+		}
+	}
+	return matched;
+}
+
 /* Automata up to this size run on the stack. */
 #define SMALL_STATES 128
 
@@ -250,9 +328,7 @@ DocmodelRegexMatch(const EcmaRegex *re, const char *s, int len)
 	ERun r;
 	int *cur = big ? palloc(sizeof(int) * re->n) : small;
 	int *nxt = big ? palloc(sizeof(int) * re->n) : small + SMALL_STATES;
-	int ncur = 0;
-	int pos;
-	bool matched = false;
+	bool matched;
 
 	r.re = re;
 	if (ascii)
@@ -273,47 +349,10 @@ DocmodelRegexMatch(const EcmaRegex *re, const char *s, int len)
 	memset(r.mark, 0, sizeof(uint32) * re->n);
 	r.stack =
 		big ? palloc(sizeof(int) * (2 * re->n + 2)) : small + 2 * SMALL_STATES;
-	r.all = false;
 	LookAll(&r, cur, nxt);
 
-	for (pos = 0;; pos++)
-	{
-		int nnxt = 0;
-		int k;
-		pg_wchar c;
-
-		if ((pos == 0 || !re->anchored) && AddState(&r, cur, &ncur, 0, pos))
-		{
-			matched = true;
-			break;
-		}
-		if (pos == r.len || (ncur == 0 && re->anchored))
-			break;
-		if ((pos & 1023) == 0)
-			CHECK_FOR_INTERRUPTS();
-		c = CharAt(&r, pos);
-		for (k = 0; k < ncur; k++)
-		{
-			const EInst *in = &re->prog[cur[k]];
-
-			if (ClassHas(in->cls, c) &&
-				AddState(&r, nxt, &nnxt, cur[k] + 1, pos + 1))
-			{
-				matched = true;
-				break;
-			}
-		}
-		if (matched)
-			break;
-		{
-			int *t = cur;
-
-			/* the next list becomes the current one */
-			cur = nxt;
-			nxt = t;
-			ncur = nnxt;
-		}
-	}
+	matched = re->nlook > 0 ? RegexRun(&r, cur, nxt, true)
+							: RegexRun(&r, cur, nxt, false);
 	if (w != NULL && w != stackbuf)
 		pfree(w);
 	if (r.bits != NULL)
