@@ -8,7 +8,7 @@
 set -u
 source "$(dirname "$0")/env.sh"
 FUZZ_TIME="${FUZZ_TIME:-60}"
-HARNESSES="${HARNESSES:-key version pointer steps patch subdoc_path schema merge}"
+HARNESSES="${HARNESSES:-key version pointer steps patch subdoc_path schema merge regex}"
 CLANG="${CLANG:-clang}"
 rt=$("$CLANG" -print-resource-dir)/lib/linux
 asan_rt="$rt/libclang_rt.asan-x86_64.so"

@@ -213,9 +213,9 @@ KwPatternCompile(CompileCtx *cc, VPattern *p, const char *src, int len,
 				 errmsg("JSON Schema at \"%s\": the pattern's %s is not "
 						"supported",
 						loc, err),
-				 errdetail("Patterns are matched in linear time; lookaround "
-						   "and backreferences are refused rather than "
-						   "matched otherwise.")));
+				 errdetail("Patterns are matched in linear time; "
+						   "backreferences are refused rather than matched "
+						   "otherwise.")));
 	if (st == ECMA_TOO_LARGE)
 		ereport(ERROR, (errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
 						errmsg("JSON Schema at \"%s\": %s", loc, err)));

@@ -3,10 +3,9 @@
  * jsonschema/regex.c
  *	  ECMA-262 regular expressions as JSON Schema's "pattern" and
  *	  "patternProperties" use them: the pattern is parsed with ECMA-262's
- *	  grammar under the "u" flag (code points, strict escapes), compiled to
- *	  a Thompson automaton, and run over the text's code points once,
- *	  holding the set of live states (each state at most once): the time is
- *	  the text's length times the automaton's size, whatever the pattern.
+ *	  grammar under the "u" flag (code points, strict escapes) and compiled
+ *	  to a Thompson automaton, which regex_run.c runs over the text in time
+ *	  linear in it.
  *
  *	  ECMA-262's semantics: "." matches every code point but the line
  *	  terminators (\n, \r, U+2028, U+2029); "$" matches only at the end of
@@ -15,10 +14,16 @@
  *	  non-\w; a "-" after a class range is literal ([a-z0-9-_]); {n,m} counts
  *	  are unrolled (at most ECMA_MAX_STATES states). Unicode property
  *	  escapes (\p{...}, \P{...}) are sets of code points from the tables of
- *	  unicode_props.c. Lookahead, lookbehind and backreferences are refused,
- *	  never run with other semantics. Whether a match is greedy or lazy does
- *	  not change whether there is one, so lazy quantifiers are read and
- *	  matched as the others.
+ *	  unicode_props.c. Whether a match is greedy or lazy does not change
+ *	  whether there is one, so lazy quantifiers are read and matched as the
+ *	  others. Backreferences are refused, never run with other semantics.
+ *
+ *	  Lookarounds (?=...) (?!...) (?<=...) (?<!...): each one's body is
+ *	  compiled once to an automaton of its own after the main one (a
+ *	  lookahead's reversed, for regex_run.c reads it backward), innermost
+ *	  first; where the lookaround stands, a zero-width I_LOOK state. Their
+ *	  states count against ECMA_MAX_STATES together. As the "u" flag says, a
+ *	  lookaround takes no quantifier.
  *
  *-------------------------------------------------------------------------
  */
@@ -33,21 +38,6 @@
 #include "jsonschema/regex.h"
 #include "jsonschema/unicode_props.h"
 
-/* A set of code points: a bitmap of ASCII and sorted disjoint ranges. */
-typedef struct ERange
-{
-	pg_wchar lo;
-	pg_wchar hi;
-} ERange;
-
-typedef struct EClass
-{
-	uint64 ascii[2];
-	int n;
-	int cap;
-	ERange *r; /* every range, ASCII included */
-} EClass;
-
 #define MAX_CP 0x10FFFF
 
 typedef enum ENodeKind
@@ -60,7 +50,8 @@ typedef enum ENodeKind
 	N_BOL,
 	N_EOL,
 	N_WORDB,
-	N_NWORDB
+	N_NWORDB,
+	N_LOOK /* a lookaround: a = its body, look = its index */
 } ENodeKind;
 
 typedef struct ENode
@@ -72,35 +63,11 @@ typedef struct ENode
 	int nkids;
 	EClass *cls;
 	int min;
-	int max; /* -1: unbounded */
+	int max;     /* -1: unbounded */
+	int look;    /* N_LOOK: its index in EcmaRegex.look */
+	bool behind; /* N_LOOK: lookbehind (else lookahead) */
+	bool negate; /* N_LOOK: (?! or (?<! */
 } ENode;
-
-typedef enum EOp
-{
-	I_CLASS,
-	I_SPLIT,
-	I_JMP,
-	I_MATCH,
-	I_BOL,
-	I_EOL,
-	I_WORDB,
-	I_NWORDB
-} EOp;
-
-typedef struct EInst
-{
-	EOp op;
-	int x;
-	int y;
-	const EClass *cls;
-} EInst;
-
-struct EcmaRegex
-{
-	int n;
-	EInst *prog;
-	bool anchored; /* every match starts at 0 */
-};
 
 /* Parser state. */
 typedef struct EParse
@@ -111,9 +78,13 @@ typedef struct EParse
 	int ngroups; /* capturing groups in the whole pattern */
 	List *names; /* group names seen (char *) */
 	List *props; /* property escapes read: (text, EClass *) */
+	List *looks; /* the N_LOOK nodes, each after those of its body */
 	EcmaStatus status;
 	char *err;
 } EParse;
+
+/* The bytes of a pattern a message quotes. */
+#define PATTERN_NAME_MAX 40
 
 /* Counts past this read as "too large" (the automaton bound decides). */
 #define COUNT_CAP 1000000
@@ -209,28 +180,6 @@ ClassNegate(EClass *c)
 		ClassAdd(o, next, MAX_CP);
 	ClassNormalize(o);
 	return o;
-}
-
-static bool
-ClassHas(const EClass *c, pg_wchar ch)
-{
-	int lo = 0;
-	int hi = c->n - 1;
-
-	if (ch < 128)
-		return (c->ascii[ch >> 6] >> (ch & 63)) & 1;
-	while (lo <= hi)
-	{
-		int mid = (lo + hi) / 2;
-
-		if (ch < c->r[mid].lo)
-			hi = mid - 1;
-		else if (ch > c->r[mid].hi)
-			lo = mid + 1;
-		else
-			return true;
-	}
-	return false;
 }
 
 /* Add \d, \w or \s (lower case) to c. */
@@ -802,26 +751,29 @@ ReadAtomEscape(EParse *ps)
 }
 
 /*
- * A group, after its "(": (?:...), a named (?<name>...) or a plain one;
- * lookaround is refused (ECMA_UNSUPPORTED).
+ * A group, after its "(": (?:...), a named (?<name>...), a plain one, or a
+ * lookaround (?=...) (?!...) (?<=...) (?<!...): an N_LOOK node, added to
+ * ps->looks after the lookarounds of its body (innermost first).
  */
 static ENode *
 ReadGroup(EParse *ps)
 {
 	ENode *atom;
+	ENode *look = NULL;
 
 	if (PEEK(ps, 0) == '?')
 	{
 		pg_wchar d = PEEK(ps, 1);
 		pg_wchar e = PEEK(ps, 2);
 
-		if (d == '=' || d == '!')
-			return Fail(ps, ECMA_UNSUPPORTED, "lookahead assertion (?%s...)",
-						d == '=' ? "=" : "!");
-		if (d == '<' && (e == '=' || e == '!'))
-			return Fail(ps, ECMA_UNSUPPORTED, "lookbehind assertion (?<%s...)",
-						e == '=' ? "=" : "!");
-		if (d == ':')
+		if (d == '=' || d == '!' || (d == '<' && (e == '=' || e == '!')))
+		{
+			look = NodeNew(N_LOOK, NULL, NULL);
+			look->behind = d == '<';
+			look->negate = (look->behind ? e : d) == '!';
+			ps->i += look->behind ? 3 : 2;
+		}
+		else if (d == ':')
 			ps->i += 2;
 		else if (d == '<')
 		{
@@ -846,7 +798,12 @@ ReadGroup(EParse *ps)
 	if (PEEK(ps, 0) != ')' || !MORE(ps))
 		return Fail(ps, ECMA_SYNTAX, "missing )%s", "");
 	ps->i++;
-	return atom;
+	if (look == NULL)
+		return atom;
+	look->a = atom;
+	look->look = list_length(ps->looks);
+	ps->looks = lappend(ps->looks, look);
+	return look;
 }
 
 /* The quantifier after atom, when there is one: *, +, ?, {n}, {n,}, {n,m}. */
@@ -918,9 +875,19 @@ ReadTerm(EParse *ps)
 			atom = ReadAtomEscape(ps);
 			break;
 		case '(':
+		{
+			/* the u flag: a lookaround takes no quantifier, (?:(?=a))* may */
+			bool look = PEEK(ps, 1) == '?' &&
+						(PEEK(ps, 2) == '=' || PEEK(ps, 2) == '!' ||
+						 (PEEK(ps, 2) == '<' &&
+						  (PEEK(ps, 3) == '=' || PEEK(ps, 3) == '!')));
+
 			ps->i++;
 			atom = ReadGroup(ps);
+			if (atom != NULL && look)
+				goto assertion;
 			break;
+		}
 		case '.':
 		{
 			EClass *cls = ClassNew();
@@ -1088,8 +1055,13 @@ RegexEmit(EcmaRegex *re, EOp op)
 	return re->n++;
 }
 
+/*
+ * Emit n's states; rev: n reversed (a sequence's parts in the other order),
+ * for a lookahead's automaton, which reads the text backward. Assertions
+ * test the same positions either way.
+ */
 static void
-EmitNode(EcmaRegex *re, ENode *n)
+EmitNode(EcmaRegex *re, ENode *n, bool rev)
 {
 	int k;
 	int split;
@@ -1112,9 +1084,17 @@ EmitNode(EcmaRegex *re, ENode *n)
 						  : n->kind == N_WORDB ? I_WORDB
 											   : I_NWORDB);
 			break;
+		case N_LOOK:
+		{
+			int look = RegexEmit(re, I_LOOK);
+
+			re->prog[look].x = n->look;
+			re->prog[look].y = n->negate;
+			break;
+		}
 		case N_CAT:
 			for (k = 0; k < n->nkids; k++)
-				EmitNode(re, n->kids[k]);
+				EmitNode(re, n->kids[rev ? n->nkids - 1 - k : k], rev);
 			break;
 		case N_ALT:
 		{
@@ -1125,12 +1105,12 @@ EmitNode(EcmaRegex *re, ENode *n)
 			{
 				if (k == n->nkids - 1)
 				{
-					EmitNode(re, n->kids[k]);
+					EmitNode(re, n->kids[k], rev);
 					break;
 				}
 				split = RegexEmit(re, I_SPLIT);
 				re->prog[split].x = re->n;
-				EmitNode(re, n->kids[k]);
+				EmitNode(re, n->kids[k], rev);
 				jmps[k] = RegexEmit(re, I_JMP);
 				re->prog[split].y = re->n;
 			}
@@ -1141,12 +1121,12 @@ EmitNode(EcmaRegex *re, ENode *n)
 		}
 		case N_REPEAT:
 			for (k = 0; k < n->min; k++)
-				EmitNode(re, n->a);
+				EmitNode(re, n->a, rev);
 			if (n->max < 0)
 			{
 				split = RegexEmit(re, I_SPLIT);
 				re->prog[split].x = re->n;
-				EmitNode(re, n->a);
+				EmitNode(re, n->a, rev);
 				jmp = RegexEmit(re, I_JMP);
 				re->prog[jmp].x = split;
 				re->prog[split].y = re->n;
@@ -1161,7 +1141,7 @@ EmitNode(EcmaRegex *re, ENode *n)
 				{
 					splits[k] = RegexEmit(re, I_SPLIT);
 					re->prog[splits[k]].x = re->n;
-					EmitNode(re, n->a);
+					EmitNode(re, n->a, rev);
 				}
 				for (k = 0; k < nopt; k++)
 					re->prog[splits[k]].y = re->n;
@@ -1179,6 +1159,7 @@ DocmodelRegexCompile(const char *src, int len, EcmaStatus *status, char **err)
 	ENode *root;
 	EcmaRegex *re;
 	int64 size;
+	ListCell *lc;
 
 	ps.n = pg_mb2wchar_with_len(src, w, len);
 	ps.p = w;
@@ -1199,7 +1180,10 @@ DocmodelRegexCompile(const char *src, int len, EcmaStatus *status, char **err)
 		*err = ps.err;
 		return NULL;
 	}
+	/* the main automaton, then each lookaround's, each with its I_MATCH */
 	size = NodeSize(root) + 1;
+	foreach (lc, ps.looks)
+		size += NodeSize(((ENode *) lfirst(lc))->a) + 1;
 	if (size > ECMA_MAX_STATES)
 	{
 		*status = ECMA_TOO_LARGE;
@@ -1209,184 +1193,28 @@ DocmodelRegexCompile(const char *src, int len, EcmaStatus *status, char **err)
 		return NULL;
 	}
 	re = palloc0(sizeof(EcmaRegex));
+	re->name =
+		len <= PATTERN_NAME_MAX
+			? pnstrdup(src, len)
+			: psprintf("%s...",
+					   pnstrdup(src, pg_mbcliplen(src, len, PATTERN_NAME_MAX)));
 	re->prog = palloc(sizeof(EInst) * size);
-	EmitNode(re, root);
+	EmitNode(re, root, false);
 	RegexEmit(re, I_MATCH);
 	re->anchored = re->prog[0].op == I_BOL;
+	re->nlook = list_length(ps.looks);
+	re->look = palloc(sizeof(ELook) * Max(re->nlook, 1));
+	foreach (lc, ps.looks)
+	{
+		ENode *n = lfirst(lc);
+		ELook *l = &re->look[foreach_current_index(lc)];
+
+		l->start = re->n;
+		l->behind = n->behind;
+		EmitNode(re, n->a, !n->behind);
+		RegexEmit(re, I_MATCH);
+	}
 	*status = ECMA_OK;
 	*err = NULL;
 	return re;
-}
-
-/* ---- matching ---- */
-
-typedef struct ERun
-{
-	const EcmaRegex *re;
-	const pg_wchar *s;          /* the text's code points, or */
-	const unsigned char *ascii; /* the text itself when it is ASCII */
-	int len;
-	uint32 *mark; /* the position + 1 each state was last added at */
-	int *stack;
-} ERun;
-
-/* The code point at pos. */
-static inline pg_wchar
-CharAt(const ERun *r, int pos)
-{
-	return r->ascii ? r->ascii[pos] : r->s[pos];
-}
-
-static inline bool
-IsWord(const ERun *r, int pos)
-{
-	pg_wchar c;
-
-	if (pos < 0 || pos >= r->len)
-		return false;
-	c = CharAt(r, pos);
-	return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'z') ||
-		   (c >= 'A' && c <= 'Z') || c == '_';
-}
-
-/*
- * Add state pc and the states it reaches without reading to list (the
- * reading states only); true when the automaton accepts at pos.
- */
-static bool
-AddState(ERun *r, int *list, int *nlist, int pc, int pos)
-{
-	int sp = 0;
-	uint32 gen = (uint32) pos + 1;
-
-	r->stack[sp++] = pc;
-	while (sp > 0)
-	{
-		const EInst *in;
-
-		pc = r->stack[--sp];
-		if (r->mark[pc] == gen)
-			continue;
-		r->mark[pc] = gen;
-		in = &r->re->prog[pc];
-		switch (in->op)
-		{
-			case I_CLASS:
-				list[(*nlist)++] = pc;
-				break;
-			case I_MATCH:
-				return true;
-			case I_JMP:
-				r->stack[sp++] = in->x;
-				break;
-			case I_SPLIT:
-				r->stack[sp++] = in->y;
-				r->stack[sp++] = in->x;
-				break;
-			case I_BOL:
-				if (pos == 0)
-					r->stack[sp++] = pc + 1;
-				break;
-			case I_EOL:
-				if (pos == r->len)
-					r->stack[sp++] = pc + 1;
-				break;
-			case I_WORDB:
-			case I_NWORDB:
-				if ((IsWord(r, pos - 1) != IsWord(r, pos)) ==
-					(in->op == I_WORDB))
-					r->stack[sp++] = pc + 1;
-				break;
-		}
-	}
-	return false;
-}
-
-/* Automata up to this size run on the stack. */
-#define SMALL_STATES 128
-
-bool
-DocmodelRegexMatch(const EcmaRegex *re, const char *s, int len)
-{
-	pg_wchar stackbuf[256];
-	int small[4 * SMALL_STATES + 2];
-	uint32 small_mark[SMALL_STATES];
-	bool big = re->n > SMALL_STATES;
-	bool ascii = DocmodelIsAscii(s, len);
-	pg_wchar *w = NULL;
-	ERun r;
-	int *cur = big ? palloc(sizeof(int) * re->n) : small;
-	int *nxt = big ? palloc(sizeof(int) * re->n) : small + SMALL_STATES;
-	int ncur = 0;
-	int pos;
-	bool matched = false;
-
-	r.re = re;
-	if (ascii)
-	{
-		/* every server encoding is ASCII's superset: no conversion */
-		r.ascii = (const unsigned char *) s;
-		r.s = NULL;
-		r.len = len;
-	}
-	else
-	{
-		w = len < 256 ? stackbuf : palloc((len + 1) * sizeof(pg_wchar));
-		r.ascii = NULL;
-		r.s = w;
-		r.len = pg_mb2wchar_with_len(s, w, len);
-	}
-	r.mark = big ? palloc(sizeof(uint32) * re->n) : small_mark;
-	memset(r.mark, 0, sizeof(uint32) * re->n);
-	r.stack =
-		big ? palloc(sizeof(int) * (2 * re->n + 2)) : small + 2 * SMALL_STATES;
-
-	for (pos = 0;; pos++)
-	{
-		int nnxt = 0;
-		int k;
-		pg_wchar c;
-
-		if ((pos == 0 || !re->anchored) && AddState(&r, cur, &ncur, 0, pos))
-		{
-			matched = true;
-			break;
-		}
-		if (pos == r.len || (ncur == 0 && re->anchored))
-			break;
-		if ((pos & 1023) == 0)
-			CHECK_FOR_INTERRUPTS();
-		c = CharAt(&r, pos);
-		for (k = 0; k < ncur; k++)
-		{
-			const EInst *in = &re->prog[cur[k]];
-
-			if (ClassHas(in->cls, c) &&
-				AddState(&r, nxt, &nnxt, cur[k] + 1, pos + 1))
-			{
-				matched = true;
-				break;
-			}
-		}
-		if (matched)
-			break;
-		{
-			int *t = cur;
-
-			/* the next list becomes the current one */
-			cur = nxt;
-			nxt = t;
-			ncur = nnxt;
-		}
-	}
-	if (w != NULL && w != stackbuf)
-		pfree(w);
-	if (big)
-	{
-		pfree(cur);
-		pfree(nxt);
-		pfree(r.mark);
-		pfree(r.stack);
-	}
-	return matched;
 }

@@ -3,21 +3,22 @@
  * jsonschema/regex.h
  *	  JSON Schema's patterns: ECMA-262 regular expressions (the "u" flag's
  *	  grammar) read exactly and matched in time linear in the text (a
- *	  Thompson automaton over code points, cancellable). Constructs that
- *	  cannot be matched this way (lookaround, backreferences) are refused.
+ *	  Thompson automaton over code points, lookarounds answered per position
+ *	  by passes of their own automata beforehand; cancellable).
+ *	  Backreferences, which cannot be matched this way, are refused.
  *
  *-------------------------------------------------------------------------
  */
 #ifndef DOCMODEL_ECMA_REGEX_H
 #define DOCMODEL_ECMA_REGEX_H
 
-typedef struct EcmaRegex EcmaRegex;
+#include "jsonschema/regex_run.h"
 
 typedef enum EcmaStatus
 {
 	ECMA_OK,
 	ECMA_SYNTAX,      /* not an ECMA-262 pattern */
-	ECMA_UNSUPPORTED, /* a construct not matched here (lookbehind...) */
+	ECMA_UNSUPPORTED, /* a construct not matched here (backreferences) */
 	ECMA_TOO_LARGE    /* the automaton would pass ECMA_MAX_STATES */
 } EcmaStatus;
 
@@ -34,8 +35,5 @@ typedef enum EcmaStatus
  */
 extern EcmaRegex *DocmodelRegexCompile(const char *src, int len,
 									   EcmaStatus *status, char **err);
-
-/* Tell whether re matches anywhere in s (len bytes). */
-extern bool DocmodelRegexMatch(const EcmaRegex *re, const char *s, int len);
 
 #endif /* DOCMODEL_ECMA_REGEX_H */

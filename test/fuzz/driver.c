@@ -37,6 +37,7 @@ static const struct
 	{"pointer", FuzzPointer}, {"steps", FuzzSteps},
 	{"patch", FuzzPatch},     {"subdoc_path", FuzzSubdocPath},
 	{"schema", FuzzSchema},   {"merge", FuzzMerge},
+	{"regex", FuzzRegex},
 };
 
 static FuzzHarness current;

@@ -28,6 +28,7 @@ extern void FuzzPatch(const uint8 *data, size_t size);
 extern void FuzzSubdocPath(const uint8 *data, size_t size);
 extern void FuzzSchema(const uint8 *data, size_t size);
 extern void FuzzMerge(const uint8 *data, size_t size);
+extern void FuzzRegex(const uint8 *data, size_t size);
 
 /* The input as a NUL-terminated palloc'd string, or NULL when it holds a NUL. */
 extern char *FuzzCString(const uint8 *data, size_t size);

@@ -210,7 +210,7 @@ SELECT d, docmodel.schema_valid('{"$schema": "https://json-schema.org/draft/2019
 SELECT pg_temp.try($$SELECT docmodel.schema_valid('{"pattern": "\\p{Letter}"}', '""')$$);
 -- what cannot be matched exactly is refused, naming the construct; ECMA-262 syntax errors
 SELECT p, pg_temp.try(format($$SELECT docmodel.schema_valid(%L, '""')$$, jsonb_build_object('pattern', p)))
-  FROM unnest(ARRAY['(?<=a)b', '(?<!a)b', 'a(?=b)', 'a(?!b)', '(a)\1', '(?<n>a)\k<n>', '[a-\d]',
+  FROM unnest(ARRAY['(?=a)*', '(?<!a)?', '(a)\1', '(?<n>a)\k<n>', '[a-\d]',
                     '\-', '(?i)a', 'a{2,1}', 'a**', '\a', 'x{1000}{1000}', '(x{1000}){1000}', '\1', '[z-a]', '{']) AS p;
 -- deeply nested groups compile in time linear in the pattern (fuzz finding: exponential)
 SELECT docmodel.schema_valid(jsonb_build_object('pattern', repeat('(a', 40) || repeat(')', 40)),
@@ -246,7 +246,7 @@ SELECT docmodel.register_schema('person', '3.0', '{
                      "number": {"type": "string", "pattern": "^[0-9]{10}$"}}}}}}');
 SELECT doc_type, version, mode FROM docmodel.schemas;
 SELECT pg_temp.try($$SELECT docmodel.register_schema('person', '3.0', '{"properties": {"phones": {"maxItems": -1}}}')$$);
-SELECT pg_temp.try($$SELECT docmodel.register_schema('person', '3.0', '{"pattern": "(?<=a)b"}')$$);
+SELECT pg_temp.try($$SELECT docmodel.register_schema('person', '3.0', '{"pattern": "(a)\\1"}')$$);
 SELECT pg_temp.try($$SELECT docmodel.register_schema('person', '3.0', '{}', 'lenient')$$);
 SELECT pg_temp.try($$SELECT docmodel.register_schema('', '3.0', '{}')$$);
 SELECT pg_temp.try($$SELECT docmodel.register_schema('person', '3.0', NULL)$$);
