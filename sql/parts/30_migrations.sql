@@ -46,8 +46,8 @@ CREATE TRIGGER migration_rules_changed
     FOR EACH STATEMENT EXECUTE FUNCTION docmodel._migration_rules_changed();
 
 /*
- * Bulk runs of migrate_collection. status is running, done, failed or
- * cancelled; the view shows a running row whose run holds no lock (its
+ * Bulk runs of migrate_collection. status is queued (start_migration's,
+ * until its worker takes it), running, done, failed or cancelled; the view shows a running row whose run holds no lock (its
  * session crashed or was terminated) as interrupted. Not dumped: it is the
  * state of this cluster's runs, not configuration.
  */
@@ -63,7 +63,7 @@ CREATE TABLE docmodel.migration_run (
     docs_done   bigint NOT NULL DEFAULT 0,
     docs_total  bigint,
     status      text NOT NULL DEFAULT 'running'
-        CHECK (status IN ('running', 'done', 'failed', 'cancelled')),
+        CHECK (status IN ('queued', 'running', 'done', 'failed', 'cancelled')),
     error       text
 );
 COMMENT ON TABLE docmodel.migration_run IS
@@ -809,23 +809,19 @@ COMMENT ON FUNCTION docmodel.migration_plan(regclass, docmodel.version) IS
  * a session advisory lock (1835496052, coll oid): a crashed session drops it
  * with its connection.
  */
-CREATE FUNCTION docmodel._migration_start(coll regclass, doc_type text,
-    target docmodel.version, batch_size integer) RETURNS bigint
-LANGUAGE plpgsql VOLATILE PARALLEL UNSAFE
+/*
+ * The arguments of a bulk run (migrate_collection, start_migration,
+ * migrate_documents), checked: returns the collection when coll is one
+ * (for its field names and rules), NULL for another table.
+ */
+CREATE FUNCTION docmodel._migration_check(coll regclass, doc_type text,
+    target docmodel.version, batch_size integer) RETURNS regclass
+LANGUAGE plpgsql STABLE PARALLEL SAFE
 SET search_path = pg_catalog, pg_temp
 AS $$
 DECLARE
-    k1 constant integer := 1835496052;
-    k2 integer;
-    run bigint;
-    last text;
-    done bigint;
-    remaining bigint;
-    cur_targets jsonb;
-    old record;
-    -- a collection's own field names and rules (NULL for another table)
     cfg regclass := (SELECT c.coll FROM docmodel.collection_config AS c
-        WHERE c.coll = _migration_start.coll);
+        WHERE c.coll = _migration_check.coll);
 BEGIN
     IF batch_size IS NULL OR batch_size < 1 THEN
         RAISE EXCEPTION USING ERRCODE = CASE WHEN batch_size IS NULL THEN '22004' ELSE '22023' END,
@@ -858,7 +854,7 @@ BEGIN
                 HINT = format('To roll back, switch the rule from %s off first: docmodel.set_migration_active(%L, %L, false%s).',
                     target, doc_type, target::text,
                     CASE WHEN EXISTS (SELECT FROM docmodel.migration_rules m
-                        WHERE m.doc_type = _migration_start.doc_type
+                        WHERE m.doc_type = _migration_check.doc_type
                             AND m.collection_id = (SELECT c.id FROM docmodel.collection_config c
                                 WHERE c.coll = cfg))
                     THEN format(', %L', coll::text) ELSE '' END);
@@ -873,6 +869,31 @@ BEGIN
             HINT = 'migrate_collection works on collections, and on any table with those two columns.';
     END IF;
 
+    RETURN cfg;
+END
+$$;
+COMMENT ON FUNCTION docmodel._migration_check(regclass, text, docmodel.version, integer) IS
+    'docmodel internal: check the arguments of a bulk run; the collection (NULL for another table)';
+
+CREATE FUNCTION docmodel._migration_start(coll regclass, doc_type text,
+    target docmodel.version, batch_size integer) RETURNS bigint
+LANGUAGE plpgsql VOLATILE PARALLEL UNSAFE
+SET search_path = pg_catalog, pg_temp
+AS $$
+DECLARE
+    k1 constant integer := 1835496052;
+    k2 integer;
+    run bigint;
+    last text;
+    done bigint;
+    remaining bigint;
+    cur_targets jsonb;
+    old record;
+    -- a collection's own field names and rules (NULL for another table)
+    cfg regclass := (SELECT c.coll FROM docmodel.collection_config AS c
+        WHERE c.coll = _migration_start.coll);
+BEGIN
+    cfg := docmodel._migration_check(coll, doc_type, target, batch_size);
     k2 := (coll::oid::int8 - CASE WHEN coll::oid::int8 >= 2147483648 THEN 4294967296 ELSE 0 END)::int4;
     -- A call of this session that was interrupted outside its error handling
     -- may have left the lock held: take it over rather than stack it.
@@ -1029,6 +1050,142 @@ CREATE PROCEDURE docmodel.migrate_collection(coll regclass, doc_type text DEFAUL
     LANGUAGE C;
 COMMENT ON PROCEDURE docmodel.migrate_collection(regclass, text, docmodel.version, integer) IS
     'docmodel: migrate every outdated document of a collection, committing batch by batch in key order, resumable; see docmodel.migration_runs';
+
+/*
+ * A bulk run started from inside a transaction (a migration tool's): the
+ * run is recorded queued in the caller's transaction, and a dynamic
+ * background worker (no shared_preload_libraries needed), connected as the
+ * caller, waits for that transaction to end, then runs it as
+ * migrate_collection would, batch by batch; if the caller's transaction
+ * rolls back, the worker finds no run and stops.
+ */
+CREATE FUNCTION docmodel._migration_launch(run bigint, batch_size integer) RETURNS void
+    AS 'MODULE_PATHNAME', 'migration_launch'
+    LANGUAGE C VOLATILE STRICT PARALLEL UNSAFE;
+COMMENT ON FUNCTION docmodel._migration_launch(bigint, integer) IS
+    'docmodel internal: start the background worker that runs a queued migration run as the caller, once the caller''s transaction ends';
+
+CREATE FUNCTION docmodel.start_migration(coll regclass, doc_type text DEFAULT NULL,
+    target docmodel.version DEFAULT NULL, batch_size integer DEFAULT 5000) RETURNS bigint
+LANGUAGE plpgsql VOLATILE PARALLEL UNSAFE
+SET search_path = pg_catalog, pg_temp
+AS $$
+DECLARE
+    cfg regclass := docmodel._migration_check(coll, doc_type, target, batch_size);
+    cur_targets jsonb;
+    run bigint;
+BEGIN
+    SELECT jsonb_object_agg(t.d, docmodel.current_version(t.d, cfg)::text) INTO cur_targets
+    FROM (SELECT DISTINCT r.doc_type AS d FROM docmodel.migration_rules r) t;
+    run := docmodel._migration_run_new(coll, doc_type, target::text, coalesce(cur_targets, '{}'));
+    PERFORM docmodel._migration_run_set(run, 'queued', NULL, 0, NULL, NULL, NULL);
+    PERFORM docmodel._migration_launch(run, batch_size);
+    RETURN run;
+END
+$$;
+COMMENT ON FUNCTION docmodel.start_migration(regclass, text, docmodel.version, integer) IS
+    'docmodel: migrate_collection from inside a transaction: the run is queued with the caller''s transaction and run by a background worker as the caller once it commits; returns the run id (see wait_migration, migration_runs)';
+
+CREATE FUNCTION docmodel.wait_migration(run bigint, timeout interval DEFAULT NULL) RETURNS text
+LANGUAGE plpgsql VOLATILE PARALLEL UNSAFE
+SET search_path = pg_catalog, pg_temp
+AS $$
+DECLARE
+    st text;
+    mine boolean;
+    deadline timestamptz := clock_timestamp() + timeout;
+BEGIN
+    IF run IS NULL THEN
+        RAISE EXCEPTION USING ERRCODE = '22004', MESSAGE = 'run is required';
+    END IF;
+    SELECT r.xmin::text::bigint = txid_current_if_assigned() % 4294967296 INTO mine
+    FROM docmodel.migration_run r WHERE r.run_id = wait_migration.run;
+    IF NOT FOUND THEN
+        RAISE EXCEPTION USING ERRCODE = '42704',
+            MESSAGE = format('migration run %s does not exist', run);
+    END IF;
+    IF mine THEN
+        RAISE EXCEPTION USING ERRCODE = '25000',
+            MESSAGE = format('migration run %s starts when this transaction commits', run),
+            HINT = 'Call wait_migration after the transaction that called start_migration.';
+    END IF;
+    LOOP
+        SELECT m.status INTO st FROM docmodel.migration_runs m WHERE m.run_id = wait_migration.run;
+        EXIT WHEN st NOT IN ('queued', 'running') OR clock_timestamp() >= deadline;
+        PERFORM pg_sleep(0.05);
+    END LOOP;
+    RETURN st;
+END
+$$;
+COMMENT ON FUNCTION docmodel.wait_migration(bigint, interval) IS
+    'docmodel: wait until a run (of start_migration, migrate_collection or migrate_tables) is no longer queued or running, at most timeout; returns its status';
+
+CREATE FUNCTION docmodel.migrate_documents(coll regclass, doc_type text DEFAULT NULL,
+    target docmodel.version DEFAULT NULL) RETURNS bigint
+LANGUAGE plpgsql VOLATILE PARALLEL UNSAFE
+SET search_path = pg_catalog, pg_temp
+AS $$
+DECLARE
+    cfg regclass := docmodel._migration_check(coll, doc_type, target, 1);
+    docexpr text := docmodel._document_sql(coll, 'd');
+    n bigint;
+BEGIN
+    EXECUTE format('UPDATE %1$s AS d SET doc = docmodel._migrate_doc(%2$s, $2, id, $3)
+        WHERE docmodel._migration_pending(%2$s, $1, $2, $3)', docmodel._rel_sql(coll), docexpr)
+    USING doc_type, target, cfg;
+    GET DIAGNOSTICS n = ROW_COUNT;
+    RETURN n;
+END
+$$;
+COMMENT ON FUNCTION docmodel.migrate_documents(regclass, text, docmodel.version) IS
+    'docmodel: migrate every outdated document of a collection in one statement of the caller''s transaction (small collections, migration tools); returns how many';
+
+CREATE FUNCTION docmodel.drop_migration(doc_type text, from_version docmodel.version,
+    coll regclass DEFAULT NULL) RETURNS boolean
+LANGUAGE plpgsql VOLATILE PARALLEL UNSAFE
+SET search_path = pg_catalog, pg_temp
+AS $$
+DECLARE
+    scope integer := 0;
+    first_from docmodel.version;
+    last_from docmodel.version;
+BEGIN
+    PERFORM docmodel._check_doc_type(doc_type);
+    IF from_version IS NULL THEN
+        RAISE EXCEPTION USING ERRCODE = '22004', MESSAGE = 'from_version is required',
+            DETAIL = format('Type "%s".', doc_type);
+    END IF;
+    IF coll IS NOT NULL THEN
+        scope := docmodel._require_collection(coll);
+    END IF;
+    LOCK TABLE docmodel.migration_rules IN SHARE ROW EXCLUSIVE MODE;
+    SELECT r.from_version INTO first_from FROM docmodel.migration_rules r
+    WHERE r.doc_type = drop_migration.doc_type AND r.collection_id = scope
+    ORDER BY r.from_version LIMIT 1;
+    SELECT r.from_version INTO last_from FROM docmodel.migration_rules r
+    WHERE r.doc_type = drop_migration.doc_type AND r.collection_id = scope
+    ORDER BY r.from_version DESC LIMIT 1;
+    IF NOT EXISTS (SELECT FROM docmodel.migration_rules r
+        WHERE r.doc_type = drop_migration.doc_type AND r.collection_id = scope
+            AND r.from_version OPERATOR(docmodel.=) drop_migration.from_version) THEN
+        RETURN false;
+    END IF;
+    IF NOT from_version OPERATOR(docmodel.=) first_from
+        AND NOT from_version OPERATOR(docmodel.=) last_from THEN
+        RAISE EXCEPTION USING ERRCODE = '22023',
+            MESSAGE = format('dropping the migration of type "%s" from %s would break its chain%s',
+                doc_type, from_version,
+                CASE WHEN coll IS NULL THEN '' ELSE format(' in collection %s', coll) END),
+            HINT = 'Drop the chain''s first or last rule.';
+    END IF;
+    DELETE FROM docmodel.migration_rules r
+    WHERE r.doc_type = drop_migration.doc_type AND r.collection_id = scope
+        AND r.from_version OPERATOR(docmodel.=) drop_migration.from_version;
+    RETURN true;
+END
+$$;
+COMMENT ON FUNCTION docmodel.drop_migration(text, docmodel.version, regclass) IS
+    'docmodel: drop the rule of a type from a version (the first or last of its chain), globally or of one collection; false when there is none';
 
 -- (end of migrations)
 
