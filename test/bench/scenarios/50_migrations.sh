@@ -80,7 +80,7 @@ PGOPTIONS='-c client_min_messages=warning' BENCH_RESET=mig_reset3 bench_sql \
 # one) against a write of the same document at 3.0.
 "${PSQL[@]}" >/dev/null <<SQL
 SET client_min_messages = warning;
-SELECT docmodel.drop_collection('bench_bw') FROM docmodel.collections WHERE collection = to_regclass('bench_bw');
+SELECT docmodel.drop_collection(collection) FROM docmodel.collections WHERE collection = to_regclass('bench_bw');
 SELECT docmodel.create_collection('bench_bw');
 INSERT INTO bench_bw (id, doc)
 SELECT 'user::' || i, jsonb_build_object('firstName', 'First' || i, 'lastName', 'Last' || i,
