@@ -19,6 +19,15 @@ command -v make >/dev/null 2>&1 || need+=(make)
 command -v gcc >/dev/null 2>&1 || need+=(gcc)
 # make dist and its check in make test: unzip reads the archive back.
 command -v unzip >/dev/null 2>&1 || need+=(unzip)
+# make test's migration tools suite (test/tools): sqitch and its PostgreSQL driver (node-pg-migrate
+# comes from npm, installed by the suite itself).
+case "${DEPS_FOR:-}" in
+fuzz | sanitize) ;;
+*)
+	command -v sqitch >/dev/null 2>&1 || need+=(sqitch)
+	perl -MDBD::Pg -e 1 >/dev/null 2>&1 || need+=(libdbd-pg-perl)
+	;;
+esac
 # make fuzz: clang with its libFuzzer and sanitizer runtimes; make sanitize: gcc's libasan.
 case "${DEPS_FOR:-}" in
 fuzz)
