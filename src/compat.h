@@ -29,6 +29,19 @@
 #define pg_attribute_noreturn() __attribute__((noreturn))
 #endif
 
+/*
+ * 16: a setting's "extra" is allocated by guc_malloc in GUC's memory context
+ * and freed with guc_free (pfree); 15 frees it with free(), so it is
+ * malloc'd there.
+ */
+#if PG_VERSION_NUM >= 160000
+#define DocmodelGucMalloc(size) guc_malloc(LOG, (size))
+#define DocmodelGucFree(p) guc_free(p)
+#else
+#define DocmodelGucMalloc(size) malloc(size)
+#define DocmodelGucFree(p) free(p)
+#endif
+
 /* 16: the varlena macros (VARSIZE, VARDATA_ANY, ...) left postgres.h. */
 #if PG_VERSION_NUM >= 160000
 #include "varatt.h"

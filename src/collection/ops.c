@@ -398,6 +398,8 @@ collection_bucket_append(PG_FUNCTION_ARGS)
 			n++;
 		retried = !retried;
 	}
+	/* the key outlives SPI's context, where it was made */
+	key = strcpy(SPI_palloc(strlen(key) + 1), key);
 	SPI_finish();
 	hint->n = n;
 	PG_RETURN_TEXT_P(cstring_to_text(key));

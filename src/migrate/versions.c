@@ -20,6 +20,7 @@
 
 #include "utils/builtins.h"
 
+#include "compat.h"
 #include "collection/config.h"
 #include "collection/fields.h"
 #include "collection/version.h"
@@ -123,7 +124,7 @@ CheckVersions(char **newval, void **extra, GucSource source)
 	SessionVersions *sv;
 	const char *p = *newval;
 
-	sv = malloc(sizeof(SessionVersions));
+	sv = DocmodelGucMalloc(sizeof(SessionVersions));
 	if (sv == NULL)
 		return false;
 	sv->n = 0;
@@ -149,7 +150,7 @@ CheckVersions(char **newval, void **extra, GucSource source)
 		if (sv->n >= SESSION_MAX_TYPES)
 		{
 			GUC_check_errdetail("At most %d types.", SESSION_MAX_TYPES);
-			free(sv);
+			DocmodelGucFree(sv);
 			return false;
 		}
 		if (!ParseJsonString(&p, type, 251) || type[0] == '\0')
@@ -180,7 +181,7 @@ CheckVersions(char **newval, void **extra, GucSource source)
 			GUC_check_errmsg("invalid version \"%s\" of type \"%s\" in "
 							 "docmodel.versions",
 							 ver, type);
-			free(sv);
+			DocmodelGucFree(sv);
 			return false;
 		}
 		strlcpy(sv->e[sv->n].type, type, sizeof(sv->e[sv->n].type));
@@ -204,12 +205,12 @@ CheckVersions(char **newval, void **extra, GucSource source)
 	return true;
 badver:
 	GUC_check_errdetail("A version is a string or number such as \"2.0\".");
-	free(sv);
+	DocmodelGucFree(sv);
 	return false;
 bad:
 	GUC_check_errdetail("docmodel.versions is a JSON object of document types "
 						"and versions, such as {\"user\": \"2.0\"}.");
-	free(sv);
+	DocmodelGucFree(sv);
 	return false;
 #undef SKIPWS
 }

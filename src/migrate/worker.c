@@ -60,6 +60,10 @@ migration_launch(PG_FUNCTION_ARGS)
 	BackgroundWorker w;
 	RunWorkerArgs a;
 
+	Oid types[2] = {INT8OID, INT8OID};
+	Datum values[2];
+	int ret;
+
 	memset(&w, 0, sizeof(w));
 	memset(&a, 0, sizeof(a));
 	a.database = MyDatabaseId;
@@ -67,6 +71,35 @@ migration_launch(PG_FUNCTION_ARGS)
 	a.run = PG_GETARG_INT64(0);
 	a.xid = GetTopTransactionId();
 	a.batch_size = PG_GETARG_INT32(1);
+	if (a.batch_size < 1)
+		ereport(ERROR, (errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+						errmsg("batch_size must be at least 1, not %d",
+							   a.batch_size)));
+
+	/*
+	 * Only a run this transaction queued (start_migration, which checked
+	 * UPDATE on its collection): no other caller starts a worker.
+	 */
+	values[0] = Int64GetDatum(a.run);
+	values[1] = Int64GetDatum((int64) a.xid);
+	DocmodelSpiConnect();
+	ret = SPI_execute_with_args(
+		"SELECT FROM docmodel.migration_run AS r "
+		"WHERE r.run_id OPERATOR(pg_catalog.=) $1 "
+		"AND r.status OPERATOR(pg_catalog.=) 'queued' "
+		"AND r.xmin::pg_catalog.text OPERATOR(pg_catalog.=) "
+		"$2::pg_catalog.text",
+		2, types, values, NULL, true, 1);
+	if (ret != SPI_OK_SELECT)
+		elog(ERROR, "reading migration run " INT64_FORMAT " failed", a.run);
+	if (SPI_processed == 0)
+		ereport(ERROR,
+				(errcode(ERRCODE_UNDEFINED_OBJECT),
+				 errmsg("migration run " INT64_FORMAT
+						" was not queued by this transaction",
+						a.run),
+				 errhint("Start runs with docmodel.start_migration().")));
+	SPI_finish();
 	w.bgw_flags = BGWORKER_SHMEM_ACCESS | BGWORKER_BACKEND_DATABASE_CONNECTION;
 	w.bgw_start_time = BgWorkerStart_RecoveryFinished;
 	w.bgw_restart_time = BGW_NEVER_RESTART;

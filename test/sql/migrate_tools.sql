@@ -74,3 +74,8 @@ SELECT docmodel.migrate_documents('tool_users', NULL, '2');
 SELECT docmodel.drop_collection('tool_users');
 DELETE FROM docmodel.migration_rules WHERE doc_type = 'user';
 DELETE FROM docmodel.migration_run;
+
+\echo == no worker for a run this transaction did not queue
+SELECT docmodel._migration_launch(1, 10);
+SELECT docmodel._migration_launch(NULL, 10);
+SELECT docmodel._migration_launch(1, 0);
