@@ -387,6 +387,7 @@ DECLARE
     new_down jsonb;
     is_lossless boolean := false;
     compat text;
+    compat_set boolean;
     inv jsonb;
     p record;
     same record;
@@ -458,10 +459,10 @@ BEGIN
         is_lossless := (inv ->> 'lossless')::boolean;
     END IF;
     -- The compatibility mode: forward and full need a way down.
-    compat := coalesce(
-        (SELECT c.mode FROM docmodel.compatibility c
-         WHERE c.doc_type = register_migration.doc_type AND c.collection_id = scope),
-        'backward');
+    compat := (SELECT c.mode FROM docmodel.compatibility c
+        WHERE c.doc_type = register_migration.doc_type AND c.collection_id = scope);
+    compat_set := compat IS NOT NULL;
+    compat := coalesce(compat, 'backward');
     IF compat IN ('forward', 'full') AND new_down IS NULL AND down_text IS NULL THEN
         RAISE EXCEPTION USING ERRCODE = '22023',
             MESSAGE = format('the migration of type "%s" from %s to %s is one-way, and the type is %s compatible%s',
@@ -491,6 +492,10 @@ BEGIN
             PERFORM docmodel._migration_pin(doc_type, same.from_version, same.to_version, fn, scope);
             PERFORM docmodel._migration_pin_down(doc_type, same.from_version, same.to_version,
                 down_fn, scope);
+            IF register_migration.active AND compat_set THEN
+                PERFORM docmodel._migration_check_schemas(doc_type, from_version, to_version,
+                    steps, scope, compat);
+            END IF;
             RETURN;
         END IF;
         RAISE EXCEPTION USING ERRCODE = '22023',
@@ -519,6 +524,11 @@ BEGIN
         new_down, down_text, new_down IS NOT NULL OR down_text IS NOT NULL, is_lossless);
     PERFORM docmodel._migration_pin(doc_type, from_version, to_version, fn, scope);
     PERFORM docmodel._migration_pin_down(doc_type, from_version, to_version, down_fn, scope);
+    -- with a compatibility mode set: both ways against the versions' schemas
+    IF register_migration.active AND compat_set THEN
+        PERFORM docmodel._migration_check_schemas(doc_type, from_version, to_version,
+            steps, scope, compat);
+    END IF;
 END
 $$;
 COMMENT ON FUNCTION docmodel.register_migration(text, docmodel.version, docmodel.version, jsonb, regprocedure, regclass, boolean, regprocedure) IS

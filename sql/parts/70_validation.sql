@@ -165,4 +165,94 @@ $$;
 COMMENT ON FUNCTION docmodel.migration_plan(regclass, boolean) IS
     'docmodel: the dry run of migrate_collection; with validate, each document migrated in memory and checked against its target version''s schema: how many would fail, the first keys and paths';
 
-
+/*
+ * register_migration's check of a new rule against the JSON Schemas of its
+ * two versions, under the type's compatibility mode (set_compatibility):
+ * backward migrates documents of the from version up (the examples of the
+ * from schema, and up to 100 stored documents of each collection the rule
+ * applies to that the caller may read), forward takes documents of the to
+ * version down, full does both; every result must be valid against the
+ * schema of its version. The first that is not is 22023 naming the
+ * document, the violation and the step that last writes its path.
+ */
+CREATE FUNCTION docmodel._migration_check_schemas(doc_type text, from_version docmodel.version,
+    to_version docmodel.version, steps jsonb, scope integer, mode text) RETURNS void
+LANGUAGE plpgsql VOLATILE PARALLEL UNSAFE
+SET search_path = pg_catalog, pg_temp
+AS $$
+DECLARE
+    t constant text := _migration_check_schemas.doc_type;
+    dir record;
+    c record;
+    d record;
+    bad record;
+    samples jsonb;
+    more jsonb;
+    step_text text;
+BEGIN
+    IF NOT EXISTS (SELECT FROM docmodel.schemas s WHERE s.doc_type = t
+            AND s.version OPERATOR(docmodel.=) from_version)
+        OR NOT EXISTS (SELECT FROM docmodel.schemas s WHERE s.doc_type = t
+            AND s.version OPERATOR(docmodel.=) to_version) THEN
+        RETURN;
+    END IF;
+    FOR dir IN SELECT * FROM (VALUES ('up', from_version, to_version), ('down', to_version, from_version)) AS v(way, v_from, v_to)
+        WHERE (v.way = 'up' AND mode IN ('backward', 'full')) OR (v.way = 'down' AND mode IN ('forward', 'full'))
+    LOOP
+        -- the samples: the examples of the schema of the version the rule
+        -- starts from, then stored documents that will take it (older ones
+        -- going up, newer ones coming down)
+        SELECT coalesce(jsonb_agg(jsonb_build_object('key',
+                format('example %s of the schema of %s', e.n, dir.v_from),
+                'doc', jsonb_build_object('_type', t, '_schema', dir.v_from::text) || e.x) ORDER BY e.n), '[]')
+        INTO samples
+        FROM docmodel.schemas s,
+            jsonb_array_elements(CASE WHEN jsonb_typeof(s.schema -> 'examples') = 'array'
+                THEN s.schema -> 'examples' ELSE '[]' END) WITH ORDINALITY AS e(x, n)
+        WHERE s.doc_type = t AND s.version OPERATOR(docmodel.=) dir.v_from
+            AND jsonb_typeof(e.x) = 'object';
+        FOR c IN SELECT cc.coll FROM docmodel.collection_config cc
+            WHERE (scope = 0 OR cc.id = scope) AND NOT cc.meta_style = 'xattrs'
+                AND has_table_privilege(cc.coll, 'SELECT')
+            ORDER BY cc.id
+        LOOP
+            EXECUTE format('SELECT coalesce(jsonb_agg(jsonb_build_object(''key'', x.id, ''doc'', x.doc)), ''[]'')
+                FROM (SELECT d.id, %2$s AS doc FROM %1$s AS d
+                    WHERE docmodel._doc_type(%2$s, $1) OPERATOR(pg_catalog.=) $2
+                        AND CASE WHEN $4 THEN docmodel._doc_version(%2$s, $1) IS NULL
+                                OR docmodel._doc_version(%2$s, $1) OPERATOR(docmodel.<=) $3
+                            ELSE docmodel._doc_version(%2$s, $1) OPERATOR(docmodel.>=) $3 END
+                    ORDER BY d.id LIMIT 100) AS x', docmodel._rel_sql(c.coll), docmodel._document_sql(c.coll, 'd'))
+            INTO more USING c.coll, t, dir.v_from, dir.way = 'up';
+            samples := samples || more;
+        END LOOP;
+        FOR d IN SELECT x ->> 'key' AS key, x -> 'doc' AS doc FROM jsonb_array_elements(samples) AS x LOOP
+            SELECT e.path, e.message INTO bad
+            FROM docmodel.validation_errors(docmodel.migrate(d.doc, dir.v_to)) AS e LIMIT 1;
+            CONTINUE WHEN NOT FOUND;
+            -- the step that last reads or writes the path (or one around it)
+            SELECT format('Step %s (%s) reads or writes "%s".', st.n, st.s ->> 'op', pp.p) INTO step_text
+            FROM jsonb_array_elements(coalesce(steps, '[]')) WITH ORDINALITY AS st(s, n),
+                LATERAL (SELECT y.x AS p FROM (VALUES (st.s ->> 'path'), (st.s ->> 'from'),
+                        (CASE WHEN jsonb_typeof(st.s -> 'into') = 'string' THEN st.s ->> 'into' END)) AS y(x)
+                    WHERE y.x IS NOT NULL
+                    UNION ALL
+                    SELECT jsonb_array_elements_text(CASE WHEN jsonb_typeof(st.s -> k.k) = 'array'
+                        THEN st.s -> k.k ELSE '[]' END)
+                    FROM (VALUES ('into'), ('paths')) AS k(k)) AS pp
+            WHERE bad.path = '' OR bad.path = pp.p OR starts_with(bad.path, pp.p || '/')
+                OR starts_with(pp.p, bad.path || '/')
+            ORDER BY st.n DESC LIMIT 1;
+            RAISE EXCEPTION USING ERRCODE = '22023',
+                MESSAGE = format('the migration of type "%s" from %s to %s takes %s %s to a document the schema of %s refuses',
+                    t, from_version, to_version, d.key, dir.way, dir.v_to),
+                DETAIL = format('%s: %s. %s', CASE WHEN bad.path = '' THEN 'The document' ELSE bad.path END,
+                    bad.message, coalesce(step_text, 'No step reads or writes that path.')),
+                HINT = format('The type is %s compatible: fix the steps or the schema, or docmodel.set_compatibility(%L, ''none'').',
+                    mode, t);
+        END LOOP;
+    END LOOP;
+END
+$$;
+COMMENT ON FUNCTION docmodel._migration_check_schemas(text, docmodel.version, docmodel.version, jsonb, integer, text) IS
+    'docmodel internal: check a new rule both ways against the JSON Schemas of its versions, as the compatibility mode says (register_migration)';

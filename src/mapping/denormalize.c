@@ -27,6 +27,7 @@
 #include "utils/memutils.h"
 
 #include "docmodel.h"
+#include "mapping/denormalize.h"
 
 PG_FUNCTION_INFO_V1(mapping_denormalize_rows);
 

@@ -134,6 +134,32 @@ SELECT docmodel.register_migration('acct', '2', '3', steps => '[{"op": "cast", "
 SELECT docmodel.register_migration('acct', '2', '3', steps => '[{"op": "cast", "path": "/zip", "to": "number", "from": "string"}]');
 SELECT docmodel.migrate('{"_type": "acct", "_schema": "3", "zip": 42}', '2');
 SELECT * FROM docmodel.compatibility;
+-- with a mode set, a new rule is also checked both ways against the JSON
+-- Schemas of its versions, on their examples and stored documents
+SELECT docmodel.create_collection('bw_profiles') IS NOT NULL AS created;
+SELECT docmodel.register_schema('prof', '1', '{"type": "object", "required": ["name"],
+  "examples": [{"name": "Ann Lee"}, {"name": "Cher"}]}');
+SELECT docmodel.register_schema('prof', '2', '{"type": "object", "required": ["first"],
+  "properties": {"first": {"type": "string", "minLength": 1}}}');
+SELECT docmodel.register_schema('prof', '3', '{"type": "object", "required": ["phones", "first"],
+  "properties": {"phones": {"type": "array", "minItems": 1}}}');
+INSERT INTO bw_profiles (id, doc) VALUES ('prof::1', '{"_schema": "1", "name": "Bo Ek", "phone": "1"}'),
+  ('prof::2', '{"_schema": "1", "name": "Cy Ode"}');
+SELECT docmodel.set_compatibility('prof', 'full');
+SELECT docmodel.register_migration('prof', '1', '2', steps => '[{"op": "split", "path": "/name", "into": ["/first", "/last"]}]');
+-- prof::2 has no phone: going up it would have no phones, which 3 refuses
+SELECT docmodel.register_migration('prof', '2', '3', steps => '[{"op": "wrap", "path": "/phone", "into": "/phones"}]');
+SELECT count(*) FROM docmodel.migration_rules WHERE doc_type = 'prof';
+SELECT docmodel.register_migration('prof', '2', '3', steps => '[{"op": "default", "path": "/phone", "value": "none"}, {"op": "wrap", "path": "/phone", "into": "/phones"}]');
+-- the way down of this one gives a document 3 refuses (no first): the
+-- second example of 4 has no given
+SELECT docmodel.register_migration('prof', '3', '4', steps => '[{"op": "move", "from": "/first", "path": "/given"}]');
+SELECT docmodel.register_schema('prof', '4', '{"type": "object", "examples": [{"given": "Al", "last": "Bo", "phones": ["1"]}, {"last": "Only", "phones": ["2"]}]}');
+SELECT docmodel.register_migration('prof', '3', '4', steps => '[{"op": "move", "from": "/first", "path": "/given"}]');
+SELECT docmodel.set_compatibility('prof', 'backward');
+SELECT docmodel.register_migration('prof', '3', '4', steps => '[{"op": "move", "from": "/first", "path": "/given"}]');
+SELECT docmodel.drop_collection('bw_profiles');
+
 -- the down function is pinned as the function of a rule is
 DROP FUNCTION bw_nest(jsonb);
 
