@@ -164,6 +164,8 @@ SELECT docmodel.drop_collection('bw_profiles');
 DROP FUNCTION bw_nest(jsonb);
 
 SELECT docmodel.drop_collection('bw_users');
-DELETE FROM docmodel.migration_rules WHERE doc_type IN ('user', 'acct');
+DELETE FROM docmodel.migration_rules WHERE doc_type IN ('user', 'acct', 'prof');
 DROP FUNCTION bw_nest(jsonb);
 DELETE FROM docmodel.compatibility;
+DELETE FROM docmodel.schemas WHERE doc_type = 'prof';
+DELETE FROM docmodel.migration_run;
