@@ -688,6 +688,13 @@ CREATE FUNCTION docmodel.get_multi(coll regclass, keys text[], as_version docmod
 COMMENT ON FUNCTION docmodel.get_multi(regclass, text[], docmodel.version) IS
     'the present documents of these keys, in the order asked, at schema version as_version';
 
+CREATE FUNCTION docmodel.lookup_in(coll regclass, key text, specs jsonb, as_version docmodel.version)
+    RETURNS jsonb
+    LANGUAGE c STABLE PARALLEL RESTRICTED
+    AS 'MODULE_PATHNAME', 'subdoc_lookup_in_as';
+COMMENT ON FUNCTION docmodel.lookup_in(regclass, text, jsonb, docmodel.version) IS
+    'lookup_in of the document at schema version as_version: the specs'' paths name that version''s shape';
+
 -- An expiry is "any": an interval, a number of seconds (Couchbase's: over
 -- 30 days a Unix time, 0 none), or an untyped literal of either, so that
 -- every call written for the interval parameters keeps working; overloads

@@ -28,12 +28,14 @@
 
 PG_FUNCTION_INFO_V1(kv_get_as);
 PG_FUNCTION_INFO_V1(kv_get_multi_as);
+PG_FUNCTION_INFO_V1(subdoc_lookup_in_as);
 PG_FUNCTION_INFO_V1(migration_doc_type);
 PG_FUNCTION_INFO_V1(migration_doc_version);
 
 /* the plain readers (collection/kv.c) */
 extern Datum kv_get(PG_FUNCTION_ARGS);
 extern Datum kv_get_multi(PG_FUNCTION_ARGS);
+extern Datum subdoc_lookup_in(PG_FUNCTION_ARGS);
 
 /*
  * docmodel.versions: the version of each type this session reads and
@@ -291,6 +293,15 @@ kv_get_multi_as(PG_FUNCTION_ARGS)
 		return (Datum) 0;
 	}
 	return KvReadAs(fcinfo, kv_get_multi, 2);
+}
+
+/* lookup_in(coll, key, specs, as_version): its paths name that version's shape */
+Datum
+subdoc_lookup_in_as(PG_FUNCTION_ARGS)
+{
+	if (PG_ARGISNULL(0) || PG_ARGISNULL(1) || PG_ARGISNULL(2))
+		PG_RETURN_NULL();
+	return KvReadAs(fcinfo, subdoc_lookup_in, 3);
 }
 
 /*

@@ -62,6 +62,8 @@ SELECT docmodel.get('bw_users', 'user::1', as_version => '1.0') ->> 'name';
 SELECT docmodel.get('bw_users', 'user::1', as_version => '3.0') -> 'phones' -> 1 ->> 'number';
 SELECT key, doc ->> '_schema', doc ->> 'phone' FROM docmodel.get_multi('bw_users', '{user::1,user::2}', as_version => '2.0');
 SELECT docmodel.get('bw_users', 'user::1', as_version => '7.0');
+SELECT docmodel.lookup_in('bw_users', 'user::1', '[{"op": "get", "path": "phone"}, {"op": "get", "path": "phones"}]', as_version => '2.0');
+SELECT docmodel.lookup_in('bw_users', 'user::1', '[{"op": "get", "path": "name"}]', as_version => NULL);
 SET docmodel.versions = '{"user": "2.0"}';
 SELECT docmodel.get('bw_users', 'user::1') ->> 'phone', docmodel.get('bw_users', 'user::1') ->> '_schema';
 SELECT docmodel.lookup_in('bw_users', 'user::1', '[{"op": "get", "path": "phone"}]');
