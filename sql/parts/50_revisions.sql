@@ -314,5 +314,243 @@ $$;
 COMMENT ON FUNCTION docmodel.restore(regclass, text, integer) IS
     'write revision ver of a document back as its current body (a new revision; works after a delete); returns the new CAS';
 
+-------------------------------------------------------------------------------
+-- Queries over history: as of a time, changes, blame, path history.
+--
+-- A version of a key is a row of its history or its current row. Version v
+-- ends at its revision's changed_at, with the revision's op (the current
+-- document never ends). It begins at the changed_at of revision v - 1 when
+-- that revision is an 'update' or 'expire' (v replaced it in that write);
+-- otherwise (a first insert, an insert after a delete, truncate or rename,
+-- or v - 1 pruned) v was inserted, and begins at its modified stamp (the
+-- start of the collection's time unit it names), never before the end of
+-- the version before it. A version is the document at time T when it began
+-- at or before T and ended after T; the current document only while it is
+-- not expired at T.
+-------------------------------------------------------------------------------
+
+CREATE FUNCTION docmodel._revision_stamps(coll regclass, doc jsonb,
+    OUT ver integer, OUT written timestamptz, OUT writer text)
+    LANGUAGE c STABLE PARALLEL SAFE
+    AS 'MODULE_PATHNAME', 'history_stamps';
+COMMENT ON FUNCTION docmodel._revision_stamps(regclass, jsonb) IS
+    'internal: the version, modified time (the start of its time unit) and modifier that a document''s stamps give, NULL where it has none';
+
+-- 22004 naming the argument when it is NULL.
+CREATE FUNCTION docmodel._history_arg(name text, value anyelement) RETURNS void
+    LANGUAGE plpgsql IMMUTABLE PARALLEL SAFE
+    SET search_path = pg_catalog, pg_temp
+    AS $$
+BEGIN
+    IF value IS NULL THEN
+        RAISE EXCEPTION 'argument "%" must not be NULL', name
+            USING ERRCODE = 'null_value_not_allowed';
+    END IF;
+END
+$$;
+COMMENT ON FUNCTION docmodel._history_arg(text, anyelement) IS
+    'internal: raise 22004 naming the argument when it is NULL';
+
+-- The SQL of every version of a collection's documents (of key $1 when
+-- one_key), as columns id, ver, doc, began, began_op ('insert' or
+-- 'update'), began_by, ended ('infinity': current), ended_op (NULL:
+-- current), ended_by, expires_at (the current document's), prev_doc (of
+-- version ver - 1 when this one replaced it).
+CREATE FUNCTION docmodel._versions_sql(coll regclass, hist regclass, one_key boolean)
+    RETURNS text
+    LANGUAGE plpgsql STABLE STRICT PARALLEL SAFE
+    SET search_path = pg_catalog, pg_temp
+    AS $$
+DECLARE
+    style text;
+    live_stamps text;
+    hist_stamps text;
+    live_ver text;
+BEGIN
+    SELECT c.meta_style INTO style FROM docmodel.collection_config AS c
+        WHERE c.coll OPERATOR(pg_catalog.=) $1;
+    IF style OPERATOR(pg_catalog.=) 'xattrs' THEN
+        live_stamps := 'c.meta';
+        hist_stamps := 'NULL::jsonb';
+    ELSE
+        live_stamps := docmodel._document_sql($1, 'c');
+        hist_stamps := docmodel._document_sql($1, 'r');
+    END IF;
+    IF style OPERATOR(pg_catalog.=) 'columns' THEN
+        live_ver := 'c.ver';
+    ELSE
+        live_ver := pg_catalog.format('(docmodel._revision_stamps(%L::pg_catalog.regclass, %s)).ver',
+                                      $1::oid, live_stamps);
+    END IF;
+    RETURN pg_catalog.format(
+        'SELECT v.id, v.ver, v.doc, '
+        'CASE WHEN v.replaced THEN v.prev_at ELSE GREATEST(v.prev_at, '
+        '(docmodel._revision_stamps(%1$L::pg_catalog.regclass, v.stamps)).written) END AS began, '
+        'CASE WHEN v.replaced THEN ''update'' ELSE ''insert'' END AS began_op, '
+        'CASE WHEN v.replaced THEN v.prev_by ELSE '
+        '(docmodel._revision_stamps(%1$L::pg_catalog.regclass, v.stamps)).writer END AS began_by, '
+        'v.ended, v.ended_op, v.ended_by, v.expires_at, '
+        'CASE WHEN v.replaced THEN v.prev_doc END AS prev_doc '
+        'FROM (SELECT h.*, '
+        'COALESCE(pg_catalog.lag(h.ver) OVER w OPERATOR(pg_catalog.=) (h.ver OPERATOR(pg_catalog.-) 1) '
+        'AND (pg_catalog.lag(h.ended_op) OVER w OPERATOR(pg_catalog.=) ANY (''{update,expire}''::text[])), false) AS replaced, '
+        'pg_catalog.lag(h.ended) OVER w AS prev_at, pg_catalog.lag(h.ended_by) OVER w AS prev_by, '
+        'pg_catalog.lag(h.doc) OVER w AS prev_doc '
+        'FROM (SELECT r.id, r.ver, %2$s AS doc, %3$s AS stamps, r.changed_at AS ended, '
+        'r.op AS ended_op, r.changed_by AS ended_by, NULL::timestamptz AS expires_at '
+        'FROM %4$s AS r %6$s '
+        'UNION ALL SELECT c.id, %7$s, %5$s, %8$s, ''infinity''::timestamptz, NULL, NULL, c.expires_at '
+        'FROM %9$s AS c %10$s) AS h '
+        'WINDOW w AS (PARTITION BY h.id ORDER BY h.ver)) AS v',
+        $1::oid, docmodel._document_sql($1, 'r'), hist_stamps, docmodel._rel_sql($2),
+        docmodel._document_sql($1, 'c'),
+        CASE WHEN one_key THEN 'WHERE r.id OPERATOR(pg_catalog.=) $1' ELSE '' END,
+        live_ver, live_stamps, docmodel._rel_sql($1),
+        CASE WHEN one_key THEN 'WHERE c.id OPERATOR(pg_catalog.=) $1' ELSE '' END);
+END
+$$;
+COMMENT ON FUNCTION docmodel._versions_sql(regclass, regclass, boolean) IS
+    'internal: the SQL of every version of a collection''s documents (of key $1 when one_key), with when and how each began and ended';
+
+CREATE FUNCTION docmodel.get(coll regclass, key text, as_of timestamptz) RETURNS jsonb
+    LANGUAGE plpgsql STABLE PARALLEL SAFE
+    SET search_path = pg_catalog, pg_temp
+    AS $$
+DECLARE
+    t record;
+    body jsonb;
+BEGIN
+    PERFORM docmodel._history_arg('coll', $1);
+    PERFORM docmodel._history_arg('as_of', $3);
+    t := docmodel._revisions_table($1);
+    IF $2 IS NULL THEN
+        RETURN NULL;
+    END IF;
+    EXECUTE pg_catalog.format('SELECT x.doc FROM (%s) AS x '
+        'WHERE COALESCE(x.began, ''-infinity'') OPERATOR(pg_catalog.<=) $2 '
+        'AND x.ended OPERATOR(pg_catalog.>) $2 '
+        'AND (x.expires_at IS NULL OR x.expires_at OPERATOR(pg_catalog.>) $2) '
+        'ORDER BY x.ver DESC LIMIT 1', docmodel._versions_sql($1, t.hist, true))
+        INTO body USING $2, $3;
+    RETURN body;
+END
+$$;
+COMMENT ON FUNCTION docmodel.get(regclass, text, timestamptz) IS
+    'the document with this key as it was at time as_of (from its history), NULL when it did not exist then';
+
+CREATE FUNCTION docmodel.collection_as_of(coll regclass, as_of timestamptz)
+    RETURNS TABLE(id text, doc jsonb)
+    LANGUAGE plpgsql STABLE PARALLEL SAFE
+    SET search_path = pg_catalog, pg_temp
+    AS $$
+DECLARE
+    t record;
+BEGIN
+    PERFORM docmodel._history_arg('coll', $1);
+    PERFORM docmodel._history_arg('as_of', $2);
+    t := docmodel._revisions_table($1);
+    RETURN QUERY EXECUTE pg_catalog.format('SELECT DISTINCT ON (x.id) x.id, x.doc FROM (%s) AS x '
+        'WHERE COALESCE(x.began, ''-infinity'') OPERATOR(pg_catalog.<=) $1 '
+        'AND x.ended OPERATOR(pg_catalog.>) $1 '
+        'AND (x.expires_at IS NULL OR x.expires_at OPERATOR(pg_catalog.>) $1) '
+        'ORDER BY x.id, x.ver DESC', docmodel._versions_sql($1, t.hist, false))
+        USING $2;
+END
+$$;
+COMMENT ON FUNCTION docmodel.collection_as_of(regclass, timestamptz) IS
+    'every document of a collection that existed at time as_of, as it was then';
+
+CREATE FUNCTION docmodel.changes(coll regclass, key text,
+    since timestamptz DEFAULT NULL, until timestamptz DEFAULT NULL)
+    RETURNS TABLE(ver integer, changed_at timestamptz, changed_by text, op text, patch jsonb)
+    LANGUAGE plpgsql STABLE PARALLEL SAFE
+    SET search_path = pg_catalog, pg_temp
+    AS $$
+DECLARE
+    t record;
+BEGIN
+    PERFORM docmodel._history_arg('coll', $1);
+    t := docmodel._revisions_table($1);
+    IF $2 IS NULL THEN
+        RETURN;
+    END IF;
+    -- Each version's beginning (its patch against the version it replaced,
+    -- or an add of the whole document), then the delete, truncate or rename
+    -- that ended it (no patch: nothing is left).
+    RETURN QUERY EXECUTE pg_catalog.format('WITH x AS MATERIALIZED (%s) SELECT e.ver, e.at, e.who, e.op, e.patch FROM ('
+        'SELECT x.ver, 0 AS n, x.began AS at, x.began_by AS who, x.began_op AS op, '
+        'CASE WHEN x.began_op OPERATOR(pg_catalog.=) ''update'' THEN docmodel.diff(x.prev_doc, x.doc) '
+        'ELSE pg_catalog.jsonb_build_array(pg_catalog.jsonb_build_object(''op'', ''add'', ''path'', '''', ''value'', x.doc)) END AS patch '
+        'FROM x '
+        'UNION ALL SELECT x.ver, 1, x.ended, x.ended_by, x.ended_op, NULL '
+        'FROM x WHERE x.ended_op OPERATOR(pg_catalog.<>) ALL (''{update,expire}''::text[])) AS e '
+        'WHERE ($2 IS NULL OR e.at OPERATOR(pg_catalog.>=) $2) AND ($3 IS NULL OR e.at OPERATOR(pg_catalog.<) $3) '
+        'ORDER BY e.ver, e.n', docmodel._versions_sql($1, t.hist, true))
+        USING $2, $3, $4;
+END
+$$;
+COMMENT ON FUNCTION docmodel.changes(regclass, text, timestamptz, timestamptz) IS
+    'the changes of a document in order: the RFC 6902 patch of each version against the one it replaced (an insert: an add of the whole document), and each delete, truncate or rename; since inclusive, until exclusive';
+
+-- Every JSON Pointer of a document (its root '' too) with the text[] path
+-- the #> operator takes and the value there.
+CREATE FUNCTION docmodel._pointers(doc jsonb)
+    RETURNS TABLE(pointer text, path text[], value jsonb)
+    LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE
+    BEGIN ATOMIC
+    WITH RECURSIVE p(pointer, path, value) AS (
+        SELECT ''::text, '{}'::text[], doc
+        UNION ALL
+        SELECT p.pointer OPERATOR(pg_catalog.||) '/' OPERATOR(pg_catalog.||)
+                   pg_catalog.replace(pg_catalog.replace(e.k, '~', '~0'), '/', '~1'),
+               p.path OPERATOR(pg_catalog.||) e.k, e.v
+        FROM p, LATERAL (
+            SELECT o.key AS k, o.value AS v
+                FROM pg_catalog.jsonb_each(CASE WHEN pg_catalog.jsonb_typeof(p.value) OPERATOR(pg_catalog.=) 'object' THEN p.value END) AS o
+            UNION ALL
+            SELECT (a.n OPERATOR(pg_catalog.-) 1)::text, a.v
+                FROM pg_catalog.jsonb_array_elements(CASE WHEN pg_catalog.jsonb_typeof(p.value) OPERATOR(pg_catalog.=) 'array' THEN p.value END)
+                     WITH ORDINALITY AS a(v, n)) AS e
+    )
+    SELECT p.pointer, p.path, p.value FROM p;
+    END;
+COMMENT ON FUNCTION docmodel._pointers(jsonb) IS
+    'internal: every JSON Pointer of a document with its #> path and value';
+
+CREATE FUNCTION docmodel.blame(coll regclass, key text)
+    RETURNS TABLE(path text, ver integer, changed_at timestamptz, changed_by text)
+    LANGUAGE plpgsql STABLE PARALLEL SAFE
+    SET search_path = pg_catalog, pg_temp
+    AS $$
+DECLARE
+    t record;
+BEGIN
+    PERFORM docmodel._history_arg('coll', $1);
+    t := docmodel._revisions_table($1);
+    IF $2 IS NULL THEN
+        RETURN;
+    END IF;
+    -- The versions the current document descends from by updates (back to
+    -- its insert); for each pointer of it, the oldest of them after the
+    -- last one whose value there differs.
+    RETURN QUERY EXECUTE pg_catalog.format('WITH v AS MATERIALIZED (%s), '
+        'cur AS (SELECT * FROM v WHERE v.ended_op IS NULL), '
+        'chain AS (SELECT v.* FROM v, cur WHERE v.ver OPERATOR(pg_catalog.<=) cur.ver '
+        'AND v.ver OPERATOR(pg_catalog.>=) (SELECT pg_catalog.max(i.ver) FROM v AS i '
+        'WHERE i.began_op OPERATOR(pg_catalog.=) ''insert'' AND i.ver OPERATOR(pg_catalog.<=) cur.ver)) '
+        'SELECT p.pointer, b.ver, b.began, b.began_by '
+        'FROM cur, docmodel._pointers(cur.doc) AS p, LATERAL ('
+        'SELECT c.ver, c.began, c.began_by FROM chain AS c '
+        'WHERE c.ver OPERATOR(pg_catalog.>) COALESCE((SELECT pg_catalog.max(d.ver) FROM chain AS d '
+        'WHERE (d.doc OPERATOR(pg_catalog.#>) p.path) IS DISTINCT FROM p.value), -1) '
+        'ORDER BY c.ver LIMIT 1) AS b '
+        'WHERE p.pointer OPERATOR(pg_catalog.<>) '''' ORDER BY p.pointer',
+        docmodel._versions_sql($1, t.hist, true))
+        USING $2;
+END
+$$;
+COMMENT ON FUNCTION docmodel.blame(regclass, text) IS
+    'for each JSON Pointer of the current document, the version that last set its value there, when and by whom';
+
 -- (end of revisions)
 

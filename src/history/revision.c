@@ -25,6 +25,7 @@
 #include "access/table.h"
 #include "access/tableam.h"
 #include "access/xact.h"
+#include "funcapi.h"
 #include "catalog/pg_am.h"
 #include "catalog/pg_class.h"
 #include "catalog/pg_type.h"
@@ -45,6 +46,8 @@
 #include "utils/snapmgr.h"
 
 #include "collection/config.h"
+#include "collection/fields.h"
+#include "json/util.h"
 #include "compat.h"
 #include "docmodel.h"
 #include "history/revision.h"
@@ -901,4 +904,107 @@ DocmodelRevisionFirstVer(const DocmodelCollection *cfg, Relation coll, Datum id,
 	index_close(pkey, NoLock);
 	table_close(rel, NoLock);
 	return ver;
+}
+
+/*
+ * The stamps a version's readers date it by (sql/parts/50_revisions.sql):
+ * the version, modified time and modifier of a document of collection coll
+ * as its stored row shows them (the body, merged with its stamp columns
+ * for meta_style 'columns'; the meta column for 'xattrs'), each NULL when
+ * the document does not carry it or it is not the collection's kind of
+ * value. The time is the start of the time unit the stamp names (a stamp
+ * in milliseconds stands for its whole millisecond).
+ */
+static int64
+HistoryUnitMicros(DocmodelTimeUnit unit)
+{
+	switch (unit)
+	{
+		case DOCMODEL_TIME_MS:
+			return INT64CONST(1000);
+		case DOCMODEL_TIME_S:
+			return INT64CONST(1000000);
+		case DOCMODEL_TIME_MIN:
+			return INT64CONST(60000000);
+		case DOCMODEL_TIME_H:
+			return INT64CONST(3600000000);
+		case DOCMODEL_TIME_DAY:
+			return USECS_PER_DAY;
+		case DOCMODEL_TIME_ISO:
+			break;
+	}
+	return 0;
+}
+
+PG_FUNCTION_INFO_V1(history_stamps);
+
+Datum
+history_stamps(PG_FUNCTION_ARGS)
+{
+	TupleDesc tupdesc;
+	Datum values[3];
+	bool nulls[3] = {true, true, true};
+	const DocmodelCollection *cfg;
+	Jsonb *doc;
+	JsonbContainer *c;
+	JsonbValue *v;
+
+	if (get_call_result_type(fcinfo, NULL, &tupdesc) != TYPEFUNC_COMPOSITE)
+		elog(ERROR, "return type must be a row type");
+	tupdesc = BlessTupleDesc(tupdesc);
+	if (PG_ARGISNULL(0) || PG_ARGISNULL(1))
+		PG_RETURN_DATUM(
+			HeapTupleGetDatum(heap_form_tuple(tupdesc, values, nulls)));
+	cfg = DocmodelCollectionOf(PG_GETARG_OID(0));
+	doc = PG_GETARG_JSONB_P(1);
+	c = JB_ROOT_IS_OBJECT(doc) ? DocmodelFieldContainer(cfg->fs, &doc->root)
+							   : NULL;
+	if (c == NULL)
+		PG_RETURN_DATUM(
+			HeapTupleGetDatum(heap_form_tuple(tupdesc, values, nulls)));
+	v = DocmodelFieldValue(cfg->fs, c, DOC_FIELD_VER);
+	if (v != NULL && v->type == jbvNumeric)
+	{
+		bool error = false;
+		int32 ver = numeric_int4_opt_error(v->val.numeric, &error);
+
+		if (!error)
+		{
+			values[0] = Int32GetDatum(ver);
+			nulls[0] = false;
+		}
+	}
+	v = DocmodelFieldValue(cfg->fs, c, DOC_FIELD_MODIFIED);
+	if (v != NULL)
+	{
+		int64 per = HistoryUnitMicros(cfg->time_unit);
+		TimestampTz ts;
+
+		if (per == 0 && v->type == jbvString &&
+			DocmodelParseIso8601(v->val.string.val, v->val.string.len, &ts))
+			nulls[1] = false;
+		else if (per != 0 && v->type == jbvNumeric)
+		{
+			char *txt = DatumGetCString(DirectFunctionCall1(
+				numeric_out, NumericGetDatum(v->val.numeric)));
+			char *end;
+			int64 n;
+
+			errno = 0;
+			n = strtoi64(txt, &end, 10);
+			if (errno == 0 && *end == '\0' && end != txt &&
+				DocmodelFromEpoch(n, per * 1000, &ts))
+				nulls[1] = false;
+		}
+		if (!nulls[1])
+			values[1] = TimestampTzGetDatum(ts);
+	}
+	v = DocmodelFieldValue(cfg->fs, c, DOC_FIELD_MODIFIED_BY);
+	if (v != NULL && v->type == jbvString)
+	{
+		values[2] = PointerGetDatum(
+			cstring_to_text_with_len(v->val.string.val, v->val.string.len));
+		nulls[2] = false;
+	}
+	PG_RETURN_DATUM(HeapTupleGetDatum(heap_form_tuple(tupdesc, values, nulls)));
 }

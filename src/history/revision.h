@@ -41,4 +41,7 @@ extern Datum DocmodelRevisionTrigger(FunctionCallInfo fcinfo);
 extern int32 DocmodelRevisionFirstVer(const DocmodelCollection *cfg,
 									  Relation coll, Datum id, int32 floor);
 
+/* SQL: the version, modified time and modifier a document's stamps give. */
+extern Datum history_stamps(PG_FUNCTION_ARGS);
+
 #endif /* DOCMODEL_REVISION_H */
