@@ -92,7 +92,14 @@ $$;
 COMMENT ON FUNCTION docmodel._history_stamp_columns(regclass, boolean) IS
     'internal: add the stamp columns to the revisions table of a collection (meta_style columns), or merge them into doc and drop them';
 
-CREATE FUNCTION docmodel.set_revisions(coll regclass, keep integer)
+CREATE FUNCTION docmodel._config_set_keep_for(coll regclass, keep_for interval)
+    RETURNS void
+    LANGUAGE c VOLATILE PARALLEL UNSAFE
+    AS 'MODULE_PATHNAME', 'catalog_config_set_keep_for';
+COMMENT ON FUNCTION docmodel._config_set_keep_for(regclass, interval) IS
+    'internal: set how long a collection keeps revisions whatever their number; the caller owns the collection';
+
+CREATE FUNCTION docmodel.set_revisions(coll regclass, keep integer, keep_for interval DEFAULT NULL)
     RETURNS regclass
     LANGUAGE plpgsql VOLATILE PARALLEL UNSAFE
     SET search_path = pg_catalog, pg_temp
@@ -113,6 +120,12 @@ BEGIN
             USING ERRCODE = CASE WHEN keep IS NULL THEN '22004' ELSE '22023' END,
                   DETAIL = pg_catalog.format('Collection "%s" was given keep => %s.', $1, coalesce(keep::text, 'NULL')),
                   HINT = 'Give the number of revisions to keep per document, 0 to turn history off.';
+    END IF;
+    IF keep_for OPERATOR(pg_catalog.<) '0'::interval THEN
+        RAISE EXCEPTION 'invalid time to keep revisions: %', keep_for
+            USING ERRCODE = 'invalid_parameter_value',
+                  DETAIL = pg_catalog.format('Collection "%s" was given keep_for => %s.', $1, keep_for),
+                  HINT = 'Give how long a revision is kept whatever its number, or NULL for none.';
     END IF;
     -- Configuration is the owner's, as ALTER TABLE is (_config_set_revisions
     -- checks it too); one set_revisions at a time per collection.
@@ -180,12 +193,18 @@ BEGIN
         PERFORM pg_catalog.truncate_local_data_after_distributing_table(hist);
     END IF;
     PERFORM docmodel._config_set_revisions($1, keep, hist);
+    PERFORM docmodel._config_set_keep_for($1, keep_for);
     -- meta_style 'columns': the stamps of a revision in columns, as the
     -- collection keeps them (also in a table taken over or used again).
     IF hist IS NOT NULL AND EXISTS (SELECT FROM docmodel.collection_config AS c
                                     WHERE c.id OPERATOR(pg_catalog.=) cid
                                       AND c.meta_style OPERATOR(pg_catalog.=) 'columns') THEN
         PERFORM docmodel._history_stamp_columns(hist, true);
+    END IF;
+    -- The path index of path_history (also in a table taken over or used
+    -- again).
+    IF hist IS NOT NULL THEN
+        PERFORM docmodel._history_paths($1, hist);
     END IF;
     IF EXISTS (SELECT FROM pg_catalog.pg_trigger AS g WHERE g.tgrelid OPERATOR(pg_catalog.=) $1
                AND g.tgname OPERATOR(pg_catalog.=) 'docmodel_revisions') THEN
@@ -202,18 +221,21 @@ BEGIN
         EXECUTE pg_catalog.format('CREATE TRIGGER docmodel_revisions_truncate '
             'BEFORE TRUNCATE ON %s FOR EACH STATEMENT '
             'EXECUTE FUNCTION docmodel.collection_trigger(%s)', docmodel._rel_sql($1), cid);
-        -- Keep at most keep revisions per key from now on.
+        -- Keep at most keep revisions per key from now on, and those younger
+        -- than keep_for.
         EXECUTE pg_catalog.format('DELETE FROM %1$s AS r USING '
             '(SELECT h.id, pg_catalog.max(h.ver) AS newest FROM %1$s AS h GROUP BY h.id) AS n '
             'WHERE r.id OPERATOR(pg_catalog.=) n.id '
-            'AND r.ver OPERATOR(pg_catalog.<=) (n.newest OPERATOR(pg_catalog.-) $1)', docmodel._rel_sql(hist))
-            USING keep;
+            'AND r.ver OPERATOR(pg_catalog.<=) (n.newest OPERATOR(pg_catalog.-) $1) '
+            'AND ($2 IS NULL OR r.changed_at OPERATOR(pg_catalog.<) (pg_catalog.now() OPERATOR(pg_catalog.-) $2))',
+            docmodel._rel_sql(hist))
+            USING keep, keep_for;
     END IF;
     RETURN hist;
 END
 $$;
-COMMENT ON FUNCTION docmodel.set_revisions(regclass, integer) IS
-    'keep the last keep revisions of every document of a collection (0 = off; the history table is kept)';
+COMMENT ON FUNCTION docmodel.set_revisions(regclass, integer, interval) IS
+    'keep the last keep revisions of every document of a collection, and with keep_for every revision younger than that (0 = off; the history table is kept)';
 
 -- The history table of a collection, or an error naming why there is none.
 CREATE FUNCTION docmodel._revisions_table(coll regclass, OUT hist regclass, OUT delim text)
@@ -551,6 +573,240 @@ END
 $$;
 COMMENT ON FUNCTION docmodel.blame(regclass, text) IS
     'for each JSON Pointer of the current document, the version that last set its value there, when and by whom';
+
+-- The text[] path of the #> operator for JSON Pointer ptr (RFC 6901); 22023
+-- for one that is not.
+CREATE FUNCTION docmodel._pointer_path(ptr text) RETURNS text[]
+    LANGUAGE plpgsql IMMUTABLE STRICT PARALLEL SAFE
+    SET search_path = pg_catalog, pg_temp
+    AS $$
+BEGIN
+    IF ptr OPERATOR(pg_catalog.=) '' THEN
+        RETURN '{}';
+    END IF;
+    IF pg_catalog.left(ptr, 1) OPERATOR(pg_catalog.<>) '/'
+       OR ptr OPERATOR(pg_catalog.~) '~([^01]|$)' THEN
+        RAISE EXCEPTION 'invalid JSON Pointer: "%"', ptr
+            USING ERRCODE = 'invalid_parameter_value',
+                  HINT = 'A JSON Pointer is empty or starts with "/"; "~" is escaped as "~0", "/" as "~1".';
+    END IF;
+    RETURN ARRAY(SELECT pg_catalog.replace(pg_catalog.replace(t.tok, '~1', '/'), '~0', '~')
+                 FROM pg_catalog.regexp_split_to_table(pg_catalog.substr(ptr, 2), '/')
+                      WITH ORDINALITY AS t(tok, n)
+                 ORDER BY t.n);
+END
+$$;
+COMMENT ON FUNCTION docmodel._pointer_path(text) IS
+    'internal: the #> path of a JSON Pointer; 22023 for text that is not one';
+
+CREATE FUNCTION docmodel._diff_keys(a jsonb, b jsonb) RETURNS text[]
+    AS 'MODULE_PATHNAME', 'json_diff_keys'
+    LANGUAGE C IMMUTABLE PARALLEL SAFE;
+COMMENT ON FUNCTION docmodel._diff_keys(jsonb, jsonb) IS
+    'internal: the path index keys of the change from a to b (NULL: the whole document): "=" and each pointer diff(a, b) touches, "<" and each ancestor of one';
+
+-- The keys of path_history's index that find a change touching pointer
+-- ptr: one at ptr or at an ancestor ("=" and each prefix), or below it
+-- ("<" ptr).
+CREATE FUNCTION docmodel._pointer_keys(ptr text) RETURNS text[]
+    LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE
+    BEGIN ATOMIC
+    SELECT ARRAY['<' OPERATOR(pg_catalog.||) ptr, '=' OPERATOR(pg_catalog.||) ptr]
+        OPERATOR(pg_catalog.||) ARRAY(
+            SELECT '=' OPERATOR(pg_catalog.||) pg_catalog.left(ptr, p.i::integer OPERATOR(pg_catalog.-) 1)
+            FROM pg_catalog.generate_series(1, pg_catalog.length(ptr)) AS p(i)
+            WHERE pg_catalog.substr(ptr, p.i::integer, 1) OPERATOR(pg_catalog.=) '/');
+    END;
+COMMENT ON FUNCTION docmodel._pointer_keys(text) IS
+    'internal: the keys of the path index that find a change at, above or below a JSON Pointer';
+
+-- The column paths of a history table and its GIN index: added where
+-- missing (the collection trigger fills it for every revision from then
+-- on), and filled for the revisions already there from the version after
+-- each.
+CREATE FUNCTION docmodel._history_paths(coll regclass, hist regclass) RETURNS void
+    LANGUAGE plpgsql VOLATILE STRICT PARALLEL UNSAFE
+    SET search_path = pg_catalog, pg_temp
+    AS $$
+BEGIN
+    IF NOT EXISTS (SELECT FROM docmodel.collection_config AS c
+                   WHERE c.coll OPERATOR(pg_catalog.=) $1
+                     AND c.revisions_table OPERATOR(pg_catalog.=) $2) THEN
+        RAISE EXCEPTION '"%" is not the revisions table of collection "%"', $2, $1
+            USING ERRCODE = 'wrong_object_type';
+    END IF;
+    IF NOT EXISTS (SELECT FROM pg_catalog.pg_class AS r WHERE r.oid OPERATOR(pg_catalog.=) $2
+                   AND pg_catalog.pg_has_role(r.relowner, 'USAGE')) THEN
+        RAISE EXCEPTION 'must be owner of table %', $2
+            USING ERRCODE = 'insufficient_privilege';
+    END IF;
+    IF EXISTS (SELECT FROM pg_catalog.pg_attribute AS a
+               WHERE a.attrelid OPERATOR(pg_catalog.=) $2 AND NOT a.attisdropped
+                 AND a.attname OPERATOR(pg_catalog.=) 'paths') THEN
+        RETURN;
+    END IF;
+    EXECUTE pg_catalog.format('ALTER TABLE %s ADD COLUMN paths text[]', docmodel._rel_sql($2));
+    EXECUTE pg_catalog.format('UPDATE %1$s AS r SET paths = docmodel._diff_keys(r.doc, '
+        'CASE WHEN r.op OPERATOR(pg_catalog.=) ANY (''{update,expire}''::text[]) THEN '
+        'CASE WHEN EXISTS (SELECT FROM %1$s AS n WHERE n.id OPERATOR(pg_catalog.=) r.id '
+        'AND n.ver OPERATOR(pg_catalog.>) r.ver) '
+        'THEN (SELECT n.doc FROM %1$s AS n WHERE n.id OPERATOR(pg_catalog.=) r.id '
+        'AND n.ver OPERATOR(pg_catalog.=) (r.ver OPERATOR(pg_catalog.+) 1)) '
+        'ELSE (SELECT c.doc FROM %2$s AS c WHERE c.id OPERATOR(pg_catalog.=) r.id) END END)',
+        docmodel._rel_sql($2), docmodel._rel_sql($1));
+    EXECUTE pg_catalog.format('CREATE INDEX ON %s USING gin (paths)', docmodel._rel_sql($2));
+END
+$$;
+COMMENT ON FUNCTION docmodel._history_paths(regclass, regclass) IS
+    'internal: give a collection''s revisions table its column paths (filled) and the GIN index path_history reads';
+
+CREATE FUNCTION docmodel.path_history(coll regclass, path text,
+    since timestamptz DEFAULT NULL, until timestamptz DEFAULT NULL)
+    RETURNS TABLE(id text, ver integer, changed_at timestamptz, changed_by text,
+                  old jsonb, new jsonb)
+    LANGUAGE plpgsql STABLE PARALLEL SAFE
+    SET search_path = pg_catalog, pg_temp
+    AS $$
+DECLARE
+    t record;
+    p text[];
+BEGIN
+    PERFORM docmodel._history_arg('coll', $1);
+    PERFORM docmodel._history_arg('path', $2);
+    t := docmodel._revisions_table($1);
+    p := docmodel._pointer_path($2);
+    IF NOT EXISTS (SELECT FROM pg_catalog.pg_attribute AS a
+                   WHERE a.attrelid OPERATOR(pg_catalog.=) t.hist AND NOT a.attisdropped
+                     AND a.attname OPERATOR(pg_catalog.=) 'paths'
+                     AND a.atttypid OPERATOR(pg_catalog.=) 'text[]'::regtype) THEN
+        RAISE EXCEPTION 'revisions table "%" has no path index', t.hist
+            USING ERRCODE = 'object_not_in_prerequisite_state',
+                  HINT = 'docmodel.set_revisions(coll, keep) adds it.';
+    END IF;
+    -- The revisions whose change touched the path (found by the index),
+    -- with the value there before and after it.
+    RETURN QUERY EXECUTE pg_catalog.format('SELECT x.id, x.ver, x.changed_at, x.changed_by, x.old, x.new FROM ('
+        'SELECT r.id, r.ver, r.changed_at, r.changed_by, %3$s OPERATOR(pg_catalog.#>) $1 AS old, '
+        'CASE WHEN r.op OPERATOR(pg_catalog.=) ANY (''{update,expire}''::text[]) THEN '
+        '(SELECT y.d FROM (SELECT n.ver, %4$s AS d FROM %1$s AS n WHERE n.id OPERATOR(pg_catalog.=) r.id '
+        'AND n.ver OPERATOR(pg_catalog.=) (r.ver OPERATOR(pg_catalog.+) 1) '
+        'UNION ALL SELECT 2147483647, %5$s FROM %2$s AS c WHERE c.id OPERATOR(pg_catalog.=) r.id) AS y '
+        'ORDER BY y.ver LIMIT 1) OPERATOR(pg_catalog.#>) $1 END AS new '
+        'FROM %1$s AS r WHERE r.paths OPERATOR(pg_catalog.&&) $2 '
+        'AND ($3 IS NULL OR r.changed_at OPERATOR(pg_catalog.>=) $3) '
+        'AND ($4 IS NULL OR r.changed_at OPERATOR(pg_catalog.<) $4)) AS x '
+        'WHERE x.old IS DISTINCT FROM x.new ORDER BY x.changed_at, x.id, x.ver',
+        docmodel._rel_sql(t.hist), docmodel._rel_sql($1), docmodel._document_sql($1, 'r'),
+        docmodel._document_sql($1, 'n'), docmodel._document_sql($1, 'c'))
+        USING p, docmodel._pointer_keys($2), $3, $4;
+END
+$$;
+COMMENT ON FUNCTION docmodel.path_history(regclass, text, timestamptz, timestamptz) IS
+    'every revision of a collection whose change touched a JSON Pointer (or a path under it), with the value there before and after; found by the revisions'' path index';
+
+-- Erasures (erase_path): which path of which document was erased from a
+-- collection and its history, when and by whom; never the value. Written
+-- only by _record_erasure, read through erasures().
+CREATE TABLE docmodel.erasures (
+    coll regclass NOT NULL,
+    id text COLLATE "C" NOT NULL,
+    path text NOT NULL,
+    erased_at timestamptz NOT NULL,
+    erased_by text NOT NULL
+);
+CREATE INDEX erasures_coll_idx ON docmodel.erasures (coll, id);
+SELECT pg_catalog.pg_extension_config_dump('docmodel.erasures', '');
+REVOKE ALL ON docmodel.erasures FROM PUBLIC;
+COMMENT ON TABLE docmodel.erasures IS
+    'docmodel erasures: the paths erase_path removed from a document and its history (never the value)';
+
+CREATE FUNCTION docmodel._record_erasure(coll regclass, key text, path text) RETURNS void
+    LANGUAGE c VOLATILE PARALLEL UNSAFE
+    AS 'MODULE_PATHNAME', 'catalog_record_erasure';
+COMMENT ON FUNCTION docmodel._record_erasure(regclass, text, text) IS
+    'internal: record that path was erased from a document of a collection the caller owns';
+
+CREATE FUNCTION docmodel.erase_path(coll regclass, key text, path text) RETURNS bigint
+    LANGUAGE plpgsql VOLATILE PARALLEL UNSAFE
+    SET search_path = pg_catalog, pg_temp
+    AS $$
+DECLARE
+    p text[];
+    hist regclass;
+    n bigint;
+    m bigint := 0;
+BEGIN
+    PERFORM docmodel._history_arg('coll', $1);
+    PERFORM docmodel._history_arg('key', $2);
+    PERFORM docmodel._history_arg('path', $3);
+    IF NOT EXISTS (SELECT FROM pg_catalog.pg_class AS r WHERE r.oid OPERATOR(pg_catalog.=) $1
+                   AND pg_catalog.pg_has_role(r.relowner, 'USAGE')) THEN
+        RAISE EXCEPTION 'must be owner of table %', $1
+            USING ERRCODE = 'insufficient_privilege',
+                  DETAIL = 'Erasing a path from a document and its history takes the collection''s ownership.';
+    END IF;
+    PERFORM docmodel._require_collection($1);
+    p := docmodel._pointer_path($3);
+    IF pg_catalog.cardinality(p) OPERATOR(pg_catalog.=) 0 THEN
+        RAISE EXCEPTION 'cannot erase the whole document "%"', $2
+            USING ERRCODE = 'invalid_parameter_value',
+                  HINT = 'Delete the document, and its revisions from the revisions table.';
+    END IF;
+    -- The current document: an update like any other (its trigger files the
+    -- body it replaces, erased below with the others).
+    EXECUTE pg_catalog.format('UPDATE %s AS c SET doc = c.doc OPERATOR(pg_catalog.#-) $2 '
+        'WHERE c.id OPERATOR(pg_catalog.=) $1 '
+        'AND pg_catalog.jsonb_typeof(c.doc) OPERATOR(pg_catalog.=) ANY (''{object,array}''::text[]) '
+        'AND (c.doc OPERATOR(pg_catalog.#>) $2) IS NOT NULL', docmodel._rel_sql($1))
+        USING $2, p;
+    GET DIAGNOSTICS n = ROW_COUNT;
+    -- Every revision of it, and the keys of its path index below the path.
+    SELECT c.revisions_table INTO hist FROM docmodel.collection_config AS c
+        WHERE c.coll OPERATOR(pg_catalog.=) $1
+          AND EXISTS (SELECT FROM pg_catalog.pg_class AS r
+                      WHERE r.oid OPERATOR(pg_catalog.=) c.revisions_table);
+    IF hist IS NOT NULL THEN
+        EXECUTE pg_catalog.format('UPDATE %s AS r SET doc = r.doc OPERATOR(pg_catalog.#-) $2 '
+            'WHERE r.id OPERATOR(pg_catalog.=) $1 '
+            'AND pg_catalog.jsonb_typeof(r.doc) OPERATOR(pg_catalog.=) ANY (''{object,array}''::text[]) '
+            'AND (r.doc OPERATOR(pg_catalog.#>) $2) IS NOT NULL', docmodel._rel_sql(hist))
+            USING $2, p;
+        GET DIAGNOSTICS m = ROW_COUNT;
+        IF EXISTS (SELECT FROM pg_catalog.pg_attribute AS a
+                   WHERE a.attrelid OPERATOR(pg_catalog.=) hist AND NOT a.attisdropped
+                     AND a.attname OPERATOR(pg_catalog.=) 'paths') THEN
+            EXECUTE pg_catalog.format('UPDATE %s AS r SET paths = ARRAY(SELECT k FROM '
+                'pg_catalog.unnest(r.paths) AS k WHERE NOT pg_catalog.starts_with(pg_catalog.substr(k, 2), $2)) '
+                'WHERE r.id OPERATOR(pg_catalog.=) $1 AND EXISTS (SELECT FROM pg_catalog.unnest(r.paths) AS k '
+                'WHERE pg_catalog.starts_with(pg_catalog.substr(k, 2), $2))', docmodel._rel_sql(hist))
+                USING $2, $3 OPERATOR(pg_catalog.||) '/';
+        END IF;
+    END IF;
+    PERFORM docmodel._record_erasure($1, $2, $3);
+    RETURN n OPERATOR(pg_catalog.+) m;
+END
+$$;
+COMMENT ON FUNCTION docmodel.erase_path(regclass, text, text) IS
+    'remove the value at a JSON Pointer from a document and from every revision of it, and record the erasure (who, when, the path); returns how many versions held it';
+
+CREATE FUNCTION docmodel.erasures(coll regclass)
+    RETURNS TABLE(id text, path text, erased_at timestamptz, erased_by text)
+    LANGUAGE plpgsql STABLE PARALLEL SAFE SECURITY DEFINER
+    SET search_path = pg_catalog, pg_temp
+    AS $$
+BEGIN
+    PERFORM docmodel._history_arg('coll', $1);
+    IF NOT pg_catalog.has_table_privilege(SESSION_USER, $1, 'SELECT')
+       OR NOT pg_catalog.has_table_privilege(CURRENT_USER, $1, 'SELECT') THEN
+        RAISE EXCEPTION 'permission denied for table %', $1
+            USING ERRCODE = 'insufficient_privilege';
+    END IF;
+    RETURN QUERY SELECT e.id, e.path, e.erased_at, e.erased_by FROM docmodel.erasures AS e
+        WHERE e.coll OPERATOR(pg_catalog.=) $1 ORDER BY e.erased_at, e.id, e.path;
+END
+$$;
+COMMENT ON FUNCTION docmodel.erasures(regclass) IS
+    'the erasures (erase_path) of a collection: key, path, when and by whom';
 
 -- (end of revisions)
 

@@ -33,6 +33,7 @@
 #include "executor/executor.h"
 #include "executor/nodeModifyTable.h"
 #include "fmgr.h"
+#include "miscadmin.h"
 #include "nodes/makefuncs.h"
 #include "rewrite/rewriteHandler.h"
 #include "storage/lmgr.h"
@@ -51,6 +52,7 @@
 #include "compat.h"
 #include "docmodel.h"
 #include "history/revision.h"
+#include "json/patch.h"
 #include "collection/layout.h"
 #include "collection/stamp.h"
 
@@ -114,6 +116,10 @@ typedef struct HistoryWriter
 	Datum at;
 	const AttrNumber *stamps; /* meta_style 'columns': the history's stamp
 							   * columns (DocmodelStampColumn), else NULL */
+	AttrNumber paths;         /* its column paths (text[]), else 0 */
+	bool aged;                /* keep_for: prune only revisions older */
+	TimestampTz cutoff;       /* than this */
+	Datum keys;               /* the next revision's paths (0: the root's) */
 } HistoryWriter;
 
 /*
@@ -136,6 +142,28 @@ IsStampColumn(const AttrNumber *stamps, int attnum)
 		if (stamps[i] == attnum)
 			return true;
 	return false;
+}
+
+/*
+ * The column paths of a history table: text[], the keys of the pointers
+ * the change that ended each revision touched (DocmodelJsonDiffKeys), for
+ * path_history's GIN index; 0 when the table has none (set_revisions adds
+ * it).
+ */
+static AttrNumber
+HistoryPathsColumn(TupleDesc desc)
+{
+	int i;
+
+	for (i = REV_ATT_DOC; i < desc->natts; i++)
+	{
+		Form_pg_attribute att = TupleDescAttr(desc, i);
+
+		if (!att->attisdropped && att->atttypid == TEXTARRAYOID &&
+			strcmp(NameStr(att->attname), "paths") == 0)
+			return i + 1;
+	}
+	return 0;
 }
 
 /* IndexInfo of every (id, ver) primary key, built once (fast path). */
@@ -224,10 +252,12 @@ HistoryOpen(HistoryWriter *w, const DocmodelCollection *cfg)
 						 "CHECK constraint.")));
 	}
 	constr = desc->constr;
-	/* (the stamp columns are docmodel's own, not added ones) */
+	w->paths = HistoryPathsColumn(desc);
+	w->keys = (Datum) 0;
+	/* (the stamp and paths columns are docmodel's own, not added ones) */
 	for (i = REV_ATT_DOC; i < desc->natts; i++)
 		if (!TupleDescAttr(desc, i)->attisdropped &&
-			!IsStampColumn(w->stamps, i + 1))
+			!IsStampColumn(w->stamps, i + 1) && i + 1 != w->paths)
 			added = true;
 	w->constrained = constr != NULL &&
 					 (constr->num_check > 0 || constr->has_generated_stored);
@@ -277,13 +307,19 @@ HistoryOpen(HistoryWriter *w, const DocmodelCollection *cfg)
 			Node *expr;
 
 			if (att->attisdropped || att->attgenerated ||
-				IsStampColumn(w->stamps, i + 1))
+				IsStampColumn(w->stamps, i + 1) || i + 1 == w->paths)
 				continue;
 			expr = build_column_default(w->rel, i + 1);
 			if (expr != NULL)
 				w->defaults[i] = ExecPrepareExpr((Expr *) expr, w->estate);
 		}
 	}
+	w->aged = cfg->has_keep_for;
+	if (w->aged)
+		w->cutoff = DatumGetTimestampTz(DirectFunctionCall2(
+			timestamptz_mi_interval,
+			TimestampTzGetDatum(GetCurrentTransactionStartTimestamp()),
+			IntervalPGetDatum(&cfg->keep_for)));
 	w->who = CStringGetTextDatum(DocmodelWho());
 	w->at = TimestampTzGetDatum(GetCurrentTransactionStartTimestamp());
 }
@@ -353,6 +389,15 @@ HistoryPrune(HistoryWriter *w, Datum id, int32 upto, HeapTuple newtup)
 		TM_FailureData tmfd;
 		TM_Result res;
 
+		/* keep_for: a revision replaced since the cutoff stays */
+		if (w->aged)
+		{
+			bool isnull;
+			Datum at = slot_getattr(w->scanslot, REV_ATT_AT, &isnull);
+
+			if (isnull || DatumGetTimestampTz(at) >= w->cutoff)
+				continue;
+		}
 		if (newtup != NULL && !recycled)
 		{
 			LockTupleMode mode;
@@ -445,6 +490,13 @@ HistoryWrite(HistoryWriter *w, Datum id, int32 ver, const char *op, Datum doc,
 	values[REV_ATT_DOC - 1] = doc;
 	for (i = 0; i < REV_ATT_DOC; i++)
 		nulls[i] = false;
+	if (w->paths > 0)
+	{
+		values[w->paths - 1] = w->keys != (Datum) 0
+								   ? w->keys
+								   : DocmodelJsonDiffKeys(NULL, NULL);
+		nulls[w->paths - 1] = false;
+	}
 	for (i = 0; w->stamps != NULL && i < DOCMODEL_STAMP_NCOLUMNS; i++)
 	{
 		if (i == DOCMODEL_STAMP_VER)
@@ -791,6 +843,16 @@ DocmodelRevisionTrigger(FunctionCallInfo fcinfo)
 		return PointerGetDatum(NULL);
 	}
 	HistoryOpen(&w, &cfg);
+	/* an update: the pointers it changed, for path_history */
+	if (w.paths > 0 && TRIGGER_FIRED_BY_UPDATE(td->tg_event))
+	{
+		Datum newdoc = heap_getattr(td->tg_newtuple, DOCMODEL_COLL_ATT_DOC,
+									desc, &isnull);
+
+		if (!isnull)
+			w.keys = DocmodelJsonDiffKeys(DatumGetJsonbP(olddoc),
+										  DatumGetJsonbP(newdoc));
+	}
 	HistoryWrite(&w, id, ver, op, olddoc, &rs);
 	HistoryClose(&w);
 	return PointerGetDatum(NULL);
@@ -1007,4 +1069,111 @@ history_stamps(PG_FUNCTION_ARGS)
 		nulls[2] = false;
 	}
 	PG_RETURN_DATUM(HeapTupleGetDatum(heap_form_tuple(tupdesc, values, nulls)));
+}
+
+/* Prune the revisions of one key (HistoryPurge's group); see below. */
+static void
+HistoryPurgeGroup(HistoryWriter *w, ItemPointerData *tids, int32 *vers,
+				  TimestampTz *ats, int n)
+{
+	int32 newest = vers[n - 1];
+	int i;
+
+	for (i = 0; i < n; i++)
+	{
+		TM_FailureData tmfd;
+		TM_Result res;
+
+		if (vers[i] > newest - w->keep || (w->aged && ats[i] >= w->cutoff))
+			continue;
+		res = table_tuple_delete(w->rel, &tids[i], GetCurrentCommandId(true),
+								 InvalidSnapshot, InvalidSnapshot, true, &tmfd,
+								 false);
+		if (res != TM_Ok && res != TM_Updated && res != TM_Deleted &&
+			res != TM_SelfModified)
+			elog(ERROR, "could not delete an old revision: %d", (int) res);
+	}
+}
+
+/*
+ * Prune the whole history of collection cfg as a write prunes a key's
+ * (purge_expired), when it has a keep_for: of each key, the revisions that are not among its last
+ * keep and, with keep_for, older than it; the number of revisions deleted.
+ * Like the history writer, it needs no privilege on the history table.
+ */
+int64
+DocmodelRevisionPurge(const DocmodelCollection *cfg)
+{
+	HistoryWriter w;
+	Snapshot snap;
+	IndexScanDesc scan;
+	TupleTableSlot *slot;
+	int room = 64;
+	int n = 0;
+	ItemPointerData *tids;
+	int32 *vers;
+	TimestampTz *ats;
+	text *cur = NULL;
+	int64 deleted = 0;
+
+	/* (without keep_for, every write has pruned its key already) */
+	if (cfg->revisions <= 0 || !OidIsValid(cfg->revisions_relid) ||
+		!cfg->has_keep_for)
+		return 0;
+	HistoryOpen(&w, cfg);
+	tids = palloc(sizeof(ItemPointerData) * room);
+	vers = palloc(sizeof(int32) * room);
+	ats = palloc(sizeof(TimestampTz) * room);
+	slot = table_slot_create(w.rel, NULL);
+	snap = RegisterSnapshot(GetLatestSnapshot());
+	scan = index_beginscan(w.rel, w.pkey, snap, 0, 0);
+	index_rescan(scan, NULL, 0, NULL, 0);
+	for (;;)
+	{
+		bool more = index_getnext_slot(scan, ForwardScanDirection, slot);
+		bool isnull;
+		text *id = NULL;
+
+		CHECK_FOR_INTERRUPTS();
+		if (more)
+			id = DatumGetTextPP(slot_getattr(slot, REV_ATT_ID, &isnull));
+		if (n > 0 &&
+			(!more || VARSIZE_ANY_EXHDR(id) != VARSIZE_ANY_EXHDR(cur) ||
+			 memcmp(VARDATA_ANY(id), VARDATA_ANY(cur),
+					VARSIZE_ANY_EXHDR(cur)) != 0))
+		{
+			int i;
+
+			HistoryPurgeGroup(&w, tids, vers, ats, n);
+			for (i = 0; i < n; i++)
+				if (vers[i] <= vers[n - 1] - w.keep &&
+					!(w.aged && ats[i] >= w.cutoff))
+					deleted++;
+			n = 0;
+		}
+		if (!more)
+			break;
+		if (n == 0)
+		{
+			if (cur != NULL)
+				pfree(cur);
+			cur = (text *) PG_DETOAST_DATUM_COPY(PointerGetDatum(id));
+		}
+		if (n == room)
+		{
+			room *= 2;
+			tids = repalloc(tids, sizeof(ItemPointerData) * room);
+			vers = repalloc(vers, sizeof(int32) * room);
+			ats = repalloc(ats, sizeof(TimestampTz) * room);
+		}
+		tids[n] = slot->tts_tid;
+		vers[n] = DatumGetInt32(slot_getattr(slot, REV_ATT_VER, &isnull));
+		ats[n] = DatumGetTimestampTz(slot_getattr(slot, REV_ATT_AT, &isnull));
+		n++;
+	}
+	index_endscan(scan);
+	UnregisterSnapshot(snap);
+	ExecDropSingleTupleTableSlot(slot);
+	HistoryClose(&w);
+	return deleted;
 }

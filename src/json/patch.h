@@ -50,4 +50,15 @@ extern bool DocmodelJsonPatchApplyOp(JsonPatchOp op, JsonbValue *root,
  */
 extern Jsonb *DocmodelPatch(Jsonb *doc, Jsonb *patch);
 
+/*
+ * The keys of a path index over the change from a to b (NULL: absent, the
+ * whole document changes): "=" and the JSON Pointer of each operation of
+ * diff(a, b), "<" and each proper ancestor of those pointers, sorted and
+ * each once, as a text[] datum. A change at pointer p touches pointer q
+ * when p is q or an ancestor of q (a key "=" of a prefix of q) or a
+ * descendant of q (the key "<" q).
+ */
+extern Datum DocmodelJsonDiffKeys(Jsonb *a, Jsonb *b);
+extern Datum json_diff_keys(PG_FUNCTION_ARGS);
+
 #endif /* DOCMODEL_JSONPATCH_H */

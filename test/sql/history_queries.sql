@@ -29,7 +29,7 @@ SELECT d->'_ver' FROM docmodel.get('hq', 'user::1', as_of => now()) AS d;
 SELECT id, doc->'_ver' FROM docmodel.collection_as_of('hq', :'t3'::timestamptz);
 SELECT count(*) FROM docmodel.collection_as_of('hq', :'t4'::timestamptz);
 -- changes
-SELECT ver, changed_by, op, CASE WHEN op = $$update$$ THEN patch END AS patch FROM docmodel.changes('hq', 'user::1');
+SELECT ver, changed_by, op, CASE WHEN op = $$update$$ THEN (SELECT jsonb_agg(e) FROM jsonb_array_elements(patch) e WHERE e->>'path' NOT LIKE '/\_%') END AS patch FROM docmodel.changes('hq', 'user::1');
 SELECT ver, op FROM docmodel.changes('hq', 'user::1', since => :'t2'::timestamptz, until => :'t4'::timestamptz);
 -- blame
 SELECT path, ver, changed_by FROM docmodel.blame('hq', 'user::1');
