@@ -716,7 +716,11 @@ CREATE TABLE docmodel.erasures (
 );
 CREATE INDEX erasures_coll_idx ON docmodel.erasures (coll, id);
 SELECT pg_catalog.pg_extension_config_dump('docmodel.erasures', '');
-REVOKE ALL ON docmodel.erasures FROM PUBLIC;
+-- Each role sees the erasures of the collections it may read.
+GRANT SELECT ON docmodel.erasures TO PUBLIC;
+ALTER TABLE docmodel.erasures ENABLE ROW LEVEL SECURITY;
+CREATE POLICY erasures_readable ON docmodel.erasures FOR SELECT
+    USING (pg_catalog.has_table_privilege(coll, 'SELECT'));
 COMMENT ON TABLE docmodel.erasures IS
     'docmodel erasures: the paths erase_path removed from a document and its history (never the value)';
 
@@ -791,15 +795,15 @@ COMMENT ON FUNCTION docmodel.erase_path(regclass, text, text) IS
 
 CREATE FUNCTION docmodel.erasures(coll regclass)
     RETURNS TABLE(id text, path text, erased_at timestamptz, erased_by text)
-    LANGUAGE plpgsql STABLE PARALLEL SAFE SECURITY DEFINER
+    LANGUAGE plpgsql STABLE PARALLEL SAFE
     SET search_path = pg_catalog, pg_temp
     AS $$
 BEGIN
     PERFORM docmodel._history_arg('coll', $1);
-    IF NOT pg_catalog.has_table_privilege(SESSION_USER, $1, 'SELECT')
-       OR NOT pg_catalog.has_table_privilege(CURRENT_USER, $1, 'SELECT') THEN
+    IF NOT pg_catalog.has_table_privilege($1, 'SELECT') THEN
         RAISE EXCEPTION 'permission denied for table %', $1
-            USING ERRCODE = 'insufficient_privilege';
+            USING ERRCODE = 'insufficient_privilege',
+                  DETAIL = 'The erasures of a collection are for those who may read it.';
     END IF;
     RETURN QUERY SELECT e.id, e.path, e.erased_at, e.erased_by FROM docmodel.erasures AS e
         WHERE e.coll OPERATOR(pg_catalog.=) $1 ORDER BY e.erased_at, e.id, e.path;
