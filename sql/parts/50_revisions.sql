@@ -365,7 +365,7 @@ CREATE FUNCTION docmodel._history_arg(name text, value anyelement) RETURNS void
     AS $$
 BEGIN
     IF value IS NULL THEN
-        RAISE EXCEPTION 'argument "%" must not be NULL', name
+        RAISE EXCEPTION '% must not be null', name
             USING ERRCODE = 'null_value_not_allowed';
     END IF;
 END
@@ -434,29 +434,78 @@ $$;
 COMMENT ON FUNCTION docmodel._versions_sql(regclass, regclass, boolean) IS
     'internal: the SQL of every version of a collection''s documents (of key $1 when one_key), with when and how each began and ended';
 
-CREATE FUNCTION docmodel.get(coll regclass, key text, as_of timestamptz) RETURNS jsonb
-    LANGUAGE plpgsql STABLE PARALLEL SAFE
+-- The SQL of the documents of a collection as of time $2 (of key $1 when
+-- one_key): of each key, the oldest version that ended after $2 (a
+-- revision whose changed_at is later, else the current document), when it
+-- had begun by then: the revision before it, which ended by $2, is the
+-- update it replaced, or its stamp is not later than $2 (an inserted
+-- version begins at its stamp); the current document only while not
+-- expired at $2. Columns id, doc.
+CREATE FUNCTION docmodel._as_of_sql(coll regclass, hist regclass, one_key boolean)
+    RETURNS text
+    LANGUAGE plpgsql STABLE STRICT PARALLEL SAFE
     SET search_path = pg_catalog, pg_temp
     AS $$
 DECLARE
-    t record;
-    body jsonb;
+    style text;
+    live_stamps text;
+    hist_stamps text;
+    live_ver text;
 BEGIN
-    PERFORM docmodel._history_arg('coll', $1);
-    PERFORM docmodel._history_arg('as_of', $3);
-    t := docmodel._revisions_table($1);
-    IF $2 IS NULL THEN
-        RETURN NULL;
+    SELECT c.meta_style INTO style FROM docmodel.collection_config AS c
+        WHERE c.coll OPERATOR(pg_catalog.=) $1;
+    IF style OPERATOR(pg_catalog.=) 'xattrs' THEN
+        live_stamps := 'c.meta';
+        hist_stamps := 'NULL::jsonb';
+    ELSE
+        live_stamps := docmodel._document_sql($1, 'c');
+        hist_stamps := docmodel._document_sql($1, 'r');
     END IF;
-    EXECUTE pg_catalog.format('SELECT x.doc FROM (%s) AS x '
-        'WHERE COALESCE(x.began, ''-infinity'') OPERATOR(pg_catalog.<=) $2 '
-        'AND x.ended OPERATOR(pg_catalog.>) $2 '
-        'AND (x.expires_at IS NULL OR x.expires_at OPERATOR(pg_catalog.>) $2) '
-        'ORDER BY x.ver DESC LIMIT 1', docmodel._versions_sql($1, t.hist, true))
-        INTO body USING $2, $3;
-    RETURN body;
+    IF style OPERATOR(pg_catalog.=) 'columns' THEN
+        live_ver := 'c.ver';
+    ELSE
+        live_ver := pg_catalog.format('(docmodel._revision_stamps(%L::pg_catalog.regclass, %s)).ver',
+                                      $1::oid, live_stamps);
+    END IF;
+    RETURN pg_catalog.format(
+        'SELECT v.id, v.doc FROM (SELECT DISTINCT ON (x.id) x.* FROM ('
+        'SELECT r.id, r.ver AS ord, r.ver, %2$s AS doc, %3$s AS stamps, NULL::timestamptz AS expires_at '
+        'FROM %4$s AS r WHERE r.changed_at OPERATOR(pg_catalog.>) $2 %6$s '
+        'UNION ALL SELECT c.id, 2147483647, %7$s, %5$s, %8$s, c.expires_at FROM %9$s AS c %10$s) AS x '
+        'ORDER BY x.id, x.ord) AS v '
+        'WHERE (v.expires_at IS NULL OR v.expires_at OPERATOR(pg_catalog.>) $2) '
+        'AND (COALESCE((docmodel._revision_stamps(%1$L::pg_catalog.regclass, v.stamps)).written, '
+        '''-infinity'') OPERATOR(pg_catalog.<=) $2 '
+        'OR EXISTS (SELECT FROM %4$s AS p WHERE p.id OPERATOR(pg_catalog.=) v.id '
+        'AND p.ver OPERATOR(pg_catalog.=) (v.ver OPERATOR(pg_catalog.-) 1) '
+        'AND p.op OPERATOR(pg_catalog.=) ANY (''{update,expire}''::text[])))',
+        $1::oid, docmodel._document_sql($1, 'r'), hist_stamps, docmodel._rel_sql($2),
+        docmodel._document_sql($1, 'c'),
+        CASE WHEN one_key THEN 'AND r.id OPERATOR(pg_catalog.=) $1' ELSE '' END,
+        live_ver, live_stamps, docmodel._rel_sql($1),
+        CASE WHEN one_key THEN 'WHERE c.id OPERATOR(pg_catalog.=) $1' ELSE '' END);
 END
 $$;
+COMMENT ON FUNCTION docmodel._as_of_sql(regclass, regclass, boolean) IS
+    'internal: the SQL of a collection''s documents (of key $1 when one_key) as of time $2';
+
+-- get(coll, key, as_of)'s statement for its plan cache: the checks of
+-- _revisions_table, the history table and the statement.
+CREATE FUNCTION docmodel._get_as_of_sql(coll regclass, OUT hist regclass, OUT sql text)
+    LANGUAGE plpgsql STABLE STRICT PARALLEL SAFE
+    SET search_path = pg_catalog, pg_temp
+    AS $$
+BEGIN
+    hist := (docmodel._revisions_table($1)).hist;
+    sql := docmodel._as_of_sql($1, hist, true);
+END
+$$;
+COMMENT ON FUNCTION docmodel._get_as_of_sql(regclass) IS
+    'internal: the revisions table of a collection (checked as _revisions_table checks it) and the statement of get(coll, key, as_of)';
+
+CREATE FUNCTION docmodel.get(coll regclass, key text, as_of timestamptz) RETURNS jsonb
+    LANGUAGE c STABLE PARALLEL RESTRICTED
+    AS 'MODULE_PATHNAME', 'history_get_as_of';
 COMMENT ON FUNCTION docmodel.get(regclass, text, timestamptz) IS
     'the document with this key as it was at time as_of (from its history), NULL when it did not exist then';
 
@@ -471,12 +520,7 @@ BEGIN
     PERFORM docmodel._history_arg('coll', $1);
     PERFORM docmodel._history_arg('as_of', $2);
     t := docmodel._revisions_table($1);
-    RETURN QUERY EXECUTE pg_catalog.format('SELECT DISTINCT ON (x.id) x.id, x.doc FROM (%s) AS x '
-        'WHERE COALESCE(x.began, ''-infinity'') OPERATOR(pg_catalog.<=) $1 '
-        'AND x.ended OPERATOR(pg_catalog.>) $1 '
-        'AND (x.expires_at IS NULL OR x.expires_at OPERATOR(pg_catalog.>) $1) '
-        'ORDER BY x.id, x.ver DESC', docmodel._versions_sql($1, t.hist, false))
-        USING $2;
+    RETURN QUERY EXECUTE docmodel._as_of_sql($1, t.hist, false) USING NULL::text, $2;
 END
 $$;
 COMMENT ON FUNCTION docmodel.collection_as_of(regclass, timestamptz) IS

@@ -114,7 +114,7 @@ typedef struct DocmodelCollection
 	Oid revisions_relid; /* history table, or InvalidOid */
 	bool has_keep_for;   /* keep revisions younger than keep_for too */
 	Interval keep_for;
-	int32 max_ttl;       /* seconds: default expiry and its bound; 0 = none */
+	int32 max_ttl; /* seconds: default expiry and its bound; 0 = none */
 } DocmodelCollection;
 
 extern DocmodelCollection *DocmodelCollectionById(int32 id);

@@ -492,9 +492,8 @@ HistoryWrite(HistoryWriter *w, Datum id, int32 ver, const char *op, Datum doc,
 		nulls[i] = false;
 	if (w->paths > 0)
 	{
-		values[w->paths - 1] = w->keys != (Datum) 0
-								   ? w->keys
-								   : DocmodelJsonDiffKeys(NULL, NULL);
+		values[w->paths - 1] =
+			w->keys != (Datum) 0 ? w->keys : DocmodelJsonDiffKeys(NULL, NULL);
 		nulls[w->paths - 1] = false;
 	}
 	for (i = 0; w->stamps != NULL && i < DOCMODEL_STAMP_NCOLUMNS; i++)
@@ -846,8 +845,8 @@ DocmodelRevisionTrigger(FunctionCallInfo fcinfo)
 	/* an update: the pointers it changed, for path_history */
 	if (w.paths > 0 && TRIGGER_FIRED_BY_UPDATE(td->tg_event))
 	{
-		Datum newdoc = heap_getattr(td->tg_newtuple, DOCMODEL_COLL_ATT_DOC,
-									desc, &isnull);
+		Datum newdoc =
+			heap_getattr(td->tg_newtuple, DOCMODEL_COLL_ATT_DOC, desc, &isnull);
 
 		if (!isnull)
 			w.keys = DocmodelJsonDiffKeys(DatumGetJsonbP(olddoc),

@@ -63,7 +63,8 @@ EmitOp(DiffState *st, const char *op, JsonbValue *value)
 		st->keys = lappend(st->keys, psprintf("=%s", st->path.data));
 		for (i = 0; i < st->path.len; i++)
 			if (st->path.data[i] == '/')
-				st->keys = lappend(st->keys, psprintf("<%.*s", i, st->path.data));
+				st->keys =
+					lappend(st->keys, psprintf("<%.*s", i, st->path.data));
 		return;
 	}
 	DocmodelJsonTreePut(&o, "op", DocmodelJsonTreeCString(op));
@@ -208,15 +209,15 @@ DocmodelJsonDiffKeys(Jsonb *a, Jsonb *b)
 	st.keys = list_delete_first(st.keys);
 	list_sort(st.keys, DiffKeyCmp);
 	elems = palloc(sizeof(Datum) * Max(1, list_length(st.keys)));
-	foreach(lc, st.keys)
+	foreach (lc, st.keys)
 	{
 		CHECK_FOR_INTERRUPTS();
 		if (n > 0 && strcmp(TextDatumGetCString(elems[n - 1]), lfirst(lc)) == 0)
 			continue;
 		elems[n++] = CStringGetTextDatum(lfirst(lc));
 	}
-	return PointerGetDatum(construct_array(elems, n, TEXTOID, -1, false,
-										   TYPALIGN_INT));
+	return PointerGetDatum(
+		construct_array(elems, n, TEXTOID, -1, false, TYPALIGN_INT));
 }
 
 /* SQL: _diff_keys(a jsonb, b jsonb) -> text[]; NULL a or b: the root's key. */
