@@ -450,22 +450,28 @@ DECLARE
     style text;
     live_stamps text;
     hist_stamps text;
+    stamps text;
     live_ver text;
 BEGIN
     SELECT c.meta_style INTO style FROM docmodel.collection_config AS c
         WHERE c.coll OPERATOR(pg_catalog.=) $1;
+    -- the stamps are in the document but for xattrs (its meta column; a
+    -- revision's are not kept)
     IF style OPERATOR(pg_catalog.=) 'xattrs' THEN
         live_stamps := 'c.meta';
         hist_stamps := 'NULL::jsonb';
+        stamps := 'v.stamps';
     ELSE
-        live_stamps := docmodel._document_sql($1, 'c');
-        hist_stamps := docmodel._document_sql($1, 'r');
+        live_stamps := 'NULL::jsonb';
+        hist_stamps := 'NULL::jsonb';
+        stamps := 'v.doc';
     END IF;
+    -- the current document's version, asked only of a candidate whose
+    -- stamp is later than the time
     IF style OPERATOR(pg_catalog.=) 'columns' THEN
         live_ver := 'c.ver';
     ELSE
-        live_ver := pg_catalog.format('(docmodel._revision_stamps(%L::pg_catalog.regclass, %s)).ver',
-                                      $1::oid, live_stamps);
+        live_ver := 'NULL::integer';
     END IF;
     RETURN pg_catalog.format(
         'SELECT v.id, v.doc FROM (SELECT DISTINCT ON (x.id) x.* FROM ('
@@ -474,16 +480,18 @@ BEGIN
         'UNION ALL SELECT c.id, 2147483647, %7$s, %5$s, %8$s, c.expires_at FROM %9$s AS c %10$s) AS x '
         'ORDER BY x.id, x.ord) AS v '
         'WHERE (v.expires_at IS NULL OR v.expires_at OPERATOR(pg_catalog.>) $2) '
-        'AND (COALESCE((docmodel._revision_stamps(%1$L::pg_catalog.regclass, v.stamps)).written, '
+        'AND (COALESCE((docmodel._revision_stamps(%1$L::pg_catalog.regclass, %11$s)).written, '
         '''-infinity'') OPERATOR(pg_catalog.<=) $2 '
         'OR EXISTS (SELECT FROM %4$s AS p WHERE p.id OPERATOR(pg_catalog.=) v.id '
-        'AND p.ver OPERATOR(pg_catalog.=) (v.ver OPERATOR(pg_catalog.-) 1) '
+        'AND p.ver OPERATOR(pg_catalog.=) (COALESCE(v.ver, '
+        '(docmodel._revision_stamps(%1$L::pg_catalog.regclass, %11$s)).ver) OPERATOR(pg_catalog.-) 1) '
         'AND p.op OPERATOR(pg_catalog.=) ANY (''{update,expire}''::text[])))',
         $1::oid, docmodel._document_sql($1, 'r'), hist_stamps, docmodel._rel_sql($2),
         docmodel._document_sql($1, 'c'),
         CASE WHEN one_key THEN 'AND r.id OPERATOR(pg_catalog.=) $1' ELSE '' END,
         live_ver, live_stamps, docmodel._rel_sql($1),
-        CASE WHEN one_key THEN 'WHERE c.id OPERATOR(pg_catalog.=) $1' ELSE '' END);
+        CASE WHEN one_key THEN 'WHERE c.id OPERATOR(pg_catalog.=) $1' ELSE '' END,
+        stamps);
 END
 $$;
 COMMENT ON FUNCTION docmodel._as_of_sql(regclass, regclass, boolean) IS
@@ -732,11 +740,12 @@ BEGIN
     RETURN QUERY EXECUTE pg_catalog.format('SELECT x.id, x.ver, x.changed_at, x.changed_by, x.old, x.new FROM ('
         'SELECT r.id, r.ver, r.changed_at, r.changed_by, %3$s OPERATOR(pg_catalog.#>) $1 AS old, '
         'CASE WHEN r.op OPERATOR(pg_catalog.=) ANY (''{update,expire}''::text[]) THEN '
-        '(SELECT y.d FROM (SELECT n.ver, %4$s AS d FROM %1$s AS n WHERE n.id OPERATOR(pg_catalog.=) r.id '
+        '(CASE WHEN n.id IS NOT NULL THEN %4$s ELSE %5$s END) OPERATOR(pg_catalog.#>) $1 END AS new '
+        'FROM %1$s AS r '
+        'LEFT JOIN %1$s AS n ON n.id OPERATOR(pg_catalog.=) r.id '
         'AND n.ver OPERATOR(pg_catalog.=) (r.ver OPERATOR(pg_catalog.+) 1) '
-        'UNION ALL SELECT 2147483647, %5$s FROM %2$s AS c WHERE c.id OPERATOR(pg_catalog.=) r.id) AS y '
-        'ORDER BY y.ver LIMIT 1) OPERATOR(pg_catalog.#>) $1 END AS new '
-        'FROM %1$s AS r WHERE r.paths OPERATOR(pg_catalog.&&) $2 '
+        'LEFT JOIN %2$s AS c ON c.id OPERATOR(pg_catalog.=) r.id '
+        'WHERE r.paths OPERATOR(pg_catalog.&&) $2 '
         'AND ($3 IS NULL OR r.changed_at OPERATOR(pg_catalog.>=) $3) '
         'AND ($4 IS NULL OR r.changed_at OPERATOR(pg_catalog.<) $4)) AS x '
         'WHERE x.old IS DISTINCT FROM x.new ORDER BY x.changed_at, x.id, x.ver',

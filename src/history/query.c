@@ -151,7 +151,7 @@ history_get_as_of(PG_FUNCTION_ARGS)
 	DocmodelRequireArg(fcinfo, 0, "coll");
 	DocmodelRequireArg(fcinfo, 2, "as_of");
 	relid = PG_GETARG_OID(0);
-	(void) DocmodelRequireCollection(relid);
+	(void) DocmodelCollectionOf(relid); /* 42809 (cached when it is one) */
 	DocmodelSpiConnect();
 	AsOfDepth++;
 	PG_TRY();
