@@ -747,7 +747,7 @@ COMMENT ON FUNCTION docmodel.unlock(regclass, text, bigint) IS
 
 CREATE FUNCTION docmodel.purge_expired(coll regclass) RETURNS bigint
     LANGUAGE c VOLATILE STRICT PARALLEL UNSAFE
-    AS 'MODULE_PATHNAME', 'kv_purge_expired';
+    AS 'MODULE_PATHNAME', 'history_purge_expired';
 COMMENT ON FUNCTION docmodel.purge_expired(regclass) IS
     'delete the expired documents of a collection and return how many';
 

@@ -307,6 +307,15 @@ DocmodelTypesList(const DocmodelCollection *cfg)
 	return buf.data;
 }
 
+/* set_revisions' keep_for (collection_config.revisions_keep_for) into cfg. */
+static void
+LoadKeepFor(Datum d, bool isnull, DocmodelCollection *cfg)
+{
+	cfg->has_keep_for = !isnull;
+	if (!isnull)
+		cfg->keep_for = *DatumGetIntervalP(d);
+}
+
 /* Read one configuration row into *cfg; return false when there is none. */
 static bool
 LoadCollection(int32 id, DocmodelCollection *cfg)
@@ -390,13 +399,7 @@ LoadCollection(int32 id, DocmodelCollection *cfg)
 		if (s != NULL && !ParseConfigName(s, TypeCheckNames, &v))
 			elog(ERROR, "bad type_check in docmodel.collection_config");
 		cfg->type_check = (DocmodelTypeCheck) v;
-		{
-			Datum kf = SPI_getbinval(tup, desc, 13, &isnull);
-
-			cfg->has_keep_for = !isnull;
-			if (!isnull)
-				cfg->keep_for = *DatumGetIntervalP(kf);
-		}
+		LoadKeepFor(SPI_getbinval(tup, desc, 13, &isnull), isnull, cfg);
 		types = SPI_getbinval(tup, desc, 12, &isnull);
 		if (!isnull && JB_ROOT_IS_ARRAY(DatumGetJsonbP(types)) &&
 			!JB_ROOT_IS_SCALAR(DatumGetJsonbP(types)))

@@ -88,7 +88,6 @@
 #include "json/tree.h"
 #include "collection/expiry.h"
 #include "collection/kv.h"
-#include "history/revision.h"
 #include "collection/locks.h"
 #include "migrate/migrate.h"
 #include "citus/citus.h"
@@ -1204,8 +1203,6 @@ kv_purge_expired(PG_FUNCTION_ARGS)
 	KvExec(entry, KV_PURGE, NULL, NULL, false, 0);
 	n = SPI_processed;
 	SPI_finish();
-	/* and the revisions past keep and keep_for (set_revisions) */
-	(void) DocmodelRevisionPurge(DocmodelCollectionOf(entry->relid));
 	PG_RETURN_INT64((int64) n);
 }
 

@@ -25,10 +25,13 @@
 #include "utils/lsyscache.h"
 
 #include "collection/config.h"
+#include "collection/kv.h"
+#include "history/revision.h"
 #include "docmodel.h"
 #include "history/query.h"
 
 PG_FUNCTION_INFO_V1(history_get_as_of);
+PG_FUNCTION_INFO_V1(history_purge_expired);
 
 typedef struct AsOfPlan
 {
@@ -181,4 +184,20 @@ history_get_as_of(PG_FUNCTION_ARGS)
 	if (isnull)
 		PG_RETURN_NULL();
 	PG_RETURN_DATUM(result);
+}
+
+/*
+ * SQL: purge_expired(coll) -> bigint: the expired documents deleted (the
+ * key-value API's, kv_purge_expired), then, for a collection with
+ * keep_for, the revisions past keep and keep_for (set_revisions).
+ */
+Datum
+history_purge_expired(PG_FUNCTION_ARGS)
+{
+	Datum n;
+
+	DocmodelRequireArg(fcinfo, 0, "coll");
+	n = DirectFunctionCall1(kv_purge_expired, PG_GETARG_DATUM(0));
+	(void) DocmodelRevisionPurge(DocmodelCollectionOf(PG_GETARG_OID(0)));
+	PG_RETURN_DATUM(n);
 }

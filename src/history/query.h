@@ -15,5 +15,6 @@
 extern void DocmodelHistoryRelcache(Oid relid);
 
 extern Datum history_get_as_of(PG_FUNCTION_ARGS);
+extern Datum history_purge_expired(PG_FUNCTION_ARGS);
 
 #endif /* DOCMODEL_HISTORY_QUERY_H */
