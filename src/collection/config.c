@@ -309,8 +309,11 @@ DocmodelTypesList(const DocmodelCollection *cfg)
 
 /* set_revisions' keep_for (collection_config.revisions_keep_for) into cfg. */
 static void
-LoadKeepFor(Datum d, bool isnull, DocmodelCollection *cfg)
+LoadKeepFor(HeapTuple tup, TupleDesc desc, DocmodelCollection *cfg)
 {
+	bool isnull;
+	Datum d = SPI_getbinval(tup, desc, 13, &isnull);
+
 	cfg->has_keep_for = !isnull;
 	if (!isnull)
 		cfg->keep_for = *DatumGetIntervalP(d);
@@ -399,7 +402,7 @@ LoadCollection(int32 id, DocmodelCollection *cfg)
 		if (s != NULL && !ParseConfigName(s, TypeCheckNames, &v))
 			elog(ERROR, "bad type_check in docmodel.collection_config");
 		cfg->type_check = (DocmodelTypeCheck) v;
-		LoadKeepFor(SPI_getbinval(tup, desc, 13, &isnull), isnull, cfg);
+		LoadKeepFor(tup, desc, cfg);
 		types = SPI_getbinval(tup, desc, 12, &isnull);
 		if (!isnull && JB_ROOT_IS_ARRAY(DatumGetJsonbP(types)) &&
 			!JB_ROOT_IS_SCALAR(DatumGetJsonbP(types)))
