@@ -346,9 +346,9 @@ COMMENT ON FUNCTION docmodel.restore(regclass, text, integer) IS
 -- otherwise (a first insert, an insert after a delete, truncate or rename,
 -- or v - 1 pruned) v was inserted, and begins at its modified stamp (the
 -- start of the collection's time unit it names), never before the end of
--- the version before it. A version is the document at time T when it began
--- at or before T and ended after T; the current document only while it is
--- not expired at T.
+-- the version before it. The document at time T is the oldest version
+-- that ended after T, when it had begun by T; the current document only
+-- while it is not expired at T (_as_of_sql).
 -------------------------------------------------------------------------------
 
 CREATE FUNCTION docmodel._revision_stamps(coll regclass, doc jsonb,
