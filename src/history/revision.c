@@ -26,6 +26,7 @@
 #include "access/tableam.h"
 #include "access/xact.h"
 #include "funcapi.h"
+#include "catalog/index.h"
 #include "catalog/pg_am.h"
 #include "catalog/pg_class.h"
 #include "catalog/pg_type.h"
@@ -117,6 +118,8 @@ typedef struct HistoryWriter
 	const AttrNumber *stamps; /* meta_style 'columns': the history's stamp
 							   * columns (DocmodelStampColumn), else NULL */
 	AttrNumber paths;         /* its column paths (text[]), else 0 */
+	Relation pathsidx;        /* fast path: the GIN index on paths, or NULL */
+	IndexInfo *pathsinfo;     /* its IndexInfo */
 	bool aged;                /* keep_for: prune only revisions older */
 	TimestampTz cutoff;       /* than this */
 	Datum keys;               /* the next revision's paths (0: the root's) */
@@ -164,6 +167,32 @@ HistoryPathsColumn(TupleDesc desc)
 			return i + 1;
 	}
 	return 0;
+}
+
+/*
+ * The index of indexes other than pkey, opened, when it is a GIN index on
+ * the paths column alone (no expression, no predicate), else NULL.
+ */
+static Relation
+HistoryPathsIndex(List *indexes, Oid pkey, AttrNumber paths)
+{
+	ListCell *lc;
+
+	foreach (lc, indexes)
+	{
+		Relation idx;
+
+		if (lfirst_oid(lc) == pkey)
+			continue;
+		idx = index_open(lfirst_oid(lc), RowExclusiveLock);
+		if (idx->rd_rel->relam == GIN_AM_OID && idx->rd_index->indnatts == 1 &&
+			idx->rd_index->indkey.values[0] == paths &&
+			RelationGetIndexExpressions(idx) == NIL &&
+			RelationGetIndexPredicate(idx) == NIL)
+			return idx;
+		index_close(idx, NoLock);
+	}
+	return NULL;
 }
 
 /* IndexInfo of every (id, ver) primary key, built once (fast path). */
@@ -217,15 +246,39 @@ HistoryOpenRel(const DocmodelCollection *cfg, LOCKMODE mode, Relation *pkey)
 }
 
 /*
+ * Whether w takes the fast path (w->fast): a heap whose indexes are its
+ * primary key and at most the path index (opened into w->pathsidx),
+ * without added columns (added) or CHECKs.
+ */
+static void
+HistoryChoosePath(HistoryWriter *w, bool added)
+{
+	List *indexes = RelationGetIndexList(w->rel);
+
+	w->pathsidx = NULL;
+	w->fast = !added && !w->constrained &&
+			  w->rel->rd_rel->relam == HEAP_TABLE_AM_OID &&
+			  w->pkey->rd_rel->relam == BTREE_AM_OID;
+	/* the fast path takes the path index too (set_revisions' own) */
+	if (w->fast && list_length(indexes) == 2 && w->paths > 0)
+		w->pathsidx =
+			HistoryPathsIndex(indexes, RelationGetRelid(w->pkey), w->paths);
+	if (w->pathsidx != NULL)
+		w->pathsinfo = BuildIndexInfo(w->pathsidx);
+	else
+		w->fast = w->fast && list_length(indexes) == 1;
+	list_free(indexes);
+}
+
+/*
  * Open the history table of cfg for writing revisions. A plain heap whose
- * only index is the primary key takes the fast path: heap_insert and
- * index_insert directly, no executor state. Any other index (a user may
- * add some) goes through ExecInsertIndexTuples.
+ * indexes are the primary key and at most the GIN index of paths takes the
+ * fast path: heap_insert and index_insert directly, no executor state. Any
+ * other index (a user may add some) goes through ExecInsertIndexTuples.
  */
 static void
 HistoryOpen(HistoryWriter *w, const DocmodelCollection *cfg)
 {
-	List *indexes;
 	TupleDesc desc;
 	TupleConstr *constr;
 	bool added = false;
@@ -261,11 +314,7 @@ HistoryOpen(HistoryWriter *w, const DocmodelCollection *cfg)
 			added = true;
 	w->constrained = constr != NULL &&
 					 (constr->num_check > 0 || constr->has_generated_stored);
-	indexes = RelationGetIndexList(w->rel);
-	w->fast = list_length(indexes) == 1 && !added && !w->constrained &&
-			  w->rel->rd_rel->relam == HEAP_TABLE_AM_OID &&
-			  w->pkey->rd_rel->relam == BTREE_AM_OID;
-	list_free(indexes);
+	HistoryChoosePath(w, added);
 	w->scanslot = NULL;
 	w->cxt = CurrentMemoryContext;
 	if (w->fast)
@@ -336,6 +385,8 @@ HistoryClose(HistoryWriter *w)
 		ExecCloseIndices(w->rri);
 		FreeExecutorState(w->estate);
 	}
+	if (w->pathsidx != NULL)
+		index_close(w->pathsidx, NoLock);
 	index_close(w->pkey, NoLock);
 	table_close(w->rel, NoLock);
 }
@@ -466,6 +517,18 @@ HistoryInsertSlow(HistoryWriter *w, Datum *values, bool *nulls, bool defaults)
 	ResetPerTupleExprContext(w->estate);
 }
 
+/* Fast path: the index entries of tup, in the primary key and the path index. */
+static void
+HistoryIndexInsert(HistoryWriter *w, Datum *values, bool *nulls, HeapTuple tup)
+{
+	index_insert(w->pkey, values, nulls, &tup->t_self, w->rel, UNIQUE_CHECK_YES,
+				 false, PkeyInfo);
+	if (w->pathsidx != NULL)
+		index_insert(w->pathsidx, &values[w->paths - 1], &nulls[w->paths - 1],
+					 &tup->t_self, w->rel, UNIQUE_CHECK_NO, false,
+					 w->pathsinfo);
+}
+
 /*
  * Write revision ver of key id (op, body doc; rs: its stamp columns, for
  * meta_style 'columns'), then prune to keep. On the fast path the revision
@@ -513,8 +576,7 @@ HistoryWrite(HistoryWriter *w, Datum id, int32 ver, const char *op, Datum doc,
 		if (!recycled)
 			simple_heap_insert(w->rel, tup);
 		if (!HeapTupleIsHeapOnly(tup))
-			index_insert(w->pkey, values, nulls, &tup->t_self, w->rel,
-						 UNIQUE_CHECK_YES, false, PkeyInfo);
+			HistoryIndexInsert(w, values, nulls, tup);
 		heap_freetuple(tup);
 	}
 	else
@@ -566,8 +628,7 @@ HistoryCarry(HistoryWriter *w, Datum from, Datum to, int32 ver, Datum olddoc,
 			HeapTuple tup = heap_form_tuple(desc, values, nulls);
 
 			simple_heap_insert(w->rel, tup);
-			index_insert(w->pkey, values, nulls, &tup->t_self, w->rel,
-						 UNIQUE_CHECK_YES, false, PkeyInfo);
+			HistoryIndexInsert(w, values, nulls, tup);
 			heap_freetuple(tup);
 		}
 		else
