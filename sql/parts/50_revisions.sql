@@ -201,11 +201,8 @@ BEGIN
                                       AND c.meta_style OPERATOR(pg_catalog.=) 'columns') THEN
         PERFORM docmodel._history_stamp_columns(hist, true);
     END IF;
-    -- The path index of path_history (also in a table taken over or used
-    -- again).
-    IF hist IS NOT NULL THEN
-        PERFORM docmodel._history_paths($1, hist);
-    END IF;
+    -- The path index of path_history, where set_path_index gave the table
+    -- one before (a table taken over or used again keeps its own).
     IF EXISTS (SELECT FROM pg_catalog.pg_trigger AS g WHERE g.tgrelid OPERATOR(pg_catalog.=) $1
                AND g.tgname OPERATOR(pg_catalog.=) 'docmodel_revisions') THEN
         EXECUTE pg_catalog.format('DROP TRIGGER docmodel_revisions ON %s', docmodel._rel_sql($1));
@@ -712,6 +709,36 @@ $$;
 COMMENT ON FUNCTION docmodel._history_paths(regclass, regclass) IS
     'internal: give a collection''s revisions table its column paths (filled) and the GIN index path_history reads';
 
+-- The path index is the collection owner's choice: it costs every write of
+-- a document with history a diff and an index entry.
+CREATE FUNCTION docmodel.set_path_index(coll regclass, enabled boolean) RETURNS void
+    LANGUAGE plpgsql VOLATILE PARALLEL UNSAFE
+    SET search_path = pg_catalog, pg_temp
+    AS $$
+DECLARE
+    t record;
+BEGIN
+    PERFORM docmodel._history_arg('coll', $1);
+    PERFORM docmodel._history_arg('enabled', $2);
+    t := docmodel._revisions_table($1);
+    IF NOT EXISTS (SELECT FROM pg_catalog.pg_class AS r WHERE r.oid OPERATOR(pg_catalog.=) $1
+                   AND pg_catalog.pg_has_role(r.relowner, 'USAGE')) THEN
+        RAISE EXCEPTION 'must be owner of table %', $1
+            USING ERRCODE = 'insufficient_privilege',
+                  DETAIL = 'Changing the configuration of a collection takes its ownership.';
+    END IF;
+    IF enabled THEN
+        PERFORM docmodel._history_paths($1, t.hist);
+    ELSIF EXISTS (SELECT FROM pg_catalog.pg_attribute AS a
+                  WHERE a.attrelid OPERATOR(pg_catalog.=) t.hist AND NOT a.attisdropped
+                    AND a.attname OPERATOR(pg_catalog.=) 'paths') THEN
+        EXECUTE pg_catalog.format('ALTER TABLE %s DROP COLUMN paths', docmodel._rel_sql(t.hist));
+    END IF;
+END
+$$;
+COMMENT ON FUNCTION docmodel.set_path_index(regclass, boolean) IS
+    'give a collection''s revisions the path index path_history reads (each revision''s changed pointers, written by the trigger), or drop it';
+
 CREATE FUNCTION docmodel.path_history(coll regclass, path text,
     since timestamptz DEFAULT NULL, until timestamptz DEFAULT NULL)
     RETURNS TABLE(id text, ver integer, changed_at timestamptz, changed_by text,
@@ -733,7 +760,7 @@ BEGIN
                      AND a.atttypid OPERATOR(pg_catalog.=) 'text[]'::regtype) THEN
         RAISE EXCEPTION 'revisions table "%" has no path index', t.hist
             USING ERRCODE = 'object_not_in_prerequisite_state',
-                  HINT = 'docmodel.set_revisions(coll, keep) adds it.';
+                  HINT = 'docmodel.set_path_index(coll, true) adds it.';
     END IF;
     -- The revisions whose change touched the path (found by the index),
     -- with the value there before and after it.

@@ -159,3 +159,6 @@ SELECT count(*) AS pointers,
   LEFT JOIN LATERAL (SELECT x.ver FROM docmodel.blame('hprop', h.id) x WHERE x.path = f.path) b ON true;
 SELECT count(*) AS blame_rows FROM hprop h, LATERAL docmodel.blame('hprop', h.id) b;
 DROP PROCEDURE hprop_run(integer);
+SELECT docmodel.drop_collection('hprop');
+DROP TABLE hprop_log, hprop_line, hprop_times;
+DROP FUNCTION hprop_state(text, timestamptz), hprop_rebuild(text), hprop_blame(text);

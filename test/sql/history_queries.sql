@@ -49,6 +49,8 @@ SELECT pg_temp.try($$SELECT docmodel.blame('hq_nohist', 'k')$$);
 
 -- path_history: the revisions whose change touched a path, by the index
 SELECT docmodel.create_collection('hp', revisions => 10) IS NOT NULL AS created;
+SELECT pg_temp.try($$SELECT docmodel.path_history('hp', '/a')$$);
+SELECT docmodel.set_path_index('hp', true);
 INSERT INTO hp (id, doc, cas) VALUES ('p::1', '{"a": {"b": 1, "c": 1}, "d": 1}', 0),
                                      ('p::2', '{"a": {"b": 1}, "d": 1}', 0);
 UPDATE hp SET doc = jsonb_set(doc, '{a,b}', '2') WHERE id = 'p::1';
@@ -71,9 +73,12 @@ SET enable_seqscan = off;
 EXPLAIN (COSTS OFF) SELECT * FROM hp_revisions r WHERE r.paths && docmodel._pointer_keys('/a/b');
 RESET enable_seqscan;
 SELECT docmodel._pointer_keys('/a/b~1c'), docmodel._pointer_path('/a/b~1c/~0d');
+SELECT pg_temp.try($$SELECT docmodel.set_path_index('hp', NULL)$$);
+SELECT pg_temp.try($$SELECT docmodel.set_path_index('hq_nohist', true)$$);
 
 -- erase_path: the value goes from the document and every revision
 SELECT docmodel.create_collection('he', revisions => 10) IS NOT NULL AS created;
+SELECT docmodel.set_path_index('he', true);
 INSERT INTO he (id, doc, cas) VALUES ('e::1', '{"ssn": "123-45-6789", "name": "Ann"}', 0),
                                      ('e::2', '{"ssn": "999-99-9999", "name": "Bob"}', 0);
 UPDATE he SET doc = doc || '{"name": "Ann B"}' WHERE id = 'e::1';
@@ -98,6 +103,9 @@ SELECT count(*) FROM docmodel.erasures('he');
 SELECT d->'name' FROM docmodel.get('he', 'e::2', as_of => now()) AS d;
 RESET ROLE;
 SELECT pg_temp.try($$SELECT * FROM docmodel.erasures('he')$$);
+SET ROLE hq_reader;
+SELECT pg_temp.try($$SELECT docmodel.set_path_index('he', false)$$);
+RESET ROLE;
 REVOKE ALL ON he, he_revisions FROM hq_reader;
 SET ROLE hq_reader;
 SELECT pg_temp.try($$SELECT docmodel.get('he', 'e::2', as_of => now())$$);
@@ -130,3 +138,12 @@ SELECT array_agg(ver ORDER BY ver) FROM hk_revisions;
 SELECT pg_temp.try($$SELECT docmodel.set_revisions('hk', 2, keep_for => interval '-1 hour')$$);
 SELECT docmodel.set_revisions('hk', 2) IS NOT NULL AS set;
 SELECT revisions_keep_for FROM docmodel.collection_config WHERE coll = 'hk'::regclass;
+-- the path index goes as it came
+SELECT docmodel.set_path_index('hp', false);
+SELECT count(*) FROM pg_attribute WHERE attrelid = 'hp_revisions'::regclass AND attname = 'paths' AND NOT attisdropped;
+UPDATE hp SET doc = doc || '{"z": 1}' WHERE id = 'p::1';
+SELECT pg_temp.try($$SELECT docmodel.path_history('hp', '/z')$$);
+DO $$ BEGIN
+  PERFORM docmodel.drop_collection(c) FROM unnest('{hq,hp,hq_nohist,he,hk}'::regclass[]) c;
+END $$;
+DROP TABLE hq_plain;

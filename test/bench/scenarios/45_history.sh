@@ -10,6 +10,7 @@ SET client_min_messages = warning;
 DROP TABLE IF EXISTS hist_bench, hist_bench_revisions;
 DELETE FROM docmodel.collection_config WHERE coll::text = 'hist_bench';
 SELECT docmodel.create_collection('hist_bench', revisions => 10);
+SELECT docmodel.set_path_index('hist_bench', true);
 -- version v of user::i: n = v, written at 2026-01-01 + v minutes (+ i ms); /rare changes
 -- from version 5 to 6 in one document in 100 (1,000 of 1,000,000 revisions)
 CREATE TEMP TABLE hist_bench_src AS
