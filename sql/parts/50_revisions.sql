@@ -568,6 +568,7 @@ COMMENT ON FUNCTION docmodel.changes(regclass, text, timestamptz, timestamptz) I
 CREATE FUNCTION docmodel._pointers(doc jsonb)
     RETURNS TABLE(pointer text, path text[], value jsonb)
     LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE
+    SET search_path = pg_catalog, pg_temp
     BEGIN ATOMIC
     WITH RECURSIVE p(pointer, path, value) AS (
         SELECT ''::text, '{}'::text[], doc
@@ -659,6 +660,7 @@ COMMENT ON FUNCTION docmodel._diff_keys(jsonb, jsonb) IS
 -- ("<" ptr).
 CREATE FUNCTION docmodel._pointer_keys(ptr text) RETURNS text[]
     LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE
+    SET search_path = pg_catalog, pg_temp
     BEGIN ATOMIC
     SELECT ARRAY['<' OPERATOR(pg_catalog.||) ptr, '=' OPERATOR(pg_catalog.||) ptr]
         OPERATOR(pg_catalog.||) ARRAY(
