@@ -115,6 +115,7 @@ sub object {
 	return ['index', lc $1] if $b =~ /^CREATE\s+(?:UNIQUE\s+)?INDEX\s+(?:IF\s+NOT\s+EXISTS\s+)?([\w."]+)/is;
 	return ['eventtrigger', lc $1] if $b =~ /^CREATE\s+EVENT\s+TRIGGER\s+([\w."]+)/is;
 	return ['trigger', lc "$1 on $2"] if $b =~ /^CREATE\s+(?:CONSTRAINT\s+)?TRIGGER\s+([\w."]+).*?\sON\s+([\w."]+)/is;
+	return ['policy', lc "$1 on $2"] if $b =~ /^CREATE\s+POLICY\s+([\w."]+)\s+ON\s+([\w."]+)/is;
 	return ['sequence', lc $1] if $b =~ /^CREATE\s+SEQUENCE\s+([\w."]+)/is;
 	return ['shelltype', lc $1] if $b =~ /^CREATE\s+TYPE\s+([\w."]+)\s*;/is;
 	return ['type', lc $1] if $b =~ /^CREATE\s+TYPE\s+([\w."]+)/is;
@@ -194,7 +195,7 @@ sub generated {
 				$body =~ s/^(\s*CREATE)\s+(?!OR\s)/$1 OR REPLACE /is;
 			}
 		}
-		elsif ($k =~ /^(table|index|trigger|eventtrigger|sequence|type|shelltype|dump|cast|operator)$/) { $emit = !$b; }
+		elsif ($k =~ /^(table|index|trigger|eventtrigger|sequence|type|shelltype|dump|cast|operator|policy)$/) { $emit = !$b; }
 		elsif ($k eq 'altersequence') { $emit = !$base{"sequence $key"}; }
 		elsif ($k eq 'insert' || $k eq 'altertable') { $emit = !$base_table{$key}; }
 		elsif ($k eq 'comment' || $k eq 'acl') { $emit = !$b; }

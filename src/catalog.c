@@ -39,6 +39,7 @@
 
 #include "collection/columns.h"
 #include "collection/config.h"
+#include "collection/stamp.h"
 #include "compat.h"
 #include "docmodel.h"
 #include "catalog.h"
@@ -49,6 +50,8 @@
 PG_FUNCTION_INFO_V1(collection_config_changed);
 PG_FUNCTION_INFO_V1(catalog_config_create);
 PG_FUNCTION_INFO_V1(catalog_config_set_revisions);
+PG_FUNCTION_INFO_V1(catalog_config_set_keep_for);
+PG_FUNCTION_INFO_V1(catalog_record_erasure);
 PG_FUNCTION_INFO_V1(catalog_config_adopt_history);
 PG_FUNCTION_INFO_V1(catalog_config_drop);
 PG_FUNCTION_INFO_V1(catalog_config_set_max_ttl);
@@ -161,6 +164,54 @@ catalog_config_set_revisions(PG_FUNCTION_ARGS)
 	UpdateConfig("SET revisions = $2, "
 				 "revisions_table = $3::pg_catalog.regclass",
 				 3, types, values, nulls);
+	PG_RETURN_VOID();
+}
+
+/*
+ * _config_set_keep_for(coll, keep_for): how long a collection keeps a
+ * revision whatever its number (NULL: by number alone); the caller owns
+ * the collection.
+ */
+Datum
+catalog_config_set_keep_for(PG_FUNCTION_ARGS)
+{
+	Oid types[2] = {OIDOID, INTERVALOID};
+	Datum values[2];
+	char nulls[2];
+
+	DocmodelRequireArg(fcinfo, 0, "coll");
+	DocmodelRequireOwner(PG_GETARG_OID(0));
+	TakeArgs(fcinfo, 2, values, nulls);
+	UpdateConfig("SET revisions_keep_for = $2", 2, types, values, nulls);
+	PG_RETURN_VOID();
+}
+
+/*
+ * _record_erasure(coll, key, path): record in docmodel.erasures that
+ * erase_path removed path from the document key of coll (a collection the
+ * caller owns), now, by docmodel.actor or else the session user.
+ */
+Datum
+catalog_record_erasure(PG_FUNCTION_ARGS)
+{
+	Oid types[4] = {OIDOID, TEXTOID, TEXTOID, TEXTOID};
+	Datum values[4];
+	char nulls[4];
+
+	DocmodelRequireArg(fcinfo, 0, "coll");
+	DocmodelRequireArg(fcinfo, 1, "key");
+	DocmodelRequireArg(fcinfo, 2, "path");
+	DocmodelRequireOwner(PG_GETARG_OID(0));
+	(void) DocmodelRequireCollection(PG_GETARG_OID(0));
+	TakeArgs(fcinfo, 3, values, nulls);
+	values[3] = CStringGetTextDatum(DocmodelWho());
+	nulls[3] = ' ';
+	DocmodelExecAsOwner("erasures",
+						"INSERT INTO docmodel.erasures "
+						"(coll, id, path, erased_at, erased_by) "
+						"VALUES ($1::pg_catalog.regclass, $2, $3, "
+						"pg_catalog.now(), $4)",
+						4, types, values, nulls, NULL, NULL);
 	PG_RETURN_VOID();
 }
 

@@ -31,6 +31,7 @@
 #include "collection/stamp.h"
 #include "copy/rules.h"
 #include "copy/worker.h"
+#include "history/query.h"
 #include "counter/counter.h"
 #include "jsonschema/registry.h"
 #include "mapping/relational.h"
@@ -52,6 +53,7 @@ static void (*const RelcacheSubscribers[])(Oid relid) = {
 	DocmodelSchemaRelcache,     /* schema.c */
 	DocmodelProjectionRelcache, /* mapping/relational.c */
 	DocmodelCopyRelcache,       /* copy.c */
+	DocmodelHistoryRelcache,    /* history/query.c */
 };
 
 /* Every cache that drops entries when a catalog cache row changes. */
@@ -74,6 +76,7 @@ static void (*const NamedPlanSubscribers[])(Oid relid) = {
 	DocmodelKvRelcache,         /* kv.c */
 	DocmodelProjectionRelcache, /* mapping/relational.c */
 	DocmodelCopyRelcache,       /* copy.c */
+	DocmodelHistoryRelcache,    /* history/query.c */
 };
 
 /* A schema changed: every named plan is stale (syscache subscriber). */

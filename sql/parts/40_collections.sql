@@ -27,6 +27,7 @@ CREATE TABLE docmodel.collection_config (
     delimiter text NOT NULL DEFAULT '::',
     revisions integer NOT NULL DEFAULT 0 CHECK (revisions >= 0),
     revisions_table regclass,
+    revisions_keep_for interval,
     max_ttl integer NOT NULL DEFAULT 0 CHECK (max_ttl >= 0),
     type_part integer NOT NULL DEFAULT 1 CHECK (type_part >= 0),
     type_check text NOT NULL DEFAULT 'exact'
@@ -766,7 +767,7 @@ COMMENT ON FUNCTION docmodel.unlock(regclass, text, bigint) IS
 
 CREATE FUNCTION docmodel.purge_expired(coll regclass) RETURNS bigint
     LANGUAGE c VOLATILE STRICT PARALLEL UNSAFE
-    AS 'MODULE_PATHNAME', 'kv_purge_expired';
+    AS 'MODULE_PATHNAME', 'history_purge_expired';
 COMMENT ON FUNCTION docmodel.purge_expired(regclass) IS
     'delete the expired documents of a collection and return how many';
 

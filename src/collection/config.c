@@ -307,6 +307,18 @@ DocmodelTypesList(const DocmodelCollection *cfg)
 	return buf.data;
 }
 
+/* set_revisions' keep_for (collection_config.revisions_keep_for) into cfg. */
+static void
+LoadKeepFor(HeapTuple tup, TupleDesc desc, DocmodelCollection *cfg)
+{
+	bool isnull;
+	Datum d = SPI_getbinval(tup, desc, 13, &isnull);
+
+	cfg->has_keep_for = !isnull;
+	if (!isnull)
+		cfg->keep_for = *DatumGetIntervalP(d);
+}
+
 /* Read one configuration row into *cfg; return false when there is none. */
 static bool
 LoadCollection(int32 id, DocmodelCollection *cfg)
@@ -333,7 +345,10 @@ LoadCollection(int32 id, DocmodelCollection *cfg)
 		"pg_catalog.to_jsonb(c) OPERATOR(pg_catalog.->>) 'type_check', "
 		"(pg_catalog.to_jsonb(c) OPERATOR(pg_catalog.->>) 'fields')"
 		"::pg_catalog.jsonb, "
-		"pg_catalog.to_jsonb(c) OPERATOR(pg_catalog.->) 'types' "
+		"pg_catalog.to_jsonb(c) OPERATOR(pg_catalog.->) 'types', "
+		/* absent before the update to 0.2.0 too */
+		"(pg_catalog.to_jsonb(c) OPERATOR(pg_catalog.->>) "
+		"'revisions_keep_for')::pg_catalog.interval "
 		"FROM docmodel.collection_config AS c "
 		"WHERE id OPERATOR(pg_catalog.=) $1",
 		1, argtypes, args, NULL, true, 1);
@@ -387,6 +402,7 @@ LoadCollection(int32 id, DocmodelCollection *cfg)
 		if (s != NULL && !ParseConfigName(s, TypeCheckNames, &v))
 			elog(ERROR, "bad type_check in docmodel.collection_config");
 		cfg->type_check = (DocmodelTypeCheck) v;
+		LoadKeepFor(tup, desc, cfg);
 		types = SPI_getbinval(tup, desc, 12, &isnull);
 		if (!isnull && JB_ROOT_IS_ARRAY(DatumGetJsonbP(types)) &&
 			!JB_ROOT_IS_SCALAR(DatumGetJsonbP(types)))

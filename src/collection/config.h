@@ -48,6 +48,7 @@
 #ifndef DOCMODEL_COLLECTION_CONFIG_H
 #define DOCMODEL_COLLECTION_CONFIG_H
 
+#include "datatype/timestamp.h"
 #include "utils/jsonb.h"
 #include "utils/rel.h"
 
@@ -111,7 +112,9 @@ typedef struct DocmodelCollection
 	char delim[DOCMODEL_MAX_DELIM_BYTES + 1];
 	int32 revisions;     /* keep this many revisions; 0 = off */
 	Oid revisions_relid; /* history table, or InvalidOid */
-	int32 max_ttl;       /* seconds: default expiry and its bound; 0 = none */
+	bool has_keep_for;   /* keep revisions younger than keep_for too */
+	Interval keep_for;
+	int32 max_ttl; /* seconds: default expiry and its bound; 0 = none */
 } DocmodelCollection;
 
 extern DocmodelCollection *DocmodelCollectionById(int32 id);

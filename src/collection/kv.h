@@ -115,4 +115,7 @@ extern void DocmodelKvExists(Oid relid, const char *key)
 /* Cache invalidation subscriber (init.c's dispatcher; no catalog access, no error). */
 extern void DocmodelKvRelcache(Oid relid);
 
+/* SQL: the expired documents deleted (purge_expired, history/query.c). */
+extern Datum kv_purge_expired(PG_FUNCTION_ARGS);
+
 #endif /* DOCMODEL_KV_H */

@@ -25,6 +25,8 @@
 #include "access/table.h"
 #include "access/tableam.h"
 #include "access/xact.h"
+#include "funcapi.h"
+#include "catalog/index.h"
 #include "catalog/pg_am.h"
 #include "catalog/pg_class.h"
 #include "catalog/pg_type.h"
@@ -32,6 +34,7 @@
 #include "executor/executor.h"
 #include "executor/nodeModifyTable.h"
 #include "fmgr.h"
+#include "miscadmin.h"
 #include "nodes/makefuncs.h"
 #include "rewrite/rewriteHandler.h"
 #include "storage/lmgr.h"
@@ -45,9 +48,12 @@
 #include "utils/snapmgr.h"
 
 #include "collection/config.h"
+#include "collection/fields.h"
+#include "json/util.h"
 #include "compat.h"
 #include "docmodel.h"
 #include "history/revision.h"
+#include "json/patch.h"
 #include "collection/layout.h"
 #include "collection/stamp.h"
 
@@ -111,6 +117,12 @@ typedef struct HistoryWriter
 	Datum at;
 	const AttrNumber *stamps; /* meta_style 'columns': the history's stamp
 							   * columns (DocmodelStampColumn), else NULL */
+	AttrNumber paths;         /* its column paths (text[]), else 0 */
+	Relation pathsidx;        /* fast path: the GIN index on paths, or NULL */
+	IndexInfo *pathsinfo;     /* its IndexInfo */
+	bool aged;                /* keep_for: prune only revisions older */
+	TimestampTz cutoff;       /* than this */
+	Datum keys;               /* the next revision's paths (0: the root's) */
 } HistoryWriter;
 
 /*
@@ -133,6 +145,54 @@ IsStampColumn(const AttrNumber *stamps, int attnum)
 		if (stamps[i] == attnum)
 			return true;
 	return false;
+}
+
+/*
+ * The column paths of a history table: text[], the keys of the pointers
+ * the change that ended each revision touched (DocmodelJsonDiffKeys), for
+ * path_history's GIN index; 0 when the table has none (set_revisions adds
+ * it).
+ */
+static AttrNumber
+HistoryPathsColumn(TupleDesc desc)
+{
+	int i;
+
+	for (i = REV_ATT_DOC; i < desc->natts; i++)
+	{
+		Form_pg_attribute att = TupleDescAttr(desc, i);
+
+		if (!att->attisdropped && att->atttypid == TEXTARRAYOID &&
+			strcmp(NameStr(att->attname), "paths") == 0)
+			return i + 1;
+	}
+	return 0;
+}
+
+/*
+ * The index of indexes other than pkey, opened, when it is a GIN index on
+ * the paths column alone (no expression, no predicate), else NULL.
+ */
+static Relation
+HistoryPathsIndex(List *indexes, Oid pkey, AttrNumber paths)
+{
+	ListCell *lc;
+
+	foreach (lc, indexes)
+	{
+		Relation idx;
+
+		if (lfirst_oid(lc) == pkey)
+			continue;
+		idx = index_open(lfirst_oid(lc), RowExclusiveLock);
+		if (idx->rd_rel->relam == GIN_AM_OID && idx->rd_index->indnatts == 1 &&
+			idx->rd_index->indkey.values[0] == paths &&
+			RelationGetIndexExpressions(idx) == NIL &&
+			RelationGetIndexPredicate(idx) == NIL)
+			return idx;
+		index_close(idx, NoLock);
+	}
+	return NULL;
 }
 
 /* IndexInfo of every (id, ver) primary key, built once (fast path). */
@@ -186,15 +246,39 @@ HistoryOpenRel(const DocmodelCollection *cfg, LOCKMODE mode, Relation *pkey)
 }
 
 /*
+ * Whether w takes the fast path (w->fast): a heap whose indexes are its
+ * primary key and at most the path index (opened into w->pathsidx),
+ * without added columns (added) or CHECKs.
+ */
+static void
+HistoryChoosePath(HistoryWriter *w, bool added)
+{
+	List *indexes = RelationGetIndexList(w->rel);
+
+	w->pathsidx = NULL;
+	w->fast = !added && !w->constrained &&
+			  w->rel->rd_rel->relam == HEAP_TABLE_AM_OID &&
+			  w->pkey->rd_rel->relam == BTREE_AM_OID;
+	/* the fast path takes the path index too (set_revisions' own) */
+	if (w->fast && list_length(indexes) == 2 && w->paths > 0)
+		w->pathsidx =
+			HistoryPathsIndex(indexes, RelationGetRelid(w->pkey), w->paths);
+	if (w->pathsidx != NULL)
+		w->pathsinfo = BuildIndexInfo(w->pathsidx);
+	else
+		w->fast = w->fast && list_length(indexes) == 1;
+	list_free(indexes);
+}
+
+/*
  * Open the history table of cfg for writing revisions. A plain heap whose
- * only index is the primary key takes the fast path: heap_insert and
- * index_insert directly, no executor state. Any other index (a user may
- * add some) goes through ExecInsertIndexTuples.
+ * indexes are the primary key and at most the GIN index of paths takes the
+ * fast path: heap_insert and index_insert directly, no executor state. Any
+ * other index (a user may add some) goes through ExecInsertIndexTuples.
  */
 static void
 HistoryOpen(HistoryWriter *w, const DocmodelCollection *cfg)
 {
-	List *indexes;
 	TupleDesc desc;
 	TupleConstr *constr;
 	bool added = false;
@@ -221,18 +305,16 @@ HistoryOpen(HistoryWriter *w, const DocmodelCollection *cfg)
 						 "CHECK constraint.")));
 	}
 	constr = desc->constr;
-	/* (the stamp columns are docmodel's own, not added ones) */
+	w->paths = HistoryPathsColumn(desc);
+	w->keys = (Datum) 0;
+	/* (the stamp and paths columns are docmodel's own, not added ones) */
 	for (i = REV_ATT_DOC; i < desc->natts; i++)
 		if (!TupleDescAttr(desc, i)->attisdropped &&
-			!IsStampColumn(w->stamps, i + 1))
+			!IsStampColumn(w->stamps, i + 1) && i + 1 != w->paths)
 			added = true;
 	w->constrained = constr != NULL &&
 					 (constr->num_check > 0 || constr->has_generated_stored);
-	indexes = RelationGetIndexList(w->rel);
-	w->fast = list_length(indexes) == 1 && !added && !w->constrained &&
-			  w->rel->rd_rel->relam == HEAP_TABLE_AM_OID &&
-			  w->pkey->rd_rel->relam == BTREE_AM_OID;
-	list_free(indexes);
+	HistoryChoosePath(w, added);
 	w->scanslot = NULL;
 	w->cxt = CurrentMemoryContext;
 	if (w->fast)
@@ -274,13 +356,19 @@ HistoryOpen(HistoryWriter *w, const DocmodelCollection *cfg)
 			Node *expr;
 
 			if (att->attisdropped || att->attgenerated ||
-				IsStampColumn(w->stamps, i + 1))
+				IsStampColumn(w->stamps, i + 1) || i + 1 == w->paths)
 				continue;
 			expr = build_column_default(w->rel, i + 1);
 			if (expr != NULL)
 				w->defaults[i] = ExecPrepareExpr((Expr *) expr, w->estate);
 		}
 	}
+	w->aged = cfg->has_keep_for;
+	if (w->aged)
+		w->cutoff = DatumGetTimestampTz(DirectFunctionCall2(
+			timestamptz_mi_interval,
+			TimestampTzGetDatum(GetCurrentTransactionStartTimestamp()),
+			IntervalPGetDatum(&cfg->keep_for)));
 	w->who = CStringGetTextDatum(DocmodelWho());
 	w->at = TimestampTzGetDatum(GetCurrentTransactionStartTimestamp());
 }
@@ -297,6 +385,8 @@ HistoryClose(HistoryWriter *w)
 		ExecCloseIndices(w->rri);
 		FreeExecutorState(w->estate);
 	}
+	if (w->pathsidx != NULL)
+		index_close(w->pathsidx, NoLock);
 	index_close(w->pkey, NoLock);
 	table_close(w->rel, NoLock);
 }
@@ -350,6 +440,15 @@ HistoryPrune(HistoryWriter *w, Datum id, int32 upto, HeapTuple newtup)
 		TM_FailureData tmfd;
 		TM_Result res;
 
+		/* keep_for: a revision replaced since the cutoff stays */
+		if (w->aged)
+		{
+			bool isnull;
+			Datum at = slot_getattr(w->scanslot, REV_ATT_AT, &isnull);
+
+			if (isnull || DatumGetTimestampTz(at) >= w->cutoff)
+				continue;
+		}
 		if (newtup != NULL && !recycled)
 		{
 			LockTupleMode mode;
@@ -418,6 +517,18 @@ HistoryInsertSlow(HistoryWriter *w, Datum *values, bool *nulls, bool defaults)
 	ResetPerTupleExprContext(w->estate);
 }
 
+/* Fast path: the index entries of tup, in the primary key and the path index. */
+static void
+HistoryIndexInsert(HistoryWriter *w, Datum *values, bool *nulls, HeapTuple tup)
+{
+	index_insert(w->pkey, values, nulls, &tup->t_self, w->rel, UNIQUE_CHECK_YES,
+				 false, PkeyInfo);
+	if (w->pathsidx != NULL)
+		index_insert(w->pathsidx, &values[w->paths - 1], &nulls[w->paths - 1],
+					 &tup->t_self, w->rel, UNIQUE_CHECK_NO, false,
+					 w->pathsinfo);
+}
+
 /*
  * Write revision ver of key id (op, body doc; rs: its stamp columns, for
  * meta_style 'columns'), then prune to keep. On the fast path the revision
@@ -442,6 +553,12 @@ HistoryWrite(HistoryWriter *w, Datum id, int32 ver, const char *op, Datum doc,
 	values[REV_ATT_DOC - 1] = doc;
 	for (i = 0; i < REV_ATT_DOC; i++)
 		nulls[i] = false;
+	if (w->paths > 0)
+	{
+		values[w->paths - 1] =
+			w->keys != (Datum) 0 ? w->keys : DocmodelJsonDiffKeys(NULL, NULL);
+		nulls[w->paths - 1] = false;
+	}
 	for (i = 0; w->stamps != NULL && i < DOCMODEL_STAMP_NCOLUMNS; i++)
 	{
 		if (i == DOCMODEL_STAMP_VER)
@@ -459,8 +576,7 @@ HistoryWrite(HistoryWriter *w, Datum id, int32 ver, const char *op, Datum doc,
 		if (!recycled)
 			simple_heap_insert(w->rel, tup);
 		if (!HeapTupleIsHeapOnly(tup))
-			index_insert(w->pkey, values, nulls, &tup->t_self, w->rel,
-						 UNIQUE_CHECK_YES, false, PkeyInfo);
+			HistoryIndexInsert(w, values, nulls, tup);
 		heap_freetuple(tup);
 	}
 	else
@@ -512,8 +628,7 @@ HistoryCarry(HistoryWriter *w, Datum from, Datum to, int32 ver, Datum olddoc,
 			HeapTuple tup = heap_form_tuple(desc, values, nulls);
 
 			simple_heap_insert(w->rel, tup);
-			index_insert(w->pkey, values, nulls, &tup->t_self, w->rel,
-						 UNIQUE_CHECK_YES, false, PkeyInfo);
+			HistoryIndexInsert(w, values, nulls, tup);
 			heap_freetuple(tup);
 		}
 		else
@@ -788,6 +903,16 @@ DocmodelRevisionTrigger(FunctionCallInfo fcinfo)
 		return PointerGetDatum(NULL);
 	}
 	HistoryOpen(&w, &cfg);
+	/* an update: the pointers it changed, for path_history */
+	if (w.paths > 0 && TRIGGER_FIRED_BY_UPDATE(td->tg_event))
+	{
+		Datum newdoc =
+			heap_getattr(td->tg_newtuple, DOCMODEL_COLL_ATT_DOC, desc, &isnull);
+
+		if (!isnull)
+			w.keys = DocmodelJsonDiffKeys(DatumGetJsonbP(olddoc),
+										  DatumGetJsonbP(newdoc));
+	}
 	HistoryWrite(&w, id, ver, op, olddoc, &rs);
 	HistoryClose(&w);
 	return PointerGetDatum(NULL);
@@ -901,4 +1026,214 @@ DocmodelRevisionFirstVer(const DocmodelCollection *cfg, Relation coll, Datum id,
 	index_close(pkey, NoLock);
 	table_close(rel, NoLock);
 	return ver;
+}
+
+/*
+ * The stamps a version's readers date it by (sql/parts/50_revisions.sql):
+ * the version, modified time and modifier of a document of collection coll
+ * as its stored row shows them (the body, merged with its stamp columns
+ * for meta_style 'columns'; the meta column for 'xattrs'), each NULL when
+ * the document does not carry it or it is not the collection's kind of
+ * value. The time is the start of the time unit the stamp names (a stamp
+ * in milliseconds stands for its whole millisecond).
+ */
+static int64
+HistoryUnitMicros(DocmodelTimeUnit unit)
+{
+	switch (unit)
+	{
+		case DOCMODEL_TIME_MS:
+			return INT64CONST(1000);
+		case DOCMODEL_TIME_S:
+			return INT64CONST(1000000);
+		case DOCMODEL_TIME_MIN:
+			return INT64CONST(60000000);
+		case DOCMODEL_TIME_H:
+			return INT64CONST(3600000000);
+		case DOCMODEL_TIME_DAY:
+			return USECS_PER_DAY;
+		case DOCMODEL_TIME_ISO:
+			break;
+	}
+	return 0;
+}
+
+PG_FUNCTION_INFO_V1(history_stamps);
+
+Datum
+history_stamps(PG_FUNCTION_ARGS)
+{
+	TupleDesc tupdesc;
+	Datum values[3];
+	bool nulls[3] = {true, true, true};
+	const DocmodelCollection *cfg;
+	Jsonb *doc;
+	JsonbContainer *c;
+	JsonbValue *v;
+
+	if (get_call_result_type(fcinfo, NULL, &tupdesc) != TYPEFUNC_COMPOSITE)
+		elog(ERROR, "return type must be a row type");
+	tupdesc = BlessTupleDesc(tupdesc);
+	if (PG_ARGISNULL(0) || PG_ARGISNULL(1))
+		PG_RETURN_DATUM(
+			HeapTupleGetDatum(heap_form_tuple(tupdesc, values, nulls)));
+	cfg = DocmodelCollectionOf(PG_GETARG_OID(0));
+	doc = PG_GETARG_JSONB_P(1);
+	c = JB_ROOT_IS_OBJECT(doc) ? DocmodelFieldContainer(cfg->fs, &doc->root)
+							   : NULL;
+	if (c == NULL)
+		PG_RETURN_DATUM(
+			HeapTupleGetDatum(heap_form_tuple(tupdesc, values, nulls)));
+	v = DocmodelFieldValue(cfg->fs, c, DOC_FIELD_VER);
+	if (v != NULL && v->type == jbvNumeric)
+	{
+		bool error = false;
+		int32 ver = numeric_int4_opt_error(v->val.numeric, &error);
+
+		if (!error)
+		{
+			values[0] = Int32GetDatum(ver);
+			nulls[0] = false;
+		}
+	}
+	v = DocmodelFieldValue(cfg->fs, c, DOC_FIELD_MODIFIED);
+	if (v != NULL)
+	{
+		int64 per = HistoryUnitMicros(cfg->time_unit);
+		TimestampTz ts;
+
+		if (per == 0 && v->type == jbvString &&
+			DocmodelParseIso8601(v->val.string.val, v->val.string.len, &ts))
+			nulls[1] = false;
+		else if (per != 0 && v->type == jbvNumeric)
+		{
+			char *txt = DatumGetCString(DirectFunctionCall1(
+				numeric_out, NumericGetDatum(v->val.numeric)));
+			char *end;
+			int64 n;
+
+			errno = 0;
+			n = strtoi64(txt, &end, 10);
+			if (errno == 0 && *end == '\0' && end != txt &&
+				DocmodelFromEpoch(n, per * 1000, &ts))
+				nulls[1] = false;
+		}
+		if (!nulls[1])
+			values[1] = TimestampTzGetDatum(ts);
+	}
+	v = DocmodelFieldValue(cfg->fs, c, DOC_FIELD_MODIFIED_BY);
+	if (v != NULL && v->type == jbvString)
+	{
+		values[2] = PointerGetDatum(
+			cstring_to_text_with_len(v->val.string.val, v->val.string.len));
+		nulls[2] = false;
+	}
+	PG_RETURN_DATUM(HeapTupleGetDatum(heap_form_tuple(tupdesc, values, nulls)));
+}
+
+/* Prune the revisions of one key (HistoryPurge's group); see below. */
+static void
+HistoryPurgeGroup(HistoryWriter *w, ItemPointerData *tids, int32 *vers,
+				  TimestampTz *ats, int n)
+{
+	int32 newest = vers[n - 1];
+	int i;
+
+	for (i = 0; i < n; i++)
+	{
+		TM_FailureData tmfd;
+		TM_Result res;
+
+		if (vers[i] > newest - w->keep || (w->aged && ats[i] >= w->cutoff))
+			continue;
+		res = table_tuple_delete(w->rel, &tids[i], GetCurrentCommandId(true),
+								 InvalidSnapshot, InvalidSnapshot, true, &tmfd,
+								 false);
+		if (res != TM_Ok && res != TM_Updated && res != TM_Deleted &&
+			res != TM_SelfModified)
+			elog(ERROR, "could not delete an old revision: %d", (int) res);
+	}
+}
+
+/*
+ * Prune the whole history of collection cfg as a write prunes a key's
+ * (purge_expired), when it has a keep_for: of each key, the revisions that are not among its last
+ * keep and, with keep_for, older than it; the number of revisions deleted.
+ * Like the history writer, it needs no privilege on the history table.
+ */
+int64
+DocmodelRevisionPurge(const DocmodelCollection *cfg)
+{
+	HistoryWriter w;
+	Snapshot snap;
+	IndexScanDesc scan;
+	TupleTableSlot *slot;
+	int room = 64;
+	int n = 0;
+	ItemPointerData *tids;
+	int32 *vers;
+	TimestampTz *ats;
+	text *cur = NULL;
+	int64 deleted = 0;
+
+	/* (without keep_for, every write has pruned its key already) */
+	if (cfg->revisions <= 0 || !OidIsValid(cfg->revisions_relid) ||
+		!cfg->has_keep_for)
+		return 0;
+	HistoryOpen(&w, cfg);
+	tids = palloc(sizeof(ItemPointerData) * room);
+	vers = palloc(sizeof(int32) * room);
+	ats = palloc(sizeof(TimestampTz) * room);
+	slot = table_slot_create(w.rel, NULL);
+	snap = RegisterSnapshot(GetLatestSnapshot());
+	scan = index_beginscan(w.rel, w.pkey, snap, 0, 0);
+	index_rescan(scan, NULL, 0, NULL, 0);
+	for (;;)
+	{
+		bool more = index_getnext_slot(scan, ForwardScanDirection, slot);
+		bool isnull;
+		text *id = NULL;
+
+		CHECK_FOR_INTERRUPTS();
+		if (more)
+			id = DatumGetTextPP(slot_getattr(slot, REV_ATT_ID, &isnull));
+		if (n > 0 &&
+			(!more || VARSIZE_ANY_EXHDR(id) != VARSIZE_ANY_EXHDR(cur) ||
+			 memcmp(VARDATA_ANY(id), VARDATA_ANY(cur),
+					VARSIZE_ANY_EXHDR(cur)) != 0))
+		{
+			int i;
+
+			HistoryPurgeGroup(&w, tids, vers, ats, n);
+			for (i = 0; i < n; i++)
+				if (vers[i] <= vers[n - 1] - w.keep &&
+					!(w.aged && ats[i] >= w.cutoff))
+					deleted++;
+			n = 0;
+		}
+		if (!more)
+			break;
+		if (n == 0)
+		{
+			if (cur != NULL)
+				pfree(cur);
+			cur = (text *) PG_DETOAST_DATUM_COPY(PointerGetDatum(id));
+		}
+		if (n == room)
+		{
+			room *= 2;
+			tids = repalloc(tids, sizeof(ItemPointerData) * room);
+			vers = repalloc(vers, sizeof(int32) * room);
+			ats = repalloc(ats, sizeof(TimestampTz) * room);
+		}
+		tids[n] = slot->tts_tid;
+		vers[n] = DatumGetInt32(slot_getattr(slot, REV_ATT_VER, &isnull));
+		ats[n] = DatumGetTimestampTz(slot_getattr(slot, REV_ATT_AT, &isnull));
+		n++;
+	}
+	index_endscan(scan);
+	UnregisterSnapshot(snap);
+	ExecDropSingleTupleTableSlot(slot);
+	HistoryClose(&w);
+	return deleted;
 }

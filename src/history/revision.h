@@ -41,4 +41,13 @@ extern Datum DocmodelRevisionTrigger(FunctionCallInfo fcinfo);
 extern int32 DocmodelRevisionFirstVer(const DocmodelCollection *cfg,
 									  Relation coll, Datum id, int32 floor);
 
+/*
+ * Prune the history of a collection to its keep and keep_for (the write
+ * path prunes one key at a time); return how many revisions went.
+ */
+extern int64 DocmodelRevisionPurge(const DocmodelCollection *cfg);
+
+/* SQL: the version, modified time and modifier a document's stamps give. */
+extern Datum history_stamps(PG_FUNCTION_ARGS);
+
 #endif /* DOCMODEL_REVISION_H */

@@ -24,6 +24,7 @@
 
 PG_FUNCTION_INFO_V1(json_diff);
 PG_FUNCTION_INFO_V1(json_patch);
+PG_FUNCTION_INFO_V1(json_diff_keys);
 
 /* ------------------------------------------------------------------------
  * diff
@@ -44,6 +45,8 @@ typedef struct DiffState
 	int room;            /* its elements' allocated length */
 	StringInfoData path; /* JSON Pointer of the current location */
 	bool with_was;       /* remove and replace also say the value before */
+
+	List *keys;          /* DocmodelJsonDiffKeys: the keys, not the ops */
 } DiffState;
 
 static void DiffValues(DiffState *st, JsonbValue *a, JsonbValue *b);
@@ -54,6 +57,18 @@ EmitOp(DiffState *st, const char *op, JsonbValue *value, JsonbValue *was)
 {
 	JsonbValue o = {.type = jbvObject};
 
+	if (st->keys != NIL)
+	{
+		int i;
+
+		/* "=" and the pointer; "<" and each of its ancestors */
+		st->keys = lappend(st->keys, psprintf("=%s", st->path.data));
+		for (i = 0; i < st->path.len; i++)
+			if (st->path.data[i] == '/')
+				st->keys =
+					lappend(st->keys, psprintf("<%.*s", i, st->path.data));
+		return;
+	}
 	DocmodelJsonTreePut(&o, "op", DocmodelJsonTreeCString(op));
 	DocmodelJsonTreePut(
 		&o, "path",
@@ -262,6 +277,56 @@ json_diff(PG_FUNCTION_ARGS)
 	DocmodelJsonTreeFromJsonb(PG_GETARG_JSONB_P(1), &b);
 	DiffValues(&st, &a, &b);
 	PG_RETURN_JSONB_P(DocmodelJsonTreeToJsonb(&st.ops));
+}
+
+static int
+DiffKeyCmp(const ListCell *a, const ListCell *b)
+{
+	return strcmp(lfirst(a), lfirst(b));
+}
+
+/* The index keys of the pointers diff(a, b) touches; see patch.h. */
+Datum
+DocmodelJsonDiffKeys(Jsonb *a, Jsonb *b)
+{
+	DiffState st = {.ops = {.type = jbvArray}};
+	JsonbValue va;
+	JsonbValue vb;
+	Datum *elems;
+	int n = 0;
+	ListCell *lc;
+
+	initStringInfo(&st.path);
+	/* a placeholder first element makes keys non-NIL (dropped below) */
+	st.keys = list_make1(pstrdup(""));
+	if (a == NULL || b == NULL)
+		st.keys = lappend(st.keys, pstrdup("="));
+	else
+	{
+		DocmodelJsonTreeFromJsonb(a, &va);
+		DocmodelJsonTreeFromJsonb(b, &vb);
+		DiffValues(&st, &va, &vb);
+	}
+	st.keys = list_delete_first(st.keys);
+	list_sort(st.keys, DiffKeyCmp);
+	elems = palloc(sizeof(Datum) * Max(1, list_length(st.keys)));
+	foreach (lc, st.keys)
+	{
+		CHECK_FOR_INTERRUPTS();
+		if (n > 0 && strcmp(TextDatumGetCString(elems[n - 1]), lfirst(lc)) == 0)
+			continue;
+		elems[n++] = CStringGetTextDatum(lfirst(lc));
+	}
+	return PointerGetDatum(
+		construct_array(elems, n, TEXTOID, -1, false, TYPALIGN_INT));
+}
+
+/* SQL: _diff_keys(a jsonb, b jsonb) -> text[]; NULL a or b: the root's key. */
+Datum
+json_diff_keys(PG_FUNCTION_ARGS)
+{
+	return DocmodelJsonDiffKeys(PG_ARGISNULL(0) ? NULL : PG_GETARG_JSONB_P(0),
+								PG_ARGISNULL(1) ? NULL : PG_GETARG_JSONB_P(1));
 }
 
 /* ------------------------------------------------------------------------

@@ -68,4 +68,14 @@ extern JsonbValue DocmodelJsonDiffTrees(JsonbValue *a, JsonbValue *b,
  */
 extern bool DocmodelJsonPatchApplyGuarded(JsonbValue *root, JsonbValue *ops);
 
+ * The keys of a path index over the change from a to b (NULL: absent, the
+ * whole document changes): "=" and the JSON Pointer of each operation of
+ * diff(a, b), "<" and each proper ancestor of those pointers, sorted and
+ * each once, as a text[] datum. A change at pointer p touches pointer q
+ * when p is q or an ancestor of q (a key "=" of a prefix of q) or a
+ * descendant of q (the key "<" q).
+ */
+extern Datum DocmodelJsonDiffKeys(Jsonb *a, Jsonb *b);
+extern Datum json_diff_keys(PG_FUNCTION_ARGS);
+
 #endif /* DOCMODEL_JSONPATCH_H */
