@@ -45,7 +45,6 @@ typedef struct DiffState
 	int room;            /* its elements' allocated length */
 	StringInfoData path; /* JSON Pointer of the current location */
 	bool with_was;       /* remove and replace also say the value before */
-
 	List *keys;          /* DocmodelJsonDiffKeys: the keys, not the ops */
 } DiffState;
 

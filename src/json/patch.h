@@ -68,6 +68,7 @@ extern JsonbValue DocmodelJsonDiffTrees(JsonbValue *a, JsonbValue *b,
  */
 extern bool DocmodelJsonPatchApplyGuarded(JsonbValue *root, JsonbValue *ops);
 
+/*
  * The keys of a path index over the change from a to b (NULL: absent, the
  * whole document changes): "=" and the JSON Pointer of each operation of
  * diff(a, b), "<" and each proper ancestor of those pointers, sorted and
