@@ -20,6 +20,7 @@
 #include "utils/rel.h"
 #include "utils/timestamp.h"
 
+#include "collection/cberror.h"
 #include "collection/layout.h"
 #include "collection/locks.h"
 
@@ -44,7 +45,8 @@ DocmodelKvLocked(const char *key, int key_len, TimestampTz until)
 					   secs, usecs / 1000, timestamptz_to_str(until)),
 			 errhint("Write with the cas get_and_lock returned (which "
 					 "unlocks), call docmodel.unlock(), or retry once the "
-					 "lock has ended.")));
+					 "lock has ended."),
+			 errcouchbase("DocumentLocked")));
 }
 
 /*
