@@ -5,14 +5,18 @@
  *	  DocumentExists, CasMismatch), raised with the fields a program reads
  *	  without parsing the message: the collection's schema and table, the
  *	  column and constraint where one applies, and Couchbase's name of the
- *	  condition in the data type name field (errcouchbase). No state.
+ *	  condition in the data type name field (errcouchbase); and the internal
+ *	  statements of the key-value API kept out of an error's context
+ *	  (DocmodelErrHideStatement). No state.
  *
  *-------------------------------------------------------------------------
  */
 #include "postgres.h"
 
-#include "catalog/index.h"
+#include "executor/spi.h"
+#include "lib/stringinfo.h"
 #include "utils/lsyscache.h"
+#include "utils/plancache.h"
 #include "utils/rel.h"
 #include "utils/relcache.h"
 
@@ -98,4 +102,65 @@ DocmodelKvCasMismatch(Oid relid, const char *key, int64 cas, int64 stored)
 					 "cas."),
 			 DocmodelErrCollection(relid, "cas"), errcouchbase("CasMismatch")));
 	pg_unreachable();
+}
+
+/*
+ * context without its line line (which a line of its own must be); NULL
+ * when nothing is left.
+ */
+static char *
+CbCutLine(char *context, const char *line)
+{
+	size_t len = strlen(line);
+	char *p = context;
+	StringInfoData out;
+
+	while ((p = strstr(p, line)) != NULL)
+	{
+		if ((p == context || p[-1] == '\n') &&
+			(p[len] == '\0' || p[len] == '\n'))
+			break;
+		p += len;
+	}
+	if (p == NULL)
+		return context;
+	initStringInfo(&out);
+	appendBinaryStringInfo(&out, context, p - context);
+	if (p[len] == '\n')
+		appendStringInfoString(&out, p + len + 1);
+	else if (out.len > 0)
+		out.data[--out.len] = '\0';
+	return out.len > 0 ? out.data : NULL;
+}
+
+/*
+ * Raise the current error again without the line "SQL statement ..." that
+ * SPI added for plan's statement: a key-value function's own statement is
+ * docmodel's, not the caller's (the caller's own statements, a trigger's,
+ * keep theirs). cxt: a memory context of the caller's (not ErrorContext).
+ */
+void
+DocmodelErrHideStatement(SPIPlanPtr plan, MemoryContext cxt)
+{
+	List *sources = SPI_plan_get_plan_sources(plan);
+	const char *sql;
+	ErrorData *edata;
+
+	MemoryContextSwitchTo(cxt);
+	edata = CopyErrorData();
+	FlushErrorState();
+	if (sources != NIL)
+	{
+		sql = ((CachedPlanSource *) linitial(sources))->query_string;
+		if (edata->context != NULL)
+			edata->context = CbCutLine(edata->context,
+									   psprintf("SQL statement \"%s\"", sql));
+		if (edata->internalquery != NULL &&
+			strcmp(edata->internalquery, sql) == 0)
+		{
+			edata->internalquery = NULL;
+			edata->internalpos = 0;
+		}
+	}
+	ReThrowError(edata);
 }

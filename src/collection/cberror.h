@@ -40,4 +40,13 @@ extern void DocmodelKvExists(Oid relid, const char *key)
 extern void DocmodelKvCasMismatch(Oid relid, const char *key, int64 cas,
 								  int64 stored) pg_attribute_noreturn();
 
+/*
+ * Raise the current error (in a PG_CATCH) again without the context line
+ * of plan's statement, a key-value function's own; cxt: the caller's
+ * memory context.
+ */
+struct _SPI_plan;
+extern void DocmodelErrHideStatement(struct _SPI_plan *plan, MemoryContext cxt)
+	pg_attribute_noreturn();
+
 #endif /* DOCMODEL_COLLECTION_CBERROR_H */

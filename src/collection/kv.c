@@ -442,6 +442,7 @@ KvExec(KvRel *entry, KvStmt stmt, Datum *values, const char *nulls,
 	   bool read_only, long count)
 {
 	SPIPlanPtr plan = KvPlan(entry, stmt);
+	MemoryContext cxt = CurrentMemoryContext;
 	int ret;
 
 	KvDepth++;
@@ -449,11 +450,13 @@ KvExec(KvRel *entry, KvStmt stmt, Datum *values, const char *nulls,
 	{
 		ret = SPI_execute_plan(plan, values, nulls, read_only, count);
 	}
-	PG_FINALLY();
+	PG_CATCH();
 	{
 		KvDepth--;
+		DocmodelErrHideStatement(plan, cxt);
 	}
 	PG_END_TRY();
+	KvDepth--;
 	if (ret < 0)
 		elog(ERROR, "SPI_execute_plan failed: %s", SPI_result_code_string(ret));
 	return ret;
@@ -487,11 +490,7 @@ KvResultLockedUntil(TimestampTz *until)
 	return *until > GetCurrentTimestamp();
 }
 
-/*
- * Set by replace_if_cas and remove_if_cas for their own write (read and
- * cleared by KvWriteLiveKeep before its statement runs, so a write the
- * statement's triggers make raises as usual).
- */
+/* Set by replace_if_cas, remove_if_cas; cleared before their statement runs. */
 static bool KvSoftCas = false;
 
 /*
@@ -943,6 +942,13 @@ kv_replace_if_cas(PG_FUNCTION_ARGS)
 	return KvIfCas(fcinfo, kv_replace, 3);
 }
 
+/* remove_if_cas(coll, key, cas) -> the removed document's cas or NULL. */
+Datum
+kv_remove_if_cas(PG_FUNCTION_ARGS)
+{
+	return KvIfCas(fcinfo, kv_remove, 2);
+}
+
 /*
  * Before remove(coll, key, cas) on a Citus table: a document locked with
  * cas is unlocked first, since the lock's DELETE trigger on a shard does
@@ -964,13 +970,6 @@ KvCitusUnlock(KvRel *entry, Datum key, int64 cas)
 		cas = KvResultCas();
 	SPI_finish();
 	return cas;
-}
-
-/* remove_if_cas(coll, key, cas) -> the removed document's cas or NULL. */
-Datum
-kv_remove_if_cas(PG_FUNCTION_ARGS)
-{
-	return KvIfCas(fcinfo, kv_remove, 2);
 }
 
 /* remove(coll, key, cas) -> the removed document's cas. */
