@@ -65,6 +65,7 @@ check('touch, get_and_touch, get_and_lock, unlock', async () => {
   const e = await fails('SELECT docmodel.upsert($1, $2, $3)', ['sessions', 'session::2', {}]);
   assert.strictEqual(e.code, '55P03');
   assert.strictEqual(e.dataType, 'DocumentLocked');
+  assert.strictEqual(e.where, undefined); // no internal statement
   await q('SELECT docmodel.unlock($1, $2, $3)', ['sessions', 'session::2', l.cas]);
 });
 

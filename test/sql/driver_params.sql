@@ -14,9 +14,11 @@ BEGIN
 EXCEPTION WHEN OTHERS THEN
     GET STACKED DIAGNOSTICS st = RETURNED_SQLSTATE, sch = SCHEMA_NAME,
         tbl = TABLE_NAME, col = COLUMN_NAME, con = CONSTRAINT_NAME,
-        dt = PG_DATATYPE_NAME;
-    RETURN pg_catalog.format('%s couchbase=%s schema=%s table=%s column=%s constraint=%s',
-        st, dt, sch, tbl, col, con);
+        dt = PG_DATATYPE_NAME, ctx = PG_EXCEPTION_CONTEXT;
+    RETURN pg_catalog.format('%s couchbase=%s schema=%s table=%s column=%s constraint=%s%s',
+        st, dt, sch, tbl, col, con,
+        CASE WHEN ctx ~ 'SQL statement "(INSERT|UPDATE|DELETE|WITH|SELECT [^d])'
+             THEN ' internal statement in the context' ELSE '' END);
 END
 $$;
 
@@ -99,6 +101,27 @@ SELECT pg_temp.fields($$SELECT docmodel.replace('drv', 'user::1', '{}', 1)$$);
 SELECT pg_temp.fields($$SELECT docmodel.remove('drv', 'user::1', 1)$$);
 SELECT docmodel.get_and_lock('drv', 'user::5') IS NOT NULL AS locked;
 SELECT pg_temp.fields($$SELECT docmodel.upsert('drv', 'user::5', '{}')$$);
+-- The context keeps a trigger's statements, not the key-value API's own.
+CREATE FUNCTION pg_temp.refuse() RETURNS trigger LANGUAGE plpgsql AS $$
+BEGIN
+    IF NEW.id = 'user::7' THEN
+        EXECUTE 'SELECT 1 / 0';
+    END IF;
+    RETURN NEW;
+END
+$$;
+CREATE TRIGGER refuse BEFORE INSERT ON drv FOR EACH ROW EXECUTE FUNCTION pg_temp.refuse();
+DO $$
+DECLARE
+    ctx text;
+BEGIN
+    PERFORM docmodel.insert('drv', 'user::7', '{}');
+EXCEPTION WHEN division_by_zero THEN
+    GET STACKED DIAGNOSTICS ctx = PG_EXCEPTION_CONTEXT;
+    RAISE NOTICE '%', regexp_replace(ctx, 'pg_temp_\d+', 'pg_temp', 'g');
+END
+$$;
+DROP TRIGGER refuse ON drv;
 SELECT pg_temp.fields($$SELECT docmodel.mutate_in('drv', 'user::1', '[{"op": "replace", "path": "nope", "value": 1}]')$$);
 SELECT pg_temp.fields($$SELECT docmodel.mutate_in('drv', 'user::1', '[{"op": "insert", "path": "logins", "value": 1}]')$$);
 SELECT pg_temp.fields($$SELECT docmodel.mutate_in('drv', 'user::1', '[{"op": "bogus", "path": "a"}]')$$);
