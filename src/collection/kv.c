@@ -510,7 +510,7 @@ KvNothingMatched(KvRel *entry, Datum keyd, const char *key, bool has_cas,
 	if (SPI_processed == 0 || !has_cas)
 		DocmodelKvNotFound(entry->relid, key);
 	if (KvResultLockedUntil(&until))
-		DocmodelKvLocked(key, strlen(key), until);
+		DocmodelKvLocked(entry->relid, key, strlen(key), until);
 	if (soft)
 		return 0;
 	DocmodelKvCasMismatch(entry->relid, key, cas, KvResultCas());

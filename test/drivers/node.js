@@ -107,6 +107,26 @@ check('sub-documents: lookup_in, mutate_in (specs as JSON text), counters', asyn
   assert.strictEqual((await one('SELECT docmodel.next_key($1) AS k', ['user'])).k, 'user::1');
 });
 
+check('the rest of the API: get_multi, exists, meta, counters, rename_key, bucket_append, purge_expired', async () => {
+  const m = await q('SELECT * FROM docmodel.get_multi($1, $2)', ['users', ['user::1', 'user::404']]);
+  assert.deepStrictEqual(m.map((r) => r.key), ['user::1']);
+  assert.strictEqual((await one('SELECT docmodel.exists($1, $2) AS e', ['users', 'user::1'])).e, true);
+  assert.strictEqual((await one('SELECT docmodel.meta($1, $2) AS m', ['users', 'user::1'])).m.id, 'user::1');
+  await q('SELECT docmodel.counter_create($1, $2, $3)', ['orders_seq', 10, false]);
+  assert.strictEqual((await one('SELECT docmodel.counter_value($1) AS v', ['orders_seq'])).v, '10');
+  assert.strictEqual((await one('SELECT docmodel.counter_advance($1, $2) AS v', ['orders_seq', 20])).v, '20');
+  const e = await fails('SELECT docmodel.counter_create($1)', ['orders_seq']);
+  assert.deepStrictEqual([e.code, e.dataType, e.table, e.constraint], ['23505', 'DocumentExists', 'counter_state', 'counter_state_pkey']);
+  await q('SELECT docmodel.counter_drop($1)', ['orders_seq']);
+  assert.strictEqual((await one('SELECT docmodel.next_id($1, $2) AS v', ['item', '42'])).v, '1');
+  assert.deepStrictEqual((await q('SELECT k FROM docmodel.counter_keys($1) AS k', ['user'])).map((r) => r.k), ['user::1']);
+  await q('SELECT docmodel.insert($1, $2, $3)', ['orders', 'order::2', { total: 1 }]);
+  assert.match((await one('SELECT docmodel.rename_key($1, $2, $3) AS c', ['orders', 'order::2', 'order::3'])).c, /^\d+$/);
+  assert.strictEqual((await one('SELECT docmodel.bucket_append($1, $2, $3, $4) AS k', ['orders', 'log::order', { at: 1 }, 10])).k, 'log::order::1');
+  await q("UPDATE sessions SET expires_at = now() - interval '1 s' WHERE id = $1", ['session::4']);
+  assert.strictEqual((await one('SELECT docmodel.purge_expired($1) AS n', ['sessions'])).n, '1');
+});
+
 check('a lookup: get_by', async () => {
   const r = await one('SELECT docmodel.get_by($1, $2, $3) AS d', ['users', 'email', 'ann@x']);
   assert.strictEqual(r.d.name, 'Ann');

@@ -130,4 +130,7 @@ SELECT pg_temp.fields($$SELECT docmodel.mutate_in('drv', 'user::1', '[{"op": "up
 SELECT docmodel.create_lookup('drv', 'email', ARRAY['email']) IS NULL AS lookup;
 SELECT docmodel.upsert('drv', 'user::1', '{"name": "Ann", "email": "a@x"}') > 0 AS ok;
 SELECT pg_temp.fields($$SELECT docmodel.upsert('drv', 'user::4', '{"name": "Di", "email": "a@x"}')$$);
+SELECT docmodel.counter_create('drv_seq') IS NULL AS counter;
+SELECT pg_temp.fields($$SELECT docmodel.counter_create('drv_seq')$$);
+SELECT docmodel.counter_drop('drv_seq');
 SELECT docmodel.drop_collection('drv');
