@@ -17,6 +17,12 @@ command -v pg_virtualenv >/dev/null 2>&1 || need+=(postgresql-common)
 perl -MIPC::Run -e 1 >/dev/null 2>&1 || need+=(libipc-run-perl)
 command -v make >/dev/null 2>&1 || need+=(make)
 command -v gcc >/dev/null 2>&1 || need+=(gcc)
+# the drivers' suite (test/drivers): Debian's psycopg2 for Debian's python3, node and npm for
+# node-postgres (installed from npm by test/drivers/run.sh).
+[ -x /usr/bin/python3 ] && ! /usr/bin/python3 -c 'import psycopg2' >/dev/null 2>&1 &&
+	need+=(python3-psycopg2)
+command -v node >/dev/null 2>&1 || need+=(nodejs)
+command -v npm >/dev/null 2>&1 || need+=(npm)
 # make dist and its check in make test: unzip reads the archive back.
 command -v unzip >/dev/null 2>&1 || need+=(unzip)
 # make test's migration tools suite (test/tools): sqitch and its PostgreSQL driver (node-pg-migrate

@@ -19,8 +19,9 @@ rm -rf results output_columns regression.diffs regression.out
 columns_tests=$(grep -v '^#' test/columns_tests | tr '\n' ' ')
 
 # pg_regress, isolation, the examples of README.md and doc/ (test/readme/check.pl), the
-# JSON-Schema-Test-Suite (test/jsonschema/run.sh) and the migration tools (test/tools/run.sh)
-# share one throwaway cluster; each runs even if another failed.
+# JSON-Schema-Test-Suite (test/jsonschema/run.sh), the migration tools (test/tools/run.sh) and
+# the drivers' suite (test/drivers/run.sh) share one throwaway cluster; each runs even if another
+# failed.
 pg_virtualenv 9>&- -v "$PG_MAJOR" bash -c '
 	make -s PG_CONFIG="$0" installcheck ISOLATION= > "$1/regress.log" 2>&1; echo $? > "$1/regress.rc"
 	[ -s regression.diffs ] && cp regression.diffs "$1/regress.diffs"
@@ -33,9 +34,10 @@ pg_virtualenv 9>&- -v "$PG_MAJOR" bash -c '
 	perl test/readme/check.pl README.md > "$1/readme.log" 2>&1; echo $? > "$1/readme.rc"
 	test/jsonschema/run.sh > "$1/jsonschema.log" 2>&1; echo $? > "$1/jsonschema.rc"
 	test/tools/run.sh > "$1/tools.log" 2>&1; echo $? > "$1/tools.rc"
+	test/drivers/run.sh > "$1/drivers.log" 2>&1; echo $? > "$1/drivers.rc"
 	true
 ' "$PG_CONFIG" "$logdir" "$columns_tests" > "$logdir/virtualenv.log" 2>&1 || true
-cat "$logdir/regress.log" "$logdir/columns.log" "$logdir/iso.log" "$logdir/readme.log" "$logdir/jsonschema.log" "$logdir/tools.log" 2>/dev/null
+cat "$logdir/regress.log" "$logdir/columns.log" "$logdir/iso.log" "$logdir/readme.log" "$logdir/jsonschema.log" "$logdir/tools.log" "$logdir/drivers.log" 2>/dev/null
 for d in regress columns iso; do
 	if [ -s "$logdir/$d.diffs" ]; then
 		echo "--- $d diffs (first 300 lines) ---"
@@ -87,7 +89,7 @@ else
 	echo 0 > "$logdir/citus.rc"
 fi
 
-logs="$logdir/regress.log $logdir/columns.log $logdir/iso.log $logdir/readme.log $logdir/jsonschema.log $logdir/tools.log $logdir/meta.log $logdir/links.log $logdir/format.log $logdir/errors.log $logdir/roots.log $logdir/citus.log"
+logs="$logdir/regress.log $logdir/columns.log $logdir/iso.log $logdir/readme.log $logdir/jsonschema.log $logdir/tools.log $logdir/drivers.log $logdir/meta.log $logdir/links.log $logdir/format.log $logdir/errors.log $logdir/roots.log $logdir/citus.log"
 pass=$(cat $logs 2>/dev/null | grep -cE "$REGRESS_OK")
 fail=$(cat $logs 2>/dev/null | grep -cE "$REGRESS_FAILED")
 # the README check counts one per block; if it stopped before any block failed, count it once
@@ -100,7 +102,7 @@ tfiles=$(ls test/t/*.pl 2>/dev/null | wc -l)
 pass=$((pass + tpass))
 fail=$((fail + tfiles - tpass))
 rc=0
-for s in regress columns iso readme jsonschema tools meta links format errors roots tap citus; do
+for s in regress columns iso readme jsonschema tools drivers meta links format errors roots tap citus; do
 	r=$(cat "$logdir/$s.rc" 2>/dev/null || echo 1)
 	[ "$r" = 0 ] || { rc=1; echo "suite $s exited $r"; }
 done

@@ -765,6 +765,94 @@ CREATE FUNCTION docmodel.unlock(coll regclass, key text, cas bigint)
 COMMENT ON FUNCTION docmodel.unlock(regclass, text, bigint) IS
     'end the lock of a document, given the lock''s cas; returns its new cas';
 
+-- The same functions with the expiry (lock time) declared text: a parameter
+-- a driver sends untyped (node-postgres, psycopg 3, JDBC's setString)
+-- resolves to text, where "any" would leave its type undetermined (42P18);
+-- typed arguments (interval, integer, bigint, numeric, timestamptz) keep
+-- reaching the "any" function. Both read their argument alike.
+CREATE FUNCTION docmodel.insert(coll regclass, key text, doc jsonb, expiry text)
+    RETURNS bigint
+    LANGUAGE c VOLATILE PARALLEL UNSAFE
+    AS 'MODULE_PATHNAME', 'kv_insert';
+COMMENT ON FUNCTION docmodel.insert(regclass, text, jsonb, text) IS
+    'insert a new document and return its cas; 23505 when the key exists (expiry as text, as a driver sends it)';
+
+CREATE FUNCTION docmodel.upsert(coll regclass, key text, doc jsonb, expiry text,
+    preserve_expiry boolean DEFAULT false) RETURNS bigint
+    LANGUAGE c VOLATILE PARALLEL UNSAFE
+    AS 'MODULE_PATHNAME', 'kv_upsert';
+COMMENT ON FUNCTION docmodel.upsert(regclass, text, jsonb, text, boolean) IS
+    'insert or replace a document and return its new cas (expiry as text, as a driver sends it)';
+
+CREATE FUNCTION docmodel.replace(coll regclass, key text, doc jsonb, cas bigint,
+    expiry text, preserve_expiry boolean DEFAULT false) RETURNS bigint
+    LANGUAGE c VOLATILE PARALLEL UNSAFE
+    AS 'MODULE_PATHNAME', 'kv_replace';
+COMMENT ON FUNCTION docmodel.replace(regclass, text, jsonb, bigint, text, boolean) IS
+    'replace a present document (only at this cas when given) and return its new cas (expiry as text, as a driver sends it)';
+
+CREATE FUNCTION docmodel.touch(coll regclass, key text, expiry text)
+    RETURNS bigint
+    LANGUAGE c VOLATILE PARALLEL UNSAFE
+    AS 'MODULE_PATHNAME', 'kv_touch';
+COMMENT ON FUNCTION docmodel.touch(regclass, text, text) IS
+    'set (or clear with NULL) a present document''s expiry; returns its new cas (expiry as text, as a driver sends it)';
+
+CREATE FUNCTION docmodel.get_and_touch(coll regclass, key text, expiry text,
+    OUT doc jsonb, OUT cas bigint)
+    RETURNS record
+    LANGUAGE c VOLATILE PARALLEL UNSAFE
+    AS 'MODULE_PATHNAME', 'kv_get_and_touch';
+COMMENT ON FUNCTION docmodel.get_and_touch(regclass, text, text) IS
+    'set (or clear with NULL) a present document''s expiry and return it with its new cas (expiry as text, as a driver sends it)';
+
+CREATE FUNCTION docmodel.get_and_lock(coll regclass, key text, lock_time text,
+    OUT doc jsonb, OUT cas bigint)
+    RETURNS record
+    LANGUAGE c VOLATILE PARALLEL UNSAFE
+    AS 'MODULE_PATHNAME', 'kv_get_and_lock';
+COMMENT ON FUNCTION docmodel.get_and_lock(regclass, text, text) IS
+    'lock a present document for lock_time and return it with the lock''s cas; 55P03 when locked (lock_time as text, as a driver sends it)';
+
+-- A read returning what a CAS loop needs in one row: the document (as get
+-- returns it), its cas and its _ver; no row when absent or expired.
+CREATE FUNCTION docmodel.get_with_cas(coll regclass, key text)
+    RETURNS TABLE (doc jsonb, cas bigint, ver integer)
+    LANGUAGE sql STABLE STRICT PARALLEL RESTRICTED ROWS 1
+    SET search_path = pg_catalog, pg_temp
+    BEGIN ATOMIC
+    SELECT g.doc, g.cas,
+           (docmodel.meta($1, $2) OPERATOR(pg_catalog.->>) 'ver')::pg_catalog.int4
+    FROM docmodel.get_multi($1, ARRAY[$2]) AS g;
+    END;
+COMMENT ON FUNCTION docmodel.get_with_cas(regclass, text) IS
+    'the document with this key, its cas and its _ver, in one row; no row when absent or expired';
+
+-- The CAS writes that report a mismatch without raising (a retry loop then
+-- neither aborts its transaction nor logs an error): NULL when the cas
+-- given is not the stored one; every other error as replace and remove.
+CREATE FUNCTION docmodel.replace_if_cas(coll regclass, key text, doc jsonb,
+    cas bigint, expiry "any" DEFAULT NULL,
+    preserve_expiry boolean DEFAULT false) RETURNS bigint
+    LANGUAGE c VOLATILE PARALLEL UNSAFE
+    AS 'MODULE_PATHNAME', 'kv_replace_if_cas';
+COMMENT ON FUNCTION docmodel.replace_if_cas(regclass, text, jsonb, bigint, "any", boolean) IS
+    'replace a present document at this cas and return its new cas; NULL when the cas is not the stored one';
+
+CREATE FUNCTION docmodel.replace_if_cas(coll regclass, key text, doc jsonb,
+    cas bigint, expiry text, preserve_expiry boolean DEFAULT false) RETURNS bigint
+    LANGUAGE c VOLATILE PARALLEL UNSAFE
+    AS 'MODULE_PATHNAME', 'kv_replace_if_cas';
+COMMENT ON FUNCTION docmodel.replace_if_cas(regclass, text, jsonb, bigint, text, boolean) IS
+    'replace a present document at this cas and return its new cas; NULL when the cas is not the stored one (expiry as text, as a driver sends it)';
+
+CREATE FUNCTION docmodel.remove_if_cas(coll regclass, key text, cas bigint)
+    RETURNS bigint
+    LANGUAGE c VOLATILE PARALLEL UNSAFE
+    AS 'MODULE_PATHNAME', 'kv_remove_if_cas';
+COMMENT ON FUNCTION docmodel.remove_if_cas(regclass, text, bigint) IS
+    'delete a present document at this cas and return the cas it had; NULL when the cas is not the stored one';
+
 CREATE FUNCTION docmodel.purge_expired(coll regclass) RETURNS bigint
     LANGUAGE c VOLATILE STRICT PARALLEL UNSAFE
     AS 'MODULE_PATHNAME', 'history_purge_expired';
@@ -790,6 +878,14 @@ CREATE FUNCTION docmodel.mutate_in(coll regclass, key text, specs jsonb,
     AS 'MODULE_PATHNAME', 'subdoc_mutate_in';
 COMMENT ON FUNCTION docmodel.mutate_in(regclass, text, jsonb, bigint, "any", text, boolean) IS
     'change paths of a document (specs insert, upsert, replace, remove, array_*, increment, decrement), all or nothing; returns the new cas and per-spec results';
+
+CREATE FUNCTION docmodel.mutate_in(coll regclass, key text, specs jsonb,
+    cas bigint, expiry text, store_semantics text DEFAULT 'replace',
+    preserve_expiry boolean DEFAULT false) RETURNS jsonb
+    LANGUAGE c VOLATILE PARALLEL UNSAFE
+    AS 'MODULE_PATHNAME', 'subdoc_mutate_in';
+COMMENT ON FUNCTION docmodel.mutate_in(regclass, text, jsonb, bigint, text, text, boolean) IS
+    'change paths of a document, all or nothing; returns the new cas and per-spec results (expiry as text, as a driver sends it)';
 
 CREATE FUNCTION docmodel._mutate_in_apply(doc jsonb, specs jsonb, key text)
     RETURNS jsonb

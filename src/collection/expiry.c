@@ -23,16 +23,83 @@
 /* Couchbase reads an expiry number above 30 days as a Unix time. */
 #define KV_EXPIRY_RELATIVE_MAX 2592000
 
+/* Raise 22023: a time argument (what) of type type. */
+static pg_attribute_noreturn() void ExpiryBadType(const char *what, Oid type,
+												  bool allow_time)
+{
+	ereport(ERROR, (errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+					errmsg("%s must be an interval or a number of seconds%s",
+						   what, allow_time ? ", or a time" : ""),
+					errdetail("The %s given is of type %s.", what,
+							  format_type_be(type))));
+}
+
 /*
- * Read argument argno ("any": an interval, an integer, or an untyped or
- * text literal holding either) into *out; raise 22023 naming what for any
- * other type. An argument declared "any" keeps every existing call working
- * (interval values, untyped literals, NULL) and takes Couchbase's numbers,
- * where overloads on interval and bigint would make untyped ones ambiguous.
+ * Whether str reads as a date or a time stamp (YYYY-MM-DD...), as drivers
+ * send a date: no interval is written so.
  */
-void
-DocmodelKvTimeArgOf(FunctionCallInfo fcinfo, int argno, const char *what,
-					DocmodelKvTimeArg *out)
+static bool
+ExpiryLooksLikeTime(const char *str)
+{
+	int i;
+
+	for (i = 0; i < 4; i++)
+		if (str[i] < '0' || str[i] > '9')
+			return false;
+	return str[4] == '-' && str[5] >= '0' && str[5] <= '9' && str[6] >= '0' &&
+		   str[6] <= '9' && str[7] == '-';
+}
+
+/* Read the text of a time argument (str) into *out. */
+static void
+ExpiryTextArg(char *str, bool allow_time, DocmodelKvTimeArg *out)
+{
+	const char *p = str;
+
+	while (*p == ' ')
+		p++;
+	if (allow_time && ExpiryLooksLikeTime(p))
+	{
+		out->is_time = true;
+		out->time = DatumGetTimestampTz(DirectFunctionCall3(
+			timestamptz_in, CStringGetDatum(str), ObjectIdGetDatum(InvalidOid),
+			Int32GetDatum(-1)));
+		return;
+	}
+	if (*p == '+' || *p == '-')
+		p++;
+	if (*p >= '0' && *p <= '9' && strspn(p, "0123456789 ") == strlen(p))
+	{
+		out->is_number = true;
+		out->number = pg_strtoint64(str);
+	}
+	else if (*p >= '0' && *p <= '9' && strspn(p, "0123456789. ") == strlen(p))
+	{
+		out->is_number = true;
+		out->number = DatumGetInt64(DirectFunctionCall1(
+			numeric_int8, DirectFunctionCall3(numeric_in, CStringGetDatum(str),
+											  ObjectIdGetDatum(InvalidOid),
+											  Int32GetDatum(-1))));
+	}
+	else
+		out->interval = DirectFunctionCall3(interval_in, CStringGetDatum(str),
+											ObjectIdGetDatum(InvalidOid),
+											Int32GetDatum(-1));
+}
+
+/*
+ * Read argument argno ("any", or text for parameters a driver sends
+ * untyped: an interval, an integer or numeric, or an untyped or text value
+ * holding either; with allow_time, also a timestamptz, timestamp or date,
+ * or text holding one) into *out; raise 22023 naming what for any other
+ * type. The argument is declared "any" (every existing call keeps working:
+ * interval values, untyped literals, NULL, Couchbase's numbers) with a text
+ * overload, which an untyped parameter resolves to (PostgreSQL cannot give
+ * a parameter the type "any").
+ */
+static void
+ExpiryArgOf(FunctionCallInfo fcinfo, int argno, const char *what,
+			bool allow_time, DocmodelKvTimeArg *out)
 {
 	Oid type = get_fn_expr_argtype(fcinfo->flinfo, argno);
 	Datum d;
@@ -57,8 +124,25 @@ DocmodelKvTimeArgOf(FunctionCallInfo fcinfo, int argno, const char *what,
 			out->is_number = true;
 			out->number = DatumGetInt64(d);
 			break;
+		case NUMERICOID:
+			out->is_number = true;
+			out->number = DatumGetInt64(DirectFunctionCall1(numeric_int8, d));
+			break;
 		case INTERVALOID:
 			out->interval = d;
+			break;
+		case TIMESTAMPTZOID:
+		case TIMESTAMPOID:
+		case DATEOID:
+			if (!allow_time)
+				ExpiryBadType(what, type, allow_time);
+			out->is_time = true;
+			out->time = type == TIMESTAMPTZOID ? DatumGetTimestampTz(d)
+						: type == TIMESTAMPOID
+							? DatumGetTimestampTz(
+								  DirectFunctionCall1(timestamp_timestamptz, d))
+							: DatumGetTimestampTz(
+								  DirectFunctionCall1(date_timestamptz, d));
 			break;
 		case UNKNOWNOID:
 		case CSTRINGOID:
@@ -69,35 +153,22 @@ DocmodelKvTimeArgOf(FunctionCallInfo fcinfo, int argno, const char *what,
 			str = TextDatumGetCString(d);
 			break;
 		default:
-			ereport(
-				ERROR,
-				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-				 errmsg("%s must be an interval or a number of seconds", what),
-				 errdetail("The %s given is of type %s.", what,
-						   format_type_be(type))));
+			ExpiryBadType(what, type, allow_time);
 	}
 	if (str != NULL)
-	{
-		const char *p = str;
-
-		while (*p == ' ')
-			p++;
-		if (*p == '+' || *p == '-')
-			p++;
-		if (*p >= '0' && *p <= '9' && strspn(p, "0123456789 ") == strlen(p))
-		{
-			out->is_number = true;
-			out->number = pg_strtoint64(str);
-		}
-		else
-			out->interval = DirectFunctionCall3(
-				interval_in, CStringGetDatum(str), ObjectIdGetDatum(InvalidOid),
-				Int32GetDatum(-1));
-	}
+		ExpiryTextArg(str, allow_time, out);
 	out->text =
-		out->is_number
-			? psprintf(INT64_FORMAT, out->number)
+		out->is_number ? psprintf(INT64_FORMAT, out->number)
+		: out->is_time
+			? pstrdup(timestamptz_to_str(out->time))
 			: DatumGetCString(DirectFunctionCall1(interval_out, out->interval));
+}
+
+void
+DocmodelKvTimeArgOf(FunctionCallInfo fcinfo, int argno, const char *what,
+					DocmodelKvTimeArg *out)
+{
+	ExpiryArgOf(fcinfo, argno, what, false, out);
 }
 
 /* Return base plus interval. */
@@ -121,10 +192,12 @@ DocmodelKvExpiryAt(FunctionCallInfo fcinfo, int argno, const char *key,
 	TimestampTz now = GetCurrentTransactionStartTimestamp();
 	DocmodelKvTimeArg t;
 
-	DocmodelKvTimeArgOf(fcinfo, argno, "expiry", &t);
+	ExpiryArgOf(fcinfo, argno, "expiry", true, &t);
 	if (t.isnull || (t.is_number && t.number == 0))
 		return false;
-	if (!t.is_number)
+	if (t.is_time)
+		*at = t.time;
+	else if (!t.is_number)
 		*at = DocmodelKvPlus(now, t.interval);
 	else if (t.number < 0)
 		*at = now;

@@ -11,19 +11,25 @@
 #include "fmgr.h"
 #include "utils/timestamp.h"
 
-/* A time argument: NULL, a number of seconds, or an interval. */
+/*
+ * A time argument: NULL, a number of seconds, an interval, or (an expiry
+ * only) a point in time.
+ */
 typedef struct DocmodelKvTimeArg
 {
 	bool isnull;
 	bool is_number;
 	int64 number;
+	bool is_time;
+	TimestampTz time;
 	Datum interval;
 	char *text; /* as given, for messages */
 } DocmodelKvTimeArg;
 
 /*
- * Read argument argno ("any": an interval, an integer, or an untyped or
- * text literal holding either) into *out; 22023 naming what otherwise.
+ * Read argument argno ("any" or text: an interval, an integer or numeric,
+ * or an untyped or text value holding either) into *out; 22023 naming what
+ * otherwise.
  */
 extern void DocmodelKvTimeArgOf(FunctionCallInfo fcinfo, int argno,
 								const char *what, DocmodelKvTimeArg *out);

@@ -106,6 +106,8 @@ PG_FUNCTION_INFO_V1(kv_get_and_touch);
 PG_FUNCTION_INFO_V1(kv_get_and_lock);
 PG_FUNCTION_INFO_V1(kv_unlock);
 PG_FUNCTION_INFO_V1(kv_meta);
+PG_FUNCTION_INFO_V1(kv_replace_if_cas);
+PG_FUNCTION_INFO_V1(kv_remove_if_cas);
 
 /* The statements, %s being the collection's qualified name. */
 typedef enum KvStmt
@@ -440,6 +442,7 @@ KvExec(KvRel *entry, KvStmt stmt, Datum *values, const char *nulls,
 	   bool read_only, long count)
 {
 	SPIPlanPtr plan = KvPlan(entry, stmt);
+	MemoryContext cxt = CurrentMemoryContext;
 	int ret;
 
 	KvDepth++;
@@ -447,11 +450,13 @@ KvExec(KvRel *entry, KvStmt stmt, Datum *values, const char *nulls,
 	{
 		ret = SPI_execute_plan(plan, values, nulls, read_only, count);
 	}
-	PG_FINALLY();
+	PG_CATCH();
 	{
 		KvDepth--;
+		DocmodelErrHideStatement(plan, cxt);
 	}
 	PG_END_TRY();
+	KvDepth--;
 	if (ret < 0)
 		elog(ERROR, "SPI_execute_plan failed: %s", SPI_result_code_string(ret));
 	return ret;
@@ -471,20 +476,6 @@ KvResultCas(void)
 									   SPI_tuptable->tupdesc, 1, &isnull));
 }
 
-/* Raise P0002 DocumentNotFound. */
-static void
-KvNotFound(Oid relid, const char *key)
-{
-	ereport(ERROR,
-			(errcode(ERRCODE_NO_DATA_FOUND),
-			 errmsg("document \"%s\" does not exist", key),
-			 errdetail("Collection \"%s\" has no document with key \"%s\" "
-					   "(or it has expired).",
-					   get_rel_name(relid), key),
-			 errhint("Use docmodel.insert() or docmodel.upsert() to create "
-					 "it.")));
-}
-
 /* Return the second column of the last statement's row as a timestamptz. */
 static bool
 KvResultLockedUntil(TimestampTz *until)
@@ -499,39 +490,30 @@ KvResultLockedUntil(TimestampTz *until)
 	return *until > GetCurrentTimestamp();
 }
 
-/* Raise 40001 CasMismatch: cas was given for key, stored is stored. */
-static void
-KvCasMismatch(const char *key, int64 cas, int64 stored)
-{
-	ereport(ERROR,
-			(errcode(ERRCODE_T_R_SERIALIZATION_FAILURE),
-			 errmsg("CAS mismatch for document \"%s\"", key),
-			 errdetail("Key \"%s\": the given cas is " INT64_FORMAT
-					   ", the stored cas is " INT64_FORMAT ".",
-					   key, cas, stored),
-			 errhint("Read the document again and retry with its current "
-					 "cas.")));
-}
+/* Set by replace_if_cas, remove_if_cas; cleared before their statement runs. */
+static bool KvSoftCas = false;
 
 /*
  * After a replace or remove matched nothing: raise
  * DocumentNotFound; DocumentLocked when the document is locked (a write
  * with another cas than the lock's); else CasMismatch naming the given and
- * the stored cas.
+ * the stored cas, or with soft return 0 (no cas is 0).
  */
-static void
+static int64
 KvNothingMatched(KvRel *entry, Datum keyd, const char *key, bool has_cas,
-				 int64 cas)
+				 int64 cas, bool soft)
 {
 	Datum values[1] = {keyd};
 	TimestampTz until;
 
 	KvExec(entry, KV_STORED_CAS, values, NULL, false, 1);
 	if (SPI_processed == 0 || !has_cas)
-		KvNotFound(entry->relid, key);
+		DocmodelKvNotFound(entry->relid, key);
 	if (KvResultLockedUntil(&until))
-		DocmodelKvLocked(key, strlen(key), until);
-	KvCasMismatch(key, cas, KvResultCas());
+		DocmodelKvLocked(entry->relid, key, strlen(key), until);
+	if (soft)
+		return 0;
+	DocmodelKvCasMismatch(entry->relid, key, cas, KvResultCas());
 }
 
 /*
@@ -580,13 +562,17 @@ static int64
 KvWriteLiveKeep(FunctionCallInfo fcinfo, KvRel *entry, KvStmt stmt,
 				Datum *values, const char *nulls, const char *key, int cas_arg)
 {
+	bool soft = KvSoftCas;
+
+	KvSoftCas = false;
 	DocmodelSpiConnect();
 	KvExecPresenting(fcinfo, entry, stmt, values, nulls, key, cas_arg);
 	if (SPI_processed == 0 && cas_arg < 0)
-		KvNotFound(entry->relid, key);
+		DocmodelKvNotFound(entry->relid, key);
 	if (SPI_processed == 0)
-		KvNothingMatched(entry, values[0], key, !PG_ARGISNULL(cas_arg),
-						 PG_ARGISNULL(cas_arg) ? 0 : PG_GETARG_INT64(cas_arg));
+		return KvNothingMatched(
+			entry, values[0], key, !PG_ARGISNULL(cas_arg),
+			PG_ARGISNULL(cas_arg) ? 0 : PG_GETARG_INT64(cas_arg), soft);
 	return KvResultCas();
 }
 
@@ -827,19 +813,6 @@ kv_get_multi(PG_FUNCTION_ARGS)
 	return (Datum) 0;
 }
 
-/* Raise 23505 DocumentExists. */
-static void
-KvExists(Oid relid, const char *key)
-{
-	ereport(ERROR,
-			(errcode(ERRCODE_UNIQUE_VIOLATION),
-			 errmsg("document \"%s\" already exists", key),
-			 errdetail("Collection \"%s\" has a document with key \"%s\".",
-					   get_rel_name(relid), key),
-			 errhint("Use docmodel.upsert() or docmodel.replace() to "
-					 "overwrite it.")));
-}
-
 /*
  * Run insert or upsert: (coll, key, doc, expiry[, preserve_expiry]).
  * upsert's preserve_expiry keeps the expiry of a live stored document.
@@ -881,7 +854,7 @@ KvWrite(FunctionCallInfo fcinfo, KvStmt stmt)
 	if (stmt != KV_UPSERT || SPI_processed == 0)
 		KvExec(entry, stmt, values, nulls, false, 0);
 	if (SPI_processed == 0)
-		KvExists(entry->relid, key);
+		DocmodelKvExists(entry->relid, key);
 	cas = KvResultCas();
 	SPI_finish();
 	DocmodelCitusDone(level);
@@ -935,6 +908,45 @@ kv_replace(PG_FUNCTION_ARGS)
 		nulls[3] = 'n';
 	PG_RETURN_INT64(
 		KvWriteLive(fcinfo, entry, KV_REPLACE, values, nulls, key, 3));
+}
+
+/*
+ * Run fn (kv_replace or kv_remove) with its cas (argument cas_arg, not
+ * NULL) presented softly: NULL instead of CasMismatch.
+ */
+static Datum
+KvIfCas(FunctionCallInfo fcinfo, PGFunction fn, int cas_arg)
+{
+	Datum result = (Datum) 0;
+
+	DocmodelRequireArg(fcinfo, cas_arg, "cas");
+	KvSoftCas = true;
+	PG_TRY();
+	{
+		result = fn(fcinfo);
+	}
+	PG_FINALLY();
+	{
+		KvSoftCas = false;
+	}
+	PG_END_TRY();
+	if (DatumGetInt64(result) == 0)
+		PG_RETURN_NULL();
+	return result;
+}
+
+/* replace_if_cas(coll, key, doc, cas, expiry, preserve_expiry) -> cas or NULL. */
+Datum
+kv_replace_if_cas(PG_FUNCTION_ARGS)
+{
+	return KvIfCas(fcinfo, kv_replace, 3);
+}
+
+/* remove_if_cas(coll, key, cas) -> the removed document's cas or NULL. */
+Datum
+kv_remove_if_cas(PG_FUNCTION_ARGS)
+{
+	return KvIfCas(fcinfo, kv_remove, 2);
 }
 
 /*
@@ -1158,7 +1170,7 @@ kv_unlock(PG_FUNCTION_ARGS)
 	{
 		KvExec(entry, KV_STORED_CAS, values, NULL, false, 1);
 		if (SPI_processed == 0)
-			KvNotFound(entry->relid, key);
+			DocmodelKvNotFound(entry->relid, key);
 		if (!KvResultLockedUntil(&until))
 			ereport(ERROR,
 					(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
@@ -1167,7 +1179,8 @@ kv_unlock(PG_FUNCTION_ARGS)
 							   "or its lock has ended.",
 							   get_rel_name(entry->relid)),
 					 errhint("Lock it with docmodel.get_and_lock().")));
-		KvCasMismatch(key, PG_GETARG_INT64(2), KvResultCas());
+		DocmodelKvCasMismatch(entry->relid, key, PG_GETARG_INT64(2),
+							  KvResultCas());
 	}
 	cas = KvResultCas();
 	SPI_finish();
@@ -1228,7 +1241,7 @@ DocmodelKvWriteWith(FunctionCallInfo fcinfo, const DocmodelKvSql *update,
 	if (update == NULL || SPI_processed == 0)
 		KvExec(entry, KV_NSTMTS + insert->slot, values, nulls, false, 0);
 	if (SPI_processed == 0)
-		KvExists(entry->relid, key);
+		DocmodelKvExists(entry->relid, key);
 	cas = KvResultCas();
 	SPI_finish();
 	return cas;
@@ -1415,22 +1428,6 @@ bool
 DocmodelKvCitus(Oid relid)
 {
 	return KvLookup(relid, RowExclusiveLock)->citus;
-}
-
-/* Raise DocumentNotFound for another module's call; see kv.h. */
-void
-DocmodelKvNotFound(Oid relid, const char *key)
-{
-	KvNotFound(relid, key);
-	pg_unreachable();
-}
-
-/* Raise DocumentExists for another module's call; see kv.h. */
-void
-DocmodelKvExists(Oid relid, const char *key)
-{
-	KvExists(relid, key);
-	pg_unreachable();
 }
 
 /*

@@ -15,6 +15,7 @@
 #include "utils/jsonb.h"
 #include "utils/timestamp.h"
 
+#include "collection/cberror.h"
 #include "collection/config.h"
 #include "collection/expiry.h"
 
@@ -103,14 +104,6 @@ extern uint64 DocmodelKvExec(Oid relid, const DocmodelKvSql *stmt,
  * whose writes take statements only; cached with its plans.
  */
 extern bool DocmodelKvCitus(Oid relid);
-
-/* Raise P0002 DocumentNotFound: key is not live in collection relid. */
-extern void DocmodelKvNotFound(Oid relid, const char *key)
-	pg_attribute_noreturn();
-
-/* Raise 23505 DocumentExists: key is live in collection relid. */
-extern void DocmodelKvExists(Oid relid, const char *key)
-	pg_attribute_noreturn();
 
 /* Cache invalidation subscriber (init.c's dispatcher; no catalog access, no error). */
 extern void DocmodelKvRelcache(Oid relid);

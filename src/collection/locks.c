@@ -20,6 +20,7 @@
 #include "utils/rel.h"
 #include "utils/timestamp.h"
 
+#include "collection/cberror.h"
 #include "collection/layout.h"
 #include "collection/locks.h"
 
@@ -30,7 +31,7 @@ DocmodelKvPresentState DocmodelKvPresent;
  * wall-clock time).
  */
 void
-DocmodelKvLocked(const char *key, int key_len, TimestampTz until)
+DocmodelKvLocked(Oid relid, const char *key, int key_len, TimestampTz until)
 {
 	long secs;
 	int usecs;
@@ -44,7 +45,9 @@ DocmodelKvLocked(const char *key, int key_len, TimestampTz until)
 					   secs, usecs / 1000, timestamptz_to_str(until)),
 			 errhint("Write with the cas get_and_lock returned (which "
 					 "unlocks), call docmodel.unlock(), or retry once the "
-					 "lock has ended.")));
+					 "lock has ended."),
+			 DocmodelErrCollection(relid, "locked_until"),
+			 errcouchbase("DocumentLocked")));
 }
 
 /*
@@ -111,7 +114,8 @@ DocmodelKvRowRules(TriggerData *td, const DocmodelCollection *cfg, Datum *nv,
 							  td->tg_updatedcols))
 				carried = true;
 			if (!carried)
-				DocmodelKvLocked(VARDATA_ANY(key), key_len, until);
+				DocmodelKvLocked(RelationGetRelid(td->tg_relation),
+								 VARDATA_ANY(key), key_len, until);
 		}
 		if (is_update && !bms_is_member(DOCMODEL_COLL_ATT_LOCKED -
 											FirstLowInvalidHeapAttributeNumber,

@@ -26,8 +26,8 @@ typedef struct DocmodelKvPresentState
 extern DocmodelKvPresentState DocmodelKvPresent;
 
 /* Raise 55P03 DocumentLocked: document key is locked until until. */
-extern void DocmodelKvLocked(const char *key, int key_len, TimestampTz until)
-	pg_attribute_noreturn();
+extern void DocmodelKvLocked(Oid relid, const char *key, int key_len,
+							 TimestampTz until) pg_attribute_noreturn();
 
 /*
  * The per-row rules of locks and max_ttl, applied by the collection trigger

@@ -163,7 +163,9 @@ collection_rename_key(PG_FUNCTION_ARGS)
 						   "collection \"%s\" (a deleted document's).",
 						   to_s, get_rel_name(relid)),
 				 errhint("Rename to a key without history, or delete its "
-						 "revisions first.")));
+						 "revisions first."),
+				 DocmodelErrCollection(relid, "id"),
+				 errcouchbase("DocumentExists")));
 	values[0] = PointerGetDatum(from);
 	values[1] = PG_ARGISNULL(3) ? (Datum) 0 : PG_GETARG_DATUM(3);
 	if (PG_ARGISNULL(3))

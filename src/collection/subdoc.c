@@ -159,7 +159,9 @@ SubdocRaise(const SubdocCall *call, int i, const SubdocMiss *m)
 			(errcode(m->sqlstate),
 			 errmsg("%s spec %d (%s) of document \"%s\": %s", SubdocFn(call), i,
 					SubdocOps[call->specs[i].op].name, call->key, m->what),
-			 errdetail("%s: %s", m->name, m->detail)));
+			 errdetail("%s: %s", m->name, m->detail), errcouchbase(m->name),
+			 OidIsValid(call->relid) ? DocmodelErrCollection(call->relid, "doc")
+									 : 0));
 }
 
 /* Fill *m; return false. */
@@ -185,12 +187,14 @@ SubdocBadSpec(const SubdocCall *call, int i, const char *op, int sqlstate,
 							   SubdocFn(call), i, call->key, msg),
 						errdetail("%s: %s", name,
 								  "Specs look like {\"op\": \"get\", "
-								  "\"path\": \"a.b[0]\"}.")));
+								  "\"path\": \"a.b[0]\"}."),
+						errcouchbase(name)));
 	ereport(ERROR,
 			(errcode(sqlstate),
 			 errmsg("%s spec %d (%s) of document \"%s\": %s", SubdocFn(call), i,
 					op, call->key, msg),
-			 errdetail("%s: see doc/subdoc.md, \"Sub-documents\".", name)));
+			 errdetail("%s: see doc/subdoc.md, \"Sub-documents\".", name),
+			 errcouchbase(name)));
 }
 
 /*

@@ -1053,11 +1053,17 @@ counter_create(PG_FUNCTION_ARGS)
 				 errdetail("Counter \"%s\" was given start " INT64_FORMAT ".",
 						   text_to_cstring(name), start)));
 	if (!CounterInsert(name, start, false, PG_GETARG_BOOL(2)))
-		ereport(ERROR,
-				(errcode(ERRCODE_UNIQUE_VIOLATION),
-				 errmsg("counter \"%s\" already exists", text_to_cstring(name)),
-				 errhint("Use docmodel.counter_advance() to raise an existing "
-						 "counter.")));
+		ereport(
+			ERROR,
+			(errcode(ERRCODE_UNIQUE_VIOLATION),
+			 errmsg("counter \"%s\" already exists", text_to_cstring(name)),
+			 errhint("Use docmodel.counter_advance() to raise an existing "
+					 "counter."),
+			 err_generic_string(PG_DIAG_SCHEMA_NAME, "docmodel"),
+			 err_generic_string(PG_DIAG_TABLE_NAME, "counter_state"),
+			 err_generic_string(PG_DIAG_COLUMN_NAME, "name"),
+			 err_generic_string(PG_DIAG_CONSTRAINT_NAME, "counter_state_pkey"),
+			 err_generic_string(PG_DIAG_DATATYPE_NAME, "DocumentExists")));
 	PG_RETURN_VOID();
 }
 

@@ -513,7 +513,10 @@ HistoryInsertSlow(HistoryWriter *w, Datum *values, bool *nulls, bool defaults)
 						   "a row of \"%s\".",
 						   DatumGetInt32(values[REV_ATT_VER - 1]),
 						   TextDatumGetCString(values[REV_ATT_ID - 1]),
-						   RelationGetRelationName(w->rel))));
+						   RelationGetRelationName(w->rel)),
+				 errtable(w->rel),
+				 err_generic_string(PG_DIAG_CONSTRAINT_NAME,
+									get_rel_name(linitial_oid(recheck)))));
 	ResetPerTupleExprContext(w->estate);
 }
 

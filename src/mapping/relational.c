@@ -602,7 +602,7 @@ LookupPrepare(TriggerData *td, TriggerPlans *e, LookupArgs *a)
  */
 static void
 LookupTake(TriggerPlans *e, Datum *args, const char *type, const char *delim,
-		   const char *newv, const char *key)
+		   const char *newv, const char *key, Oid relid)
 {
 	char *lkey = psprintf("%s%s%s", type, delim, newv);
 	char *holder;
@@ -621,13 +621,18 @@ LookupTake(TriggerPlans *e, Datum *args, const char *type, const char *delim,
 												   SPI_tuptable->tupdesc, 1)
 									: NULL;
 		if (holder == NULL || strcmp(holder, key) != 0)
-			ereport(ERROR, (errcode(ERRCODE_UNIQUE_VIOLATION),
-							errmsg("value \"%s\" of lookup \"%s\" is taken",
-								   newv, type),
-							errdetail("Document \"%s\" holds it (lookup "
-									  "document \"%s\"); document \"%s\" "
-									  "cannot have it too.",
-									  holder ? holder : "?", lkey, key)));
+			ereport(
+				ERROR,
+				(errcode(ERRCODE_UNIQUE_VIOLATION),
+				 errmsg("value \"%s\" of lookup \"%s\" is taken", newv, type),
+				 errdetail("Document \"%s\" holds it (lookup "
+						   "document \"%s\"); document \"%s\" "
+						   "cannot have it too.",
+						   holder ? holder : "?", lkey, key),
+				 DocmodelErrCollection(relid, "doc"),
+				 err_generic_string(PG_DIAG_CONSTRAINT_NAME,
+									psprintf("docmodel_lookup_%s", type)),
+				 errcouchbase("DocumentExists")));
 	}
 }
 
@@ -734,7 +739,7 @@ mapping_lookup_trigger(PG_FUNCTION_ARGS)
 							errmsg("deleting a lookup document failed")));
 	}
 	if (newv)
-		LookupTake(e, args, type, delim, newv, key);
+		LookupTake(e, args, type, delim, newv, key, relid);
 	SPI_finish();
 	return PointerGetDatum(NULL);
 }
