@@ -122,3 +122,23 @@ DocmodelMergeKept(JsonbValue *into, JsonbValue *add)
 								  &add->val.object.pairs[i].value);
 	return into;
 }
+
+/*
+ * Whether a stored document (NULL: none) holds a "_kept" member beside its
+ * fields: one binary search, no tree (every update of a typed document
+ * asks).
+ */
+bool
+DocmodelHasKept(Jsonb *old, const DocFieldSet *fs)
+{
+	JsonbContainer *c;
+	JsonbValue *v;
+
+	if (old == NULL || !JB_ROOT_IS_OBJECT(old))
+		return false;
+	c = DocmodelFieldContainer(fs, &old->root);
+	if (c == NULL)
+		return false;
+	v = getKeyJsonValueFromContainer(c, KEPT_NAME, KEPT_LEN, NULL);
+	return v != NULL;
+}

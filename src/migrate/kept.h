@@ -39,4 +39,10 @@ extern void DocmodelPutKept(JsonbValue *root, const DocFieldSet *fs,
 /* Merge the members of add into into (add's win); either may be NULL. */
 extern JsonbValue *DocmodelMergeKept(JsonbValue *into, JsonbValue *add);
 
+/*
+ * Whether a stored document (NULL: none) holds "_kept" beside its fields:
+ * one binary search, no tree.
+ */
+extern bool DocmodelHasKept(Jsonb *old, const DocFieldSet *fs);
+
 #endif /* DOCMODEL_MIGRATE_KEPT_H */

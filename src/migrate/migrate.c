@@ -994,9 +994,10 @@ DocmodelMigrateOnWrite(Jsonb *body, Jsonb *old, const char *type, int type_len,
 	f.type = (char *) type;
 	f.typelen = type_len;
 	session = f.has_version ? NULL : DocmodelSessionVersion(type, type_len);
+	/* current, and nothing kept by the stored document to carry: as it is */
 	if (f.has_version && f.versionlen == tr->current_len &&
 		memcmp(f.version, tr->current_text, f.versionlen) == 0 &&
-		(old == NULL || !JB_ROOT_IS_OBJECT(old)))
+		!DocmodelHasKept(old, fs))
 		return body;
 	sv = palloc(sizeof(JsonbValue));
 	*sv = DocmodelJsonTreeString(pstrdup(tr->current_text),
