@@ -232,11 +232,11 @@ BEGIN
           AND c.meta_style OPERATOR(pg_catalog.=) 'columns';
     -- A rule's function is this node's; the workers would not find it.
     SELECT pg_catalog.format('type "%s" from %s', m.doc_type, m.from_version) INTO fn
-        FROM docmodel.migration_rules AS m WHERE m.fn IS NOT NULL LIMIT 1;
+        FROM docmodel.migration_rules AS m WHERE m.fn IS NOT NULL OR m.down_fn IS NOT NULL LIMIT 1;
     IF fn IS NOT NULL THEN
         RAISE EXCEPTION 'cannot distribute collection "%": a migration rule calls a function', coll
             USING ERRCODE = 'feature_not_supported',
-                  DETAIL = pg_catalog.format('The rule of %s runs a function, which the workers do not have.', fn),
+                  DETAIL = pg_catalog.format('The rule of %s runs a function (fn or down_fn), which the workers do not have.', fn),
                   HINT = 'Register the migration with steps instead.';
     END IF;
     -- Lookups and projections write across shards or read transition
