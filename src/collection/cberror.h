@@ -11,6 +11,8 @@
 
 #include "postgres.h"
 
+#include "compat.h"
+
 /*
  * An ereport auxiliary: Couchbase's name of the condition (DocumentExists,
  * CasMismatch, PathNotFound...) in the error's data type name field, which
