@@ -18,6 +18,7 @@
 #include "utils/lsyscache.h"
 #include "utils/timestamp.h"
 
+#include "compat.h"
 #include "collection/expiry.h"
 
 /* Couchbase reads an expiry number above 30 days as a Unix time. */
