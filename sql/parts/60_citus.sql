@@ -236,7 +236,7 @@ BEGIN
     IF fn IS NOT NULL THEN
         RAISE EXCEPTION 'cannot distribute collection "%": a migration rule calls a function', coll
             USING ERRCODE = 'feature_not_supported',
-                  DETAIL = pg_catalog.format('The rule of %s runs a function (fn or down_fn), which the workers do not have.', fn),
+                  DETAIL = pg_catalog.format('The rule of %s runs a function, which the workers do not have.', fn),
                   HINT = 'Register the migration with steps instead.';
     END IF;
     -- Lookups and projections write across shards or read transition
