@@ -114,21 +114,22 @@ COMMENT ON FUNCTION docmodel._migration_run_set(bigint, text, text, bigint, bigi
  * Such functions are dumped by pg_dump like any other.
  */
 CREATE FUNCTION docmodel._migration_fn_name(doc_type text, from_version docmodel.version,
-    collection_id integer)
+    collection_id integer, down boolean DEFAULT false)
     RETURNS text
     LANGUAGE sql STABLE STRICT PARALLEL SAFE
     SET search_path = pg_catalog, pg_temp
-    RETURN '_migration_fn_' OPERATOR(pg_catalog.||) pg_catalog.substr(pg_catalog.encode(
+    RETURN CASE WHEN down THEN '_migration_down_' ELSE '_migration_fn_' END
+        OPERATOR(pg_catalog.||) pg_catalog.substr(pg_catalog.encode(
         pg_catalog.sha256(pg_catalog.convert_to(doc_type OPERATOR(pg_catalog.||) ' '
             OPERATOR(pg_catalog.||) docmodel.version_text(from_version)
             OPERATOR(pg_catalog.||) CASE WHEN collection_id OPERATOR(pg_catalog.=) 0 THEN ''
                 ELSE ' ' OPERATOR(pg_catalog.||) collection_id END, 'UTF8')),
         'hex'), 1, 40);
-COMMENT ON FUNCTION docmodel._migration_fn_name(text, docmodel.version, integer) IS
-    'docmodel internal: name of the function pinning the function of a type''s rule from a version (of a collection, collection_id, or global: 0)';
+COMMENT ON FUNCTION docmodel._migration_fn_name(text, docmodel.version, integer, boolean) IS
+    'docmodel internal: name of the function pinning the function of a type''s rule from a version (of a collection, collection_id, or global: 0), or (down) its down function';
 
 CREATE FUNCTION docmodel._migration_fn(doc_type text, from_version docmodel.version,
-    collection_id integer)
+    collection_id integer, down boolean DEFAULT false)
     RETURNS oid
     LANGUAGE sql STABLE STRICT PARALLEL SAFE
     SET search_path = pg_catalog, pg_temp
@@ -137,20 +138,22 @@ CREATE FUNCTION docmodel._migration_fn(doc_type text, from_version docmodel.vers
     WHERE d.classid OPERATOR(pg_catalog.=) 'pg_catalog.pg_proc'::pg_catalog.regclass
         AND d.objid OPERATOR(pg_catalog.=) pg_catalog.to_regprocedure(pg_catalog.format(
             'docmodel.%I(pg_catalog.jsonb)', docmodel._migration_fn_name(doc_type, from_version,
-                collection_id)))
+                collection_id, down)))
         AND d.refclassid OPERATOR(pg_catalog.=) 'pg_catalog.pg_proc'::pg_catalog.regclass
         AND d.deptype OPERATOR(pg_catalog.=) 'n';
     END;
-COMMENT ON FUNCTION docmodel._migration_fn(text, docmodel.version, integer) IS
-    'docmodel internal: the OID of the function a type''s rule from a version calls (NULL when not pinned)';
+COMMENT ON FUNCTION docmodel._migration_fn(text, docmodel.version, integer, boolean) IS
+    'docmodel internal: the OID of the function a type''s rule from a version calls (down: its way down; NULL when not pinned)';
 
 CREATE FUNCTION docmodel._migration_pin(doc_type text, from_version docmodel.version,
-    to_version docmodel.version, fn regprocedure, collection_id integer) RETURNS void
+    to_version docmodel.version, fn regprocedure, collection_id integer,
+    down boolean DEFAULT false) RETURNS void
 LANGUAGE plpgsql VOLATILE PARALLEL UNSAFE
 SET search_path = pg_catalog, pg_temp
 AS $$
 DECLARE
-    name text := docmodel._migration_fn_name(doc_type, from_version, collection_id);
+    name text := docmodel._migration_fn_name(doc_type, from_version, collection_id, down);
+    what text := CASE WHEN down THEN 'down function' ELSE 'function' END;
     p record;
 BEGIN
     IF to_regprocedure(format('docmodel.%I(jsonb)', name)) IS NOT NULL THEN
@@ -164,80 +167,18 @@ BEGIN
     WHERE pr.oid = fn;
     EXECUTE format('CREATE FUNCTION docmodel.%I(doc jsonb) RETURNS jsonb LANGUAGE sql '
         'BEGIN ATOMIC SELECT %I.%I(doc); END', name, p.nspname, p.proname);
-    IF docmodel._migration_fn(doc_type, from_version, collection_id) IS DISTINCT FROM fn::oid THEN
+    IF docmodel._migration_fn(doc_type, from_version, collection_id, down) IS DISTINCT FROM fn::oid THEN
         RAISE EXCEPTION USING ERRCODE = '42725',
             MESSAGE = format('migration function %s cannot be called unambiguously by its name', fn),
             DETAIL = format('Type "%s", migration %s to %s.', doc_type, from_version, to_version);
     END IF;
     EXECUTE format('COMMENT ON FUNCTION docmodel.%I(jsonb) IS %L', name,
-        format('docmodel: pins %s, the function of the migration of type "%s" from %s to %s',
-            fn, doc_type, from_version, to_version));
+        format('docmodel: pins %s, the %s of the migration of type "%s" from %s to %s',
+            fn, what, doc_type, from_version, to_version));
 END
 $$;
-COMMENT ON FUNCTION docmodel._migration_pin(text, docmodel.version, docmodel.version, regprocedure, integer) IS
-    'docmodel internal: pin the function of a rule (or unpin, with fn NULL), so that it cannot be dropped and is called by its OID';
-
--- The way down of a rule by a function (register_migration's down_fn) is
--- pinned as its way up is, under a name of its own.
-CREATE FUNCTION docmodel._migration_down_fn_name(doc_type text, from_version docmodel.version,
-    collection_id integer)
-    RETURNS text
-    LANGUAGE sql STABLE STRICT PARALLEL SAFE
-    SET search_path = pg_catalog, pg_temp
-    RETURN '_migration_down_' OPERATOR(pg_catalog.||) pg_catalog.substr(
-        docmodel._migration_fn_name(doc_type, from_version, collection_id), 15);
-COMMENT ON FUNCTION docmodel._migration_down_fn_name(text, docmodel.version, integer) IS
-    'docmodel internal: name of the function pinning the down function of a type''s rule from a version';
-
-CREATE FUNCTION docmodel._migration_down_fn(doc_type text, from_version docmodel.version,
-    collection_id integer)
-    RETURNS oid
-    LANGUAGE sql STABLE STRICT PARALLEL SAFE
-    SET search_path = pg_catalog, pg_temp
-    BEGIN ATOMIC
-    SELECT d.refobjid FROM pg_catalog.pg_depend AS d
-    WHERE d.classid OPERATOR(pg_catalog.=) 'pg_catalog.pg_proc'::pg_catalog.regclass
-        AND d.objid OPERATOR(pg_catalog.=) pg_catalog.to_regprocedure(pg_catalog.format(
-            'docmodel.%I(pg_catalog.jsonb)', docmodel._migration_down_fn_name(doc_type,
-                from_version, collection_id)))
-        AND d.refclassid OPERATOR(pg_catalog.=) 'pg_catalog.pg_proc'::pg_catalog.regclass
-        AND d.deptype OPERATOR(pg_catalog.=) 'n';
-    END;
-COMMENT ON FUNCTION docmodel._migration_down_fn(text, docmodel.version, integer) IS
-    'docmodel internal: the OID of the down function of a type''s rule from a version (NULL when not pinned)';
-
-CREATE FUNCTION docmodel._migration_pin_down(doc_type text, from_version docmodel.version,
-    to_version docmodel.version, fn regprocedure, collection_id integer) RETURNS void
-LANGUAGE plpgsql VOLATILE PARALLEL UNSAFE
-SET search_path = pg_catalog, pg_temp
-AS $$
-DECLARE
-    name text := docmodel._migration_down_fn_name(doc_type, from_version, collection_id);
-    p record;
-BEGIN
-    IF to_regprocedure(format('docmodel.%I(jsonb)', name)) IS NOT NULL THEN
-        EXECUTE format('DROP FUNCTION docmodel.%I(jsonb)', name);
-    END IF;
-    IF fn IS NULL THEN
-        RETURN;
-    END IF;
-    SELECT pr.proname, n.nspname INTO p
-    FROM pg_proc pr JOIN pg_namespace n ON n.oid = pr.pronamespace
-    WHERE pr.oid = fn;
-    EXECUTE format('CREATE FUNCTION docmodel.%I(doc jsonb) RETURNS jsonb LANGUAGE sql '
-        'BEGIN ATOMIC SELECT %I.%I(doc); END', name, p.nspname, p.proname);
-    IF docmodel._migration_down_fn(doc_type, from_version, collection_id) IS DISTINCT FROM fn::oid THEN
-        RAISE EXCEPTION USING ERRCODE = '42725',
-            MESSAGE = format('migration function %s cannot be called unambiguously by its name', fn),
-            DETAIL = format('Type "%s", migration %s down to %s.', doc_type, to_version, from_version);
-    END IF;
-    EXECUTE format('COMMENT ON FUNCTION docmodel.%I(jsonb) IS %L', name,
-        format('docmodel: pins %s, the down function of the migration of type "%s" from %s to %s',
-            fn, doc_type, from_version, to_version));
-END
-$$;
-COMMENT ON FUNCTION docmodel._migration_pin_down(text, docmodel.version, docmodel.version, regprocedure, integer) IS
-    'docmodel internal: pin the down function of a rule (or unpin, with fn NULL)';
+COMMENT ON FUNCTION docmodel._migration_pin(text, docmodel.version, docmodel.version, regprocedure, integer, boolean) IS
+    'docmodel internal: pin the function of a rule, or (down) its down function (or unpin, with fn NULL), so that it cannot be dropped and is called by its OID';
 
 -- Rules deleted (or changed) directly let their functions go.
 CREATE FUNCTION docmodel._migration_unpin_orphans() RETURNS trigger
@@ -255,8 +196,8 @@ BEGIN
                 r.collection_id)
                 FROM docmodel.migration_rules r
                 UNION ALL
-                SELECT docmodel._migration_down_fn_name(r.doc_type, r.from_version,
-                    r.collection_id)
+                SELECT docmodel._migration_fn_name(r.doc_type, r.from_version,
+                    r.collection_id, true)
                 FROM docmodel.migration_rules r WHERE r.down_fn IS NOT NULL)
     LOOP
         EXECUTE format('DROP FUNCTION %s', f.pin);
@@ -490,8 +431,8 @@ BEGIN
             WHERE r.doc_type = register_migration.doc_type AND r.collection_id = scope
                 AND r.from_version OPERATOR(docmodel.=) register_migration.from_version;
             PERFORM docmodel._migration_pin(doc_type, same.from_version, same.to_version, fn, scope);
-            PERFORM docmodel._migration_pin_down(doc_type, same.from_version, same.to_version,
-                down_fn, scope);
+            PERFORM docmodel._migration_pin(doc_type, same.from_version, same.to_version,
+                down_fn, scope, true);
             IF register_migration.active AND compat_set THEN
                 PERFORM docmodel._migration_check_schemas(doc_type, from_version, to_version,
                     steps, scope, compat);
@@ -523,7 +464,7 @@ BEGIN
     VALUES (doc_type, from_version, to_version, steps, fn_text, scope, register_migration.active,
         new_down, down_text, new_down IS NOT NULL OR down_text IS NOT NULL, is_lossless);
     PERFORM docmodel._migration_pin(doc_type, from_version, to_version, fn, scope);
-    PERFORM docmodel._migration_pin_down(doc_type, from_version, to_version, down_fn, scope);
+    PERFORM docmodel._migration_pin(doc_type, from_version, to_version, down_fn, scope, true);
     -- with a compatibility mode set: both ways against the versions' schemas
     IF register_migration.active AND compat_set THEN
         PERFORM docmodel._migration_check_schemas(doc_type, from_version, to_version,

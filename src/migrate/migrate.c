@@ -212,10 +212,11 @@ ReadRegistry(void)
 	bool isnull;
 	int ret;
 
-	ret = SPI_execute("SELECT pg_catalog.to_regprocedure("
-					  "'docmodel._migration_fn(pg_catalog.text, "
-					  "docmodel.version, pg_catalog.int4)') IS NOT NULL",
-					  true, 1);
+	ret = SPI_execute(
+		"SELECT pg_catalog.to_regprocedure("
+		"'docmodel._migration_fn(pg_catalog.text, "
+		"docmodel.version, pg_catalog.int4, pg_catalog.bool)') IS NOT NULL",
+		true, 1);
 	if (ret != SPI_OK_SELECT || SPI_processed != 1)
 		elog(ERROR, "looking up docmodel._migration_fn failed: %d", ret);
 	migrate_sql_has_pins = DatumGetBool(SPI_getbinval(
@@ -234,8 +235,8 @@ ReadRegistry(void)
 			? RULES_SQL("docmodel._migration_fn(doc_type, from_version, "
 						"collection_id)",
 						"r.down_steps, r.down_fn, "
-						"docmodel._migration_down_fn(doc_type, from_version, "
-						"collection_id)")
+						"docmodel._migration_fn(doc_type, from_version, "
+						"collection_id, true)")
 			: RULES_SQL("NULL::pg_catalog.oid",
 						"NULL::pg_catalog.jsonb, NULL::pg_catalog.text, "
 						"NULL::pg_catalog.oid"),

@@ -162,6 +162,23 @@ SELECT docmodel.set_compatibility('prof', 'backward');
 SELECT docmodel.register_migration('prof', '3', '4', steps => '[{"op": "move", "from": "/first", "path": "/given"}]');
 SELECT docmodel.drop_collection('bw_profiles');
 
+-- the errors of the way down's own pieces
+SELECT docmodel.register_migration('uw', '1', '2', steps => '[{"op": "wrap", "path": "/tags"}]');
+SELECT docmodel.register_migration('uw', '2', '3', steps => '[{"op": "unwrap", "path": "/tags", "into": "/tag"}]');
+SELECT docmodel.migrate('{"_type": "uw", "_schema": "2", "tags": "x"}', '3');
+SELECT docmodel.migrate('{"_type": "uw", "_schema": "2", "tags": ["x"], "tag": 1}', '3');
+CREATE FUNCTION bw_array(d jsonb) RETURNS jsonb LANGUAGE sql IMMUTABLE AS $$ SELECT '[]'::jsonb $$;
+CREATE FUNCTION bw_text(d text) RETURNS text LANGUAGE sql IMMUTABLE AS $$ SELECT d $$;
+SELECT docmodel.register_migration('uw', '2', '3', steps => '[{"op": "unwrap", "path": "/tags", "into": "/tag"}]',
+  down_fn => 'bw_text(text)');
+SELECT docmodel.register_migration('uw', '2', '3', steps => '[{"op": "unwrap", "path": "/tags", "into": "/tag"}]',
+  down_fn => 'bw_array(jsonb)');
+SELECT docmodel.migrate('{"_type": "uw", "_schema": "3", "tag": "x"}', '2');
+SELECT * FROM docmodel.migration_plan('bw_users', target => NULL);
+SELECT docmodel.set_compatibility('uw', NULL);
+DELETE FROM docmodel.migration_rules WHERE doc_type = 'uw';
+DROP FUNCTION bw_array(jsonb), bw_text(text);
+
 -- the down function is pinned as the function of a rule is
 DROP FUNCTION bw_nest(jsonb);
 

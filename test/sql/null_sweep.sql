@@ -71,6 +71,9 @@ INSERT INTO sweep_value VALUES
   ('timestamp with time zone', true, $$'2024-01-01 00:00:00+00'::timestamptz$$),
   ('timestamp with time zone', false, $$'infinity'::timestamptz$$),
   ('timestamp with time zone', false, $$'-infinity'::timestamptz$$),
+  ('interval', true, $$'1 second'::interval$$),
+  ('interval', false, $$'-1 day'::interval$$),
+  ('interval', false, $$'178000000 years'::interval$$),
   ('cstring', true, $$'1'::cstring$$),
   ('cstring', false, $$''::cstring$$);
 -- typical values given as untyped literals get their type's cast
