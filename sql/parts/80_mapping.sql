@@ -935,6 +935,23 @@ $$;
 COMMENT ON FUNCTION docmodel._mapping_object_sql(text[], text) IS
     'docmodel internal: the document expression of generated SQL from its name and value pairs and merged parts';
 
+-- An array part's ORDER BY list over alias b, from its order_by (column,
+-- direction, nulls: the directions a fixed list of keywords); NULL when
+-- there is none.
+CREATE FUNCTION docmodel._order_by_sql(b text, order_by jsonb) RETURNS text
+LANGUAGE sql IMMUTABLE PARALLEL SAFE
+SET search_path = pg_catalog, pg_temp
+AS $$
+    SELECT string_agg(format('%I.%I%s%s', b, o->>0,
+            CASE o->>1 WHEN '' THEN '' WHEN 'ASC' THEN ' ASC' WHEN 'DESC' THEN ' DESC' END,
+            CASE o->>2 WHEN '' THEN '' WHEN 'NULLS FIRST' THEN ' NULLS FIRST' WHEN 'NULLS LAST' THEN ' NULLS LAST' END),
+        ', ' ORDER BY n)
+    FROM jsonb_array_elements(CASE jsonb_typeof(order_by) WHEN 'array' THEN order_by ELSE '[]' END)
+        WITH ORDINALITY o(o, n)
+$$;
+COMMENT ON FUNCTION docmodel._order_by_sql(text, jsonb) IS
+    'docmodel internal: the ORDER BY list of an array part of a mapping over an alias (NULL without order_by)';
+
 -- The SQL expression of the document of a row of tbl (alias a): its columns
 -- (renamed, less those excluded), the parts under tbl, merges last. Every
 -- name is quoted (%I), every value a literal (%L), every keyword from a
@@ -968,12 +985,7 @@ BEGIN
         cond := docmodel._join_sql(b, src, p->'cols', a, tbl, p->'under_cols');
         CASE p->>'kind'
         WHEN 'array' THEN
-            SELECT string_agg(format('%I.%I%s%s', b, o->>0,
-                    CASE o->>1 WHEN '' THEN '' WHEN 'ASC' THEN ' ASC' WHEN 'DESC' THEN ' DESC' END,
-                    CASE o->>2 WHEN '' THEN '' WHEN 'NULLS FIRST' THEN ' NULLS FIRST' WHEN 'NULLS LAST' THEN ' NULLS LAST' END),
-                ', ' ORDER BY n) INTO ord
-            FROM jsonb_array_elements(CASE jsonb_typeof(p->'order_by') WHEN 'array' THEN p->'order_by' ELSE '[]' END)
-                WITH ORDINALITY o(o, n);
+            ord := docmodel._order_by_sql(b, p->'order_by');
             -- without order_by: the child's primary key, so that a document
             -- is the same whichever plan or physical order made it
             IF ord IS NULL THEN
@@ -1113,12 +1125,7 @@ BEGIN
         JOIN jsonb_array_elements_text(p->'under_cols') WITH ORDINALITY u(v, n) USING (n);
         CASE p->>'kind'
         WHEN 'array' THEN
-            SELECT string_agg(format('%I.%I%s%s', b, o->>0,
-                    CASE o->>1 WHEN '' THEN '' WHEN 'ASC' THEN ' ASC' WHEN 'DESC' THEN ' DESC' END,
-                    CASE o->>2 WHEN '' THEN '' WHEN 'NULLS FIRST' THEN ' NULLS FIRST' WHEN 'NULLS LAST' THEN ' NULLS LAST' END),
-                ', ' ORDER BY n) INTO ord
-            FROM jsonb_array_elements(CASE jsonb_typeof(p->'order_by') WHEN 'array' THEN p->'order_by' ELSE '[]' END)
-                WITH ORDINALITY o(o, n);
+            ord := docmodel._order_by_sql(b, p->'order_by');
             -- without order_by: the child's primary key, as _mapping_doc_sql
             IF ord IS NULL THEN
                 SELECT string_agg(format('%I.%I', b, c), ', ' ORDER BY n) INTO ord
